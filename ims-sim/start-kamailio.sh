@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Usage: start-kamailio.sh <rundir>
+# Generates kamailio.cfg and the digest credentials table (db_text) into <rundir>,
+# checks the config, then execs Kamailio in the foreground (logs on stderr), so the
+# caller's $! is Kamailio's main PID. Nothing under /etc is read or changed.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KAMAILIO_BIN="${KAMAILIO_BIN:-kamailio}"
+KAMAILIO_ADDR="${KAMAILIO_ADDR:-127.0.0.1}"
+KAMAILIO_PORT="${KAMAILIO_PORT:-5060}"
+IMS_DOMAIN="${IMS_DOMAIN:-ims.lab}"
+IMS_USERS="${IMS_USERS:-$HERE/users.txt}"
+KAMAILIO_MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules/}"
+
+die() { echo "start-kamailio: $*" >&2; exit 2; }
+
+[ $# -eq 1 ] || die "usage: start-kamailio.sh <rundir>"
+RUNDIR="$1"
+command -v "$KAMAILIO_BIN" >/dev/null 2>&1 || die "'$KAMAILIO_BIN' not found (apt-get install kamailio)"
+[ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
+[ -d "$KAMAILIO_MPATH" ] || die "module dir '$KAMAILIO_MPATH' not found"
+mkdir -p "$RUNDIR/db" || die "cannot create '$RUNDIR/db'"
+RUNDIR="$(cd "$RUNDIR" && pwd)"
+DBDIR="$RUNDIR/db"
+CFG="$RUNDIR/kamailio.cfg"
+
+# db_text tables: 'version' (auth_db checks subscriber's schema version) and 'subscriber'
+# with plain-text passwords (calculate_ha1=1). ':' and '\' are escaped as db_text requires.
+printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/version"
+{
+  echo 'id(int,auto) username(string) domain(string,null) password(string) ha1(string,null) ha1b(string,null) '
+  id=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line%$'\r'}"
+    case "$line" in ''|'#'*) continue ;; esac
+    user="${line%%:*}"
+    pass="${line#*:}"
+    [ "$user" != "$line" ] && [ -n "$user" ] || die "bad line in $IMS_USERS: '$line' (want user:password)"
+    id=$((id + 1))
+    esc_pass="$(printf '%s' "$pass" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g')"
+    printf '%d:%s:%s:%s:::\n' "$id" "$user" "$IMS_DOMAIN" "$esc_pass"
+  done < "$IMS_USERS"
+  [ "$id" -gt 0 ] || die "no users in $IMS_USERS"
+} > "$DBDIR/subscriber.tmp"
+mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
+
+sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" \
+    -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" \
+    "$HERE/kamailio.cfg.tmpl" > "$CFG"
+
+# Fail fast with Kamailio's own message when the generated config does not parse.
+if ! check_out="$("$KAMAILIO_BIN" -c -f "$CFG" -Y "$RUNDIR" 2>&1)"; then
+  echo "$check_out" | grep -E 'ERROR|CRITICAL' | head -5 >&2
+  die "config check failed for $CFG"
+fi
+
+# -DD: no daemonizing, main process stays ours; -E: log to stderr; -Y: runtime dir in rundir.
+exec "$KAMAILIO_BIN" -DD -E -f "$CFG" -Y "$RUNDIR"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Starts rtpengine in the foreground (exec), so the caller's $! is rtpengine's own PID.
+# Userspace forwarding only (table=-1): there is no kernel module on the lab machines.
+set -euo pipefail
+
+RTPENGINE_BIN="${RTPENGINE_BIN:-rtpengine}"
+RTPENGINE_NG="${RTPENGINE_NG:-127.0.0.1:2223}"
+RTPENGINE_IFACE="${RTPENGINE_IFACE:-127.0.0.1}"
+RTPENGINE_PORT_MIN="${RTPENGINE_PORT_MIN:-30000}"
+RTPENGINE_PORT_MAX="${RTPENGINE_PORT_MAX:-30100}"
+
+if ! command -v "$RTPENGINE_BIN" >/dev/null 2>&1; then
+  echo "start-rtpengine: '$RTPENGINE_BIN' not found (apt-get install rtpengine-daemon)" >&2
+  exit 2
+fi
+
+# Never --no-fallback: without the kernel module it would refuse to start.
+exec "$RTPENGINE_BIN" --config-file=none --foreground --log-stderr --table=-1 \
+  --interface="$RTPENGINE_IFACE" --listen-ng="$RTPENGINE_NG" \
+  --port-min="$RTPENGINE_PORT_MIN" --port-max="$RTPENGINE_PORT_MAX" "$@"

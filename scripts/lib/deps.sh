@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# Installs the Debian packages the lab needs. Each entry is "package:command"; a package counts
+# as present when dpkg has it installed, or when its command is on PATH (e.g. Node from NodeSource).
+
+LAB_PACKAGES=(
+  kamailio:kamailio kamailio-websocket-modules: kamailio-tls-modules: kamailio-outbound-modules:
+  rtpengine-daemon:rtpengine sip-tester:sipp
+  chromium:chromium chromium-driver:chromedriver
+  tshark:tshark tcpdump:tcpdump iproute2:ss util-linux:unshare procps:ps curl:curl python3:python3
+  libsrtp2-dev: libssl-dev: libpcap-dev: cmake:cmake g++:g++
+  maven:mvn openjdk-17-jdk-headless:javac nodejs:node npm:npm
+)
+
+pkg_present() { # package command
+  [[ -n $2 ]] && command -v "$2" >/dev/null 2>&1 && return 0
+  [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]
+}
+
+# as_root CMD... — run CMD as root: directly, or through non-interactive sudo.
+as_root() {
+  if ((EUID == 0)); then "$@"; else sudo -n "$@"; fi
+}
+
+ensure_packages() {
+  local entry missing=()
+  for entry in "${LAB_PACKAGES[@]}"; do
+    pkg_present "${entry%%:*}" "${entry#*:}" || missing+=("${entry%%:*}")
+  done
+  if ((${#missing[@]} == 0)); then
+    log "packages: all ${#LAB_PACKAGES[@]} needed packages are installed"
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    die "missing packages (${missing[*]}) and no apt-get to install them: this lab needs Debian or Ubuntu"
+  if ((EUID != 0)) && ! sudo -n true 2>/dev/null; then
+    die "missing packages (${missing[*]}): run ./lab as root (or with password-less sudo) to install them"
+  fi
+  local alog="$ROOT/out/build/apt.log"
+  mkdir -p "$(dirname "$alog")"
+  log "installing: ${missing[*]} (log: $(rel "$alog"))"
+  # tshark asks whether non-root users may capture; answer it up front so the install never blocks.
+  echo 'wireshark-common wireshark-common/install-setcap boolean false' | as_root debconf-set-selections
+  log "apt-get update"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update >"$alog" 2>&1 ||
+    { show_tail "$alog"; die "apt-get update failed (log: $(rel "$alog"))"; }
+  log "apt-get install -y ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=300 \
+    "${missing[@]}" >>"$alog" 2>&1 ||
+    { show_tail "$alog"; die "installing ${missing[*]} failed (log: $(rel "$alog"))"; }
+  log "installed: ${missing[*]}"
+}

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# Process supervision. Every process the lab starts runs in a session of its own (setsid), so
+# one signal to its process group also reaches what it forked (kamailio workers, Chromium), and a
+# Ctrl-C on the terminal reaches only ./lab, which then stops everything in reverse start order.
+# Nothing that the lab did not start is ever signalled.
+
+LAB_STARTED=()        # "name pid" in start order: what cleanup stops
+LAB_KEEP_RUNNING=0    # set by `up` once everything is ready: leave the processes running
+LAB_LAST_PID=
+
+# proc_spawn NAME LOG CMD... — start CMD in the background, in its own session, output to LOG.
+proc_spawn() {
+  local name=$1 logf=$2; shift 2
+  setsid "$@" >"$logf" 2>&1 </dev/null &
+  LAB_LAST_PID=$!
+  LAB_STARTED+=("$name $LAB_LAST_PID")
+}
+
+# proc_start NAME CMD... — start a lab component: log in $LAB_LOGDIR/NAME.log, "NAME PID" in $LAB_PIDS.
+proc_start() {
+  local name=$1; shift
+  local logf="$LAB_LOGDIR/$name.log"
+  proc_spawn "$name" "$logf" "$@"
+  echo "$name $LAB_LAST_PID" >>"$LAB_PIDS"
+  log "started $name (pid $LAB_LAST_PID, log $(rel "$logf"))"
+}
+
+# proc_alive PID — the process exists and is not a zombie.
+proc_alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ ${stat%% *} != Z ]]
+}
+
+# group_alive PGID — some live (non-zombie) process is still in process group PGID.
+group_alive() {
+  ps -e -o pgid=,stat= 2>/dev/null | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+}
+
+# proc_wait_ready NAME PID TIMEOUT_S WHAT CHECK... — poll CHECK until it succeeds; fail with one
+# line when the process dies or the deadline passes. WHAT says what is being waited for.
+proc_wait_ready() {
+  local name=$1 pid=$2 timeout=$3 what=$4; shift 4
+  local logf="$LAB_LOGDIR/$name.log" deadline=$((SECONDS + timeout))
+  while :; do
+    if ! proc_alive "$pid"; then
+      fail "$name failed to start: $(last_log_line "$logf") (log: $(rel "$logf"))"
+      return 1
+    fi
+    if "$@" >/dev/null 2>&1; then log "$name is ready ($what)"; return 0; fi
+    if ((SECONDS >= deadline)); then
+      fail "$name failed to start: no $what within ${timeout}s; last log line: $(last_log_line "$logf") (log: $(rel "$logf"))"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# proc_stop NAME PID — TERM the process group, KILL it if still there after a grace period.
+proc_stop() {
+  local name=$1 pid=$2 i
+  if group_alive "$pid"; then
+    kill -TERM -- "-$pid" 2>/dev/null
+    for ((i = 0; i < 25; i++)); do group_alive "$pid" || break; sleep 0.2; done
+    if group_alive "$pid"; then
+      kill -KILL -- "-$pid" 2>/dev/null
+      log "killed $name (pid $pid): it ignored SIGTERM for 5s"
+    else
+      log "stopped $name (pid $pid)"
+    fi
+  fi
+  wait "$pid" 2>/dev/null
+  return 0
+}
+
+# procs_cleanup — stop everything this lab process started, newest first. Runs from the EXIT trap.
+procs_cleanup() {
+  ((LAB_KEEP_RUNNING)) && return 0
+  trap '' INT TERM HUP   # a second Ctrl-C must not cut the cleanup short
+  local i name pid
+  for ((i = ${#LAB_STARTED[@]} - 1; i >= 0; i--)); do
+    read -r name pid <<<"${LAB_STARTED[i]}"
+    proc_stop "$name" "$pid"
+  done
+  LAB_STARTED=()
+  trap - INT TERM HUP
+}
+
+procs_install_traps() {
+  trap procs_cleanup EXIT
+  trap 'echo >&2; log "interrupted: cleaning up"; exit 130' INT
+  trap 'log "terminated: cleaning up"; exit 143' TERM
+  trap 'exit 129' HUP
+}
+
+# run_foreground NAME TIMEOUT_S CMD... — run CMD like a component (own session, log file,
+# stopped by cleanup) while streaming its output here; returns its exit status. Waiting with
+# `wait` (not a foreground child) keeps ./lab responsive to signals while CMD runs.
+run_foreground() {
+  local name=$1 timeout=$2; shift 2
+  local logf="$LAB_LOGDIR/$name.log" pid tailpid rc
+  : >"$logf"
+  proc_spawn "$name" "$logf" timeout --kill-after=10 "$timeout" "$@"
+  pid=$LAB_LAST_PID
+  setsid tail -n +1 -f --pid="$pid" "$logf" &
+  tailpid=$!
+  LAB_STARTED+=("$name-output $tailpid")
+  wait "$pid"; rc=$?
+  wait "$tailpid" 2>/dev/null
+  ((rc == 124)) && fail "$name did not finish within ${timeout}s"
+  return "$rc"
+}
+
+# port_owner PORT PROTO — if something listens on PORT (tcp|udp), print "pid N, NAME" and return 0.
+port_owner() {
+  local line who
+  line=$(ss -H -ln"${2:0:1}"p "sport = :$1" 2>/dev/null | head -n 1)
+  [[ -n $line ]] || return 1
+  who=$(grep -o 'users:(("[^"]*",pid=[0-9]*' <<<"$line" | head -n 1 |
+    sed -E 's/users:\(\("([^"]*)",pid=([0-9]+)/pid \2, \1/')
+  printf '%s' "${who:-pid unknown}"
+}
+
+# ports_free PORT/PROTO... — fail with one line for the first port that something listens on.
+ports_free() {
+  local spec who
+  for spec in "$@"; do
+    if who=$(port_owner "${spec%/*}" "${spec#*/}"); then
+      fail "port $spec is busy ($who)"
+      return 1
+    fi
+  done
+}

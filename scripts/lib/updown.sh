@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# `./lab down`: stops what `./lab up` left running (out/up/pids), but only processes that still
+# are the command that was started: a recycled pid is never signalled.
+
+# up_cmd_pattern NAME — what /proc/PID/cmdline of component NAME contains.
+up_cmd_pattern() {
+  case $1 in
+    rtpengine | kamailio) printf '%s' "$1" ;;
+    gateway) printf 'signaling-gw.jar' ;;
+    ue*) printf 'sipp' ;;
+    *) return 1 ;;
+  esac
+}
+
+# up_pid_is NAME PID — PID is alive and still runs NAME's command.
+up_pid_is() {
+  local pattern cmdline
+  pattern=$(up_cmd_pattern "$1") || return 1
+  proc_alive "$2" || return 1
+  cmdline=$(tr '\0' ' ' <"/proc/$2/cmdline" 2>/dev/null) || return 1
+  [[ $cmdline == *"$pattern"* ]]
+}
+
+# up_running PIDS_FILE — print the "name pid" lines whose process is still that component.
+up_running() {
+  local name pid
+  [[ -f $1 ]] || return 0
+  while read -r name pid; do
+    [[ -n ${pid:-} ]] && up_pid_is "$name" "$pid" && echo "$name $pid"
+  done <"$1"
+}
+
+# up_stop NAME PID — TERM (then KILL) the component's process group, or only the pid when it is
+# not a group leader any more.
+up_stop() {
+  local name=$1 pid=$2 target i
+  target=$pid
+  [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') == "$pid" ]] && target=-$pid
+  kill -TERM -- "$target" 2>/dev/null
+  for ((i = 0; i < 25; i++)); do proc_alive "$pid" || break; sleep 0.2; done
+  if proc_alive "$pid"; then
+    kill -KILL -- "$target" 2>/dev/null
+    log "killed $name (pid $pid): it ignored SIGTERM for 5s"
+  else
+    log "stopped $name (pid $pid)"
+  fi
+}
+
+lab_down() {
+  local pids="$ROOT/out/up/pids" entries=() name pid i stopped=0
+  if [[ ! -f $pids ]]; then log "nothing to stop: no $(rel "$pids") (the lab is not up)"; return 0; fi
+  mapfile -t entries <"$pids"
+  for ((i = ${#entries[@]} - 1; i >= 0; i--)); do   # newest first
+    read -r name pid <<<"${entries[i]}"
+    [[ -n ${pid:-} ]] || continue
+    if up_pid_is "$name" "$pid"; then
+      up_stop "$name" "$pid"
+      stopped=$((stopped + 1))
+    else
+      log "$name (pid $pid) was not running any more"
+    fi
+  done
+  rm -f "$pids"
+  log "lab is down: stopped $stopped process(es)"
+}

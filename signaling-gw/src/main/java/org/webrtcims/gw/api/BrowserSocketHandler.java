@@ -1,0 +1,116 @@
+package org.webrtcims.gw.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.web.socket.CloseStatus;
+import org.springframework.web.socket.TextMessage;
+import org.springframework.web.socket.WebSocketSession;
+import org.springframework.web.socket.handler.TextWebSocketHandler;
+import org.webrtcims.gw.call.CallFailure;
+import org.webrtcims.gw.call.CallService;
+import org.webrtcims.gw.config.GatewayProperties;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The browser's WebSocket: one JSON message per frame. Bad input gets an `error` with a stable code;
+ * the socket and the user's other calls carry on.
+ */
+@Component
+public class BrowserSocketHandler extends TextWebSocketHandler {
+    private static final Logger log = LoggerFactory.getLogger(BrowserSocketHandler.class);
+    static final String SESSION_ATTR = "browserSession";
+
+    private final SessionRegistry sessions;
+    private final CallService calls;
+    private final WebSocketEvents events;
+    private final ObjectMapper json;
+    private final int maxBytes;
+
+    public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
+                                ObjectMapper json, GatewayProperties props) {
+        this.sessions = sessions;
+        this.calls = calls;
+        this.events = events;
+        this.json = json;
+        this.maxBytes = props.getApi().getMaxMessageBytes();
+    }
+
+    @Override
+    public void afterConnectionEstablished(WebSocketSession ws) throws Exception {
+        BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
+        if (s == null || sessions.byToken(s.token()).isEmpty()) {
+            ws.close(CloseStatus.POLICY_VIOLATION.withReason("session ended"));
+            return;
+        }
+        WebSocketSession old = s.socket();
+        s.attach(ws);
+        if (old != null && old.isOpen()) old.close(CloseStatus.NORMAL.withReason("replaced by a new connection"));
+    }
+
+    @Override
+    protected void handleTextMessage(WebSocketSession ws, TextMessage frame) {
+        BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
+        if (frame.getPayloadLength() > maxBytes) {
+            error(ws, null, "too-large", "message of " + frame.getPayloadLength() + " bytes exceeds " + maxBytes);
+            return;
+        }
+        JsonNode msg;
+        try {
+            msg = json.readTree(frame.getPayload());
+        } catch (Exception e) {
+            error(ws, null, "bad-json", "not JSON: " + firstLine(e.getMessage()));
+            return;
+        }
+        if (msg == null || !msg.isObject() || !msg.path("type").isTextual()) {
+            error(ws, null, "bad-message", "a JSON object with a string 'type' is expected");
+            return;
+        }
+        String type = msg.get("type").asText();
+        String callId = text(msg, "callId");
+        try {
+            switch (type) {
+                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"));
+                case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"));
+                case "hangup", "reject" -> calls.hangup(s.token(), callId);
+                case "ping" -> events.send(ws, Map.of("type", "pong"));
+                default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");
+            }
+        } catch (CallFailure f) {
+            error(ws, callId, f.code(), f.getMessage());
+        } catch (RuntimeException e) {
+            log.warn("{} from {} failed", type, s.user(), e);
+            error(ws, callId, "internal", "the gateway failed to handle '" + type + "': " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void afterConnectionClosed(WebSocketSession ws, CloseStatus status) {
+        BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
+        if (s != null && s.socket() == ws) sessions.end(s, "websocket-closed", false);
+    }
+
+    private void error(WebSocketSession ws, String callId, String code, String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "error");
+        if (callId != null) m.put("callId", callId);
+        m.put("code", code);
+        m.put("message", message);
+        events.send(ws, m);
+    }
+
+    private static String text(JsonNode msg, String field) {
+        JsonNode n = msg.get(field);
+        return n != null && n.isTextual() ? n.asText() : null;
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) return "";
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

@@ -1,0 +1,44 @@
+package org.webrtcims.gw.api;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.media.NgException;
+import org.webrtcims.gw.media.RtpEngineClient;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Health and the lab's view of rtpengine (used by teardown checks). */
+@RestController
+public class LabController {
+    private final RtpEngineClient rtp;
+    private final GatewayProperties props;
+
+    public LabController(RtpEngineClient rtp, GatewayProperties props) {
+        this.rtp = rtp;
+        this.props = props;
+    }
+
+    @GetMapping("/api/v1/health")
+    public Map<String, Object> health() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", "ok");
+        m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
+        m.put("imsProxy", props.getIms().getProxy());
+        m.put("rtpengine", rtp.ping() ? "ok" : "down");
+        return m;
+    }
+
+    @GetMapping("/api/v1/rtpengine/sessions")
+    public Map<String, Object> rtpengineSessions() {
+        try {
+            List<String> ids = rtp.list();
+            return Map.of("count", ids.size(), "callIds", ids);
+        } catch (NgException e) {
+            throw new ApiException(HttpStatus.BAD_GATEWAY, "media-failed", "rtpengine list failed: " + e.getMessage());
+        }
+    }
+}

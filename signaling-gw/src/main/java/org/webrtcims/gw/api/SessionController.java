@@ -1,0 +1,34 @@
+package org.webrtcims.gw.api;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.*;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
+
+import java.util.Map;
+
+/** Login (REGISTER toward IMS) and logout. */
+@RestController
+@RequestMapping("/api/v1/sessions")
+public class SessionController {
+    public record Login(String user, String password) { }
+
+    private final SessionRegistry sessions;
+
+    public SessionController(SessionRegistry sessions) { this.sessions = sessions; }
+
+    @PostMapping
+    public ResponseEntity<Map<String, Object>> login(@RequestBody(required = false) Login body) {
+        if (body == null) throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "JSON body {user, password} expected");
+        BrowserSession s = sessions.login(body.user(), body.password());
+        String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
+        String ws = base.replaceFirst("^http", "ws") + "/ws?token=" + s.token();
+        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("token", s.token(), "wsUrl", ws, "user", s.user()));
+    }
+
+    @DeleteMapping("/{token}")
+    public ResponseEntity<Void> logout(@PathVariable String token) {
+        if (!sessions.logout(token)) throw new ApiException(HttpStatus.NOT_FOUND, "unknown-session", "no such session");
+        return ResponseEntity.noContent().build();
+    }
+}

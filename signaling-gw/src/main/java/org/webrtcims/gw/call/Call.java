@@ -1,0 +1,62 @@
+package org.webrtcims.gw.call;
+
+import org.webrtcims.gw.media.MediaStats;
+
+import javax.sip.ClientTransaction;
+import javax.sip.Dialog;
+import javax.sip.ServerTransaction;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One call between a browser user and the IMS side; guarded by its own monitor. */
+public final class Call {
+    final String id;
+    final Direction direction;
+    final String owner;      // browser session token
+    final String localUser;  // the browser user
+    final String remote;     // the IMS party, user@host
+    final String fromTag;
+    final long startedNanos = System.nanoTime();
+    final List<String> sipFlow = new ArrayList<>();
+    String toTag;
+    CallState state;
+    Integer sipFinal;
+    Long setupMs;
+    Dialog dialog;
+    ClientTransaction inviteTx;
+    ServerTransaction inviteServerTx;
+    boolean byeAfterAck;
+    String codecBrowser;
+    String codecIms;
+    MediaStats finalStats;
+    String endReason;
+    long endedAtMillis;
+
+    Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state) {
+        this.id = id;
+        this.direction = direction;
+        this.owner = owner;
+        this.localUser = localUser;
+        this.remote = remote;
+        this.fromTag = fromTag;
+        this.state = state;
+    }
+
+    public String id() { return id; }
+    public String owner() { return owner; }
+    public Direction direction() { return direction; }
+
+    /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */
+    String browserTag() { return direction == Direction.MO ? fromTag : toTag; }
+
+    synchronized boolean ended() { return state == CallState.ENDED; }
+
+    synchronized void flow(String item) { sipFlow.add(item); }
+
+    void markSetupDone() {
+        if (setupMs == null) setupMs = (System.nanoTime() - startedNanos) / 1_000_000;
+    }
+
+    String from() { return direction == Direction.MO ? localUser : remote; }
+    String to() { return direction == Direction.MO ? remote : localUser; }
+}

@@ -1,0 +1,97 @@
+package org.webrtcims.gw.call;
+
+import org.springframework.stereotype.Service;
+import org.webrtcims.gw.media.MediaStats;
+import org.webrtcims.gw.sdp.SdpInspector;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What the browser API may do with calls; checks ownership and input before touching SIP or media. */
+@Service
+public class CallService {
+    private final OutgoingCalls outgoing;
+    private final IncomingCalls incoming;
+    private final CallTeardown teardown;
+    private final CallRegistry registry;
+    private final CallMedia media;
+
+    public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
+                       CallRegistry registry, CallMedia media) {
+        this.outgoing = outgoing;
+        this.incoming = incoming;
+        this.teardown = teardown;
+        this.registry = registry;
+        this.media = media;
+    }
+
+    public String call(String token, String user, String to, String sdp) {
+        if (to == null || to.isBlank()) throw new CallFailure("bad-message", "'to' is required");
+        SdpInspector.Summary s = inspect(sdp);
+        Call c = outgoing.place(token, user, to, sdp);
+        synchronized (c) {
+            c.codecBrowser = s.firstAudioCodec();
+        }
+        return c.id;
+    }
+
+    public void answer(String token, String callId, String sdp) {
+        Call c = owned(token, callId);
+        SdpInspector.Summary s = inspect(sdp);
+        incoming.answer(c, sdp);
+        synchronized (c) {
+            c.codecBrowser = s.firstAudioCodec();
+        }
+    }
+
+    public void hangup(String token, String callId) {
+        teardown.hangUp(owned(token, callId), "local-hangup");
+    }
+
+    /** Ends every call of a browser session (logout, WebSocket closed). */
+    public void endAll(String token, String reason) {
+        registry.ofSession(token).forEach(c -> teardown.hangUp(c, reason));
+    }
+
+    /** The call as GET /api/v1/calls/{id} shows it. */
+    public Map<String, Object> info(String token, String callId) {
+        Call c = owned(token, callId);
+        MediaStats live = c.ended() ? null : media.stats(c);
+        synchronized (c) {
+            MediaStats m = live != null ? live : c.finalStats;
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("callId", c.id);
+            out.put("direction", c.direction.wire());
+            out.put("from", c.from());
+            out.put("to", c.to());
+            out.put("state", c.state.wire());
+            out.put("sipFinal", c.sipFinal);
+            out.put("setupMs", c.setupMs);
+            out.put("endReason", c.endReason);
+            out.put("sipFlow", new ArrayList<>(c.sipFlow));
+            Map<String, Object> mm = new LinkedHashMap<>();
+            mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.codecBrowser);
+            mm.put("codecIms", m != null ? m.codecIms() : null);
+            mm.put("packetsToIms", m != null ? m.packetsToIms() : 0);
+            mm.put("packetsToBrowser", m != null ? m.packetsToBrowser() : 0);
+            mm.put("bytesToIms", m != null ? m.bytesToIms() : 0);
+            mm.put("bytesToBrowser", m != null ? m.bytesToBrowser() : 0);
+            out.put("media", mm);
+            return out;
+        }
+    }
+
+    private Call owned(String token, String callId) {
+        return registry.find(callId).filter(c -> c.owner.equals(token))
+                .orElseThrow(() -> new CallFailure("unknown-call", "no call '" + callId + "' in this session"));
+    }
+
+    private static SdpInspector.Summary inspect(String sdp) {
+        try {
+            return SdpInspector.inspect(sdp);
+        } catch (IllegalArgumentException e) {
+            throw new CallFailure("bad-sdp", e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package org.webrtcims.gw.call;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sip.ResponseHandler;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.ResponseEvent;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/** Ends calls: the SIP that leaves the gateway, the rtpengine session, the browser's `ended`. */
+@Component
+public class CallTeardown {
+    private static final Logger log = LoggerFactory.getLogger(CallTeardown.class);
+
+    private final SipUserAgent ua;
+    private final CallMedia media;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
+
+    public CallTeardown(SipUserAgent ua, CallMedia media, CallEventSink sink, CallRegistry registry) {
+        this.ua = ua;
+        this.media = media;
+        this.sink = sink;
+        this.registry = registry;
+    }
+
+    /** Marks the call ended, releases its media and tells the browser. Caller holds the call's lock. */
+    void finish(Call c, String reason, Integer sipCode) {
+        if (c.state == CallState.ENDED) return;
+        c.state = CallState.ENDED;
+        c.endReason = reason;
+        c.endedAtMillis = System.currentTimeMillis();
+        media.release(c);
+        sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));
+        registry.retire(c);
+    }
+
+    /** Ends a call from the gateway's side (browser hang-up or reject, WebSocket loss, failure). */
+    void hangUp(Call c, String reason) {
+        synchronized (c) {
+            switch (c.state) {
+                case CALLING, EARLY -> sendCancel(c);
+                case CONFIRMED -> sendBye(c);
+                case INCOMING -> rejectInvite(c, Response.DECLINE);
+                case ANSWERING -> c.byeAfterAck = true; // RFC 3261 §15: no BYE before the ACK of our 2xx
+                case ENDED -> { return; }
+            }
+            finish(c, reason, c.sipFinal);
+        }
+    }
+
+    void sendBye(Call c) {
+        try {
+            Request bye = c.dialog.createRequest(Request.BYE);
+            c.flow(Request.BYE);
+            ua.sendInDialog(c.dialog, bye, flowRecorder(c));
+        } catch (Exception e) {
+            log.warn("BYE for {} not sent: {}", c.id, e.toString());
+        }
+    }
+
+    private void sendCancel(Call c) {
+        try {
+            Request cancel = c.inviteTx.createCancel();
+            c.flow(Request.CANCEL);
+            ua.send(cancel, flowRecorder(c));
+        } catch (Exception e) {
+            log.warn("CANCEL for {} not sent: {}", c.id, e.toString());
+        }
+    }
+
+    void rejectInvite(Call c, int code) {
+        try {
+            Response r = ua.response(code, c.inviteServerTx.getRequest());
+            if (r.getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null) to.setTag(c.toTag);
+            c.inviteServerTx.sendResponse(r);
+            c.flow(String.valueOf(code));
+            c.sipFinal = code;
+        } catch (Exception e) {
+            log.warn("{} for {} not sent: {}", code, c.id, e.toString());
+        }
+    }
+
+    /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
+    ResponseHandler flowRecorder(Call c) {
+        return new ResponseHandler() {
+            @Override public void onResponse(ResponseEvent event) { c.flow(String.valueOf(event.getResponse().getStatusCode())); }
+            @Override public void onTimeout() { c.flow("timeout"); }
+        };
+    }
+}

@@ -1,0 +1,68 @@
+package org.webrtcims.gw.media;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads per-direction counters out of an rtpengine 10.5 query (or delete) reply.
+ * Each tag's streams count the packets rtpengine RECEIVED from that party, so the browser tag's
+ * streams are traffic toward IMS and every other tag's streams are traffic toward the browser.
+ * Streams flagged only "RTCP" are skipped; with rtcp-mux (browser leg) RTP and RTCP share one
+ * stream and the reply cannot tell them apart, so muxed RTCP is included there.
+ */
+final class QueryStats {
+    private QueryStats() {
+    }
+
+    /** Returns null when the reply carries no per-tag statistics. */
+    static MediaStats from(Map<String, Object> reply, String browserTag,
+                           String sdpCodecBrowser, String sdpCodecIms) {
+        if (!(reply.get("tags") instanceof Map<?, ?> tags)) {
+            return null;
+        }
+        Counter toIms = new Counter();
+        Counter toBrowser = new Counter();
+        for (Map.Entry<?, ?> e : tags.entrySet()) {
+            if (e.getValue() instanceof Map<?, ?> tag) {
+                (browserTag != null && browserTag.equals(e.getKey()) ? toIms : toBrowser).add(tag);
+            }
+        }
+        return new MediaStats(
+                toIms.codec != null ? toIms.codec : sdpCodecBrowser,
+                toBrowser.codec != null ? toBrowser.codec : sdpCodecIms,
+                toIms.packets, toBrowser.packets, toIms.bytes, toBrowser.bytes);
+    }
+
+    private static final class Counter {
+        long packets;
+        long bytes;
+        /** rtpengine reports "codec" per media once it has seen RTP with a single payload type. */
+        String codec;
+
+        void add(Map<?, ?> tag) {
+            for (Object media : list(tag.get("medias"))) {
+                if (!(media instanceof Map<?, ?> m)) {
+                    continue;
+                }
+                if (codec == null && "audio".equals(m.get("type")) && m.get("codec") instanceof String c) {
+                    codec = SdpCodec.normalize(c);
+                }
+                for (Object stream : list(m.get("streams"))) {
+                    if (stream instanceof Map<?, ?> s && list(s.get("flags")).contains("RTP")
+                            && s.get("stats") instanceof Map<?, ?> stats) {
+                        packets += number(stats.get("packets"));
+                        bytes += number(stats.get("bytes"));
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<?> list(Object o) {
+        return o instanceof List<?> l ? l : List.of();
+    }
+
+    private static long number(Object o) {
+        return o instanceof Number n ? n.longValue() : 0L;
+    }
+}

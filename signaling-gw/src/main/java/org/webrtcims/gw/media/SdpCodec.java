@@ -1,0 +1,55 @@
+package org.webrtcims.gw.media;
+
+import java.util.Map;
+
+/** Extracts the negotiated audio codec ("name/clockrate") from an SDP answer: its first real payload. */
+final class SdpCodec {
+    /** RFC 3551 static payload types that an SDP may use without a=rtpmap. */
+    private static final Map<String, String> STATIC = Map.of(
+            "0", "PCMU/8000", "3", "GSM/8000", "4", "G723/8000", "8", "PCMA/8000",
+            "9", "G722/8000", "18", "G729/8000");
+
+    private SdpCodec() {
+    }
+
+    static String firstAudioCodec(String sdp) {
+        if (sdp == null) {
+            return null;
+        }
+        String[] lines = sdp.split("\r?\n");
+        for (int i = 0; i < lines.length; i++) {
+            if (!lines[i].startsWith("m=audio ")) {
+                continue;
+            }
+            String[] m = lines[i].trim().split(" +");
+            for (int f = 3; f < m.length; f++) {
+                String codec = codecOf(m[f], lines, i + 1);
+                // DTMF and comfort noise are never "the" codec of a call.
+                if (codec != null && !codec.startsWith("telephone-event/") && !codec.startsWith("CN/")) {
+                    return codec;
+                }
+            }
+            return null;
+        }
+        return null;
+    }
+
+    private static String codecOf(String pt, String[] lines, int from) {
+        String prefix = "a=rtpmap:" + pt + " ";
+        for (int j = from; j < lines.length && !lines[j].startsWith("m="); j++) {
+            if (lines[j].startsWith(prefix)) {
+                return normalize(lines[j].substring(prefix.length()).trim());
+            }
+        }
+        return STATIC.get(pt);
+    }
+
+    /** "opus/48000/2" -> "opus/48000": the channel count is not part of the reported codec name. */
+    static String normalize(String encoding) {
+        if (encoding == null || encoding.isEmpty()) {
+            return null;
+        }
+        String[] parts = encoding.split("/");
+        return parts.length >= 2 ? parts[0] + "/" + parts[1] : parts[0];
+    }
+}

@@ -1,0 +1,206 @@
+package org.webrtcims.gw.sip;
+
+import gov.nist.javax.sip.clientauthutils.AccountManager;
+import gov.nist.javax.sip.clientauthutils.AuthenticationHelper;
+import gov.nist.javax.sip.clientauthutils.UserCredentials;
+import jakarta.annotation.PreDestroy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.config.GatewayProperties;
+
+import javax.sip.ClientTransaction;
+import javax.sip.ResponseEvent;
+import javax.sip.address.Address;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.ExpiresHeader;
+import javax.sip.header.FromHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.Map;
+import java.util.concurrent.*;
+
+/**
+ * Registers browser users with the IMS registrar (digest on challenge), refreshes the binding before it
+ * expires and removes it on logout.
+ */
+@Component
+public class RegistrationClient {
+    private static final Logger log = LoggerFactory.getLogger(RegistrationClient.class);
+
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final GatewayProperties props;
+    private final AuthenticationHelper auth;
+    private final Map<String, Binding> bindings = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "register-refresh");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** One user's registration: a Call-ID and CSeq kept across refreshes (RFC 3261 §10.2.4). */
+    private static final class Binding {
+        final String user;
+        final String password;
+        final String callId;
+        final String fromTag = SipIds.tag();
+        long cseq = 1;
+        ScheduledFuture<?> refresh;
+
+        Binding(String user, String password, String callId) {
+            this.user = user;
+            this.password = password;
+            this.callId = callId;
+        }
+    }
+
+    public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props) {
+        this.ua = ua;
+        this.requests = requests;
+        this.props = props;
+        this.auth = ua.authenticationHelper(accountManager());
+    }
+
+    private AccountManager accountManager() {
+        return (ClientTransaction ct, String realm) -> {
+            String user = ((javax.sip.address.SipURI) ((FromHeader) ct.getRequest().getHeader(FromHeader.NAME))
+                    .getAddress().getURI()).getUser();
+            Binding b = bindings.get(user);
+            String password = b == null ? "" : b.password;
+            return new UserCredentials() {
+                public String getUserName() { return user; }
+                public String getPassword() { return password; }
+                public String getSipDomain() { return realm; }
+            };
+        };
+    }
+
+    /** REGISTERs the user; completes when the registrar answered 2xx. */
+    public CompletableFuture<Void> register(String user, String password) {
+        Binding b = new Binding(user, password, ua.newCallId());
+        Binding old = bindings.put(user, b);
+        if (old != null && old.refresh != null) old.refresh.cancel(false);
+        return send(b, props.getIms().getRegisterExpires());
+    }
+
+    /** Removes the user's binding (Expires: 0); completes when answered or timed out. */
+    public CompletableFuture<Void> unregister(String user) {
+        Binding b = bindings.remove(user);
+        if (b == null) return CompletableFuture.completedFuture(null);
+        if (b.refresh != null) b.refresh.cancel(false);
+        return send(b, 0).exceptionally(e -> null);
+    }
+
+    public boolean isRegistered(String user) { return bindings.containsKey(user); }
+
+    private CompletableFuture<Void> send(Binding b, int expires) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            Address aor = requests.aor(b.user);
+            Request reg;
+            synchronized (b) {
+                reg = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
+                        aor, b.fromTag, aor, b.callId, b.cseq++, b.user);
+            }
+            reg.addHeader(ua.headers().createExpiresHeader(expires));
+            ua.send(reg, new Handler(b, expires, done));
+        } catch (Exception e) {
+            done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, 0,
+                    "cannot send REGISTER: " + e.getMessage()));
+        }
+        return done.orTimeout(props.getIms().getRegisterTimeoutMs(), TimeUnit.MILLISECONDS)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
+                        ? new RegistrationException(RegistrationException.Kind.TIMEOUT, 408, "the registrar did not answer")
+                        : unwrap(e)));
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    private final class Handler implements ResponseHandler {
+        final Binding b;
+        final int expires;
+        final CompletableFuture<Void> done;
+
+        Handler(Binding b, int expires, CompletableFuture<Void> done) {
+            this.b = b;
+            this.expires = expires;
+            this.done = done;
+        }
+
+        @Override
+        public void onResponse(ResponseEvent event) {
+            Response r = event.getResponse();
+            int code = r.getStatusCode();
+            if (code < 200) return;
+            synchronized (b) {
+                b.cseq = Math.max(b.cseq, ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getSeqNumber() + 1);
+            }
+            if (code == 401 || code == 407) {
+                Request sent = event.getClientTransaction().getRequest();
+                if (sent.getHeader("Authorization") != null || sent.getHeader("Proxy-Authorization") != null) {
+                    done.completeExceptionally(new RegistrationException(RegistrationException.Kind.AUTH_FAILED, code,
+                            "the registrar rejected the credentials of " + b.user));
+                    return;
+                }
+                try {
+                    ClientTransaction retry = auth.handleChallenge(r, event.getClientTransaction(), ua.provider(), 5);
+                    ua.sendPrepared(retry, this);
+                } catch (Exception e) {
+                    done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, code,
+                            "cannot answer the digest challenge: " + e.getMessage()));
+                }
+                return;
+            }
+            if (code == 403) {
+                done.completeExceptionally(new RegistrationException(RegistrationException.Kind.AUTH_FAILED, code,
+                        "the registrar refused " + b.user + " (403)"));
+                return;
+            }
+            if (code >= 300) {
+                done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, code,
+                        "REGISTER answered " + code + " " + r.getReasonPhrase()));
+                return;
+            }
+            if (expires > 0) scheduleRefresh(b, grantedExpires(r));
+            done.complete(null);
+        }
+
+        @Override
+        public void onTimeout() {
+            done.completeExceptionally(new RegistrationException(RegistrationException.Kind.TIMEOUT, 408,
+                    "the registrar did not answer"));
+        }
+    }
+
+    private int grantedExpires(Response r) {
+        ExpiresHeader e = (ExpiresHeader) r.getHeader(ExpiresHeader.NAME);
+        javax.sip.header.ContactHeader c = (javax.sip.header.ContactHeader) r.getHeader("Contact");
+        if (c != null && c.getExpires() > 0) return c.getExpires();
+        return e != null && e.getExpires() > 0 ? e.getExpires() : props.getIms().getRegisterExpires();
+    }
+
+    private void scheduleRefresh(Binding b, int granted) {
+        long delayMs = Math.max(1000L, granted * 800L); // refresh at 80 % of the granted time
+        b.refresh = timer.schedule(() -> {
+            if (bindings.get(b.user) != b) return;
+            send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
+                if (e != null) log.warn("re-REGISTER of {} failed: {}", b.user, unwrap(e).getMessage());
+            });
+        }, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    @PreDestroy
+    public void shutdown() {
+        for (String user : bindings.keySet()) {
+            try {
+                unregister(user).get(1, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // shutting down: best effort
+            }
+        }
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,191 @@
+package org.webrtcims.gw.sip;
+
+import gov.nist.javax.sip.SipStackExt;
+import gov.nist.javax.sip.clientauthutils.AccountManager;
+import gov.nist.javax.sip.clientauthutils.AuthenticationHelper;
+import jakarta.annotation.PreDestroy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.config.GatewayProperties;
+
+import javax.sip.*;
+import javax.sip.address.AddressFactory;
+import javax.sip.header.HeaderFactory;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The gateway's single JAIN-SIP stack: one UDP and one TCP listening point on the same address,
+ * dispatching responses to the handler of their client transaction and requests to the call layer.
+ */
+@Component
+public class SipUserAgent implements SipListener {
+    private static final Logger log = LoggerFactory.getLogger(SipUserAgent.class);
+
+    private final GatewayProperties props;
+    private final SipStack stack;
+    private final SipProvider udp;
+    private final SipProvider tcp;
+    private final AddressFactory addressFactory;
+    private final HeaderFactory headerFactory;
+    private final MessageFactory messageFactory;
+    private final Map<ClientTransaction, ResponseHandler> handlers = new ConcurrentHashMap<>();
+    private volatile InboundRequestHandler inbound;
+
+    public SipUserAgent(GatewayProperties props) throws Exception {
+        this.props = props;
+        SipFactory factory = SipFactory.getInstance();
+        factory.setPathName("gov.nist");
+        Properties p = new Properties();
+        p.setProperty("javax.sip.STACK_NAME", "webrtc-ims-gw");
+        p.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "8");
+        // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
+        p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
+        p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
+        stack = factory.createSipStack(p);
+        addressFactory = factory.createAddressFactory();
+        headerFactory = factory.createHeaderFactory();
+        messageFactory = factory.createMessageFactory();
+        String host = props.getSip().getHost();
+        int port = props.getSip().getPort();
+        try {
+            udp = stack.createSipProvider(stack.createListeningPoint(host, port, ListeningPoint.UDP));
+            tcp = stack.createSipProvider(stack.createListeningPoint(host, port, ListeningPoint.TCP));
+        } catch (Exception e) {
+            stack.stop();
+            throw new IllegalStateException("cannot listen for SIP on " + host + ":" + port + " (" + e.getMessage() + ")", e);
+        }
+        udp.addSipListener(this);
+        tcp.addSipListener(this);
+        stack.start();
+        log.info("SIP UA listening on udp+tcp {}:{}, outbound proxy {} ({})", host, port,
+                props.getIms().getProxy(), props.getIms().getTransport());
+    }
+
+    public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
+
+    public AddressFactory addresses() { return addressFactory; }
+    public HeaderFactory headers() { return headerFactory; }
+    public MessageFactory messages() { return messageFactory; }
+
+    /** The provider for the configured transport toward the IMS proxy. */
+    public SipProvider provider() {
+        return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? tcp : udp;
+    }
+
+    public String transport() { return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? "tcp" : "udp"; }
+
+    public String newCallId() { return provider().getNewCallId().getCallId(); }
+
+    public AuthenticationHelper authenticationHelper(AccountManager accounts) {
+        return ((SipStackExt) stack).getAuthenticationHelper(accounts, headerFactory);
+    }
+
+    /** Sends an out-of-dialog request in a new client transaction. */
+    public ClientTransaction send(Request request, ResponseHandler handler) throws SipException {
+        ClientTransaction ct = provider().getNewClientTransaction(request);
+        handlers.put(ct, handler);
+        ct.sendRequest();
+        return ct;
+    }
+
+    /** Sends a request that the dialog built (BYE, re-INVITE …) through that dialog. */
+    public ClientTransaction sendInDialog(Dialog dialog, Request request, ResponseHandler handler) throws SipException {
+        ClientTransaction ct = providerOf(dialog).getNewClientTransaction(request);
+        if (handler != null) handlers.put(ct, handler);
+        dialog.sendRequest(ct);
+        return ct;
+    }
+
+    /** Tracks a transaction made elsewhere (e.g. by the authentication helper) and sends it. */
+    public void sendPrepared(ClientTransaction ct, ResponseHandler handler) throws SipException {
+        handlers.put(ct, handler);
+        ct.sendRequest();
+    }
+
+    public SipProvider providerOf(Dialog dialog) {
+        if (dialog instanceof gov.nist.javax.sip.stack.SIPDialog d && d.getSipProvider() != null) {
+            return d.getSipProvider();
+        }
+        return provider();
+    }
+
+    /** The server transaction of a request, created when the stack did not make one. */
+    public ServerTransaction serverTransaction(RequestEvent event) throws SipException {
+        ServerTransaction st = event.getServerTransaction();
+        if (st != null) return st;
+        return ((SipProvider) event.getSource()).getNewServerTransaction(event.getRequest());
+    }
+
+    public Response response(int code, Request request) throws java.text.ParseException {
+        return messageFactory.createResponse(code, request);
+    }
+
+    @Override
+    public void processRequest(RequestEvent event) {
+        Request request = event.getRequest();
+        try {
+            if (Request.OPTIONS.equals(request.getMethod())) {
+                serverTransaction(event).sendResponse(response(Response.OK, request));
+                return;
+            }
+            InboundRequestHandler h = inbound;
+            if (h == null) {
+                serverTransaction(event).sendResponse(response(Response.SERVICE_UNAVAILABLE, request));
+                return;
+            }
+            h.onRequest(event);
+        } catch (Exception e) {
+            log.warn("failed to handle {}: {}", request.getMethod(), e.toString());
+        }
+    }
+
+    @Override
+    public void processResponse(ResponseEvent event) {
+        ClientTransaction ct = event.getClientTransaction();
+        if (ct == null) {
+            log.debug("stray response {} dropped", event.getResponse().getStatusCode());
+            return;
+        }
+        ResponseHandler h = event.getResponse().getStatusCode() >= 200 ? handlers.remove(ct) : handlers.get(ct);
+        if (h != null) {
+            try {
+                h.onResponse(event);
+            } catch (RuntimeException e) {
+                log.warn("response handler failed: {}", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void processTimeout(TimeoutEvent event) {
+        if (event.isServerTransaction()) return;
+        ResponseHandler h = handlers.remove(event.getClientTransaction());
+        if (h != null) h.onTimeout();
+    }
+
+    @Override
+    public void processIOException(IOExceptionEvent event) {
+        log.warn("SIP I/O error toward {}:{}/{}", event.getHost(), event.getPort(), event.getTransport());
+    }
+
+    @Override
+    public void processTransactionTerminated(TransactionTerminatedEvent event) {
+        if (!event.isServerTransaction()) handlers.remove(event.getClientTransaction());
+    }
+
+    @Override
+    public void processDialogTerminated(DialogTerminatedEvent event) { }
+
+    @PreDestroy
+    public void stop() {
+        stack.stop();
+    }
+}

@@ -1,0 +1,220 @@
+package org.webrtcims.gw.media;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class RtpEngineClientTest {
+    private static final String IN_SDP = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
+    private static final String OUT_SDP = "v=0\r\nm=audio 30000 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n";
+
+    private FakeNgPeer peer;
+    private NgClient ng;
+    private RtpEngineClient client;
+
+    interface NgCall<T> {
+        T call() throws NgException;
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        peer = new FakeNgPeer();
+        ng = new NgClient(peer.address(), Duration.ofSeconds(2), 1);
+        client = new RtpEngineClient(ng);
+    }
+
+    @AfterEach
+    void tearDown() {
+        ng.close();
+        peer.close();
+    }
+
+    /** Runs one client call, answers its single request with {@code reply}, returns the request sent. */
+    private <T> Map<String, Object> exchange(NgCall<T> call, Map<String, Object> reply, List<T> result)
+            throws Exception {
+        CompletableFuture<T> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        FakeNgPeer.Request req = peer.take();
+        peer.reply(req, reply);
+        result.add(f.get(5, TimeUnit.SECONDS));
+        return req.dict();
+    }
+
+    @Test
+    void moOfferFromBrowserTowardIms() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(Map.of(
+                "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", IN_SDP,
+                "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
+                "flags", List.of("trust-address", "strip-extmap"),
+                "replace", List.of("origin", "session-connection")), sent);
+        assertEquals(List.of(OUT_SDP), out);
+    }
+
+    @Test
+    void moAnswerFromImsTowardBrowser() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(Map.of(
+                "command", "answer", "call-id", "cid", "from-tag", "ftag", "to-tag", "ttag", "sdp", IN_SDP,
+                "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
+                "rtcp-mux", List.of("offer", "require"), "DTLS", "active"), sent);
+        assertEquals(List.of(OUT_SDP), out);
+    }
+
+    @Test
+    void mtOfferFromImsTowardBrowser() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(Map.of(
+                "command", "offer", "call-id", "cid", "from-tag", "imstag", "sdp", IN_SDP,
+                "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
+                "rtcp-mux", List.of("offer", "require"), "SDES", List.of("off"),
+                "flags", List.of("generate-mid", "trust-address")), sent);
+        assertEquals(List.of(OUT_SDP), out);
+    }
+
+    @Test
+    void mtAnswerFromBrowserTowardIms() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(Map.of(
+                "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
+                "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
+                "flags", List.of("trust-address", "strip-extmap")), sent);
+        assertEquals(List.of(OUT_SDP), out);
+    }
+
+    @Test
+    void errorReplyPropagatesAsNgException() throws Exception {
+        CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.offerFromBrowser("cid", "ftag", "garbage");
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        peer.reply(peer.take(), Map.of("result", "error", "error-reason", "Failed to parse SDP"));
+        NgException e = (NgException) assertThrows(CompletionException.class, f::join).getCause();
+        assertEquals(NgException.Kind.ERROR_RESULT, e.kind());
+        assertEquals("Failed to parse SDP", e.getMessage());
+    }
+
+    /**
+     * rtpengine-10.5-query-mo.bencode is a real rtpengine 10.5.3.5 query reply (cookie stripped), recorded
+     * with a real WebRTC endpoint (aiortc) as browser, tag "browser-ft", and a UDP echo as IMS UE, tag
+     * "ims-tt". Browser tag: one rtcp-mux stream (flags RTP+RTCP) 207 packets / 3478 bytes, plus an empty
+     * "fallback RTCP" stream. IMS tag: RTP stream 198 / 2970, RTCP-only stream 8 / 64 (excluded).
+     * Both medias report "codec": "opus/48000/2".
+     */
+    @Test
+    void queryExtractsPerDirectionCountersFromRecordedReply() throws Exception {
+        byte[] recorded;
+        try (InputStream in = getClass().getResourceAsStream("/media/rtpengine-10.5-query-mo.bencode")) {
+            recorded = in.readAllBytes();
+        }
+        CompletableFuture<MediaStats> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.query("rec-mo", "browser-ft");
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        FakeNgPeer.Request req = peer.take();
+        assertEquals(Map.of("command", "query", "call-id", "rec-mo"), req.dict());
+        peer.replyRaw(req, (req.cookie() + " ").getBytes(StandardCharsets.US_ASCII), recorded);
+        assertEquals(new MediaStats("opus/48000", "opus/48000", 207, 198, 3478, 2970), f.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void queryFallsBackToNegotiatedSdpCodecsBeforeRtpIsSeen() throws Exception {
+        String browserAnswer = "v=0\r\nm=audio 30016 UDP/TLS/RTP/SAVPF 8 101\r\na=rtpmap:101 telephone-event/8000\r\n";
+        String imsAnswer = "v=0\r\nm=audio 30008 RTP/AVP 101 8\r\na=rtpmap:8 PCMA/8000\r\n"
+                + "a=rtpmap:101 telephone-event/8000\r\n";
+        List<String> out = new ArrayList<>();
+        exchange(() -> client.answerFromBrowser("mt1", "imstag", "brtag", browserAnswer),
+                Map.of("result", "ok", "sdp", imsAnswer), out);
+        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(Map.of("type", "audio", "streams", List.of()))),
+                "imstag", Map.of("medias", List.of(Map.of("type", "audio", "streams", List.of(
+                        Map.of("flags", List.of("RTP"), "stats", Map.of("packets", 5L, "bytes", 800L)),
+                        Map.of("flags", List.of("RTCP"), "stats", Map.of("packets", 2L, "bytes", 90L))))))));
+        List<MediaStats> stats = new ArrayList<>();
+        exchange(() -> client.query("mt1", "brtag"), reply, stats);
+        assertEquals(new MediaStats("PCMA/8000", "PCMA/8000", 0, 5, 0, 800), stats.get(0));
+    }
+
+    @Test
+    void deleteNamesTheBrowserTagAndReturnsFinalStats() throws Exception {
+        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(Map.of("type", "audio", "codec", "PCMA/8000", "streams", List.of(
+                        Map.of("flags", List.of("RTP", "RTCP"), "stats", Map.of("packets", 50L, "bytes", 8600L))))))));
+        List<MediaStats> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.delete("cid", "brtag"), reply, out);
+        assertEquals(Map.of("command", "delete", "call-id", "cid", "from-tag", "brtag", "delete-delay", 0L), sent);
+        assertEquals(new MediaStats("PCMA/8000", null, 50, 0, 8600, 0), out.get(0));
+        assertNull(peer.take(300), "no second delete once the tagged one succeeded");
+    }
+
+    @Test
+    void deleteFallsBackToWholeCallWhenTagUnknown() throws Exception {
+        CompletableFuture<MediaStats> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.delete("cid", "never-answered");
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        FakeNgPeer.Request tagged = peer.take();
+        assertEquals("never-answered", tagged.dict().get("from-tag"));
+        peer.reply(tagged, Map.of("result", "ok", "warning", "Call-ID not found or tags didn't match"));
+        FakeNgPeer.Request whole = peer.take();
+        assertEquals(Map.of("command", "delete", "call-id", "cid", "delete-delay", 0L), whole.dict());
+        peer.reply(whole, Map.of("result", "ok"));
+        assertNull(f.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void listReturnsCallIds() throws Exception {
+        List<List<String>> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.list(),
+                Map.of("result", "ok", "calls", List.of("a@x", "b@y")), out);
+        assertEquals(Map.of("command", "list", "limit", 1000L), sent);
+        assertEquals(List.of("a@x", "b@y"), out.get(0));
+    }
+
+    @Test
+    void pingIsTrueOnPongAndFalseOnSilence() throws Exception {
+        List<Boolean> out = new ArrayList<>();
+        assertEquals(Map.of("command", "ping"), exchange(() -> client.ping(), Map.of("result", "pong"), out));
+        assertTrue(out.get(0));
+        try (NgClient quick = new NgClient(peer.address(), Duration.ofMillis(100), 1)) {
+            assertFalse(new RtpEngineClient(quick).ping());
+        }
+    }
+}

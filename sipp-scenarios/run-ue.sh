@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SIPp IMS UEs for the lab. Every mode REGISTERs its user with Kamailio (digest, password from
+# the users file) on the SIP port it then uses, so Kamailio can route calls to it.
+#   run-ue.sh uas                        ue1: SIP 127.0.0.1:5080, RTP echo 6000; answers calls forever
+#   run-ue.sh uas-bye [bye_after_ms]     ue3: SIP 127.0.0.1:5082, RTP echo 6200; answers, then sends BYE
+#   run-ue.sh uac <user> [hold_ms]       ue2: SIP 127.0.0.1:5090, RTP echo 6100; one call to <user>, hangs up
+#   run-ue.sh uac-wait <user> [timeout_ms]  ue2, same ports; one call, waits for the far end's BYE
+# UAS modes exec sipp in the foreground (the caller's $! is sipp). UAC modes exit with sipp's
+# exit code (0 = the call succeeded). Env: KAMAILIO (127.0.0.1:5060), IMS_USERS, LAB_LOGDIR (/tmp).
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KAMAILIO="${KAMAILIO:-127.0.0.1:5060}"
+IMS_USERS="${IMS_USERS:-$HERE/../ims-sim/users.txt}"
+LOGDIR="${LAB_LOGDIR:-/tmp}"
+UE_IP=127.0.0.1
+
+die() { echo "run-ue: $*" >&2; exit 2; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms]"; }
+is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+command -v sipp >/dev/null 2>&1 || die "sipp not found (apt-get install sip-tester)"
+[ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
+mkdir -p "$LOGDIR" || die "cannot create log dir '$LOGDIR'"
+
+password_of() {
+  local user="$1" line
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line%$'\r'}"
+    case "$line" in ''|'#'*) continue ;; esac
+    if [ "${line%%:*}" = "$user" ]; then printf '%s' "${line#*:}"; return 0; fi
+  done < "$IMS_USERS"
+  return 1
+}
+
+# sipp options shared by every run: fixed SIP/media sockets, no stdin, no live screen,
+# errors/stats/messages/final screen into files named after the log prefix.
+common_opts() {
+  local prefix="$LOGDIR/$1"
+  printf '%s\n' -i "$UE_IP" -nostdin \
+    -trace_err -error_file "$prefix-errors.log" \
+    -trace_stat -stf "$prefix-stat.csv" \
+    -trace_msg -message_file "$prefix-messages.log" \
+    -trace_screen -screen_file "$prefix-screen.log"
+}
+
+register() {  # user port
+  local user="$1" port="$2" pass opts rc
+  pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
+  mapfile -t opts < <(common_opts "sipp-register-$user")
+  sipp -sf "$HERE/register.xml" -m 1 -nd -s "$user" -au "$user" -ap "$pass" -p "$port" \
+    -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
+  rc=$?
+  [ $rc -eq 0 ] || { echo "run-ue: REGISTER of $user at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$user-errors.log)" >&2; exit 1; }
+}
+
+serve() {  # mode user port media_port scenario [extra sipp args...]
+  local mode="$1" user="$2" port="$3" mport="$4" scen="$5" opts; shift 5
+  register "$user" "$port"
+  mapfile -t opts < <(common_opts "sipp-$mode-$user")
+  # -rtp_echo: RTP to media_port (and media_port+2) is sent back to its sender.
+  # Screen output goes to /dev/null; the final screen is in the -screen_file.
+  exec sipp -sf "$HERE/$scen" -s "$user" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -aa \
+    "${opts[@]}" "$@" >/dev/null
+}
+
+call() {  # mode target scenario [extra sipp args...]
+  local mode="$1" target="$2" scen="$3" me=ue2 port=5090 mport=6100 opts rc; shift 3
+  register "$me" "$port"
+  mapfile -t opts < <(common_opts "sipp-$mode-$target")
+  sipp -sf "$HERE/$scen" -s "$target" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -aa -m 1 \
+    "${opts[@]}" "$@" "$KAMAILIO" >/dev/null
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    echo "run-ue: $mode call $me -> $target ok"
+  else
+    echo "run-ue: $mode call $me -> $target failed (sipp exit $rc, see $LOGDIR/sipp-$mode-$target-errors.log)" >&2
+  fi
+  exit $rc
+}
+
+mode="${1:-}"; shift || true
+case "$mode" in
+  uas)
+    [ $# -eq 0 ] || usage
+    serve uas ue1 5080 6000 uas.xml ;;
+  uas-bye)
+    [ $# -le 1 ] || usage
+    bye="${1:-4000}"; is_int "$bye" || usage
+    serve uas-bye ue3 5082 6200 uas-bye.xml -set byeafter "$bye" ;;
+  uac)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    hold="${2:-5000}"; is_int "$hold" || usage
+    # recv_timeout bounds every wait for a response (e.g. nobody answers).
+    call uac "$1" uac.xml -set hold "$hold" -recv_timeout 30000 ;;
+  uac-wait)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    timeout="${2:-60000}"; is_int "$timeout" || usage
+    call uac-wait "$1" uac-wait.xml -recv_timeout "$timeout" ;;
+  *) usage ;;
+esac

@@ -1,0 +1,47 @@
+// Aggregates one RTCPeerConnection's getStats() into the flat record the lab reports on.
+// jitter and rtt are in milliseconds (getStats gives seconds).
+
+export const EMPTY_STATS = Object.freeze({
+  packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
+  codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
+  localCandidate: null, remoteCandidate: null,
+});
+
+export async function readStats(pc) {
+  const report = await pc.getStats();
+  const out = { ...EMPTY_STATS, iceState: pc.iceConnectionState, t: Date.now() };
+  let sendCodecId = null;
+  let recvCodecId = null;
+  let pairId = null;
+  report.forEach((s) => {
+    if (s.type === 'outbound-rtp' && s.kind === 'audio') {
+      out.packetsSent += s.packetsSent ?? 0;
+      out.bytesSent += s.bytesSent ?? 0;
+      sendCodecId ??= s.codecId;
+    } else if (s.type === 'inbound-rtp' && s.kind === 'audio') {
+      out.packetsReceived += s.packetsReceived ?? 0;
+      out.bytesReceived += s.bytesReceived ?? 0;
+      if (s.jitter != null) out.jitter = s.jitter * 1000;
+      recvCodecId ??= s.codecId;
+    } else if (s.type === 'remote-inbound-rtp' && s.roundTripTime != null) {
+      out.rtt = s.roundTripTime * 1000; // from RTCP RR: the far end's (rtpengine/UE) view
+    } else if (s.type === 'transport') {
+      out.dtlsState = s.dtlsState ?? out.dtlsState;
+      pairId ??= s.selectedCandidatePairId;
+    }
+  });
+  const pair = pairId && report.get(pairId);
+  if (pair) {
+    // STUN consent checks give an RTT even when no RTCP RR has arrived yet.
+    if (out.rtt == null && pair.currentRoundTripTime != null) out.rtt = pair.currentRoundTripTime * 1000;
+    out.localCandidate = candidateText(report.get(pair.localCandidateId));
+    out.remoteCandidate = candidateText(report.get(pair.remoteCandidateId));
+  }
+  const codec = report.get(sendCodecId ?? recvCodecId);
+  if (codec?.mimeType) out.codec = `${codec.mimeType.split('/')[1]}/${codec.clockRate}`;
+  return out;
+}
+
+function candidateText(c) {
+  return c ? `${c.address ?? c.ip}:${c.port}/${c.protocol}` : null;
+}

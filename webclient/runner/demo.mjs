@@ -1,0 +1,93 @@
+// `./lab demo`: one browser-originated call (alice -> ue1, browser hangs up) and one IMS-originated
+// call (SIPp ue2 -> alice, the UE hangs up), media through rtpengine both ways; summary table,
+// report.json + report.html in $LAB_OUT. Exit 0 iff every call is ok and no rtpengine session is left.
+import { launchBrowser, openClient } from './browser.mjs';
+import { startCpuSampler } from './cpu.mjs';
+import { gatewayUrl, outDir, passwordOf } from './env.mjs';
+import * as gw from './gateway.mjs';
+import { callEntry, writeReport } from './report.mjs';
+import { moCall, mtCall } from './scenario.mjs';
+
+const USER = 'alice';
+const MEDIA_MS = 5000;
+const log = (s) => console.log(`[demo] ${s}`);
+
+let browser = null;
+let cpu = null;
+
+async function main() {
+  const started = new Date().toISOString();
+  log(`gateway ${gatewayUrl()}`);
+  const health = await gw.waitHealthy(15000);
+  log(`gateway healthy (sip ${health.sip}, rtpengine ${health.rtpengine})`);
+  cpu = startCpuSampler();
+
+  browser = await launchBrowser();
+  const client = await openClient(browser, { name: `demo-${USER}` });
+  log('web client loaded in headless Chromium');
+  const { token } = await client.login(USER, passwordOf(USER));
+  log(`logged in ${USER} (registered with IMS)`);
+
+  const results = [];
+  results.push(await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, log }));
+  results.push(await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS, from: 'ue2' }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
+
+  const left = await gw.waitNoSessions(5000);
+  log(`rtpengine sessions left: ${left.count}`);
+  await client.logout().catch((e) => log(`logout: ${e.message}`));
+  await browser.close();
+  browser = null;
+
+  const calls = results.map(callEntry);
+  const ok = calls.every((c) => c.ok) && left.count === 0;
+  const report = {
+    tool: 'lab demo',
+    started,
+    ok,
+    calls,
+    cpu: cpu.stop(),
+    rtpengine_sessions_left: left.count,
+    gateway: gatewayUrl(),
+  };
+  cpu = null;
+  const { jsonFile, htmlFile } = writeReport(outDir(), report);
+  printTable(calls);
+  log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
+  log(`report: ${jsonFile}, ${htmlFile}`);
+  if (!ok) {
+    const why = calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`);
+    if (left.count !== 0) why.push(`${left.count} rtpengine session(s) left`);
+    throw new Error(`demo failed: ${why.join('; ')}`);
+  }
+  log('demo OK');
+}
+
+function printTable(calls) {
+  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
+  const rows = calls.map((c) => [c.direction, c.from, c.to, c.setup_ms, c.sip_final, c.media.codec, c.media.packets_to_ims,
+    c.media.packets_to_browser, c.browser?.packets_sent, c.browser?.packets_received, c.ok ? 'yes' : 'NO'].map((v) => String(v ?? '-')));
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(width[i])).join('  ');
+  console.log(line(head));
+  console.log(width.map((w) => '-'.repeat(w)).join('  '));
+  rows.forEach((r) => console.log(line(r)));
+}
+
+async function cleanup() {
+  cpu?.stop();
+  await browser?.close().catch(() => {});
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    console.error(`demo: interrupted (${sig})`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+main().catch(async (e) => {
+  console.error(`demo: ${e.message}`);
+  await cleanup();
+  process.exit(1);
+});

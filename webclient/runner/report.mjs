@@ -1,0 +1,119 @@
+// report.json (design.md §3 schema + extra fields) and a self-contained report.html
+// (table + Chart.js chart of the browser's packets per second, chart.js inlined).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { judge } from './scenario.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CHART_JS = [
+  path.join(here, '..', 'public', 'vendor', 'chart.umd.min.js'),
+  path.join(here, 'node_modules', 'chart.js', 'dist', 'chart.umd.min.js'),
+];
+export const DELAY_NOTE = 'per-packet relay delay is not measured yet (the capture-based delay meter comes later)';
+
+const round = (v, d = 1) => (v == null || Number.isNaN(v) ? null : Number(Number(v).toFixed(d)));
+
+// One scenario result (scenario.mjs) -> one report.json call entry.
+export function callEntry(r) {
+  const { ok, problems } = judge(r);
+  const m = r.info?.media ?? {};
+  const b = r.browser;
+  const t0 = r.samples[0]?.t ?? 0;
+  return {
+    direction: r.direction,
+    from: r.info?.from ?? r.from,
+    to: r.info?.to ?? r.to,
+    ok,
+    setup_ms: round(r.info?.setupMs),
+    duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 2) : null,
+    sip_final: r.info?.sipFinal ?? null,
+    media: {
+      codec: m.codecIms ?? m.codecBrowser ?? b?.codec ?? null,
+      packets_to_ims: m.packetsToIms ?? null,
+      packets_to_browser: m.packetsToBrowser ?? null,
+      delay_ms: null,
+      delay_note: DELAY_NOTE,
+      codec_browser: m.codecBrowser ?? null,
+      codec_ims: m.codecIms ?? null,
+      bytes_to_ims: m.bytesToIms ?? null,
+      bytes_to_browser: m.bytesToBrowser ?? null,
+    },
+    error: ok ? null : problems.join('; '),
+    call_id: r.callId,
+    ended: r.ended ? { reason: r.ended.reason ?? null, sip_code: r.ended.sipCode ?? null } : null,
+    browser: b && {
+      packets_sent: b.packetsSent, packets_received: b.packetsReceived,
+      bytes_sent: b.bytesSent, bytes_received: b.bytesReceived, codec: b.codec,
+      ice_state: b.iceState, dtls_state: b.dtlsState, jitter_ms: round(b.jitter, 2), rtt_ms: round(b.rtt, 2),
+      local_candidate: b.localCandidate, remote_candidate: b.remoteCandidate,
+    },
+    browser_samples: r.samples.map((s) => ({
+      t_s: round((s.t - t0) / 1000, 2), packets_sent: s.packetsSent, packets_received: s.packetsReceived,
+      pps_sent: round(s.ppsSent), pps_received: round(s.ppsReceived), jitter_ms: round(s.jitter, 2), rtt_ms: round(s.rtt, 2),
+    })),
+    sip_flow: r.info?.sipFlow ?? null,
+    ue: r.ue ? { exit_code: r.ue.code, log: r.ue.logFile } : null,
+  };
+}
+
+export function writeReport(dir, report) {
+  fs.mkdirSync(dir, { recursive: true });
+  const jsonFile = path.join(dir, 'report.json');
+  const htmlFile = path.join(dir, 'report.html');
+  fs.writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(htmlFile, renderHtml(report));
+  return { jsonFile, htmlFile };
+}
+
+const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+// text that goes inside <script>: never let it close the element
+const scriptSafe = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+
+function chartJsSource() {
+  const file = CHART_JS.find((f) => fs.existsSync(f));
+  if (!file) throw new Error('chart.js not vendored: run webclient/scripts/vendor.sh');
+  return fs.readFileSync(file, 'utf8');
+}
+
+export function renderHtml(report) {
+  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
+  const rows = report.calls.map((c) => [
+    c.direction, c.from, c.to, c.setup_ms, c.sip_final, c.media.codec, c.media.packets_to_ims, c.media.packets_to_browser,
+    c.browser?.packets_sent, c.browser?.packets_received, c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
+  ]);
+  const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))
+    .map(([k, v]) => `${esc(k.replace(/_pct$/, ''))}: ${v == null ? 'n/a' : `${v} %`}`).join(' · ');
+  const series = report.calls.map((c) => ({ label: `${c.direction} ${c.from}→${c.to}`, samples: c.browser_samples }));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(report.tool)} report</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:1000px;margin:1rem auto;color:#222}
+table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
+.ok{color:#1e8449;font-weight:600}.bad{color:#c0392b;font-weight:600}.box{position:relative;height:320px}
+</style>
+<script>${scriptSafe(chartJsSource())}</script>
+</head><body>
+<h1>${esc(report.tool)}: <span class="${report.ok ? 'ok' : 'bad'}">${report.ok ? 'OK' : 'FAILED'}</span></h1>
+<p>started ${esc(report.started)} · CPU (average, % of one core): ${cpu || 'not sampled'}</p>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>
+<p>${esc(DELAY_NOTE)}.</p>
+<h2>Browser packets per second (getStats, 1 s)</h2>
+<div class="box"><canvas id="pps"></canvas></div>
+<script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>
+<script>
+const series = JSON.parse(document.getElementById('series').textContent);
+const colors = ['#1f77b4', '#2ca02c', '#ff7f0e', '#d62728', '#9467bd', '#8c564b'];
+const datasets = [];
+series.forEach((s, i) => {
+  datasets.push({ label: s.label + ' sent', data: s.samples.map((p) => ({ x: p.t_s, y: p.pps_sent })), borderColor: colors[(2 * i) % 6], pointRadius: 2 });
+  datasets.push({ label: s.label + ' received', data: s.samples.map((p) => ({ x: p.t_s, y: p.pps_received })), borderColor: colors[(2 * i + 1) % 6], borderDash: [5, 3], pointRadius: 2 });
+});
+new Chart(document.getElementById('pps'), { type: 'line', data: { datasets }, options: { animation: false, maintainAspectRatio: false, parsing: false,
+  scales: { x: { type: 'linear', title: { display: true, text: 's since first sample' } }, y: { beginAtZero: true, title: { display: true, text: 'packets/s' } } } } });
+</script>
+</body></html>
+`;
+}

@@ -1,0 +1,136 @@
+// Drives one call end to end (browser page + gateway REST + optional SIPp UE) and collects what
+// the demo and the tests judge: gateway call info, browser getStats, timings, the UE's exit.
+import * as gw from './gateway.mjs';
+import { startUe } from './ue.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function newResult(direction, from, to) {
+  return {
+    direction, from, to, callId: null, answered: false, ended: null, info: null, infoDuring: null,
+    browser: null, samples: [], answeredAt: null, endedAt: null, ue: null, error: null,
+  };
+}
+
+// Waits for `ended` while sampling getStats once a second (progress via log()).
+async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, token }) {
+  const t0 = Date.now();
+  let hungUp = false;
+  for (;;) {
+    const elapsed = Date.now() - t0;
+    if (hangupAfterMs != null && !hungUp && elapsed >= hangupAfterMs) {
+      log(`browser hangs up ${r.callId}`);
+      await client.hangup(r.callId);
+      hungUp = true;
+    }
+    if (elapsed > maxMs) throw new Error(`no 'ended' within ${maxMs} ms`);
+    try {
+      r.ended = await client.waitFor('ended', r.callId, 1000);   // doubles as the 1 s tick
+      r.endedAt = Date.now();
+      return;
+    } catch (e) {
+      if (!/^timeout/.test(e.message)) throw e;
+    }
+    const s = await client.stats(r.callId);
+    log(`  t=${(elapsed / 1000 + 1).toFixed(0)}s ${s.codec ?? '?'} ice=${s.iceState} dtls=${s.dtlsState} `
+      + `sent=${s.packetsSent} recv=${s.packetsReceived} jitter=${fmt(s.jitter)}ms rtt=${fmt(s.rtt)}ms`);
+    // counters while the call is up (the gateway may forget ended calls)
+    if (!r.infoDuring && Date.now() - t0 >= Math.min(mediaMs, 2000)) {
+      r.infoDuring = await gw.callInfo(token, r.callId).catch(() => null);
+    }
+  }
+}
+
+async function collect(client, r, token) {
+  r.browser = await client.stats(r.callId).catch(() => null);
+  r.samples = await client.samples(r.callId).catch(() => []);
+  r.info = await gw.callInfo(token, r.callId).catch(() => r.infoDuring);
+  // final stats may lack counters if the gateway stopped querying rtpengine; keep the larger ones
+  if (r.info?.media && r.infoDuring?.media) {
+    for (const k of ['packetsToIms', 'packetsToBrowser', 'bytesToIms', 'bytesToBrowser']) {
+      r.info.media[k] = Math.max(r.info.media[k] ?? 0, r.infoDuring.media[k] ?? 0);
+    }
+  }
+}
+
+// Browser-originated call. hangup: 'browser' (after mediaMs) or 'remote' (wait for the IMS side's BYE).
+export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
+  const r = newResult('mo', from, to);
+  try {
+    log(`MO ${from} -> ${to}: offering`);
+    r.callId = await client.call(to);
+    log(`calling ${r.callId}`);
+    await client.waitFor('answered', r.callId, 15000);
+    r.answered = true;
+    r.answeredAt = Date.now();
+    log(`answered ${r.callId}`);
+    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
+    log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
+  } catch (e) {
+    r.error = e.message;
+    log(`MO ${from} -> ${to} failed: ${e.message}`);
+  }
+  if (r.callId) await collect(client, r, token);
+  return r;
+}
+
+// IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg}. hangup: 'ue' or 'browser'.
+export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
+  const r = newResult('mt', ue.from ?? 'ue2', user);
+  let proc = null;
+  try {
+    log(`MT ${r.from} -> ${user}: starting SIPp ${ue.mode} ${user} ${ue.arg ?? ''}`);
+    proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000 });
+    const inc = await client.waitFor('incoming', null, 15000);
+    r.callId = inc.callId;
+    if (inc.from) r.from = inc.from;
+    log(`incoming ${r.callId} from ${inc.from}; answering`);
+    await client.answer(r.callId);
+    r.answered = true;
+    r.answeredAt = Date.now();
+    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
+    log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
+  } catch (e) {
+    r.error = e.message;
+    log(`MT ${r.from} -> ${user} failed: ${e.message}`);
+    proc?.kill();
+  }
+  if (proc) {
+    r.ue = await proc.done;
+    log(`SIPp ${ue.mode} exited ${r.ue.code}`);
+    if (r.ue.code !== 0 && !r.error) r.error = `SIPp UE exited ${r.ue.code}: ${lastLine(r.ue.output)}`;
+  }
+  if (r.callId) await collect(client, r, token);
+  return r;
+}
+
+// An `ended` is clean unless it reports a failure (SIP error response or an error reason).
+export function endedCleanly(ended) {
+  if (!ended) return false;
+  if (ended.sipCode != null && ended.sipCode >= 400) return false;
+  return !/error|fail|timeout/i.test(ended.reason ?? '');
+}
+
+// The demo's verdict: answered, rtpengine relayed both ways, the browser sent and received, clean end.
+export function judge(r) {
+  const problems = [];
+  const m = r.info?.media ?? {};
+  if (!r.answered) problems.push('not answered');
+  if (!(m.packetsToIms > 0)) problems.push('rtpengine packets to IMS = 0');
+  if (!(m.packetsToBrowser > 0)) problems.push('rtpengine packets to browser = 0');
+  if (!(r.browser?.packetsSent > 0)) problems.push('browser sent no packets');
+  if (!(r.browser?.packetsReceived > 0)) problems.push('browser received no packets');
+  if (!endedCleanly(r.ended)) problems.push(r.ended ? `ended badly (${r.ended.reason} ${r.ended.sipCode ?? ''})` : 'no ended');
+  if (r.error) problems.unshift(r.error);
+  return { ok: problems.length === 0, problems };
+}
+
+export const sleepMs = sleep;
+
+function fmt(v) {
+  return v == null ? '-' : v.toFixed(1);
+}
+
+function lastLine(s) {
+  return String(s ?? '').trim().split('\n').at(-1) ?? '';
+}

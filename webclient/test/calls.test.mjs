@@ -1,0 +1,88 @@
+// Integration: real calls through gateway + Kamailio + rtpengine + SIPp with the lab up (./lab test).
+// Kept in one file so the calls run one after another (rtpengine session counts must return to 0).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { passwordOf } from '../runner/env.mjs';
+import * as gw from '../runner/gateway.mjs';
+import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
+
+const USER = 'alice';
+const MEDIA_MS = 3000;
+let browser;
+let client;
+let token;
+
+before(async () => {
+  await gw.waitHealthy(15000);
+  browser = await launchBrowser();
+  client = await openClient(browser, { name: 'test-calls-alice' });
+  ({ token } = await client.login(USER, passwordOf(USER)));
+});
+
+after(async () => {
+  await client?.logout().catch(() => {});
+  await browser?.close();
+});
+
+function assertGoodCall(r) {
+  assert.equal(r.error, null, r.error);
+  assert.ok(r.answered, 'answered');
+  const m = r.info?.media ?? {};
+  assert.ok(m.packetsToIms > 0, `rtpengine packetsToIms ${m.packetsToIms}`);
+  assert.ok(m.packetsToBrowser > 0, `rtpengine packetsToBrowser ${m.packetsToBrowser}`);
+  assert.ok(r.browser?.packetsSent > 0, `browser packetsSent ${r.browser?.packetsSent}`);
+  assert.ok(r.browser?.packetsReceived > 0, `browser packetsReceived ${r.browser?.packetsReceived}`);
+  assert.ok(r.ended, "'ended' received");
+  assert.ok(endedCleanly(r.ended), `ended cleanly: ${JSON.stringify(r.ended)}`);
+}
+
+async function assertNoRtpengineSession() {
+  const s = await gw.waitNoSessions(5000);
+  assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
+}
+
+test('MO call to ue1, browser hangs up', { timeout: 40000 }, async () => {
+  const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
+  assertGoodCall(r);
+  assert.equal(r.info.direction, 'mo');
+  await assertNoRtpengineSession();
+});
+
+test('MO call to ue3, IMS side hangs up (BYE after ~4 s)', { timeout: 40000 }, async () => {
+  const r = await moCall(client, { token, from: USER, to: 'ue3', hangup: 'remote', maxMs: 15000 });
+  assertGoodCall(r);
+  await assertNoRtpengineSession();
+});
+
+test('MT call from ue2, UE hangs up', { timeout: 45000 }, async () => {
+  const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS }, hangup: 'ue', maxMs: 15000 });
+  assertGoodCall(r);
+  assert.equal(r.info.direction, 'mt');
+  assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
+  await assertNoRtpengineSession();
+});
+
+test('MT call from ue2, browser hangs up', { timeout: 45000 }, async () => {
+  const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac-wait', arg: 15000 }, hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000 });
+  assertGoodCall(r);
+  assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
+  await assertNoRtpengineSession();
+});
+
+test('malformed JSON over WS -> error bad-json, and a call still works', { timeout: 40000 }, async () => {
+  const mark = await client.mark();
+  await client.sendRaw('{"type":"call", "to": ');
+  const err = await client.waitFor('error', null, 5000, mark);
+  assert.equal(err.code, 'bad-json');
+  const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2000 });
+  assertGoodCall(r);
+  await assertNoRtpengineSession();
+});
+
+test('call to an unregistered user -> ended with 404, no rtpengine session left', { timeout: 30000 }, async () => {
+  const callId = await client.call('nobody');
+  const ended = await client.waitFor('ended', callId, 15000);
+  assert.equal(ended.sipCode, 404, JSON.stringify(ended));
+  await assertNoRtpengineSession();
+});
