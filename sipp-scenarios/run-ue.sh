@@ -44,11 +44,12 @@ common_opts() {
     -trace_screen -screen_file "$prefix-screen.log"
 }
 
+# abortunexp only: a 403/401 after the credentials fails at once, and no BYE is sent for a REGISTER.
 register() {  # user port
   local user="$1" port="$2" pass opts rc
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
   mapfile -t opts < <(common_opts "sipp-register-$user")
-  sipp -sf "$HERE/register.xml" -m 1 -nd -s "$user" -au "$user" -ap "$pass" -p "$port" \
+  sipp -sf "$HERE/register.xml" -m 1 -default_behaviors abortunexp -s "$user" -au "$user" -ap "$pass" -p "$port" \
     -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
   rc=$?
   [ $rc -eq 0 ] || { echo "run-ue: REGISTER of $user at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$user-errors.log)" >&2; exit 1; }

@@ -70,11 +70,11 @@ lab_run_env() {
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
 }
 
-# lab_prepare_run RUN [keep-old] — a fresh out/RUN with logs/ and an empty pids file.
+# lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file.
 lab_prepare_run() {
   LAB_RUN_DIR="$ROOT/out/$1"
   if [[ -e $LAB_RUN_DIR ]]; then
-    if [[ ${2:-} == keep-old ]]; then
+    if [[ ${2:-} == archive ]]; then
       local old
       old="$LAB_RUN_DIR-$(date -r "$LAB_RUN_DIR" +%Y%m%d-%H%M%S)"
       mv "$LAB_RUN_DIR" "$old" && log "previous run kept in $(rel "$old")"

@@ -5,7 +5,7 @@
 
 # run_unit_tests — mvn test with Surefire's "Tests run:" lines shown; sets LAB_T_UNIT, LAB_T_SUREFIRE.
 run_unit_tests() {
-  local logf="$LAB_LOGDIR/unit-maven.log" rc totals run= failures= errors= skipped=
+  local logf="$LAB_LOGDIR/unit-maven.log" rc totals run='' failures='' errors='' skipped=''
   log "unit tests: mvn -B test (Surefire lines below, full log: $(rel "$logf"))"
   (cd "$ROOT" && timeout 600 mvn -B -ntp test) 2>&1 | tee "$logf" |
     grep --line-buffered -E 'Tests run:|\[ERROR\]|BUILD (SUCCESS|FAILURE)'

@@ -28,7 +28,12 @@ $('answer-btn').addEventListener('click', act(() => client.answer($('incoming').
 $('reject-btn').addEventListener('click', act(() => client.reject($('incoming').dataset.callId)));
 
 client.addEventListener('failure', (e) => showError(e.detail));
-client.addEventListener('change', render);
+let wasLoggedIn = false;
+client.addEventListener('change', () => {
+  if (client.token && !wasLoggedIn) $('error').hidden = true;   // a successful login clears old errors
+  wasLoggedIn = Boolean(client.token);
+  render();
+});
 client.addEventListener('message', (e) => logMessage(e.detail));
 client.addEventListener('track', (e) => { $('remote-audio').srcObject = e.detail.streams[0] ?? null; });
 client.addEventListener('sample', (e) => plotSample(e.detail.callId, e.detail.sample));

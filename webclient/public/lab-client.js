@@ -295,8 +295,9 @@ export class LabClient extends EventTarget {
         const s = await readStats(call.pc);
         const prev = call.last;
         const dt = prev ? (s.t - prev.t) / 1000 : 0;
-        s.ppsSent = dt > 0 ? (s.packetsSent - prev.packetsSent) / dt : 0;
-        s.ppsReceived = dt > 0 ? (s.packetsReceived - prev.packetsReceived) / dt : 0;
+        // rates need two samples: the first one has none (null, not a misleading 0)
+        s.ppsSent = dt > 0 ? (s.packetsSent - prev.packetsSent) / dt : null;
+        s.ppsReceived = dt > 0 ? (s.packetsReceived - prev.packetsReceived) / dt : null;
         call.last = s;
         call.samples.push(s);
         if (call.samples.length > MAX_SAMPLES) call.samples.shift();

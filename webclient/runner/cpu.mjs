@@ -96,7 +96,8 @@ export function startCpuSampler({ pidsFile = process.env.LAB_PIDS, intervalMs = 
       for (const [name, acc] of seen) {
         let ticks = 0;
         for (const e of acc.values()) ticks += e.last - e.first;
-        out[`${name}_pct`] = wall > 0 ? Number(((ticks / clkTck / wall) * 100).toFixed(2)) : 0;
+        // null, not 0, when no such process was ever found
+        out[`${name}_pct`] = acc.size === 0 || wall <= 0 ? null : Number(((ticks / clkTck / wall) * 100).toFixed(2));
         out[`${name}_processes`] = acc.size;
       }
       // contract fields are always present; null when that process was not listed in $LAB_PIDS
