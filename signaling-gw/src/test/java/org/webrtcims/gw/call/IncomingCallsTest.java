@@ -1,0 +1,175 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.Dialog;
+import javax.sip.RequestEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.SipProvider;
+import javax.sip.header.ContactHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.*;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.*;
+import static org.mockito.Mockito.*;
+
+/** The MT state machine: INVITE → incoming → answer → ACK → BYE, CANCEL, unknown user, deferred BYE. */
+class IncomingCallsTest {
+    private static final String OFFER = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6100 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n";
+
+    SipUserAgent ua = mock(SipUserAgent.class);
+    SipRequests requests = mock(SipRequests.class);
+    CallMedia media = mock(CallMedia.class);
+    List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
+    CallEventSink sink = (token, msg) -> toBrowser.add(msg);
+    CallRegistry registry = new CallRegistry();
+    Map<String, String> loggedIn = new HashMap<>(Map.of("alice", "tok-alice"));
+    CallTeardown teardown;
+    IncomingCalls incoming;
+    ServerTransaction inviteTx = mock(ServerTransaction.class);
+    Dialog dialog = mock(Dialog.class);
+
+    @BeforeEach
+    void setUp() throws Exception {
+        when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
+        when(ua.serverTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
+        when(requests.contact(anyString())).thenAnswer(i -> SipFixtures.HEADERS.createContactHeader(
+                SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI(i.getArgument(0), "127.0.0.1"))));
+        doAnswer(i -> {
+            ((javax.sip.message.Message) i.getArgument(0)).setContent(i.getArgument(1),
+                    SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+            return null;
+        }).when(requests).setSdpBody(any(), anyString());
+        when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(media.answerFromBrowser(any(), anyString())).thenReturn("v=0 ims-answer");
+        when(inviteTx.getDialog()).thenReturn(dialog);
+        teardown = new CallTeardown(ua, media, sink, registry);
+        incoming = new IncomingCalls(ua, requests, media, teardown, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)));
+    }
+
+    private Request invite() throws Exception {
+        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER);
+        when(inviteTx.getRequest()).thenReturn(r);
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        return r;
+    }
+
+    private List<Response> responses(ServerTransaction st) throws Exception {
+        ArgumentCaptor<Response> c = ArgumentCaptor.forClass(Response.class);
+        verify(st, atLeast(0)).sendResponse(c.capture());
+        return c.getAllValues();
+    }
+
+    private void inDialog(String method, ServerTransaction st) throws Exception {
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, null);
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
+    }
+
+    private Call call() { return registry.find("call-1").orElseThrow(); }
+
+    @Test
+    void inviteAlertsTheBrowserAndRingsWithATagAndContact() throws Exception {
+        invite();
+        List<Response> sent = responses(inviteTx);
+        assertEquals(List.of(100, 180), sent.stream().map(Response::getStatusCode).toList());
+        Response ringing = sent.get(1);
+        assertNotNull(((ToHeader) ringing.getHeader(ToHeader.NAME)).getTag());
+        assertNotNull(ringing.getHeader(ContactHeader.NAME));
+        assertEquals("incoming", toBrowser.get(0).get("type"));
+        assertEquals("v=0 browser-offer", toBrowser.get(0).get("sdp"));
+        assertEquals("ue2@ims.lab", toBrowser.get(0).get("from"));
+        assertEquals(CallState.INCOMING, call().state);
+    }
+
+    @Test
+    void answerAckByeRunTheWholeCall() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        Response ok = responses(inviteTx).get(2);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals("v=0 ims-answer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
+        assertEquals(c.toTag, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag());
+        assertEquals(CallState.ANSWERING, c.state);
+        assertNull(c.setupMs);
+
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state);
+        assertNotNull(c.setupMs);
+
+        ServerTransaction byeTx = mock(ServerTransaction.class);
+        inDialog(Request.BYE, byeTx);
+        assertEquals(200, responses(byeTx).get(0).getStatusCode());
+        assertEquals(CallState.ENDED, c.state);
+        verify(media).release(c);
+        Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("ended", ended.get("type"));
+        assertEquals("remote-hangup", ended.get("reason"));
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK", "BYE", "200"), c.sipFlow);
+    }
+
+    @Test
+    void answeringTwiceIsRefused() throws Exception {
+        invite();
+        incoming.answer(call(), "v=0 a");
+        CallFailure f = assertThrows(CallFailure.class, () -> incoming.answer(call(), "v=0 a"));
+        assertEquals("bad-message", f.code());
+    }
+
+    @Test
+    void inviteForAUserNotLoggedInGets480AndNoMedia() throws Exception {
+        loggedIn.clear();
+        invite();
+        assertEquals(List.of(100, 480), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        verifyNoInteractions(media);
+        assertTrue(registry.find("call-1").isEmpty());
+    }
+
+    @Test
+    void cancelWhileRingingAnswers487AndEndsTheCall() throws Exception {
+        invite();
+        ServerTransaction cancelTx = mock(ServerTransaction.class);
+        inDialog(Request.CANCEL, cancelTx);
+        assertEquals(200, responses(cancelTx).get(0).getStatusCode());
+        assertEquals(487, responses(inviteTx).get(2).getStatusCode());
+        assertEquals(CallState.ENDED, call().state);
+        verify(media).release(call());
+        assertEquals(487, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
+    }
+
+    @Test
+    void browserRejectWhileRingingSends603() throws Exception {
+        invite();
+        teardown.hangUp(call(), "local-hangup");
+        assertEquals(603, responses(inviteTx).get(2).getStatusCode());
+        assertEquals(CallState.ENDED, call().state);
+    }
+
+    @Test
+    void hangUpBeforeTheAckDefersTheByeUntilTheAck() throws Exception {
+        invite();
+        incoming.answer(call(), "v=0 a");
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 1, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        teardown.hangUp(call(), "local-hangup");
+        verify(ua, never()).sendInDialog(any(), any(), any());
+        assertEquals("ended", toBrowser.get(toBrowser.size() - 1).get("type"));
+        inDialog(Request.ACK, null);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+    }
+
+    @Test
+    void byeForAnUnknownCallGets481() throws Exception {
+        ServerTransaction byeTx = mock(ServerTransaction.class);
+        inDialog(Request.BYE, byeTx);
+        assertEquals(481, responses(byeTx).get(0).getStatusCode());
+    }
+}

@@ -1,0 +1,43 @@
+package org.webrtcims.gw.call;
+
+import javax.sip.SipFactory;
+import javax.sip.address.AddressFactory;
+import javax.sip.address.SipURI;
+import javax.sip.header.HeaderFactory;
+import javax.sip.message.MessageFactory;
+import javax.sip.message.Request;
+import java.util.List;
+
+/** Real JAIN-SIP messages for unit tests: what Kamailio would hand the gateway. */
+final class SipFixtures {
+    static final AddressFactory ADDRESSES;
+    static final HeaderFactory HEADERS;
+    static final MessageFactory MESSAGES;
+
+    static {
+        try {
+            SipFactory f = SipFactory.getInstance();
+            f.setPathName("gov.nist");
+            ADDRESSES = f.createAddressFactory();
+            HEADERS = f.createHeaderFactory();
+            MESSAGES = f.createMessageFactory();
+        } catch (Exception e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private SipFixtures() { }
+
+    static Request request(String method, String toUser, String callId, String fromTag, String toTag, long cseq, String sdp) throws Exception {
+        SipURI ruri = ADDRESSES.createSipURI(toUser, "127.0.0.1");
+        ruri.setPort(5070);
+        Request r = MESSAGES.createRequest(ruri, method, HEADERS.createCallIdHeader(callId),
+                HEADERS.createCSeqHeader(cseq, method),
+                HEADERS.createFromHeader(ADDRESSES.createAddress(ADDRESSES.createSipURI("ue2", "ims.lab")), fromTag),
+                HEADERS.createToHeader(ADDRESSES.createAddress(ADDRESSES.createSipURI(toUser, "ims.lab")), toTag),
+                List.of(HEADERS.createViaHeader("127.0.0.1", 5060, "udp", "z9hG4bK-" + method + cseq)),
+                HEADERS.createMaxForwardsHeader(69));
+        if (sdp != null) r.setContent(sdp, HEADERS.createContentTypeHeader("application", "sdp"));
+        return r;
+    }
+}
