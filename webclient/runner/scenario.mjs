@@ -48,7 +48,8 @@ async function collect(client, r, token) {
   // final stats may lack counters if the gateway stopped querying rtpengine; keep the larger ones
   if (r.info?.media && r.infoDuring?.media) {
     for (const k of ['packetsToIms', 'packetsToBrowser', 'bytesToIms', 'bytesToBrowser']) {
-      r.info.media[k] = Math.max(r.info.media[k] ?? 0, r.infoDuring.media[k] ?? 0);
+      const v = [r.info.media[k], r.infoDuring.media[k]].filter((x) => typeof x === 'number');
+      if (v.length) r.info.media[k] = Math.max(...v);
     }
   }
 }
@@ -80,8 +81,9 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
   let proc = null;
   try {
     log(`MT ${r.from} -> ${user}: starting SIPp ${ue.mode} ${user} ${ue.arg ?? ''}`);
+    const mark = await client.mark();   // only an `incoming` that arrives from now on is ours
     proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000 });
-    const inc = await client.waitFor('incoming', null, 15000);
+    const inc = await client.waitFor('incoming', null, 15000, mark);
     r.callId = inc.callId;
     if (inc.from) r.from = inc.from;
     log(`incoming ${r.callId} from ${inc.from}; answering`);

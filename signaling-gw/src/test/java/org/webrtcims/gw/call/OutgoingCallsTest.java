@@ -1,0 +1,151 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import org.webrtcims.gw.sip.ResponseHandler;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.ClientTransaction;
+import javax.sip.Dialog;
+import javax.sip.ResponseEvent;
+import javax.sip.address.SipURI;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.*;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.*;
+import static org.mockito.Mockito.*;
+
+/** The MO state machine: offer → INVITE → 180 → 200 → ACK → answered; CANCEL; failures. */
+class OutgoingCallsTest {
+    SipUserAgent ua = mock(SipUserAgent.class);
+    SipRequests requests = mock(SipRequests.class);
+    CallMedia media = mock(CallMedia.class);
+    List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
+    CallRegistry registry = new CallRegistry();
+    CallTeardown teardown;
+    OutgoingCalls outgoing;
+    ClientTransaction inviteTx = mock(ClientTransaction.class);
+    Dialog dialog = mock(Dialog.class);
+    Request invite;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CallEventSink sink = (token, msg) -> toBrowser.add(msg);
+        teardown = new CallTeardown(ua, media, sink, registry);
+        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry);
+        when(ua.newCallId()).thenReturn("call-1");
+        when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
+        SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
+        when(requests.target("ue1")).thenReturn(target);
+        when(requests.target("bad target")).thenThrow(new java.text.ParseException("bad", 0));
+        when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
+        invite = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 1, "v=0 ims-offer");
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"))).thenReturn(invite);
+        when(media.offerFromBrowser(any(), anyString())).thenReturn("v=0 ims-offer");
+        when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
+        when(ua.send(any(), any())).thenReturn(inviteTx);
+        when(inviteTx.getDialog()).thenReturn(dialog);
+    }
+
+    private ResponseHandler place() throws Exception {
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer");
+        ArgumentCaptor<ResponseHandler> h = ArgumentCaptor.forClass(ResponseHandler.class);
+        verify(ua).send(eq(invite), h.capture());
+        return h.getValue();
+    }
+
+    private void respond(ResponseHandler h, int code, String body) throws Exception {
+        Response r = SipFixtures.MESSAGES.createResponse(code, invite);
+        ((ToHeader) r.getHeader(ToHeader.NAME)).setTag("uetag");
+        if (body != null) r.setContent(body, SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, r));
+    }
+
+    private Call call() { return registry.find("call-1").orElseThrow(); }
+
+    private List<Object> types() { return toBrowser.stream().map(m -> m.get("type")).toList(); }
+
+    @Test
+    void ringingThenAnswerAcksAndHandsTheBrowserRtpenginesSdp() throws Exception {
+        ResponseHandler h = place();
+        assertEquals("calling", toBrowser.get(0).get("type"));
+        respond(h, 100, null);
+        respond(h, 180, null);
+        assertEquals(CallState.EARLY, call().state);
+        Request ack = SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null);
+        when(dialog.createAck(1L)).thenReturn(ack);
+        respond(h, 200, "v=0 ims-answer");
+        verify(dialog).sendAck(ack);
+        verify(media).answerFromIms(call(), "v=0 ims-answer");
+        assertEquals(List.of("calling", "ringing", "answered"), types());
+        assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"));
+        assertEquals("uetag", call().toTag);
+        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(200, call().sipFinal);
+        assertNotNull(call().setupMs);
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), call().sipFlow);
+    }
+
+    @Test
+    void hangUpWhileRingingSendsCancel() throws Exception {
+        ResponseHandler h = place();
+        respond(h, 180, null);
+        Request cancel = SipFixtures.request(Request.CANCEL, "ue1", "call-1", "atag", null, 1, null);
+        when(inviteTx.createCancel()).thenReturn(cancel);
+        teardown.hangUp(call(), "local-hangup");
+        verify(ua).send(eq(cancel), any());
+        verify(media).release(call());
+        assertEquals("ended", toBrowser.get(toBrowser.size() - 1).get("type"));
+        respond(h, 487, null); // the INVITE's final answer after the CANCEL changes nothing more
+        assertEquals(1, types().stream().filter("ended"::equals).count());
+    }
+
+    @Test
+    void rejectionEndsTheCallWithItsCodeAndFreesTheMedia() throws Exception {
+        ResponseHandler h = place();
+        respond(h, 486, null);
+        Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("ended", ended.get("type"));
+        assertEquals(486, ended.get("sipCode"));
+        verify(media).release(call());
+    }
+
+    @Test
+    void timeoutEndsWith408() throws Exception {
+        place().onTimeout();
+        assertEquals(408, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
+        assertEquals(CallState.ENDED, call().state);
+    }
+
+    @Test
+    void answerWithoutSdpIsByedAndReported() throws Exception {
+        ResponseHandler h = place();
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
+        Request bye = SipFixtures.request(Request.BYE, "ue1", "call-1", "atag", "uetag", 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        respond(h, 200, null);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertTrue(types().contains("error"));
+        assertEquals(CallState.ENDED, call().state);
+    }
+
+    @Test
+    void badTargetIsRefusedBeforeAnyMediaOrSip() throws Exception {
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0"));
+        assertEquals("bad-message", f.code());
+        verifyNoInteractions(media);
+        verify(ua, never()).send(any(), any());
+    }
+
+    @Test
+    void rtpengineFailureLeavesNoCallBehind() {
+        when(media.offerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "down"));
+        assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
+        assertTrue(registry.find("call-1").isEmpty());
+    }
+}
