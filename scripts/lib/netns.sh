@@ -3,12 +3,13 @@
 # no port can clash with the host, and ICE in the browser sees only 127.0.0.1.
 
 # netns_reexec ARGS... — replace this process by ./lab ARGS... inside a new network namespace
-# (same pid, so signals sent to ./lab still reach it). Non-root users get a user namespace too.
+# (same pid, so signals sent to ./lab still reach it), as a child subreaper so that it reaps what
+# its components orphan. Non-root users get a user namespace too.
 netns_reexec() {
   local -a un=(unshare --net)
   ((EUID == 0)) || un=(unshare --user --map-root-user --net)
   log "entering a private network namespace (loopback only)"
-  exec "${un[@]}" -- env LAB_IN_NETNS=1 "$LAB_SELF" "$@"
+  exec "${un[@]}" -- python3 "$ROOT/scripts/subreaper.py" env LAB_IN_NETNS=1 "$LAB_SELF" "$@"
 }
 
 # netns_setup — inside the namespace: bring loopback up; refuse to run on a real network.

@@ -50,7 +50,7 @@ proc_wait_ready() {
     fi
     if "$@" >/dev/null 2>&1; then log "$name is ready ($what)"; return 0; fi
     if ((SECONDS >= deadline)); then
-      fail "$name failed to start: no $what within ${timeout}s; last log line: $(last_log_line "$logf") (log: $(rel "$logf"))"
+      fail "$name failed to start: not ready after ${timeout}s (waited for: $what); last log line: $(last_log_line "$logf") (log: $(rel "$logf"))"
       return 1
     fi
     sleep 0.5
