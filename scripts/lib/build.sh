@@ -35,16 +35,20 @@ build_gateway() {
 build_runner() {
   local dir="$ROOT/webclient/runner" logf="$BUILD_LOGS/npm-ci.log"
   [[ -f $dir/package-lock.json ]] || { fail "webclient/runner/package-lock.json is missing"; return 1; }
-  if [[ -d $dir/node_modules && ! $dir/package-lock.json -nt $dir/node_modules ]]; then
+  if [[ ! -d $dir/node_modules || $dir/package-lock.json -nt $dir/node_modules ]]; then
+    log "installing the web runner's npm deps: npm ci (log: $(rel "$logf"))"
+    # Playwright's own browser download is unreachable here; the lab drives the Debian Chromium.
+    quiet_run "$logf" env PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm --prefix webclient/runner ci --no-audit --no-fund ||
+      { fail "npm ci in webclient/runner failed (log: $(rel "$logf"))"; return 1; }
+    touch "$dir/node_modules"
+  elif [[ -d $ROOT/webclient/public/vendor ]]; then
     log "web runner npm deps are up to date"
     return 0
   fi
-  log "installing the web runner's npm deps: npm ci + vendor step (log: $(rel "$logf"))"
-  # Playwright's own browser download is unreachable here; the lab drives the Debian Chromium.
-  quiet_run "$logf" env PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 bash -c \
-    'cd webclient/runner && npm ci --no-audit --no-fund && npm run --if-present vendor' ||
-    { fail "npm ci in webclient/runner failed (log: $(rel "$logf"))"; return 1; }
-  touch "$dir/node_modules"
+  # The vendor step copies browser libraries from node_modules into webclient/public/vendor/.
+  quiet_run "$BUILD_LOGS/npm-vendor.log" npm --prefix webclient/runner run --if-present vendor ||
+    { fail "the web runner's vendor step failed (log: $(rel "$BUILD_LOGS/npm-vendor.log"))"; return 1; }
+  log "web runner deps installed and vendored"
 }
 
 # build_media_relay — configure + build the CMake tools; returns 2 when there is no CMake project.

@@ -5,7 +5,9 @@
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
 LAB_GW_PORT=8088
-export LAB_IMS=${LAB_IMS:-volte}   # "plain" = no preconditions toward IMS (./lab demo --ims plain)
+# The IMS side's call model, for the components that care. Only "plain" (no preconditions/100rel,
+# docs/call-flows.md) exists so far; `./lab demo --ims plain` selects it explicitly.
+export LAB_IMS=${LAB_IMS:-plain}
 
 # The gateway's health URL, reachable also when it listens on all addresses.
 gw_url() {
@@ -23,15 +25,14 @@ proc_is() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == "$2" ]]; }
 need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
 
 start_rtpengine() {
-  need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py &&
-    ports_free 2223/udp || return 1
+  need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
   proc_start rtpengine env RTPENGINE_NG=127.0.0.1:2223 bash "$ROOT/media-relay/start-rtpengine.sh"
   proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on 127.0.0.1:2223" \
     python3 "$ROOT/media-relay/ng-ping.py" 127.0.0.1:2223 1
 }
 
 start_kamailio() {
-  need_script ims-sim/start-kamailio.sh && ports_free 5060/udp 5060/tcp || return 1
+  need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
   proc_start kamailio bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on 127.0.0.1:5060" \
@@ -40,7 +41,6 @@ start_kamailio() {
 
 start_gateway() {
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
-  ports_free "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp || return 1
   proc_start gateway java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$LAB_GW_PORT" \
     --lab.sip.host=127.0.0.1 --lab.sip.port=5070 --lab.ims.proxy=127.0.0.1:5060 --lab.ims.domain=ims.lab \
     --lab.rtpengine.ng=127.0.0.1:2223 --lab.webclient.dir="$ROOT/webclient/public"
@@ -48,20 +48,23 @@ start_gateway() {
     http_200 "$(gw_url)/api/v1/health"
 }
 
-# start_ue NAME SCENARIO [PORT/PROTO...] — a SIPp UE that registers, then answers calls.
+# start_ue NAME SCENARIO — a SIPp UE that registers, then answers calls.
 start_ue() {
-  local name=$1 scenario=$2; shift 2
-  need_script sipp-scenarios/run-ue.sh && ports_free "$@" || return 1
+  local name=$1 scenario=$2
+  need_script sipp-scenarios/run-ue.sh || return 1
   proc_start "$name" env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO=127.0.0.1:5060 IMS_USERS="$ROOT/ims-sim/users.txt" \
     bash "$ROOT/sipp-scenarios/run-ue.sh" "$scenario"
   proc_wait_ready "$name" "$LAB_LAST_PID" 30 "REGISTER done and SIPp UAS running" \
     proc_is "$LAB_LAST_PID" sipp
 }
 
+# The fixed ports of the components (docs/architecture.md), checked before anything starts.
+LAB_PORTS=(2223/udp 5060/udp 5060/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp)
+
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 lab_start_all() {
-  start_rtpengine && start_kamailio && start_gateway &&
-    start_ue ue1 uas 5080/udp && start_ue ue3 uas-bye
+  ports_free "${LAB_PORTS[@]}" && start_rtpengine && start_kamailio && start_gateway &&
+    start_ue ue1 uas && start_ue ue3 uas-bye
 }
 
 # lab_run_env — what the runner and the integration tests are told about the running lab.
@@ -83,13 +86,13 @@ lab_prepare_run() {
     fi
   fi
   lab_use_run "$1"
-  mkdir -p "$LAB_LOGDIR"
   : >"$LAB_PIDS"
 }
 
-# lab_use_run RUN — point the supervision variables at out/RUN (already prepared).
+# lab_use_run RUN — point the supervision variables at out/RUN (prepared by the host phase).
 lab_use_run() {
   LAB_RUN_DIR="$ROOT/out/$1"
   LAB_LOGDIR="$LAB_RUN_DIR/logs"
   LAB_PIDS="$LAB_RUN_DIR/pids"
+  mkdir -p "$LAB_LOGDIR"
 }

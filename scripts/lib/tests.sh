@@ -7,7 +7,8 @@
 run_unit_tests() {
   local logf="$LAB_LOGDIR/unit-maven.log" rc totals run='' failures='' errors='' skipped=''
   log "unit tests: mvn -B test (Surefire lines below, full log: $(rel "$logf"))"
-  (cd "$ROOT" && timeout 600 mvn -B -ntp test) 2>&1 | tee "$logf" |
+  # --foreground: mvn stays in our process group, so a Ctrl-C on the terminal reaches it too.
+  (cd "$ROOT" && timeout --foreground 600 mvn -B -ntp test) 2>&1 | tee "$logf" |
     grep --line-buffered -E 'Tests run:|\[ERROR\]|BUILD (SUCCESS|FAILURE)'
   rc=${PIPESTATUS[0]}
   # Surefire's per-module totals are the "Tests run:" lines without "Time elapsed".
