@@ -13,7 +13,7 @@ export LAB_IMS=${LAB_IMS:-plain}
 gw_url() {
   local host=$LAB_BIND
   [[ $host == 0.0.0.0 ]] && host=127.0.0.1
-  printf 'http://%s:%s' "$host" "$LAB_GW_PORT"
+  printf 'http://%s:%s' "$host" "${1:-$LAB_GW_PORT}"
 }
 
 http_200() { [[ $(curl --noproxy '*' -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
@@ -39,14 +39,22 @@ start_kamailio() {
     python3 "$ROOT/scripts/sip-options.py" 127.0.0.1:5060 1
 }
 
+# start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT] — the signaling gateway (default: the lab's one,
+# HTTP 8088, SIP 5070, UDP toward Kamailio).
 start_gateway() {
+  local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-5070} transport=${4:-udp} url
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
-  proc_start gateway java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$LAB_GW_PORT" \
-    --lab.sip.host=127.0.0.1 --lab.sip.port=5070 --lab.ims.proxy=127.0.0.1:5060 --lab.ims.domain=ims.lab \
+  url=$(gw_url "$http_port")
+  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
+    --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
+    --lab.ims.proxy=127.0.0.1:5060 --lab.ims.domain=ims.lab \
     --lab.rtpengine.ng=127.0.0.1:2223 --lab.webclient.dir="$ROOT/webclient/public"
-  proc_wait_ready gateway "$LAB_LAST_PID" 120 "200 from $(gw_url)/api/v1/health" \
-    http_200 "$(gw_url)/api/v1/health"
+  proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }
+
+# The test run adds a second gateway that speaks SIP over TCP toward Kamailio (docs/architecture.md).
+LAB_GW_TCP_PORT=8089
+LAB_GW_TCP_SIP_PORT=5072
 
 # start_ue NAME SCENARIO — a SIPp UE that registers, then answers calls.
 start_ue() {
@@ -62,15 +70,23 @@ start_ue() {
 LAB_PORTS=(2223/udp 5060/udp 5060/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp)
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
+# With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
 lab_start_all() {
-  ports_free "${LAB_PORTS[@]}" && start_rtpengine && start_kamailio && start_gateway &&
-    start_ue ue1 uas && start_ue ue3 uas-bye
+  local ports=("${LAB_PORTS[@]}")
+  [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
+  ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
+  if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
+    start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp || return 1
+  fi
+  start_ue ue1 uas && start_ue ue3 uas-bye
 }
 
 # lab_run_env — what the runner and the integration tests are told about the running lab.
 lab_run_env() {
   printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
+  [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
+  return 0
 }
 
 # lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file.

@@ -49,8 +49,9 @@ run_ctest() {
 run_node_tests() {
   local logf="$LAB_LOGDIR/integration.log" envs pass fail cancelled
   mapfile -t envs < <(lab_run_env)
-  log "integration tests: node --test --test-reporter=spec webclient/test/"
-  run_foreground integration 780 env "${envs[@]}" node --test --test-reporter=spec "$ROOT/webclient/test/"
+  # One test file at a time: each asserts that rtpengine holds no session after its calls.
+  log "integration tests: node --test --test-concurrency=1 --test-reporter=spec webclient/test/"
+  run_foreground integration 780 env "${envs[@]}" node --test --test-concurrency=1 --test-reporter=spec "$ROOT/webclient/test/"
   local rc=$?
   pass=$(sed -nE 's/^ℹ pass ([0-9]+)$/\1/p' "$logf" | tail -n 1)
   fail=$(sed -nE 's/^ℹ fail ([0-9]+)$/\1/p' "$logf" | tail -n 1)

@@ -28,6 +28,7 @@ public class LabController {
         m.put("status", "ok");
         m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
         m.put("imsProxy", props.getIms().getProxy());
+        m.put("imsTransport", props.getIms().getTransport());
         m.put("rtpengine", rtp.ping() ? "ok" : "down");
         return m;
     }
