@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Usage: start-kamailio.sh <rundir>
+# One Kamailio = P-CSCF on $KAMAILIO_PORT (5060) + S-CSCF/registrar on $SCSCF_PORT (5062).
 # Generates kamailio.cfg and the digest credentials table (db_text) into <rundir>,
 # checks the config, then execs Kamailio in the foreground (logs on stderr), so the
 # caller's $! is Kamailio's main PID. Nothing under /etc is read or changed.
@@ -8,7 +9,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KAMAILIO_BIN="${KAMAILIO_BIN:-kamailio}"
 KAMAILIO_ADDR="${KAMAILIO_ADDR:-127.0.0.1}"
-KAMAILIO_PORT="${KAMAILIO_PORT:-5060}"
+KAMAILIO_PORT="${KAMAILIO_PORT:-5060}"   # P-CSCF
+SCSCF_PORT="${SCSCF_PORT:-5062}"         # S-CSCF/registrar, same process
 IMS_DOMAIN="${IMS_DOMAIN:-ims.lab}"
 IMS_USERS="${IMS_USERS:-$HERE/users.txt}"
 KAMAILIO_MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules/}"
@@ -20,6 +22,8 @@ RUNDIR="$1"
 command -v "$KAMAILIO_BIN" >/dev/null 2>&1 || die "'$KAMAILIO_BIN' not found (apt-get install kamailio)"
 [ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
 [ -d "$KAMAILIO_MPATH" ] || die "module dir '$KAMAILIO_MPATH' not found"
+[[ "$KAMAILIO_PORT" =~ ^[0-9]+$ && "$SCSCF_PORT" =~ ^[0-9]+$ ]] || die "KAMAILIO_PORT and SCSCF_PORT must be numbers"
+[ "$KAMAILIO_PORT" != "$SCSCF_PORT" ] || die "KAMAILIO_PORT (P-CSCF) and SCSCF_PORT (S-CSCF) must differ, both are $SCSCF_PORT"
 mkdir -p "$RUNDIR/db" || die "cannot create '$RUNDIR/db'"
 RUNDIR="$(cd "$RUNDIR" && pwd)"
 DBDIR="$RUNDIR/db"
@@ -45,7 +49,7 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
 } > "$DBDIR/subscriber.tmp"
 mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
 
-sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" \
+sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
     -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" \
     "$HERE/kamailio.cfg.tmpl" > "$CFG"
 

@@ -46,7 +46,8 @@ function render() {
   $('call-btn').disabled = !loggedIn;
 
   const calls = client.calls();
-  const incoming = calls.findLast((c) => c.state === 'incoming');
+  // A call with preconditions rings only once the gateway says `alerting` (both QoS segments met).
+  const incoming = calls.findLast((c) => c.state === 'incoming' && c.alerted !== false);
   $('incoming').hidden = !incoming;
   if (incoming) {
     $('incoming').dataset.callId = incoming.callId;

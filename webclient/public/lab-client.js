@@ -84,6 +84,18 @@ export class LabClient extends EventTarget {
     if (!call || call.direction !== 'mt' || call.state !== 'incoming') throw this.#fail(`no incoming call ${callId} to answer`);
     call.state = 'answering';
     this.#changed();
+    // With preconditions the SDP answer already went out as `media`; accepting needs no SDP.
+    const sdp = call.preconditions ? await call.earlyMedia : await this.#prepareAnswer(call);
+    if (call.state === 'ended') {   // caller gave up while we were gathering
+      this.#closeMedia(call);
+      throw this.#fail(`call ${callId} ended before it was answered`);
+    }
+    this.#send(call.preconditions ? { type: 'answer', callId } : { type: 'answer', callId, sdp });
+    return callId;
+  }
+
+  // Media for an incoming call: our tracks, the remote offer, a complete (non-trickle) answer SDP.
+  async #prepareAnswer(call) {
     try {
       call.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
       call.pc = this.#newPc(call);
@@ -92,16 +104,21 @@ export class LabClient extends EventTarget {
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       await call.pc.setLocalDescription(await call.pc.createAnswer());
       await gatherComplete(call.pc);
+      return call.pc.localDescription.sdp;
     } catch (e) {
       this.#closeMedia(call);
-      throw this.#fail(`answer ${callId} failed: ${e.message}`);
+      throw this.#fail(`answer ${call.callId} failed: ${e.message}`);
     }
-    if (call.state === 'ended') {   // caller gave up while we were gathering
-      this.#closeMedia(call);
-      throw this.#fail(`call ${callId} ended before it was answered`);
-    }
-    this.#send({ type: 'answer', callId, sdp: call.pc.localDescription.sdp });
-    return callId;
+  }
+
+  // Preconditions (TS 24.229): answer the SDP at once so the gateway can reserve and bring the media
+  // up; the call only rings (`alerting`) once both QoS segments are met.
+  #startEarlyMedia(call) {
+    call.earlyMedia = this.#prepareAnswer(call).then((sdp) => {
+      if (call.state !== 'ended') this.#send({ type: 'media', callId: call.callId, sdp });
+      return sdp;
+    });
+    call.earlyMedia.catch(() => {});
   }
 
   hangup(callId) {
@@ -160,8 +177,8 @@ export class LabClient extends EventTarget {
   }
 
   calls() {
-    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode }) =>
-      ({ callId, direction, peer, state, reason, sipCode }));
+    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted }) =>
+      ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted }));
   }
 
   // ---- internals ----
@@ -221,20 +238,28 @@ export class LabClient extends EventTarget {
         p.resolve(msg.callId);
         break;
       }
-      case 'incoming':
-        this.#calls.set(msg.callId, {
+      case 'incoming': {
+        const c = {
           callId: msg.callId, direction: 'mt', peer: msg.from, state: 'incoming', offerSdp: msg.sdp, samples: [], last: null,
-        });
+          preconditions: msg.preconditions === true, alerted: msg.preconditions !== true,
+        };
+        this.#calls.set(msg.callId, c);
+        if (c.preconditions) this.#startEarlyMedia(c);
+        break;
+      }
+      case 'alerting':
+        if (call) call.alerted = true;
         break;
       case 'ringing':
       case 'progress':
         if (call && call.state === 'calling') call.state = msg.type;
+        // An early SDP answer (183 with preconditions): media starts before the call is answered.
+        if (msg.sdp) this.#applyAnswer(call, msg);
         break;
       case 'answered':
         if (!call?.pc) break;
         call.state = 'answered';
-        call.pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp })
-          .catch((e) => this.#fail(`call ${msg.callId}: gateway answer SDP rejected: ${e.message}`));
+        this.#applyAnswer(call, msg);
         break;
       case 'ended':
         if (!call) break;
@@ -255,6 +280,12 @@ export class LabClient extends EventTarget {
     if (msg.callId && (msg.type === 'answered' || (msg.type === 'ended' && call))) {
       this.dispatchEvent(new CustomEvent('call', { detail: msg }));
     }
+  }
+
+  #applyAnswer(call, msg) {
+    if (!call?.pc || call.pc.signalingState !== 'have-local-offer') return; // already applied from a 183
+    call.pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp })
+      .catch((e) => this.#fail(`call ${msg.callId}: gateway answer SDP rejected: ${e.message}`));
   }
 
   #rejectPending(call, why) {

@@ -3,6 +3,7 @@
 // transcoding); an SSRC the relay rewrites can be mapped back with MatcherConfig::out_to_in_ssrc.
 #pragma once
 #include <cstdint>
+#include <cstddef>
 #include <map>
 #include <unordered_map>
 #include <vector>

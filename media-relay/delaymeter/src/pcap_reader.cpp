@@ -95,7 +95,9 @@ std::unique_ptr<PacketSource> PacketSource::openFile(const std::string& path, st
   // Nanosecond precision: libpcap scales microsecond files up, so ts is always in ns.
   pcap_t* h = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (!h) {
-    error = std::string(path) + ": " + errbuf;
+    // libpcap usually names the file itself ("x.pcap: No such file or directory").
+    std::string msg = errbuf;
+    error = msg.find(path) == std::string::npos ? path + ": " + msg : msg;
     return nullptr;
   }
   std::unique_ptr<PacketSource> src(new PacketSource(h));

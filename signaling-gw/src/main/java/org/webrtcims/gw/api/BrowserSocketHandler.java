@@ -76,6 +76,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
             switch (type) {
                 case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"));
                 case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"));
+                case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"));
                 case "hangup", "reject" -> calls.hangup(s.token(), callId);
                 case "ping" -> events.send(ws, Map.of("type", "pong"));
                 default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");

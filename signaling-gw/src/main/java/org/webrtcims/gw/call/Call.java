@@ -26,6 +26,22 @@ public final class Call {
     ClientTransaction inviteTx;
     ServerTransaction inviteServerTx;
     boolean byeAfterAck;
+    /** RFC 3312 preconditions are in use (MO: offered by us; MT: asked for by the INVITE). */
+    boolean qos;
+    /** The IMS peer's own current QoS status, i.e. our "remote" segment. */
+    String remoteQos = "none";
+    /** The browser leg's media is up: the gateway's "local" segment is met. */
+    boolean localQosMet;
+    /** MT with preconditions: 180 + `alerting` sent (both segments met). */
+    boolean alerted;
+    /** MT: the browser accepted the call. */
+    boolean accepted;
+    /** The SDP the gateway last gave the IMS side (base of the precondition updates). */
+    String imsSdp;
+    /** The SDP the gateway gave the browser as rtpengine's answer (MO). */
+    String browserAnswer;
+    /** MT: an UPDATE waiting until the gateway's local QoS is met. */
+    ServerTransaction pendingUpdate;
     String codecBrowser;
     String codecIms;
     MediaStats finalStats;

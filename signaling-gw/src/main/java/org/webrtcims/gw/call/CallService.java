@@ -36,10 +36,23 @@ public class CallService {
         return c.id;
     }
 
+    /** The browser accepts an incoming call; the SDP may be left out when it was given with `media`. */
     public void answer(String token, String callId, String sdp) {
         Call c = owned(token, callId);
-        SdpInspector.Summary s = inspect(sdp);
+        SdpInspector.Summary s = sdp == null ? null : inspect(sdp);
         incoming.answer(c, sdp);
+        if (s != null) {
+            synchronized (c) {
+                if (c.codecBrowser == null) c.codecBrowser = s.firstAudioCodec();
+            }
+        }
+    }
+
+    /** MT with preconditions: the browser's SDP answer before it accepts the call. */
+    public void earlyMedia(String token, String callId, String sdp) {
+        Call c = owned(token, callId);
+        SdpInspector.Summary s = inspect(sdp);
+        incoming.earlyMedia(c, sdp);
         synchronized (c) {
             c.codecBrowser = s.firstAudioCodec();
         }
@@ -70,6 +83,7 @@ public class CallService {
             out.put("setupMs", c.setupMs);
             out.put("endReason", c.endReason);
             out.put("sipFlow", new ArrayList<>(c.sipFlow));
+            out.put("preconditions", c.qos);
             Map<String, Object> mm = new LinkedHashMap<>();
             mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.codecBrowser);
             mm.put("codecIms", m != null ? m.codecIms() : null);

@@ -35,6 +35,10 @@ public class GatewayProperties {
         private int registerExpires = 600;
         private int registerTimeoutMs = 8000;
         private int inviteTimeoutMs = 30000;
+        /** Offer RFC 3312 preconditions on MO calls and take part when an MT INVITE asks (TS 24.229 §6.1.2). */
+        private boolean preconditions = true;
+        /** How long the browser leg may take to get media up (the gateway's local QoS) before the call fails. */
+        private int qosTimeoutMs = 10000;
         public String getProxy() { return proxy; }
         public void setProxy(String proxy) { this.proxy = proxy; }
         public String getDomain() { return domain; }
@@ -46,6 +50,10 @@ public class GatewayProperties {
         public int getRegisterTimeoutMs() { return registerTimeoutMs; }
         public void setRegisterTimeoutMs(int registerTimeoutMs) { this.registerTimeoutMs = registerTimeoutMs; }
         public int getInviteTimeoutMs() { return inviteTimeoutMs; }
+        public boolean isPreconditions() { return preconditions; }
+        public void setPreconditions(boolean preconditions) { this.preconditions = preconditions; }
+        public int getQosTimeoutMs() { return qosTimeoutMs; }
+        public void setQosTimeoutMs(int qosTimeoutMs) { this.qosTimeoutMs = qosTimeoutMs; }
         public void setInviteTimeoutMs(int inviteTimeoutMs) { this.inviteTimeoutMs = inviteTimeoutMs; }
     }
 

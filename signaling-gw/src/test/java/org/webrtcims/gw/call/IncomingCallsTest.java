@@ -36,6 +36,8 @@ class IncomingCallsTest {
     IncomingCalls incoming;
     ServerTransaction inviteTx = mock(ServerTransaction.class);
     Dialog dialog = mock(Dialog.class);
+    LocalMediaWatch watch = mock(LocalMediaWatch.class);
+    org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -52,7 +54,8 @@ class IncomingCallsTest {
         when(media.answerFromBrowser(any(), anyString())).thenReturn("v=0 ims-answer");
         when(inviteTx.getDialog()).thenReturn(dialog);
         teardown = new CallTeardown(ua, media, sink, registry);
-        incoming = new IncomingCalls(ua, requests, media, teardown, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)));
+        incoming = new IncomingCalls(ua, requests, media, teardown, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
+                watch, props);
     }
 
     private Request invite() throws Exception {

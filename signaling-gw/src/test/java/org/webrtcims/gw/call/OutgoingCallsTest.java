@@ -32,12 +32,15 @@ class OutgoingCallsTest {
     ClientTransaction inviteTx = mock(ClientTransaction.class);
     Dialog dialog = mock(Dialog.class);
     Request invite;
+    LocalMediaWatch watch = mock(LocalMediaWatch.class);
+    org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
 
     @BeforeEach
     void setUp() throws Exception {
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
         teardown = new CallTeardown(ua, media, sink, registry);
-        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry);
+        props.getIms().setPreconditions(false);
+        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, props);
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
@@ -49,6 +52,7 @@ class OutgoingCallsTest {
         when(media.offerFromBrowser(any(), anyString())).thenReturn("v=0 ims-offer");
         when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
         when(ua.send(any(), any())).thenReturn(inviteTx);
+        when(ua.headers()).thenReturn(SipFixtures.HEADERS);
         when(inviteTx.getDialog()).thenReturn(dialog);
     }
 

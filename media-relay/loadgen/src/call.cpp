@@ -1,0 +1,555 @@
+#include "call.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "rtp.h"
+
+namespace lg {
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kCheckIntervalNs = 100 * kMs;     // ICE checks until the first success
+constexpr int64_t kConsentIntervalNs = 2000 * kMs;  // consent freshness (RFC 7675 uses ~5 s)
+constexpr int64_t kDtlsPollNs = 50 * kMs;
+constexpr int64_t kRtcpIntervalNs = 5000 * kMs;
+constexpr int64_t kDrainNs = 300 * kMs;             // wait for echoes still in flight
+constexpr uint8_t kOpusPt = 111;
+constexpr uint32_t kPeerReflexivePriority = 1853824767u;  // type pref 110, what Chromium sends
+
+std::string randomToken(std::mt19937_64& rng, size_t n) {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string s(n, 'x');
+  for (auto& c : s) c = kChars[rng() % (sizeof kChars - 1)];
+  return s;
+}
+
+double msBetween(int64_t a, int64_t b) { return a && b ? (b - a) / 1e6 : -1; }
+
+bool openUdp(const std::string& ip, int& fd, uint16_t& port, std::string* err) {
+  fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (err) *err = std::string("udp socket: ") + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    return false;
+  }
+  port = ntohs(a.sin_port);
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- far end
+
+bool FarEnd::open(EventLoop& loop, const std::string& ip, bool echo, std::string* err) {
+  echo_ = echo;
+  if (!openUdp(ip, fd_, port_, err)) return false;
+  return loop.add(fd_, this);
+}
+
+void FarEnd::close(EventLoop& loop) {
+  if (fd_ < 0) return;
+  loop.remove(fd_);
+  ::close(fd_);
+  fd_ = -1;
+}
+
+void FarEnd::onReadable() {
+  uint8_t buf[2048];
+  while (fd_ >= 0) {
+    sockaddr_in from{};
+    socklen_t flen = sizeof from;
+    ssize_t n = recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    ++rx;
+    // Echo to the sender: that is rtpengine's IMS-side port, which forwards back to the browser leg.
+    if (echo_ && sendto(fd_, buf, static_cast<size_t>(n), 0, reinterpret_cast<sockaddr*>(&from), flen) == n)
+      ++tx;
+  }
+}
+
+// ---------------------------------------------------------------- call
+
+Call::Call(Env& env, int index) : env_(env) {
+  res_.index = index;
+  res_.callId = "lg-" + std::to_string(getpid()) + "-" + std::to_string(index) + "-" + randomToken(env.rng, 6);
+  fromTag_ = "lgb" + std::to_string(index);
+  toTag_ = "lgf" + std::to_string(index);
+  localUfrag_ = randomToken(env.rng, 8);
+  localPwd_ = randomToken(env.rng, 24);
+  tieBreaker_ = env.rng();
+  ssrc_ = static_cast<uint32_t>(env.rng());
+  seq_ = static_cast<uint16_t>(env.rng());
+  ts_ = static_cast<uint32_t>(env.rng());
+}
+
+Call::~Call() { closeSockets(); }
+
+const char* Call::phaseName() const {
+  switch (phase_) {
+    case Phase::Idle: return "idle";
+    case Phase::Offer: return "ng-offer";
+    case Phase::Answer: return "ng-answer";
+    case Phase::Connecting: return iceOk_ ? "dtls" : "ice";
+    case Phase::Media: return "media";
+    case Phase::Draining: return "drain";
+    case Phase::Deleting: return "delete";
+    case Phase::Done: return "done";
+  }
+  return "?";
+}
+
+void Call::arm(int64_t when) {
+  armed_ = when;
+  env_.loop.schedule(when, static_cast<uint64_t>(res_.index));
+}
+
+void Call::dumpSdp(const std::string& file, const std::string& sdp) const {
+  if (env_.cfg.dumpSdpDir.empty() || res_.index != 0) return;
+  std::ofstream(env_.cfg.dumpSdpDir + "/" + file) << sdp;
+}
+
+void Call::start(int64_t now) {
+  env_.counters.started++;
+  tStart_ = now;
+  setupDeadline_ = now + static_cast<int64_t>(env_.cfg.setupTimeoutS * 1e9);
+  std::string err;
+  if (!openUdp(env_.cfg.localIp, fd_, localPort_, &err) || !env_.loop.add(fd_, this)) {
+    fail("socket", err.empty() ? "epoll add failed" : err);
+    return;
+  }
+  if (env_.cfg.far != FarMode::External && !far_.open(env_.loop, env_.cfg.localIp, env_.cfg.far == FarMode::Echo, &err)) {
+    fail("socket", err);
+    return;
+  }
+  sdp::OfferParams p;
+  p.port = localPort_;
+  p.ufrag = localUfrag_;
+  p.pwd = localPwd_;
+  p.fingerprint = env_.dtls.fingerprint();
+  p.ssrc = ssrc_;
+  p.sessionId = env_.rng() >> 2;
+  std::string offer = sdp::buildBrowserOffer(p);
+  dumpSdp("browser-offer.sdp", offer);
+
+  // docs/architecture.md "rtpengine flags": offer from the browser (MO) -> IMS SDP.
+  BValue cmd = BValue::makeDict();
+  cmd["command"] = "offer";
+  cmd["call-id"] = res_.callId;
+  cmd["from-tag"] = fromTag_;
+  cmd["sdp"] = offer;
+  cmd["transport-protocol"] = "RTP/AVP";
+  cmd["ICE"] = "remove";
+  cmd["rtcp-mux"] = BValue::makeList({"demux"});
+  cmd["flags"] = BValue::makeList({"trust-address", "strip-extmap"});
+  cmd["replace"] = BValue::makeList({"origin", "session-connection"});
+  phase_ = Phase::Offer;
+  offerCreated_ = true;  // even if the reply is lost rtpengine may have created the call
+  env_.ng.send(cmd, [this](bool ok, const BValue& r, const std::string& e) { onOfferReply(ok, r, e); });
+  arm(setupDeadline_);
+}
+
+void Call::onOfferReply(bool ok, const BValue& reply, const std::string& err) {
+  if (phase_ != Phase::Offer) return;
+  tOfferReply_ = nowNs();
+  if (!ok) return fail("ng-offer", err);
+  std::string imsSdp = reply.str("sdp");
+  dumpSdp("rtpengine-offer-reply.sdp", imsSdp);
+  sdp::Remote ims;
+  std::string perr;
+  if (!sdp::parseRemote(imsSdp, ims, &perr)) return fail("ng-offer", "IMS SDP: " + perr);
+  res_.imsPort = ims.port;
+
+  std::string farIp = env_.cfg.far == FarMode::External ? env_.cfg.farHost : env_.cfg.localIp;
+  uint16_t farPort = env_.cfg.far == FarMode::External ? env_.cfg.farPort : far_.port();
+  std::string answer = sdp::buildFarAnswer(farIp, farPort, env_.rng() >> 2);
+  dumpSdp("far-answer.sdp", answer);
+
+  // docs/architecture.md "rtpengine flags": answer from IMS (MO) -> browser SDP.
+  BValue cmd = BValue::makeDict();
+  cmd["command"] = "answer";
+  cmd["call-id"] = res_.callId;
+  cmd["from-tag"] = fromTag_;
+  cmd["to-tag"] = toTag_;
+  cmd["sdp"] = answer;
+  cmd["transport-protocol"] = "UDP/TLS/RTP/SAVPF";
+  cmd["ICE"] = "force";
+  cmd["rtcp-mux"] = BValue::makeList({"offer", "require"});
+  cmd["DTLS"] = "active";
+  phase_ = Phase::Answer;
+  tAnswerSent_ = nowNs();
+  env_.ng.send(cmd, [this](bool ok2, const BValue& r, const std::string& e) { onAnswerReply(ok2, r, e); });
+}
+
+void Call::onAnswerReply(bool ok, const BValue& reply, const std::string& err) {
+  if (phase_ != Phase::Answer) return;
+  int64_t now = nowNs();
+  tAnswerReply_ = now;
+  if (!ok) return fail("ng-answer", err);
+  std::string browserSdp = reply.str("sdp");
+  dumpSdp("rtpengine-answer-reply.sdp", browserSdp);
+  std::string perr;
+  if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail("ng-answer", "browser SDP: " + perr);
+  const sdp::Candidate* cand = sdp::pickCandidate(remote_);
+  if (remote_.iceUfrag.empty() || remote_.icePwd.empty() || !cand)
+    return fail("ng-answer", "browser SDP lacks ICE credentials or a UDP IPv4 candidate");
+  if (remote_.fingerprint.empty()) return fail("ng-answer", "browser SDP lacks a=fingerprint");
+  remoteAddr_.sin_family = AF_INET;
+  remoteAddr_.sin_port = htons(cand->port);
+  if (inet_pton(AF_INET, cand->address.c_str(), &remoteAddr_.sin_addr) != 1)
+    return fail("ng-answer", "bad candidate address " + cand->address);
+  res_.browserPort = cand->port;
+
+  // a=setup:active from rtpengine makes us the DTLS server; passive/actpass make us the client.
+  bool server = remote_.setup == "active";
+  res_.dtlsRole = server ? "server" : "client";
+  dtls_ = std::make_unique<DtlsSession>(env_.dtls, server, [this](const uint8_t* d, size_t n) {
+    sendTo(d, n, remoteAddr_);
+  });
+  phase_ = Phase::Connecting;
+  sendCheck(now);
+  arm(std::min(nextCheck_, setupDeadline_));
+}
+
+void Call::sendTo(const uint8_t* data, size_t len, const sockaddr_in& to) {
+  if (fd_ >= 0) sendto(fd_, data, len, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+}
+
+void Call::sendCheck(int64_t now) {
+  stun::TxId tx = stun::randomTxId();
+  stun::Builder b(stun::kBindingRequest, tx);
+  b.add(stun::kAttrUsername, remote_.iceUfrag + ":" + localUfrag_);
+  b.addU32(stun::kAttrPriority, kPeerReflexivePriority);
+  b.addU64(stun::kAttrIceControlling, tieBreaker_);  // the offerer (browser) is controlling
+  b.add(stun::kAttrUseCandidate, "");                 // aggressive nomination: one pair only
+  auto pkt = b.finish(remote_.icePwd);
+  sendTo(pkt.data(), pkt.size(), remoteAddr_);
+  if (checksInFlight_.size() > 32) checksInFlight_.erase(checksInFlight_.begin());
+  checksInFlight_[tx] = now;
+  ++res_.stunChecksOut;
+  nextCheck_ = now + (iceOk_ ? kConsentIntervalNs : kCheckIntervalNs);
+}
+
+void Call::onReadable() {
+  alignas(8) uint8_t buf[2048 + kSrtpMaxTrailer];
+  while (fd_ >= 0) {
+    sockaddr_in from{};
+    socklen_t flen = sizeof from;
+    ssize_t n = recvfrom(fd_, buf, 2048, 0, reinterpret_cast<sockaddr*>(&from), &flen);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    int64_t now = nowNs();
+    size_t len = static_cast<size_t>(n);
+    switch (classify(buf, len)) {
+      case PacketKind::Stun: onStun(buf, len, from, now); break;
+      case PacketKind::Dtls: onDtls(buf, len, now); break;
+      case PacketKind::Rtp: onRtp(buf, len, now); break;
+      case PacketKind::Rtcp: onRtcp(buf, len); break;
+      case PacketKind::Unknown: break;
+    }
+  }
+}
+
+void Call::onStun(const uint8_t* d, size_t len, const sockaddr_in& from, int64_t now) {
+  auto m = stun::parse(d, len);
+  if (!m || phase_ < Phase::Connecting || phase_ > Phase::Draining) return;
+  if (m->type == stun::kBindingRequest) {
+    // rtpengine's own check (ICE force) or consent: USERNAME is "ourUfrag:theirUfrag", key = our pwd.
+    const stun::Attr* user = m->get(stun::kAttrUsername);
+    if (!user || user->value.compare(0, localUfrag_.size() + 1, localUfrag_ + ":") != 0 ||
+        !stun::checkIntegrity(d, len, *m, localPwd_))
+      return;
+    ++res_.stunChecksIn;
+    stun::Builder b(stun::kBindingSuccess, m->tx);
+    b.addXorMappedV4(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
+    auto pkt = b.finish(localPwd_);
+    sendTo(pkt.data(), pkt.size(), from);
+    return;
+  }
+  if (m->type != stun::kBindingSuccess && m->type != stun::kBindingError) return;
+  auto it = checksInFlight_.find(m->tx);
+  if (it == checksInFlight_.end() || !stun::checkIntegrity(d, len, *m, remote_.icePwd)) return;
+  checksInFlight_.erase(it);
+  if (m->type == stun::kBindingError) {
+    const stun::Attr* ec = m->get(stun::kAttrErrorCode);
+    int code = ec && ec->value.size() >= 4 ? (ec->value[2] & 7) * 100 + static_cast<uint8_t>(ec->value[3]) : 0;
+    if (!iceOk_) fail("ice", "Binding error response " + std::to_string(code));
+    return;
+  }
+  if (!iceOk_) {
+    iceOk_ = true;
+    tIce_ = now;
+    env_.counters.iceOk++;
+    nextCheck_ = now + kConsentIntervalNs;
+    dtls_->start();  // client: ClientHello now; server: keeps waiting for rtpengine's
+    maybeMediaReady(now);
+    if (phase_ == Phase::Connecting) arm(now + kDtlsPollNs);
+  }
+}
+
+void Call::onDtls(const uint8_t* d, size_t len, int64_t now) {
+  if (!dtls_ || phase_ < Phase::Connecting || phase_ > Phase::Draining) return;
+  dtls_->onDatagram(d, len);
+  if (dtls_->state() == DtlsSession::State::Failed && !dtlsOk_) return fail("dtls", dtls_->error());
+  maybeMediaReady(now);
+}
+
+void Call::maybeMediaReady(int64_t now) {
+  if (phase_ != Phase::Connecting || dtls_->state() != DtlsSession::State::Done) return;
+  if (!dtlsOk_) {
+    dtlsOk_ = true;
+    tDtls_ = now;
+    if (!dtls_->verifyPeer(remote_.fingerprintHash, remote_.fingerprint)) return fail("dtls", dtls_->error());
+    SrtpKeys keys;
+    if (!dtls_->exportKeys(keys)) return fail("dtls", dtls_->error());
+    std::string err;
+    if (!srtp_.init(keys.local, keys.remote, &err)) return fail("srtp", err);
+    env_.counters.dtlsOk++;
+  }
+  if (!iceOk_) return;  // rtpengine may finish DTLS before our own check got its answer
+  phase_ = Phase::Media;
+  res_.setupOk = true;
+  res_.setupMs = msBetween(tStart_, now);
+  env_.counters.setupOk++;
+  env_.counters.inMedia++;
+  mediaStart_ = now;
+  mediaEnd_ = now + static_cast<int64_t>(env_.cfg.durationS * 1e9);
+  nextSend_ = now;
+  nextRtcp_ = now + kRtcpIntervalNs;
+  arm(now);
+}
+
+void Call::onRtp(uint8_t* d, size_t len, int64_t now) {
+  if (!srtp_.ready()) return;
+  int n = static_cast<int>(len);
+  if (!srtp_.unprotect(d, n)) {
+    ++res_.srtpErrors;
+    return;
+  }
+  RtpInfo info;
+  if (!parseRtp(d, static_cast<size_t>(n), info)) return;
+  ++res_.recv;
+  env_.counters.pktsRecv++;
+  // Extended sequence number; gaps count as lost, late arrivals give one back.
+  if (!haveRecvSeq_) {
+    haveRecvSeq_ = true;
+    maxExtSeq_ = info.seq;
+  } else {
+    int64_t ext = maxExtSeq_ + static_cast<int16_t>(static_cast<uint16_t>(info.seq - static_cast<uint16_t>(maxExtSeq_)));
+    if (ext > maxExtSeq_) {
+      uint64_t gap = static_cast<uint64_t>(ext - maxExtSeq_ - 1);
+      res_.lostGaps += gap;
+      env_.counters.lost += gap;
+      maxExtSeq_ = ext;
+    } else if (ext < maxExtSeq_ && res_.lostGaps > 0) {
+      --res_.lostGaps;
+      env_.counters.lost--;
+    }
+  }
+  // Our payload starts with the send time: the echo gives the round trip through the relay twice.
+  if (info.ssrc == ssrc_ && static_cast<size_t>(n) >= info.headerLen + 8 && env_.rttUs.size() < 4'000'000) {
+    int64_t sentAt;
+    std::memcpy(&sentAt, d + info.headerLen, 8);
+    if (sentAt > 0 && sentAt <= now) env_.rttUs.push_back(static_cast<float>((now - sentAt) / 1000.0));
+  }
+}
+
+void Call::onRtcp(uint8_t* d, size_t len) {
+  if (!srtp_.ready()) return;
+  int n = static_cast<int>(len);
+  if (srtp_.unprotectRtcp(d, n)) ++res_.rtcpRecv;
+  else ++res_.srtpErrors;
+}
+
+void Call::sendRtp(int64_t now) {
+  alignas(8) uint8_t buf[1500 + kSrtpMaxTrailer];
+  size_t payload = static_cast<size_t>(env_.cfg.profile.payloadBytes);
+  writeRtpHeader(buf, kOpusPt, seq_, ts_, ssrc_);
+  std::memcpy(buf + kRtpHeaderLen, &now, 8);
+  std::memset(buf + kRtpHeaderLen + 8, 0x5A, payload - 8);
+  int len = static_cast<int>(kRtpHeaderLen + payload);
+  if (!srtp_.protect(buf, len)) {
+    ++res_.srtpErrors;
+    return;
+  }
+  sendTo(buf, static_cast<size_t>(len), remoteAddr_);
+  ++seq_;
+  ts_ += static_cast<uint32_t>(48000 / env_.cfg.profile.pps);  // opus clock, one frame per packet
+  octetsSent_ += payload;
+  ++res_.sent;
+  env_.counters.pktsSent++;
+}
+
+void Call::sendRtcpSr() {
+  uint8_t buf[28 + kSrtpMaxTrailer];
+  timespec rt;
+  clock_gettime(CLOCK_REALTIME, &rt);
+  uint32_t ntpSec = static_cast<uint32_t>(rt.tv_sec + 2208988800ULL);
+  uint32_t ntpFrac = static_cast<uint32_t>((static_cast<uint64_t>(rt.tv_nsec) << 32) / 1000000000ULL);
+  uint32_t words[6] = {ssrc_, ntpSec, ntpFrac, ts_, static_cast<uint32_t>(res_.sent),
+                       static_cast<uint32_t>(octetsSent_)};
+  buf[0] = 0x80;
+  buf[1] = 200;  // SR
+  buf[2] = 0;
+  buf[3] = 6;    // length in 32-bit words minus one
+  for (int w = 0; w < 6; ++w)
+    for (int i = 0; i < 4; ++i) buf[4 + 4 * w + i] = static_cast<uint8_t>(words[w] >> (24 - 8 * i));
+  int len = 28;
+  if (!srtp_.protectRtcp(buf, len)) return;
+  sendTo(buf, static_cast<size_t>(len), remoteAddr_);
+  ++res_.rtcpSent;
+}
+
+void Call::onTimer(int64_t when) {
+  if (when != armed_ || phase_ == Phase::Done || phase_ == Phase::Deleting) return;  // stale
+  int64_t now = nowNs();
+  switch (phase_) {
+    case Phase::Offer:
+    case Phase::Answer:
+      // The ng client times out on its own; this only enforces the overall setup bound.
+      if (now >= setupDeadline_) return fail(phaseName(), "setup timeout");
+      arm(setupDeadline_);
+      return;
+    case Phase::Connecting: {
+      if (now >= setupDeadline_) {
+        std::string why = !iceOk_ ? "no ICE success response" : "DTLS handshake did not finish";
+        if (iceOk_ && res_.stunChecksIn == 0) why += " (rtpengine sent no ICE checks)";
+        return fail(phaseName(), why + " within the setup timeout");
+      }
+      if (now >= nextCheck_) sendCheck(now);
+      if (dtls_) {
+        dtls_->onTimer();
+        if (dtls_->state() == DtlsSession::State::Failed) return fail("dtls", dtls_->error());
+      }
+      arm(std::min({nextCheck_, setupDeadline_, now + kDtlsPollNs}));
+      return;
+    }
+    case Phase::Media: {
+      int64_t period = 1'000'000'000LL / env_.cfg.profile.pps;
+      // Catch up at most a few packets after a stall; beyond that, skip rather than burst.
+      for (int burst = 0; nextSend_ <= now && burst < 4; ++burst) {
+        sendRtp(now);
+        nextSend_ += period;
+      }
+      if (nextSend_ <= now) nextSend_ = now + period;
+      if (now >= nextCheck_) sendCheck(now);
+      if (now >= nextRtcp_) {
+        sendRtcpSr();
+        nextRtcp_ = now + kRtcpIntervalNs;
+      }
+      if (now >= mediaEnd_) {
+        phase_ = Phase::Draining;
+        drainEnd_ = now + kDrainNs;
+        res_.mediaS = (now - mediaStart_) / 1e9;
+        env_.counters.inMedia--;
+        arm(drainEnd_);
+        return;
+      }
+      arm(std::min({nextSend_, nextCheck_, nextRtcp_, mediaEnd_}));
+      return;
+    }
+    case Phase::Draining:
+      if (now >= drainEnd_) sendDelete();
+      else arm(drainEnd_);
+      return;
+    default:
+      return;
+  }
+}
+
+void Call::fail(const std::string& phase, const std::string& why) {
+  if (phase_ == Phase::Done || phase_ == Phase::Deleting) return;
+  if (phase_ == Phase::Media) env_.counters.inMedia--;
+  res_.failPhase = phase;
+  res_.error = why;
+  env_.counters.failed++;
+  if (offerCreated_) sendDelete();
+  else finish();
+}
+
+void Call::stop(const std::string& why) {
+  switch (phase_) {
+    case Phase::Idle:
+      res_.failPhase = "not-started";
+      res_.error = why;
+      phase_ = Phase::Done;
+      return;
+    case Phase::Media:
+      res_.mediaS = (nowNs() - mediaStart_) / 1e9;
+      env_.counters.inMedia--;
+      sendDelete();
+      return;
+    case Phase::Draining:
+      sendDelete();
+      return;
+    case Phase::Deleting:
+    case Phase::Done:
+      return;
+    default:
+      fail(phaseName(), why);
+  }
+}
+
+void Call::sendDelete() {
+  phase_ = Phase::Deleting;
+  BValue cmd = BValue::makeDict();
+  cmd["command"] = "delete";
+  cmd["call-id"] = res_.callId;
+  cmd["from-tag"] = fromTag_;
+  cmd["delete-delay"] = 0;  // otherwise rtpengine keeps the call listed for 30 s
+  env_.ng.send(cmd, [this](bool ok, const BValue&, const std::string&) {
+    res_.deleted = ok;
+    finish();
+  });
+}
+
+void Call::finish() {
+  res_.farRx = far_.rx;
+  res_.farTx = far_.tx;
+  closeSockets();
+  phase_ = Phase::Done;
+  env_.counters.ended++;
+}
+
+void Call::closeSockets() {
+  if (fd_ >= 0) {
+    env_.loop.remove(fd_);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  far_.close(env_.loop);
+}
+
+CallResult Call::result() const {
+  CallResult r = res_;
+  r.ngOfferMs = msBetween(tStart_, tOfferReply_);
+  r.ngAnswerMs = msBetween(tAnswerSent_, tAnswerReply_);
+  r.iceMs = msBetween(tAnswerReply_, tIce_);
+  r.dtlsMs = tDtls_ ? msBetween(std::min(tIce_ ? tIce_ : tDtls_, tDtls_), tDtls_) : -1;
+  if (phase_ != Phase::Done) {
+    r.farRx = far_.rx;
+    r.farTx = far_.tx;
+  }
+  return r;
+}
+
+}  // namespace lg

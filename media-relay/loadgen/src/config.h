@@ -1,0 +1,56 @@
+// Run configuration, shared counters and per-call results (plain data shared by engine, call, report).
+#pragma once
+#include <netinet/in.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "profile.h"
+
+namespace lg {
+
+enum class FarMode { Echo, Sink, External };
+
+struct Config {
+  sockaddr_in ng{};                 // rtpengine ng control address
+  std::string ngText = "127.0.0.1:2223";
+  std::string localIp = "127.0.0.1";
+  int calls = 1;
+  double cps = 10;
+  double durationS = 10;
+  double setupTimeoutS = 10;
+  double timeoutS = 0;              // overall; 0 = derived from calls/cps/duration
+  int threads = 1;
+  Profile profile;
+  FarMode far = FarMode::Echo;
+  sockaddr_in farAddr{};            // FarMode::External
+  std::string farHost;
+  uint16_t farPort = 0;
+  std::string dumpSdpDir;           // write call 0's SDPs here ("" = off)
+  bool quiet = false;
+};
+
+// Updated by all engine threads, read by the progress line.
+struct Counters {
+  std::atomic<uint64_t> started{0}, setupOk{0}, failed{0}, iceOk{0}, dtlsOk{0};
+  std::atomic<uint64_t> pktsSent{0}, pktsRecv{0}, lost{0}, ended{0}, inMedia{0};
+};
+
+struct CallResult {
+  int index = 0;
+  std::string callId;
+  bool setupOk = false;
+  bool deleted = false;
+  std::string failPhase;            // "" when the call set up; else ng-offer|ng-answer|ice|dtls|srtp|...
+  std::string error;
+  std::string dtlsRole;             // "server" (rtpengine a=setup:active) or "client"
+  double ngOfferMs = -1, ngAnswerMs = -1, iceMs = -1, dtlsMs = -1, setupMs = -1;
+  double mediaS = 0;
+  uint64_t sent = 0, recv = 0, lostGaps = 0, farRx = 0, farTx = 0;
+  uint64_t rtcpSent = 0, rtcpRecv = 0, srtpErrors = 0, stunChecksIn = 0, stunChecksOut = 0;
+  uint16_t imsPort = 0;             // rtpengine's IMS-side port from the offer reply
+  uint16_t browserPort = 0;         // rtpengine's browser-side candidate port
+};
+
+}  // namespace lg

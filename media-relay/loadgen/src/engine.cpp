@@ -1,0 +1,85 @@
+#include "engine.h"
+
+#include <unistd.h>
+
+namespace lg {
+
+namespace {
+constexpr uint64_t kRampKey = ~uint64_t{0};
+constexpr int64_t kDeleteGraceNs = 4'000'000'000LL;  // > ng retransmission budget (~3 s)
+}  // namespace
+
+Engine::Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
+               const std::atomic<bool>& stop)
+    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop),
+      rng_(std::random_device{}() ^ (static_cast<uint64_t>(id) << 32) ^ static_cast<uint64_t>(t0)) {
+  for (int i = id; i < cfg.calls; i += cfg.threads) indices_.push_back(i);
+}
+
+bool Engine::run(std::string& err) {
+  if (!loop_.ok()) {
+    err = "epoll_create failed";
+    return false;
+  }
+  ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
+                                   "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
+  if (!ng_->open(&err)) return false;
+  env_.reset(new Env{cfg_, loop_, *ng_, dtls_, counters_, rttUs_, rng_});
+  calls_.reserve(indices_.size());
+  // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
+  for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
+  loop_.setTimerFn([this](uint64_t key, int64_t when) { onTimer(key, when); });
+  if (!calls_.empty()) loop_.schedule(t0_, kRampKey);
+
+  int64_t timeoutNs = static_cast<int64_t>(cfg_.timeoutS * 1e9);
+  int64_t stopAt = 0;
+  for (;;) {
+    int64_t now = nowNs();
+    if (!stopping_ && stop_.load()) stopAll("interrupted");
+    if (!stopping_ && now - t0_ >= timeoutNs) {
+      timedOut_ = true;
+      stopAll("overall timeout");
+    }
+    if (stopping_ && !stopAt) stopAt = now;
+    bool allDone = nextToStart_ == calls_.size() || stopping_;
+    for (const auto& c : calls_)
+      if (!c->done()) { allDone = false; break; }
+    if (allDone && ng_->pending() == 0) break;
+    if (stopAt && now - stopAt > kDeleteGraceNs) break;  // rtpengine gone: do not hang
+    loop_.runOnce(50);
+    ng_->tick(nowNs());
+  }
+  return true;
+}
+
+void Engine::onTimer(uint64_t key, int64_t when) {
+  if (key == kRampKey) return startDueCalls(nowNs());
+  size_t local = (static_cast<size_t>(key) - static_cast<size_t>(id_)) / static_cast<size_t>(cfg_.threads);
+  if (local < calls_.size()) calls_[local]->onTimer(when);  // indices_[i] == i * threads + id
+}
+
+void Engine::startDueCalls(int64_t now) {
+  if (stopping_) return;
+  double perCallNs = 1e9 / cfg_.cps;
+  while (nextToStart_ < calls_.size()) {
+    int64_t due = t0_ + static_cast<int64_t>(indices_[nextToStart_] * perCallNs);
+    if (due > now) {
+      loop_.schedule(due, kRampKey);
+      return;
+    }
+    calls_[nextToStart_++]->start(now);
+  }
+}
+
+void Engine::stopAll(const std::string& why) {
+  stopping_ = true;
+  for (auto& c : calls_) c->stop(why);
+}
+
+std::vector<CallResult> Engine::results() const {
+  std::vector<CallResult> out;
+  for (const auto& c : calls_) out.push_back(c->result());
+  return out;
+}
+
+}  // namespace lg

@@ -1,0 +1,52 @@
+// One engine = one thread: an epoll loop, an ng client and the calls whose index % threads == id.
+// Calls start on the global ramp (call i at t0 + i/cps) so T engines together keep the asked rate.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "call.h"
+#include "config.h"
+#include "dtls.h"
+#include "event_loop.h"
+#include "ng_client.h"
+
+namespace lg {
+
+class Engine {
+ public:
+  Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
+         const std::atomic<bool>& stop);
+  // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).
+  // Returns false with err when the engine could not start at all.
+  bool run(std::string& err);
+  std::vector<CallResult> results() const;
+  std::vector<float>& rttUs() { return rttUs_; }
+  bool timedOut() const { return timedOut_; }
+  int64_t ngRetransmits() const { return ng_ ? ng_->retransmits() : 0; }
+
+ private:
+  void onTimer(uint64_t key, int64_t when);
+  void startDueCalls(int64_t now);
+  void stopAll(const std::string& why);
+
+  const Config& cfg_;
+  const DtlsContext& dtls_;
+  Counters& counters_;
+  int id_;
+  int64_t t0_;
+  const std::atomic<bool>& stop_;
+  EventLoop loop_;
+  std::unique_ptr<NgClient> ng_;
+  std::mt19937_64 rng_;
+  std::vector<float> rttUs_;
+  std::unique_ptr<Env> env_;
+  std::vector<int> indices_;                 // global call indices this engine owns
+  std::vector<std::unique_ptr<Call>> calls_; // parallel to indices_
+  size_t nextToStart_ = 0;
+  bool stopping_ = false;
+  bool timedOut_ = false;
+};
+
+}  // namespace lg

@@ -1,0 +1,48 @@
+#include "event_loop.h"
+
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace lg {
+
+int64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+EventLoop::EventLoop() : epfd_(epoll_create1(EPOLL_CLOEXEC)) {}
+EventLoop::~EventLoop() {
+  if (epfd_ >= 0) close(epfd_);
+}
+
+bool EventLoop::add(int fd, Handler* h) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = h;
+  return epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+void EventLoop::remove(int fd) { epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr); }
+
+void EventLoop::runOnce(int maxWaitMs) {
+  int64_t now = nowNs();
+  int wait = maxWaitMs;
+  if (!timers_.empty()) {
+    int64_t dueMs = (timers_.top().when - now + 999999) / 1000000;  // round up: never spin early
+    if (dueMs < wait) wait = dueMs < 0 ? 0 : static_cast<int>(dueMs);
+  }
+  epoll_event events[256];
+  int n = epoll_wait(epfd_, events, 256, wait);
+  for (int i = 0; i < n; ++i) static_cast<Handler*>(events[i].data.ptr)->onReadable();
+  now = nowNs();
+  // Fire everything due; handlers may schedule new timers (only future ones are popped next round).
+  while (!timers_.empty() && timers_.top().when <= now) {
+    Timer t = timers_.top();
+    timers_.pop();
+    if (timerFn_) timerFn_(t.key, t.when);
+  }
+}
+
+}  // namespace lg

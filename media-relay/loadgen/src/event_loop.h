@@ -1,0 +1,42 @@
+// One epoll loop per thread plus a min-heap of timers. Timers carry an opaque key; stale entries
+// are filtered by the owner (cheaper than cancelling inside the heap).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace lg {
+
+int64_t nowNs();  // CLOCK_MONOTONIC
+
+class EventLoop {
+ public:
+  struct Handler {
+    virtual ~Handler() = default;
+    virtual void onReadable() = 0;
+  };
+  using TimerFn = std::function<void(uint64_t key, int64_t when)>;
+
+  EventLoop();
+  ~EventLoop();
+  bool ok() const { return epfd_ >= 0; }
+  bool add(int fd, Handler* h);
+  void remove(int fd);
+  void schedule(int64_t whenNs, uint64_t key) { timers_.push({whenNs, key}); }
+  void setTimerFn(TimerFn fn) { timerFn_ = std::move(fn); }
+  // Waits for at most maxWaitMs (less when a timer is due), dispatches I/O, then due timers.
+  void runOnce(int maxWaitMs);
+
+ private:
+  struct Timer {
+    int64_t when;
+    uint64_t key;
+    bool operator>(const Timer& o) const { return when > o.when; }
+  };
+  int epfd_ = -1;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  TimerFn timerFn_;
+};
+
+}  // namespace lg

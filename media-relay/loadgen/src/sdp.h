@@ -1,0 +1,46 @@
+// SDP for the two legs: the browser-like offer, the far end's plain answer, and the few fields
+// loadgen needs from rtpengine's SDPs (address/port, ICE credentials, candidates, DTLS fingerprint/role).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lg::sdp {
+
+struct OfferParams {
+  uint16_t port = 0;          // loadgen's own UDP port (host candidate)
+  std::string ufrag, pwd;     // local ICE credentials
+  std::string fingerprint;    // "AB:CD:..." sha-256 of our certificate
+  uint32_t ssrc = 0;
+  uint64_t sessionId = 0;
+};
+std::string buildBrowserOffer(const OfferParams& p);
+
+// Plain RTP/AVP answer for the IMS side (the far end at addr:port), opus PT 111.
+std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId);
+
+struct Candidate {
+  std::string foundation, transport, address, type;
+  int component = 0;
+  uint32_t priority = 0;
+  uint16_t port = 0;
+};
+
+struct Remote {
+  std::string proto;            // m= line protocol, e.g. RTP/AVP or UDP/TLS/RTP/SAVPF
+  std::string connection;       // c= address (media level wins over session level)
+  uint16_t port = 0;            // m= port
+  std::string iceUfrag, icePwd;
+  std::vector<Candidate> candidates;
+  std::string fingerprintHash;  // "sha-256"
+  std::string fingerprint;      // "AB:CD:..."
+  std::string setup;            // active | passive | actpass
+  bool rtcpMux = false;
+};
+// Parses the first m= section (plus session-level lines). Returns false when no m= line exists.
+bool parseRemote(const std::string& sdp, Remote& out, std::string* err = nullptr);
+
+// The candidate loadgen should send to: first UDP component-1 IPv4 candidate, highest priority.
+const Candidate* pickCandidate(const Remote& r);
+
+}  // namespace lg::sdp

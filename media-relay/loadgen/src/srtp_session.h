@@ -1,0 +1,35 @@
+// libsrtp2 wrapper for one call: an outbound context (our key) and an inbound one (peer's key),
+// both AES_CM_128_HMAC_SHA1_80 for SRTP and SRTCP.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace lg {
+
+constexpr size_t kSrtpMaxTrailer = 144;  // >= SRTP_MAX_TRAILER_LEN; callers leave this much room
+
+bool srtpGlobalInit(std::string* err);  // srtp_init() once per process
+
+class SrtpSession {
+ public:
+  SrtpSession() = default;
+  ~SrtpSession();
+  SrtpSession(const SrtpSession&) = delete;
+  SrtpSession& operator=(const SrtpSession&) = delete;
+
+  // Keys are key(16)||salt(14).
+  bool init(const uint8_t localKey[30], const uint8_t remoteKey[30], std::string* err);
+  bool ready() const { return tx_ && rx_; }
+  // In place; len is updated. buf must have kSrtpMaxTrailer spare bytes after len.
+  bool protect(uint8_t* buf, int& len);
+  bool unprotect(uint8_t* buf, int& len);
+  bool protectRtcp(uint8_t* buf, int& len);
+  bool unprotectRtcp(uint8_t* buf, int& len);
+
+ private:
+  void* tx_ = nullptr;  // srtp_t, kept opaque so callers need no libsrtp2 headers
+  void* rx_ = nullptr;
+};
+
+}  // namespace lg

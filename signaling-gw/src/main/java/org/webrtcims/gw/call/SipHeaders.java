@@ -1,0 +1,38 @@
+package org.webrtcims.gw.call;
+
+import javax.sip.header.RequireHeader;
+import javax.sip.header.SupportedHeader;
+import javax.sip.message.Message;
+import java.nio.charset.StandardCharsets;
+import java.util.ListIterator;
+
+/** Reading option tags and SDP bodies off SIP messages. */
+final class SipHeaders {
+    private SipHeaders() { }
+
+    static boolean requires(Message m, String tag) { return hasTag(m, RequireHeader.NAME, tag); }
+
+    static boolean supportsOrRequires(Message m, String tag) {
+        return hasTag(m, SupportedHeader.NAME, tag) || hasTag(m, RequireHeader.NAME, tag);
+    }
+
+    private static boolean hasTag(Message m, String header, String tag) {
+        ListIterator<?> it = m.getHeaders(header);
+        while (it != null && it.hasNext()) {
+            Object h = it.next();
+            String value = h instanceof javax.sip.header.OptionTag o ? o.getOptionTag() : String.valueOf(h);
+            for (String t : value.split(",")) if (t.trim().equalsIgnoreCase(tag)) return true;
+        }
+        return false;
+    }
+
+    /** The SDP body, or null when there is none. */
+    static String sdp(Message m) {
+        byte[] raw = m.getRawContent();
+        if (raw == null || raw.length == 0) {
+            Object c = m.getContent();
+            return c == null ? null : c.toString();
+        }
+        return new String(raw, StandardCharsets.UTF_8);
+    }
+}

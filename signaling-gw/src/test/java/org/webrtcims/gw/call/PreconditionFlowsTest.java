@@ -1,0 +1,205 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.ResponseHandler;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.*;
+import javax.sip.address.SipURI;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Message;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.*;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.*;
+import static org.mockito.Mockito.*;
+
+/** RFC 3312 / TS 24.229 precondition flows of both directions, with real SIP messages and mocked transport. */
+class PreconditionFlowsTest {
+    static final String QOS_NONE = "a=curr:qos local none\r\na=curr:qos remote none\r\n"
+            + "a=des:qos mandatory local sendrecv\r\na=des:qos optional remote sendrecv\r\n";
+    static final String UE_SDP = "v=0\r\no=ue 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+            + "m=audio 6300 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n";
+    static final String RTP_SDP = "v=0\r\no=- 7 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+            + "m=audio 30000 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n";
+
+    SipUserAgent ua = mock(SipUserAgent.class);
+    SipRequests requests = mock(SipRequests.class);
+    CallMedia media = mock(CallMedia.class);
+    LocalMediaWatch watch = mock(LocalMediaWatch.class);
+    GatewayProperties props = new GatewayProperties();
+    List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
+    CallRegistry registry = new CallRegistry();
+    Dialog dialog = mock(Dialog.class);
+    CallTeardown teardown;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CallEventSink sink = (token, msg) -> toBrowser.add(msg);
+        teardown = new CallTeardown(ua, media, sink, registry);
+        when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
+        when(ua.serverTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
+        when(ua.headers()).thenReturn(SipFixtures.HEADERS);
+        when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
+        when(requests.contact(anyString())).thenAnswer(i -> SipFixtures.HEADERS.createContactHeader(
+                SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI(i.getArgument(0), "127.0.0.1"))));
+        doAnswer(i -> {
+            ((Message) i.getArgument(0)).setContent(i.getArgument(1), SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+            return null;
+        }).when(requests).setSdpBody(any(), anyString());
+    }
+
+    private static String body(Message m) { return SipHeaders.sdp(m); }
+
+    private Runnable capturedOnUp() {
+        ArgumentCaptor<Runnable> up = ArgumentCaptor.forClass(Runnable.class);
+        verify(watch).start(any(), up.capture(), any());
+        return up.getValue();
+    }
+
+    private List<Object> types() { return toBrowser.stream().map(m -> m.get("type")).toList(); }
+
+    // ---- MT: INVITE with preconditions from a VoLTE UE toward the browser ----
+
+    @Test
+    void mtAlertsOnlyWhenBothSegmentsAreMetThenAnswersWithoutSdp() throws Exception {
+        IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
+                u -> Optional.of("tok"), watch, props);
+        when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        Request invite = SipFixtures.request(Request.INVITE, "alice", "call-mt", "uetag", null, 1, UE_SDP + QOS_NONE);
+        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("100rel"));
+        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("precondition"));
+        ServerTransaction inviteTx = mock(ServerTransaction.class);
+        when(inviteTx.getRequest()).thenReturn(invite);
+        when(inviteTx.getDialog()).thenReturn(dialog);
+        when(dialog.createReliableProvisionalResponse(183)).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(183, invite));
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
+
+        assertEquals(List.of("incoming"), types());
+        assertEquals(true, toBrowser.get(0).get("preconditions"));
+        ArgumentCaptor<Response> sent = ArgumentCaptor.forClass(Response.class);
+        verify(inviteTx).sendResponse(sent.capture());
+        assertEquals(List.of(100), sent.getAllValues().stream().map(Response::getStatusCode).toList(), "no 180 before QoS");
+
+        Call c = registry.find("call-mt").orElseThrow();
+        incoming.earlyMedia(c, "v=0 browser-answer");
+        ArgumentCaptor<Response> rel = ArgumentCaptor.forClass(Response.class);
+        verify(dialog).sendReliableProvisionalResponse(rel.capture());
+        String sdp183 = body(rel.getValue());
+        assertTrue(sdp183.contains("a=curr:qos local none") && sdp183.contains("a=conf:qos remote sendrecv"), sdp183);
+        assertTrue(sdp183.contains("a=des:qos mandatory remote sendrecv"), sdp183);
+
+        // PRACK, then the UE's UPDATE (its segment met) arrives before our browser leg is up: answer waits.
+        ServerTransaction prackTx = mock(ServerTransaction.class);
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), prackTx, dialog,
+                SipFixtures.request(Request.PRACK, "alice", "call-mt", "uetag", c.toTag, 2, null)));
+        verify(prackTx).sendResponse(argThat(r -> r.getStatusCode() == 200));
+        ServerTransaction updateTx = mock(ServerTransaction.class);
+        Request update = SipFixtures.request(Request.UPDATE, "alice", "call-mt", "uetag", c.toTag, 3,
+                UE_SDP + "a=curr:qos local sendrecv\r\na=curr:qos remote none\r\na=des:qos mandatory local sendrecv\r\n");
+        when(updateTx.getRequest()).thenReturn(update);
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), updateTx, dialog, update));
+        verify(updateTx, never()).sendResponse(any());
+        assertFalse(types().contains("alerting"));
+
+        incoming.answer(c, null); // the user accepts early; 200 must still wait for the 180
+        capturedOnUp().run();     // the browser leg is up: local segment met
+        ArgumentCaptor<Response> upd = ArgumentCaptor.forClass(Response.class);
+        verify(updateTx).sendResponse(upd.capture());
+        assertTrue(body(upd.getValue()).contains("a=curr:qos local sendrecv\r\na=curr:qos remote sendrecv"), body(upd.getValue()));
+        assertTrue(types().contains("alerting"));
+        verify(inviteTx, times(3)).sendResponse(sent.capture());
+        List<Integer> codes = sent.getAllValues().stream().map(Response::getStatusCode).toList();
+        assertEquals(List.of(180, 200), codes.subList(codes.size() - 2, codes.size()));
+        assertNull(body(sent.getAllValues().get(sent.getAllValues().size() - 1)), "offer/answer was done in the 183");
+        assertEquals(List.of("INVITE", "100", "183", "PRACK", "200", "UPDATE", "200", "180", "200"), c.sipFlow);
+    }
+
+    @Test
+    void mtWithoutTheBrowserLegComingUpFailsWith580() throws Exception {
+        IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
+                u -> Optional.of("tok"), watch, props);
+        when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        Request invite = SipFixtures.request(Request.INVITE, "alice", "call-mt2", "uetag", null, 1, UE_SDP + QOS_NONE);
+        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("100rel, precondition"));
+        ServerTransaction inviteTx = mock(ServerTransaction.class);
+        when(inviteTx.getRequest()).thenReturn(invite);
+        when(inviteTx.getDialog()).thenReturn(dialog);
+        when(dialog.createReliableProvisionalResponse(183)).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(183, invite));
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
+        Call c = registry.find("call-mt2").orElseThrow();
+        incoming.answer(c, "v=0 browser-answer"); // answer with SDP = early media + accept
+        ArgumentCaptor<Runnable> timeout = ArgumentCaptor.forClass(Runnable.class);
+        verify(watch).start(any(), any(), timeout.capture());
+        timeout.getValue().run();
+        verify(inviteTx).sendResponse(argThat(r -> r.getStatusCode() == 580));
+        assertEquals(580, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
+        verify(media).release(c);
+    }
+
+    // ---- MO: the browser calls a VoLTE UE ----
+
+    @Test
+    void moOffersPreconditionsPracksThe183AndUpdatesWhenTheBrowserLegIsUp() throws Exception {
+        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, props);
+        when(ua.newCallId()).thenReturn("call-mo");
+        SipURI target = SipFixtures.ADDRESSES.createSipURI("ue4", "ims.lab");
+        when(requests.target("ue4")).thenReturn(target);
+        when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
+        Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("alice"))).thenReturn(invite);
+        when(media.offerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
+        ClientTransaction inviteTx = mock(ClientTransaction.class);
+        when(ua.send(any(), any())).thenReturn(inviteTx);
+        when(inviteTx.getDialog()).thenReturn(dialog);
+
+        outgoing.place("tok", "alice", "ue4", "v=0 browser-offer");
+        String offer = body(invite);
+        assertTrue(offer.contains(QOS_NONE), offer);
+        assertTrue(SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"));
+        ArgumentCaptor<ResponseHandler> h = ArgumentCaptor.forClass(ResponseHandler.class);
+        verify(ua).send(eq(invite), h.capture());
+
+        Response p183 = SipFixtures.MESSAGES.createResponse(183, invite);
+        ((ToHeader) p183.getHeader(ToHeader.NAME)).setTag("uetag");
+        p183.addHeader(SipFixtures.HEADERS.createRequireHeader("100rel"));
+        p183.addHeader(SipFixtures.HEADERS.createRSeqHeader(1));
+        p183.setContent(UE_SDP + "a=curr:qos local none\r\na=curr:qos remote none\r\na=des:qos mandatory local sendrecv\r\n"
+                + "a=des:qos mandatory remote sendrecv\r\na=conf:qos remote sendrecv\r\n",
+                SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        Request prack = SipFixtures.request(Request.PRACK, "ue4", "call-mo", "atag", "uetag", 2, null);
+        when(dialog.createPrack(p183)).thenReturn(prack);
+        h.getValue().onResponse(new ResponseEvent(new Object(), inviteTx, dialog, p183));
+        verify(ua).sendInDialog(eq(dialog), eq(prack), any());
+        assertEquals("progress", toBrowser.get(1).get("type"));
+        assertEquals("v=0 browser-answer", toBrowser.get(1).get("sdp"));
+
+        Request update = SipFixtures.request(Request.UPDATE, "ue4", "call-mo", "atag", "uetag", 3, null);
+        when(dialog.createRequest(Request.UPDATE)).thenReturn(update);
+        capturedOnUp().run();
+        verify(ua).sendInDialog(eq(dialog), eq(update), any());
+        String upd = body(update);
+        assertTrue(upd.contains("a=curr:qos local sendrecv\r\na=curr:qos remote none"), upd);
+        assertTrue(upd.startsWith("v=0\r\no=- 7 2 "), "new SDP version: " + upd);
+
+        Response ok = SipFixtures.MESSAGES.createResponse(200, invite);
+        ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag("uetag");
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue4", "call-mo", "atag", "uetag", 1, null));
+        h.getValue().onResponse(new ResponseEvent(new Object(), inviteTx, dialog, ok));
+        verify(media, times(1)).answerFromIms(any(), anyString());
+        assertEquals("answered", toBrowser.get(toBrowser.size() - 1).get("type"));
+        assertEquals("v=0 browser-answer", toBrowser.get(toBrowser.size() - 1).get("sdp"));
+        Call c = registry.find("call-mo").orElseThrow();
+        assertTrue(c.qos);
+        assertEquals(List.of("INVITE", "183", "PRACK", "UPDATE", "200", "ACK"), c.sipFlow);
+    }
+}
