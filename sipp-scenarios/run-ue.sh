@@ -5,6 +5,12 @@
 #   run-ue.sh uas-bye [bye_after_ms]     ue3: SIP 127.0.0.1:5082, RTP echo 6200; answers, then sends BYE
 #   run-ue.sh uac <user> [hold_ms]       ue2: SIP 127.0.0.1:5090, RTP echo 6100; one call to <user>, hangs up
 #   run-ue.sh uac-wait <user> [timeout_ms]  ue2, same ports; one call, waits for the far end's BYE
+#   run-ue.sh volte-uas [bye_after_ms]   ue4: SIP 127.0.0.1:5084, RTP echo 6300; VoLTE MT with preconditions
+#                                        (183/PRACK/UPDATE/180/200); hangs up itself only if bye_after_ms given
+#   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
+#                                        preconditions, routed by the Service-Route learnt at REGISTER
+# VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
+# VOLTE_WAIT_BYE=1 (MO waits up to hold_ms for the far end's BYE instead of hanging up).
 # UAS modes exec sipp in the foreground (the caller's $! is sipp). UAC modes exit with sipp's
 # exit code (0 = the call succeeded). Env: KAMAILIO (127.0.0.1:5060), IMS_USERS, LAB_LOGDIR (/tmp).
 set -uo pipefail
@@ -16,7 +22,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms]"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms]"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 
 command -v sipp >/dev/null 2>&1 || die "sipp not found (apt-get install sip-tester)"
@@ -61,15 +67,30 @@ serve() {  # mode user port media_port scenario [extra sipp args...]
   mapfile -t opts < <(common_opts "sipp-$mode-$user")
   # -rtp_echo: RTP to media_port (and media_port+2) is sent back to its sender.
   # Screen output goes to /dev/null; the final screen is in the -screen_file.
-  exec sipp -sf "$HERE/$scen" -s "$user" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -aa \
+  exec sipp -sf "$HERE/$scen" -s "$user" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo \
     "${opts[@]}" "$@" >/dev/null
 }
 
-call() {  # mode target scenario [extra sipp args...]
-  local mode="$1" target="$2" scen="$3" me=ue2 port=5090 mport=6100 opts rc; shift 3
+# The Service-Route of the last 200 to the user's REGISTER (sipp's message log), e.g.
+# <sip:orig@127.0.0.1:5062;lr>: a VoLTE UE preloads it as Route (TS 24.229 5.1.2A.1.1).
+service_route() {  # user
+  local sr
+  sr="$(grep -i '^Service-Route:' "$LOGDIR/sipp-register-$1-messages.log" 2>/dev/null | tail -1 | tr -d '\r')"
+  sr="${sr#*:}"; sr="${sr# }"
+  [ -n "$sr" ] || { echo "run-ue: the 200 to $1's REGISTER had no Service-Route" >&2; exit 1; }
+  printf '%s' "$sr"
+}
+
+call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME_MPORT (ue2)
+  local mode="$1" target="$2" scen="$3" me="${ME:-ue2}" port="${ME_PORT:-5090}" mport="${ME_MPORT:-6100}" opts rc sr
+  shift 3
   register "$me" "$port"
+  if [ "$mode" = volte-uac ]; then
+    sr="$(service_route "$me")" || exit 1
+    set -- "$@" -set me "$me" -set sroute "$sr"
+  fi
   mapfile -t opts < <(common_opts "sipp-$mode-$target")
-  sipp -sf "$HERE/$scen" -s "$target" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -aa -m 1 \
+  sipp -sf "$HERE/$scen" -s "$target" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -m 1 \
     "${opts[@]}" "$@" "$KAMAILIO" >/dev/null
   rc=$?
   if [ $rc -eq 0 ]; then
@@ -84,19 +105,34 @@ mode="${1:-}"; shift || true
 case "$mode" in
   uas)
     [ $# -eq 0 ] || usage
-    serve uas ue1 5080 6000 uas.xml ;;
+    serve uas ue1 5080 6000 uas.xml -aa ;;
   uas-bye)
     [ $# -le 1 ] || usage
     bye="${1:-4000}"; is_int "$bye" || usage
-    serve uas-bye ue3 5082 6200 uas-bye.xml -set byeafter "$bye" ;;
+    serve uas-bye ue3 5082 6200 uas-bye.xml -aa -set byeafter "$bye" ;;
   uac)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage
     # recv_timeout bounds every wait for a response (e.g. nobody answers).
-    call uac "$1" uac.xml -set hold "$hold" -recv_timeout 30000 ;;
+    call uac "$1" uac.xml -aa -set hold "$hold" -recv_timeout 30000 ;;
   uac-wait)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     timeout="${2:-60000}"; is_int "$timeout" || usage
-    call uac-wait "$1" uac-wait.xml -recv_timeout "$timeout" ;;
+    call uac-wait "$1" uac-wait.xml -aa -recv_timeout "$timeout" ;;
+  volte-uas)
+    # No -aa here: sipp would answer the UPDATE itself instead of the scenario.
+    [ $# -le 1 ] || usage
+    extra=()
+    if [ $# -eq 1 ]; then is_int "$1" || usage; extra+=(-set byeafter "$1"); fi
+    [ "${VOLTE_REL180:-0}" != 1 ] || extra+=(-set rel180 1)
+    serve volte-uas ue4 5084 6300 volte-mt.xml "${extra[@]}" ;;
+  volte-uac)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    hold="${2:-5000}"; is_int "$hold" || usage
+    extra=(-set hold "$hold" -recv_timeout 30000)
+    [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
+    # VOLTE_WAIT_BYE=1: the far end hangs up; hold_ms is then the longest wait for it.
+    [ "${VOLTE_WAIT_BYE:-0}" != 1 ] || extra+=(-set waitbye 1 -recv_timeout "$hold")
+    ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac "$1" volte-mo.xml "${extra[@]}" ;;
   *) usage ;;
 esac

@@ -5,8 +5,7 @@
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
 LAB_GW_PORT=8088
-# The IMS side's call model, for the components that care. Only "plain" (no preconditions/100rel,
-# docs/call-flows.md) exists so far; `./lab demo --ims plain` selects it explicitly.
+# The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
 export LAB_IMS=${LAB_IMS:-plain}
 
 # The gateway's health URL, reachable also when it listens on all addresses.
@@ -67,7 +66,7 @@ start_ue() {
 }
 
 # The fixed ports of the components (docs/architecture.md), checked before anything starts.
-LAB_PORTS=(2223/udp 5060/udp 5060/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp)
+LAB_PORTS=(2223/udp 5060/udp 5060/tcp 5062/udp 5062/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp 5084/udp)
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
@@ -78,7 +77,7 @@ lab_start_all() {
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp || return 1
   fi
-  start_ue ue1 uas && start_ue ue3 uas-bye
+  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas
 }
 
 # lab_run_env — what the runner and the integration tests are told about the running lab.

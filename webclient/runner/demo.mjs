@@ -1,6 +1,8 @@
 // `./lab demo`: one browser-originated call (alice -> ue1, browser hangs up) and one IMS-originated
 // call (SIPp ue2 -> alice, the UE hangs up), media through rtpengine both ways; summary table,
 // report.json + report.html in $LAB_OUT. Exit 0 iff every call is ok and no rtpengine session is left.
+// LAB_IMS=volte (./lab demo --ims volte): the VoLTE UEs instead (alice -> ue4, ue5 -> alice), whose
+// calls must run with preconditions (100rel/PRACK/UPDATE).
 import { launchBrowser, openClient } from './browser.mjs';
 import { startCpuSampler } from './cpu.mjs';
 import { gatewayUrl, outDir, passwordOf } from './env.mjs';
@@ -10,6 +12,12 @@ import { moCall, mtCall } from './scenario.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 5000;
+// Who plays the IMS UE per call model (sipp-scenarios/run-ue.sh modes).
+const IMS_MODELS = {
+  plain: { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
+  volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
+};
+const ims = IMS_MODELS[process.env.LAB_IMS || 'plain'];
 const log = (s) => console.log(`[demo] ${s}`);
 
 let browser = null;
@@ -29,8 +37,10 @@ async function main() {
   log(`logged in ${USER} (registered with IMS)`);
 
   const results = [];
-  results.push(await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, log }));
-  results.push(await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS, from: 'ue2' }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
+  if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
+  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log }));
+  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
+  for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
 
   const left = await gw.waitNoSessions(5000);
   log(`rtpengine sessions left: ${left.count}`);
@@ -39,10 +49,17 @@ async function main() {
   browser = null;
 
   const calls = results.map(callEntry);
+  for (const c of calls) {
+    if (ims.preconditions && c.ok && !c.preconditions) {
+      c.ok = false;
+      c.error = 'the call ran without preconditions';
+    }
+  }
   const ok = calls.every((c) => c.ok) && left.count === 0;
   const report = {
     tool: 'lab demo',
     started,
+    ims: process.env.LAB_IMS || 'plain',
     ok,
     calls,
     cpu: cpu.stop(),

@@ -53,6 +53,7 @@ export function callEntry(r) {
       pps_sent: round(s.ppsSent), pps_received: round(s.ppsReceived), jitter_ms: round(s.jitter, 2), rtt_ms: round(s.rtt, 2),
     })),
     sip_flow: r.info?.sipFlow ?? null,
+    preconditions: r.info?.preconditions ?? false,
     ue: r.ue ? { exit_code: r.ue.code, log: r.ue.logFile } : null,
   };
 }

@@ -54,6 +54,15 @@ async function collect(client, r, token) {
   }
 }
 
+// A call that failed half-way is hung up so the gateway frees its rtpengine session.
+async function hangUpQuietly(client, r) {
+  if (!r.callId || r.ended) return;
+  try {
+    await client.hangup(r.callId);
+    r.ended = await client.waitFor('ended', r.callId, 3000);
+  } catch { /* already gone */ }
+}
+
 // Browser-originated call. hangup: 'browser' (after mediaMs) or 'remote' (wait for the IMS side's BYE).
 export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
   const r = newResult('mo', from, to);
@@ -70,6 +79,7 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
   } catch (e) {
     r.error = e.message;
     log(`MO ${from} -> ${to} failed: ${e.message}`);
+    await hangUpQuietly(client, r);
   }
   if (r.callId) await collect(client, r, token);
   return r;
@@ -86,6 +96,11 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     const inc = await client.waitFor('incoming', null, 15000, mark);
     r.callId = inc.callId;
     if (inc.from) r.from = inc.from;
+    if (inc.preconditions) {
+      // TS 24.229: the browser's SDP went out at once (`media`); it rings when both QoS segments are met.
+      log(`incoming ${r.callId} from ${inc.from} with preconditions; waiting for alerting`);
+      await client.waitFor('alerting', r.callId, 15000);
+    }
     log(`incoming ${r.callId} from ${inc.from}; answering`);
     await client.answer(r.callId);
     r.answered = true;
@@ -95,6 +110,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
   } catch (e) {
     r.error = e.message;
     log(`MT ${r.from} -> ${user} failed: ${e.message}`);
+    await hangUpQuietly(client, r);
     proc?.kill();
   }
   if (proc) {

@@ -1,12 +1,9 @@
 package org.webrtcims.gw.call;
 
-import jakarta.annotation.PreDestroy;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.media.MediaStats;
 
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,15 +19,12 @@ public class LocalMediaWatch {
     private static final long PACKETS_UP = 3;
 
     private final CallMedia media;
+    private final CallTimers timers;
     private final long timeoutMs;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "local-media-watch");
-        t.setDaemon(true);
-        return t;
-    });
 
-    public LocalMediaWatch(CallMedia media, GatewayProperties props) {
+    public LocalMediaWatch(CallMedia media, CallTimers timers, GatewayProperties props) {
         this.media = media;
+        this.timers = timers;
         this.timeoutMs = props.getIms().getQosTimeoutMs();
     }
 
@@ -38,7 +32,7 @@ public class LocalMediaWatch {
     void start(Call c, Runnable onUp, Runnable onTimeout) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
-        self.set(timer.scheduleWithFixedDelay(() -> {
+        self.set(timers.every(POLL_MS, () -> {
             if (c.ended()) {
                 self.get().cancel(false);
                 return;
@@ -51,9 +45,6 @@ public class LocalMediaWatch {
                 self.get().cancel(false);
                 onTimeout.run();
             }
-        }, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS));
+        }));
     }
-
-    @PreDestroy
-    void stop() { timer.shutdownNow(); }
 }

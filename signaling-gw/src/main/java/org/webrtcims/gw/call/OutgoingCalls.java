@@ -32,10 +32,13 @@ public class OutgoingCalls {
     private final CallEventSink sink;
     private final CallRegistry registry;
     private final LocalMediaWatch watch;
+    private final CallTimers timers;
     private final boolean offerPreconditions;
+    private final long inviteTimeoutMs;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
-                         CallEventSink sink, CallRegistry registry, LocalMediaWatch watch, GatewayProperties props) {
+                         CallEventSink sink, CallRegistry registry, LocalMediaWatch watch, CallTimers timers,
+                         GatewayProperties props) {
         this.ua = ua;
         this.requests = requests;
         this.media = media;
@@ -43,7 +46,9 @@ public class OutgoingCalls {
         this.sink = sink;
         this.registry = registry;
         this.watch = watch;
+        this.timers = timers;
         this.offerPreconditions = props.getIms().isPreconditions();
+        this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
@@ -74,6 +79,7 @@ public class OutgoingCalls {
                 c.flow(Request.INVITE);
                 c.inviteTx = ua.send(invite, new InviteResponses(c));
                 c.dialog = c.inviteTx.getDialog();
+                timers.after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
                 teardown.finish(c, "sip-failed", null);
@@ -81,6 +87,15 @@ public class OutgoingCalls {
             }
         }
         return c;
+    }
+
+    /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
+    private void giveUp(Call c) {
+        synchronized (c) {
+            if (c.state != CallState.CALLING && c.state != CallState.EARLY) return;
+            c.sipFinal = Response.REQUEST_TIMEOUT;
+            teardown.hangUp(c, "timeout");
+        }
     }
 
     /** Sends UPDATE with the local segment met (RFC 3312 §5.1.1, TS 24.229 §6.1.2). */

@@ -33,6 +33,7 @@ class OutgoingCallsTest {
     Dialog dialog = mock(Dialog.class);
     Request invite;
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
+    CallTimers timers = mock(CallTimers.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
 
     @BeforeEach
@@ -40,7 +41,7 @@ class OutgoingCallsTest {
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
         teardown = new CallTeardown(ua, media, sink, registry);
         props.getIms().setPreconditions(false);
-        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, props);
+        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, timers, props);
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
@@ -116,6 +117,19 @@ class OutgoingCallsTest {
         Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
         assertEquals("ended", ended.get("type"));
         assertEquals(486, ended.get("sipCode"));
+        verify(media).release(call());
+    }
+
+    @Test
+    void noFinalAnswerInTimeCancelsAndEndsWith408() throws Exception {
+        ResponseHandler h = place();
+        respond(h, 180, null); // provisionals stop Timer B: only the gateway's own give-up ends this call
+        ArgumentCaptor<Runnable> giveUp = ArgumentCaptor.forClass(Runnable.class);
+        verify(timers).after(eq(30000L), giveUp.capture());
+        when(inviteTx.createCancel()).thenReturn(SipFixtures.request(Request.CANCEL, "ue1", "call-1", "atag", null, 1, null));
+        giveUp.getValue().run();
+        verify(ua).send(argThat(r -> r.getMethod().equals(Request.CANCEL)), any());
+        assertEquals(408, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
         verify(media).release(call());
     }
 

@@ -33,6 +33,7 @@ class PreconditionFlowsTest {
     SipRequests requests = mock(SipRequests.class);
     CallMedia media = mock(CallMedia.class);
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
+    CallTimers timers = mock(CallTimers.class);
     GatewayProperties props = new GatewayProperties();
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
     CallRegistry registry = new CallRegistry();
@@ -149,7 +150,7 @@ class PreconditionFlowsTest {
 
     @Test
     void moOffersPreconditionsPracksThe183AndUpdatesWhenTheBrowserLegIsUp() throws Exception {
-        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, props);
+        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, timers, props);
         when(ua.newCallId()).thenReturn("call-mo");
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue4", "ims.lab");
         when(requests.target("ue4")).thenReturn(target);

@@ -1,0 +1,271 @@
+// loadgen: plays N WebRTC browser legs (ICE + DTLS-SRTP + rtcp-mux) against rtpengine, with a far
+// end that echoes or sinks the IMS leg's plain RTP. See docs/loadgen.md.
+#include <arpa/inet.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dtls.h"
+#include "engine.h"
+#include "event_loop.h"
+#include "profile.h"
+#include "report.h"
+#include "srtp_session.h"
+
+#ifndef LOADGEN_DEFAULT_PROFILES
+#define LOADGEN_DEFAULT_PROFILES "../shared/bench/profiles.json"
+#endif
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitInterrupted = 3;
+
+const char* kUsage =
+    "usage: loadgen [--raw] [options]\n"
+    "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
+    "  --gateway URL         through the gateway's browser API: not yet implemented\n"
+    "  --ng HOST:PORT        rtpengine ng control address (default 127.0.0.1:2223)\n"
+    "  --calls N             number of calls (default 1)\n"
+    "  --cps R               call setup rate, calls per second (default 10)\n"
+    "  --duration S          media seconds per call after DTLS is up (default 10)\n"
+    "  --setup-timeout S     per call: offer to DTLS done (default 10)\n"
+    "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10)\n"
+    "  --profile NAME        traffic profile (default A-SRTP)\n"
+    "  --profiles PATH       profiles.json (default " LOADGEN_DEFAULT_PROFILES ")\n"
+    "  --far echo|sink       far end played by loadgen: echo RTP back, or only count it (default echo)\n"
+    "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
+    "  --threads T           engine threads, 1..cores (default 1)\n"
+    "  --local-ip IP         address for loadgen's sockets and candidates (default 127.0.0.1)\n"
+    "  --relay-pid PID       also report this process's CPU (rtpengine) over the run\n"
+    "  --json FILE           write the full report (per call + totals) as JSON\n"
+    "  --dump-sdp DIR        write call 0's four SDPs into DIR\n"
+    "  --quiet               no progress line\n"
+    "exit: 0 all calls set up (and got echoed media in echo mode), 1 failures or overall timeout,\n"
+    "      2 bad usage/environment, 3 interrupted (calls were still deleted)\n";
+
+[[noreturn]] void usageError(const std::string& msg) {
+  std::cerr << "loadgen: " << msg << "\n";
+  std::exit(kExitUsage);
+}
+
+bool parseHostPort(const std::string& s, sockaddr_in& out, std::string& host, uint16_t& port) {
+  size_t c = s.rfind(':');
+  if (c == std::string::npos) return false;
+  host = s.substr(0, c);
+  char* end = nullptr;
+  long p = std::strtol(s.c_str() + c + 1, &end, 10);
+  if (*end || p <= 0 || p > 65535) return false;
+  port = static_cast<uint16_t>(p);
+  out = {};
+  out.sin_family = AF_INET;
+  out.sin_port = htons(port);
+  return inet_pton(AF_INET, host.c_str(), &out.sin_addr) == 1;
+}
+
+double parseNum(const std::string& opt, const char* v, double lo, double hi) {
+  char* end = nullptr;
+  double d = std::strtod(v, &end);
+  if (!*v || *end || !(d >= lo && d <= hi))
+    usageError(opt + ": expected a number in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + v + "'");
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lg::Config cfg;
+  std::string profilesPath = LOADGEN_DEFAULT_PROFILES, profileName = "A-SRTP", jsonPath;
+  int relayPid = 0;
+  double timeoutArg = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) usageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return kExitOk;
+    } else if (a == "--raw") {
+    } else if (a == "--gateway") {
+      next();
+      usageError("--gateway is not yet implemented (use --raw; see docs/loadgen.md)");
+    } else if (a == "--ng") {
+      std::string host;
+      uint16_t port;
+      cfg.ngText = next();
+      if (!parseHostPort(cfg.ngText, cfg.ng, host, port)) usageError("--ng: expected IPv4:PORT");
+    } else if (a == "--calls") {
+      cfg.calls = static_cast<int>(parseNum(a, next(), 1, 100000));
+    } else if (a == "--cps") {
+      cfg.cps = parseNum(a, next(), 0.01, 10000);
+    } else if (a == "--duration") {
+      cfg.durationS = parseNum(a, next(), 0, 86400);
+    } else if (a == "--setup-timeout") {
+      cfg.setupTimeoutS = parseNum(a, next(), 0.1, 600);
+    } else if (a == "--timeout") {
+      timeoutArg = parseNum(a, next(), 0.1, 86400 * 7);
+    } else if (a == "--profile") {
+      profileName = next();
+    } else if (a == "--profiles") {
+      profilesPath = next();
+    } else if (a == "--far") {
+      std::string m = next();
+      if (m == "echo") cfg.far = lg::FarMode::Echo;
+      else if (m == "sink") cfg.far = lg::FarMode::Sink;
+      else usageError("--far: expected echo or sink");
+    } else if (a == "--far-addr") {
+      cfg.far = lg::FarMode::External;
+      if (!parseHostPort(next(), cfg.farAddr, cfg.farHost, cfg.farPort)) usageError("--far-addr: expected IPv4:PORT");
+    } else if (a == "--threads") {
+      cfg.threads = static_cast<int>(parseNum(a, next(), 1, 256));
+    } else if (a == "--local-ip") {
+      cfg.localIp = next();
+      in_addr tmp;
+      if (inet_pton(AF_INET, cfg.localIp.c_str(), &tmp) != 1) usageError("--local-ip: expected an IPv4 address");
+    } else if (a == "--relay-pid") {
+      relayPid = static_cast<int>(parseNum(a, next(), 1, 4194304));
+    } else if (a == "--json") {
+      jsonPath = next();
+    } else if (a == "--dump-sdp") {
+      cfg.dumpSdpDir = next();
+    } else if (a == "--quiet") {
+      cfg.quiet = true;
+    } else {
+      usageError("unknown option " + a + " (see --help)");
+    }
+  }
+  if (cfg.ng.sin_family == 0) {
+    std::string host;
+    uint16_t port;
+    parseHostPort(cfg.ngText, cfg.ng, host, port);
+  }
+  unsigned cores = std::thread::hardware_concurrency();
+  if (cores && cfg.threads > static_cast<int>(cores))
+    usageError("--threads " + std::to_string(cfg.threads) + " exceeds the " + std::to_string(cores) + " cores");
+  if (cfg.threads > cfg.calls) cfg.threads = cfg.calls;
+  std::string err;
+  if (!lg::loadProfile(profilesPath, profileName, cfg.profile, err)) usageError(err);
+  cfg.timeoutS = timeoutArg > 0 ? timeoutArg : (cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
+
+  // Two sockets per call plus a few: raise the soft fd limit as far as the hard limit allows.
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * cfg.calls + 64))
+    usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(cfg.calls) + " calls");
+
+  auto dtls = lg::DtlsContext::create(&err);
+  if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
+
+  // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  lg::CpuSample relayStart;
+  bool relayOk = relayPid && lg::procCpu(relayPid, relayStart);
+  lg::CpuSample genStart = lg::selfCpu();
+  int64_t t0 = lg::nowNs() + 20'000'000;  // engines are up before the first call is due
+  lg::Counters counters;
+  std::atomic<bool> stop{false};
+  std::vector<std::unique_ptr<lg::Engine>> engines;
+  std::vector<std::string> engineErr(cfg.threads);
+  std::atomic<int> running{cfg.threads};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < cfg.threads; ++t)
+    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop));
+  for (int t = 0; t < cfg.threads; ++t)
+    threads.emplace_back([&, t] {
+      if (!engines[t]->run(engineErr[t])) stop = true;
+      running--;
+    });
+
+  bool interrupted = false;
+  uint64_t lastSent = 0, lastRecv = 0;
+  int64_t lastT = lg::nowNs();
+  while (running.load() > 0) {
+    timespec oneSecond{1, 0};
+    int sig = sigtimedwait(&sigs, nullptr, &oneSecond);
+    if (sig == SIGINT || sig == SIGTERM) {
+      if (!interrupted && !cfg.quiet) std::cerr << "\nloadgen: stopping, deleting calls...\n";
+      interrupted = true;
+      stop = true;
+      continue;
+    }
+    if (cfg.quiet) continue;
+    int64_t now = lg::nowNs();
+    double dt = (now - lastT) / 1e9;
+    uint64_t sent = counters.pktsSent, recv = counters.pktsRecv, lost = counters.lost;
+    std::fprintf(stderr,
+                 "[%5.0fs] calls %llu/%d started, %llu up, %llu failed, %llu in media, %llu ended | ICE ok %llu, DTLS ok %llu"
+                 " | pkts/s tx %.0f rx %.0f | lost %llu (%.3f%%)\n",
+                 (now - t0) / 1e9, static_cast<unsigned long long>(counters.started.load()), cfg.calls,
+                 static_cast<unsigned long long>(counters.setupOk.load()),
+                 static_cast<unsigned long long>(counters.failed.load()),
+                 static_cast<unsigned long long>(counters.inMedia.load()),
+                 static_cast<unsigned long long>(counters.ended.load()),
+                 static_cast<unsigned long long>(counters.iceOk.load()),
+                 static_cast<unsigned long long>(counters.dtlsOk.load()), (sent - lastSent) / dt,
+                 (recv - lastRecv) / dt, static_cast<unsigned long long>(lost),
+                 recv + lost ? 100.0 * lost / (recv + lost) : 0.0);
+    lastSent = sent;
+    lastRecv = recv;
+    lastT = now;
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& e : engineErr)
+    if (!e.empty()) usageError(e);
+
+  lg::RunInfo run;
+  run.cfg = &cfg;
+  run.wallS = (lg::nowNs() - t0) / 1e9;
+  lg::CpuSample genEnd = lg::selfCpu();
+  run.genCpu = {genEnd.userS - genStart.userS, genEnd.sysS - genStart.sysS};
+  run.relayPid = relayPid;
+  lg::CpuSample relayEnd;
+  if (relayOk && lg::procCpu(relayPid, relayEnd)) {
+    run.relayCpuOk = true;
+    run.relayCpu = {relayEnd.userS - relayStart.userS, relayEnd.sysS - relayStart.sysS};
+  }
+  run.interrupted = interrupted;
+  for (auto& e : engines) {
+    auto r = e->results();
+    run.calls.insert(run.calls.end(), r.begin(), r.end());
+    run.rttUs.insert(run.rttUs.end(), e->rttUs().begin(), e->rttUs().end());
+    run.timedOut = run.timedOut || e->timedOut();
+    run.ngRetransmits += e->ngRetransmits();
+  }
+  std::sort(run.calls.begin(), run.calls.end(),
+            [](const lg::CallResult& a, const lg::CallResult& b) { return a.index < b.index; });
+
+  if (!jsonPath.empty()) {
+    std::ofstream f(jsonPath);
+    if (!(f << lg::reportJson(run))) usageError("cannot write " + jsonPath);
+  }
+  std::cout << lg::summaryText(run) << std::flush;
+
+  if (interrupted) return kExitInterrupted;
+  bool allOk = !run.timedOut;
+  for (const auto& c : run.calls) {
+    if (!c.setupOk) allOk = false;
+    if (cfg.far == lg::FarMode::Echo && cfg.durationS >= 1 && c.recv == 0) allOk = false;
+  }
+  return allOk ? kExitOk : kExitFailures;
+}

@@ -1,0 +1,211 @@
+#include "report.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace lg {
+
+CpuSample selfCpu() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return {ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6};
+}
+
+bool procCpu(int pid, CpuSample& out) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return false;
+  size_t rp = line.rfind(')');  // comm may contain spaces; fields restart after ')'
+  if (rp == std::string::npos) return false;
+  std::istringstream in(line.substr(rp + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  out = {utime / hz, stime / hz};
+  return true;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  size_t rank = static_cast<size_t>(std::max(1.0, std::ceil(p / 100.0 * v.size())));
+  return v[std::min(rank, v.size()) - 1];
+}
+
+namespace {
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+nlohmann::json dist(const std::vector<double>& v) {
+  if (v.empty()) return nullptr;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return {{"n", v.size()},
+          {"p50", round3(percentile(v, 50))},
+          {"p95", round3(percentile(v, 95))},
+          {"p99", round3(percentile(v, 99))},
+          {"max", round3(*std::max_element(v.begin(), v.end()))},
+          {"mean", round3(sum / v.size())}};
+}
+
+struct Totals {
+  int ok = 0, failed = 0, ice = 0, dtls = 0, deleted = 0;
+  uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0;
+  std::vector<double> setup, offer, answer, ice_ms, dtls_ms;
+};
+
+Totals totals(const RunInfo& run) {
+  Totals t;
+  for (const auto& c : run.calls) {
+    if (c.setupOk) ++t.ok;
+    else if (c.failPhase != "not-started") ++t.failed;
+    if (c.iceMs >= 0) ++t.ice;
+    if (c.dtlsMs >= 0) ++t.dtls;
+    if (c.deleted) ++t.deleted;
+    t.sent += c.sent;
+    t.recv += c.recv;
+    t.lost += c.lostGaps;
+    t.farRx += c.farRx;
+    t.farTx += c.farTx;
+    t.rtcpSent += c.rtcpSent;
+    t.rtcpRecv += c.rtcpRecv;
+    t.srtpErr += c.srtpErrors;
+    if (c.setupOk) t.setup.push_back(c.setupMs);
+    if (c.ngOfferMs >= 0) t.offer.push_back(c.ngOfferMs);
+    if (c.ngAnswerMs >= 0) t.answer.push_back(c.ngAnswerMs);
+    if (c.iceMs >= 0) t.ice_ms.push_back(c.iceMs);
+    if (c.dtlsMs >= 0) t.dtls_ms.push_back(c.dtlsMs);
+  }
+  return t;
+}
+
+double pct(uint64_t part, uint64_t whole) { return whole ? round3(100.0 * part / whole) : 0; }
+
+}  // namespace
+
+std::string reportJson(const RunInfo& run) {
+  const Config& cfg = *run.cfg;
+  Totals t = totals(run);
+  std::vector<double> rttMs;
+  rttMs.reserve(run.rttUs.size());
+  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+
+  nlohmann::json j;
+  j["tool"] = "loadgen";
+  j["mode"] = "raw";
+  j["profile"] = {{"name", cfg.profile.name}, {"pps", cfg.profile.pps}, {"payload_bytes", cfg.profile.payloadBytes}};
+  j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS},
+                 {"threads", cfg.threads}, {"ng", cfg.ngText},
+                 {"far", cfg.far == FarMode::Echo ? "echo" : cfg.far == FarMode::Sink ? "sink" : "external"}};
+  if (cfg.far == FarMode::External) j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
+  j["interrupted"] = run.interrupted;
+  j["timed_out"] = run.timedOut;
+  j["totals"] = {{"calls", cfg.calls}, {"setup_ok", t.ok}, {"failed", t.failed}, {"ice_ok", t.ice},
+                 {"dtls_ok", t.dtls}, {"deleted", t.deleted},
+                 {"pkts_sent", t.sent}, {"pkts_recv", t.recv}, {"pkts_lost_gaps", t.lost},
+                 {"loss_pct_gaps", pct(t.lost, t.recv + t.lost)},
+                 {"pkts_missing", t.sent > t.recv ? t.sent - t.recv : 0},
+                 {"far_rx", t.farRx}, {"far_tx", t.farTx},
+                 {"rtcp_sent", t.rtcpSent}, {"rtcp_recv", t.rtcpRecv}, {"srtp_errors", t.srtpErr},
+                 {"ng_retransmits", run.ngRetransmits}};
+  // One-way loss from the far end's own counts (echo/sink mode only).
+  if (cfg.far != FarMode::External) {
+    j["totals"]["loss_pct_to_ims"] = pct(t.sent > t.farRx ? t.sent - t.farRx : 0, t.sent);
+    if (cfg.far == FarMode::Echo)
+      j["totals"]["loss_pct_to_browser"] = pct(t.farTx > t.recv ? t.farTx - t.recv : 0, t.farTx);
+  }
+  j["setup_ms"] = dist(t.setup);
+  j["phases_ms"] = {{"ng_offer", dist(t.offer)}, {"ng_answer", dist(t.answer)},
+                    {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}};
+  j["rtt_ms"] = dist(rttMs);
+  double genCpuS = run.genCpu.userS + run.genCpu.sysS;
+  j["cpu"]["generator"] = {{"user_s", round3(run.genCpu.userS)}, {"sys_s", round3(run.genCpu.sysS)},
+                           {"wall_s", round3(run.wallS)},
+                           {"pct_of_one_core", run.wallS > 0 ? round3(100.0 * genCpuS / run.wallS) : 0}};
+  if (run.relayPid) {
+    double relayS = run.relayCpu.userS + run.relayCpu.sysS;
+    j["cpu"]["relay"] = run.relayCpuOk
+        ? nlohmann::json{{"pid", run.relayPid}, {"user_s", round3(run.relayCpu.userS)},
+                         {"sys_s", round3(run.relayCpu.sysS)},
+                         {"pct_of_one_core", run.wallS > 0 ? round3(100.0 * relayS / run.wallS) : 0}}
+        : nlohmann::json{{"pid", run.relayPid}, {"error", "cannot read /proc/<pid>/stat"}};
+  }
+  auto& calls = j["calls"] = nlohmann::json::array();
+  auto ms = [](double v) -> nlohmann::json { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(round3(v)); };
+  for (const auto& c : run.calls) {
+    calls.push_back({{"index", c.index}, {"call_id", c.callId}, {"setup_ok", c.setupOk},
+                     {"fail_phase", c.failPhase.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.failPhase)},
+                     {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
+                     {"dtls_role", c.dtlsRole}, {"setup_ms", ms(c.setupMs)}, {"ng_offer_ms", ms(c.ngOfferMs)},
+                     {"ng_answer_ms", ms(c.ngAnswerMs)}, {"ice_ms", ms(c.iceMs)}, {"dtls_ms", ms(c.dtlsMs)},
+                     {"media_s", round3(c.mediaS)}, {"sent", c.sent}, {"recv", c.recv}, {"lost_gaps", c.lostGaps},
+                     {"far_rx", c.farRx}, {"far_tx", c.farTx}, {"rtcp_sent", c.rtcpSent},
+                     {"rtcp_recv", c.rtcpRecv}, {"srtp_errors", c.srtpErrors},
+                     {"stun_checks_in", c.stunChecksIn}, {"stun_checks_out", c.stunChecksOut},
+                     {"relay_ims_port", c.imsPort}, {"relay_browser_port", c.browserPort}, {"deleted", c.deleted}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string summaryText(const RunInfo& run) {
+  const Config& cfg = *run.cfg;
+  Totals t = totals(run);
+  std::vector<double> rttMs;
+  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+  char buf[1024];
+  std::string out;
+  std::snprintf(buf, sizeof buf,
+                "loadgen: profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
+                "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, deleted %d\n",
+                cfg.profile.name.c_str(), cfg.profile.pps, cfg.profile.payloadBytes, cfg.calls, cfg.cps,
+                cfg.durationS, run.interrupted ? " [interrupted]" : "", run.timedOut ? " [overall timeout]" : "",
+                t.ok, t.failed, t.ice, t.dtls, t.deleted);
+  out += buf;
+  std::snprintf(buf, sizeof buf,
+                "  setup ms p50 %.1f p95 %.1f max %.1f (ng offer p50 %.2f, answer p50 %.2f, ICE p50 %.1f, DTLS p50 %.1f)\n",
+                percentile(t.setup, 50), percentile(t.setup, 95),
+                t.setup.empty() ? -1.0 : *std::max_element(t.setup.begin(), t.setup.end()),
+                percentile(t.offer, 50), percentile(t.answer, 50), percentile(t.ice_ms, 50), percentile(t.dtls_ms, 50));
+  out += buf;
+  std::snprintf(buf, sizeof buf,
+                "  packets sent %llu, far end rx %llu tx %llu, received %llu, lost (seq gaps) %llu (%.3f %%), srtp errors %llu\n"
+                "  echo RTT ms p50 %.3f p95 %.3f p99 %.3f\n",
+                static_cast<unsigned long long>(t.sent), static_cast<unsigned long long>(t.farRx),
+                static_cast<unsigned long long>(t.farTx), static_cast<unsigned long long>(t.recv),
+                static_cast<unsigned long long>(t.lost), pct(t.lost, t.recv + t.lost),
+                static_cast<unsigned long long>(t.srtpErr), percentile(rttMs, 50), percentile(rttMs, 95),
+                percentile(rttMs, 99));
+  out += buf;
+  double gen = run.genCpu.userS + run.genCpu.sysS;
+  std::snprintf(buf, sizeof buf, "  generator CPU %.2f s over %.1f s wall (%.1f %% of one core)",
+                gen, run.wallS, run.wallS > 0 ? 100 * gen / run.wallS : 0.0);
+  out += buf;
+  if (run.relayPid && run.relayCpuOk) {
+    double relay = run.relayCpu.userS + run.relayCpu.sysS;
+    std::snprintf(buf, sizeof buf, "; relay pid %d CPU %.2f s (%.1f %%)", run.relayPid, relay,
+                  run.wallS > 0 ? 100 * relay / run.wallS : 0.0);
+    out += buf;
+  }
+  out += "\n";
+  // First few failures, so a broken setup is visible without opening the JSON.
+  int shown = 0;
+  for (const auto& c : run.calls) {
+    if (c.setupOk || c.failPhase.empty() || c.failPhase == "not-started" || shown >= 5) continue;
+    out += "  call " + std::to_string(c.index) + " failed in " + c.failPhase + ": " + c.error + "\n";
+    ++shown;
+  }
+  return out;
+}
+
+}  // namespace lg

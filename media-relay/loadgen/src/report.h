@@ -1,0 +1,35 @@
+// Aggregates per-call results into the JSON report (--json) and the stdout summary.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+
+namespace lg {
+
+struct CpuSample {
+  double userS = 0, sysS = 0;
+};
+CpuSample selfCpu();                          // getrusage(RUSAGE_SELF): all threads
+bool procCpu(int pid, CpuSample& out);        // /proc/<pid>/stat utime+stime
+
+// Nearest-rank percentile (p in 0..100) of an unsorted copy; -1 when empty.
+double percentile(std::vector<double> v, double p);
+
+struct RunInfo {
+  const Config* cfg = nullptr;
+  std::vector<CallResult> calls;
+  std::vector<float> rttUs;
+  double wallS = 0;
+  CpuSample genCpu;
+  int relayPid = 0;
+  bool relayCpuOk = false;
+  CpuSample relayCpu;         // delta over the run
+  bool interrupted = false, timedOut = false;
+  long long ngRetransmits = 0;
+};
+
+std::string reportJson(const RunInfo& run);
+std::string summaryText(const RunInfo& run);
+
+}  // namespace lg
