@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Integration check of the IMS side with the real programs: rtpengine, Kamailio and SIPp UEs,
-# all inside a private network namespace (only loopback), so nothing binds on the host.
+# Integration check of the IMS side with the real programs: rtpengine, Kamailio (P-CSCF :5060 +
+# S-CSCF :5062) and SIPp UEs (plain and VoLTE with preconditions), all inside a private network
+# namespace (only loopback), so nothing binds on the host.
 # Usage: ims-sim/selftest.sh      Logs: $LAB_LOGDIR (default: a new temp dir). Exit 0 = all passed.
 set -u
 if [ -z "${IMS_SELFTEST_IN_NS:-}" ]; then
@@ -55,11 +56,21 @@ PY
 variant_call() {
   local name="$1" expr="$2"; shift 2
   sed -e "$expr" "$S/uac.xml" > "$LAB_LOGDIR/uac-$name.xml"
-  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p 5091 -mi 127.0.0.1 -mp 6300 -nostdin \
+  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p 5091 -mi 127.0.0.1 -mp 6500 -nostdin \
     -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
     -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" 127.0.0.1:5060 >/dev/null
 }
 answer_has() { grep -q "$2" "$LAB_LOGDIR/uac-$1-messages.log"; }
+log_has() { grep -q -- "$2" "$LAB_LOGDIR/$1"; }
+log_lacks() { ! grep -q -- "$2" "$LAB_LOGDIR/$1"; }
+
+# The SIP ladder a SIPp UE saw (sip-flow.sh: retransmissions left out), on one line.
+flow_is() {  # messages-log expected
+  local got
+  got="$("$S/sip-flow.sh" "$LAB_LOGDIR/$1" | tr '\n' ' ')"
+  echo "flow of $1: $got"
+  [ "$got" = "$2 " ]
+}
 
 ip link set lo up
 "$ROOT/media-relay/start-rtpengine.sh" >"$LAB_LOGDIR/rtpengine.log" 2>&1 & PIDS+=($!)
@@ -86,6 +97,58 @@ check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 1
 check "R-URI 127.0.0.1:5060, PCMA-only offer" variant_call pcma \
   's/INVITE sip:\[service\]@ims.lab/INVITE sip:[service]@127.0.0.1:5060/; s/RTP\/AVP 111 8 101/RTP\/AVP 8 101/; /:111 /d' -s ue1 -m 1
 check "... answered with PCMA (8)" answer_has pcma "^m=audio 6000 RTP/AVP 8[[:space:]]*$"
+
+# IMS roles: P-CSCF (5060) and S-CSCF (5062) in the one Kamailio.
+check "REGISTER reaches the S-CSCF with the P-CSCF's Path" \
+  log_has kamailio.log "S-CSCF REGISTER sip:ue1@ims.lab Path: <sip:pcscf@127.0.0.1;lr>"
+check "200 REGISTER carries Service-Route <sip:orig@127.0.0.1:5062;lr>" \
+  log_has sipp-register-ue1-messages.log "^Service-Route: <sip:orig@127.0.0.1:5062;lr>"
+check "... and echoes the Path (UE sent Supported: path)" \
+  log_has sipp-register-ue1-messages.log "^Path: <sip:pcscf@127.0.0.1;lr>"
+check "INVITE at ue1 carries P-Asserted-Identity <sip:ue2@ims.lab>" \
+  log_has sipp-uas-ue1-messages.log "^P-Asserted-Identity: <sip:ue2@ims.lab>"
+check "... and a Record-Route from both P-CSCF and S-CSCF" \
+  log_has sipp-uas-ue1-messages.log "^Record-Route: <sip:127.0.0.1:5062;lr;ftag="
+check "ue2's BYE went P-CSCF -> S-CSCF -> P-CSCF -> ue1" \
+  log_has kamailio.log "S-CSCF in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080"
+check "a UE's own P-Asserted-Identity is replaced" variant_call pai \
+  's/^\( *\)Subject:.*/&\n\1P-Asserted-Identity: <sip:boss@ims.lab>/' -s ue1 -m 1
+check "... ue1 never saw <sip:boss@ims.lab>" log_lacks sipp-uas-ue1-messages.log "boss@ims.lab"
+check "INVITE from an unregistered user is refused" fails variant_call unreg \
+  's/From: <sip:ue2@ims.lab>/From: <sip:nobody@ims.lab>/' -s ue1 -m 1
+check "... with 403" answer_has unreg "^SIP/2.0 403"
+
+# VoLTE UEs with preconditions: ue5 (MO) -> ue4 (MT) through P-CSCF, S-CSCF, P-CSCF.
+"$S/run-ue.sh" volte-uas >"$LAB_LOGDIR/volte-uas.out" 2>&1 & VOLTE_UAS=$!; PIDS+=($VOLTE_UAS)
+sleep 1
+check "VoLTE call ue5 -> ue4 (volte-uac ue4 1000)" "$S/run-ue.sh" volte-uac ue4 1000
+check "... ue5 preloaded its Service-Route" \
+  log_has sipp-volte-uac-ue4-messages.log "^Route: <sip:127.0.0.1:5060;lr>, <sip:orig@127.0.0.1:5062;lr>"
+check "... MO ladder INVITE/100/183/PRACK/200/UPDATE/200/180/200/ACK/BYE/200" flow_is sipp-volte-uac-ue4-messages.log \
+  "sent INVITE recv 100 recv 183 sent PRACK recv 200 sent UPDATE recv 200 recv 180 recv 200 sent ACK sent BYE recv 200"
+check "... MT ladder as seen by ue4" flow_is sipp-volte-uas-ue4-messages.log \
+  "recv INVITE sent 100 sent 183 recv PRACK sent 200 recv UPDATE sent 200 sent 180 sent 200 recv ACK recv BYE sent 200"
+check "... 183 had Require: 100rel, RSeq: 1, a=conf:qos remote sendrecv" \
+  grep -Pzq 'SIP/2.0 183[^\0]*Require: 100rel\r?\nRSeq: 1\r?\n[^\0]*a=conf:qos remote sendrecv' "$LAB_LOGDIR/sipp-volte-uac-ue4-messages.log"
+check "... PRACK carried RAck: 1 1 INVITE" log_has sipp-volte-uas-ue4-messages.log "^RAck: 1 1 INVITE"
+check "... UPDATE's answer: a=curr:qos remote sendrecv" log_has sipp-volte-uac-ue4-messages.log "^a=curr:qos remote sendrecv"
+check "... PRACK and UPDATE loose-routed by the S-CSCF" bash -c \
+  "grep -q 'S-CSCF in-dialog PRACK loose-routed' '$LAB_LOGDIR/kamailio.log' && grep -q 'S-CSCF in-dialog UPDATE loose-routed' '$LAB_LOGDIR/kamailio.log'"
+check "VoLTE CANCEL in the early dialog (volte-uac-cancel ue4)" "$S/run-ue.sh" volte-uac-cancel ue4
+check "... INVITE/100/183/CANCEL/200/487/ACK at both UEs" bash -c \
+  "$(declare -f flow_is); LAB_LOGDIR='$LAB_LOGDIR' S='$S'; flow_is sipp-volte-uac-cancel-ue4-messages.log 'sent INVITE recv 100 recv 183 sent CANCEL recv 200 recv 487 sent ACK' && \
+   '$S/sip-flow.sh' '$LAB_LOGDIR/sipp-volte-uas-ue4-messages.log' | tr '\n' ' ' | grep -q 'recv INVITE sent 100 sent 183 recv CANCEL sent 200 sent 487 recv ACK'"
+check "plain INVITE (no precondition) to ue4 gets 421" fails "$S/run-ue.sh" uac ue4 500
+check "... 421 Extension Required" log_has sipp-uac-ue4-messages.log "^SIP/2.0 421 Extension Required"
+kill "$VOLTE_UAS"; wait "$VOLTE_UAS" 2>/dev/null
+
+# Variant: Require: precondition, reliable 180 (PRACKed), ue4 hangs up itself.
+VOLTE_REL180=1 "$S/run-ue.sh" volte-uas 300 >"$LAB_LOGDIR/volte-uas-rel.out" 2>&1 & PIDS+=($!)
+sleep 1
+check "VoLTE call, Require: precondition, reliable 180, MT hangs up" \
+  env VOLTE_REQUIRE=1 VOLTE_WAIT_BYE=1 "$S/run-ue.sh" volte-uac ue4 10000
+check "... MO ladder with PRACK for the 180 and the far end's BYE" flow_is sipp-volte-uac-ue4-messages.log \
+  "sent INVITE recv 100 recv 183 sent PRACK recv 200 sent UPDATE recv 200 recv 180 sent PRACK recv 200 recv 200 sent ACK recv BYE sent 200"
 
 echo "logs: $LAB_LOGDIR"
 echo "$passed passed, $failed failed"

@@ -9,6 +9,7 @@
 #                                        (183/PRACK/UPDATE/180/200); hangs up itself only if bye_after_ms given
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
 #                                        preconditions, routed by the Service-Route learnt at REGISTER
+#   run-ue.sh volte-uac-cancel <user>   ue5, same ports; VoLTE INVITE, CANCEL after the 183, expects 200 + 487
 # VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
 # VOLTE_WAIT_BYE=1 (MO waits up to hold_ms for the far end's BYE instead of hanging up).
 # UAS modes exec sipp in the foreground (the caller's $! is sipp). UAC modes exit with sipp's
@@ -22,7 +23,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms]"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 
 command -v sipp >/dev/null 2>&1 || die "sipp not found (apt-get install sip-tester)"
@@ -85,7 +86,7 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
   local mode="$1" target="$2" scen="$3" me="${ME:-ue2}" port="${ME_PORT:-5090}" mport="${ME_MPORT:-6100}" opts rc sr
   shift 3
   register "$me" "$port"
-  if [ "$mode" = volte-uac ]; then
+  if [ "$mode" = volte-uac ] || [ "$mode" = volte-uac-cancel ]; then
     sr="$(service_route "$me")" || exit 1
     set -- "$@" -set me "$me" -set sroute "$sr"
   fi
@@ -134,5 +135,10 @@ case "$mode" in
     # VOLTE_WAIT_BYE=1: the far end hangs up; hold_ms is then the longest wait for it.
     [ "${VOLTE_WAIT_BYE:-0}" != 1 ] || extra+=(-set waitbye 1 -recv_timeout "$hold")
     ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac "$1" volte-mo.xml "${extra[@]}" ;;
+  volte-uac-cancel)
+    [ $# -eq 1 ] || usage
+    extra=(-recv_timeout 30000)
+    [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
+    ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac-cancel "$1" volte-mo-cancel.xml "${extra[@]}" ;;
   *) usage ;;
 esac

@@ -2,6 +2,8 @@
 
 #include <pcap/pcap.h>
 
+#include <poll.h>
+
 #include <cstring>
 
 namespace dm {
@@ -128,6 +130,13 @@ std::unique_ptr<PacketSource> PacketSource::openLive(const std::string& iface, c
     error = iface + ": " + pcap_geterr(h);
     return nullptr;
   }
+  // Linux may block in poll() forever when no packet arrives, whatever the read timeout says; with
+  // a non-blocking handle and our own poll() the caller regains control every 100 ms to check its
+  // deadline and signals.
+  if (pcap_setnonblock(h, 1, errbuf) < 0 || (src->poll_fd_ = pcap_get_selectable_fd(h)) < 0) {
+    error = iface + ": cannot poll the capture (" + errbuf + ")";
+    return nullptr;
+  }
   src->linktype_ = pcap_datalink(h);
   if (!linkTypeSupported(src->linktype_)) {
     error = iface + ": unsupported link type " + src->linkTypeName();
@@ -153,7 +162,12 @@ PacketSource::Status PacketSource::next(UdpDatagram& out) {
     struct pcap_pkthdr* hdr = nullptr;
     const u_char* data = nullptr;
     int rc = pcap_next_ex(handle_, &hdr, &data);
-    if (rc == 0) return Status::Timeout;
+    if (rc == 0) {
+      if (poll_fd_ < 0) return Status::Timeout;
+      struct pollfd pfd = {poll_fd_, POLLIN, 0};
+      if (poll(&pfd, 1, 100) <= 0) return Status::Timeout;  // nothing yet, or a signal arrived
+      continue;
+    }
     if (rc == PCAP_ERROR_BREAK) return Status::End;
     if (rc < 0) {
       error_ = pcap_geterr(handle_);

@@ -39,7 +39,7 @@ class PacketSource {
   PacketSource& operator=(const PacketSource&) = delete;
 
   // Next UDP datagram; frames that are not IPv4/UDP are skipped (and counted in frames()).
-  // Timeout only happens on live captures (read timeout with nothing captured).
+  // Timeout only happens on live captures: nothing arrived within 100 ms (or a signal came).
   Status next(UdpDatagram& out);
 
   uint64_t frames() const { return frames_; }
@@ -50,6 +50,7 @@ class PacketSource {
   explicit PacketSource(::pcap* handle);
   ::pcap* handle_;
   int linktype_;
+  int poll_fd_ = -1;  // live captures only
   uint64_t frames_ = 0;
   std::string error_;
 };

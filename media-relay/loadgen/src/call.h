@@ -33,11 +33,13 @@ struct Env {
 // The IMS UE played by loadgen: a plain UDP socket that echoes or just counts RTP.
 class FarEnd : public EventLoop::Handler {
  public:
-  bool open(EventLoop& loop, const std::string& ip, bool echo, std::string* err);
+  bool open(EventLoop& loop, const std::string& ip, uint16_t port, bool echo, std::string* err);
   void close(EventLoop& loop);
   void onReadable() override;
   uint16_t port() const { return port_; }
   uint64_t rx = 0, tx = 0;
+  bool haveFirstSeq = false;
+  uint16_t firstSeq = 0;  // first RTP seq seen: shows whether the call's first packets were dropped
 
  private:
   int fd_ = -1;
@@ -110,6 +112,7 @@ class Call : public EventLoop::Handler {
   // RTP
   uint32_t ssrc_ = 0;
   uint16_t seq_ = 0;
+  uint16_t firstSeq_ = 0;
   uint32_t ts_ = 0;
   uint64_t octetsSent_ = 0;
   bool haveRecvSeq_ = false;

@@ -27,6 +27,7 @@ struct Config {
   sockaddr_in farAddr{};            // FarMode::External
   std::string farHost;
   uint16_t farPort = 0;
+  int farPortBase = 0;              // >0: call i's far end binds farPortBase + 2*i (else ephemeral)
   std::string dumpSdpDir;           // write call 0's SDPs here ("" = off)
   bool quiet = false;
 };
@@ -48,7 +49,8 @@ struct CallResult {
   double ngOfferMs = -1, ngAnswerMs = -1, iceMs = -1, dtlsMs = -1, setupMs = -1;
   double mediaS = 0;
   uint64_t sent = 0, recv = 0, lostGaps = 0, farRx = 0, farTx = 0;
-  uint64_t rtcpSent = 0, rtcpRecv = 0, srtpErrors = 0, stunChecksIn = 0, stunChecksOut = 0;
+  uint64_t rtcpSent = 0, rtcpRecv = 0, srtpErrors = 0, srtpReplays = 0, srtcpErrors = 0, stunChecksIn = 0, stunChecksOut = 0;
+  uint32_t farFirstSkipped = 0;     // our first packets that never reached the far end
   uint16_t imsPort = 0;             // rtpengine's IMS-side port from the offer reply
   uint16_t browserPort = 0;         // rtpengine's browser-side candidate port
 };

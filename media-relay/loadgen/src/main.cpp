@@ -44,6 +44,7 @@ const char* kUsage =
     "  --profile NAME        traffic profile (default A-SRTP)\n"
     "  --profiles PATH       profiles.json (default " LOADGEN_DEFAULT_PROFILES ")\n"
     "  --far echo|sink       far end played by loadgen: echo RTP back, or only count it (default echo)\n"
+    "  --far-port-base P     far end of call i binds P+2i (e.g. 6000 = delaymeter's default --ims-ports)\n"
     "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
     "  --threads T           engine threads, 1..cores (default 1)\n"
     "  --local-ip IP         address for loadgen's sockets and candidates (default 127.0.0.1)\n"
@@ -128,6 +129,8 @@ int main(int argc, char** argv) {
     } else if (a == "--far-addr") {
       cfg.far = lg::FarMode::External;
       if (!parseHostPort(next(), cfg.farAddr, cfg.farHost, cfg.farPort)) usageError("--far-addr: expected IPv4:PORT");
+    } else if (a == "--far-port-base") {
+      cfg.farPortBase = static_cast<int>(parseNum(a, next(), 1024, 65534));
     } else if (a == "--threads") {
       cfg.threads = static_cast<int>(parseNum(a, next(), 1, 256));
     } else if (a == "--local-ip") {
@@ -155,6 +158,8 @@ int main(int argc, char** argv) {
   if (cores && cfg.threads > static_cast<int>(cores))
     usageError("--threads " + std::to_string(cfg.threads) + " exceeds the " + std::to_string(cores) + " cores");
   if (cfg.threads > cfg.calls) cfg.threads = cfg.calls;
+  if (cfg.farPortBase && cfg.farPortBase + 2 * (cfg.calls - 1) > 65535)
+    usageError("--far-port-base " + std::to_string(cfg.farPortBase) + " leaves no room for " + std::to_string(cfg.calls) + " calls");
   std::string err;
   if (!lg::loadProfile(profilesPath, profileName, cfg.profile, err)) usageError(err);
   cfg.timeoutS = timeoutArg > 0 ? timeoutArg : (cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;

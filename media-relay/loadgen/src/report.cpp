@@ -61,7 +61,7 @@ nlohmann::json dist(const std::vector<double>& v) {
 
 struct Totals {
   int ok = 0, failed = 0, ice = 0, dtls = 0, deleted = 0;
-  uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0;
+  uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0, srtpReplay = 0, srtcpErr = 0;
   std::vector<double> setup, offer, answer, ice_ms, dtls_ms;
 };
 
@@ -81,6 +81,8 @@ Totals totals(const RunInfo& run) {
     t.rtcpSent += c.rtcpSent;
     t.rtcpRecv += c.rtcpRecv;
     t.srtpErr += c.srtpErrors;
+    t.srtpReplay += c.srtpReplays;
+    t.srtcpErr += c.srtcpErrors;
     if (c.setupOk) t.setup.push_back(c.setupMs);
     if (c.ngOfferMs >= 0) t.offer.push_back(c.ngOfferMs);
     if (c.ngAnswerMs >= 0) t.answer.push_back(c.ngAnswerMs);
@@ -106,7 +108,7 @@ std::string reportJson(const RunInfo& run) {
   j["mode"] = "raw";
   j["profile"] = {{"name", cfg.profile.name}, {"pps", cfg.profile.pps}, {"payload_bytes", cfg.profile.payloadBytes}};
   j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS},
-                 {"threads", cfg.threads}, {"ng", cfg.ngText},
+                 {"threads", cfg.threads}, {"ng", cfg.ngText}, {"far_port_base", cfg.farPortBase},
                  {"far", cfg.far == FarMode::Echo ? "echo" : cfg.far == FarMode::Sink ? "sink" : "external"}};
   if (cfg.far == FarMode::External) j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
   j["interrupted"] = run.interrupted;
@@ -117,7 +119,7 @@ std::string reportJson(const RunInfo& run) {
                  {"loss_pct_gaps", pct(t.lost, t.recv + t.lost)},
                  {"pkts_missing", t.sent > t.recv ? t.sent - t.recv : 0},
                  {"far_rx", t.farRx}, {"far_tx", t.farTx},
-                 {"rtcp_sent", t.rtcpSent}, {"rtcp_recv", t.rtcpRecv}, {"srtp_errors", t.srtpErr},
+                 {"rtcp_sent", t.rtcpSent}, {"rtcp_recv", t.rtcpRecv}, {"srtp_errors", t.srtpErr}, {"srtp_replays", t.srtpReplay}, {"srtcp_errors", t.srtcpErr},
                  {"ng_retransmits", run.ngRetransmits}};
   // One-way loss from the far end's own counts (echo/sink mode only).
   if (cfg.far != FarMode::External) {
@@ -150,8 +152,8 @@ std::string reportJson(const RunInfo& run) {
                      {"dtls_role", c.dtlsRole}, {"setup_ms", ms(c.setupMs)}, {"ng_offer_ms", ms(c.ngOfferMs)},
                      {"ng_answer_ms", ms(c.ngAnswerMs)}, {"ice_ms", ms(c.iceMs)}, {"dtls_ms", ms(c.dtlsMs)},
                      {"media_s", round3(c.mediaS)}, {"sent", c.sent}, {"recv", c.recv}, {"lost_gaps", c.lostGaps},
-                     {"far_rx", c.farRx}, {"far_tx", c.farTx}, {"rtcp_sent", c.rtcpSent},
-                     {"rtcp_recv", c.rtcpRecv}, {"srtp_errors", c.srtpErrors},
+                     {"far_rx", c.farRx}, {"far_tx", c.farTx}, {"far_first_skipped", c.farFirstSkipped}, {"rtcp_sent", c.rtcpSent},
+                     {"rtcp_recv", c.rtcpRecv}, {"srtp_errors", c.srtpErrors}, {"srtp_replays", c.srtpReplays}, {"srtcp_errors", c.srtcpErrors},
                      {"stun_checks_in", c.stunChecksIn}, {"stun_checks_out", c.stunChecksOut},
                      {"relay_ims_port", c.imsPort}, {"relay_browser_port", c.browserPort}, {"deleted", c.deleted}});
   }
@@ -179,12 +181,14 @@ std::string summaryText(const RunInfo& run) {
                 percentile(t.offer, 50), percentile(t.answer, 50), percentile(t.ice_ms, 50), percentile(t.dtls_ms, 50));
   out += buf;
   std::snprintf(buf, sizeof buf,
-                "  packets sent %llu, far end rx %llu tx %llu, received %llu, lost (seq gaps) %llu (%.3f %%), srtp errors %llu\n"
+                "  packets sent %llu, far end rx %llu tx %llu, received %llu, lost (seq gaps) %llu (%.3f %%)\n"
+                "  SRTP auth/other errors %llu, SRTP replays %llu, SRTCP errors %llu\n"
                 "  echo RTT ms p50 %.3f p95 %.3f p99 %.3f\n",
                 static_cast<unsigned long long>(t.sent), static_cast<unsigned long long>(t.farRx),
                 static_cast<unsigned long long>(t.farTx), static_cast<unsigned long long>(t.recv),
                 static_cast<unsigned long long>(t.lost), pct(t.lost, t.recv + t.lost),
-                static_cast<unsigned long long>(t.srtpErr), percentile(rttMs, 50), percentile(rttMs, 95),
+                static_cast<unsigned long long>(t.srtpErr), static_cast<unsigned long long>(t.srtpReplay),
+                static_cast<unsigned long long>(t.srtcpErr), percentile(rttMs, 50), percentile(rttMs, 95),
                 percentile(rttMs, 99));
   out += buf;
   double gen = run.genCpu.userS + run.genCpu.sysS;

@@ -49,8 +49,14 @@ bool SrtpSession::init(const uint8_t localKey[30], const uint8_t remoteKey[30], 
 bool SrtpSession::protect(uint8_t* buf, int& len) {
   return srtp_protect(static_cast<srtp_t>(tx_), buf, &len) == srtp_err_status_ok;
 }
-bool SrtpSession::unprotect(uint8_t* buf, int& len) {
-  return srtp_unprotect(static_cast<srtp_t>(rx_), buf, &len) == srtp_err_status_ok;
+SrtpSession::Rx SrtpSession::unprotectStatus(uint8_t* buf, int& len) {
+  switch (srtp_unprotect(static_cast<srtp_t>(rx_), buf, &len)) {
+    case srtp_err_status_ok: return Rx::Ok;
+    case srtp_err_status_replay_fail:
+    case srtp_err_status_replay_old: return Rx::Replay;
+    case srtp_err_status_auth_fail: return Rx::AuthFail;
+    default: return Rx::Other;
+  }
 }
 bool SrtpSession::protectRtcp(uint8_t* buf, int& len) {
   return srtp_protect_rtcp(static_cast<srtp_t>(tx_), buf, &len) == srtp_err_status_ok;

@@ -23,7 +23,9 @@ class SrtpSession {
   bool ready() const { return tx_ && rx_; }
   // In place; len is updated. buf must have kSrtpMaxTrailer spare bytes after len.
   bool protect(uint8_t* buf, int& len);
-  bool unprotect(uint8_t* buf, int& len);
+  enum class Rx { Ok, Replay, AuthFail, Other };  // replay = duplicate or too old for the window
+  Rx unprotectStatus(uint8_t* buf, int& len);
+  bool unprotect(uint8_t* buf, int& len) { return unprotectStatus(buf, len) == Rx::Ok; }
   bool protectRtcp(uint8_t* buf, int& len);
   bool unprotectRtcp(uint8_t* buf, int& len);
 

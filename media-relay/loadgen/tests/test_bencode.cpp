@@ -29,7 +29,7 @@ TEST(Bencode, DecodesRtpengineReply) {
   ASSERT_TRUE(bdecode("d3:sdp5:v=0\r\n6:result2:oke", r));
   EXPECT_EQ(r.str("result"), "ok");
   EXPECT_EQ(r.str("sdp"), "v=0\r\n");
-  ASSERT_TRUE(bdecode("d6:result5:error12:error-reason14:Unknown call-ide", r));
+  ASSERT_TRUE(bdecode("d6:result5:error12:error-reason15:Unknown call-ide", r));
   EXPECT_EQ(r.str("error-reason"), "Unknown call-id");
   ASSERT_TRUE(bdecode("i-42e", r));
   EXPECT_EQ(r.i, -42);

@@ -63,7 +63,7 @@ TEST(Stun, BuilderRoundTripLikeAnIceCheck) {
   stun::TxId tx = stun::randomTxId();
   stun::Builder b(stun::kBindingRequest, tx);
   b.add(stun::kAttrUsername, "remote:local");  // 12 bytes, no padding
-  b.add(stun::kAttrUsername + 0, "x");         // odd length: exercises padding
+  b.add(0x8022, "x");                          // SOFTWARE, odd length: exercises padding
   b.addU32(stun::kAttrPriority, 1853824767u);
   b.addU64(stun::kAttrIceControlling, 0x0102030405060708ull);
   b.add(stun::kAttrUseCandidate, "");

@@ -44,8 +44,11 @@ public class SipUserAgent implements SipListener {
         Properties p = new Properties();
         p.setProperty("javax.sip.STACK_NAME", "webrtc-ims-gw");
         p.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
-        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
-        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "8");
+        // One event at a time, in arrival order: a call's SIP flow must be recorded as it was on the wire
+        // (a reentrant listener lets a 200 to UPDATE overtake the 180/200 of the INVITE). The handlers
+        // never block on the network except for rtpengine's sub-millisecond ng round trips.
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "false");
+        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "4");
         // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
         p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
