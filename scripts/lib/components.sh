@@ -38,16 +38,17 @@ start_kamailio() {
     python3 "$ROOT/scripts/sip-options.py" 127.0.0.1:5060 1
 }
 
-# start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT] — the signaling gateway (default: the lab's one,
-# HTTP 8088, SIP 5070, UDP toward Kamailio).
+# start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio).
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-5070} transport=${4:-udp} url
+  shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
   url=$(gw_url "$http_port")
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy=127.0.0.1:5060 --lab.ims.domain=ims.lab \
-    --lab.rtpengine.ng=127.0.0.1:2223 --lab.webclient.dir="$ROOT/webclient/public"
+    --lab.rtpengine.ng=127.0.0.1:2223 --lab.webclient.dir="$ROOT/webclient/public" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }
 
@@ -75,7 +76,8 @@ lab_start_all() {
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
-    start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp || return 1
+    # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
+    start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas
 }

@@ -66,3 +66,8 @@ export async function waitHealthy(timeoutMs = 15000) {
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+// The caller's own session and its IMS registration ({user, registration: {expires, refreshes, registeredAt}}).
+export async function currentSession(token) {
+  return expect(await request('GET', '/api/v1/sessions/current', { token }), 200, 'current session');
+}

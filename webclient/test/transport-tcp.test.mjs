@@ -49,6 +49,19 @@ test('REGISTER went over TCP: a TCP connection to Kamailio is up', () => {
   assert.ok(sipTcpConnections().length > 0, 'no established TCP connection from a gateway to :5060');
 });
 
+test('re-REGISTER: the gateway refreshes a 10 s registration before it expires', { timeout: 20000 }, async () => {
+  const first = await gw.currentSession(token);
+  assert.equal(first.registration.expires, 10, JSON.stringify(first));
+  const end = Date.now() + 15000;
+  let now = first;
+  while (now.registration.refreshes < 1 && Date.now() < end) {
+    await new Promise((res) => setTimeout(res, 500));
+    now = await gw.currentSession(token);
+  }
+  assert.ok(now.registration.refreshes >= 1, `no refresh within 15 s: ${JSON.stringify(now)}`);
+  assert.ok(Date.parse(now.registration.registeredAt) > Date.parse(first.registration.registeredAt));
+});
+
 test('MO call over SIP/TCP to ue1, browser hangs up', { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2000 });
   assertMediaBothWays(r);

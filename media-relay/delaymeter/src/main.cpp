@@ -18,7 +18,7 @@ const char* kUsage =
     "usage: delaymeter [options] CAPTURE.pcap[ng]\n"
     "       delaymeter [options] --live IFACE [--seconds N]\n"
     "  --relay-addr A      relay IPv4 address (default 127.0.0.1)\n"
-    "  --relay-ports LO-HI relay media ports (default 30000-30100)\n"
+    "  --relay-ports LO-HI relay media ports (default 30000-30999)\n"
     "  --ims-ports LO-HI   far-end ports that are IMS; packets to them are to_ims (default 6000-6299)\n"
     "  --map-ssrc IN:OUT   the relay rewrites SSRC IN to OUT (hex 0x.. or decimal); repeatable\n"
     "  --window-ms MS      max in->out gap for a pair; older in copies are lost (default 1000)\n"
@@ -51,7 +51,7 @@ struct Options {
   bool json = false;
   double seconds = 0;  // 0 = until signalled
   uint32_t relay_addr = 0x7f000001;
-  dm::PortRange relay_ports{30000, 30100}, ims_ports{6000, 6299};
+  dm::PortRange relay_ports{30000, 30999}, ims_ports{6000, 6299};
   dm::MatcherConfig matcher;
 };
 

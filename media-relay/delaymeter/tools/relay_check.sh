@@ -30,7 +30,7 @@ ip link set lo up
 pids+=($!)
 python3 "$root/media-relay/ng-ping.py" 127.0.0.1:2223 10
 
-tcpdump -i lo -B 16384 --time-stamp-precision=nano -w "$out/relay.pcap" udp portrange 30000-30100 \
+tcpdump -i lo -B 16384 --time-stamp-precision=nano -w "$out/relay.pcap" udp portrange 30000-30999 \
   2>"$out/tcpdump.log" &
 tcpdump_pid=$!
 pids+=($tcpdump_pid)

@@ -5,7 +5,7 @@ Creates a call over the ng protocol (offer from "A" = browser side, answer from 
 then A and B each send --count RTP packets at --pps to the relay ports from the SDP rtpengine
 returned, plus an RTCP SR every --rtcp-every packets on the RTCP ports (delaymeter must skip those),
 counts what arrives at the other end, deletes the call and prints a JSON summary on stdout.
-Capture meanwhile with:  tcpdump -i lo --time-stamp-precision=nano -w x.pcap udp portrange 30000-30100
+Capture meanwhile with:  tcpdump -i lo --time-stamp-precision=nano -w x.pcap udp portrange 30000-30999
 and analyse with:        delaymeter --ims-ports 6000-6299 x.pcap   (B's port must be in --ims-ports)
 
 Exit: 0 every packet arrived, 1 some did not, 2 usage/ng error. Stdlib only.

@@ -78,7 +78,11 @@ double parseNum(const std::string& opt, const char* v, double lo, double hi) {
   char* end = nullptr;
   double d = std::strtod(v, &end);
   if (!*v || *end || !(d >= lo && d <= hi))
-    usageError(opt + ": expected a number in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + v + "'");
+  {
+    char range[64];
+    std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+    usageError(opt + ": expected a number in " + range + ", got '" + v + "'");
+  }
   return d;
 }
 

@@ -4,6 +4,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.*;
 import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
+import org.webrtcims.gw.sip.RegistrationClient;
 
 import java.util.Map;
 
@@ -14,8 +15,24 @@ public class SessionController {
     public record Login(String user, String password) { }
 
     private final SessionRegistry sessions;
+    private final RegistrationClient registration;
 
-    public SessionController(SessionRegistry sessions) { this.sessions = sessions; }
+    public SessionController(SessionRegistry sessions, RegistrationClient registration) {
+        this.sessions = sessions;
+        this.registration = registration;
+    }
+
+    /** The caller's own session and its IMS registration (expiry granted, refreshes so far). */
+    @GetMapping("/current")
+    public Map<String, Object> current(@RequestHeader(value = "Authorization", required = false) String auth) {
+        BrowserSession s = Bearer.session(sessions, auth);
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("user", s.user());
+        registration.status(s.user()).ifPresent(r -> out.put("registration", Map.of(
+                "expires", r.grantedExpires(), "refreshes", r.refreshes(),
+                "registeredAt", java.time.Instant.ofEpochMilli(r.registeredAtMillis()).toString())));
+        return out;
+    }
 
     @PostMapping
     public ResponseEntity<Map<String, Object>> login(@RequestBody(required = false) Login body) {

@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sdp.QosPreconditions;
+import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipRequests;
@@ -33,12 +34,13 @@ public class OutgoingCalls {
     private final CallRegistry registry;
     private final LocalMediaWatch watch;
     private final CallTimers timers;
+    private final RegistrationClient registration;
     private final boolean offerPreconditions;
     private final long inviteTimeoutMs;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
                          CallEventSink sink, CallRegistry registry, LocalMediaWatch watch, CallTimers timers,
-                         GatewayProperties props) {
+                         RegistrationClient registration, GatewayProperties props) {
         this.ua = ua;
         this.requests = requests;
         this.media = media;
@@ -47,6 +49,7 @@ public class OutgoingCalls {
         this.registry = registry;
         this.watch = watch;
         this.timers = timers;
+        this.registration = registration;
         this.offerPreconditions = props.getIms().isPreconditions();
         this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
@@ -74,6 +77,10 @@ public class OutgoingCalls {
                 Request invite = requests.create(Request.INVITE, target, requests.aor(user), c.fromTag,
                         ua.addresses().createAddress(target), c.id, 1, user);
                 requests.setSdpBody(invite, imsSdp);
+                // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
+                for (javax.sip.address.Address hop : registration.serviceRoute(user)) {
+                    invite.addLast(ua.headers().createRouteHeader(hop));
+                }
                 invite.addHeader(ua.headers().createSupportedHeader("100rel"));
                 if (offerPreconditions) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
                 c.flow(Request.INVITE);

@@ -47,6 +47,11 @@ public class RegistrationClient {
         final String fromTag = SipIds.tag();
         long cseq = 1;
         ScheduledFuture<?> refresh;
+        volatile int grantedExpires;
+        volatile int refreshes;
+        volatile long registeredAtMillis;
+        /** RFC 3608: the route the registrar told the UE to preload on its initial requests. */
+        volatile java.util.List<javax.sip.address.Address> serviceRoute = java.util.List.of();
 
         Binding(String user, String password, String callId) {
             this.user = user;
@@ -94,6 +99,15 @@ public class RegistrationClient {
 
     public boolean isRegistered(String user) { return bindings.containsKey(user); }
 
+    /** What the registrar granted the user, and how often the binding was refreshed since login. */
+    public record Status(int grantedExpires, int refreshes, long registeredAtMillis) { }
+
+    public java.util.Optional<Status> status(String user) {
+        Binding b = bindings.get(user);
+        return b == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis));
+    }
+
     private CompletableFuture<Void> send(Binding b, int expires) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
@@ -104,6 +118,7 @@ public class RegistrationClient {
                         aor, b.fromTag, aor, b.callId, b.cseq++, b.user);
             }
             reg.addHeader(ua.headers().createExpiresHeader(expires));
+            reg.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
             ua.send(reg, new Handler(b, expires, done));
         } catch (Exception e) {
             done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, 0,
@@ -164,7 +179,13 @@ public class RegistrationClient {
                         "REGISTER answered " + code + " " + r.getReasonPhrase()));
                 return;
             }
-            if (expires > 0) scheduleRefresh(b, grantedExpires(r));
+            if (expires > 0) {
+                if (b.registeredAtMillis != 0) b.refreshes++;
+                b.registeredAtMillis = System.currentTimeMillis();
+                b.grantedExpires = grantedExpires(r, b.user);
+                b.serviceRoute = serviceRoute(r);
+                scheduleRefresh(b, b.grantedExpires);
+            }
             done.complete(null);
         }
 
@@ -175,10 +196,44 @@ public class RegistrationClient {
         }
     }
 
-    private int grantedExpires(Response r) {
+    private java.util.List<javax.sip.address.Address> serviceRoute(Response r) {
+        java.util.List<javax.sip.address.Address> route = new java.util.ArrayList<>();
+        java.util.ListIterator<?> it = r.getHeaders("Service-Route");
+        while (it != null && it.hasNext()) {
+            String h = it.next().toString().trim();
+            String value = h.regionMatches(true, 0, "Service-Route:", 0, 14) ? h.substring(14).trim() : h;
+            try {
+                route.add(ua.addresses().createAddress(value));
+            } catch (java.text.ParseException e) {
+                log.warn("unusable Service-Route '{}' ignored", value);
+            }
+        }
+        return java.util.List.copyOf(route);
+    }
+
+    /** The Service-Route of the user's registration (empty when none was given). */
+    public java.util.List<javax.sip.address.Address> serviceRoute(String user) {
+        Binding b = bindings.get(user);
+        return b == null ? java.util.List.of() : b.serviceRoute;
+    }
+
+    /** The expiry granted to our own contact (the 200 lists every contact of the user, RFC 3261 §10.3). */
+    private int grantedExpires(Response r, String user) {
+        String ours;
+        try {
+            ours = ((javax.sip.address.SipURI) requests.contact(user).getAddress().getURI()).getHost() + ":" + props.getSip().getPort();
+        } catch (java.text.ParseException e) {
+            ours = "";
+        }
+        java.util.ListIterator<?> it = r.getHeaders(javax.sip.header.ContactHeader.NAME);
+        while (it != null && it.hasNext()) {
+            javax.sip.header.ContactHeader c = (javax.sip.header.ContactHeader) it.next();
+            if (c.getAddress().getURI() instanceof javax.sip.address.SipURI u && user.equals(u.getUser())
+                    && ours.equals(u.getHost() + ":" + u.getPort()) && c.getExpires() > 0) {
+                return c.getExpires();
+            }
+        }
         ExpiresHeader e = (ExpiresHeader) r.getHeader(ExpiresHeader.NAME);
-        javax.sip.header.ContactHeader c = (javax.sip.header.ContactHeader) r.getHeader("Contact");
-        if (c != null && c.getExpires() > 0) return c.getExpires();
         return e != null && e.getExpires() > 0 ? e.getExpires() : props.getIms().getRegisterExpires();
     }
 

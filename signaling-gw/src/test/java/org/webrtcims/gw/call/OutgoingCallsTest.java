@@ -41,7 +41,7 @@ class OutgoingCallsTest {
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
         teardown = new CallTeardown(ua, media, sink, registry);
         props.getIms().setPreconditions(false);
-        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, timers, props);
+        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, timers, mock(org.webrtcims.gw.sip.RegistrationClient.class), props);
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");

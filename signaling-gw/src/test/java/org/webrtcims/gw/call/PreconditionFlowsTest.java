@@ -150,7 +150,7 @@ class PreconditionFlowsTest {
 
     @Test
     void moOffersPreconditionsPracksThe183AndUpdatesWhenTheBrowserLegIsUp() throws Exception {
-        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, timers, props);
+        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, timers, mock(org.webrtcims.gw.sip.RegistrationClient.class), props);
         when(ua.newCallId()).thenReturn("call-mo");
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue4", "ims.lab");
         when(requests.target("ue4")).thenReturn(target);
