@@ -33,6 +33,8 @@ public class RegistrationClient {
     private final GatewayProperties props;
     private final AuthenticationHelper auth;
     private final Map<String, Binding> bindings = new ConcurrentHashMap<>();
+    /** By REGISTER Call-ID, also while a de-REGISTER is still being challenged (its user is gone from bindings). */
+    private final Map<String, Binding> byCallId = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "register-refresh");
         t.setDaemon(true);
@@ -71,7 +73,8 @@ public class RegistrationClient {
         return (ClientTransaction ct, String realm) -> {
             String user = ((javax.sip.address.SipURI) ((FromHeader) ct.getRequest().getHeader(FromHeader.NAME))
                     .getAddress().getURI()).getUser();
-            Binding b = bindings.get(user);
+            String callId = ((javax.sip.header.CallIdHeader) ct.getRequest().getHeader(javax.sip.header.CallIdHeader.NAME)).getCallId();
+            Binding b = byCallId.get(callId);
             String password = b == null ? "" : b.password;
             return new UserCredentials() {
                 public String getUserName() { return user; }
@@ -84,9 +87,13 @@ public class RegistrationClient {
     /** REGISTERs the user; completes when the registrar answered 2xx. */
     public CompletableFuture<Void> register(String user, String password) {
         Binding b = new Binding(user, password, ua.newCallId());
+        byCallId.put(b.callId, b);
         Binding old = bindings.put(user, b);
         if (old != null && old.refresh != null) old.refresh.cancel(false);
-        return send(b, props.getIms().getRegisterExpires());
+        if (old != null) byCallId.remove(old.callId);
+        return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
+            if (e != null && bindings.remove(user, b)) byCallId.remove(b.callId); // a failed login keeps nothing
+        });
     }
 
     /** Removes the user's binding (Expires: 0); completes when answered or timed out. */
@@ -94,10 +101,11 @@ public class RegistrationClient {
         Binding b = bindings.remove(user);
         if (b == null) return CompletableFuture.completedFuture(null);
         if (b.refresh != null) b.refresh.cancel(false);
-        return send(b, 0).exceptionally(e -> null);
+        return send(b, 0).whenComplete((v, e) -> {
+            byCallId.remove(b.callId);
+            if (e != null) log.warn("de-REGISTER of {} failed: {}", user, unwrap(e).getMessage());
+        }).exceptionally(e -> null);
     }
-
-    public boolean isRegistered(String user) { return bindings.containsKey(user); }
 
     /** What the registrar granted the user, and how often the binding was refreshed since login. */
     public record Status(int grantedExpires, int refreshes, long registeredAtMillis) { }
