@@ -69,10 +69,7 @@ public class IncomingCalls implements InboundRequestHandler {
                     else invite(event, callId);
                 }
                 case Request.ACK -> call.ifPresent(this::ack);
-                case Request.BYE -> bye(event, call);
-                case Request.CANCEL -> cancel(event, call);
-                case Request.PRACK -> prack(event, call);
-                case Request.UPDATE -> update(event, call);
+                case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
                 default -> reply(event, Response.NOT_IMPLEMENTED);
             }
         } catch (TransactionAlreadyExistsException e) {
@@ -253,41 +250,53 @@ public class IncomingCalls implements InboundRequestHandler {
         if (c.accepted) sendOk(c, null);
     }
 
-    private void prack(RequestEvent event, Optional<Call> call) throws Exception {
-        if (call.isEmpty()) {
+    /** BYE, CANCEL, PRACK or UPDATE of a known call, under its lock; 481 when the call is unknown. */
+    private void inDialog(RequestEvent event, Optional<Call> call) throws Exception {
+        String method = event.getRequest().getMethod();
+        if (call.isEmpty() || (method.equals(Request.CANCEL) && call.get().direction() != Direction.MT)) {
             reply(event, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
             return;
         }
         Call c = call.get();
         synchronized (c) {
-            c.flow(Request.PRACK);
-            ua.serverTransaction(event).sendResponse(ua.response(Response.OK, event.getRequest()));
-            c.flow(String.valueOf(Response.OK));
+            c.flow(method);
+            switch (method) {
+                case Request.BYE -> {
+                    ok(event, c);
+                    teardown.finish(c, "remote-hangup", c.sipFinal);
+                }
+                case Request.CANCEL -> {
+                    ok(event, c);
+                    if (c.state == CallState.INCOMING) {
+                        teardown.rejectInvite(c, Response.REQUEST_TERMINATED);
+                        teardown.finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
+                    }
+                }
+                case Request.PRACK -> ok(event, c);
+                default -> update(event, c);
+            }
         }
     }
 
+    private void ok(RequestEvent event, Call c) throws Exception {
+        ua.serverTransaction(event).sendResponse(ua.response(Response.OK, event.getRequest()));
+        c.flow(String.valueOf(Response.OK));
+    }
+
     /** UPDATE from the IMS side: its QoS status (preconditions); answered with ours once we know it. */
-    private void update(RequestEvent event, Optional<Call> call) throws Exception {
-        if (call.isEmpty()) {
-            reply(event, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
+    private void update(RequestEvent event, Call c) throws Exception {
+        String offer = SipHeaders.sdp(event.getRequest());
+        ServerTransaction st = ua.serverTransaction(event);
+        if (!c.qos || offer == null || c.imsSdp == null) {
+            int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // mid-call offers: not yet
+            st.sendResponse(ua.response(code, event.getRequest()));
+            c.flow(String.valueOf(code));
             return;
         }
-        Call c = call.get();
-        synchronized (c) {
-            c.flow(Request.UPDATE);
-            String offer = SipHeaders.sdp(event.getRequest());
-            ServerTransaction st = ua.serverTransaction(event);
-            if (!c.qos || offer == null || c.imsSdp == null) {
-                int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // mid-call offers: not yet
-                st.sendResponse(ua.response(code, event.getRequest()));
-                c.flow(String.valueOf(code));
-                return;
-            }
-            c.remoteQos = QosPreconditions.peerLocalStatus(offer);
-            // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
-            if (c.direction == Direction.MT && !c.localQosMet && !c.ended()) c.pendingUpdate = st;
-            else answerUpdate(c, st);
-        }
+        c.remoteQos = QosPreconditions.peerLocalStatus(offer);
+        // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
+        if (c.direction == Direction.MT && !c.localQosMet && !c.ended()) c.pendingUpdate = st;
+        else answerUpdate(c, st);
     }
 
     private void answerUpdate(Call c, ServerTransaction st) {
@@ -318,37 +327,6 @@ public class IncomingCalls implements InboundRequestHandler {
             if (c.state == CallState.ANSWERING) {
                 c.state = CallState.CONFIRMED;
                 c.markSetupDone();
-            }
-        }
-    }
-
-    private void bye(RequestEvent event, Optional<Call> call) throws Exception {
-        if (call.isEmpty()) {
-            reply(event, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
-            return;
-        }
-        Call c = call.get();
-        synchronized (c) {
-            c.flow(Request.BYE);
-            ua.serverTransaction(event).sendResponse(ua.response(Response.OK, event.getRequest()));
-            c.flow(String.valueOf(Response.OK));
-            teardown.finish(c, "remote-hangup", c.sipFinal);
-        }
-    }
-
-    private void cancel(RequestEvent event, Optional<Call> call) throws Exception {
-        if (call.isEmpty() || call.get().direction() != Direction.MT) {
-            reply(event, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST);
-            return;
-        }
-        Call c = call.get();
-        synchronized (c) {
-            c.flow(Request.CANCEL);
-            ua.serverTransaction(event).sendResponse(ua.response(Response.OK, event.getRequest()));
-            c.flow(String.valueOf(Response.OK));
-            if (c.state == CallState.INCOMING) {
-                teardown.rejectInvite(c, Response.REQUEST_TERMINATED);
-                teardown.finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
             }
         }
     }
