@@ -2,28 +2,21 @@
 // Kept in one file so the calls run one after another (rtpengine session counts must return to 0).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { passwordOf } from '../runner/env.mjs';
-import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
+import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
-let browser;
+let page;
 let client;
 let token;
 
 before(async () => {
-  await gw.waitHealthy(15000);
-  browser = await launchBrowser();
-  client = await openClient(browser, { name: 'test-calls-alice' });
-  ({ token } = await client.login(USER, passwordOf(USER)));
+  page = await loggedInPage(USER, 'test-calls-alice');
+  ({ client, token } = page);
 });
 
-after(async () => {
-  await client?.logout().catch(() => {});
-  await browser?.close();
-});
+after(async () => page?.close());
 
 function assertGoodCall(r) {
   assert.equal(r.error, null, r.error);
@@ -35,11 +28,6 @@ function assertGoodCall(r) {
   assert.ok(r.browser?.packetsReceived > 0, `browser packetsReceived ${r.browser?.packetsReceived}`);
   assert.ok(r.ended, "'ended' received");
   assert.ok(endedCleanly(r.ended), `ended cleanly: ${JSON.stringify(r.ended)}`);
-}
-
-async function assertNoRtpengineSession() {
-  const s = await gw.waitNoSessions(5000);
-  assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
 }
 
 test('MO call to ue1, browser hangs up', { timeout: 40000 }, async () => {

@@ -7,13 +7,12 @@ import { after, before, test } from 'node:test';
 const tcpGw = process.env.LAB_GW_TCP;
 if (tcpGw) process.env.LAB_GW = tcpGw; // every runner helper reads LAB_GW when it is called
 
-const { launchBrowser, openClient } = await import('../runner/browser.mjs');
-const { passwordOf } = await import('../runner/env.mjs');
 const gw = await import('../runner/gateway.mjs');
 const { endedCleanly, moCall, mtCall } = await import('../runner/scenario.mjs');
+const { assertNoRtpengineSession, loggedInPage } = await import('../runner/testkit.mjs');
 
 const USER = 'bob';
-let browser;
+let page;
 let client;
 let token;
 
@@ -28,15 +27,11 @@ before(async () => {
   assert.ok(tcpGw, 'LAB_GW_TCP is not set: run through ./lab test');
   const h = await gw.waitHealthy(15000);
   assert.equal(h.imsTransport, 'tcp');
-  browser = await launchBrowser();
-  client = await openClient(browser, { name: 'test-tcp-bob' });
-  ({ token } = await client.login(USER, passwordOf(USER)));
+  page = await loggedInPage(USER, 'test-tcp-bob');
+  ({ client, token } = page);
 });
 
-after(async () => {
-  await client?.logout().catch(() => {});
-  await browser?.close();
-});
+after(async () => page?.close());
 
 function assertMediaBothWays(r) {
   assert.equal(r.error, null, r.error);
@@ -73,6 +68,5 @@ test('MT call over SIP/TCP from ue2 (Kamailio reaches the TCP contact), UE hangs
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: 2000 }, hangup: 'ue', maxMs: 15000 });
   assertMediaBothWays(r);
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
-  const s = await gw.waitNoSessions(5000);
-  assert.equal(s.count, 0, JSON.stringify(s.callIds));
+  await assertNoRtpengineSession();
 });

@@ -3,31 +3,25 @@
 // gateway actually sent and received (its per-call sipFlow) and on the UE's own verdict (SIPp exit code).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { passwordOf } from '../runner/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
+import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'carol';
 // TS 24.229 §6.1.2 ladders as the gateway sees them, with the browser hanging up / the UE hanging up.
 const MO_LADDER = ['INVITE', '100', '183', 'PRACK', '200', 'UPDATE', '200', '180', '200', 'ACK', 'BYE', '200'];
 const MT_LADDER = ['INVITE', '100', '183', 'PRACK', '200', 'UPDATE', '200', '180', '200', 'ACK', 'BYE', '200'];
-let browser;
+let page;
 let client;
 let token;
 
 before(async () => {
-  await gw.waitHealthy(15000);
-  browser = await launchBrowser();
-  client = await openClient(browser, { name: 'test-volte-carol' });
-  ({ token } = await client.login(USER, passwordOf(USER)));
+  page = await loggedInPage(USER, 'test-volte-carol');
+  ({ client, token } = page);
 });
 
-after(async () => {
-  await client?.logout().catch(() => {});
-  await browser?.close();
-});
+after(async () => page?.close());
 
 function assertMedia(r) {
   assert.equal(r.error, null, r.error);
@@ -35,11 +29,6 @@ function assertMedia(r) {
   assert.ok(r.info.media.packetsToIms > 0 && r.info.media.packetsToBrowser > 0, JSON.stringify(r.info.media));
   assert.ok(r.browser?.packetsReceived > 0, 'browser received media');
   assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
-}
-
-async function assertNoRtpengineSession() {
-  const s = await gw.waitNoSessions(5000);
-  assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
 }
 
 test('MO with preconditions to ue4: 183 (100rel) -> PRACK -> UPDATE when the browser leg is up -> 180 -> 200', { timeout: 40000 }, async () => {

@@ -1,0 +1,28 @@
+// Shared set-up of the integration tests (webclient/test/): one browser page logged in as a lab user,
+// and the check that rtpengine holds no session after a call.
+import assert from 'node:assert/strict';
+import { launchBrowser, openClient } from './browser.mjs';
+import { passwordOf } from './env.mjs';
+import * as gw from './gateway.mjs';
+
+// {browser, client, token, close()} for `user`, once the gateway is healthy.
+export async function loggedInPage(user, name = `test-${user}`) {
+  await gw.waitHealthy(15000);
+  const browser = await launchBrowser();
+  const client = await openClient(browser, { name });
+  const { token } = await client.login(user, passwordOf(user));
+  return {
+    browser,
+    client,
+    token,
+    async close() {
+      await client.logout().catch(() => {});
+      await browser.close();
+    },
+  };
+}
+
+export async function assertNoRtpengineSession() {
+  const s = await gw.waitNoSessions(5000);
+  assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
+}
