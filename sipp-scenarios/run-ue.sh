@@ -10,6 +10,7 @@
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
 #                                        preconditions, routed by the Service-Route learnt at REGISTER
 #   run-ue.sh volte-uac-cancel <user>   ue5, same ports; VoLTE INVITE, CANCEL after the 183, expects 200 + 487
+# UE_CODEC=PCMA|PCMU|G722 (uac only): the INVITE offers only that codec + telephone-event.
 # VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
 # VOLTE_WAIT_BYE=1 (MO waits up to hold_ms for the far end's BYE instead of hanging up).
 # UAS modes exec sipp in the foreground (the caller's $! is sipp). UAC modes exit with sipp's
@@ -25,6 +26,16 @@ UE_IP=127.0.0.1
 die() { echo "run-ue: $*" >&2; exit 2; }
 usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
+# -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
+codec_args() {
+  case "${UE_CODEC:-}" in
+    '') ;;
+    PCMA) printf '%s\n' -set codecpt 8 -set codecenc PCMA/8000 ;;
+    PCMU) printf '%s\n' -set codecpt 0 -set codecenc PCMU/8000 ;;
+    G722) printf '%s\n' -set codecpt 9 -set codecenc G722/8000 ;;
+    *) die "UE_CODEC '$UE_CODEC' is not PCMA, PCMU or G722" ;;
+  esac
+}
 
 command -v sipp >/dev/null 2>&1 || die "sipp not found (apt-get install sip-tester)"
 [ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
@@ -115,7 +126,9 @@ case "$mode" in
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage
     # recv_timeout bounds every wait for a response (e.g. nobody answers).
-    call uac "$1" uac.xml -aa -set hold "$hold" -recv_timeout 30000 ;;
+    codec_args >/dev/null   # a bad UE_CODEC dies here, in this shell
+    mapfile -t cargs < <(codec_args)
+    call uac "$1" uac.xml -aa -set hold "$hold" -recv_timeout 30000 "${cargs[@]}" ;;
   uac-wait)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     timeout="${2:-60000}"; is_int "$timeout" || usage

@@ -55,7 +55,8 @@ export class LabClient extends EventTarget {
     return { status };
   }
 
-  async call(to) {
+  // imsCodec (optional): PCMA, PCMU, G722, AMR-WB, AMR: the gateway forces it on the IMS leg (transcoding).
+  async call(to, { imsCodec } = {}) {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null };
     try {
@@ -70,7 +71,7 @@ export class LabClient extends EventTarget {
     }
     const reply = new Promise((resolve, reject) => this.#pending.push({ call, resolve, reject }));
     const timer = setTimeout(() => this.#rejectPending(call, `no 'calling' reply within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
-    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp });
+    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}) });
     try {
       return await reply;
     } finally {

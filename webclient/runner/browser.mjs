@@ -50,7 +50,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     logFile,
     login: (user, password) => invoke('login', user, password),
     logout: () => invoke('logout'),
-    call: (to) => invoke('call', to),
+    call: (to, opts = {}) => invoke('call', to, opts),
     answer: (callId) => invoke('answer', callId),
     hangup: (callId) => invoke('hangup', callId),
     reject: (callId) => invoke('reject', callId),

@@ -3,6 +3,9 @@
 // report.json + report.html in $LAB_OUT. Exit 0 iff every call is ok and no rtpengine session is left.
 // LAB_IMS=volte (./lab demo --ims volte): the VoLTE UEs instead (alice -> ue4, ue5 -> alice), whose
 // calls must run with preconditions (100rel/PRACK/UPDATE).
+// LAB_CODEC=PCMA|PCMU|G722|AMR-WB|AMR (./lab demo --codec C): the MO call forces C on the IMS leg
+// (rtpengine transcodes the browser's Opus); the MT UE offers only C (G.711/G.722 only: run-ue.sh
+// UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
 import { launchBrowser, openClient } from './browser.mjs';
 import { startCpuSampler } from './cpu.mjs';
 import { gatewayUrl, outDir, passwordOf } from './env.mjs';
@@ -18,6 +21,8 @@ const IMS_MODELS = {
   volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
 };
 const ims = IMS_MODELS[process.env.LAB_IMS || 'plain'];
+const codec = process.env.LAB_CODEC || null;
+const UE_CODECS = ['PCMA', 'PCMU', 'G722'];   // what the SIPp UAC can offer alone (run-ue.sh UE_CODEC)
 const log = (s) => console.log(`[demo] ${s}`);
 
 let browser = null;
@@ -38,8 +43,9 @@ async function main() {
 
   const results = [];
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
-  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log }));
-  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
+  const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
+  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec }));
+  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
   for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
 
   const left = await gw.waitNoSessions(5000);
@@ -54,12 +60,21 @@ async function main() {
       c.ok = false;
       c.error = 'the call ran without preconditions';
     }
+    const want = codecWanted(c);
+    if (want && c.ok && !codecIs(c.media.codec_ims, want.ims)) {
+      c.ok = false;
+      c.error = `IMS leg codec ${c.media.codec_ims} (wanted ${want.ims})`;
+    } else if (want && c.ok && !codecIs(c.media.codec_browser, 'opus')) {
+      c.ok = false;
+      c.error = `browser leg codec ${c.media.codec_browser} (wanted opus: no transcoding)`;
+    }
   }
   const ok = calls.every((c) => c.ok) && left.count === 0;
   const report = {
     tool: 'lab demo',
     started,
     ims: process.env.LAB_IMS || 'plain',
+    codec: codec ?? 'pass-through',
     ok,
     calls,
     cpu: cpu.stop(),
@@ -79,9 +94,22 @@ async function main() {
   log('demo OK');
 }
 
+// --codec: which codec each call's IMS leg must show (null: nothing to check).
+function codecWanted(c) {
+  if (!codec) return null;
+  if (c.direction === 'mo') return { ims: codec };
+  return UE_CODECS.includes(codec) ? { ims: codec } : null;
+}
+
+// "PCMA/8000" is PCMA; "AMR-WB/16000" is AMR-WB but not AMR.
+function codecIs(actual, name) {
+  return typeof actual === 'string' && actual.split('/')[0].toLowerCase() === name.toLowerCase();
+}
+
 function printTable(calls) {
-  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
-  const rows = calls.map((c) => [c.direction, c.from, c.to, c.setup_ms, c.sip_final, c.media.codec, c.media.packets_to_ims,
+  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec browser/IMS', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
+  const rows = calls.map((c) => [c.direction, c.from, c.to, c.setup_ms, c.sip_final,
+    `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`, c.media.packets_to_ims,
     c.media.packets_to_browser, c.browser?.packets_sent, c.browser?.packets_received, c.ok ? 'yes' : 'NO'].map((v) => String(v ?? '-')));
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => c.padEnd(width[i])).join('  ');

@@ -64,11 +64,12 @@ async function hangUpQuietly(client, r) {
 }
 
 // Browser-originated call. hangup: 'browser' (after mediaMs) or 'remote' (wait for the IMS side's BYE).
-export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
+// imsCodec: force that codec on the IMS leg (the gateway has rtpengine transcode); absent = pass-through.
+export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null }) {
   const r = newResult('mo', from, to);
   try {
-    log(`MO ${from} -> ${to}: offering`);
-    r.callId = await client.call(to);
+    log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
+    r.callId = await client.call(to, imsCodec ? { imsCodec } : {});
     log(`calling ${r.callId}`);
     await client.waitFor('answered', r.callId, 15000);
     r.answered = true;
@@ -85,14 +86,15 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
   return r;
 }
 
-// IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg}. hangup: 'ue' or 'browser'.
+// IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg, env?} (env e.g. {UE_CODEC:'PCMA'}
+// for run-ue.sh). hangup: 'ue' or 'browser'.
 export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
   const r = newResult('mt', ue.from ?? 'ue2', user);
   let proc = null;
   try {
     log(`MT ${r.from} -> ${user}: starting SIPp ${ue.mode} ${user} ${ue.arg ?? ''}`);
     const mark = await client.mark();   // only an `incoming` that arrives from now on is ours
-    proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000 });
+    proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000, env: ue.env ?? {} });
     const inc = await client.waitFor('incoming', null, 15000, mark);
     r.callId = inc.callId;
     if (inc.from) r.from = inc.from;

@@ -10,14 +10,15 @@ const TAIL_LINES = 30;
 let seq = 0;
 
 // Returns {pid, done: Promise<{code, output}>, kill()}; `output` is the tail of stdout+stderr.
-export function startUe(mode, user, arg, { timeoutMs = 60000 } = {}) {
+// env: extra environment for run-ue.sh (e.g. UE_CODEC=PCMA).
+export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
   const script = path.join(labRoot(), 'sipp-scenarios', 'run-ue.sh');
   if (!fs.existsSync(script)) throw new Error(`${script} not found`);
   const args = [script, mode, user, ...(arg != null ? [String(arg)] : [])];
   const logFile = path.join(logDir(), `ue-${mode}-${user}-${process.pid}-${++seq}.log`);
   const log = fs.createWriteStream(logFile);
   // own process group so kill() also ends sipp started by the script
-  const child = spawn('bash', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('bash', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
   let tail = [];
   const keep = (chunk) => {
     log.write(chunk);

@@ -74,7 +74,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
         String callId = text(msg, "callId");
         try {
             switch (type) {
-                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"));
+                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg));
                 case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"));
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"));
                 case "hangup", "reject" -> calls.hangup(s.token(), callId);
@@ -107,6 +107,14 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
     private static String text(JsonNode msg, String field) {
         JsonNode n = msg.get(field);
         return n != null && n.isTextual() ? n.asText() : null;
+    }
+
+    /** `call.imsCodec`: absent or null = pass-through; anything but a string is a bad message. */
+    private static String imsCodec(JsonNode msg) {
+        JsonNode n = msg.get("imsCodec");
+        if (n == null || n.isNull()) return null;
+        if (!n.isTextual()) throw new CallFailure("bad-message", "'imsCodec' must be a string");
+        return n.asText();
     }
 
     private static String firstLine(String s) {

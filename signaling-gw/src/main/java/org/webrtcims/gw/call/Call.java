@@ -44,6 +44,8 @@ public final class Call {
     ServerTransaction pendingUpdate;
     String codecBrowser;
     String codecIms;
+    /** MO: the codec the browser asked to force on the IMS leg (rtpengine transcodes), null = pass-through. */
+    org.webrtcims.gw.media.ImsCodec imsCodec;
     MediaStats finalStats;
     String endReason;
     long endedAtMillis;

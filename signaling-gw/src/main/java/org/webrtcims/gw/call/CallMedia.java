@@ -27,7 +27,7 @@ public class CallMedia {
         }
     }
 
-    String offerFromBrowser(Call c, String sdp) { return ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp)); }
+    String offerFromBrowser(Call c, String sdp) { return ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)); }
 
     String answerFromIms(Call c, String sdp) { return ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp)); }
 

@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.springframework.stereotype.Service;
+import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.sdp.SdpInspector;
 
@@ -27,9 +28,22 @@ public class CallService {
     }
 
     public String call(String token, String user, String to, String sdp) {
+        return call(token, user, to, sdp, null);
+    }
+
+    /** imsCodec: null = pass-through, else one of {@link ImsCodec} (case-insensitive) forced on the IMS leg. */
+    public String call(String token, String user, String to, String sdp, String imsCodec) {
         if (to == null || to.isBlank()) throw new CallFailure("bad-message", "'to' is required");
+        ImsCodec forced = null;
+        if (imsCodec != null) {
+            try {
+                forced = ImsCodec.parse(imsCodec);
+            } catch (IllegalArgumentException e) {
+                throw new CallFailure("bad-message", e.getMessage());
+            }
+        }
         SdpInspector.Summary s = inspect(sdp);
-        Call c = outgoing.place(token, user, to, sdp);
+        Call c = outgoing.place(token, user, to, sdp, forced);
         synchronized (c) {
             c.codecBrowser = s.firstAudioCodec();
         }

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.sdp.QosPreconditions;
 import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.ResponseHandler;
@@ -56,6 +57,11 @@ public class OutgoingCalls {
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
+        return place(token, user, to, browserSdp, null);
+    }
+
+    /** As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes). */
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec) {
         SipURI target;
         try {
             target = requests.target(to);
@@ -65,6 +71,7 @@ public class OutgoingCalls {
         Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
                 SipIds.tag(), CallState.CALLING);
         synchronized (c) {
+            c.imsCodec = imsCodec;
             String imsSdp = media.offerFromBrowser(c, browserSdp);
             if (offerPreconditions) {
                 // TS 24.229 originating UE: local segment mandatory, remote optional, nothing reserved yet.

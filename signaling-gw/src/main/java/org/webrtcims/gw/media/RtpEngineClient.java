@@ -25,12 +25,29 @@ public class RtpEngineClient {
         this.ng = Objects.requireNonNull(ng);
     }
 
-    /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out. */
+    /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
     public String offerFromBrowser(String callId, String fromTag, String browserSdp) throws NgException {
+        return offerFromBrowser(callId, fromTag, browserSdp, null);
+    }
+
+    /** MO; with imsCodec non-null the IMS side is offered only that codec and rtpengine transcodes Opus. */
+    public String offerFromBrowser(String callId, String fromTag, String browserSdp, ImsCodec imsCodec)
+            throws NgException {
         Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, null, browserSdp);
         towardIms(cmd);
         cmd.put("replace", List.of("origin", "session-connection"));
-        return sdpOf(ng.send(cmd));
+        if (imsCodec == null) {
+            return sdpOf(ng.send(cmd));
+        }
+        cmd.put("codec", CodecPolicy.moForced(imsCodec, browserSdp));
+        String imsSdp = sdpOf(ng.send(cmd));
+        // rtpengine silently leaves out a codec it cannot encode (AMR/AMR-WB without libavcodec-extra).
+        if (!SdpCodec.audioEncodings(imsSdp).contains(imsCodec.wire)) {
+            delete(callId, null);
+            throw new NgException(NgException.Kind.ERROR_RESULT,
+                    "rtpengine cannot transcode to " + imsCodec.wire + " (see docs/media.md)");
+        }
+        return imsSdp;
     }
 
     /** MO: the IMS answer (183/200 SDP) in, the SDP answer for the browser out. */
@@ -50,6 +67,10 @@ public class RtpEngineClient {
         towardBrowser(cmd);
         cmd.put("SDES", List.of("off"));
         cmd.put("flags", List.of("generate-mid", "trust-address"));
+        Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
+        if (codec != null) {
+            cmd.put("codec", codec);
+        }
         return sdpOf(ng.send(cmd));
     }
 

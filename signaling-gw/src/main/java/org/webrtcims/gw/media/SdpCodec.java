@@ -1,5 +1,7 @@
 package org.webrtcims.gw.media;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Extracts the negotiated audio codec ("name/clockrate") from an SDP answer: its first real payload. */
@@ -32,6 +34,30 @@ final class SdpCodec {
             return null;
         }
         return null;
+    }
+
+    /** Encoding names of the first audio m-line, in offer order, without duplicates ("PCMA", "telephone-event"). */
+    static List<String> audioEncodings(String sdp) {
+        List<String> out = new ArrayList<>();
+        if (sdp == null) {
+            return out;
+        }
+        String[] lines = sdp.split("\r?\n");
+        for (int i = 0; i < lines.length; i++) {
+            if (!lines[i].startsWith("m=audio ")) {
+                continue;
+            }
+            String[] m = lines[i].trim().split(" +");
+            for (int f = 3; f < m.length; f++) {
+                String codec = codecOf(m[f], lines, i + 1);
+                String name = codec == null ? null : codec.split("/")[0];
+                if (name != null && !out.contains(name)) {
+                    out.add(name);
+                }
+            }
+            break;
+        }
+        return out;
     }
 
     private static String codecOf(String pt, String[] lines, int from) {

@@ -110,6 +110,99 @@ class RtpEngineClientTest {
         assertEquals(List.of(OUT_SDP), out);
     }
 
+    private static final String CHROME_AUDIO = String.join("\r\n", "v=0",
+            "m=audio 9 UDP/TLS/RTP/SAVPF 111 9 0 8 110 126", "a=rtpmap:111 opus/48000/2",
+            "a=rtpmap:9 G722/8000", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000",
+            "a=rtpmap:110 telephone-event/48000", "a=rtpmap:126 telephone-event/8000", "");
+
+    @Test
+    void moOfferWithImsCodecForcesItAndKeepsTelephoneEvent() throws Exception {
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.PCMA),
+                Map.of("result", "ok", "sdp", imsSdp("PCMA/8000")), new ArrayList<>());
+        assertEquals(Map.of(
+                "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", CHROME_AUDIO,
+                "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
+                "flags", List.of("trust-address", "strip-extmap"),
+                "replace", List.of("origin", "session-connection"),
+                "codec", Map.of("strip", List.of("PCMA"), "mask", List.of("all"),
+                        "transcode", List.of("PCMA/8000/1/64000", "telephone-event"))), sent);
+    }
+
+    @Test
+    void moOfferWithImsCodecWithoutTelephoneEventInTheOffer() throws Exception {
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP, ImsCodec.G722),
+                Map.of("result", "ok", "sdp", imsSdp("G722/8000")), new ArrayList<>());
+        assertEquals(Map.of("strip", List.of("G722"), "mask", List.of("all"),
+                "transcode", List.of("G722/8000/1/64000")), sent.get("codec"));
+    }
+
+    @Test
+    void moOfferAmrWbAndPcmuSpecs() throws Exception {
+        Map<String, Object> wb = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.AMR_WB),
+                Map.of("result", "ok", "sdp", imsSdp("AMR-WB/16000")), new ArrayList<>());
+        assertEquals(Map.of("strip", List.of("AMR-WB"), "mask", List.of("all"),
+                "transcode", List.of("AMR-WB/16000/1/12650", "telephone-event")), wb.get("codec"));
+        Map<String, Object> mu = exchange(() -> client.offerFromBrowser("cid2", "ftag", CHROME_AUDIO, ImsCodec.PCMU),
+                Map.of("result", "ok", "sdp", imsSdp("PCMU/8000")), new ArrayList<>());
+        assertEquals(List.of("PCMU/8000/1/64000", "telephone-event"),
+                ((Map<?, ?>) mu.get("codec")).get("transcode"));
+    }
+
+    private static String imsSdp(String encoding) {
+        return "v=0\r\nm=audio 30000 RTP/AVP 96\r\na=rtpmap:96 " + encoding + "\r\n";
+    }
+
+    /** rtpengine without an AMR-WB encoder leaves the codec out: the call is deleted and the offer fails. */
+    @Test
+    void moOfferFailsWhenRtpengineCannotProduceTheCodec() throws Exception {
+        CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.AMR_WB);
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        peer.reply(peer.take(), Map.of("result", "ok", "sdp", OUT_SDP));
+        FakeNgPeer.Request del = peer.take();
+        assertEquals(Map.of("command", "delete", "call-id", "cid", "delete-delay", 0L), del.dict());
+        peer.reply(del, Map.of("result", "ok"));
+        NgException e = (NgException) assertThrows(CompletionException.class, f::join).getCause();
+        assertEquals("rtpengine cannot transcode to AMR-WB (see docs/media.md)", e.getMessage());
+    }
+
+    @Test
+    void moOfferWithoutImsCodecHasNoCodecDict() throws Exception {
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, null),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertFalse(sent.containsKey("codec"));
+    }
+
+    @Test
+    void mtOfferWithoutOpusOffersTranscodedOpusFirst() throws Exception {
+        String ueOffer = String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 8 0 101",
+                "a=rtpmap:101 telephone-event/8000", "");
+        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", ueOffer),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertEquals(Map.of("mask", List.of("all"),
+                "transcode", List.of("opus", "PCMA", "PCMU", "telephone-event")), sent.get("codec"));
+    }
+
+    @Test
+    void mtOfferWithOpusIsPassThrough() throws Exception {
+        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", OUT_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertFalse(sent.containsKey("codec"));
+    }
+
+    @Test
+    void imsCodecParsesApiNamesOnly() {
+        assertEquals(ImsCodec.AMR_WB, ImsCodec.parse("amr-wb"));
+        assertEquals(ImsCodec.PCMA, ImsCodec.parse("PCMA"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ImsCodec.parse("opus"));
+        assertEquals("imsCodec 'opus' is not one of PCMA, PCMU, G722, AMR-WB, AMR", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ImsCodec.parse(""));
+    }
+
     @Test
     void errorReplyPropagatesAsNgException() throws Exception {
         CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {

@@ -164,6 +164,44 @@ class RtpEngineRealTest {
         assertEquals(List.of(), after);
     }
 
+    /** imsCodec forces one codec toward IMS while the browser keeps Opus, even though it offered PCMA too. */
+    @Test
+    void moForcedCodecTranscodesAgainstRealRtpengine() throws Exception {
+        for (ImsCodec codec : List.of(ImsCodec.PCMA, ImsCodec.G722)) {
+            String id = "mo-tx-" + codec.wire + "@gw";
+            String imsOffer = rtp.offerFromBrowser(id, "tx-ft", CHROME_OFFER, codec);
+            print("MO " + codec.wire + " offer toward IMS", imsOffer);
+            assertImsLeg(imsOffer);
+            Matcher m = Pattern.compile("(?m)^m=audio \\d+ RTP/AVP (\\d+) (\\d+)\r?$").matcher(imsOffer);
+            assertTrue(m.find(), "exactly the forced codec + telephone-event toward IMS");
+            assertTrue(imsOffer.contains("a=rtpmap:" + m.group(1) + " " + codec.wire + "/8000"), codec.wire);
+            assertTrue(imsOffer.contains("a=rtpmap:" + m.group(2) + " telephone-event/8000"));
+            String ueAnswer = String.join("\r\n", "v=0", "o=ue1 1 1 IN IP4 127.0.0.1", "s=-",
+                    "c=IN IP4 127.0.0.1", "t=0 0", "m=audio 6000 RTP/AVP " + m.group(1),
+                    "a=rtpmap:" + m.group(1) + " " + codec.wire + "/8000", "a=sendrecv", "");
+            String browserAnswer = rtp.answerFromIms(id, "tx-ft", "tx-tt", ueAnswer);
+            print("MO " + codec.wire + " answer toward browser", browserAnswer);
+            assertBrowserLeg(browserAnswer);
+            assertEquals("opus/48000", SdpCodec.firstAudioCodec(browserAnswer), "browser keeps Opus");
+            rtp.delete(id, "tx-ft");
+        }
+    }
+
+    /** An IMS offer without Opus: the browser is offered Opus first, then the IMS codecs for pass-through. */
+    @Test
+    void mtOfferWithoutOpusAddsTranscodedOpusFirst() throws Exception {
+        String browserOffer = rtp.offerFromIms("mt-tx@ims", "mttx-ft", UE2_OFFER);
+        print("MT offer (no opus from IMS) toward browser", browserOffer);
+        assertEquals(List.of("opus", "PCMA", "PCMU", "telephone-event"), SdpCodec.audioEncodings(browserOffer));
+        String imsAnswer = rtp.answerFromBrowser("mt-tx@ims", "mttx-ft", "mttx-tt",
+                CHROME_ANSWER.replace("m=audio 50002 UDP/TLS/RTP/SAVPF 8 101", "m=audio 50002 UDP/TLS/RTP/SAVPF 111")
+                        .replace("a=rtpmap:8 PCMA/8000", "a=rtpmap:111 opus/48000/2")
+                        .replace("a=rtpmap:101 telephone-event/8000\r\na=fmtp:101 0-15\r\n", ""));
+        print("MT answer toward IMS (browser took opus)", imsAnswer);
+        assertEquals("PCMA/8000", SdpCodec.firstAudioCodec(imsAnswer));
+        rtp.delete("mt-tx@ims", "mttx-tt");
+    }
+
     @Test
     void deleteOfUnansweredMtCallRemovesIt() throws Exception {
         rtp.offerFromIms("mt-2@ims", "mt2-ft", UE2_OFFER);

@@ -1,0 +1,54 @@
+package org.webrtcims.gw.media;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The rtpengine ng `codec` dictionaries for transcoding (rtpengine 10.5.3.5 behaviour, checked against the
+ * daemon; see docs/media.md). Without a forced codec nothing is added: the legs negotiate end to end.
+ */
+final class CodecPolicy {
+    private CodecPolicy() {
+    }
+
+    /**
+     * MO offer with a forced IMS codec: the IMS side is offered only that codec (plus telephone-event when
+     * the browser offered it), the browser keeps Opus.
+     * - `strip: [X]` drops the browser's own X, so rtpengine cannot answer the browser with X (pass-through);
+     * - `mask: [all]` hides the browser's codecs from IMS but keeps them (Opus) usable for transcoding;
+     * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS.
+     */
+    static Map<String, Object> moForced(ImsCodec codec, String browserSdp) {
+        List<String> transcode = new ArrayList<>(List.of(codec.transcodeSpec));
+        if (SdpCodec.audioEncodings(browserSdp).contains("telephone-event")) {
+            transcode.add("telephone-event");
+        }
+        Map<String, Object> dict = new LinkedHashMap<>();
+        dict.put("strip", List.of(codec.wire));
+        dict.put("mask", List.of("all"));
+        dict.put("transcode", transcode);
+        return dict;
+    }
+
+    /**
+     * MT offer: when IMS offers no Opus, the browser is offered Opus first (transcoded) and then the IMS
+     * codecs unchanged, so a browser that prefers Opus gets it and one that picks a G.711 codec still gets
+     * pass-through. `mask: [all]` + re-listing the offered names keeps them in the offer's order behind
+     * Opus (a bare `transcode: [opus]` would put Opus last). Null when IMS offers Opus (pass-through).
+     */
+    static Map<String, Object> mtOffer(String imsSdp) {
+        List<String> offered = SdpCodec.audioEncodings(imsSdp);
+        if (offered.isEmpty() || offered.stream().anyMatch(n -> n.equalsIgnoreCase("opus"))) {
+            return null;
+        }
+        List<String> transcode = new ArrayList<>();
+        transcode.add("opus");
+        transcode.addAll(offered);
+        Map<String, Object> dict = new LinkedHashMap<>();
+        dict.put("mask", List.of("all"));
+        dict.put("transcode", transcode);
+        return dict;
+    }
+}
