@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "gateway_link.h"
 #include "rtp.h"
 
 namespace lg {
@@ -112,12 +113,12 @@ Call::~Call() { closeSockets(); }
 const char* Call::phaseName() const {
   switch (phase_) {
     case Phase::Idle: return "idle";
-    case Phase::Offer: return "ng-offer";
+    case Phase::Offer: return env_.gw ? "gateway" : "ng-offer";
     case Phase::Answer: return "ng-answer";
     case Phase::Connecting: return iceOk_ ? "dtls" : "ice";
     case Phase::Media: return "media";
     case Phase::Draining: return "drain";
-    case Phase::Deleting: return "delete";
+    case Phase::Deleting: return env_.gw ? "hangup" : "delete";
     case Phase::Done: return "done";
   }
   return "?";
@@ -144,7 +145,7 @@ void Call::start(int64_t now) {
     return;
   }
   uint16_t farPort = env_.cfg.farPortBase ? static_cast<uint16_t>(env_.cfg.farPortBase + 2 * res_.index) : 0;
-  if (env_.cfg.far != FarMode::External &&
+  if (env_.cfg.far != FarMode::External && !env_.gw &&
       !far_.open(env_.loop, env_.cfg.localIp, farPort, env_.cfg.far == FarMode::Echo, &err)) {
     fail("socket", err);
     return;
@@ -159,6 +160,14 @@ void Call::start(int64_t now) {
   std::string offer = sdp::buildBrowserOffer(p);
   dumpSdp("browser-offer.sdp", offer);
 
+  if (env_.gw) {  // the gateway does the rtpengine offer/answer and the SIP call
+    phase_ = Phase::Offer;
+    if (!env_.gw->sendCall(this, offer)) return fail("gateway", "websocket closed: " + env_.gw->closeReason());
+    offerCreated_ = true;
+    arm(setupDeadline_);
+    return;
+  }
+
   // docs/architecture.md "rtpengine flags": offer from the browser (MO) -> IMS SDP.
   BValue cmd = BValue::makeDict();
   cmd["command"] = "offer";
@@ -172,7 +181,7 @@ void Call::start(int64_t now) {
   cmd["replace"] = BValue::makeList({"origin", "session-connection"});
   phase_ = Phase::Offer;
   offerCreated_ = true;  // even if the reply is lost rtpengine may have created the call
-  env_.ng.send(cmd, [this](bool ok, const BValue& r, const std::string& e) { onOfferReply(ok, r, e); });
+  env_.ng->send(cmd, [this](bool ok, const BValue& r, const std::string& e) { onOfferReply(ok, r, e); });
   arm(setupDeadline_);
 }
 
@@ -205,7 +214,7 @@ void Call::onOfferReply(bool ok, const BValue& reply, const std::string& err) {
   cmd["DTLS"] = "active";
   phase_ = Phase::Answer;
   tAnswerSent_ = nowNs();
-  env_.ng.send(cmd, [this](bool ok2, const BValue& r, const std::string& e) { onAnswerReply(ok2, r, e); });
+  env_.ng->send(cmd, [this](bool ok2, const BValue& r, const std::string& e) { onAnswerReply(ok2, r, e); });
 }
 
 void Call::onAnswerReply(bool ok, const BValue& reply, const std::string& err) {
@@ -215,16 +224,21 @@ void Call::onAnswerReply(bool ok, const BValue& reply, const std::string& err) {
   if (!ok) return fail("ng-answer", err);
   std::string browserSdp = reply.str("sdp");
   dumpSdp("rtpengine-answer-reply.sdp", browserSdp);
+  connectTo(browserSdp, now, "ng-answer");
+}
+
+// rtpengine's browser-leg SDP (from ng answer, or the gateway's `answered`) -> ICE + DTLS.
+void Call::connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase) {
   std::string perr;
-  if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail("ng-answer", "browser SDP: " + perr);
+  if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail(failPhase, "browser SDP: " + perr);
   const sdp::Candidate* cand = sdp::pickCandidate(remote_);
   if (remote_.iceUfrag.empty() || remote_.icePwd.empty() || !cand)
-    return fail("ng-answer", "browser SDP lacks ICE credentials or a UDP IPv4 candidate");
-  if (remote_.fingerprint.empty()) return fail("ng-answer", "browser SDP lacks a=fingerprint");
+    return fail(failPhase, "browser SDP lacks ICE credentials or a UDP IPv4 candidate");
+  if (remote_.fingerprint.empty()) return fail(failPhase, "browser SDP lacks a=fingerprint");
   remoteAddr_.sin_family = AF_INET;
   remoteAddr_.sin_port = htons(cand->port);
   if (inet_pton(AF_INET, cand->address.c_str(), &remoteAddr_.sin_addr) != 1)
-    return fail("ng-answer", "bad candidate address " + cand->address);
+    return fail(failPhase, "bad candidate address " + cand->address);
   res_.browserPort = cand->port;
 
   // a=setup:active from rtpengine makes us the DTLS server; passive/actpass make us the client.
@@ -433,10 +447,17 @@ void Call::sendRtcpSr() {
 }
 
 void Call::onTimer(int64_t when) {
-  if (when != armed_ || phase_ == Phase::Done || phase_ == Phase::Deleting) return;  // stale
+  if (when != armed_ || phase_ == Phase::Done || (phase_ == Phase::Deleting && !env_.gw)) return;  // stale
   int64_t now = nowNs();
   switch (phase_) {
+    case Phase::Deleting:  // gateway mode: bounded wait for `ended` after our hangup
+      if (now < hangupDeadline_) return arm(hangupDeadline_);
+      if (res_.error.empty()) res_.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
+      return finish();
     case Phase::Offer:
+      if (env_.gw && now >= setupDeadline_)
+        return fail("gateway", tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout");
+      [[fallthrough]];
     case Phase::Answer:
       // The ng client times out on its own; this only enforces the overall setup bound.
       if (now >= setupDeadline_) return fail(phaseName(), "setup timeout");
@@ -524,18 +545,128 @@ void Call::stop(const std::string& why) {
 
 void Call::sendDelete() {
   phase_ = Phase::Deleting;
+  if (env_.gw) {
+    int64_t now = nowNs();
+    hangupDeadline_ = now + static_cast<int64_t>(env_.cfg.hangupWaitS * 1e9);
+    if (gwEnded_) {
+      res_.deleted = true;
+      return finish();
+    }
+    if (res_.gwCallId.empty()) {  // `call` sent, `calling` not yet here
+      hangupPending_ = true;
+      return arm(hangupDeadline_);
+    }
+    return sendHangup(now);
+  }
   BValue cmd = BValue::makeDict();
   cmd["command"] = "delete";
   cmd["call-id"] = res_.callId;
   cmd["from-tag"] = fromTag_;
   cmd["delete-delay"] = 0;  // otherwise rtpengine keeps the call listed for 30 s
-  env_.ng.send(cmd, [this](bool ok, const BValue&, const std::string&) {
+  env_.ng->send(cmd, [this](bool ok, const BValue&, const std::string&) {
     res_.deleted = ok;
     finish();
   });
 }
 
+void Call::sendHangup(int64_t now) {
+  tHangup_ = now;
+  arm(hangupDeadline_);
+  if (!env_.gw->sendHangup(res_.gwCallId) && phase_ != Phase::Done) {
+    if (res_.error.empty()) res_.error = "hangup not sent: websocket closed";
+    finish();
+  }
+}
+
+// ---------------------------------------------------------------- gateway events
+
+void Call::onGwCalling(const std::string& callId, int64_t now) {
+  res_.gwCallId = callId;
+  tCalling_ = now;
+  if (hangupPending_ && phase_ == Phase::Deleting) {
+    hangupPending_ = false;
+    sendHangup(now);
+  }
+}
+
+void Call::onGwRinging(int64_t now) {
+  if (!tRinging_) tRinging_ = now;
+}
+
+void Call::onGwAnswer(const std::string& sdp, int64_t now, bool early) {
+  int64_t& t = early ? tEarly_ : tAnswered_;
+  if (!t) t = now;
+  if (phase_ != Phase::Offer) return;  // ICE already started (early SDP), or the call is ending
+  tAnswerReply_ = now;                 // the ICE phase counts from here
+  res_.earlyAnswer = early;
+  dumpSdp("gateway-answer.sdp", sdp);
+  if (sdp.empty()) return fail("gateway", "`answered` without sdp");
+  connectTo(sdp, now, "gateway");
+}
+
+void Call::onGwEnded(const std::string& reason, int sipCode) {
+  res_.endReason = reason;
+  res_.sipCode = sipCode;
+  tEnded_ = nowNs();
+  gwEnded_ = true;
+  std::string why = "ended: " + reason + (sipCode ? " (SIP " + std::to_string(sipCode) + ")" : "");
+  switch (phase_) {
+    case Phase::Done: return;
+    case Phase::Idle: return;
+    case Phase::Deleting:
+      res_.deleted = true;
+      return finish();
+    case Phase::Media:
+    case Phase::Draining:
+      return endEarly("the call " + why + " during media");
+    default:
+      return fail(phaseName(), why);
+  }
+}
+
+void Call::onGwError(const std::string& code, const std::string& message, bool beforeCalling) {
+  if (phase_ == Phase::Done) return;
+  std::string why = "gateway error " + code + ": " + message;
+  if (beforeCalling) {  // the gateway never created the call: nothing to hang up
+    gwEnded_ = true;
+    hangupPending_ = false;
+  }
+  if (phase_ == Phase::Deleting) {
+    // unknown-call: the call ended on its own meanwhile, no `ended` will answer our hangup.
+    if (beforeCalling || code == "unknown-call") return finish();
+    return;
+  }
+  if (phase_ == Phase::Media || phase_ == Phase::Draining) {
+    if (res_.error.empty()) res_.error = why;  // the gateway ends the call itself; `ended` follows
+    return;
+  }
+  fail(phaseName(), why);
+}
+
+void Call::onGwClosed(const std::string& why) {
+  if (phase_ == Phase::Done || phase_ == Phase::Idle) return;
+  gwEnded_ = true;  // closing the socket ends the user's calls in the gateway
+  if (phase_ == Phase::Deleting) {
+    if (res_.error.empty()) res_.error = "websocket closed before `ended`: " + why;
+    return finish();
+  }
+  if (phase_ == Phase::Media || phase_ == Phase::Draining) return endEarly("websocket closed: " + why);
+  fail(phaseName(), "websocket closed: " + why);
+}
+
+void Call::endEarly(const std::string& why) {
+  if (phase_ == Phase::Media) {
+    res_.mediaS = (nowNs() - mediaStart_) / 1e9;
+    env_.counters.inMedia--;
+  }
+  res_.endedEarly = true;
+  if (res_.error.empty()) res_.error = why;
+  if (res_.failPhase.empty()) res_.failPhase = "media";
+  finish();
+}
+
 void Call::finish() {
+  if (env_.gw) env_.gw->forget(this);
   res_.farRx = far_.rx;
   res_.farTx = far_.tx;
   closeSockets();
@@ -562,6 +693,13 @@ CallResult Call::result() const {
   if (phase_ != Phase::Done) {
     r.farRx = far_.rx;
     r.farTx = far_.tx;
+  }
+  if (env_.gw) {
+    r.wsCallingMs = msBetween(tStart_, tCalling_);
+    r.wsRingingMs = msBetween(tStart_, tRinging_);
+    r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
+    r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
+    r.hangupMs = msBetween(tHangup_, tEnded_);
   }
   return r;
 }

@@ -20,10 +20,13 @@
 
 namespace lg {
 
+class GatewayLink;
+
 struct Env {
   const Config& cfg;
   EventLoop& loop;
-  NgClient& ng;
+  NgClient* ng;      // raw mode
+  GatewayLink* gw;   // gateway mode (then ng is null)
   const DtlsContext& dtls;
   Counters& counters;
   std::vector<float>& rttUs;  // round-trip samples of echoed packets (engine-wide)
@@ -61,10 +64,21 @@ class Call : public EventLoop::Handler {
   bool done() const { return phase_ == Phase::Done; }
   CallResult result() const;
 
+  // Gateway mode: the WebSocket events of this call, routed by GatewayLink.
+  void onGwCalling(const std::string& callId, int64_t now);
+  void onGwRinging(int64_t now);
+  void onGwAnswer(const std::string& sdp, int64_t now, bool early);
+  void onGwEnded(const std::string& reason, int sipCode);
+  void onGwError(const std::string& code, const std::string& message, bool beforeCalling);
+  void onGwClosed(const std::string& why);
+
  private:
   void arm(int64_t when);
   void onOfferReply(bool ok, const BValue& reply, const std::string& err);
   void onAnswerReply(bool ok, const BValue& reply, const std::string& err);
+  void connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase);
+  void sendHangup(int64_t now);
+  void endEarly(const std::string& why);
   void fail(const std::string& phase, const std::string& why);
   void sendDelete();
   void finish();
@@ -117,7 +131,13 @@ class Call : public EventLoop::Handler {
   uint64_t octetsSent_ = 0;
   bool haveRecvSeq_ = false;
   int64_t maxExtSeq_ = 0;
-  bool offerCreated_ = false;  // rtpengine may hold the call: it must be deleted
+  bool offerCreated_ = false;  // rtpengine (or the gateway) may hold the call: it must be ended
+
+  // gateway mode
+  int64_t tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
+  int64_t hangupDeadline_ = 0;
+  bool gwEnded_ = false;        // the gateway has nothing left to end (ended, rejected, socket gone)
+  bool hangupPending_ = false;  // stopped before `calling` named the call: hang up when it does
 };
 
 }  // namespace lg

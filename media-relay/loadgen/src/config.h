@@ -30,6 +30,10 @@ struct Config {
   int farPortBase = 0;              // >0: call i's far end binds farPortBase + 2*i (else ephemeral)
   std::string dumpSdpDir;           // write call 0's SDPs here ("" = off)
   bool quiet = false;
+  // --gateway mode: calls go through the gateway's browser API instead of rtpengine's ng protocol.
+  bool gateway = false;
+  std::string gwUrl, gwUser, gwTo;
+  double hangupWaitS = 5;           // gateway mode: hangup -> `ended` bound per call
 };
 
 // Updated by all engine threads, read by the progress line.
@@ -53,6 +57,13 @@ struct CallResult {
   uint32_t farFirstSkipped = 0;     // our first packets that never reached the far end
   uint16_t imsPort = 0;             // rtpengine's IMS-side port from the offer reply
   uint16_t browserPort = 0;         // rtpengine's browser-side candidate port
+  // gateway mode
+  std::string gwCallId;             // the gateway's callId (= SIP Call-ID)
+  std::string endReason;            // `ended.reason`
+  int sipCode = 0;                  // `ended.sipCode` (0 = none)
+  bool earlyAnswer = false;         // ICE started from a `progress` SDP (preconditions)
+  bool endedEarly = false;          // set up, then ended by the gateway/far end before our hangup
+  double wsCallingMs = -1, wsRingingMs = -1, wsAnsweredMs = -1, wsEarlySdpMs = -1, hangupMs = -1;
 };
 
 }  // namespace lg

@@ -10,8 +10,8 @@ constexpr int64_t kDeleteGraceNs = 4'000'000'000LL;  // > ng retransmission budg
 }  // namespace
 
 Engine::Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-               const std::atomic<bool>& stop)
-    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop),
+               const std::atomic<bool>& stop, GatewayLink* gw)
+    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gw_(gw),
       rng_(std::random_device{}() ^ (static_cast<uint64_t>(id) << 32) ^ static_cast<uint64_t>(t0)) {
   for (int i = id; i < cfg.calls; i += cfg.threads) indices_.push_back(i);
 }
@@ -21,10 +21,14 @@ bool Engine::run(std::string& err) {
     err = "epoll_create failed";
     return false;
   }
-  ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
-                                   "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
-  if (!ng_->open(&err)) return false;
-  env_.reset(new Env{cfg_, loop_, *ng_, dtls_, counters_, rttUs_, rng_});
+  if (gw_) {
+    gw_->attach(loop_);
+  } else {
+    ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
+                                     "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
+    if (!ng_->open(&err)) return false;
+  }
+  env_.reset(new Env{cfg_, loop_, ng_.get(), gw_, dtls_, counters_, rttUs_, rng_});
   calls_.reserve(indices_.size());
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
@@ -33,6 +37,8 @@ bool Engine::run(std::string& err) {
 
   int64_t timeoutNs = static_cast<int64_t>(cfg_.timeoutS * 1e9);
   int64_t stopAt = 0;
+  // After a stop, calls get this long to be deleted (ng) or to see `ended` after their hangup.
+  int64_t graceNs = gw_ ? static_cast<int64_t>((cfg_.hangupWaitS + 1) * 1e9) : kDeleteGraceNs;
   for (;;) {
     int64_t now = nowNs();
     if (!stopping_ && stop_.load()) stopAll("interrupted");
@@ -44,10 +50,10 @@ bool Engine::run(std::string& err) {
     bool allDone = nextToStart_ == calls_.size() || stopping_;
     for (const auto& c : calls_)
       if (!c->done()) { allDone = false; break; }
-    if (allDone && ng_->pending() == 0) break;
-    if (stopAt && now - stopAt > kDeleteGraceNs) break;  // rtpengine gone: do not hang
+    if (allDone && (!ng_ || ng_->pending() == 0)) break;
+    if (stopAt && now - stopAt > graceNs) break;  // rtpengine/gateway gone: do not hang
     loop_.runOnce(50);
-    ng_->tick(nowNs());
+    if (ng_) ng_->tick(nowNs());
   }
   return true;
 }

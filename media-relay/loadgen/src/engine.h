@@ -10,14 +10,16 @@
 #include "config.h"
 #include "dtls.h"
 #include "event_loop.h"
+#include "gateway_link.h"
 #include "ng_client.h"
 
 namespace lg {
 
 class Engine {
  public:
+  // gw != nullptr: gateway mode (one engine; its loop also serves the gateway's WebSocket).
   Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-         const std::atomic<bool>& stop);
+         const std::atomic<bool>& stop, GatewayLink* gw = nullptr);
   // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).
   // Returns false with err when the engine could not start at all.
   bool run(std::string& err);
@@ -39,6 +41,7 @@ class Engine {
   const std::atomic<bool>& stop_;
   EventLoop loop_;
   std::unique_ptr<NgClient> ng_;
+  GatewayLink* gw_;
   std::mt19937_64 rng_;
   std::vector<float> rttUs_;
   std::unique_ptr<Env> env_;

@@ -24,6 +24,13 @@ bool EventLoop::add(int fd, Handler* h) {
   return epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
+bool EventLoop::setWantWrite(int fd, Handler* h, bool wantWrite) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | (wantWrite ? static_cast<uint32_t>(EPOLLOUT) : 0u);
+  ev.data.ptr = h;
+  return epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) == 0;
+}
+
 void EventLoop::remove(int fd) { epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr); }
 
 void EventLoop::runOnce(int maxWaitMs) {
@@ -35,7 +42,11 @@ void EventLoop::runOnce(int maxWaitMs) {
   }
   epoll_event events[256];
   int n = epoll_wait(epfd_, events, 256, wait);
-  for (int i = 0; i < n; ++i) static_cast<Handler*>(events[i].data.ptr)->onReadable();
+  for (int i = 0; i < n; ++i) {
+    auto* h = static_cast<Handler*>(events[i].data.ptr);
+    if (events[i].events & EPOLLOUT) h->onWritable();
+    if (events[i].events & ~static_cast<uint32_t>(EPOLLOUT)) h->onReadable();  // IN, ERR, HUP
+  }
   now = nowNs();
   // Fire everything due; handlers may schedule new timers (only future ones are popped next round).
   while (!timers_.empty() && timers_.top().when <= now) {

@@ -15,6 +15,7 @@ class EventLoop {
   struct Handler {
     virtual ~Handler() = default;
     virtual void onReadable() = 0;
+    virtual void onWritable() {}  // only for fds registered with wantWrite (the WebSocket)
   };
   using TimerFn = std::function<void(uint64_t key, int64_t when)>;
 
@@ -22,6 +23,7 @@ class EventLoop {
   ~EventLoop();
   bool ok() const { return epfd_ >= 0; }
   bool add(int fd, Handler* h);
+  bool setWantWrite(int fd, Handler* h, bool wantWrite);  // EPOLLOUT on/off for an added fd
   void remove(int fd);
   void schedule(int64_t whenNs, uint64_t key) { timers_.push({whenNs, key}); }
   void setTimerFn(TimerFn fn) { timerFn_ = std::move(fn); }

@@ -19,9 +19,13 @@
 #include "dtls.h"
 #include "engine.h"
 #include "event_loop.h"
+#include "gateway_link.h"
+#include "gateway_msg.h"
+#include "http.h"
 #include "profile.h"
 #include "report.h"
 #include "srtp_session.h"
+#include "ws_client.h"
 
 #ifndef LOADGEN_DEFAULT_PROFILES
 #define LOADGEN_DEFAULT_PROFILES "../shared/bench/profiles.json"
@@ -33,8 +37,13 @@ constexpr int kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitInterrupted =
 
 const char* kUsage =
     "usage: loadgen [--raw] [options]\n"
+    "       loadgen --gateway URL --user U --password P --to TARGET [options]\n"
     "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
-    "  --gateway URL         through the gateway's browser API: not yet implemented\n"
+    "  --gateway URL         through the gateway's browser API instead (e.g. http://127.0.0.1:8088):\n"
+    "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end\n"
+    "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
+    "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
+    "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
     "  --ng HOST:PORT        rtpengine ng control address (default 127.0.0.1:2223)\n"
     "  --calls N             number of calls (default 1)\n"
     "  --cps R               call setup rate, calls per second (default 10)\n"
@@ -52,7 +61,7 @@ const char* kUsage =
     "  --json FILE           write the full report (per call + totals) as JSON\n"
     "  --dump-sdp DIR        write call 0's four SDPs into DIR\n"
     "  --quiet               no progress line\n"
-    "exit: 0 all calls set up (and got echoed media in echo mode), 1 failures or overall timeout,\n"
+    "exit: 0 all calls set up (and got echoed media in echo/gateway mode), 1 failures or overall timeout,\n"
     "      2 bad usage/environment, 3 interrupted (calls were still deleted)\n";
 
 [[noreturn]] void usageError(const std::string& msg) {
@@ -86,6 +95,15 @@ double parseNum(const std::string& opt, const char* v, double lo, double hi) {
   return d;
 }
 
+// DELETE /api/v1/sessions/{token}: the gateway de-REGISTERs and closes the WebSocket.
+std::string logout(const lg::http::Url& base, const std::string& token) {
+  lg::http::Response r;
+  std::string err;
+  if (!lg::http::request(base, "DELETE", base.path + "/api/v1/sessions/" + token, "", r, 5000, &err))
+    return "failed: " + err;
+  return r.status == 204 ? "ok" : "HTTP " + std::to_string(r.status);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +111,9 @@ int main(int argc, char** argv) {
   std::string profilesPath = LOADGEN_DEFAULT_PROFILES, profileName = "A-SRTP", jsonPath;
   int relayPid = 0;
   double timeoutArg = 0;
+  bool rawAsked = false, threadsAsked = false;
+  std::string password;
+  std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -103,10 +124,20 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return kExitOk;
     } else if (a == "--raw") {
+      rawAsked = true;
     } else if (a == "--gateway") {
-      next();
-      usageError("--gateway is not yet implemented (use --raw; see docs/loadgen.md)");
+      cfg.gateway = true;
+      cfg.gwUrl = next();
+    } else if (a == "--user") {
+      cfg.gwUser = next();
+    } else if (a == "--password") {
+      password = next();
+    } else if (a == "--to") {
+      cfg.gwTo = next();
+    } else if (a == "--hangup-wait") {
+      cfg.hangupWaitS = parseNum(a, next(), 0.1, 600);
     } else if (a == "--ng") {
+      rawOnly.push_back(a);
       std::string host;
       uint16_t port;
       cfg.ngText = next();
@@ -126,17 +157,21 @@ int main(int argc, char** argv) {
     } else if (a == "--profiles") {
       profilesPath = next();
     } else if (a == "--far") {
+      rawOnly.push_back(a);
       std::string m = next();
       if (m == "echo") cfg.far = lg::FarMode::Echo;
       else if (m == "sink") cfg.far = lg::FarMode::Sink;
       else usageError("--far: expected echo or sink");
     } else if (a == "--far-addr") {
+      rawOnly.push_back(a);
       cfg.far = lg::FarMode::External;
       if (!parseHostPort(next(), cfg.farAddr, cfg.farHost, cfg.farPort)) usageError("--far-addr: expected IPv4:PORT");
     } else if (a == "--far-port-base") {
+      rawOnly.push_back(a);
       cfg.farPortBase = static_cast<int>(parseNum(a, next(), 1024, 65534));
     } else if (a == "--threads") {
       cfg.threads = static_cast<int>(parseNum(a, next(), 1, 256));
+      threadsAsked = true;
     } else if (a == "--local-ip") {
       cfg.localIp = next();
       in_addr tmp;
@@ -152,6 +187,21 @@ int main(int argc, char** argv) {
     } else {
       usageError("unknown option " + a + " (see --help)");
     }
+  }
+  lg::http::Url gwBase;
+  if (cfg.gateway) {
+    if (rawAsked) usageError("--raw and --gateway exclude each other");
+    if (!rawOnly.empty()) usageError(rawOnly.front() + " only applies to --raw (the gateway drives rtpengine, the IMS UE is the far end)");
+    if (cfg.gwUser.empty() || password.empty() || cfg.gwTo.empty())
+      usageError("--gateway needs --user, --password and --to");
+    if (threadsAsked && cfg.threads != 1) usageError("--gateway runs one engine thread (one WebSocket): drop --threads");
+    std::string uerr;
+    if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || gwBase.scheme != "http")
+      usageError("--gateway: " + (uerr.empty() ? "expected http://host:port" : uerr));
+    while (gwBase.path.size() > 1 && gwBase.path.back() == '/') gwBase.path.pop_back();
+    if (gwBase.path == "/") gwBase.path.clear();
+    cfg.far = lg::FarMode::External;  // the IMS UE behind the gateway answers (and echoes) media
+    cfg.threads = 1;
   }
   if (cfg.ng.sin_family == 0) {
     std::string host;
@@ -180,6 +230,28 @@ int main(int argc, char** argv) {
   auto dtls = lg::DtlsContext::create(&err);
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
 
+  // Gateway mode: log in (the gateway REGISTERs the user with IMS), then open the one WebSocket.
+  std::string token;
+  lg::WsClient ws;
+  std::unique_ptr<lg::GatewayLink> gwLink;
+  if (cfg.gateway) {
+    lg::http::Response resp;
+    std::string wsUrlText;
+    if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(cfg.gwUser, password),
+                           resp, 15000, &err) ||
+        !lg::gw::parseLogin(resp, token, wsUrlText, &err))
+      usageError("gateway " + cfg.gwUrl + ": " + err);
+    lg::http::Url wsUrl;
+    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws")
+      usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (only ws:// is supported)");
+    if (!ws.connect(wsUrl, 5000, &err)) {
+      logout(gwBase, token);
+      usageError(err);
+    }
+    gwLink = std::make_unique<lg::GatewayLink>(ws, cfg.gwTo);
+    if (!cfg.quiet) std::cerr << "loadgen: logged in as " << cfg.gwUser << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open\n";
+  }
+
   // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
   sigset_t sigs;
   sigemptyset(&sigs);
@@ -188,6 +260,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  lg::RunInfo run;
   lg::CpuSample relayStart;
   bool relayOk = relayPid && lg::procCpu(relayPid, relayStart);
   lg::CpuSample genStart = lg::selfCpu();
@@ -199,7 +272,7 @@ int main(int argc, char** argv) {
   std::atomic<int> running{cfg.threads};
   std::vector<std::thread> threads;
   for (int t = 0; t < cfg.threads; ++t)
-    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop));
+    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, gwLink.get()));
   for (int t = 0; t < cfg.threads; ++t)
     threads.emplace_back([&, t] {
       if (!engines[t]->run(engineErr[t])) stop = true;
@@ -213,7 +286,8 @@ int main(int argc, char** argv) {
     timespec oneSecond{1, 0};
     int sig = sigtimedwait(&sigs, nullptr, &oneSecond);
     if (sig == SIGINT || sig == SIGTERM) {
-      if (!interrupted && !cfg.quiet) std::cerr << "\nloadgen: stopping, deleting calls...\n";
+      if (!interrupted && !cfg.quiet)
+        std::cerr << (cfg.gateway ? "\nloadgen: stopping, hanging up calls...\n" : "\nloadgen: stopping, deleting calls...\n");
       interrupted = true;
       stop = true;
       continue;
@@ -222,6 +296,23 @@ int main(int argc, char** argv) {
     int64_t now = lg::nowNs();
     double dt = (now - lastT) / 1e9;
     uint64_t sent = counters.pktsSent, recv = counters.pktsRecv, lost = counters.lost;
+    if (cfg.gateway) {
+      uint64_t started = counters.started, up = counters.setupOk, failed = counters.failed;
+      uint64_t inSetup = started > up + failed ? started - up - failed : 0;
+      std::fprintf(stderr,
+                   "[%5.0fs] calls %llu/%d started, %llu set up, %llu failed, %llu in setup, %llu in media, %llu ended"
+                   " | pkts tx %llu rx %llu (/s tx %.0f rx %.0f) | lost %llu\n",
+                   (now - t0) / 1e9, static_cast<unsigned long long>(started), cfg.calls,
+                   static_cast<unsigned long long>(up), static_cast<unsigned long long>(failed),
+                   static_cast<unsigned long long>(inSetup), static_cast<unsigned long long>(counters.inMedia.load()),
+                   static_cast<unsigned long long>(counters.ended.load()), static_cast<unsigned long long>(sent),
+                   static_cast<unsigned long long>(recv), (sent - lastSent) / dt, (recv - lastRecv) / dt,
+                   static_cast<unsigned long long>(lost));
+      lastSent = sent;
+      lastRecv = recv;
+      lastT = now;
+      continue;
+    }
     std::fprintf(stderr,
                  "[%5.0fs] calls %llu/%d started, %llu up, %llu failed, %llu in media, %llu ended | ICE ok %llu, DTLS ok %llu"
                  " | pkts/s tx %.0f rx %.0f | lost %llu (%.3f%%)\n",
@@ -239,10 +330,19 @@ int main(int argc, char** argv) {
     lastT = now;
   }
   for (auto& th : threads) th.join();
+  if (cfg.gateway) {  // every call has been hung up (or given up on): end the session
+    run.gwWsIn = ws.messagesIn();
+    run.gwWsOut = ws.messagesOut();
+    run.gwPings = ws.pingsAnswered();
+    run.gwUnmatched = gwLink->unmatched();
+    run.gwBad = gwLink->badMessages();
+    run.gwClosed = gwLink->closed() ? gwLink->closeReason() : "";
+    run.gwLogout = logout(gwBase, token);
+    ws.closeBlocking(1000);
+  }
   for (const auto& e : engineErr)
     if (!e.empty()) usageError(e);
 
-  lg::RunInfo run;
   run.cfg = &cfg;
   run.wallS = (lg::nowNs() - t0) / 1e9;
   lg::CpuSample genEnd = lg::selfCpu();
@@ -274,7 +374,10 @@ int main(int argc, char** argv) {
   bool allOk = !run.timedOut;
   for (const auto& c : run.calls) {
     if (!c.setupOk) allOk = false;
-    if (cfg.far == lg::FarMode::Echo && cfg.durationS >= 1 && c.recv == 0) allOk = false;
+    if ((cfg.far == lg::FarMode::Echo || cfg.gateway) && cfg.durationS >= 1 && c.recv == 0) allOk = false;
+    if (c.endedEarly) allOk = false;
+    // Gateway mode: every call the gateway knew of must have been confirmed ended.
+    if (cfg.gateway && c.failPhase != "not-started" && !c.deleted) allOk = false;
   }
   return allOk ? kExitOk : kExitFailures;
 }

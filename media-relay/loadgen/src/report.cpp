@@ -63,6 +63,8 @@ struct Totals {
   int ok = 0, failed = 0, ice = 0, dtls = 0, deleted = 0;
   uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0, srtpReplay = 0, srtcpErr = 0;
   std::vector<double> setup, offer, answer, ice_ms, dtls_ms;
+  int endedEarly = 0;
+  std::vector<double> wsCalling, wsRinging, wsAnswered, wsEarly, hangup;
 };
 
 Totals totals(const RunInfo& run) {
@@ -88,6 +90,12 @@ Totals totals(const RunInfo& run) {
     if (c.ngAnswerMs >= 0) t.answer.push_back(c.ngAnswerMs);
     if (c.iceMs >= 0) t.ice_ms.push_back(c.iceMs);
     if (c.dtlsMs >= 0) t.dtls_ms.push_back(c.dtlsMs);
+    if (c.endedEarly) ++t.endedEarly;
+    if (c.wsCallingMs >= 0) t.wsCalling.push_back(c.wsCallingMs);
+    if (c.wsRingingMs >= 0) t.wsRinging.push_back(c.wsRingingMs);
+    if (c.wsAnsweredMs >= 0) t.wsAnswered.push_back(c.wsAnsweredMs);
+    if (c.wsEarlySdpMs >= 0) t.wsEarly.push_back(c.wsEarlySdpMs);
+    if (c.hangupMs >= 0) t.hangup.push_back(c.hangupMs);
   }
   return t;
 }
@@ -105,12 +113,17 @@ std::string reportJson(const RunInfo& run) {
 
   nlohmann::json j;
   j["tool"] = "loadgen";
-  j["mode"] = "raw";
+  j["mode"] = cfg.gateway ? "gateway" : "raw";
   j["profile"] = {{"name", cfg.profile.name}, {"pps", cfg.profile.pps}, {"payload_bytes", cfg.profile.payloadBytes}};
   j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS},
                  {"threads", cfg.threads}, {"ng", cfg.ngText}, {"far_port_base", cfg.farPortBase},
                  {"far", cfg.far == FarMode::Echo ? "echo" : cfg.far == FarMode::Sink ? "sink" : "external"}};
-  if (cfg.far == FarMode::External) j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
+  if (cfg.gateway) {
+    j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS}, {"threads", cfg.threads},
+                   {"gateway", cfg.gwUrl}, {"user", cfg.gwUser}, {"to", cfg.gwTo}, {"far", "ims-ue"}};
+  } else if (cfg.far == FarMode::External) {
+    j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
+  }
   j["interrupted"] = run.interrupted;
   j["timed_out"] = run.timedOut;
   j["totals"] = {{"calls", cfg.calls}, {"setup_ok", t.ok}, {"failed", t.failed}, {"ice_ok", t.ice},
@@ -130,6 +143,19 @@ std::string reportJson(const RunInfo& run) {
   j["setup_ms"] = dist(t.setup);
   j["phases_ms"] = {{"ng_offer", dist(t.offer)}, {"ng_answer", dist(t.answer)},
                     {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}};
+  if (cfg.gateway) {
+    // ws_*: from sending `call` to that message; ice: answer SDP -> ICE success; hangup: hangup -> `ended`.
+    j["phases_ms"] = {{"ws_calling", dist(t.wsCalling)}, {"ws_ringing", dist(t.wsRinging)},
+                      {"ws_answered", dist(t.wsAnswered)}, {"ws_early_sdp", dist(t.wsEarly)},
+                      {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}, {"hangup_to_ended", dist(t.hangup)}};
+    for (const char* k : {"deleted", "far_rx", "far_tx", "ng_retransmits"}) j["totals"].erase(k);
+    j["totals"]["hung_up"] = t.deleted;  // calls whose end the gateway confirmed with `ended`
+    j["totals"]["ended_early"] = t.endedEarly;
+    j["gateway"] = {{"ws_messages_in", run.gwWsIn}, {"ws_messages_out", run.gwWsOut}, {"pings_answered", run.gwPings},
+                    {"unmatched_events", run.gwUnmatched}, {"bad_messages", run.gwBad},
+                    {"ws_closed", run.gwClosed.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.gwClosed)},
+                    {"logout", run.gwLogout}};
+  }
   j["rtt_ms"] = dist(rttMs);
   double genCpuS = run.genCpu.userS + run.genCpu.sysS;
   j["cpu"]["generator"] = {{"user_s", round3(run.genCpu.userS)}, {"sys_s", round3(run.genCpu.sysS)},
@@ -156,9 +182,76 @@ std::string reportJson(const RunInfo& run) {
                      {"rtcp_recv", c.rtcpRecv}, {"srtp_errors", c.srtpErrors}, {"srtp_replays", c.srtpReplays}, {"srtcp_errors", c.srtcpErrors},
                      {"stun_checks_in", c.stunChecksIn}, {"stun_checks_out", c.stunChecksOut},
                      {"relay_ims_port", c.imsPort}, {"relay_browser_port", c.browserPort}, {"deleted", c.deleted}});
+    if (cfg.gateway) {
+      auto& g = calls.back();
+      for (const char* k : {"ng_offer_ms", "ng_answer_ms", "far_rx", "far_tx", "far_first_skipped", "relay_ims_port", "deleted"}) g.erase(k);
+      g["gateway_call_id"] = c.gwCallId;
+      g["ws_calling_ms"] = ms(c.wsCallingMs);
+      g["ws_ringing_ms"] = ms(c.wsRingingMs);
+      g["ws_answered_ms"] = ms(c.wsAnsweredMs);
+      g["ws_early_sdp_ms"] = ms(c.wsEarlySdpMs);
+      g["early_answer"] = c.earlyAnswer;
+      g["hung_up"] = c.deleted;
+      g["hangup_to_ended_ms"] = ms(c.hangupMs);
+      g["end_reason"] = c.endReason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.endReason);
+      g["sip_code"] = c.sipCode ? nlohmann::json(c.sipCode) : nlohmann::json(nullptr);
+      g["ended_early"] = c.endedEarly;
+    }
   }
   return j.dump(2) + "\n";
 }
+
+namespace {
+
+std::string summaryGateway(const RunInfo& run, const Totals& t) {
+  const Config& cfg = *run.cfg;
+  std::vector<double> rttMs;
+  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+  char buf[1024];
+  std::string out;
+  std::snprintf(buf, sizeof buf,
+                "loadgen: gateway %s as %s -> %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
+                "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (ended seen) %d, ended early %d\n",
+                cfg.gwUrl.c_str(), cfg.gwUser.c_str(), cfg.gwTo.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
+                cfg.profile.payloadBytes, cfg.calls, cfg.cps, cfg.durationS, run.interrupted ? " [interrupted]" : "",
+                run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice, t.dtls, t.deleted, t.endedEarly);
+  out += buf;
+  std::snprintf(buf, sizeof buf,
+                "  setup ms (call -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
+                "  phases p50: call->calling %.1f, call->answered %.1f, ICE %.1f, DTLS %.1f; hangup->ended %.1f ms\n",
+                percentile(t.setup, 50), percentile(t.setup, 95), percentile(t.setup, 99),
+                t.setup.empty() ? -1.0 : *std::max_element(t.setup.begin(), t.setup.end()),
+                percentile(t.wsCalling, 50), percentile(t.wsAnswered, 50), percentile(t.ice_ms, 50),
+                percentile(t.dtls_ms, 50), percentile(t.hangup, 50));
+  out += buf;
+  std::snprintf(buf, sizeof buf,
+                "  packets sent %llu, received %llu, lost (seq gaps) %llu (%.3f %%), missing %llu\n"
+                "  SRTP auth/other errors %llu, SRTP replays %llu, SRTCP errors %llu; echo RTT ms p50 %.3f p95 %.3f\n"
+                "  websocket: %llu messages in, %llu out, %llu unmatched%s%s; logout %s\n",
+                static_cast<unsigned long long>(t.sent), static_cast<unsigned long long>(t.recv),
+                static_cast<unsigned long long>(t.lost), pct(t.lost, t.recv + t.lost),
+                static_cast<unsigned long long>(t.sent > t.recv ? t.sent - t.recv : 0),
+                static_cast<unsigned long long>(t.srtpErr), static_cast<unsigned long long>(t.srtpReplay),
+                static_cast<unsigned long long>(t.srtcpErr), percentile(rttMs, 50), percentile(rttMs, 95),
+                static_cast<unsigned long long>(run.gwWsIn), static_cast<unsigned long long>(run.gwWsOut),
+                static_cast<unsigned long long>(run.gwUnmatched), run.gwClosed.empty() ? "" : ", closed: ",
+                run.gwClosed.c_str(), run.gwLogout.c_str());
+  out += buf;
+  double gen = run.genCpu.userS + run.genCpu.sysS;
+  std::snprintf(buf, sizeof buf, "  generator CPU %.2f s over %.1f s wall (%.1f %% of one core)\n", gen, run.wallS,
+                run.wallS > 0 ? 100 * gen / run.wallS : 0.0);
+  out += buf;
+  int shown = 0;
+  for (const auto& c : run.calls) {
+    if (c.failPhase.empty() || c.failPhase == "not-started" || shown >= 5) continue;
+    out += "  call " + std::to_string(c.index) + (c.gwCallId.empty() ? "" : " (" + c.gwCallId + ")") + " failed in " +
+           c.failPhase + ": " + c.error + "\n";
+    ++shown;
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string summaryText(const RunInfo& run) {
   const Config& cfg = *run.cfg;
@@ -167,6 +260,7 @@ std::string summaryText(const RunInfo& run) {
   for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
   char buf[1024];
   std::string out;
+  if (cfg.gateway) return summaryGateway(run, t);
   std::snprintf(buf, sizeof buf,
                 "loadgen: profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
                 "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, deleted %d\n",

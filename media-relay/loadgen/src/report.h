@@ -27,6 +27,10 @@ struct RunInfo {
   CpuSample relayCpu;         // delta over the run
   bool interrupted = false, timedOut = false;
   long long ngRetransmits = 0;
+  // gateway mode
+  uint64_t gwWsIn = 0, gwWsOut = 0, gwPings = 0, gwUnmatched = 0, gwBad = 0;
+  std::string gwClosed;   // why the WebSocket closed during the run ("" = it stayed open)
+  std::string gwLogout;   // "ok" | "HTTP <status>" | "failed: ..."
 };
 
 std::string reportJson(const RunInfo& run);

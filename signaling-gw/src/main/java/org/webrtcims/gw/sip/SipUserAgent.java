@@ -48,7 +48,9 @@ public class SipUserAgent implements SipListener {
         // (a reentrant listener lets a 200 to UPDATE overtake the 180/200 of the INVITE). The handlers
         // never block on the network except for rtpengine's sub-millisecond ng round trips.
         p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "false");
-        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "4");
+        // One UDP message processor as well: with a pool, a 180 and a 200 arriving together could be
+        // parsed in parallel and the 180 reach the transaction after the 200 (then it is dropped).
+        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
         // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
         p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");

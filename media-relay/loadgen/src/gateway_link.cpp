@@ -1,0 +1,94 @@
+#include "gateway_link.h"
+
+#include "call.h"
+
+namespace lg {
+
+void GatewayLink::attach(EventLoop& loop) {
+  ws_.attach(loop, [this](const std::string& t) { onMessage(t); }, [this](const std::string& why) { onClosed(why); });
+}
+
+bool GatewayLink::sendCall(Call* c, const std::string& sdp) {
+  if (closed_ || !ws_.sendText(gw::callMessage(to_, sdp))) return false;
+  awaitingCalling_.push_back(c);
+  return true;
+}
+
+bool GatewayLink::sendHangup(const std::string& callId) {
+  return !closed_ && ws_.sendText(gw::hangupMessage(callId));
+}
+
+void GatewayLink::forget(Call* c) {
+  for (auto it = byId_.begin(); it != byId_.end();) it = it->second == c ? byId_.erase(it) : std::next(it);
+  for (auto it = awaitingCalling_.begin(); it != awaitingCalling_.end();)
+    it = *it == c ? awaitingCalling_.erase(it) : std::next(it);
+}
+
+void GatewayLink::onMessage(const std::string& text) {
+  gw::Event e;
+  if (!gw::parseEvent(text, e, nullptr)) {
+    ++bad_;
+    return;
+  }
+  int64_t now = nowNs();
+  if (e.type == "calling") {
+    if (awaitingCalling_.empty() || e.callId.empty()) {
+      ++unmatched_;
+      return;
+    }
+    Call* c = awaitingCalling_.front();
+    awaitingCalling_.pop_front();
+    byId_[e.callId] = c;
+    lastCallingId_ = e.callId;
+    c->onGwCalling(e.callId, now);  // may send hangup at once (stopped while waiting)
+    return;
+  }
+  if (e.type == "error" && e.callId.empty()) {
+    // A `call` that failed before `calling` (bad SDP, rtpengine down) names no call: it is the
+    // oldest one still waiting. Exception: an INVITE that could not be sent ends the call that just
+    // got `calling` (its `ended` came first) and then errors without an id.
+    if (e.code == "sip-failed" && lastEndedId_ == lastCallingId_ && lastEndedReason_ == "sip-failed") return;
+    if (awaitingCalling_.empty()) {
+      ++unmatched_;
+      return;
+    }
+    Call* c = awaitingCalling_.front();
+    awaitingCalling_.pop_front();
+    c->onGwError(e.code, e.message, true);
+    return;
+  }
+  if (e.type == "pong" || e.type == "incoming") return;  // nothing loadgen asked for
+  auto it = byId_.find(e.callId);
+  if (it == byId_.end()) {
+    ++unmatched_;
+    return;
+  }
+  Call* c = it->second;
+  if (e.type == "ringing") {
+    c->onGwRinging(now);
+  } else if (e.type == "progress") {
+    if (!e.sdp.empty()) c->onGwAnswer(e.sdp, now, true);
+  } else if (e.type == "answered") {
+    c->onGwAnswer(e.sdp, now, false);
+  } else if (e.type == "ended") {
+    lastEndedId_ = e.callId;
+    lastEndedReason_ = e.reason;
+    byId_.erase(it);
+    c->onGwEnded(e.reason, e.sipCode);
+  } else if (e.type == "error") {
+    c->onGwError(e.code, e.message, false);
+  }
+}
+
+void GatewayLink::onClosed(const std::string& why) {
+  closed_ = true;
+  closeReason_ = why;
+  // Every call still open loses its signalling: it ends here (the gateway ends them too).
+  std::deque<Call*> calls(awaitingCalling_.begin(), awaitingCalling_.end());
+  for (auto& kv : byId_) calls.push_back(kv.second);
+  awaitingCalling_.clear();
+  byId_.clear();
+  for (Call* c : calls) c->onGwClosed(why);
+}
+
+}  // namespace lg

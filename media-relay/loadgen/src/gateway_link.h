@@ -1,0 +1,44 @@
+// Signalling through the gateway's browser API: one WebSocket shared by all calls of the run.
+// `call` carries no id of ours, so the gateway's `calling {callId}` replies are matched to calls in
+// the order the `call` messages were sent (the gateway handles one socket's messages in order and
+// answers `calling` synchronously, before any SIP response). Later events are routed by callId.
+#pragma once
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "event_loop.h"
+#include "gateway_msg.h"
+#include "ws_client.h"
+
+namespace lg {
+
+class Call;
+
+class GatewayLink {
+ public:
+  GatewayLink(WsClient& ws, std::string to) : ws_(ws), to_(std::move(to)) {}
+  void attach(EventLoop& loop);
+  bool sendCall(Call* c, const std::string& sdp);     // false: the websocket is gone
+  bool sendHangup(const std::string& callId);
+  void forget(Call* c);                               // the call is done: drop routes to it
+  bool closed() const { return closed_; }
+  const std::string& closeReason() const { return closeReason_; }
+  uint64_t unmatched() const { return unmatched_; }   // events for no known call
+  uint64_t badMessages() const { return bad_; }
+
+ private:
+  void onMessage(const std::string& text);
+  void onClosed(const std::string& why);
+
+  WsClient& ws_;
+  std::string to_;
+  std::deque<Call*> awaitingCalling_;
+  std::unordered_map<std::string, Call*> byId_;
+  std::string lastCallingId_, lastEndedId_, lastEndedReason_;
+  bool closed_ = false;
+  std::string closeReason_;
+  uint64_t unmatched_ = 0, bad_ = 0;
+};
+
+}  // namespace lg

@@ -1,0 +1,27 @@
+// The gateway's browser API as data (docs/architecture.md "Browser API"): the login reply and the
+// WebSocket JSON messages loadgen sends (call, hangup) and receives (calling, ringing, progress,
+// answered, ended, error, pong).
+#pragma once
+#include <string>
+
+#include "http.h"
+
+namespace lg::gw {
+
+// POST /api/v1/sessions reply: 201 {token, wsUrl}. Any other status -> false and a one-line reason.
+bool parseLogin(const http::Response& r, std::string& token, std::string& wsUrl, std::string* err);
+std::string loginBody(const std::string& user, const std::string& password);
+
+std::string callMessage(const std::string& to, const std::string& sdp);
+std::string hangupMessage(const std::string& callId);
+
+struct Event {
+  std::string type;      // calling | ringing | progress | answered | ended | error | pong | incoming | ...
+  std::string callId;    // "" when absent (error about a message without a callId)
+  std::string to, sdp, reason, code, message;
+  int sipCode = 0;       // 0 = absent or null
+};
+// false + err for text that is not a JSON object with a string "type".
+bool parseEvent(const std::string& text, Event& out, std::string* err);
+
+}  // namespace lg::gw

@@ -1,0 +1,52 @@
+// One RFC 6455 client connection. The opening handshake is done blocking (bounded) before the run;
+// afterwards the socket is non-blocking and served by the engine's epoll loop: frames are decoded
+// and assembled as they arrive, pings answered, writes queued (EPOLLOUT only while a backlog exists).
+#pragma once
+#include <functional>
+#include <string>
+
+#include "event_loop.h"
+#include "http.h"
+#include "ws_frame.h"
+
+namespace lg {
+
+class WsClient : public EventLoop::Handler {
+ public:
+  using MessageFn = std::function<void(const std::string& text)>;
+  using ClosedFn = std::function<void(const std::string& why)>;
+
+  ~WsClient() override;
+  // TCP connect + HTTP Upgrade; checks 101, Upgrade/Connection and Sec-WebSocket-Accept.
+  bool connect(const http::Url& url, int timeoutMs, std::string* err);
+  void attach(EventLoop& loop, MessageFn onMessage, ClosedFn onClosed);
+  bool sendText(const std::string& text);  // false when the connection is closed
+  // Sends a Close frame (once) and waits up to timeoutMs, blocking, for the server's Close or EOF.
+  void closeBlocking(int timeoutMs);
+  bool open() const { return fd_ >= 0 && !closed_; }
+  uint64_t messagesIn() const { return msgsIn_; }
+  uint64_t messagesOut() const { return msgsOut_; }
+  uint64_t pingsAnswered() const { return pings_; }
+
+  void onReadable() override;
+  void onWritable() override;
+
+ private:
+  bool queue(const std::string& frame);
+  void flush();
+  void processFrames();
+  void shutdown(const std::string& why);
+
+  int fd_ = -1;
+  EventLoop* loop_ = nullptr;
+  MessageFn onMessage_;
+  ClosedFn onClosed_;
+  ws::Decoder decoder_;
+  ws::Assembler assembler_;
+  std::string out_;          // bytes not yet accepted by the kernel
+  bool wantWrite_ = false;
+  bool closeSent_ = false, closed_ = false;
+  uint64_t msgsIn_ = 0, msgsOut_ = 0, pings_ = 0;
+};
+
+}  // namespace lg
