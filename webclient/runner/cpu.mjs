@@ -46,7 +46,8 @@ function uptimeTicks() {
   return Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * clkTck;
 }
 
-export function startCpuSampler({ pidsFile = process.env.LAB_PIDS, intervalMs = 1000 } = {}) {
+// onSample(epochMs, {name: cpu_seconds_so_far}) after every sample: for CPU-over-time plots (./lab bench).
+export function startCpuSampler({ pidsFile = process.env.LAB_PIDS, intervalMs = 1000, onSample = null } = {}) {
   const roots = readPidsFile(pidsFile);
   const myNs = netns('self');
   const t0 = Date.now();
@@ -82,6 +83,11 @@ export function startCpuSampler({ pidsFile = process.env.LAB_PIDS, intervalMs = 
       }
     }
     samples += 1;
+    if (onSample) {
+      const secs = {};
+      for (const [name, acc] of seen) secs[name] = [...acc.values()].reduce((t, e) => t + e.last - e.first, 0) / clkTck;
+      onSample(Date.now(), secs);
+    }
   }
 
   sample();

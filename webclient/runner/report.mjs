@@ -69,9 +69,9 @@ export function writeReport(dir, report) {
 
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 // text that goes inside <script>: never let it close the element
-const scriptSafe = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+export const scriptSafe = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-function chartJsSource() {
+export function chartJsSource() {
   const file = CHART_JS.find((f) => fs.existsSync(f));
   if (!file) throw new Error('chart.js not vendored: run webclient/scripts/vendor.sh');
   return fs.readFileSync(file, 'utf8');
