@@ -15,29 +15,29 @@ final class SdpCodec {
     }
 
     static String firstAudioCodec(String sdp) {
-        if (sdp == null) {
-            return null;
-        }
-        String[] lines = sdp.split("\r?\n");
-        for (int i = 0; i < lines.length; i++) {
-            if (!lines[i].startsWith("m=audio ")) {
-                continue;
+        for (String codec : audioCodecs(sdp)) {
+            // DTMF and comfort noise are never "the" codec of a call.
+            if (!codec.startsWith("telephone-event/") && !codec.startsWith("CN/")) {
+                return codec;
             }
-            String[] m = lines[i].trim().split(" +");
-            for (int f = 3; f < m.length; f++) {
-                String codec = codecOf(m[f], lines, i + 1);
-                // DTMF and comfort noise are never "the" codec of a call.
-                if (codec != null && !codec.startsWith("telephone-event/") && !codec.startsWith("CN/")) {
-                    return codec;
-                }
-            }
-            return null;
         }
         return null;
     }
 
     /** Encoding names of the first audio m-line, in offer order, without duplicates ("PCMA", "telephone-event"). */
     static List<String> audioEncodings(String sdp) {
+        List<String> out = new ArrayList<>();
+        for (String codec : audioCodecs(sdp)) {
+            String name = codec.split("/")[0];
+            if (!out.contains(name)) {
+                out.add(name);
+            }
+        }
+        return out;
+    }
+
+    /** The codecs ("PCMA/8000") of the first audio m-line, in its payload-type order; unknown types left out. */
+    private static List<String> audioCodecs(String sdp) {
         List<String> out = new ArrayList<>();
         if (sdp == null) {
             return out;
@@ -50,9 +50,8 @@ final class SdpCodec {
             String[] m = lines[i].trim().split(" +");
             for (int f = 3; f < m.length; f++) {
                 String codec = codecOf(m[f], lines, i + 1);
-                String name = codec == null ? null : codec.split("/")[0];
-                if (name != null && !out.contains(name)) {
-                    out.add(name);
+                if (codec != null) {
+                    out.add(codec);
                 }
             }
             break;
