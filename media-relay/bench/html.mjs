@@ -1,8 +1,7 @@
 // report.html of a bench run: self-contained (Chart.js inlined like the demo report), a table of
 // the figures, ours vs the thesis as ratios, and the plots that fit the kind of run.
-import { chartJsSource, scriptSafe } from '../../webclient/runner/report.mjs';
+import { esc, htmlHead, scriptSafe } from '../../webclient/runner/report.mjs';
 
-const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 const fmt = (v) => (v == null ? 'n/a' : typeof v === 'number' ? String(v) : esc(v));
 
 function table(head, rows) {
@@ -86,15 +85,7 @@ ${charts([{ id: 'setup', title: 'Setup time vs offered rate', x: 'calls/s', y: '
     datasets: ['p50', 'p95'].map((p) => ({ label: p, points: r.steps.map((s) => [s.cps, s.setup_ms?.[p]]) })) }])}`;
   }
   const m = r.machine ?? {};
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(r.tool)} ${esc(r.name)}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:1000px;margin:1rem auto;color:#222}
-table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
-.ok{color:#1e8449;font-weight:600}.bad{color:#c0392b;font-weight:600}.box{position:relative;height:320px}
-</style>
-<script>${scriptSafe(chartJsSource())}</script>
-</head><body>
+  return `${htmlHead(`${r.tool} ${r.name}`)}
 <h1>${esc(r.tool)} ${esc(r.name)}: <span class="${r.ok ? 'ok' : 'bad'}">${r.ok ? 'OK' : 'FAILED'}</span></h1>
 <p>started ${esc(r.started)} · ${fmt(m.nproc)} cores (${esc(m.cpu_model)}), kernel ${esc(m.kernel)}, ${esc(m.rtpengine)}</p>
 ${(r.errors ?? []).length ? `<p class="bad">${r.errors.map(esc).join('<br>')}</p>` : ''}

@@ -67,9 +67,22 @@ export function writeReport(dir, report) {
   return { jsonFile, htmlFile };
 }
 
-const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+export const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 // text that goes inside <script>: never let it close the element
 export const scriptSafe = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+
+// The head every self-contained lab report shares: styles and the inlined Chart.js.
+export function htmlHead(title) {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:1000px;margin:1rem auto;color:#222}
+table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
+.ok{color:#1e8449;font-weight:600}.bad{color:#c0392b;font-weight:600}.box{position:relative;height:320px}
+</style>
+<script>${scriptSafe(chartJsSource())}</script>
+</head><body>`;
+}
 
 export function chartJsSource() {
   const file = CHART_JS.find((f) => fs.existsSync(f));
@@ -86,15 +99,7 @@ export function renderHtml(report) {
   const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))
     .map(([k, v]) => `${esc(k.replace(/_pct$/, ''))}: ${v == null ? 'n/a' : `${v} %`}`).join(' · ');
   const series = report.calls.map((c) => ({ label: `${c.direction} ${c.from}→${c.to}`, samples: c.browser_samples }));
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(report.tool)} report</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:1000px;margin:1rem auto;color:#222}
-table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
-.ok{color:#1e8449;font-weight:600}.bad{color:#c0392b;font-weight:600}.box{position:relative;height:320px}
-</style>
-<script>${scriptSafe(chartJsSource())}</script>
-</head><body>
+  return `${htmlHead(`${report.tool} report`)}
 <h1>${esc(report.tool)}: <span class="${report.ok ? 'ok' : 'bad'}">${report.ok ? 'OK' : 'FAILED'}</span></h1>
 <p>started ${esc(report.started)} · CPU (average, % of one core): ${cpu || 'not sampled'}</p>
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
