@@ -82,7 +82,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
                 default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");
             }
         } catch (CallFailure f) {
-            error(ws, callId, f.code(), f.getMessage());
+            error(ws, f.callId() != null ? f.callId() : callId, f.code(), f.getMessage());
         } catch (RuntimeException e) {
             log.warn("{} from {} failed", type, s.user(), e);
             error(ws, callId, "internal", "the gateway failed to handle '" + type + "': " + e.getMessage());

@@ -97,7 +97,7 @@ public class OutgoingCalls {
             } catch (Exception e) {
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
                 teardown.finish(c, "sip-failed", null);
-                throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage());
+                throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
         }
         return c;

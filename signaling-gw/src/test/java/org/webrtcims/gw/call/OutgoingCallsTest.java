@@ -161,6 +161,16 @@ class OutgoingCallsTest {
     }
 
     @Test
+    void inviteThatCannotBeSentEndsTheCallAndTheErrorNamesIt() throws Exception {
+        when(ua.send(any(), any())).thenThrow(new javax.sip.SipException("no route"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        assertEquals("sip-failed", f.code());
+        assertEquals("call-1", f.callId(), "the browser already holds this callId from `calling`");
+        assertEquals(List.of("calling", "ended"), types());
+        verify(media).release(call());
+    }
+
+    @Test
     void rtpengineFailureLeavesNoCallBehind() {
         when(media.offerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "down"));
         assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
