@@ -208,26 +208,25 @@ int connectTcp(const std::string& host, int port, int timeoutMs, std::string* er
   return fd;
 }
 
-bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
-             Response& out, int timeoutMs, std::string* err) {
+bool exchange(int fd, const std::string& req, bool headOnly, int timeoutMs, Response& out, std::string& rest,
+              std::string* err) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
-  int fd = connectTcp(base.host, base.port, timeoutMs, err);
-  if (fd < 0) return false;
-  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n");
+  auto fail = [&](const std::string& why) {
+    if (err) *err = why;
+    return false;
+  };
   std::string buf;
   size_t sent = 0;
   bool eof = false;
-  auto fail = [&](const std::string& why) {
-    if (err) *err = method + " " + path + ": " + why;
-    close(fd);
-    return false;
-  };
   for (;;) {
     if (sent == req.size()) {
       size_t used = 0;
       std::string perr;
-      Parse p = parseResponse(buf, false, eof, out, used, &perr);
-      if (p == Parse::Complete) break;
+      Parse p = parseResponse(buf, headOnly, eof, out, used, &perr);
+      if (p == Parse::Complete) {
+        rest = buf.substr(used);
+        return true;
+      }
       if (p == Parse::Error) return fail(perr);
     }
     int left = static_cast<int>((deadline - nowNs()) / 1'000'000);
@@ -242,12 +241,30 @@ bool request(const Url& base, const std::string& method, const std::string& path
     }
     char chunk[4096];
     ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-    if (n > 0) buf.append(chunk, static_cast<size_t>(n));
-    else if (n == 0) eof = true;
-    else if (errno != EAGAIN && errno != EINTR) return fail(std::strerror(errno));
+    if (n > 0) {
+      buf.append(chunk, static_cast<size_t>(n));
+    } else if (n == 0) {
+      // Only a body without a length may end with the connection; a header block may not.
+      if (headOnly || eof) return fail("connection closed before the response was complete");
+      eof = true;
+    } else if (errno != EAGAIN && errno != EINTR) {
+      return fail(std::strerror(errno));
+    }
   }
+}
+
+bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
+             Response& out, int timeoutMs, std::string* err) {
+  int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
+  int fd = connectTcp(base.host, base.port, timeoutMs, err);
+  if (fd < 0) return false;
+  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n");
+  std::string rest, why;
+  int left = static_cast<int>(std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000));  // connect + exchange share it
+  bool ok = exchange(fd, req, false, left, out, rest, &why);
   close(fd);
-  return true;
+  if (!ok && err) *err = method + " " + path + ": " + why;
+  return ok;
 }
 
 }  // namespace lg::http

@@ -40,6 +40,12 @@ std::string buildRequest(const std::string& method, const Url& url, const std::s
 // Connects to host:port (IPv4, resolved), blocking, bounded by timeoutMs. Returns the fd or -1.
 int connectTcp(const std::string& host, int port, int timeoutMs, std::string* err);
 
+// Sends req on the connected socket fd and reads until one response parses (headOnly as in
+// parseResponse), within timeoutMs. rest = the bytes that came after the response (for a 101:
+// the first WebSocket frames). false + err ("no complete response within …", "connection closed …").
+bool exchange(int fd, const std::string& req, bool headOnly, int timeoutMs, Response& out, std::string& rest,
+              std::string* err);
+
 // One request on its own connection (Connection: close). false + err on I/O or parse failure;
 // any status counts as success here (the caller judges it).
 bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,

@@ -39,39 +39,16 @@ bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err) {
     fd_ = -1;
     return false;
   };
-  size_t sent = 0;
-  std::string buf;
   http::Response resp;
-  size_t used = 0;
-  for (;;) {
-    if (sent == req.size()) {
-      std::string perr;
-      http::Parse p = http::parseResponse(buf, true, false, resp, used, &perr);
-      if (p == http::Parse::Complete) break;
-      if (p == http::Parse::Error) return fail(perr);
-    }
-    int left = static_cast<int>((deadline - nowNs()) / 1'000'000);
-    if (left <= 0) return fail("no handshake reply within " + std::to_string(timeoutMs) + " ms");
-    pollfd p{fd_, static_cast<short>(sent < req.size() ? POLLOUT : POLLIN), 0};
-    if (poll(&p, 1, left) < 0 && errno != EINTR) return fail(std::strerror(errno));
-    if (sent < req.size()) {
-      ssize_t n = send(fd_, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
-      if (n > 0) sent += static_cast<size_t>(n);
-      else if (n < 0 && errno != EAGAIN && errno != EINTR) return fail(std::strerror(errno));
-      continue;
-    }
-    char chunk[4096];
-    ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
-    if (n == 0) return fail("connection closed during the handshake");
-    if (n > 0) buf.append(chunk, static_cast<size_t>(n));
-    else if (errno != EAGAIN && errno != EINTR) return fail(std::strerror(errno));
-  }
+  std::string rest, why;
+  int left = std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000);  // connect and handshake share the bound
+  if (!http::exchange(fd_, req, true, static_cast<int>(left), resp, rest, &why)) return fail("handshake: " + why);
   if (resp.status != 101) return fail("upgrade refused: HTTP " + std::to_string(resp.status) + " " + resp.reason);
   if (lower(resp.header("upgrade")) != "websocket" || lower(resp.header("connection")).find("upgrade") == std::string::npos)
     return fail("101 reply without Upgrade: websocket / Connection: Upgrade");
   if (resp.header("sec-websocket-accept") != ws::acceptKey(key))
     return fail("Sec-WebSocket-Accept '" + resp.header("sec-websocket-accept") + "' does not match the key");
-  decoder_.feed(buf.data() + used, buf.size() - used);  // frames that came with the 101
+  decoder_.feed(rest.data(), rest.size());  // frames that came with the 101
   return true;
 }
 
