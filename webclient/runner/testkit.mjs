@@ -1,6 +1,7 @@
 // Shared set-up of the integration tests (webclient/test/): one browser page logged in as a lab user,
 // and the check that rtpengine holds no session after a call.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { launchBrowser, openClient } from './browser.mjs';
 import { passwordOf } from './env.mjs';
 import * as gw from './gateway.mjs';
@@ -25,4 +26,13 @@ export async function loggedInPage(user, name = `test-${user}`) {
 export async function assertNoRtpengineSession() {
   const s = await gw.waitNoSessions(5000);
   assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
+}
+
+// The SDP of the INVITE a SIPp UE received for `callId`, from its message log (sipp -trace_msg), or null.
+export function inviteSdpSeenByUe(messageLog, callId) {
+  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+  const invite = blocks.find((b) => /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b));
+  if (!invite) return null;
+  const body = invite.split(/\r?\n\r?\n/).slice(2).join('\n'); // after the "received" line and the headers
+  return body.trim();
 }

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
-import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
+import path from 'node:path';
+import { logDir } from '../runner/env.mjs';
+import { assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
@@ -72,5 +74,19 @@ test('call to an unregistered user -> ended with 404, no rtpengine session left'
   const callId = await client.call('nobody');
   const ended = await client.waitFor('ended', callId, 15000);
   assert.equal(ended.sipCode, 404, JSON.stringify(ended));
+  await assertNoRtpengineSession();
+});
+
+test('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE and no WebRTC-only lines', { timeout: 30000 }, async () => {
+  const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1000 });
+  assertGoodCall(r);
+  const sdp = inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId);
+  assert.ok(sdp, `no INVITE for ${r.callId} in ue1's message log`);
+  assert.match(sdp, /^m=audio \d+ RTP\/AVP /m, sdp);
+  assert.match(sdp, /^a=rtcp:\d+/m, 'RTCP on its own port');
+  for (const banned of [/^a=(ice-ufrag|ice-pwd|candidate|fingerprint|setup|rtcp-mux)/m, /^a=group:BUNDLE/m,
+    /^a=(msid|msid-semantic|ssrc|ssrc-group|mid|rtcp-fb|extmap|extmap-allow-mixed)\b/m, /SAVPF/]) {
+    assert.doesNotMatch(sdp, banned, sdp);
+  }
   await assertNoRtpengineSession();
 });
