@@ -68,20 +68,29 @@ class PreconditionFlowsTest {
 
     // ---- MT: INVITE with preconditions from a VoLTE UE toward the browser ----
 
-    @Test
-    void mtAlertsOnlyWhenBothSegmentsAreMetThenAnswersWithoutSdp() throws Exception {
+    private record MtCall(IncomingCalls incoming, ServerTransaction inviteTx) { }
+
+    /** A VoLTE UE's INVITE (qos lines, the given Supported headers) handed to a fresh IncomingCalls. */
+    private MtCall preconditionInvite(String callId, String... supported) throws Exception {
         IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
                 u -> Optional.of("tok"), watch, props);
         when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
         when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
-        Request invite = SipFixtures.request(Request.INVITE, "alice", "call-mt", "uetag", null, 1, UE_SDP + QOS_NONE);
-        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("100rel"));
-        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("precondition"));
+        Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
+        for (String tags : supported) invite.addHeader(SipFixtures.HEADERS.createSupportedHeader(tags));
         ServerTransaction inviteTx = mock(ServerTransaction.class);
         when(inviteTx.getRequest()).thenReturn(invite);
         when(inviteTx.getDialog()).thenReturn(dialog);
         when(dialog.createReliableProvisionalResponse(183)).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(183, invite));
         incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
+        return new MtCall(incoming, inviteTx);
+    }
+
+    @Test
+    void mtAlertsOnlyWhenBothSegmentsAreMetThenAnswersWithoutSdp() throws Exception {
+        MtCall mt = preconditionInvite("call-mt", "100rel", "precondition");
+        IncomingCalls incoming = mt.incoming();
+        ServerTransaction inviteTx = mt.inviteTx();
 
         assertEquals(List.of("incoming"), types());
         assertEquals(true, toBrowser.get(0).get("preconditions"));
@@ -125,17 +134,9 @@ class PreconditionFlowsTest {
 
     @Test
     void mtWithoutTheBrowserLegComingUpFailsWith580() throws Exception {
-        IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
-                u -> Optional.of("tok"), watch, props);
-        when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
-        when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
-        Request invite = SipFixtures.request(Request.INVITE, "alice", "call-mt2", "uetag", null, 1, UE_SDP + QOS_NONE);
-        invite.addHeader(SipFixtures.HEADERS.createSupportedHeader("100rel, precondition"));
-        ServerTransaction inviteTx = mock(ServerTransaction.class);
-        when(inviteTx.getRequest()).thenReturn(invite);
-        when(inviteTx.getDialog()).thenReturn(dialog);
-        when(dialog.createReliableProvisionalResponse(183)).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(183, invite));
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
+        MtCall mt = preconditionInvite("call-mt2", "100rel, precondition"); // one combined Supported header
+        IncomingCalls incoming = mt.incoming();
+        ServerTransaction inviteTx = mt.inviteTx();
         Call c = registry.find("call-mt2").orElseThrow();
         incoming.answer(c, "v=0 browser-answer"); // answer with SDP = early media + accept
         ArgumentCaptor<Runnable> timeout = ArgumentCaptor.forClass(Runnable.class);
