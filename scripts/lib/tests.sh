@@ -45,13 +45,28 @@ run_ctest() {
   fi
 }
 
+# test_only_files — the files named by LAB_TEST_ONLY (comma-separated), one per line; fails on a
+# name without a file.
+test_only_files() {
+  local n f
+  local -a names
+  IFS=, read -r -a names <<<"$LAB_TEST_ONLY"
+  for n in "${names[@]}"; do
+    f="$ROOT/webclient/test/${n%.test.mjs}.test.mjs"
+    [[ -f $f ]] || { fail "--only: no integration test file $(rel "$f")"; return 1; }
+    echo "$f"
+  done
+}
+
 # run_node_tests — the integration tests against the running lab; sets LAB_T_INTEG.
 run_node_tests() {
   local logf="$LAB_LOGDIR/integration.log" envs pass fail cancelled
+  local -a targets=("$ROOT/webclient/test/")
   mapfile -t envs < <(lab_run_env)
+  [[ -n ${LAB_TEST_ONLY:-} ]] && mapfile -t targets < <(test_only_files)
   # One test file at a time: each asserts that rtpengine holds no session after its calls.
-  log "integration tests: node --test --test-concurrency=1 --test-reporter=spec webclient/test/"
-  run_foreground integration 780 env "${envs[@]}" node --test --test-concurrency=1 --test-reporter=spec "$ROOT/webclient/test/"
+  log "integration tests: node --test --test-concurrency=1 --test-reporter=spec ${targets[*]#"$ROOT/"}"
+  run_foreground integration 780 env "${envs[@]}" node --test --test-concurrency=1 --test-reporter=spec "${targets[@]}"
   local rc=$?
   pass=$(sed -nE 's/^ℹ pass ([0-9]+)$/\1/p' "$logf" | tail -n 1)
   fail=$(sed -nE 's/^ℹ fail ([0-9]+)$/\1/p' "$logf" | tail -n 1)
