@@ -10,6 +10,10 @@
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
 #                                        preconditions, routed by the Service-Route learnt at REGISTER
 #   run-ue.sh volte-uac-cancel <user>   ue5, same ports; VoLTE INVITE, CANCEL after the 183, expects 200 + 487
+#   run-ue.sh uas-reinvite               ue8: SIP 127.0.0.1:5098, RTP echo 6800; answers calls and any
+#                                        re-INVITE (hold → recvonly, inactive, resume) until the BYE
+#   run-ue.sh uac-reinvite <user> [pause_ms]  ue9: SIP 127.0.0.1:5096, RTP echo 6900; calls <user>, holds it by re-INVITE, resumes
+#                                        it by UPDATE, hangs up, pause_ms (2000) between the steps
 # UE_CODEC=PCMA|PCMU|G722 (uac only): the INVITE offers only that codec + telephone-event.
 # VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
 # VOLTE_WAIT_BYE=1 (MO waits up to hold_ms for the far end's BYE instead of hanging up).
@@ -24,7 +28,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-reinvite | uac-reinvite <user> [pause_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -122,6 +126,14 @@ case "$mode" in
     [ $# -le 1 ] || usage
     bye="${1:-4000}"; is_int "$bye" || usage
     serve uas-bye ue3 5082 6200 uas-bye.xml -aa -set byeafter "$bye" ;;
+  uas-reinvite)
+    # No -aa: the scenario answers the re-INVITEs itself.
+    [ $# -eq 0 ] || usage
+    serve uas-reinvite ue8 5098 6800 uas-reinvite.xml ;;
+  uac-reinvite)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    pause="${2:-2000}"; is_int "$pause" || usage
+    ME=ue9 ME_PORT=5096 ME_MPORT=6900 call uac-reinvite "$1" uac-reinvite.xml -set pause "$pause" -recv_timeout 30000 ;;
   uac)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage

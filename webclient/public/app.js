@@ -70,6 +70,15 @@ function render() {
       b.className = 'hangup';
       b.addEventListener('click', act(() => client.hangup(c.callId)));
       td.append(b);
+      // Mid-call offers (docs/call-flows.md): hold/resume and an ICE restart on the browser leg.
+      const m = client.media(c.callId);
+      const held = m?.transceivers.some((t) => t.direction === 'sendonly' || t.direction === 'inactive');
+      for (const [label, opts] of [[held ? 'Resume' : 'Hold', { direction: held ? 'sendrecv' : 'sendonly' }], ['ICE restart', { iceRestart: true }]]) {
+        const r = document.createElement('button');
+        r.textContent = label;
+        r.addEventListener('click', act(() => client.reoffer(c.callId, opts)));
+        td.append(r);
+      }
     }
     tr.append(td);
     return tr;

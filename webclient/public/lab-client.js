@@ -122,6 +122,44 @@ export class LabClient extends EventTarget {
     call.earlyMedia.catch(() => {});
   }
 
+  // A new offer in an answered call (RFC 3264 §8): `direction` changes our audio (sendonly = hold,
+  // sendrecv = resume), `iceRestart` gets new ICE credentials. Resolves once the gateway's `reanswer`
+  // is applied; on a refusal the offer is rolled back and the call goes on as before.
+  async reoffer(callId, { direction = null, iceRestart = false } = {}) {
+    this.#requireSession();
+    const call = this.#calls.get(callId);
+    if (!call?.pc || call.state === 'ended' || call.pc.signalingState !== 'stable') throw this.#fail(`call ${callId} has no settled media to re-offer`);
+    if (call.renegotiation) throw this.#fail(`call ${callId} has a re-offer under way`);
+    if (direction) for (const t of call.pc.getTransceivers()) if (t.currentDirection !== 'stopped') t.direction = direction;
+    await call.pc.setLocalDescription(await call.pc.createOffer({ iceRestart }));
+    await gatherComplete(call.pc);
+    const done = new Promise((resolve, reject) => { call.renegotiation = { resolve, reject }; });
+    const timer = setTimeout(() => this.#reofferFailed(call, `no 'reanswer' within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
+    this.#send({ type: 'reoffer', callId, sdp: call.pc.localDescription.sdp });
+    try {
+      return await done;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  hold(callId) { return this.reoffer(callId, { direction: 'sendonly' }); }
+
+  resume(callId) { return this.reoffer(callId, { direction: 'sendrecv' }); }
+
+  // What the call's peer connection has agreed: for tests and the page (directions, ICE, SDPs).
+  media(callId) {
+    const pc = this.#calls.get(callId)?.pc;
+    if (!pc) return null;
+    return {
+      signalingState: pc.signalingState,
+      iceConnectionState: pc.iceConnectionState,
+      transceivers: pc.getTransceivers().map((t) => ({ kind: t.receiver.track.kind, direction: t.direction, currentDirection: t.currentDirection })),
+      localSdp: pc.localDescription?.sdp ?? null,
+      remoteSdp: pc.remoteDescription?.sdp ?? null,
+    };
+  }
+
   hangup(callId) {
     this.#requireSession();
     const call = this.#calls.get(callId);
@@ -262,15 +300,24 @@ export class LabClient extends EventTarget {
         call.state = 'answered';
         this.#applyAnswer(call, msg);
         break;
+      case 'reanswer':
+        if (call?.renegotiation) this.#applyReanswer(call, msg.sdp);
+        break;
+      case 'reoffer':
+        if (call?.pc) this.#answerReoffer(call, msg.sdp);
+        break;
       case 'ended':
         if (!call) break;
+        if (call.renegotiation) this.#reofferFailed(call, 'the call ended');
         call.state = 'ended';
         call.reason = msg.reason;
         call.sipCode = msg.sipCode;
         this.#finish(call);
         break;
       case 'error':
-        if (!msg.callId && CALL_ERRORS.has(msg.code) && this.#pending.length) {
+        if (call?.renegotiation) {
+          this.#reofferFailed(call, `${msg.code}: ${msg.message ?? ''}`);
+        } else if (!msg.callId && CALL_ERRORS.has(msg.code) && this.#pending.length) {
           this.#rejectPending(this.#pending[0].call, `${msg.code}: ${msg.message ?? ''}`);
         } else {
           this.#fail(`gateway error ${msg.code}${msg.callId ? ` (${msg.callId})` : ''}: ${msg.message ?? ''}`);
@@ -287,6 +334,37 @@ export class LabClient extends EventTarget {
     if (!call?.pc || call.pc.signalingState !== 'have-local-offer') return; // already applied from a 183
     call.pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp })
       .catch((e) => this.#fail(`call ${msg.callId}: gateway answer SDP rejected: ${e.message}`));
+  }
+
+  async #applyReanswer(call, sdp) {
+    const r = call.renegotiation;
+    call.renegotiation = null;
+    try {
+      await call.pc.setRemoteDescription({ type: 'answer', sdp });
+      r.resolve(call.callId);
+    } catch (e) {
+      r.reject(this.#fail(`call ${call.callId}: gateway re-answer SDP rejected: ${e.message}`));
+    }
+  }
+
+  async #reofferFailed(call, why) {
+    const r = call.renegotiation;
+    if (!r) return;
+    call.renegotiation = null;
+    if (call.pc?.signalingState === 'have-local-offer') await call.pc.setLocalDescription({ type: 'rollback' }).catch(() => {});
+    r.reject(this.#fail(`re-offer on ${call.callId} failed: ${why}`));
+  }
+
+  // An offer from the IMS side (hold, resume, codec change): answer it in place, non-trickle.
+  async #answerReoffer(call, sdp) {
+    try {
+      await call.pc.setRemoteDescription({ type: 'offer', sdp });
+      await call.pc.setLocalDescription(await call.pc.createAnswer());
+      await gatherComplete(call.pc);
+      this.#send({ type: 'reanswer', callId: call.callId, sdp: call.pc.localDescription.sdp });
+    } catch (e) {
+      this.#fail(`call ${call.callId}: cannot answer the re-offer: ${e.message}`);
+    }
   }
 
   #rejectPending(call, why) {
@@ -357,9 +435,11 @@ export class LabClient extends EventTarget {
   }
 }
 
-// Non-trickle: the gateway/rtpengine want one SDP with all candidates.
+// Non-trickle: the gateway/rtpengine want one SDP with all candidates. After an ICE restart the state
+// can still read 'complete' from the old generation while the new description has no candidate yet.
 function gatherComplete(pc) {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  const done = () => pc.iceGatheringState === 'complete' && /a=candidate:/.test(pc.localDescription?.sdp ?? '');
+  if (done()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       pc.removeEventListener('icegatheringstatechange', check);
@@ -368,7 +448,7 @@ function gatherComplete(pc) {
       else reject(new Error(`ICE gathering found no candidate in ${GATHER_TIMEOUT_MS} ms`));
     }, GATHER_TIMEOUT_MS);
     function check() {
-      if (pc.iceGatheringState !== 'complete') return;
+      if (!done()) return;
       clearTimeout(timer);
       pc.removeEventListener('icegatheringstatechange', check);
       resolve();

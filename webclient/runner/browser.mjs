@@ -54,6 +54,8 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     answer: (callId) => invoke('answer', callId),
     hangup: (callId) => invoke('hangup', callId),
     reject: (callId) => invoke('reject', callId),
+    reoffer: (callId, opts = {}) => invoke('reoffer', callId, opts),
+    media: (callId) => invoke('media', callId),
     waitFor: (type, callId = null, timeoutMs = 10000, fromIndex = 0) => invoke('waitFor', type, callId, timeoutMs, fromIndex),
     mark: () => invoke('mark'),
     stats: (callId = null) => invoke('stats', callId),

@@ -77,6 +77,8 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
                 case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg));
                 case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"));
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"));
+                case "reoffer" -> calls.reoffer(s.token(), callId, text(msg, "sdp"));
+                case "reanswer" -> calls.reanswer(s.token(), callId, text(msg, "sdp"));
                 case "hangup", "reject" -> calls.hangup(s.token(), callId);
                 case "ping" -> events.send(ws, Map.of("type", "pong"));
                 default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");

@@ -42,6 +42,16 @@ public final class Call {
     String browserAnswer;
     /** MT: an UPDATE waiting until the gateway's local QoS is met. */
     ServerTransaction pendingUpdate;
+    /** The last SDP the IMS party sent (offer or answer): re-answers toward the browser reuse it. */
+    String imsRemoteSdp;
+    /** The last media SDP the gateway sent toward IMS as rtpengine made it (filtered, no QoS lines). */
+    String imsMediaSdp;
+    /** rtpengine's DTLS role toward the browser, kept across re-offers (RFC 5763 §5). */
+    String dtlsRole;
+    /** A mid-call offer is under way (from either side): a second one is refused (glare, RFC 3261 §14). */
+    boolean reofferPending;
+    /** An IMS re-offer (re-INVITE or UPDATE) waiting for the browser's `reanswer`. */
+    ServerTransaction pendingImsOffer;
     String codecBrowser;
     String codecIms;
     /** MO: the codec the browser asked to force on the IMS leg (rtpengine transcodes), null = pass-through. */
@@ -66,6 +76,9 @@ public final class Call {
 
     /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */
     String browserTag() { return direction == Direction.MO ? fromTag : toTag; }
+
+    /** The rtpengine tag of the IMS party. */
+    String imsTag() { return direction == Direction.MO ? toTag : fromTag; }
 
     synchronized boolean ended() { return state == CallState.ENDED; }
 

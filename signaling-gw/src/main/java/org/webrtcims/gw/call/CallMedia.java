@@ -6,6 +6,7 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.sdp.DtlsRole;
 import org.webrtcims.gw.sdp.ImsSdpFilter;
 
 /** The call layer's use of rtpengine: each SDP crossing the gateway goes through here. */
@@ -28,17 +29,54 @@ public class CallMedia {
         }
     }
 
-    // The two SDPs that go to the IMS side lose what rtpengine leaves of the browser's WebRTC lines.
+    // Every SDP that goes to the IMS side loses what rtpengine leaves of the browser's WebRTC lines.
+    // Each method records what the call needs for later re-offers (Call.imsRemoteSdp, imsMediaSdp, dtlsRole).
+
     String offerFromBrowser(Call c, String sdp) {
-        return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
+        return c.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
     }
 
-    String answerFromIms(Call c, String sdp) { return ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp)); }
+    String answerFromIms(Call c, String sdp) {
+        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp));
+        c.imsRemoteSdp = sdp;
+        c.dtlsRole = "active";
+        return out;
+    }
 
-    String offerFromIms(Call c, String sdp) { return ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)); }
+    String offerFromIms(Call c, String sdp) {
+        String out = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp));
+        c.imsRemoteSdp = sdp;
+        return out;
+    }
 
     String answerFromBrowser(Call c, String sdp) {
-        return ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
+        String out = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
+        c.dtlsRole = DtlsRole.oppositeOf(sdp);
+        return c.imsMediaSdp = out;
+    }
+
+    /** A browser re-offer in an established call: the SDP to offer toward IMS. */
+    String reofferFromBrowser(Call c, String sdp) {
+        return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.imsCodec)));
+    }
+
+    /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
+    String reanswerFromIms(Call c, String sdp) {
+        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.dtlsRole));
+        c.imsRemoteSdp = sdp;
+        return out;
+    }
+
+    /** An IMS re-offer: the SDP to offer the browser. */
+    String reofferFromIms(Call c, String sdp) {
+        String out = ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp));
+        c.imsRemoteSdp = sdp;
+        return out;
+    }
+
+    /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
+    String reanswerFromBrowser(Call c, String sdp) {
+        return c.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 
     /** Live counters, or null when rtpengine cannot tell. */

@@ -17,14 +17,16 @@ public class CallService {
     private final CallTeardown teardown;
     private final CallRegistry registry;
     private final CallMedia media;
+    private final MidCallOffers midCall;
 
     public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
-                       CallRegistry registry, CallMedia media) {
+                       CallRegistry registry, CallMedia media, MidCallOffers midCall) {
         this.outgoing = outgoing;
         this.incoming = incoming;
         this.teardown = teardown;
         this.registry = registry;
         this.media = media;
+        this.midCall = midCall;
     }
 
     public String call(String token, String user, String to, String sdp) {
@@ -70,6 +72,20 @@ public class CallService {
         synchronized (c) {
             c.codecBrowser = s.firstAudioCodec();
         }
+    }
+
+    /** A new offer from the browser in an answered call (hold/resume, ICE restart, ...). */
+    public void reoffer(String token, String callId, String sdp) {
+        Call c = owned(token, callId);
+        inspect(sdp);
+        midCall.fromBrowser(c, sdp);
+    }
+
+    /** The browser's answer to a `reoffer` the gateway sent it. */
+    public void reanswer(String token, String callId, String sdp) {
+        Call c = owned(token, callId);
+        inspect(sdp);
+        midCall.fromBrowserAnswer(c, sdp);
     }
 
     public void hangup(String token, String callId) {

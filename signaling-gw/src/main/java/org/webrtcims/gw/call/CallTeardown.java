@@ -7,6 +7,7 @@ import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipUserAgent;
 
 import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -33,6 +34,7 @@ public class CallTeardown {
         c.state = CallState.ENDED;
         c.endReason = reason;
         c.endedAtMillis = System.currentTimeMillis();
+        closePendingReoffer(c);
         media.release(c);
         sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));
         registry.retire(c);
@@ -49,6 +51,20 @@ public class CallTeardown {
                 case ENDED -> { return; }
             }
             finish(c, reason, c.sipFinal);
+        }
+    }
+
+    /** An IMS re-offer still waiting for the browser's answer gets 487 (RFC 3261 §9.2). */
+    private void closePendingReoffer(Call c) {
+        ServerTransaction st = c.pendingImsOffer;
+        c.pendingImsOffer = null;
+        c.reofferPending = false;
+        if (st == null) return;
+        try {
+            st.sendResponse(ua.response(Response.REQUEST_TERMINATED, st.getRequest()));
+            c.flow(String.valueOf(Response.REQUEST_TERMINATED));
+        } catch (Exception e) {
+            log.debug("487 to the pending re-offer of {} not sent: {}", c.id, e.toString());
         }
     }
 

@@ -40,11 +40,12 @@ public class IncomingCalls implements InboundRequestHandler {
     private final CallRegistry registry;
     private final UserDirectory users;
     private final LocalMediaWatch watch;
+    private final MidCallOffers midCall;
     private final boolean preconditions;
 
     public IncomingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
                          CallEventSink sink, CallRegistry registry, UserDirectory users, LocalMediaWatch watch,
-                         GatewayProperties props) {
+                         MidCallOffers midCall, GatewayProperties props) {
         this.ua = ua;
         this.requests = requests;
         this.media = media;
@@ -53,6 +54,7 @@ public class IncomingCalls implements InboundRequestHandler {
         this.registry = registry;
         this.users = users;
         this.watch = watch;
+        this.midCall = midCall;
         this.preconditions = props.getIms().isPreconditions();
         ua.setInboundHandler(this);
     }
@@ -65,7 +67,7 @@ public class IncomingCalls implements InboundRequestHandler {
         try {
             switch (req.getMethod()) {
                 case Request.INVITE -> {
-                    if (call.isPresent()) reply(event, Response.NOT_ACCEPTABLE_HERE); // re-INVITE: not yet supported
+                    if (call.isPresent()) reinvite(event, call.get());
                     else invite(event, callId);
                 }
                 case Request.ACK -> call.ifPresent(this::ack);
@@ -76,6 +78,14 @@ public class IncomingCalls implements InboundRequestHandler {
             log.debug("retransmitted {} absorbed", req.getMethod());
         } catch (Exception e) {
             log.warn("{} {} failed: {}", req.getMethod(), callId, e.toString());
+        }
+    }
+
+    private void reinvite(RequestEvent event, Call c) throws Exception {
+        ServerTransaction st = ua.serverTransaction(event);
+        synchronized (c) {
+            c.flow(Request.INVITE);
+            midCall.fromIms(st, c, SipHeaders.sdp(event.getRequest()));
         }
     }
 
@@ -287,6 +297,10 @@ public class IncomingCalls implements InboundRequestHandler {
     private void update(RequestEvent event, Call c) throws Exception {
         String offer = SipHeaders.sdp(event.getRequest());
         ServerTransaction st = ua.serverTransaction(event);
+        if (offer != null && c.state == CallState.CONFIRMED) {
+            midCall.fromIms(st, c, offer); // RFC 3311: a mid-call offer, e.g. hold
+            return;
+        }
         if (!c.qos || offer == null || c.imsSdp == null) {
             int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // mid-call offers: not yet
             st.sendResponse(ua.response(code, event.getRequest()));

@@ -52,6 +52,10 @@ public class GatewayProperties {
         public int getInviteTimeoutMs() { return inviteTimeoutMs; }
         public boolean isPreconditions() { return preconditions; }
         public void setPreconditions(boolean preconditions) { this.preconditions = preconditions; }
+        /** How long an IMS re-offer waits for the browser's `reanswer` before it is refused (488). */
+        private int reofferTimeoutMs = 10000;
+        public int getReofferTimeoutMs() { return reofferTimeoutMs; }
+        public void setReofferTimeoutMs(int reofferTimeoutMs) { this.reofferTimeoutMs = reofferTimeoutMs; }
         public int getQosTimeoutMs() { return qosTimeoutMs; }
         public void setQosTimeoutMs(int qosTimeoutMs) { this.qosTimeoutMs = qosTimeoutMs; }
         public void setInviteTimeoutMs(int inviteTimeoutMs) { this.inviteTimeoutMs = inviteTimeoutMs; }

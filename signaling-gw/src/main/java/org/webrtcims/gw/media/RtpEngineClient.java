@@ -33,8 +33,18 @@ public class RtpEngineClient {
     /** MO; with imsCodec non-null the IMS side is offered only that codec and rtpengine transcodes Opus. */
     public String offerFromBrowser(String callId, String fromTag, String browserSdp, ImsCodec imsCodec)
             throws NgException {
-        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, null, browserSdp);
+        return offerFromBrowser(callId, fromTag, null, browserSdp, imsCodec);
+    }
+
+    /**
+     * An offer from the browser toward IMS; toTag non-null for a re-offer in an established call
+     * (the browser's tag as from-tag, the IMS party's as to-tag, whoever made the first offer).
+     */
+    public String offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp, ImsCodec imsCodec)
+            throws NgException {
+        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, browserSdp);
         towardIms(cmd);
+        if (toTag != null) keepPorts(cmd);
         cmd.put("replace", List.of("origin", "session-connection"));
         if (imsCodec == null) {
             return sdpOf(ng.send(cmd));
@@ -43,7 +53,7 @@ public class RtpEngineClient {
         String imsSdp = sdpOf(ng.send(cmd));
         // rtpengine silently leaves out a codec it cannot encode (AMR/AMR-WB without libavcodec-extra).
         if (!SdpCodec.audioEncodings(imsSdp).contains(imsCodec.wire)) {
-            delete(callId, null);
+            if (toTag == null) delete(callId, null); // a failed re-offer must not end the call
             throw new NgException(NgException.Kind.ERROR_RESULT,
                     "rtpengine cannot transcode to " + imsCodec.wire + " (see docs/media.md)");
         }
@@ -52,10 +62,20 @@ public class RtpEngineClient {
 
     /** MO: the IMS answer (183/200 SDP) in, the SDP answer for the browser out. */
     public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp) throws NgException {
+        // lab-notes: answering a browser offer, DTLS=passive failed 4/6 while active worked 6/6.
+        return answerFromIms(callId, fromTag, toTag, imsSdp, "active");
+    }
+
+    /**
+     * The IMS answer to a browser offer; dtlsRole is rtpengine's DTLS role toward the browser
+     * (`active` for a first answer; in a re-offer the role the association already has, RFC 5763 §5,
+     * since the browser rejects an answer that flips it).
+     */
+    public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole)
+            throws NgException {
         Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, imsSdp);
         towardBrowser(cmd);
-        // lab-notes: answering a browser offer, DTLS=passive failed 4/6 while active worked 6/6.
-        cmd.put("DTLS", "active");
+        cmd.put("DTLS", Objects.requireNonNull(dtlsRole, "dtlsRole"));
         String browserSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
         return browserSdp;
@@ -63,10 +83,16 @@ public class RtpEngineClient {
 
     /** MT: the INVITE's SDP offer from IMS in, the SDP offer for the browser out. */
     public String offerFromIms(String callId, String fromTag, String imsSdp) throws NgException {
-        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, null, imsSdp);
+        return offerFromIms(callId, fromTag, null, imsSdp);
+    }
+
+    /** An offer from IMS toward the browser; toTag (the browser's tag) non-null for a re-offer. */
+    public String offerFromIms(String callId, String fromTag, String toTag, String imsSdp) throws NgException {
+        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, imsSdp);
         towardBrowser(cmd);
         cmd.put("SDES", List.of("off"));
-        cmd.put("flags", List.of("generate-mid", "trust-address"));
+        cmd.put("flags", new ArrayList<>(List.of("generate-mid", "trust-address")));
+        if (toTag != null) keepPorts(cmd);
         Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
         if (codec != null) {
             cmd.put("codec", codec);
@@ -153,7 +179,16 @@ public class RtpEngineClient {
         cmd.put("transport-protocol", "RTP/AVP");
         cmd.put("ICE", "remove");
         cmd.put("rtcp-mux", List.of("demux"));
-        cmd.put("flags", List.of("trust-address", "strip-extmap"));
+        cmd.put("flags", new ArrayList<>(List.of("trust-address", "strip-extmap")));
+    }
+
+    /**
+     * Re-offers: a browser's ICE restart brings a new default port in its m= line, and without this
+     * rtpengine would move the other leg to new ports too, forcing a re-INVITE toward IMS.
+     */
+    @SuppressWarnings("unchecked")
+    private static void keepPorts(Map<String, Object> cmd) {
+        ((List<Object>) cmd.get("flags")).add("port-latching");
     }
 
     private static void towardBrowser(Map<String, Object> cmd) {

@@ -21,7 +21,10 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.mockito.ArgumentMatchers.*;
 import static org.mockito.Mockito.*;
 
-/** The MT state machine: INVITE → incoming → answer → ACK → BYE, CANCEL, unknown user, deferred BYE. */
+/**
+ * The MT state machine: INVITE → incoming → answer → ACK → BYE, CANCEL, unknown user, deferred BYE;
+ * and mid-call offers (MidCallOffers) on such a call: IMS re-INVITE/UPDATE ↔ browser `reoffer`/`reanswer`.
+ */
 class IncomingCallsTest {
     private static final String OFFER = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6100 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n";
 
@@ -38,6 +41,7 @@ class IncomingCallsTest {
     Dialog dialog = mock(Dialog.class);
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
+    MidCallOffers midCall;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -54,8 +58,10 @@ class IncomingCallsTest {
         when(media.answerFromBrowser(any(), anyString())).thenReturn("v=0 ims-answer");
         when(inviteTx.getDialog()).thenReturn(dialog);
         teardown = new CallTeardown(ua, media, sink, registry);
+        props.getIms().setReofferTimeoutMs(300);
+        midCall = new MidCallOffers(ua, requests, media, teardown, sink, new CallTimers(), props);
         incoming = new IncomingCalls(ua, requests, media, teardown, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
-                watch, props);
+                watch, midCall, props);
     }
 
     private Request invite() throws Exception {
@@ -174,5 +180,125 @@ class IncomingCallsTest {
         ServerTransaction byeTx = mock(ServerTransaction.class);
         inDialog(Request.BYE, byeTx);
         assertEquals(481, responses(byeTx).get(0).getStatusCode());
+    }
+
+    // ---- mid-call offers ----
+
+    private Call confirmed() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state);
+        c.imsMediaSdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nm=audio 30000 RTP/AVP 111\r\na=sendrecv\r\n";
+        toBrowser.clear();
+        return c;
+    }
+
+    private ServerTransaction imsReoffer(String method, String sdp) throws Exception {
+        ServerTransaction st = mock(ServerTransaction.class);
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, sdp);
+        when(st.getRequest()).thenReturn(r);
+        incoming.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
+        return st;
+    }
+
+    @Test
+    void imsReinviteIsOfferedToTheBrowserAndItsReanswerGoesBackIn200() throws Exception {
+        Call c = confirmed();
+        when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(media.reanswerFromBrowser(any(), anyString())).thenReturn("v=0 ims-reanswer");
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER.replace("a=rtpmap", "a=sendonly\r\na=rtpmap"));
+        assertTrue(responses(st).isEmpty(), "the 200 waits for the browser");
+        assertEquals("reoffer", toBrowser.get(0).get("type"));
+        assertEquals("v=0 browser-reoffer", toBrowser.get(0).get("sdp"));
+        assertEquals("INVITE", toBrowser.get(0).get("method"));
+
+        midCall.fromBrowserAnswer(c, "v=0 browser-reanswer");
+        Response ok = responses(st).get(0);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals("v=0 ims-reanswer", SipHeaders.sdp(ok));
+        assertNotNull(ok.getHeader(ContactHeader.NAME));
+        verify(media).reanswerFromBrowser(c, "v=0 browser-reanswer");
+        assertFalse(c.reofferPending);
+    }
+
+    @Test
+    void secondReofferWhileOneIsPendingGets491AndAStrayReanswerIsRefused() throws Exception {
+        Call c = confirmed();
+        when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        imsReoffer(Request.UPDATE, OFFER);
+        ServerTransaction second = imsReoffer(Request.INVITE, OFFER);
+        assertEquals(491, responses(second).get(0).getStatusCode());
+        CallFailure f = assertThrows(CallFailure.class, () -> midCall.fromBrowser(c, OFFER));
+        assertEquals("bad-state", f.code());
+        midCall.fromBrowserAnswer(c, "v=0 a");
+        assertEquals("bad-state", assertThrows(CallFailure.class, () -> midCall.fromBrowserAnswer(c, "v=0 a")).code());
+    }
+
+    @Test
+    void offerlessReinviteGetsTheCurrentSdpAsOffer() throws Exception {
+        Call c = confirmed();
+        ServerTransaction st = imsReoffer(Request.INVITE, null);
+        Response ok = responses(st).get(0);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals(c.imsMediaSdp, SipHeaders.sdp(ok));
+        assertTrue(toBrowser.isEmpty());
+    }
+
+    @Test
+    void browserSilenceRefusesTheImsReofferWith488AndKeepsTheCall() throws Exception {
+        Call c = confirmed();
+        when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER);
+        long until = System.currentTimeMillis() + 3000;
+        while (responses(st).isEmpty() && System.currentTimeMillis() < until) Thread.sleep(20);
+        assertEquals(488, responses(st).get(0).getStatusCode());
+        assertEquals("reoffer-failed", toBrowser.get(toBrowser.size() - 1).get("code"));
+        assertEquals(CallState.CONFIRMED, c.state);
+        assertFalse(c.reofferPending);
+    }
+
+    @Test
+    void hangingUpWithAnImsReofferPendingAnswersIt487() throws Exception {
+        Call c = confirmed();
+        when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(dialog.createRequest(Request.BYE)).thenReturn(SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null));
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER);
+        teardown.hangUp(c, "local-hangup");
+        assertEquals(487, responses(st).get(0).getStatusCode());
+    }
+
+    @Test
+    void browserReofferThatLeavesTheImsSdpAloneIsAnsweredWithoutSip() throws Exception {
+        Call c = confirmed();
+        c.imsRemoteSdp = OFFER;
+        // an ICE restart: rtpengine's IMS-side SDP only gets a new o= version
+        when(media.reofferFromBrowser(any(), anyString())).thenReturn(c.imsMediaSdp.replace("o=- 1 1", "o=- 1 2"));
+        when(media.reanswerFromIms(any(), anyString())).thenReturn("v=0 browser-reanswer");
+        midCall.fromBrowser(c, "v=0 restart");
+        verify(media).reanswerFromIms(c, OFFER);
+        verify(ua, never()).sendInDialog(any(), any(), any());
+        assertEquals("reanswer", toBrowser.get(0).get("type"));
+        assertEquals(false, toBrowser.get(0).get("sipReoffer"));
+    }
+
+    @Test
+    void browserHoldSendsAReinviteWithTheNewImsSdp() throws Exception {
+        Call c = confirmed();
+        String held = c.imsMediaSdp.replace("a=sendrecv", "a=sendonly");
+        when(media.reofferFromBrowser(any(), anyString())).thenReturn(held);
+        Request reinvite = SipFixtures.request(Request.INVITE, "ue2", "call-1", "x", "ue2tag", 2, null);
+        when(dialog.createRequest(Request.INVITE)).thenReturn(reinvite);
+        midCall.fromBrowser(c, "v=0 hold");
+        verify(ua).sendInDialog(eq(dialog), eq(reinvite), any());
+        assertEquals(held, SipHeaders.sdp(reinvite));
+        assertTrue(c.reofferPending);
+    }
+
+    @Test
+    void reofferBeforeTheCallIsAnsweredIsBadState() throws Exception {
+        invite();
+        assertEquals("bad-state", assertThrows(CallFailure.class, () -> midCall.fromBrowser(call(), OFFER)).code());
     }
 }

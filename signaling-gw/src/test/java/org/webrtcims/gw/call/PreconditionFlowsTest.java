@@ -73,7 +73,7 @@ class PreconditionFlowsTest {
     /** A VoLTE UE's INVITE (qos lines, the given Supported headers) handed to a fresh IncomingCalls. */
     private MtCall preconditionInvite(String callId, String... supported) throws Exception {
         IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
-                u -> Optional.of("tok"), watch, props);
+                u -> Optional.of("tok"), watch, new MidCallOffers(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), new CallTimers(), props), props);
         when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
         when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
         Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
