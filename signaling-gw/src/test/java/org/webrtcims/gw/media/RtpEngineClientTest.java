@@ -86,6 +86,23 @@ class RtpEngineClientTest {
     }
 
     @Test
+    void reoffersNameBothTagsKeepPortsAndTheDtlsRole() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> fromBrowser = exchange(() -> client.offerFromBrowser("cid", "btag", "itag", IN_SDP, null),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals("btag", fromBrowser.get("from-tag"));
+        assertEquals("itag", fromBrowser.get("to-tag"));
+        assertEquals(List.of("trust-address", "strip-extmap", "port-latching"), fromBrowser.get("flags"));
+        Map<String, Object> fromIms = exchange(() -> client.offerFromIms("cid", "itag", "btag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals("btag", fromIms.get("to-tag"));
+        assertEquals(List.of("generate-mid", "trust-address", "port-latching"), fromIms.get("flags"));
+        Map<String, Object> reanswer = exchange(() -> client.answerFromIms("cid", "btag", "itag", IN_SDP, "passive"),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals("passive", reanswer.get("DTLS"));
+    }
+
+    @Test
     void mtOfferFromImsTowardBrowser() throws Exception {
         List<String> out = new ArrayList<>();
         Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", IN_SDP),
