@@ -7,6 +7,7 @@ import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 import org.webrtcims.gw.sdp.DtlsRole;
+import org.webrtcims.gw.sdp.DtlsSetupDefaults;
 import org.webrtcims.gw.sdp.ImsSdpFilter;
 
 /** The call layer's use of rtpengine: each SDP crossing the gateway goes through here. */
@@ -32,14 +33,15 @@ public class CallMedia {
     // Every SDP that goes to the IMS side loses what rtpengine leaves of the browser's WebRTC lines.
     // Each method records what the call needs for later re-offers (Call.imsRemoteSdp, imsMediaSdp, dtlsRole).
 
-    String offerFromBrowser(Call c, String sdp) {
+    String offerFromBrowser(Call c, String browserSdp) {
+        String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
+        c.dtlsRole = DtlsRole.answering(sdp);
         return c.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
     }
 
     String answerFromIms(Call c, String sdp) {
-        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp));
+        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.dtlsRole));
         c.imsRemoteSdp = sdp;
-        c.dtlsRole = "active";
         return out;
     }
 
@@ -49,14 +51,16 @@ public class CallMedia {
         return out;
     }
 
-    String answerFromBrowser(Call c, String sdp) {
+    String answerFromBrowser(Call c, String browserSdp) {
+        String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         String out = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
         c.dtlsRole = DtlsRole.oppositeOf(sdp);
         return c.imsMediaSdp = out;
     }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
-    String reofferFromBrowser(Call c, String sdp) {
+    String reofferFromBrowser(Call c, String browserSdp) {
+        String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.imsCodec)));
     }
 
@@ -75,7 +79,8 @@ public class CallMedia {
     }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
-    String reanswerFromBrowser(Call c, String sdp) {
+    String reanswerFromBrowser(Call c, String browserSdp) {
+        String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         return c.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 

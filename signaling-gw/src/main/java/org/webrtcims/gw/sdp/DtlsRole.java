@@ -10,12 +10,26 @@ public final class DtlsRole {
     private DtlsRole() { }
 
     /**
-     * The role the other side takes after this SDP answer: `passive` when the answer is `active`, or
-     * has no a=setup (RFC 4145 §4.1: the answerer's default is active), and `active` when it is `passive`.
+     * rtpengine's role when it answers this browser offer (RFC 5763 §5): `active` for `actpass` (both
+     * would do; `passive` failed 4 of 6 tries here, see lab-notes), `passive` for `active`, `active` for
+     * `passive`, and `passive` when the offer has no a=setup (RFC 4145 §4.1: an offer's default is active).
+     */
+    public static String answering(String offerSdp) {
+        Matcher m = SETUP.matcher(offerSdp == null ? "" : offerSdp);
+        if (!m.find()) return "passive";
+        return switch (m.group(1).toLowerCase()) {
+            case "active" -> "passive";
+            default -> "active";
+        };
+    }
+
+    /**
+     * The role the other side takes after this SDP answer: `passive` when the answer is `active`, and
+     * `active` when it is `passive` or has no a=setup (RFC 4145 §4.1: an answer's default is passive).
      */
     public static String oppositeOf(String answerSdp) {
         Matcher m = SETUP.matcher(answerSdp == null ? "" : answerSdp);
-        String role = m.find() ? m.group(1).toLowerCase() : "active";
+        String role = m.find() ? m.group(1).toLowerCase() : "passive";
         return role.equals("passive") ? "active" : "passive";
     }
 }
