@@ -4,7 +4,7 @@
 export const EMPTY_STATS = Object.freeze({
   packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
   codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
-  localCandidate: null, remoteCandidate: null,
+  localCandidate: null, remoteCandidate: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
 });
 
 export async function readStats(pc) {
@@ -27,6 +27,11 @@ export async function readStats(pc) {
       out.rtt = s.roundTripTime * 1000; // from RTCP RR: the far end's (rtpengine/UE) view
     } else if (s.type === 'transport') {
       out.dtlsState = s.dtlsState ?? out.dtlsState;
+      // what DTLS-SRTP actually negotiated (RFC 5764 profile, DTLS suite), for the browser-leg checks
+      out.srtpCipher = s.srtpCipher ?? out.srtpCipher;
+      out.dtlsCipher = s.dtlsCipher ?? out.dtlsCipher;
+      out.tlsVersion = s.tlsVersion ?? out.tlsVersion;
+      out.dtlsRole = s.dtlsRole ?? out.dtlsRole;
       pairId ??= s.selectedCandidatePairId;
     }
   });
