@@ -8,13 +8,18 @@ RTPENGINE_NG="${RTPENGINE_NG:-127.0.0.1:2223}"
 RTPENGINE_IFACE="${RTPENGINE_IFACE:-127.0.0.1}"
 RTPENGINE_PORT_MIN="${RTPENGINE_PORT_MIN:-30000}"
 RTPENGINE_PORT_MAX="${RTPENGINE_PORT_MAX:-30999}"
+# One JSON datagram per RFC 4733 event rtpengine sees end (the gateway's DTMF log listener); empty = none.
+RTPENGINE_DTMF_LOG="${RTPENGINE_DTMF_LOG-127.0.0.1:2224}"
 
 if ! command -v "$RTPENGINE_BIN" >/dev/null 2>&1; then
   echo "start-rtpengine: '$RTPENGINE_BIN' not found (apt-get install rtpengine-daemon)" >&2
   exit 2
 fi
 
+dtmf_log=()
+[ -z "$RTPENGINE_DTMF_LOG" ] || dtmf_log=(--dtmf-log-dest="$RTPENGINE_DTMF_LOG")
+
 # Never --no-fallback: without the kernel module it would refuse to start.
 exec "$RTPENGINE_BIN" --config-file=none --foreground --log-stderr --table=-1 \
   --interface="$RTPENGINE_IFACE" --listen-ng="$RTPENGINE_NG" \
-  --port-min="$RTPENGINE_PORT_MIN" --port-max="$RTPENGINE_PORT_MAX" "$@"
+  --port-min="$RTPENGINE_PORT_MIN" --port-max="$RTPENGINE_PORT_MAX" "${dtmf_log[@]}" "$@"

@@ -5,6 +5,9 @@
 #   run-ue.sh uas-bye [bye_after_ms]     ue3: SIP 127.0.0.1:5082, RTP echo 6200; answers, then sends BYE
 #   run-ue.sh uac <user> [hold_ms]       ue2: SIP 127.0.0.1:5090, RTP echo 6100; one call to <user>, hangs up
 #   run-ue.sh uac-wait <user> [timeout_ms]  ue2, same ports; one call, waits for the far end's BYE
+#   run-ue.sh uas-dtmf [digits]          ue6: SIP 127.0.0.1:5086, RTP echo 6500; answers with telephone-event
+#                                        (Opus: /48000, PCMA: /8000) and 1 s after the ACK sends digits
+#                                        (default 26*) as RFC 4733 events (send-rfc4733.py)
 #   run-ue.sh volte-uas [bye_after_ms]   ue4: SIP 127.0.0.1:5084, RTP echo 6300; VoLTE MT with preconditions
 #                                        (183/PRACK/UPDATE/180/200); hangs up itself only if bye_after_ms given
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
@@ -28,7 +31,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-reinvite | uac-reinvite <user> [pause_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-reinvite | uac-reinvite <user> [pause_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -126,6 +129,11 @@ case "$mode" in
     [ $# -le 1 ] || usage
     bye="${1:-4000}"; is_int "$bye" || usage
     serve uas-bye ue3 5082 6200 uas-bye.xml -aa -set byeafter "$bye" ;;
+  uas-dtmf)
+    [ $# -le 1 ] || usage
+    digits="${1:-26*}"; [[ "$digits" =~ ^[0-9*#A-D]{1,32}$ ]] || usage
+    serve uas-dtmf ue6 5086 6500 uas-dtmf.xml -aa -set digits "$digits" -set dtmfdelay 1000 -set uemedia "$UE_IP:6500" \
+      -set sender "$HERE/send-rfc4733.py" -set dtmflog "$LOGDIR/ue6-rfc4733.log" ;;
   uas-reinvite)
     # No -aa: the scenario answers the re-INVITEs itself.
     [ $# -eq 0 ] || usage

@@ -25,7 +25,7 @@ need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
 
 start_rtpengine() {
   need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
-  proc_start rtpengine env RTPENGINE_NG=127.0.0.1:2223 bash "$ROOT/media-relay/start-rtpengine.sh"
+  proc_start rtpengine env RTPENGINE_NG=127.0.0.1:2223 RTPENGINE_DTMF_LOG=127.0.0.1:2224 bash "$ROOT/media-relay/start-rtpengine.sh"
   proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on 127.0.0.1:2223" \
     python3 "$ROOT/media-relay/ng-ping.py" 127.0.0.1:2223 1
 }
@@ -48,7 +48,7 @@ start_gateway() {
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy=127.0.0.1:5060 --lab.ims.domain=ims.lab \
-    --lab.rtpengine.ng=127.0.0.1:2223 --lab.webclient.dir="$ROOT/webclient/public" "$@"
+    --lab.rtpengine.ng=127.0.0.1:2223 --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-127.0.0.1:2224}" --lab.webclient.dir="$ROOT/webclient/public" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }
 
@@ -67,7 +67,7 @@ start_ue() {
 }
 
 # The fixed ports of the components (docs/architecture.md), checked before anything starts.
-LAB_PORTS=(2223/udp 5060/udp 5060/tcp 5062/udp 5062/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp 5084/udp 5098/udp)
+LAB_PORTS=(2223/udp 2224/udp 5060/udp 5060/tcp 5062/udp 5062/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp 5084/udp 5086/udp 5098/udp)
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
@@ -77,9 +77,10 @@ lab_start_all() {
   ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
-    start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
+    # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
+    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
-  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue8 uas-reinvite
+  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue8 uas-reinvite
 }
 
 # lab_run_env — what the runner and the integration tests are told about the running lab.

@@ -38,6 +38,16 @@ client.addEventListener('message', (e) => logMessage(e.detail));
 client.addEventListener('track', (e) => { $('remote-audio').srcObject = e.detail.streams[0] ?? null; });
 client.addEventListener('sample', (e) => plotSample(e.detail.callId, e.detail.sample));
 
+// DTMF keypad: each key sends `dtmf` for the newest live call (the gateway has rtpengine play it).
+const KEYS = '123A456B789C*0#D';
+$('keypad').append(...[...KEYS].map((k) => {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = k;
+  b.addEventListener('click', act(() => client.dtmf($('keypad-box').dataset.callId, k)));
+  return b;
+}));
+
 function render() {
   const loggedIn = Boolean(client.token);
   $('whoami').textContent = loggedIn ? `${client.user} (${client.ws ? 'connected' : 'websocket closed'})` : 'not logged in';
@@ -52,6 +62,14 @@ function render() {
   if (incoming) {
     $('incoming').dataset.callId = incoming.callId;
     $('incoming-from').textContent = incoming.peer;
+  }
+
+  // Keypad and received digits: for the newest call with media (answered, early media, MT accepted).
+  const live = calls.findLast((c) => ['answered', 'progress', 'answering'].includes(c.state));
+  $('keypad-box').hidden = !live;
+  if (live) {
+    $('keypad-box').dataset.callId = live.callId;
+    $('dtmf-received').textContent = live.dtmfReceived || '–';
   }
 
   const tbody = $('calls').tBodies[0];

@@ -168,6 +168,30 @@ export class LabClient extends EventTarget {
     this.#changed();
   }
 
+  // DTMF through the gateway: rtpengine injects the digits toward the IMS party as RFC 4733 events
+  // (docs/media.md "DTMF"). digits: 1-32 of 0-9 * # A-D; durationMs 40..2000 (gateway default 100).
+  dtmf(callId, digits, durationMs) {
+    this.#requireSession();
+    this.#send({ type: 'dtmf', callId, digits, ...(durationMs != null ? { durationMs } : {}) });
+  }
+
+  // DTMF from the browser's own RTCDTMFSender (RFC 4733 in the SRTP stream); resolves when all tones
+  // went out. Needs telephone-event in the gateway's SDP answer (canInsertDTMF).
+  insertDtmf(callId, tones, durationMs = 100, gapMs = 70) {
+    const sender = this.#calls.get(callId)?.pc?.getSenders().find((s) => s.track?.kind === 'audio');
+    if (!sender?.dtmf) throw this.#fail(`call ${callId} has no audio sender for DTMF`);
+    if (!sender.dtmf.canInsertDTMF) throw this.#fail(`call ${callId}: no telephone-event negotiated, cannot insert DTMF`);
+    return new Promise((resolve) => {
+      const done = (e) => {
+        if (e.tone !== '') return;
+        sender.dtmf.removeEventListener('tonechange', done);
+        resolve(tones);
+      };
+      sender.dtmf.addEventListener('tonechange', done);
+      sender.dtmf.insertDTMF(tones, durationMs, gapMs);
+    });
+  }
+
   reject(callId) {
     this.#requireSession();
     this.#send({ type: 'reject', callId });
@@ -216,8 +240,8 @@ export class LabClient extends EventTarget {
   }
 
   calls() {
-    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted }) =>
-      ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted }));
+    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived }) =>
+      ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '' }));
   }
 
   // ---- internals ----
@@ -305,6 +329,10 @@ export class LabClient extends EventTarget {
         break;
       case 'reoffer':
         if (call?.pc) this.#answerReoffer(call, msg.sdp);
+        break;
+      case 'dtmf':   // a digit the IMS party sent (RFC 4733), one message per digit
+        if (call) call.dtmfReceived = (call.dtmfReceived ?? '') + msg.digit;
+        this.dispatchEvent(new CustomEvent('dtmf', { detail: msg }));
         break;
       case 'ended':
         if (!call) break;

@@ -36,3 +36,12 @@ export function inviteSdpSeenByUe(messageLog, callId) {
   const body = invite.split(/\r?\n\r?\n/).slice(2).join('\n'); // after the "received" line and the headers
   return body.trim();
 }
+
+// The SDP a SIPp UE sent in its 200 answer to the INVITE of `callId` (its message log), or null.
+export function answerSdpSentByUe(messageLog, callId) {
+  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+  const ok = blocks.find((b) => /message sent/i.test(b) && /^SIP\/2\.0 200 /m.test(b) && b.includes(`Call-ID: ${callId}`)
+    && /CSeq: *\d+ INVITE/i.test(b) && /application\/sdp/i.test(b));
+  if (!ok) return null;
+  return ok.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+}

@@ -79,6 +79,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"));
                 case "reoffer" -> calls.reoffer(s.token(), callId, text(msg, "sdp"));
                 case "reanswer" -> calls.reanswer(s.token(), callId, text(msg, "sdp"));
+                case "dtmf" -> calls.dtmf(s.token(), callId, text(msg, "digits"), durationMs(msg));
                 case "hangup", "reject" -> calls.hangup(s.token(), callId);
                 case "ping" -> events.send(ws, Map.of("type", "pong"));
                 default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");
@@ -117,6 +118,14 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
         if (n == null || n.isNull()) return null;
         if (!n.isTextual()) throw new CallFailure("bad-message", "'imsCodec' must be a string");
         return n.asText();
+    }
+
+    /** `dtmf.durationMs`: absent or null = the default; anything but an integer is a bad message. */
+    private static Integer durationMs(JsonNode msg) {
+        JsonNode n = msg.get("durationMs");
+        if (n == null || n.isNull()) return null;
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) throw new CallFailure("bad-message", "'durationMs' must be an integer");
+        return n.asInt();
     }
 
     private static String firstLine(String s) {

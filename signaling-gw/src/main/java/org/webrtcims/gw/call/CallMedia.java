@@ -84,6 +84,20 @@ public class CallMedia {
         return c.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 
+    /**
+     * Has rtpengine inject the digits from the browser's side toward IMS, one `play DTMF` each (rtpengine
+     * queues them). A refusal (e.g. no RTP seen from the browser yet) is a `dtmf-failed` naming the digit.
+     */
+    void playDtmf(Call c, DtmfRequest req) {
+        for (char digit : req.digits().toCharArray()) {
+            try {
+                rtp.playDtmf(c.id, c.browserTag(), digit, req.durationMs());
+            } catch (NgException e) {
+                throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
+            }
+        }
+    }
+
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats stats(Call c) {
         try {

@@ -88,6 +88,23 @@ public class CallService {
         midCall.fromBrowserAnswer(c, sdp);
     }
 
+    /**
+     * The browser's `dtmf`: the digits go to the IMS party as RFC 4733 events (in-band tones when it did not
+     * negotiate telephone-event). Only once media flows both ways: answered, or early media from a 183.
+     */
+    public void dtmf(String token, String callId, String digits, Integer durationMs) {
+        DtmfRequest req = DtmfRequest.of(digits, durationMs);
+        Call c = owned(token, callId);
+        synchronized (c) {
+            boolean mediaUp = c.state == CallState.CONFIRMED || (c.state == CallState.EARLY && c.browserAnswer != null);
+            if (!mediaUp) {
+                throw new CallFailure("bad-state", "call " + callId + " is " + c.state.wire()
+                        + ": DTMF needs an answered call or early media", callId);
+            }
+        }
+        media.playDtmf(c, req);
+    }
+
     public void hangup(String token, String callId) {
         teardown.hangUp(owned(token, callId), "local-hangup");
     }

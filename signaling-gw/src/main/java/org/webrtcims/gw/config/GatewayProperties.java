@@ -65,7 +65,11 @@ public class GatewayProperties {
         private String ng = "127.0.0.1:2223";
         private int timeoutMs = 1000;
         private int attempts = 3;
+        /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
+        private String dtmfLog = "127.0.0.1:2224";
         public String getNg() { return ng; }
+        public String getDtmfLog() { return dtmfLog; }
+        public void setDtmfLog(String dtmfLog) { this.dtmfLog = dtmfLog; }
         public void setNg(String ng) { this.ng = ng; }
         public int getTimeoutMs() { return timeoutMs; }
         public void setTimeoutMs(int timeoutMs) { this.timeoutMs = timeoutMs; }

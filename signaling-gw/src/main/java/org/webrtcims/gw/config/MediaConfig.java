@@ -2,18 +2,35 @@ package org.webrtcims.gw.config;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.webrtcims.gw.call.ImsDtmfRelay;
+import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
 import org.webrtcims.gw.media.RtpEngineClient;
 
 import java.time.Duration;
 
-/** Wires the rtpengine ng client from the `lab.rtpengine.*` options. */
+/** Wires the rtpengine ng client and the DTMF log listener from the `lab.rtpengine.*` options. */
 @Configuration
 public class MediaConfig {
+    private static final Logger log = LoggerFactory.getLogger(MediaConfig.class);
+
     @Bean(destroyMethod = "close")
     public NgClient ngClient(GatewayProperties props) {
         GatewayProperties.Rtpengine r = props.getRtpengine();
         return new NgClient(HostPort.parse(r.getNg()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()), r.getAttempts());
+    }
+
+    /** UE → browser DTMF (docs/media.md "DTMF"); off when `lab.rtpengine.dtmf-log` is empty. */
+    @Bean(destroyMethod = "close")
+    public DtmfLogListener dtmfLogListener(GatewayProperties props, ImsDtmfRelay relay) {
+        String where = props.getRtpengine().getDtmfLog();
+        if (where == null || where.isBlank()) {
+            log.info("lab.rtpengine.dtmf-log is empty: DTMF from IMS is not forwarded to browsers");
+            return DtmfLogListener.off();
+        }
+        return DtmfLogListener.start(HostPort.parse(where).socketAddress(), relay);
     }
 
     @Bean

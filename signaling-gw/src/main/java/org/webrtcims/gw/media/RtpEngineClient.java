@@ -14,6 +14,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * Option spellings are the ones rtpengine 10.5 was seen to honour.
  */
 public class RtpEngineClient {
+    /**
+     * On every offer and answer: `play DTMF` only works on calls marked for injection in both (rtpengine
+     * ng docs). Its price: rtpengine decodes and re-encodes all audio, also when both legs use the same codec.
+     */
+    static final String INJECT_DTMF = "inject-DTMF";
+    /** RFC 4733 volume of injected events: -8 dBm0 (rtpengine 10.5 otherwise sends 63, i.e. -63 dBm0). */
+    static final int DTMF_VOLUME = 8;
+    /** Silence after each injected digit (rtpengine's own default and minimum). */
+    static final int DTMF_PAUSE_MS = 100;
+
     private final NgClient ng;
     /** Codecs read from the SDP answers, used when rtpengine has not seen RTP yet. */
     private final Map<String, Negotiated> negotiated = new ConcurrentHashMap<>();
@@ -91,7 +101,7 @@ public class RtpEngineClient {
         Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, imsSdp);
         towardBrowser(cmd);
         cmd.put("SDES", List.of("off"));
-        cmd.put("flags", new ArrayList<>(List.of("generate-mid", "trust-address")));
+        cmd.put("flags", new ArrayList<>(List.of("generate-mid", "trust-address", INJECT_DTMF)));
         if (toTag != null) keepPorts(cmd);
         Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
         if (codec != null) {
@@ -108,6 +118,26 @@ public class RtpEngineClient {
         String imsSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
         return imsSdp;
+    }
+
+    /**
+     * Injects one DTMF digit as if `fromTag` had sent it: toward the other party as an RFC 4733 event when it
+     * negotiated telephone-event, else as an in-band tone in its audio (docs/media.md "DTMF"). Consecutive
+     * calls queue up in rtpengine, each digit after the previous one plus the pause.
+     */
+    public void playDtmf(String callId, String fromTag, char digit, int durationMs) throws NgException {
+        ng.send(playDtmfCommand(callId, fromTag, digit, durationMs));
+    }
+
+    static Map<String, Object> playDtmfCommand(String callId, String fromTag, char digit, int durationMs) {
+        Map<String, Object> cmd = command("play DTMF");
+        cmd.put("call-id", Objects.requireNonNull(callId, "callId"));
+        cmd.put("from-tag", Objects.requireNonNull(fromTag, "fromTag"));
+        cmd.put("code", String.valueOf(digit));
+        cmd.put("duration", durationMs);
+        cmd.put("volume", DTMF_VOLUME);
+        cmd.put("pause", DTMF_PAUSE_MS);
+        return cmd;
     }
 
     /** Live counters; browserTag is the from-tag for MO calls and the to-tag for MT calls. */
@@ -179,7 +209,7 @@ public class RtpEngineClient {
         cmd.put("transport-protocol", "RTP/AVP");
         cmd.put("ICE", "remove");
         cmd.put("rtcp-mux", List.of("demux"));
-        cmd.put("flags", new ArrayList<>(List.of("trust-address", "strip-extmap")));
+        cmd.put("flags", new ArrayList<>(List.of("trust-address", "strip-extmap", INJECT_DTMF)));
     }
 
     /**
@@ -195,6 +225,7 @@ public class RtpEngineClient {
         cmd.put("transport-protocol", "UDP/TLS/RTP/SAVPF");
         cmd.put("ICE", "force");
         cmd.put("rtcp-mux", List.of("offer", "require"));
+        cmd.put("flags", List.of(INJECT_DTMF));
     }
 
     private static Map<String, Object> command(String name) {

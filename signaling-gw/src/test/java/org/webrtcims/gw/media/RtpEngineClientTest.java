@@ -68,7 +68,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap"),
+                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF"),
                 "replace", List.of("origin", "session-connection")), sent);
         assertEquals(List.of(OUT_SDP), out);
     }
@@ -81,7 +81,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "ftag", "to-tag", "ttag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
-                "rtcp-mux", List.of("offer", "require"), "DTLS", "active"), sent);
+                "rtcp-mux", List.of("offer", "require"), "flags", List.of("inject-DTMF"), "DTLS", "active"), sent);
         assertEquals(List.of(OUT_SDP), out);
     }
 
@@ -111,7 +111,7 @@ class RtpEngineClientTest {
                 "command", "offer", "call-id", "cid", "from-tag", "imstag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
                 "rtcp-mux", List.of("offer", "require"), "SDES", List.of("off"),
-                "flags", List.of("generate-mid", "trust-address")), sent);
+                "flags", List.of("generate-mid", "trust-address", "inject-DTMF")), sent);
         assertEquals(List.of(OUT_SDP), out);
     }
 
@@ -123,7 +123,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap")), sent);
+                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF")), sent);
         assertEquals(List.of(OUT_SDP), out);
     }
 
@@ -139,7 +139,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", CHROME_AUDIO,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap"),
+                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF"),
                 "replace", List.of("origin", "session-connection"),
                 "codec", Map.of("strip", List.of("PCMA"), "mask", List.of("all"),
                         "transcode", List.of("PCMA/8000/1/64000", "telephone-event"))), sent);
@@ -209,6 +209,34 @@ class RtpEngineClientTest {
         Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", OUT_SDP),
                 Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
         assertFalse(sent.containsKey("codec"));
+    }
+
+    @Test
+    void playDtmfInjectsOneDigitFromTheBrowserTag() throws Exception {
+        List<Object> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> {
+            client.playDtmf("cid", "browser-tag", '#', 160);
+            return null;
+        }, Map.of("result", "ok"), out);
+        assertEquals(Map.of("command", "play DTMF", "call-id", "cid", "from-tag", "browser-tag", "code", "#",
+                "duration", 160L, "volume", 8L, "pause", 100L), sent);
+    }
+
+    @Test
+    void playDtmfRefusedByRtpengineIsAnNgException() throws Exception {
+        CompletableFuture<Void> f = CompletableFuture.runAsync(() -> {
+            try {
+                client.playDtmf("cid", "browser-tag", '1', 100);
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+        FakeNgPeer.Request req = peer.take();
+        peer.reply(req, Map.of("result", "error", "error-reason", "No SSRC context present for DTMF injection"));
+        CompletionException e = assertThrows(CompletionException.class, () -> f.join());
+        NgException ng = (NgException) e.getCause();
+        assertEquals(NgException.Kind.ERROR_RESULT, ng.kind());
+        assertTrue(ng.getMessage().contains("No SSRC context"), ng.getMessage());
     }
 
     @Test
