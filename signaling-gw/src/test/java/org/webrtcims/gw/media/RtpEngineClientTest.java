@@ -92,11 +92,11 @@ class RtpEngineClientTest {
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("btag", fromBrowser.get("from-tag"));
         assertEquals("itag", fromBrowser.get("to-tag"));
-        assertEquals(List.of("trust-address", "strip-extmap", "port-latching"), fromBrowser.get("flags"));
+        assertEquals(List.of("trust-address", "strip-extmap", "inject-DTMF", "port-latching"), fromBrowser.get("flags"));
         Map<String, Object> fromIms = exchange(() -> client.offerFromIms("cid", "itag", "btag", IN_SDP),
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("btag", fromIms.get("to-tag"));
-        assertEquals(List.of("generate-mid", "trust-address", "port-latching"), fromIms.get("flags"));
+        assertEquals(List.of("generate-mid", "trust-address", "inject-DTMF", "port-latching"), fromIms.get("flags"));
         Map<String, Object> reanswer = exchange(() -> client.answerFromIms("cid", "btag", "itag", IN_SDP, "passive"),
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("passive", reanswer.get("DTLS"));
