@@ -6,6 +6,7 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.ImsSdpFilter;
 
 /** The call layer's use of rtpengine: each SDP crossing the gateway goes through here. */
@@ -30,12 +31,18 @@ public class CallMedia {
 
     // The two SDPs that go to the IMS side lose what rtpengine leaves of the browser's WebRTC lines.
     String offerFromBrowser(Call c, String sdp) {
+        c.browserOffer = sdp;
         return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
     }
 
-    String answerFromIms(Call c, String sdp) { return ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp)); }
+    // Toward the browser: rtpengine 10.5 writes no BUNDLE group; a one-m-line group is added (sdp/Bundle).
+    String answerFromIms(Call c, String sdp) {
+        return Bundle.answerKeepingSingleGroup(c.browserOffer, ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp)));
+    }
 
-    String offerFromIms(Call c, String sdp) { return ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)); }
+    String offerFromIms(Call c, String sdp) {
+        return Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)));
+    }
 
     String answerFromBrowser(Call c, String sdp) {
         return ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
