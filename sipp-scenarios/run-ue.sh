@@ -8,6 +8,10 @@
 #   run-ue.sh uas-dtmf [digits]          ue6: SIP 127.0.0.1:5086, RTP echo 6500; answers with telephone-event
 #                                        (Opus: /48000, PCMA: /8000) and 1 s after the ACK sends digits
 #                                        (default 26*) as RFC 4733 events (send-rfc4733.py)
+#   run-ue.sh uas-video                  ue7: SIP 127.0.0.1:5088, RTP echo 6600 (audio) + 6602 (video);
+#                                        answers audio + video with the offer's first video codec
+#   run-ue.sh video-uac <user> [hold_ms] ue2, same ports as uac (video echo 6102); one audio + video call
+#                                        (VP8 + H264 offered, UE_VIDEO=H264 lists H264 first), hangs up
 #   run-ue.sh volte-uas [bye_after_ms]   ue4: SIP 127.0.0.1:5084, RTP echo 6300; VoLTE MT with preconditions
 #                                        (183/PRACK/UPDATE/180/200); hangs up itself only if bye_after_ms given
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
@@ -17,7 +21,8 @@
 #                                        re-INVITE (hold → recvonly, inactive, resume) until the BYE
 #   run-ue.sh uac-reinvite <user> [pause_ms]  ue9: SIP 127.0.0.1:5096, RTP echo 6900; calls <user>, holds it by re-INVITE, resumes
 #                                        it by UPDATE, hangs up, pause_ms (2000) between the steps
-# UE_CODEC=PCMA|PCMU|G722 (uac only): the INVITE offers only that codec + telephone-event.
+# UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
+# UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
 # VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
 # VOLTE_WAIT_BYE=1 (MO waits up to hold_ms for the far end's BYE instead of hanging up).
 # UAS modes exec sipp in the foreground (the caller's $! is sipp). UAC modes exit with sipp's
@@ -31,7 +36,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-reinvite | uac-reinvite <user> [pause_ms] | uac <user> [hold_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -142,6 +147,16 @@ case "$mode" in
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     pause="${2:-2000}"; is_int "$pause" || usage
     ME=ue9 ME_PORT=5096 ME_MPORT=6900 call uac-reinvite "$1" uac-reinvite.xml -set pause "$pause" -recv_timeout 30000 ;;
+  uas-video)
+    [ $# -eq 0 ] || usage
+    serve uas-video ue7 5088 6600 uas-video.xml -aa ;;
+  video-uac)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    hold="${2:-5000}"; is_int "$hold" || usage
+    case "${UE_VIDEO:-VP8}" in VP8|H264) ;; *) die "UE_VIDEO '$UE_VIDEO' is not VP8 or H264" ;; esac
+    codec_args >/dev/null
+    mapfile -t cargs < <(codec_args)
+    call video-uac "$1" uac-video.xml -aa -set hold "$hold" -set vfirst "${UE_VIDEO:-VP8}" -recv_timeout 30000 "${cargs[@]}" ;;
   uac)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage

@@ -67,7 +67,7 @@ start_ue() {
 }
 
 # The fixed ports of the components (docs/architecture.md), checked before anything starts.
-LAB_PORTS=(2223/udp 2224/udp 5060/udp 5060/tcp 5062/udp 5062/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp 5084/udp 5086/udp 5098/udp)
+LAB_PORTS=(2223/udp 2224/udp 5060/udp 5060/tcp 5062/udp 5062/tcp "$LAB_GW_PORT/tcp" 5070/udp 5070/tcp 5080/udp 5082/udp 5084/udp 5086/udp 5088/udp 5098/udp)
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
@@ -80,7 +80,8 @@ lab_start_all() {
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
     LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
-  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue8 uas-reinvite
+  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
+    start_ue ue8 uas-reinvite
 }
 
 # lab_run_env — what the runner and the integration tests are told about the running lab.

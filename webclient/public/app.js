@@ -23,8 +23,9 @@ const act = (fn) => async (e) => {
 
 $('login-form').addEventListener('submit', act(() => client.login($('login-user').value.trim(), $('login-password').value)));
 $('logout-btn').addEventListener('click', act(() => client.logout()));
-$('call-form').addEventListener('submit', act(() => client.call($('call-to').value.trim())));
-$('answer-btn').addEventListener('click', act(() => client.answer($('incoming').dataset.callId)));
+const withVideo = () => ({ video: $('call-video').checked });
+$('call-form').addEventListener('submit', act(() => client.call($('call-to').value.trim(), withVideo())));
+$('answer-btn').addEventListener('click', act(() => client.answer($('incoming').dataset.callId, withVideo())));
 $('reject-btn').addEventListener('click', act(() => client.reject($('incoming').dataset.callId)));
 
 client.addEventListener('failure', (e) => showError(e.detail));
@@ -35,7 +36,15 @@ client.addEventListener('change', () => {
   render();
 });
 client.addEventListener('message', (e) => logMessage(e.detail));
-client.addEventListener('track', (e) => { $('remote-audio').srcObject = e.detail.streams[0] ?? null; });
+client.addEventListener('track', (e) => {
+  const { track, streams } = e.detail;
+  const stream = streams[0] ?? new MediaStream([track]);
+  $(track.kind === 'video' ? 'remote-video' : 'remote-audio').srcObject = stream;
+});
+client.addEventListener('local-media', (e) => {
+  const hasVideo = e.detail.stream.getVideoTracks().length > 0;
+  $('local-video').srcObject = hasVideo ? e.detail.stream : null;
+});
 client.addEventListener('sample', (e) => plotSample(e.detail.callId, e.detail.sample));
 
 // DTMF keypad: each key sends `dtmf` for the newest live call (the gateway has rtpengine play it).
@@ -155,7 +164,9 @@ function plotSample(callId, s) {
   const f = (v) => (v == null ? '–' : v.toFixed(1));
   $('stats-line').textContent = `${callId}: ${s.codec ?? '?'}, ICE ${s.iceState}, DTLS ${s.dtlsState ?? '?'}, `
     + `sent ${s.packetsSent} (${f(s.ppsSent)}/s), received ${s.packetsReceived} (${f(s.ppsReceived)}/s), `
-    + `jitter ${f(s.jitter)} ms, RTT ${f(s.rtt)} ms`;
+    + `jitter ${f(s.jitter)} ms, RTT ${f(s.rtt)} ms`
+    + (s.videoCodec ? `; video ${s.videoCodec} ${s.frameWidth ?? '?'}x${s.frameHeight ?? '?'}, `
+      + `${s.framesDecoded} frames decoded` : '');
 }
 
 chart = makeChart();

@@ -56,13 +56,18 @@ export class LabClient extends EventTarget {
   }
 
   // imsCodec (optional): PCMA, PCMU, G722, AMR-WB, AMR: the gateway forces it on the IMS leg (transcoding).
-  async call(to, { imsCodec } = {}) {
+  // video: also send/receive video (camera; Chromium's fake device gives a test pattern);
+  // videoCodec: 'VP8' | 'H264' offers only that video codec (setCodecPreferences);
+  // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE").
+  async call(to, { imsCodec, video = false, videoCodec, bundlePolicy } = {}) {
     this.#requireSession();
-    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null };
+    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video };
     try {
-      call.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-      call.pc = this.#newPc(call);
+      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video));
+      this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
+      call.pc = this.#newPc(call, bundlePolicy);
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
+      preferVideoCodec(call.pc, videoCodec);
       await call.pc.setLocalDescription(await call.pc.createOffer());
       await gatherComplete(call.pc);
     } catch (e) {
@@ -79,11 +84,17 @@ export class LabClient extends EventTarget {
     }
   }
 
-  async answer(callId) {
+  // video: send our camera on an offered video m-line (else the answer only receives video);
+  // videoCodec: 'VP8' | 'H264' answers with only that video codec; bundlePolicy as for call().
+  // Ignored with preconditions (the SDP answer went out as `media` already, audio only).
+  async answer(callId, { video = false, videoCodec, bundlePolicy } = {}) {
     this.#requireSession();
     const call = this.#calls.get(callId);
     if (!call || call.direction !== 'mt' || call.state !== 'incoming') throw this.#fail(`no incoming call ${callId} to answer`);
     call.state = 'answering';
+    call.video = video;
+    call.videoCodec = videoCodec;
+    call.bundlePolicy = bundlePolicy;
     this.#changed();
     // With preconditions the SDP answer already went out as `media`; accepting needs no SDP.
     const sdp = call.preconditions ? await call.earlyMedia : await this.#prepareAnswer(call);
@@ -98,11 +109,14 @@ export class LabClient extends EventTarget {
   // Media for an incoming call: our tracks, the remote offer, a complete (non-trickle) answer SDP.
   async #prepareAnswer(call) {
     try {
-      call.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-      call.pc = this.#newPc(call);
-      // remote offer first, so addTrack reuses the offered audio transceiver (one m-line, sendrecv)
+      const video = call.video && /^m=video [1-9]/m.test(call.offerSdp);
+      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video));
+      this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
+      call.pc = this.#newPc(call, call.bundlePolicy);
+      // remote offer first, so addTrack reuses the offered transceivers (one m-line each, sendrecv)
       await call.pc.setRemoteDescription({ type: 'offer', sdp: call.offerSdp });
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
+      preferVideoCodec(call.pc, call.videoCodec);
       await call.pc.setLocalDescription(await call.pc.createAnswer());
       await gatherComplete(call.pc);
       return call.pc.localDescription.sdp;
@@ -233,6 +247,12 @@ export class LabClient extends EventTarget {
     if (!call) throw this.#fail(callId ? `unknown call ${callId}` : 'no call yet');
     if (call.pc && call.pc.signalingState !== 'closed') call.last = await readStats(call.pc);
     return { callId: call.callId, ...(call.last ?? EMPTY_STATS) };
+  }
+
+  // The call's current local and remote SDP as the browser applied them (null once closed).
+  sdp(callId) {
+    const pc = this.#calls.get(callId)?.pc;
+    return { local: pc?.localDescription?.sdp ?? null, remote: pc?.remoteDescription?.sdp ?? null };
   }
 
   samples(callId) {
@@ -417,11 +437,11 @@ export class LabClient extends EventTarget {
     call.stream?.getTracks().forEach((t) => t.stop());
   }
 
-  #newPc(call) {
-    // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced':
-    // max-bundle broke media with rtpengine 10.5 (lab-notes).
-    const pc = new RTCPeerConnection({});
-    pc.ontrack = (e) => this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, streams: e.streams } }));
+  #newPc(call, bundlePolicy) {
+    // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced': rtpengine 10.5
+    // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
+    const pc = new RTCPeerConnection(bundlePolicy ? { bundlePolicy } : {});
+    pc.ontrack = (e) => this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
     pc.oniceconnectionstatechange = () => this.#changed();
     return pc;
   }
@@ -460,6 +480,25 @@ export class LabClient extends EventTarget {
 
   #changed() {
     this.dispatchEvent(new Event('change'));
+  }
+}
+
+function constraints(video) {
+  return { audio: true, video: video ? { width: 640, height: 480, frameRate: 15 } : false };
+}
+
+// Restricts the video transceivers to one codec family (VP8 or H264; H264 packetization-mode=1
+// first, the mode IMS video UEs use, TS 26.114 5.2.2). No rtx/red/ulpfec: those only matter on the
+// browser leg, and the IMS UE would be offered them too.
+function preferVideoCodec(pc, videoCodec) {
+  if (!videoCodec) return;
+  const mime = `video/${videoCodec}`.toLowerCase();
+  const caps = (RTCRtpReceiver.getCapabilities('video')?.codecs ?? []).filter((c) => c.mimeType.toLowerCase() === mime);
+  if (!caps.length) throw new Error(`this browser cannot do ${videoCodec} video`);
+  const mode1 = (c) => (/packetization-mode=1/.test(c.sdpFmtpLine ?? '') ? 0 : 1);
+  caps.sort((a, b) => mode1(a) - mode1(b));
+  for (const t of pc.getTransceivers()) {
+    if (t.receiver.track?.kind === 'video') t.setCodecPreferences(caps);
   }
 }
 

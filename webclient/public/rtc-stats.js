@@ -5,6 +5,9 @@ export const EMPTY_STATS = Object.freeze({
   packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
   codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
   localCandidate: null, remoteCandidate: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
+  // video (0/null without a video m-line): RTP packets, frames, the received stream's codec and size
+  videoPacketsSent: 0, videoPacketsReceived: 0, framesEncoded: 0, framesDecoded: 0,
+  videoCodec: null, videoSendCodec: null, frameWidth: null, frameHeight: null,
 });
 
 export async function readStats(pc) {
@@ -13,6 +16,8 @@ export async function readStats(pc) {
   let sendCodecId = null;
   let recvCodecId = null;
   let pairId = null;
+  let videoRecvCodecId = null;
+  let videoSendCodecId = null;
   report.forEach((s) => {
     if (s.type === 'outbound-rtp' && s.kind === 'audio') {
       out.packetsSent += s.packetsSent ?? 0;
@@ -23,7 +28,17 @@ export async function readStats(pc) {
       out.bytesReceived += s.bytesReceived ?? 0;
       if (s.jitter != null) out.jitter = s.jitter * 1000;
       recvCodecId ??= s.codecId;
-    } else if (s.type === 'remote-inbound-rtp' && s.roundTripTime != null) {
+    } else if (s.type === 'outbound-rtp' && s.kind === 'video') {
+      out.videoPacketsSent += s.packetsSent ?? 0;
+      out.framesEncoded += s.framesEncoded ?? 0;
+      videoSendCodecId ??= s.codecId;
+    } else if (s.type === 'inbound-rtp' && s.kind === 'video') {
+      out.videoPacketsReceived += s.packetsReceived ?? 0;
+      out.framesDecoded += s.framesDecoded ?? 0;
+      out.frameWidth = s.frameWidth ?? out.frameWidth;
+      out.frameHeight = s.frameHeight ?? out.frameHeight;
+      videoRecvCodecId ??= s.codecId;
+    } else if (s.type === 'remote-inbound-rtp' && s.kind !== 'video' && s.roundTripTime != null) {
       out.rtt = s.roundTripTime * 1000; // from RTCP RR: the far end's (rtpengine/UE) view
     } else if (s.type === 'transport') {
       out.dtlsState = s.dtlsState ?? out.dtlsState;
@@ -44,7 +59,13 @@ export async function readStats(pc) {
   }
   const codec = report.get(sendCodecId ?? recvCodecId);
   if (codec?.mimeType) out.codec = `${codec.mimeType.split('/')[1]}/${codec.clockRate}`;
+  out.videoCodec = codecText(report.get(videoRecvCodecId));
+  out.videoSendCodec = codecText(report.get(videoSendCodecId));
   return out;
+}
+
+function codecText(c) {
+  return c?.mimeType ? `${c.mimeType.split('/')[1]}/${c.clockRate}` : null;
 }
 
 function candidateText(c) {

@@ -8,7 +8,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function newResult(direction, from, to) {
   return {
     direction, from, to, callId: null, answered: false, ended: null, info: null, infoDuring: null,
-    browser: null, samples: [], answeredAt: null, endedAt: null, ue: null, error: null,
+    browser: null, samples: [], incomingSdp: null, offerSdp: null, answerSdp: null, answeredAt: null, endedAt: null, ue: null, error: null,
   };
 }
 
@@ -51,6 +51,8 @@ async function collect(client, r, token) {
       const v = [r.info.media[k], r.infoDuring.media[k]].filter((x) => typeof x === 'number');
       if (v.length) r.info.media[k] = Math.max(...v);
     }
+    const [vf, vd] = [r.info.media.video, r.infoDuring.media.video];
+    if (vd && (!vf || vd.packetsToIms + vd.packetsToBrowser > vf.packetsToIms + vf.packetsToBrowser)) r.info.media.video = vd;
   }
 }
 
@@ -65,13 +67,15 @@ async function hangUpQuietly(client, r) {
 
 // Browser-originated call. hangup: 'browser' (after mediaMs) or 'remote' (wait for the IMS side's BYE).
 // imsCodec: force that codec on the IMS leg (the gateway has rtpengine transcode); absent = pass-through.
-export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null }) {
+// callOptions: more options of labClient.call ({video, videoCodec, bundlePolicy}).
+export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null, callOptions = {} }) {
   const r = newResult('mo', from, to);
   try {
     log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
-    r.callId = await client.call(to, imsCodec ? { imsCodec } : {});
+    r.callId = await client.call(to, { ...(imsCodec ? { imsCodec } : {}), ...callOptions });
     log(`calling ${r.callId}`);
-    await client.waitFor('answered', r.callId, 15000);
+    r.offerSdp = (await client.sdp(r.callId).catch(() => null))?.local ?? null;
+    r.answerSdp = (await client.waitFor('answered', r.callId, 15000)).sdp;
     r.answered = true;
     r.answeredAt = Date.now();
     log(`answered ${r.callId}`);
@@ -87,8 +91,8 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
 }
 
 // IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg, env?} (env e.g. {UE_CODEC:'PCMA'}
-// for run-ue.sh). hangup: 'ue' or 'browser'.
-export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {} }) {
+// for run-ue.sh). hangup: 'ue' or 'browser'. answerOptions: labClient.answer's ({video, videoCodec}).
+export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {}, answerOptions = {} }) {
   const r = newResult('mt', ue.from ?? 'ue2', user);
   let proc = null;
   try {
@@ -97,6 +101,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000, env: ue.env ?? {} });
     const inc = await client.waitFor('incoming', null, 15000, mark);
     r.callId = inc.callId;
+    r.incomingSdp = inc.sdp;
     if (inc.from) r.from = inc.from;
     if (inc.preconditions) {
       // TS 24.229: the browser's SDP went out at once (`media`); it rings when both QoS segments are met.
@@ -104,7 +109,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
       await client.waitFor('alerting', r.callId, 15000);
     }
     log(`incoming ${r.callId} from ${inc.from}; answering`);
-    await client.answer(r.callId);
+    await client.answer(r.callId, answerOptions);
     r.answered = true;
     r.answeredAt = Date.now();
     await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });

@@ -45,3 +45,22 @@ export function answerSdpSentByUe(messageLog, callId) {
   if (!ok) return null;
   return ok.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
 }
+
+// The SDP of the `code` response (e.g. 200) a SIPp UE received for `callId` (sipp -trace_msg), or null.
+export function responseSdpSeenByUe(messageLog, callId, code = 200) {
+  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+  const re = new RegExp(`^SIP/2\\.0 ${code} `, 'm');
+  const resp = blocks.find((b) => re.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b)
+    && /^Content-Type: application\/sdp/mi.test(b));
+  if (!resp) return null;
+  return resp.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+}
+
+// The lines of one m-section ("audio" | "video") of an SDP, from its m= line to the next, or null.
+export function mediaSection(sdp, kind) {
+  const lines = sdp.split(/\r?\n/);
+  const i = lines.findIndex((l) => l.startsWith(`m=${kind} `));
+  if (i < 0) return null;
+  const end = lines.findIndex((l, j) => j > i && l.startsWith('m='));
+  return lines.slice(i, end < 0 ? undefined : end).join('\n');
+}

@@ -38,6 +38,7 @@ public final class Call {
     boolean accepted;
     /** The SDP the gateway last gave the IMS side (base of the precondition updates). */
     String imsSdp;
+    String browserOffer;     // MO: the browser's SDP offer (its BUNDLE group shapes the answer)
     /** The SDP the gateway gave the browser as rtpengine's answer (MO). */
     String browserAnswer;
     /** MT: an UPDATE waiting until the gateway's local QoS is met. */

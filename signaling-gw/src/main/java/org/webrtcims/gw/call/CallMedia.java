@@ -8,6 +8,7 @@ import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 import org.webrtcims.gw.sdp.DtlsRole;
 import org.webrtcims.gw.sdp.DtlsSetupDefaults;
+import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.ImsSdpFilter;
 
 /** The call layer's use of rtpengine: each SDP crossing the gateway goes through here. */
@@ -31,22 +32,25 @@ public class CallMedia {
     }
 
     // Every SDP that goes to the IMS side loses what rtpengine leaves of the browser's WebRTC lines.
+    // Toward the browser rtpengine 10.5 writes no BUNDLE group; a one-m-line group is added (sdp/Bundle).
     // Each method records what the call needs for later re-offers (Call.imsRemoteSdp, imsMediaSdp, dtlsRole).
 
     String offerFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
+        c.browserOffer = sdp;
         c.dtlsRole = DtlsRole.answering(sdp);
         return c.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
     }
 
     String answerFromIms(Call c, String sdp) {
-        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.dtlsRole));
+        String out = Bundle.answerKeepingSingleGroup(c.browserOffer,
+                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.dtlsRole)));
         c.imsRemoteSdp = sdp;
         return out;
     }
 
     String offerFromIms(Call c, String sdp) {
-        String out = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp));
+        String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)));
         c.imsRemoteSdp = sdp;
         return out;
     }
@@ -61,19 +65,21 @@ public class CallMedia {
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
     String reofferFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
+        c.browserOffer = sdp;
         return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.imsCodec)));
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
     String reanswerFromIms(Call c, String sdp) {
-        String out = ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.dtlsRole));
+        String out = Bundle.answerKeepingSingleGroup(c.browserOffer,
+                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.dtlsRole)));
         c.imsRemoteSdp = sdp;
         return out;
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
     String reofferFromIms(Call c, String sdp) {
-        String out = ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp));
+        String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp)));
         c.imsRemoteSdp = sdp;
         return out;
     }

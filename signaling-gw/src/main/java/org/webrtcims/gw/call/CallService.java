@@ -3,6 +3,7 @@ package org.webrtcims.gw.call;
 import org.springframework.stereotype.Service;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
+import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.SdpInspector;
 
 import java.util.ArrayList;
@@ -45,6 +46,8 @@ public class CallService {
             }
         }
         SdpInspector.Summary s = inspect(sdp);
+        String shared = Bundle.sharedTransport(sdp);
+        if (shared != null) throw new CallFailure("bad-sdp", shared);
         Call c = outgoing.place(token, user, to, sdp, forced);
         synchronized (c) {
             c.codecBrowser = s.firstAudioCodec();
@@ -138,6 +141,15 @@ public class CallService {
             mm.put("packetsToBrowser", m != null ? m.packetsToBrowser() : 0);
             mm.put("bytesToIms", m != null ? m.bytesToIms() : 0);
             mm.put("bytesToBrowser", m != null ? m.bytesToBrowser() : 0);
+            if (m != null && m.video() != null) {
+                MediaStats.Video v = m.video();
+                Map<String, Object> vm = new LinkedHashMap<>();
+                vm.put("codecBrowser", v.codecBrowser());
+                vm.put("codecIms", v.codecIms());
+                vm.put("packetsToIms", v.packetsToIms());
+                vm.put("packetsToBrowser", v.packetsToBrowser());
+                mm.put("video", vm);
+            }
             out.put("media", mm);
             return out;
         }

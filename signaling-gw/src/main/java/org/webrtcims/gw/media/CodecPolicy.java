@@ -10,7 +10,27 @@ import java.util.Map;
  * daemon; see docs/media.md). Without a forced codec nothing is added: the legs negotiate end to end.
  */
 final class CodecPolicy {
+    /**
+     * Browser-only payload formats, stripped from every MO offer toward IMS: rtx (RFC 4588) needs RTCP NACK
+     * feedback (AVPF) and a=ssrc-group:FID, which the RTP/AVP IMS leg has not; red (RFC 2198) and ulpfec /
+     * flexfec (RFC 5109, RFC 8627) are WebRTC's loss protection, not in TS 26.114's MTSI codec set. Audio
+     * red/48000 (Opus RED) goes too. rtpengine then answers the browser without them (never negotiated).
+     */
+    static final List<String> BROWSER_ONLY = List.of("rtx", "red", "ulpfec", "flexfec-03");
+
     private CodecPolicy() {
+    }
+
+    /** MO offer without a forced codec: only the browser-only formats the offer has are stripped; null when none. */
+    static Map<String, Object> moPassThrough(String browserSdp) {
+        List<String> strip = browserOnlyIn(browserSdp);
+        return strip.isEmpty() ? null : new LinkedHashMap<>(Map.of("strip", strip));
+    }
+
+    private static List<String> browserOnlyIn(String sdp) {
+        List<String> present = new ArrayList<>(SdpCodec.encodings(sdp, "audio"));
+        present.addAll(SdpCodec.encodings(sdp, "video"));
+        return BROWSER_ONLY.stream().filter(n -> present.stream().anyMatch(n::equalsIgnoreCase)).toList();
     }
 
     /**
@@ -18,7 +38,10 @@ final class CodecPolicy {
      * the browser offered it), the browser keeps Opus.
      * - `strip: [X]` drops the browser's own X, so rtpengine cannot answer the browser with X (pass-through);
      * - `mask: [all]` hides the browser's codecs from IMS but keeps them (Opus) usable for transcoding;
-     * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS.
+     * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS;
+     * - the browser-only formats (rtx, red, ...) are stripped as in {@link #moPassThrough}.
+     * `mask: [all]` leaves video alone: rtpengine 10.5 masks only codecs it has a codec handler for (audio);
+     * an offered VP8/H264 reaches IMS unchanged (checked: webclient/test/video.test.mjs).
      */
     static Map<String, Object> moForced(ImsCodec codec, String browserSdp) {
         List<String> transcode = new ArrayList<>(List.of(codec.transcodeSpec));
@@ -26,7 +49,9 @@ final class CodecPolicy {
             transcode.add("telephone-event");
         }
         Map<String, Object> dict = new LinkedHashMap<>();
-        dict.put("strip", List.of(codec.wire));
+        List<String> strip = new ArrayList<>(List.of(codec.wire));
+        strip.addAll(browserOnlyIn(browserSdp));
+        dict.put("strip", strip);
         dict.put("mask", List.of("all"));
         dict.put("transcode", transcode);
         return dict;

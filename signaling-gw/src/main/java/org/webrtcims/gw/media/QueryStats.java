@@ -17,6 +17,12 @@ final class QueryStats {
     /** Returns null when the reply carries no per-tag statistics. */
     static MediaStats from(Map<String, Object> reply, String browserTag,
                            String sdpCodecBrowser, String sdpCodecIms) {
+        return from(reply, browserTag, sdpCodecBrowser, sdpCodecIms, null, null);
+    }
+
+    /** As above; the video SDP codecs stand in until rtpengine reports one (null = no video negotiated). */
+    static MediaStats from(Map<String, Object> reply, String browserTag, String sdpCodecBrowser, String sdpCodecIms,
+                           String sdpVideoBrowser, String sdpVideoIms) {
         if (!(reply.get("tags") instanceof Map<?, ?> tags)) {
             return null;
         }
@@ -27,10 +33,17 @@ final class QueryStats {
                 (browserTag != null && browserTag.equals(e.getKey()) ? toIms : toBrowser).add(tag);
             }
         }
+        MediaStats.Video video = null;
+        if (toIms.videoSeen || toBrowser.videoSeen || sdpVideoBrowser != null || sdpVideoIms != null) {
+            video = new MediaStats.Video(
+                    toIms.videoCodec != null ? toIms.videoCodec : sdpVideoBrowser,
+                    toBrowser.videoCodec != null ? toBrowser.videoCodec : sdpVideoIms,
+                    toIms.videoPackets, toBrowser.videoPackets);
+        }
         return new MediaStats(
                 toIms.codec != null ? toIms.codec : sdpCodecBrowser,
                 toBrowser.codec != null ? toBrowser.codec : sdpCodecIms,
-                toIms.packets, toBrowser.packets, toIms.bytes, toBrowser.bytes);
+                toIms.packets, toBrowser.packets, toIms.bytes, toBrowser.bytes, video);
     }
 
     private static final class Counter {
@@ -38,20 +51,27 @@ final class QueryStats {
         long bytes;
         /** rtpengine reports "codec" per media once it has seen RTP with a single payload type. */
         String codec;
+        boolean videoSeen;
+        long videoPackets;
+        String videoCodec;
 
         void add(Map<?, ?> tag) {
             for (Object media : list(tag.get("medias"))) {
                 if (!(media instanceof Map<?, ?> m)) {
                     continue;
                 }
-                if (codec == null && "audio".equals(m.get("type")) && m.get("codec") instanceof String c) {
-                    codec = SdpCodec.normalize(c);
+                boolean isVideo = "video".equals(m.get("type"));
+                if (m.get("codec") instanceof String c) {
+                    if (codec == null && "audio".equals(m.get("type"))) codec = SdpCodec.normalize(c);
+                    if (videoCodec == null && isVideo) videoCodec = SdpCodec.normalize(c);
                 }
+                videoSeen |= isVideo;
                 for (Object stream : list(m.get("streams"))) {
                     if (stream instanceof Map<?, ?> s && list(s.get("flags")).contains("RTP")
                             && s.get("stats") instanceof Map<?, ?> stats) {
                         packets += number(stats.get("packets"));
                         bytes += number(stats.get("bytes"));
+                        if (isVideo) videoPackets += number(stats.get("packets"));
                     }
                 }
             }

@@ -28,7 +28,7 @@ public class RtpEngineClient {
     /** Codecs read from the SDP answers, used when rtpengine has not seen RTP yet. */
     private final Map<String, Negotiated> negotiated = new ConcurrentHashMap<>();
 
-    private record Negotiated(String browser, String ims) {
+    private record Negotiated(String browser, String ims, String videoBrowser, String videoIms) {
     }
 
     public RtpEngineClient(NgClient ng) {
@@ -57,6 +57,8 @@ public class RtpEngineClient {
         if (toTag != null) keepPorts(cmd);
         cmd.put("replace", List.of("origin", "session-connection"));
         if (imsCodec == null) {
+            Map<String, Object> codec = CodecPolicy.moPassThrough(browserSdp);
+            if (codec != null) cmd.put("codec", codec);
             return sdpOf(ng.send(cmd));
         }
         cmd.put("codec", CodecPolicy.moForced(imsCodec, browserSdp));
@@ -254,12 +256,12 @@ public class RtpEngineClient {
     }
 
     private void remember(String callId, String browserSdp, String imsSdp) {
-        negotiated.put(callId, new Negotiated(SdpCodec.firstAudioCodec(browserSdp),
-                SdpCodec.firstAudioCodec(imsSdp)));
+        negotiated.put(callId, new Negotiated(SdpCodec.firstAudioCodec(browserSdp), SdpCodec.firstAudioCodec(imsSdp),
+                SdpCodec.firstVideoCodec(browserSdp), SdpCodec.firstVideoCodec(imsSdp)));
     }
 
     private MediaStats statsOf(String callId, Map<String, Object> reply, String browserTag) {
-        Negotiated n = negotiated.getOrDefault(callId, new Negotiated(null, null));
-        return QueryStats.from(reply, browserTag, n.browser(), n.ims());
+        Negotiated n = negotiated.getOrDefault(callId, new Negotiated(null, null, null, null));
+        return QueryStats.from(reply, browserTag, n.browser(), n.ims(), n.videoBrowser(), n.videoIms());
     }
 }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Extracts the negotiated audio codec ("name/clockrate") from an SDP answer: its first real payload. */
+/** Extracts the negotiated codecs ("name/clockrate") from an SDP answer: the first real payload per kind. */
 final class SdpCodec {
     /** RFC 3551 static payload types that an SDP may use without a=rtpmap. */
     private static final Map<String, String> STATIC = Map.of(
@@ -24,10 +24,21 @@ final class SdpCodec {
         return null;
     }
 
+    /** The first codec of the first video m-line ("VP8/90000"), null without one. Video has no DTMF/CN. */
+    static String firstVideoCodec(String sdp) {
+        List<String> codecs = codecs(sdp, "video");
+        return codecs.isEmpty() ? null : codecs.get(0);
+    }
+
     /** Encoding names of the first audio m-line, in offer order, without duplicates ("PCMA", "telephone-event"). */
     static List<String> audioEncodings(String sdp) {
+        return encodings(sdp, "audio");
+    }
+
+    /** Encoding names of the first m-line of that kind ("audio", "video"), in offer order, no duplicates. */
+    static List<String> encodings(String sdp, String kind) {
         List<String> out = new ArrayList<>();
-        for (String codec : audioCodecs(sdp)) {
+        for (String codec : codecs(sdp, kind)) {
             String name = codec.split("/")[0];
             if (!out.contains(name)) {
                 out.add(name);
@@ -36,15 +47,19 @@ final class SdpCodec {
         return out;
     }
 
-    /** The codecs ("PCMA/8000") of the first audio m-line, in its payload-type order; unknown types left out. */
     private static List<String> audioCodecs(String sdp) {
+        return codecs(sdp, "audio");
+    }
+
+    /** The codecs ("PCMA/8000") of the first m-line of a kind, in its payload-type order; unknown types left out. */
+    private static List<String> codecs(String sdp, String kind) {
         List<String> out = new ArrayList<>();
         if (sdp == null) {
             return out;
         }
         String[] lines = sdp.split("\r?\n");
         for (int i = 0; i < lines.length; i++) {
-            if (!lines[i].startsWith("m=audio ")) {
+            if (!lines[i].startsWith("m=" + kind + " ")) {
                 continue;
             }
             String[] m = lines[i].trim().split(" +");

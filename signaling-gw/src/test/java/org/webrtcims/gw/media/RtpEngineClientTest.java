@@ -308,6 +308,37 @@ class RtpEngineClientTest {
     }
 
     @Test
+    void queryCountsTheVideoMlineSeparately() throws Exception {
+        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(
+                        Map.of("type", "audio", "codec", "opus/48000/2", "streams", List.of(
+                                Map.of("flags", List.of("RTP", "RTCP"), "stats", Map.of("packets", 100L, "bytes", 9000L)))),
+                        Map.of("type", "video", "codec", "VP8/90000", "streams", List.of(
+                                Map.of("flags", List.of("RTP", "RTCP"), "stats", Map.of("packets", 60L, "bytes", 60000L)))))),
+                "imstag", Map.of("medias", List.of(
+                        Map.of("type", "audio", "streams", List.of(
+                                Map.of("flags", List.of("RTP"), "stats", Map.of("packets", 90L, "bytes", 8000L)))),
+                        Map.of("type", "video", "codec", "VP8/90000", "streams", List.of(
+                                Map.of("flags", List.of("RTP"), "stats", Map.of("packets", 55L, "bytes", 50000L)),
+                                Map.of("flags", List.of("RTCP"), "stats", Map.of("packets", 4L, "bytes", 300L))))))));
+        List<MediaStats> out = new ArrayList<>();
+        exchange(() -> client.query("av", "brtag"), reply, out);
+        MediaStats s = out.get(0);
+        assertEquals(160, s.packetsToIms(), "totals cover audio + video");
+        assertEquals(145, s.packetsToBrowser());
+        assertEquals(new MediaStats.Video("VP8/90000", "VP8/90000", 60, 55), s.video());
+    }
+
+    @Test
+    void audioOnlyQueryHasNoVideo() throws Exception {
+        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(Map.of("type", "audio", "streams", List.of())))));
+        List<MediaStats> out = new ArrayList<>();
+        exchange(() -> client.query("a", "brtag"), reply, out);
+        assertNull(out.get(0).video());
+    }
+
+    @Test
     void deleteNamesTheBrowserTagAndReturnsFinalStats() throws Exception {
         Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
                 "brtag", Map.of("medias", List.of(Map.of("type", "audio", "codec", "PCMA/8000", "streams", List.of(
