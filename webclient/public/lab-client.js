@@ -20,6 +20,9 @@ export class LabClient extends EventTarget {
   #calls = new Map();       // callId -> call record
   #pending = [];            // call() requests waiting for the gateway's `calling`
   #sampler = null;
+  // getUserMedia's audio constraints. Automation sending a test signal (the audio-quality check)
+  // turns echo cancellation, noise suppression and gain control off; people keep the defaults.
+  audioConstraints = true;
 
   async login(user, password) {
     if (this.token) await this.logout();
@@ -60,7 +63,7 @@ export class LabClient extends EventTarget {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null };
     try {
-      call.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      call.stream = await navigator.mediaDevices.getUserMedia({ audio: this.audioConstraints });
       call.pc = this.#newPc(call);
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       await call.pc.setLocalDescription(await call.pc.createOffer());
@@ -98,7 +101,7 @@ export class LabClient extends EventTarget {
   // Media for an incoming call: our tracks, the remote offer, a complete (non-trickle) answer SDP.
   async #prepareAnswer(call) {
     try {
-      call.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      call.stream = await navigator.mediaDevices.getUserMedia({ audio: this.audioConstraints });
       call.pc = this.#newPc(call);
       // remote offer first, so addTrack reuses the offered audio transceiver (one m-line, sendrecv)
       await call.pc.setRemoteDescription({ type: 'offer', sdp: call.offerSdp });
@@ -171,6 +174,11 @@ export class LabClient extends EventTarget {
     if (!call) throw this.#fail(callId ? `unknown call ${callId}` : 'no call yet');
     if (call.pc && call.pc.signalingState !== 'closed') call.last = await readStats(call.pc);
     return { callId: call.callId, ...(call.last ?? EMPTY_STATS) };
+  }
+
+  // The remote audio of a call (set once its answer/offer SDP is applied), or null.
+  remoteStream(callId) {
+    return this.#calls.get(callId)?.remoteStream ?? null;
   }
 
   samples(callId) {
@@ -315,7 +323,10 @@ export class LabClient extends EventTarget {
     // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced':
     // max-bundle broke media with rtpengine 10.5 (lab-notes).
     const pc = new RTCPeerConnection({});
-    pc.ontrack = (e) => this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, streams: e.streams } }));
+    pc.ontrack = (e) => {
+      call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
+      this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, streams: e.streams } }));
+    };
     pc.oniceconnectionstatechange = () => this.#changed();
     return pc;
   }
