@@ -20,6 +20,9 @@ export class LabClient extends EventTarget {
   #calls = new Map();       // callId -> call record
   #pending = [];            // call() requests waiting for the gateway's `calling`
   #sampler = null;
+  // getUserMedia's audio constraints. Automation sending a test signal (the audio-quality check)
+  // turns echo cancellation, noise suppression and gain control off; people keep the defaults.
+  audioConstraints = true;
 
   async login(user, password) {
     if (this.token) await this.logout();
@@ -63,7 +66,7 @@ export class LabClient extends EventTarget {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video };
     try {
-      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video));
+      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
       this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
       call.pc = this.#newPc(call, bundlePolicy);
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
@@ -110,7 +113,7 @@ export class LabClient extends EventTarget {
   async #prepareAnswer(call) {
     try {
       const video = call.video && /^m=video [1-9]/m.test(call.offerSdp);
-      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video));
+      call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
       this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
       call.pc = this.#newPc(call, call.bundlePolicy);
       // remote offer first, so addTrack reuses the offered transceivers (one m-line each, sendrecv)
@@ -253,6 +256,11 @@ export class LabClient extends EventTarget {
   sdp(callId) {
     const pc = this.#calls.get(callId)?.pc;
     return { local: pc?.localDescription?.sdp ?? null, remote: pc?.remoteDescription?.sdp ?? null };
+  }
+
+  // The remote audio of a call (set once its answer/offer SDP is applied), or null.
+  remoteStream(callId) {
+    return this.#calls.get(callId)?.remoteStream ?? null;
   }
 
   samples(callId) {
@@ -441,7 +449,10 @@ export class LabClient extends EventTarget {
     // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
     const pc = new RTCPeerConnection(bundlePolicy ? { bundlePolicy } : {});
-    pc.ontrack = (e) => this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
+    pc.ontrack = (e) => {
+      if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
+      this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
+    };
     pc.oniceconnectionstatechange = () => this.#changed();
     return pc;
   }
@@ -483,8 +494,8 @@ export class LabClient extends EventTarget {
   }
 }
 
-function constraints(video) {
-  return { audio: true, video: video ? { width: 640, height: 480, frameRate: 15 } : false };
+function constraints(video, audio = true) {
+  return { audio, video: video ? { width: 640, height: 480, frameRate: 15 } : false };
 }
 
 // Restricts the video transceivers to one codec family (VP8 or H264; H264 packetization-mode=1

@@ -15,14 +15,21 @@ export const CHROMIUM_FLAGS = [
   '--no-first-run', '--disable-quic',
 ];
 
-export async function launchBrowser({ extraArgs = [] } = {}) {
+// fakeAudioFile: a WAV the fake microphone plays in a loop (the audio check's test signal,
+// test-signal.mjs) instead of Chromium's default beep.
+export async function launchBrowser({ extraArgs = [], fakeAudioFile = null } = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (apt-get install chromium)`);
+  const audio = fakeAudioFile ? [`--use-file-for-fake-audio-capture=${fakeAudioFile}`] : [];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...extraArgs], timeout: 30000 });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...audio, ...extraArgs], timeout: 30000 });
 }
 
-// Opens the web client in a new page; `name` names the console log file.
-export async function openClient(browser, { name = 'browser', url = `${gatewayUrl()}/` } = {}) {
+// getUserMedia constraints that leave a test signal as it is (no echo canceller, noise suppressor or AGC).
+export const RAW_AUDIO = Object.freeze({ echoCancellation: false, noiseSuppression: false, autoGainControl: false });
+
+// Opens the web client in a new page; `name` names the console log file. rawAudio: capture with
+// RAW_AUDIO (for the audio check) instead of the browser's voice processing.
+export async function openClient(browser, { name = 'browser', url = `${gatewayUrl()}/`, rawAudio = false } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const logFile = path.join(logDir(), `${name}-console.log`);
@@ -35,6 +42,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     const res = await page.goto(url, { waitUntil: 'load', timeout: 15000 });
     if (!res || !res.ok()) throw new Error(`HTTP ${res?.status() ?? 'no response'}`);
     await page.waitForFunction(() => window.labClient !== undefined, null, { timeout: 10000 });
+    if (rawAudio) await page.evaluate((c) => { window.labClient.audioConstraints = c; }, RAW_AUDIO);
   } catch (e) {
     await context.close();
     log.end();
@@ -63,6 +71,11 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     stats: (callId = null) => invoke('stats', callId),
     samples: (callId) => invoke('samples', callId),
     sdp: (callId) => invoke('sdp', callId),
+    // The audio check: record the call's remote audio in the page (public/audio-probe.js), fetch it later.
+    recordAudio: (callId, opts = {}) => page.evaluate(async ([id, o]) => (await import('/audio-probe.js')).startRecording(id, o), [callId, opts])
+      .catch((e) => { throw new Error(cleanError(e.message)); }),
+    audioRecording: (callId) => page.evaluate(async (id) => (await import('/audio-probe.js')).audioRecording(id), callId)
+      .catch((e) => { throw new Error(cleanError(e.message)); }),
     calls: () => invoke('calls'),
     sendRaw: (text) => invoke('sendRaw', text),
     events: () => page.evaluate(() => window.labClient.events),

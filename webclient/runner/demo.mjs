@@ -6,12 +6,17 @@
 // LAB_CODEC=PCMA|PCMU|G722|AMR-WB|AMR (./lab demo --codec C): the MO call forces C on the IMS leg
 // (rtpengine transcodes the browser's Opus); the MT UE offers only C (G.711/G.722 only: run-ue.sh
 // UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
+// Audio check (docs/media.md): the browser's fake microphone plays a known multi-tone, the UE echoes
+// it, and every call must give the tones back (media.audio in report.json; the recording as a WAV).
+import fs from 'node:fs';
+import path from 'node:path';
 import { launchBrowser, openClient } from './browser.mjs';
 import { startCpuSampler } from './cpu.mjs';
 import { gatewayUrl, outDir, passwordOf } from './env.mjs';
 import * as gw from './gateway.mjs';
 import { callEntry, writeReport } from './report.mjs';
 import { moCall, mtCall } from './scenario.mjs';
+import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 5000;
@@ -35,8 +40,9 @@ async function main() {
   log(`gateway healthy (sip ${health.sip}, rtpengine ${health.rtpengine})`);
   cpu = startCpuSampler();
 
-  browser = await launchBrowser();
-  const client = await openClient(browser, { name: `demo-${USER}` });
+  const signal = writeTestSignal(outDir());
+  browser = await launchBrowser({ fakeAudioFile: signal });
+  const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true });
   log('web client loaded in headless Chromium');
   const { token } = await client.login(USER, passwordOf(USER));
   log(`logged in ${USER} (registered with IMS)`);
@@ -44,8 +50,11 @@ async function main() {
   const results = [];
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
   const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
-  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec }));
-  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log }));
+  const audio = { tones: TEST_TONES_HZ };
+  log(`browser microphone: ${path.basename(signal)} (looped), voice processing off`);
+  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio }));
+  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio }));
+  for (const r of results) saveRecording(r);
   for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
 
   const left = await gw.waitNoSessions(5000);
@@ -84,6 +93,7 @@ async function main() {
   cpu = null;
   const { jsonFile, htmlFile } = writeReport(outDir(), report);
   printTable(calls);
+  for (const c of calls) log(audioLine(c));
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
   log(`report: ${jsonFile}, ${htmlFile}`);
   if (!ok) {
@@ -104,6 +114,22 @@ function codecWanted(c) {
 // "PCMA/8000" is PCMA; "AMR-WB/16000" is AMR-WB but not AMR.
 function codecIs(actual, name) {
   return typeof actual === 'string' && actual.split('/')[0].toLowerCase() === name.toLowerCase();
+}
+
+// What came back to the browser, as a WAV beside the report (to listen to or inspect).
+function saveRecording(r) {
+  if (!r.audio || !r.audioRecording) return;
+  const file = `audio-${r.direction}-received.wav`;
+  fs.writeFileSync(path.join(outDir(), file), wavBytes(r.audioRecording.samples, r.audioRecording.sampleRate));
+  r.audio.recording = file;
+}
+
+function audioLine(c) {
+  const a = c.media.audio;
+  if (!a) return `audio ${c.direction}: not checked`;
+  const figures = a.detected_hz ? `sent ${a.tones_hz.join('/')} Hz, detected ${a.detected_hz.join('/')} Hz, SNR ${a.snr_db} dB, `
+    + `correlation ${a.correlation}, level ${a.level_dbfs} dBFS` : '';
+  return `audio ${c.direction}: ${a.pass ? 'PASS' : 'FAIL'} ${figures}${a.pass ? '' : ` (${a.problems.join('; ')})`}`;
 }
 
 function printTable(calls) {

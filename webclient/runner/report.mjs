@@ -38,6 +38,7 @@ export function callEntry(r) {
       codec_ims: m.codecIms ?? null,
       bytes_to_ims: m.bytesToIms ?? null,
       bytes_to_browser: m.bytesToBrowser ?? null,
+      audio: r.audio ?? null,   // the audio-quality check (audio-check.mjs), null when not run
     },
     error: ok ? null : problems.join('; '),
     call_id: r.callId,
@@ -90,6 +91,19 @@ export function chartJsSource() {
   return fs.readFileSync(file, 'utf8');
 }
 
+// One line per call of the audio-quality check (media.audio), nothing when no call ran it.
+function audioTable(calls) {
+  const checked = calls.filter((c) => c.media.audio);
+  if (!checked.length) return '';
+  const cols = ['direction', 'signal', 'detected Hz', 'SNR dB (weakest tone)', 'correlation', 'level dBFS', 'path', 'audio ok'];
+  const rows = checked.map(({ direction, media: { audio: a } }) => [direction, a.signal, (a.detected_hz ?? []).join(', '), a.snr_db,
+    a.correlation, a.level_dbfs, a.covers, a.pass ? 'yes' : `NO: ${a.problems.join('; ')}`]);
+  return `<h2>Audio check (sent tones recovered after the UE's echo)</h2>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>`;
+}
+
 export function renderHtml(report) {
   const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
   const rows = report.calls.map((c) => [
@@ -105,6 +119,7 @@ export function renderHtml(report) {
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>
+${audioTable(report.calls)}
 <p>${esc(DELAY_NOTE)}.</p>
 <h2>Browser packets per second (getStats, 1 s)</h2>
 <div class="box"><canvas id="pps"></canvas></div>

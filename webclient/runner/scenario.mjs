@@ -1,6 +1,8 @@
 // Drives one call end to end (browser page + gateway REST + optional SIPp UE) and collects what
 // the demo and the tests judge: gateway call info, browser getStats, timings, the UE's exit.
+import { checkAudio } from './audio-check.mjs';
 import * as gw from './gateway.mjs';
+import { describeSignal } from './test-signal.mjs';
 import { startUe } from './ue.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -9,6 +11,7 @@ function newResult(direction, from, to) {
   return {
     direction, from, to, callId: null, answered: false, ended: null, info: null, infoDuring: null,
     browser: null, samples: [], incomingSdp: null, offerSdp: null, answerSdp: null, answeredAt: null, endedAt: null, ue: null, error: null,
+    audio: null, audioRecording: null,
   };
 }
 
@@ -41,7 +44,32 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
   }
 }
 
-async function collect(client, r, token) {
+// The audio check (docs/media.md): `audio` = {tones, skipMs, durationMs}; the browser sends `tones`
+// (its fake microphone plays test-signal.mjs's WAV), the UE echoes them, the page records the
+// remote track from skipMs after the answer on.
+const AUDIO_COVERS = 'browser→rtpengine→UE (RTP echo)→rtpengine→browser';
+const DEFAULT_AUDIO = { skipMs: 1500, durationMs: 2000 };
+
+async function startAudioRecording(client, r, audio) {
+  if (!audio) return;
+  const { skipMs, durationMs } = { ...DEFAULT_AUDIO, ...audio };
+  await client.recordAudio(r.callId, { skipMs, durationMs });
+}
+
+async function collectAudio(client, r, audio) {
+  const base = { signal: describeSignal(audio.tones), covers: AUDIO_COVERS };
+  if (!r.answered) return;
+  try {
+    const rec = await client.audioRecording(r.callId);
+    r.audioRecording = rec;
+    r.audio = { ...base, ...checkAudio(rec.samples, rec.sampleRate, audio.tones) };
+  } catch (e) {
+    r.audio = { ...base, tones_hz: [...audio.tones], pass: false, problems: [`audio check could not run: ${e.message}`] };
+  }
+}
+
+async function collect(client, r, token, audio = null) {
+  if (audio) await collectAudio(client, r, audio);
   r.browser = await client.stats(r.callId).catch(() => null);
   r.samples = await client.samples(r.callId).catch(() => []);
   r.info = await gw.callInfo(token, r.callId).catch(() => r.infoDuring);
@@ -68,7 +96,8 @@ async function hangUpQuietly(client, r) {
 // Browser-originated call. hangup: 'browser' (after mediaMs) or 'remote' (wait for the IMS side's BYE).
 // imsCodec: force that codec on the IMS leg (the gateway has rtpengine transcode); absent = pass-through.
 // callOptions: more options of labClient.call ({video, videoCodec, bundlePolicy}).
-export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null, callOptions = {} }) {
+// audio: run the audio check ({tones, skipMs?, durationMs?}, see collectAudio); null = packets only.
+export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null, callOptions = {}, audio = null }) {
   const r = newResult('mo', from, to);
   try {
     log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
@@ -79,6 +108,7 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
     r.answered = true;
     r.answeredAt = Date.now();
     log(`answered ${r.callId}`);
+    await startAudioRecording(client, r, audio);
     await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
     log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
   } catch (e) {
@@ -86,13 +116,14 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
     log(`MO ${from} -> ${to} failed: ${e.message}`);
     await hangUpQuietly(client, r);
   }
-  if (r.callId) await collect(client, r, token);
+  if (r.callId) await collect(client, r, token, audio);
   return r;
 }
 
 // IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg, env?} (env e.g. {UE_CODEC:'PCMA'}
 // for run-ue.sh). hangup: 'ue' or 'browser'. answerOptions: labClient.answer's ({video, videoCodec}).
-export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {}, answerOptions = {} }) {
+// audio: as for moCall.
+export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {}, answerOptions = {}, audio = null }) {
   const r = newResult('mt', ue.from ?? 'ue2', user);
   let proc = null;
   try {
@@ -112,6 +143,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     await client.answer(r.callId, answerOptions);
     r.answered = true;
     r.answeredAt = Date.now();
+    await startAudioRecording(client, r, audio);
     await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
     log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
   } catch (e) {
@@ -125,7 +157,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     log(`SIPp ${ue.mode} exited ${r.ue.code}`);
     if (r.ue.code !== 0 && !r.error) r.error = `SIPp UE exited ${r.ue.code}: ${lastLine(r.ue.output)}`;
   }
-  if (r.callId) await collect(client, r, token);
+  if (r.callId) await collect(client, r, token, audio);
   return r;
 }
 
@@ -136,7 +168,8 @@ export function endedCleanly(ended) {
   return !/error|fail|timeout/i.test(ended.reason ?? '');
 }
 
-// The demo's verdict: answered, rtpengine relayed both ways, the browser sent and received, clean end.
+// The demo's verdict: answered, rtpengine relayed both ways, the browser sent and received, the audio
+// check passed (when it ran), clean end.
 export function judge(r) {
   const problems = [];
   const m = r.info?.media ?? {};
@@ -145,6 +178,7 @@ export function judge(r) {
   if (!(m.packetsToBrowser > 0)) problems.push('rtpengine packets to browser = 0');
   if (!(r.browser?.packetsSent > 0)) problems.push('browser sent no packets');
   if (!(r.browser?.packetsReceived > 0)) problems.push('browser received no packets');
+  if (r.audio && !r.audio.pass) problems.push(`audio check failed: ${r.audio.problems.join('; ')}`);
   if (!endedCleanly(r.ended)) problems.push(r.ended ? `ended badly (${r.ended.reason} ${r.ended.sipCode ?? ''})` : 'no ended');
   if (r.error) problems.unshift(r.error);
   return { ok: problems.length === 0, problems };
