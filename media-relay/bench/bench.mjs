@@ -15,7 +15,10 @@ import { setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { measureStep, pacing, probeLimit } from './step.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PROFILES = process.env.BENCH_PROFILES ?? path.resolve(ROOT, '..', 'shared', 'bench', 'profiles.json');
+// The shared input next to the repo, else the copy kept in media-relay/bench/ (a clone placed elsewhere).
+const SHARED_PROFILES = path.resolve(ROOT, '..', 'shared', 'bench', 'profiles.json');
+const PROFILES = process.env.BENCH_PROFILES
+  ?? (fs.existsSync(SHARED_PROFILES) ? SHARED_PROFILES : path.join(ROOT, 'media-relay', 'bench', 'profiles.json'));
 const CAPACITY_STEPS = [10, 25, 50, 100, 150, 200, 250, 300];
 // video profiles carry 6-10x the packets of audio: finer steps where their capacity lies
 const CAPACITY_STEPS_VIDEO = [5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100];
