@@ -66,5 +66,6 @@ bench_start() {
   start_rtpengine || return 1
   BENCH_RTPENGINE_PID=$LAB_LAST_PID
   [[ $1 == setup-rate ]] || return 0
-  start_kamailio && start_gateway && start_ue ue1 uas
+  # pure relaying (no inject-DTMF transcoding): the setup rate of the gateway, not of rtpengine's codecs
+  start_kamailio && start_gateway gateway "$LAB_GW_PORT" 5070 udp --lab.rtpengine.inject-dtmf=false && start_ue ue1 uas
 }

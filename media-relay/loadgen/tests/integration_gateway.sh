@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Integration test: loadgen --gateway against a live lab (gateway on 127.0.0.1:8088, Kamailio,
-# rtpengine, SIPp UAS ue1 with RTP echo). Exit 77 (ctest SKIP_RETURN_CODE) when no gateway answers.
+# Integration test: loadgen --gateway against a live lab (Kamailio, rtpengine, SIPp UAS ue1 with RTP
+# echo) through the `./lab test` gateway that relays without inject-DTMF (127.0.0.1:8089: loadgen's
+# payload is not real Opus and its echo check needs SSRC + seq kept). Exit 77 (ctest SKIP_RETURN_CODE)
+# when no gateway answers.
 # usage: integration_gateway.sh LOADGEN WORKDIR
 set -euo pipefail
 loadgen=$1 work=$2
-gw=${LOADGEN_GATEWAY:-http://127.0.0.1:8088}
+gw=${LOADGEN_GATEWAY:-http://127.0.0.1:8089}
 health=$(python3 - "$gw" <<'PY' 2>/dev/null || true
 import json, sys, urllib.request
 print(json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/health", timeout=2)).get("status", ""))

@@ -34,7 +34,7 @@ public class MediaConfig {
     }
 
     @Bean
-    public RtpEngineClient rtpEngineClient(NgClient ng) {
-        return new RtpEngineClient(ng);
+    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props) {
+        return new RtpEngineClient(ng, props.getRtpengine().isInjectDtmf());
     }
 }

@@ -31,8 +31,16 @@ public class RtpEngineClient {
     private record Negotiated(String browser, String ims, String videoBrowser, String videoIms) {
     }
 
+    /** True: every offer/answer carries inject-DTMF (rtpengine then runs all audio through its codec engine). */
+    private final boolean injectDtmf;
+
     public RtpEngineClient(NgClient ng) {
+        this(ng, true);
+    }
+
+    public RtpEngineClient(NgClient ng, boolean injectDtmf) {
         this.ng = Objects.requireNonNull(ng);
+        this.injectDtmf = injectDtmf;
     }
 
     /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
@@ -103,7 +111,7 @@ public class RtpEngineClient {
         Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, imsSdp);
         towardBrowser(cmd);
         cmd.put("SDES", List.of("off"));
-        cmd.put("flags", new ArrayList<>(List.of("generate-mid", "trust-address", INJECT_DTMF)));
+        cmd.put("flags", flags("generate-mid", "trust-address"));
         if (toTag != null) keepPorts(cmd);
         Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
         if (codec != null) {
@@ -128,6 +136,10 @@ public class RtpEngineClient {
      * calls queue up in rtpengine, each digit after the previous one plus the pause.
      */
     public void playDtmf(String callId, String fromTag, char digit, int durationMs) throws NgException {
+        if (!injectDtmf) {
+            throw new NgException(NgException.Kind.ERROR_RESULT,
+                    "this gateway runs without DTMF injection (lab.rtpengine.inject-dtmf=false)");
+        }
         ng.send(playDtmfCommand(callId, fromTag, digit, durationMs));
     }
 
@@ -207,11 +219,11 @@ public class RtpEngineClient {
         }
     }
 
-    private static void towardIms(Map<String, Object> cmd) {
+    private void towardIms(Map<String, Object> cmd) {
         cmd.put("transport-protocol", "RTP/AVP");
         cmd.put("ICE", "remove");
         cmd.put("rtcp-mux", List.of("demux"));
-        cmd.put("flags", new ArrayList<>(List.of("trust-address", "strip-extmap", INJECT_DTMF)));
+        cmd.put("flags", flags("trust-address", "strip-extmap"));
     }
 
     /**
@@ -223,11 +235,18 @@ public class RtpEngineClient {
         ((List<Object>) cmd.get("flags")).add("port-latching");
     }
 
-    private static void towardBrowser(Map<String, Object> cmd) {
+    private void towardBrowser(Map<String, Object> cmd) {
         cmd.put("transport-protocol", "UDP/TLS/RTP/SAVPF");
         cmd.put("ICE", "force");
         cmd.put("rtcp-mux", List.of("offer", "require"));
-        cmd.put("flags", List.of(INJECT_DTMF));
+        if (injectDtmf) cmd.put("flags", flags());
+    }
+
+    /** The given ng flags, plus inject-DTMF when this gateway injects DTMF. */
+    private List<Object> flags(String... base) {
+        List<Object> out = new ArrayList<>(List.of((Object[]) base));
+        if (injectDtmf) out.add(INJECT_DTMF);
+        return out;
     }
 
     private static Map<String, Object> command(String name) {
