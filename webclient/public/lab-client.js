@@ -160,6 +160,20 @@ export class LabClient extends EventTarget {
     }
   }
 
+  // Makes the local video encoder start again with a key frame (an encoding switched off and on): what a
+  // far end's PLI would do, for UEs that send no RTCP feedback (the lab's echoing SIPp UEs).
+  async refreshVideo(callId) {
+    const pc = this.#calls.get(callId)?.pc;
+    if (!pc) throw this.#fail(`unknown call ${callId}`);
+    for (const sender of pc.getSenders().filter((x) => x.track?.kind === 'video')) {
+      for (const active of [false, true]) {
+        const params = sender.getParameters();
+        params.encodings.forEach((e) => { e.active = active; });
+        await sender.setParameters(params);
+      }
+    }
+  }
+
   hold(callId) { return this.reoffer(callId, { direction: 'sendonly' }); }
 
   resume(callId) { return this.reoffer(callId, { direction: 'sendrecv' }); }

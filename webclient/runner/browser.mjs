@@ -64,6 +64,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     reject: (callId) => invoke('reject', callId),
     reoffer: (callId, opts = {}) => invoke('reoffer', callId, opts),
     media: (callId) => invoke('media', callId),
+    refreshVideo: (callId) => invoke('refreshVideo', callId),
     dtmf: (callId, digits, durationMs) => invoke('dtmf', callId, digits, durationMs),
     insertDtmf: (callId, tones, durationMs, gapMs) => invoke('insertDtmf', callId, tones, durationMs, gapMs),
     waitFor: (type, callId = null, timeoutMs = 10000, fromIndex = 0) => invoke('waitFor', type, callId, timeoutMs, fromIndex),

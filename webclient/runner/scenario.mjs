@@ -35,6 +35,13 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
       if (!/^timeout/.test(e.message)) throw e;
     }
     const s = await client.stats(r.callId);
+    // Video arrives but nothing decodes: the first key frame was lost, and the echoing SIPp UE sends no
+    // PLI/FIR to ask for another (docs/media.md "Video"), so the page asks its own encoder for one.
+    if (s.videoPacketsReceived > 0 && s.framesDecoded === 0 && elapsed >= 1000) {
+      log(`  video: ${s.videoPacketsReceived} packets, no frame decoded yet: asking the local encoder for a key frame`);
+      r.keyFrameRequests = (r.keyFrameRequests ?? 0) + 1;
+      await client.refreshVideo(r.callId);
+    }
     log(`  t=${(elapsed / 1000 + 1).toFixed(0)}s ${s.codec ?? '?'} ice=${s.iceState} dtls=${s.dtlsState} `
       + `sent=${s.packetsSent} recv=${s.packetsReceived} jitter=${fmt(s.jitter)}ms rtt=${fmt(s.rtt)}ms`);
     // counters while the call is up (the gateway may forget ended calls)
