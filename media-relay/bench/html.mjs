@@ -54,11 +54,19 @@ function summaryRows(r) {
   return table(['direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched'], rows);
 }
 
+// What each leg carried (report.json `media`): transport and codec, and whether rtpengine transcoded.
+function mediaLine(m) {
+  if (!m) return '';
+  const leg = (l) => `${esc(l?.transport)} ${esc(l?.codec)}${l?.sdp_codecs_seen?.length ? ` (SDP: ${esc(l.sdp_codecs_seen.join(', '))})` : ''}`;
+  return `<p>media: browser leg ${leg(m.browser_leg)} · IMS leg ${leg(m.ims_leg)}${m.ims_leg?.transcoded ? ` · transcoded by rtpengine; far end got ${fmt(m.ims_leg.voiced_pct)} % non-silent packets; packets paired through ${fmt(m.pairing?.ssrc_map?.length)} SSRC mappings` : ''}</p>`;
+}
+
 export function renderBenchHtml(r) {
   let body = '';
   if (r.kind === 'profile') {
     const c = r.cpu ?? {};
     body = `<p>${esc(r.profile)}: ${r.calls} calls, ${r.duration_s} s at full load (${r.cps} calls/s ramp), setup p50/p95 ${fmt(r.setup_ms?.p50)} / ${fmt(r.setup_ms?.p95)} ms</p>
+${mediaLine(r.media)}
 ${summaryRows(r)}
 <p>CPU over the full-load window (% of one core): rtpengine ${fmt(c.rtpengine_pct)} (${fmt(c.rtpengine_pct_per_call)} per call, ${fmt(c.relay_cores_used)} cores),
 generator ${fmt(c.loadgen_pct)} · estimated relay capacity ${fmt(r.capacity_per_core_est)} calls per core</p>
@@ -69,6 +77,7 @@ ${charts(stepCharts(r))}`;
       s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.cpu?.tcpdump_pct, s.cpu?.host_busy_pct, s.fail_reason ?? '']);
     body = `<p>${esc(r.profile)}: largest passing step <b>${fmt(r.capacity_calls)}</b> calls (criterion: ${esc(r.criterion)}); relay cores used there ${fmt(r.relay_cores_used_at_capacity)};
 calls per relay core ${fmt(r.capacity_per_core)} (${esc(r.capacity_per_core_basis)})</p>
+${mediaLine(r.media)}
 ${table(['calls', 'result', 'p99 to_ims ms', 'p99 to_browser ms', 'loss to_ims %', 'loss to_browser %', 'rtpengine %', 'loadgen %', 'tcpdump %', 'whole host %', 'why'], rows)}
 <h2>Ours vs the thesis</h2>${referenceTable(r.reference?.ratios)}
 ${charts([

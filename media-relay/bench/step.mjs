@@ -1,7 +1,7 @@
 // One measured step: N calls of a profile through the running rtpengine, captured on lo,
 // CPU sampled every second, then matched packet by packet with delaymeter.
-//   capture (tcpdump) -> traffic (loadgen, or relay_probe.py for plain RTP) -> CPU sampler
-//   -> stop capture -> delaymeter --json --csv -> analysis
+//   capture (tcpdump) -> traffic (loadgen: DTLS-SRTP, plain RTP or transcoded, per profile) -> CPU sampler
+//   -> stop capture -> delaymeter --json --csv [--call-ports, transcoded] -> analysis
 import fs from 'node:fs';
 import path from 'node:path';
 import { startCpuSampler } from '../../webclient/runner/cpu.mjs';
@@ -36,55 +36,57 @@ async function startCapture(file, log) {
   throw new Error(`tcpdump did not start: ${lastLine(td.tail()) || 'no output'}`);
 }
 
-// Plain RTP on the browser leg (A-RTP): loadgen only speaks DTLS-SRTP there, so each call is one
-// relay_probe.py (ng offer/answer, RTP both ways). Each call gets its own sequence range: the
-// probes share SSRCs and delaymeter pairs by (SSRC, seq).
-function startProbes({ root, dir, log, calls, pps, mediaS }) {
-  const count = Math.round(mediaS * pps);
-  const spacing = Math.floor(65536 / calls);
-  const probes = [];
-  for (let i = 0; i < calls; i += 1) {
-    probes.push(start(`probe${i}`, 'python3', [path.join(root, 'media-relay/delaymeter/tools/relay_probe.py'),
-      '--count', String(count), '--pps', String(pps), '--a-port', String(7000 + 2 * i), '--b-port', String(FAR_PORT_BASE + 2 * i),
-      '--start-seq', String(i * spacing), '--call-id', `bench-rtp-${process.pid}-${i}`], { log, stdoutFile: path.join(dir, `probe${i}.json`) }));
-  }
-  return probes;
-}
-
-export function probeLimit(calls, durationS, pps) {
-  const count = Math.round(durationS * pps);
-  return count <= Math.floor(65536 / calls) - 1000;
-}
-
-function loadgenArgs({ calls, cps, mediaS, profile, rtpenginePid, json }) {
+// loadgen takes the browser leg from the profile: A-RTP plain RTP/AVP, the others DTLS-SRTP;
+// A-SRTP-transcode sends real Opus and rtpengine transcodes to `imsCodec` (PCMA or AMR-WB) toward IMS.
+function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json }) {
   return ['--raw', '--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), '--profile', profile.name, '--profiles', profile.file,
+    ...(imsCodec ? ['--ims-codec', imsCodec] : []),
     '--far', 'echo', '--far-port-base', String(FAR_PORT_BASE), '--relay-pid', String(rtpenginePid), '--json', json];
+}
+
+// rtpengine's two ports of each call, "BROWSER IMS" a line: delaymeter maps a re-encoded stream's new
+// SSRC back to its source with them (docs/delaymeter.md "Transcoded streams").
+function writeCallPorts(file, lg) {
+  const lines = (lg?.calls ?? []).filter((c) => c.relay_browser_port && c.relay_ims_port).map((c) => `${c.relay_browser_port} ${c.relay_ims_port}`);
+  fs.writeFileSync(file, `# rtpengine browser-side port, IMS-side port (loadgen.json calls[])\n${lines.join('\n')}\n`);
+  return lines.length;
+}
+
+const uniq = (xs) => [...new Set(xs.filter(Boolean))];
+
+// report.json `media`: what each leg carried, as loadgen configured it and as rtpengine's SDPs said.
+function mediaSummary(lg, dmJson) {
+  if (!lg?.media) return null;
+  const calls = lg.calls ?? [];
+  const t = lg.totals ?? {};
+  return {
+    browser_leg: { ...lg.media.browser_leg, sdp_codecs_seen: uniq(calls.map((c) => c.browser_sdp_codec)) },
+    ims_leg: { ...lg.media.ims_leg, sdp_codecs_seen: uniq(calls.map((c) => c.ims_sdp_codec)),
+      // far end: packets that were not one repeated byte (PCMA silence is 0xD5): rtpengine decoded our Opus
+      voiced_pct: t.far_rx ? Math.round((1000 * (t.far_voiced ?? 0)) / t.far_rx) / 10 : null },
+    pairing: dmJson?.pairing ?? null,
+  };
 }
 
 // measureStep(opts) -> step result (see report fields in bench.mjs). Throws only on tool failures
 // that leave nothing to measure (capture or delaymeter could not run).
-export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true }) {
+export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
   const pcap = path.join(dir, 'relay.pcap');
   const csvFile = path.join(dir, 'delays.csv');
   const lgJson = path.join(dir, 'loadgen.json');
   const pace = pacing(calls, durationS);
-  const plainRtp = profile.browser_leg === 'RTP/AVP';
+  const transcoded = Boolean(profile.ims_codec);
   const errors = [];
 
   const td = await startCapture(pcap, log('tcpdump'));
   // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
-  let traffic;
-  if (plainRtp) {
-    traffic = startProbes({ root, dir, log: log('probes'), calls, pps: profile.pps, mediaS: pace.media_s });
-  } else {
-    let n = 0;
-    traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, rtpenginePid, json: lgJson }), {
-      log: log('loadgen'),
-      onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`); },
-    })];
-  }
+  let n = 0;
+  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson }), {
+    log: log('loadgen'),
+    onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`); },
+  })];
   const pidsFile = path.join(dir, 'pids');
   fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `loadgen ${p.pid}`)].join('\n') + '\n');
   const samples = [];
@@ -92,16 +94,12 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const host0 = hostCpu();
 
   const bound = (pace.ramp_s + pace.media_s + 40) * 1000;
-  const t0ms = Date.now();
-  // relay_probe.py prints nothing while it runs: say something every 5 s
-  const ticker = plainRtp ? setInterval(() => progress(`  ${traffic.length} relay_probe call(s) running, ${Math.round((Date.now() - t0ms) / 1000)} s of ~${Math.round(pace.media_s)} s`), 5000) : null;
   const exits = [];
   for (const p of traffic) {
     let res = await waitFor(p, bound);
     if (!res) { errors.push(`${p.name} did not finish in ${Math.round(bound / 1000)} s: stopped`); res = await stop(p); }
     exits.push(res.code ?? 128);
   }
-  if (ticker) clearInterval(ticker);
   sampler.stop();
   const hostPct = hostBusyPct(host0, hostCpu());
   await sleep(500); // immediate mode: the last packets are in the file within a few ms; keep a margin
@@ -111,19 +109,18 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
 
   // What the generator says (setup, its own loss view).
   let lg = null;
-  if (plainRtp) {
-    const sums = traffic.map((p, i) => { try { return JSON.parse(fs.readFileSync(path.join(dir, `probe${i}.json`), 'utf8')); } catch { return null; } });
-    const bad = sums.filter((s) => !s).length;
-    if (bad) errors.push(`${bad} of ${calls} relay_probe calls failed (log: ${path.relative(root, log('probes'))}: ${lastLine(traffic.find((p, i) => !sums[i])?.tail())})`);
-    lg = { tool: 'relay_probe.py', exit_codes: exits, calls: sums };
-  } else {
-    try { lg = JSON.parse(fs.readFileSync(lgJson, 'utf8')); } catch { lg = null; }
-    if (exits[0] !== 0) errors.push(`loadgen exited ${exits[0]}: ${lastLine(traffic[0].tail())}`);
-    if (!lg) errors.push('loadgen wrote no JSON report');
-  }
+  try { lg = JSON.parse(fs.readFileSync(lgJson, 'utf8')); } catch { lg = null; }
+  if (exits[0] !== 0) errors.push(`loadgen exited ${exits[0]}: ${lastLine(traffic[0].tail())}`);
+  if (!lg) errors.push('loadgen wrote no JSON report');
   if (dropped > 0) errors.push(`tcpdump dropped ${dropped} packets: loss figures are overstated`);
 
-  const dm = start('delaymeter', bin(root, 'delaymeter'), ['--ims-ports', IMS_PORTS, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile, pcap],
+  const dmArgs = ['--ims-ports', IMS_PORTS, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile];
+  if (transcoded) {
+    const portsFile = path.join(dir, 'call-ports.txt');
+    if (writeCallPorts(portsFile, lg) < calls) errors.push(`loadgen reported rtpengine's ports for fewer than ${calls} calls: their streams cannot be paired`);
+    dmArgs.push('--call-ports', portsFile);
+  }
+  const dm = start('delaymeter', bin(root, 'delaymeter'), [...dmArgs, pcap],
     { log: log('delaymeter'), stdoutFile: path.join(dir, 'delaymeter.json') });
   const dmExit = (await waitFor(dm, 120000)) ?? (await stop(dm, 'SIGKILL'));
   let dmJson = null;
@@ -141,13 +138,16 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   if (!keepCapture) { fs.rmSync(pcap, { force: true }); fs.rmSync(csvFile, { force: true }); }
 
   const d = dmJson.directions ?? {};
-  const delay = {}, loss = {}, matched = {}, lost = {}, reordered = {}, dups = {};
+  const delay = {}, loss = {}, matched = {}, lost = {}, reordered = {}, dups = {}, held = {}, tsMismatch = {}, seqShift = {};
   for (const k of DIRS) {
     const x = d[k] ?? {};
     delay[k] = x.delay_ms ? { p50: x.delay_ms.p50, p95: x.delay_ms.p95, p99: x.delay_ms.p99, max: x.delay_ms.max, mean: x.delay_ms.mean } : null;
     loss[k] = x.matched || x.lost ? x.loss_pct : null;
     matched[k] = x.matched ?? 0; lost[k] = x.lost ?? 0; reordered[k] = x.reordered ?? 0; dups[k] = x.duplicates ?? 0;
+    held[k] = x.held_at_end ?? 0; tsMismatch[k] = x.ts_mismatch ?? 0; seqShift[k] = x.seq_shift ?? 0;
     if (!x.matched) errors.push(`no ${k} packets were matched in the capture`);
+    // seq pairing of a re-encoded stream is only right if the pairs carry the same media time
+    if (x.ts_mismatch > 0) errors.push(`${x.ts_mismatch} ${k} pairs do not carry the same media time (RTP timestamps): the relay renumbered packets`);
   }
   const rtpPct = full.rtpengine;
   return {
@@ -155,7 +155,8 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     ok: errors.length === 0,
     errors,
     delay_ms: delay, loss_pct: loss,
-    packets: { matched, lost, reordered, duplicates: dups, capture: dmJson.packets, tcpdump_captured: captured, tcpdump_dropped: dropped },
+    packets: { matched, lost, reordered, duplicates: dups, held_at_end: held, ts_mismatch: tsMismatch, seq_shift: seqShift, capture: dmJson.packets, tcpdump_captured: captured, tcpdump_dropped: dropped },
+    media: mediaSummary(lg, dmJson),
     cpu: {
       rtpengine_pct: rtpPct, loadgen_pct: full.loadgen, tcpdump_pct: full.tcpdump,
       rtpengine_pct_per_call: rtpPct == null ? null : Math.round((rtpPct / calls) * 1000) / 1000,
@@ -172,6 +173,6 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     throughput_pps: tp,
     delay_cdf: Object.fromEntries(DIRS.map((k) => [k, delayCdf(csv[k].d)])),
     setup_ms: lg?.setup_ms ?? null,
-    generator: plainRtp ? lg : lg && { tool: 'loadgen', exit_code: exits[0], totals: lg.totals, phases_ms: lg.phases_ms, rtt_ms: lg.rtt_ms, cpu: lg.cpu },
+    generator: lg && { tool: 'loadgen', exit_code: exits[0], totals: lg.totals, phases_ms: lg.phases_ms, rtt_ms: lg.rtt_ms, cpu: lg.cpu },
   };
 }

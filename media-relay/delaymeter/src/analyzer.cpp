@@ -17,7 +17,7 @@ void Analyzer::feed(const UdpDatagram& d) {
     return;
   }
   (c.role == Role::In ? counters_.rtp_in : counters_.rtp_out)++;
-  matcher_.add({d.ts_ns, c.role, c.dir, h.ssrc, h.seq});
+  matcher_.add({d.ts_ns, c.role, c.dir, h.ssrc, h.seq, h.timestamp, c.role == Role::In ? d.dst.port : d.src.port});
 }
 
 }  // namespace dm

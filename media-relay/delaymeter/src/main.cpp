@@ -21,6 +21,8 @@ const char* kUsage =
     "  --relay-ports LO-HI relay media ports (default 30000-30999)\n"
     "  --ims-ports LO-HI   far-end ports that are IMS; packets to them are to_ims (default 6000-6299)\n"
     "  --map-ssrc IN:OUT   the relay rewrites SSRC IN to OUT (hex 0x.. or decimal); repeatable\n"
+"  --call-ports FILE   transcoded streams: rtpengine's two ports per call, 'BROWSER_PORT IMS_PORT' a line;\n"
+    "                      the re-encoded stream's new SSRC is mapped back to the one it came from\n"
     "  --window-ms MS      max in->out gap for a pair; older in copies are lost (default 1000)\n"
     "  --json              JSON on stdout instead of the table\n"
     "  --csv FILE          per-packet rows: t_in,direction,ssrc,seq,delay_us\n"
@@ -48,7 +50,7 @@ bool parseU32(const std::string& s, uint32_t& out) {
 
 struct Options {
   std::string input, live_iface, csv_path;
-  bool json = false;
+  bool json = false, call_ports = false;
   double seconds = 0;  // 0 = until signalled
   uint32_t relay_addr = 0x7f000001;
   dm::PortRange relay_ports{30000, 30999}, ims_ports{6000, 6299};
@@ -83,6 +85,10 @@ Options parseArgs(int argc, char** argv) {
       if (colon == std::string::npos || !parseU32(v.substr(0, colon), in) || !parseU32(v.substr(colon + 1), out))
         fail("--map-ssrc: expected IN:OUT, got " + v);
       o.matcher.out_to_in_ssrc[out] = in;
+    } else if (a == "--call-ports") {
+      std::string err;
+      if (!dm::readCallPorts(value(i), o.matcher.call_ports, err)) fail(err);
+      o.call_ports = true;
     } else if (a == "--window-ms") {
       char* end = nullptr;
       std::string v = value(i);
@@ -134,6 +140,7 @@ int main(int argc, char** argv) {
   }
   if (!src) fail(error);
   ctx.link_type = src->linkTypeName();
+  ctx.call_ports = opt.call_ports;
 
   dm::Analyzer analyzer(dm::Classifier(opt.relay_addr, opt.relay_ports, opt.ims_ports), opt.matcher);
   const double deadline = opt.seconds > 0 ? monotonicSeconds() + opt.seconds : 0;

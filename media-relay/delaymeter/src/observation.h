@@ -16,6 +16,8 @@ struct RtpObservation {
   Direction dir = Direction::ToIms;
   uint32_t ssrc = 0;
   uint16_t seq = 0;
+  uint32_t rtp_ts = 0;      // RTP timestamp: checks that transcoded pairs carry the same media time
+  uint16_t relay_port = 0;  // the relay's end: destination port of an In copy, source port of an Out
 };
 
 }  // namespace dm

@@ -53,7 +53,8 @@ void jsonStats(std::ostream& os, const StreamStats& s, const std::string& indent
   DelaySummary d = summarize(s.delays_ns);
   os << indent << "\"matched\": " << s.matched << ", \"lost\": " << s.lost << ", \"loss_pct\": " << lossPct(s)
      << ", \"duplicates\": " << s.duplicates << ", \"reordered\": " << s.reordered
-     << ", \"reordered_in\": " << s.reordered_in << ", \"unmatched_out\": " << s.unmatched_out << ",\n";
+     << ", \"reordered_in\": " << s.reordered_in << ", \"unmatched_out\": " << s.unmatched_out
+     << ", \"ts_mismatch\": " << s.ts_mismatch << ", \"seq_shift\": " << s.seq_shift << ", \"held_at_end\": " << s.held_at_end << ",\n";
   os << indent << "\"delay_ms\": ";
   if (d.count == 0) {
     os << "{\"p50\": null, \"p95\": null, \"p99\": null, \"max\": null, \"mean\": null, \"min\": null}";
@@ -90,8 +91,17 @@ void writeJson(std::ostream& os, const ReportContext& ctx, const MatchResult& r)
      << "  \"link_type\": \"" << jsonEscape(ctx.link_type) << "\",\n"
      << "  \"percentile_method\": \"nearest-rank\",\n"
      << "  \"packets\": {\"frames\": " << ctx.frames << ", \"udp\": " << c.udp << ", \"not_relay\": " << c.not_relay
-     << ", \"not_rtp\": " << c.not_rtp << ", \"rtp_in\": " << c.rtp_in << ", \"rtp_out\": " << c.rtp_out << "},\n"
-     << "  \"directions\": {\n";
+     << ", \"not_rtp\": " << c.not_rtp << ", \"rtp_in\": " << c.rtp_in << ", \"rtp_out\": " << c.rtp_out << "},\n";
+  // How packets were paired: by (SSRC, seq), the SSRC mapped back where the relay re-encoded.
+  os << "  \"pairing\": {\"key\": \"" << (r.clock_mapped ? "ssrc+seq; transcoded: ssrc+timestamp" : "ssrc+seq")
+     << "\", \"call_ports\": " << (ctx.call_ports ? "true" : "false") << ", \"timestamp_paired_streams\": " << r.clock_mapped
+     << ", \"ambiguous_legs\": " << r.ssrc_map.ambiguous << ", \"ssrc_map\": [";
+  for (size_t k = 0; k < r.ssrc_map.entries.size(); ++k) {
+    const SsrcMapEntry& e = r.ssrc_map.entries[k];
+    os << (k ? ", " : "") << "{\"in\": \"" << hex32(e.in_ssrc) << "\", \"out\": \"" << hex32(e.out_ssrc)
+       << "\", \"in_port\": " << e.in_port << ", \"out_port\": " << e.out_port << "}";
+  }
+  os << "]},\n  \"directions\": {\n";
   bool first_dir = true;
   for (Direction dir : kDirections) {
     os << (first_dir ? "" : ",\n") << "    \"" << directionName(dir) << "\": {\n";
@@ -126,6 +136,8 @@ void writeTable(std::ostream& os, const ReportContext& ctx, const MatchResult& r
       if (key.dir == dir) tableRow(os, "  ssrc " + hex32(key.ssrc), s);
   }
   os << "percentiles: nearest-rank; delay = t_out - t_in of the same (SSRC, seq) on the relay's ports\n";
+  if (r.clock_mapped)
+    os << "transcoded: " << r.clock_mapped << " re-encoded stream(s) paired by (mapped SSRC, RTP timestamp)\n";
 }
 
 bool writeCsv(const std::string& path, const MatchResult& r, std::string& error) {

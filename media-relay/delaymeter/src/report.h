@@ -13,6 +13,7 @@ struct ReportContext {
   std::string link_type;  // libpcap's DLT name
   uint64_t frames = 0;
   CaptureCounters counters;
+  bool call_ports = false;  // --call-ports given (transcoded streams paired through the SSRC map)
 };
 
 void writeJson(std::ostream& os, const ReportContext& ctx, const MatchResult& r);

@@ -1,6 +1,10 @@
 #include "matcher.h"
 #include "test_support.h"
 
+#include <fstream>
+#include <string>
+#include <vector>
+
 using dm::Direction;
 using dm::Role;
 
@@ -129,4 +133,162 @@ TEST(Matcher, MapSsrcRewrittenByRelay) {
   dm::MatchResult r = m.finish();
   EXPECT_EQ(stream(r, Direction::ToIms, 0xAAAA).matched, 1u);
   EXPECT_EQ(r.packets.at(0).delay_ns, 70 * kUs);
+}
+
+// ---- transcoded streams (--call-ports): rtpengine 10.5 re-encodes Opus <-> PCMA with a new SSRC,
+// the same sequence numbers and timestamps scaled from the same origin (48 kHz <-> 8 kHz).
+namespace {
+
+const uint16_t kB = 30010, kI = 30000;  // rtpengine's browser-side and IMS-side ports of the call
+
+dm::RtpObservation obs(int64_t t_us, Role role, Direction d, uint32_t ssrc, uint16_t seq, uint32_t ts, uint16_t port) {
+  return {t_us * kUs, role, d, ssrc, seq, ts, port};
+}
+
+// n packets of one call both ways, 20 ms apart, out copy `delay_us` after the in copy.
+std::vector<dm::RtpObservation> transcodedCall(int n, int64_t delay_us) {
+  std::vector<dm::RtpObservation> v;
+  for (int k = 0; k < n; ++k) {
+    int64_t t = 20000 * k;
+    uint16_t seq = uint16_t(65530 + k);  // wraps
+    uint32_t ts = 4000000000u;
+    v.push_back(obs(t, Role::In, Direction::ToIms, 0xB1, seq, ts + 960u * k, kB));          // opus from the browser
+    v.push_back(obs(t + delay_us, Role::Out, Direction::ToIms, 0xA1, seq, ts + 160u * k, kI));  // PCMA to IMS
+    int64_t echo = t + delay_us + 50;  // the far end echoes the PCMA packet as it is
+    v.push_back(obs(echo, Role::In, Direction::ToBrowser, 0xA1, seq, ts + 160u * k, kI));
+    v.push_back(obs(echo + delay_us, Role::Out, Direction::ToBrowser, 0xB2, seq, ts + 960u * k, kB));
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(MatcherTranscoded, CallPortsMapTheNewSsrcBack) {
+  dm::MatcherConfig cfg;
+  cfg.call_ports = {{kB, kI}};
+  dm::Matcher m(cfg);
+  for (const auto& o : transcodedCall(50, 35000)) m.add(o);
+  dm::MatchResult r = m.finish();
+  const auto& up = stream(r, Direction::ToIms, 0xB1);
+  const auto& down = stream(r, Direction::ToBrowser, 0xA1);
+  EXPECT_EQ(up.matched, 50u);
+  EXPECT_EQ(down.matched, 50u);
+  EXPECT_EQ(up.lost + down.lost + up.unmatched_out + down.unmatched_out, 0u);
+  EXPECT_EQ(up.ts_mismatch + down.ts_mismatch, 0u);
+  for (const auto& p : r.packets) EXPECT_EQ(p.delay_ns, 35000 * kUs);
+  ASSERT_EQ(r.ssrc_map.entries.size(), 2u);
+  EXPECT_EQ(r.ssrc_map.out_to_in.at(0xA1), 0xB1u);
+  EXPECT_EQ(r.ssrc_map.out_to_in.at(0xB2), 0xA1u);
+  EXPECT_EQ(r.ssrc_map.ambiguous, 0u);
+}
+
+TEST(MatcherTranscoded, LastFramesHeldByTheCodecAreNotLoss) {
+  dm::MatcherConfig cfg;
+  cfg.call_ports = {{kB, kI}};
+  dm::Matcher m(cfg);
+  // 50 frames (seq 65530 .. 65535, 0 .. 43): drop the to_ims out copies of frame 20 (lost mid-stream)
+  // and of the last three frames (the codec held them when the call ended).
+  auto lostOut = [](const dm::RtpObservation& o) {
+    int k = (uint16_t(o.seq - 65530));
+    return o.role == Role::Out && o.dir == Direction::ToIms && (k == 20 || k >= 47);
+  };
+  for (const auto& o : transcodedCall(50, 35000))
+    if (!lostOut(o)) m.add(o);
+  dm::MatchResult r = m.finish();
+  const auto& s = stream(r, Direction::ToIms, 0xB1);
+  EXPECT_EQ(s.matched, 46u);
+  EXPECT_EQ(s.held_at_end, 2u);  // at most kMaxHeldAtEnd
+  EXPECT_EQ(s.lost, 2u);         // frame 20 and the third trailing one
+}
+
+TEST(MatcherTranscoded, WithoutCallPortsNothingPairs) {
+  dm::Matcher m({});
+  for (const auto& o : transcodedCall(20, 35000)) m.add(o);
+  dm::MatchResult r = m.finish();
+  dm::StreamStats up = r.total(Direction::ToIms);
+  EXPECT_EQ(up.matched, 0u);
+  EXPECT_EQ(up.lost, 20u);
+  EXPECT_EQ(up.unmatched_out, 20u);
+}
+
+TEST(MatcherTranscoded, SequenceRunningAheadOfTheAudioPairsByTimestamp) {
+  // Seen with rtpengine 10.5 under load: in seq 103 yields no packet, and from then on out seq n+1
+  // carries the audio (timestamp) of in seq n; the last frame stays queued when the call ends.
+  dm::MatcherConfig cfg;
+  cfg.call_ports = {{kB, kI}};
+  dm::Matcher m(cfg);
+  for (int k = 0; k < 10; ++k) {
+    m.add(obs(20000 * k, Role::In, Direction::ToIms, 0xB1, uint16_t(100 + k), 5000u + 960u * k, kB));
+    if (k == 9) continue;
+    uint16_t outSeq = uint16_t(100 + k + (k >= 3 ? 1 : 0));
+    m.add(obs(20000 * k + 30000 + (k >= 3 ? 20000 : 0), Role::Out, Direction::ToIms, 0xA1, outSeq, 5000u + 160u * k, kI));
+  }
+  dm::MatchResult r = m.finish();
+  EXPECT_EQ(r.clock_mapped, 1u);
+  const auto& s = stream(r, Direction::ToIms, 0xB1);
+  EXPECT_EQ(s.matched, 9u);
+  EXPECT_EQ(s.seq_shift, 6u);  // frames 3..8
+  EXPECT_EQ(s.lost, 0u);
+  EXPECT_EQ(s.held_at_end, 1u);
+  EXPECT_EQ(s.unmatched_out, 0u);
+  ASSERT_EQ(r.packets.size(), 9u);
+  EXPECT_EQ(r.packets[2].delay_ns, 30000 * kUs);
+  EXPECT_EQ(r.packets[3].delay_ns, 50000 * kUs);  // one frame behind from the slip on
+  EXPECT_EQ(r.packets[3].seq, 103);               // reported under the ingress seq
+}
+
+TEST(Matcher, MappedSsrcPairedBySeqFlagsATimestampMismatch) {
+  // --map-ssrc (no call ports) pairs by seq: a renumbered output shows up in ts_mismatch.
+  dm::MatcherConfig cfg;
+  cfg.out_to_in_ssrc[0xA1] = 0xB1;
+  dm::Matcher m(cfg);
+  uint16_t outSeq = 100;
+  for (int k = 0; k < 10; ++k) {
+    m.add(obs(20000 * k, Role::In, Direction::ToIms, 0xB1, uint16_t(100 + k), 960u * k, kB));
+    if (k == 3) continue;  // lost before the encoder; the out stream continues with the next seq
+    m.add(obs(20000 * k + 30000, Role::Out, Direction::ToIms, 0xA1, outSeq++, 160u * k, kI));
+  }
+  dm::MatchResult r = m.finish();
+  const auto& s = stream(r, Direction::ToIms, 0xB1);
+  EXPECT_EQ(s.matched, 9u);
+  EXPECT_EQ(s.ts_mismatch, 6u);  // out seq 103..108 carry frames 4..9
+}
+
+TEST(MatcherTranscoded, UnequalSsrcCountsAreLeftUnmapped) {
+  dm::MatcherConfig cfg;
+  cfg.call_ports = {{kB, kI}};
+  dm::Matcher m(cfg);
+  m.add(obs(0, Role::In, Direction::ToIms, 0xB1, 1, 0, kB));
+  m.add(obs(10, Role::In, Direction::ToIms, 0xB3, 1, 0, kB));
+  m.add(obs(20, Role::Out, Direction::ToIms, 0xA1, 1, 0, kI));
+  dm::MatchResult r = m.finish();
+  EXPECT_EQ(r.ssrc_map.ambiguous, 1u);
+  EXPECT_TRUE(r.ssrc_map.entries.empty());
+}
+
+TEST(MatcherTranscoded, ForwardedStreamsNeedNoMap) {
+  dm::MatcherConfig cfg;
+  cfg.call_ports = {{kB, kI}};
+  dm::Matcher m(cfg);
+  m.add(obs(0, Role::In, Direction::ToIms, 0xB1, 1, 960, kB));
+  m.add(obs(90, Role::Out, Direction::ToIms, 0xB1, 1, 960, kI));
+  dm::MatchResult r = m.finish();
+  EXPECT_TRUE(r.ssrc_map.entries.empty());
+  EXPECT_EQ(stream(r, Direction::ToIms, 0xB1).matched, 1u);
+}
+
+TEST(CallPorts, ReadsPairsAndRejectsBadLines) {
+  std::string path = "call_ports_test.txt";
+  std::vector<dm::CallPorts> v;
+  std::string err;
+  { std::ofstream(path) << "# browser ims\n30010 30000\n\n30022 30004\n"; }
+  ASSERT_TRUE(dm::readCallPorts(path, v, err));
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[1].browser_side, 30022);
+  EXPECT_EQ(v[1].ims_side, 30004);
+  { std::ofstream(path) << "30010 30000 7\n"; }
+  v.clear();
+  EXPECT_FALSE(dm::readCallPorts(path, v, err));
+  EXPECT_TRUE(err.find(":1:") != std::string::npos);
+  EXPECT_FALSE(dm::readCallPorts("no/such/file", v, err));
 }

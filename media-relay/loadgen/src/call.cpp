@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "gateway_link.h"
+#include "opus_frames.h"
 #include "rtp.h"
 
 namespace lg {
@@ -23,6 +24,7 @@ constexpr int64_t kConsentIntervalNs = 2000 * kMs;  // consent freshness (RFC 76
 constexpr int64_t kDtlsPollNs = 50 * kMs;
 constexpr int64_t kRtcpIntervalNs = 5000 * kMs;
 constexpr int64_t kDrainNs = 300 * kMs;             // wait for echoes still in flight
+constexpr int64_t kNever = INT64_MAX / 2;           // a timer that is not used in this mode
 constexpr uint8_t kOpusPt = 111;
 constexpr uint32_t kPeerReflexivePriority = 1853824767u;  // type pref 110, what Chromium sends
 
@@ -86,6 +88,9 @@ void FarEnd::onReadable() {
       haveFirstSeq = true;
       firstSeq = static_cast<uint16_t>(buf[2] << 8 | buf[3]);
     }
+    // Transcoded audio (PCMA/AMR-WB from rtpengine's encoder): silence or a failed decode of our Opus
+    // is one byte repeated (PCMA 0xD5); the test tone is not. Counted past the 12-byte header.
+    if (n > 13 && std::any_of(buf + 13, buf + n, [&](uint8_t b) { return b != buf[12]; })) ++voiced;
     // Echo to the sender: that is rtpengine's IMS-side port, which forwards back to the browser leg.
     if (echo_ && sendto(fd_, buf, static_cast<size_t>(n), 0, reinterpret_cast<sockaddr*>(&from), flen) == n)
       ++tx;
@@ -157,6 +162,7 @@ void Call::start(int64_t now) {
   p.fingerprint = env_.dtls.fingerprint();
   p.ssrc = ssrc_;
   p.sessionId = env_.rng() >> 2;
+  p.plainRtp = env_.cfg.plainRtp;
   std::string offer = sdp::buildBrowserOffer(p);
   dumpSdp("browser-offer.sdp", offer);
 
@@ -179,6 +185,16 @@ void Call::start(int64_t now) {
   cmd["rtcp-mux"] = BValue::makeList({"demux"});
   cmd["flags"] = BValue::makeList({"trust-address", "strip-extmap"});
   cmd["replace"] = BValue::makeList({"origin", "session-connection"});
+  if (env_.cfg.transcode) {
+    // As the gateway's CodecPolicy.moForced (docs/media.md): IMS is offered only the forced codec, the
+    // browser keeps Opus and rtpengine transcodes between them.
+    const ImsCodec& c = env_.cfg.imsCodec;
+    BValue codec = BValue::makeDict();
+    codec["strip"] = BValue::makeList({c.name});
+    codec["mask"] = BValue::makeList({"all"});
+    codec["transcode"] = BValue::makeList({c.transcodeSpec});
+    cmd["codec"] = codec;
+  }
   phase_ = Phase::Offer;
   offerCreated_ = true;  // even if the reply is lost rtpengine may have created the call
   env_.ng->send(cmd, [this](bool ok, const BValue& r, const std::string& e) { onOfferReply(ok, r, e); });
@@ -195,10 +211,20 @@ void Call::onOfferReply(bool ok, const BValue& reply, const std::string& err) {
   std::string perr;
   if (!sdp::parseRemote(imsSdp, ims, &perr)) return fail("ng-offer", "IMS SDP: " + perr);
   res_.imsPort = ims.port;
+  res_.imsSdpCodec = ims.firstCodec;
+  sdp::FarCodec farCodec;
+  if (env_.cfg.transcode) {
+    // The far end answers with the codec rtpengine offered (its payload type: AMR-WB's is dynamic).
+    const ImsCodec& c = env_.cfg.imsCodec;
+    if (ims.firstCodec.compare(0, c.rtpmap.size(), c.rtpmap) != 0)
+      return fail("ng-offer", "rtpengine offered IMS '" + ims.firstCodec + "', not " + c.rtpmap +
+                                  " (cannot transcode to it? docs/media.md)");
+    farCodec = {ims.firstPt, ims.firstCodec, c.fmtp};
+  }
 
   std::string farIp = env_.cfg.far == FarMode::External ? env_.cfg.farHost : env_.cfg.localIp;
   uint16_t farPort = env_.cfg.far == FarMode::External ? env_.cfg.farPort : far_.port();
-  std::string answer = sdp::buildFarAnswer(farIp, farPort, env_.rng() >> 2);
+  std::string answer = sdp::buildFarAnswer(farIp, farPort, env_.rng() >> 2, farCodec);
   dumpSdp("far-answer.sdp", answer);
 
   // docs/architecture.md "rtpengine flags": answer from IMS (MO) -> browser SDP.
@@ -208,10 +234,15 @@ void Call::onOfferReply(bool ok, const BValue& reply, const std::string& err) {
   cmd["from-tag"] = fromTag_;
   cmd["to-tag"] = toTag_;
   cmd["sdp"] = answer;
-  cmd["transport-protocol"] = "UDP/TLS/RTP/SAVPF";
-  cmd["ICE"] = "force";
-  cmd["rtcp-mux"] = BValue::makeList({"offer", "require"});
-  cmd["DTLS"] = "active";
+  if (env_.cfg.plainRtp) {  // A-RTP: the browser leg stays RTP/AVP (no ICE, no DTLS)
+    cmd["transport-protocol"] = "RTP/AVP";
+    cmd["ICE"] = "remove";
+  } else {
+    cmd["transport-protocol"] = "UDP/TLS/RTP/SAVPF";
+    cmd["ICE"] = "force";
+    cmd["rtcp-mux"] = BValue::makeList({"offer", "require"});
+    cmd["DTLS"] = "active";
+  }
   phase_ = Phase::Answer;
   tAnswerSent_ = nowNs();
   env_.ng->send(cmd, [this](bool ok2, const BValue& r, const std::string& e) { onAnswerReply(ok2, r, e); });
@@ -224,13 +255,30 @@ void Call::onAnswerReply(bool ok, const BValue& reply, const std::string& err) {
   if (!ok) return fail("ng-answer", err);
   std::string browserSdp = reply.str("sdp");
   dumpSdp("rtpengine-answer-reply.sdp", browserSdp);
+  if (env_.cfg.plainRtp) return connectPlain(browserSdp, now);
   connectTo(browserSdp, now, "ng-answer");
+}
+
+// A-RTP: rtpengine's browser-side SDP names the address and port to send plain RTP to; media starts
+// at once (nothing to negotiate), so setup = ng offer -> ng answer reply.
+void Call::connectPlain(const std::string& browserSdp, int64_t now) {
+  std::string perr;
+  if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail("ng-answer", "browser SDP: " + perr);
+  res_.browserSdpCodec = remote_.firstCodec;
+  if (remote_.proto != "RTP/AVP") return fail("ng-answer", "browser SDP is " + remote_.proto + ", not RTP/AVP");
+  remoteAddr_.sin_family = AF_INET;
+  remoteAddr_.sin_port = htons(remote_.port);
+  if (remote_.port == 0 || inet_pton(AF_INET, remote_.connection.c_str(), &remoteAddr_.sin_addr) != 1)
+    return fail("ng-answer", "browser SDP: bad connection " + remote_.connection + ":" + std::to_string(remote_.port));
+  res_.browserPort = remote_.port;
+  startMedia(now, now);
 }
 
 // rtpengine's browser-leg SDP (from ng answer, or the gateway's `answered`) -> ICE + DTLS.
 void Call::connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase) {
   std::string perr;
   if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail(failPhase, "browser SDP: " + perr);
+  res_.browserSdpCodec = remote_.firstCodec;
   const sdp::Candidate* cand = sdp::pickCandidate(remote_);
   if (remote_.iceUfrag.empty() || remote_.icePwd.empty() || !cand)
     return fail(failPhase, "browser SDP lacks ICE credentials or a UDP IPv4 candidate");
@@ -350,6 +398,12 @@ void Call::maybeMediaReady(int64_t now) {
     env_.counters.dtlsOk++;
   }
   if (!iceOk_) return;  // rtpengine may finish DTLS before our own check got its answer
+  // First packet one frame after DTLS is done: rtpengine (the DTLS client) finishes its side only when
+  // our Finished has been processed, and a packet sent at once was dropped ~1 call in 30.
+  startMedia(now, now + 1'000'000'000LL / env_.cfg.profile.pps);
+}
+
+void Call::startMedia(int64_t now, int64_t firstSend) {
   phase_ = Phase::Media;
   res_.setupOk = true;
   res_.setupMs = msBetween(tStart_, now);
@@ -357,20 +411,24 @@ void Call::maybeMediaReady(int64_t now) {
   env_.counters.inMedia++;
   mediaStart_ = now;
   mediaEnd_ = now + static_cast<int64_t>(env_.cfg.durationS * 1e9);
-  // First packet one frame after DTLS is done: rtpengine (the DTLS client) finishes its side only when
-  // our Finished has been processed, and a packet sent at once was dropped ~1 call in 30.
-  nextSend_ = now + 1'000'000'000LL / env_.cfg.profile.pps;
-  nextRtcp_ = now + kRtcpIntervalNs;
+  nextSend_ = firstSend;
+  // Plain RTP: no ICE consent, and no RTCP (RTCP would go to port + 1, which loadgen does not open).
+  nextRtcp_ = env_.cfg.plainRtp ? kNever : now + kRtcpIntervalNs;
+  if (env_.cfg.plainRtp) nextCheck_ = kNever;
   arm(nextSend_);
 }
 
 void Call::onRtp(uint8_t* d, size_t len, int64_t now) {
-  if (!srtp_.ready()) return;
   int n = static_cast<int>(len);
-  SrtpSession::Rx st = srtp_.unprotectStatus(d, n);
-  if (st != SrtpSession::Rx::Ok) {
-    ++(st == SrtpSession::Rx::Replay ? res_.srtpReplays : res_.srtpErrors);
-    return;
+  if (env_.cfg.plainRtp) {
+    if (phase_ < Phase::Media) return;
+  } else {
+    if (!srtp_.ready()) return;
+    SrtpSession::Rx st = srtp_.unprotectStatus(d, n);
+    if (st != SrtpSession::Rx::Ok) {
+      ++(st == SrtpSession::Rx::Replay ? res_.srtpReplays : res_.srtpErrors);
+      return;
+    }
   }
   RtpInfo info;
   if (!parseRtp(d, static_cast<size_t>(n), info)) return;
@@ -411,10 +469,17 @@ void Call::sendRtp(int64_t now) {
   alignas(8) uint8_t buf[1500 + kSrtpMaxTrailer];
   size_t payload = static_cast<size_t>(env_.cfg.profile.payloadBytes);
   writeRtpHeader(buf, kOpusPt, seq_, ts_, ssrc_);
-  std::memcpy(buf + kRtpHeaderLen, &now, 8);
-  std::memset(buf + kRtpHeaderLen + 8, 0x5A, payload - 8);
+  if (env_.cfg.opus) {
+    // rtpengine decodes this leg: real Opus, looped (no send time inside, so no echo round trip).
+    const auto& f = env_.cfg.opus->frame(res_.sent);
+    payload = f.size();
+    std::memcpy(buf + kRtpHeaderLen, f.data(), payload);
+  } else {
+    std::memcpy(buf + kRtpHeaderLen, &now, 8);
+    std::memset(buf + kRtpHeaderLen + 8, 0x5A, payload - 8);
+  }
   int len = static_cast<int>(kRtpHeaderLen + payload);
-  if (!srtp_.protect(buf, len)) {
+  if (!env_.cfg.plainRtp && !srtp_.protect(buf, len)) {
     ++res_.srtpErrors;
     return;
   }
@@ -669,6 +734,7 @@ void Call::finish() {
   if (env_.gw) env_.gw->forget(this);
   res_.farRx = far_.rx;
   res_.farTx = far_.tx;
+  res_.farVoiced = far_.voiced;
   closeSockets();
   phase_ = Phase::Done;
   env_.counters.ended++;
@@ -693,6 +759,7 @@ CallResult Call::result() const {
   if (phase_ != Phase::Done) {
     r.farRx = far_.rx;
     r.farTx = far_.tx;
+    r.farVoiced = far_.voiced;
   }
   if (env_.gw) {
     r.wsCallingMs = msBetween(tStart_, tCalling_);

@@ -41,6 +41,7 @@ class FarEnd : public EventLoop::Handler {
   void onReadable() override;
   uint16_t port() const { return port_; }
   uint64_t rx = 0, tx = 0;
+  uint64_t voiced = 0;  // RTP packets whose payload is not one repeated byte (silence)
   bool haveFirstSeq = false;
   uint16_t firstSeq = 0;  // first RTP seq seen: shows whether the call's first packets were dropped
 
@@ -77,6 +78,8 @@ class Call : public EventLoop::Handler {
   void onOfferReply(bool ok, const BValue& reply, const std::string& err);
   void onAnswerReply(bool ok, const BValue& reply, const std::string& err);
   void connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase);
+  void connectPlain(const std::string& browserSdp, int64_t now);
+  void startMedia(int64_t now, int64_t firstSend);
   void sendHangup(int64_t now);
   void endEarly(const std::string& why);
   void fail(const std::string& phase, const std::string& why);

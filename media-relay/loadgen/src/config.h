@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <string>
 
+#include "media_mode.h"
 #include "profile.h"
 
 namespace lg {
+
+class OpusFrames;
 
 enum class FarMode { Echo, Sink, External };
 
@@ -23,6 +26,12 @@ struct Config {
   double timeoutS = 0;              // overall; 0 = derived from calls/cps/duration
   int threads = 1;
   Profile profile;
+  // Media modes (docs/loadgen.md): plain RTP/AVP browser leg (profile browser_leg), and transcoding:
+  // the IMS leg forced to imsCodec, the browser leg sending real Opus frames from `opus`.
+  bool plainRtp = false;
+  bool transcode = false;
+  ImsCodec imsCodec;
+  const OpusFrames* opus = nullptr;
   FarMode far = FarMode::Echo;
   sockaddr_in farAddr{};            // FarMode::External
   std::string farHost;
@@ -57,6 +66,9 @@ struct CallResult {
   uint32_t farFirstSkipped = 0;     // our first packets that never reached the far end
   uint16_t imsPort = 0;             // rtpengine's IMS-side port from the offer reply
   uint16_t browserPort = 0;         // rtpengine's browser-side candidate port
+  std::string imsSdpCodec;          // first codec of rtpengine's IMS-side SDP (ng offer reply), "PCMA/8000"
+  std::string browserSdpCodec;      // first codec of rtpengine's browser-side SDP (ng answer reply)
+  uint64_t farVoiced = 0;           // far end: RTP packets whose payload is not one repeated byte (not silence)
   // gateway mode
   std::string gwCallId;             // the gateway's callId (= SIP Call-ID)
   std::string endReason;            // `ended.reason`

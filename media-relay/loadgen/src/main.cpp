@@ -22,6 +22,8 @@
 #include "gateway_link.h"
 #include "gateway_msg.h"
 #include "http.h"
+#include "media_mode.h"
+#include "opus_frames.h"
 #include "profile.h"
 #include "report.h"
 #include "srtp_session.h"
@@ -50,8 +52,11 @@ const char* kUsage =
     "  --duration S          media seconds per call after DTLS is up (default 10)\n"
     "  --setup-timeout S     per call: offer to DTLS done (default 10)\n"
     "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10)\n"
-    "  --profile NAME        traffic profile (default A-SRTP)\n"
-    "  --profiles PATH       profiles.json (default " LOADGEN_DEFAULT_PROFILES ")\n"
+    "  --profile NAME        traffic profile (default A-SRTP); its browser_leg RTP/AVP (A-RTP) = plain RTP,\n"
+    "                        no ICE/DTLS; its ims_codec (A-SRTP-transcode) = rtpengine transcodes real Opus\n"
+    "  --ims-codec C         transcode: codec forced on the IMS leg, PCMA or AMR-WB (default: the\n"
+    "                        profile's ims_codec, PCMA first; only for profiles that have one)\n"
+    "  --profiles PATH       profiles.json (default $BENCH_PROFILES, else " LOADGEN_DEFAULT_PROFILES ")\n"
     "  --far echo|sink       far end played by loadgen: echo RTP back, or only count it (default echo)\n"
     "  --far-port-base P     far end of call i binds P+2i (e.g. 6000 = delaymeter's default --ims-ports)\n"
     "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
@@ -109,10 +114,12 @@ std::string logout(const lg::http::Url& base, const std::string& token) {
 int main(int argc, char** argv) {
   lg::Config cfg;
   std::string profilesPath = LOADGEN_DEFAULT_PROFILES, profileName = "A-SRTP", jsonPath;
+  // Same override as ./lab bench: a git worktree is not next to shared/, where the default points.
+  if (const char* env = std::getenv("BENCH_PROFILES"); env && *env) profilesPath = env;
   int relayPid = 0;
   double timeoutArg = 0;
   bool rawAsked = false, threadsAsked = false;
-  std::string password;
+  std::string password, imsCodecArg;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -156,6 +163,9 @@ int main(int argc, char** argv) {
       profileName = next();
     } else if (a == "--profiles") {
       profilesPath = next();
+    } else if (a == "--ims-codec") {
+      rawOnly.push_back(a);
+      imsCodecArg = next();
     } else if (a == "--far") {
       rawOnly.push_back(a);
       std::string m = next();
@@ -216,6 +226,21 @@ int main(int argc, char** argv) {
     usageError("--far-port-base " + std::to_string(cfg.farPortBase) + " leaves no room for " + std::to_string(cfg.calls) + " calls");
   std::string err;
   if (!lg::loadProfile(profilesPath, profileName, cfg.profile, err)) usageError(err);
+  cfg.plainRtp = cfg.profile.plainRtp();
+  if (cfg.plainRtp && cfg.gateway) usageError("profile " + profileName + " has a plain RTP/AVP browser leg: --raw only (the gateway speaks DTLS-SRTP to browsers)");
+  if (!cfg.profile.imsCodec.empty() && cfg.gateway) usageError("profile " + profileName + " transcodes: --raw only");
+  if (!imsCodecArg.empty() && cfg.profile.imsCodec.empty())
+    usageError("--ims-codec: profile " + profileName + " does not transcode (use A-SRTP-transcode)");
+  lg::OpusFrames opusFrames;
+  if (!cfg.profile.imsCodec.empty()) {
+    std::string name = imsCodecArg.empty() ? lg::defaultImsCodec(cfg.profile.imsCodec) : imsCodecArg;
+    if (!lg::findImsCodec(name, cfg.imsCodec))
+      usageError("--ims-codec: '" + (name.empty() ? cfg.profile.imsCodec : name) + "' is not one of " + lg::imsCodecNames());
+    cfg.transcode = true;
+    // One second of test signal, looped: enough variety for the decoder, encoded in a few ms.
+    if (!opusFrames.encode(cfg.profile.pps, cfg.profile.payloadBytes, 1.0, &err)) usageError(err);
+    cfg.opus = &opusFrames;
+  }
   cfg.timeoutS = timeoutArg > 0 ? timeoutArg : (cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
 
   // Two sockets per call plus a few: raise the soft fd limit as far as the hard limit allows.

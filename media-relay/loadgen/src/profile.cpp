@@ -30,6 +30,12 @@ bool loadProfile(const std::string& path, const std::string& name, Profile& out,
   out.pps = p.value("pps", 0);
   // A-SRTP-transcode has no payload size; Opus at 50 pps in the other audio profiles uses 120 B.
   out.payloadBytes = p.value("payload_bytes", 120);
+  out.browserLeg = p.value("browser_leg", "UDP/TLS/RTP/SAVPF");
+  out.imsCodec = p.value("ims_codec", "");
+  if (out.browserLeg != "RTP/AVP" && out.browserLeg != "UDP/TLS/RTP/SAVPF") {
+    err = "profile '" + name + "': browser_leg '" + out.browserLeg + "' is neither RTP/AVP nor UDP/TLS/RTP/SAVPF";
+    return false;
+  }
   if (out.pps <= 0 || out.pps > 10000 || out.payloadBytes < 8 || out.payloadBytes > 1400) {
     err = "profile '" + name + "' needs pps in 1..10000 and payload_bytes in 8..1400";
     return false;

@@ -9,6 +9,9 @@ struct Profile {
   std::string codec;
   int pps = 0;
   int payloadBytes = 0;
+  std::string browserLeg;  // "RTP/AVP" (A-RTP: plain RTP, no ICE/DTLS) or "UDP/TLS/RTP/SAVPF"
+  std::string imsCodec;    // "" (pass-through) or what rtpengine transcodes to, e.g. "AMR-WB/16000 or PCMA/8000"
+  bool plainRtp() const { return browserLeg == "RTP/AVP"; }
 };
 
 // Reads profiles.json and picks `name`. Returns false with a one-line reason in err.

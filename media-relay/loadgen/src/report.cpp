@@ -61,7 +61,7 @@ nlohmann::json dist(const std::vector<double>& v) {
 
 struct Totals {
   int ok = 0, failed = 0, ice = 0, dtls = 0, deleted = 0;
-  uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0, srtpReplay = 0, srtcpErr = 0;
+  uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, farVoiced = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0, srtpReplay = 0, srtcpErr = 0;
   std::vector<double> setup, offer, answer, ice_ms, dtls_ms;
   int endedEarly = 0;
   std::vector<double> wsCalling, wsRinging, wsAnswered, wsEarly, hangup;
@@ -79,6 +79,7 @@ Totals totals(const RunInfo& run) {
     t.recv += c.recv;
     t.lost += c.lostGaps;
     t.farRx += c.farRx;
+    t.farVoiced += c.farVoiced;
     t.farTx += c.farTx;
     t.rtcpSent += c.rtcpSent;
     t.rtcpRecv += c.rtcpRecv;
@@ -124,6 +125,13 @@ std::string reportJson(const RunInfo& run) {
   } else if (cfg.far == FarMode::External) {
     j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
   }
+  // What each leg carries (bench report.json `media.codec` per leg).
+  j["media"] = {{"browser_leg", {{"transport", cfg.plainRtp ? "RTP/AVP" : "UDP/TLS/RTP/SAVPF"},
+                                 {"codec", "opus/48000"},
+                                 {"payload", cfg.opus ? "opus frames (libopus, CBR)" : "filler bytes (rtpengine forwards blind)"}}},
+                {"ims_leg", {{"transport", "RTP/AVP"},
+                             {"codec", cfg.transcode ? cfg.imsCodec.rtpmap : "opus/48000"},
+                             {"transcoded", cfg.transcode}}}};
   j["interrupted"] = run.interrupted;
   j["timed_out"] = run.timedOut;
   j["totals"] = {{"calls", cfg.calls}, {"setup_ok", t.ok}, {"failed", t.failed}, {"ice_ok", t.ice},
@@ -131,7 +139,7 @@ std::string reportJson(const RunInfo& run) {
                  {"pkts_sent", t.sent}, {"pkts_recv", t.recv}, {"pkts_lost_gaps", t.lost},
                  {"loss_pct_gaps", pct(t.lost, t.recv + t.lost)},
                  {"pkts_missing", t.sent > t.recv ? t.sent - t.recv : 0},
-                 {"far_rx", t.farRx}, {"far_tx", t.farTx},
+                 {"far_rx", t.farRx}, {"far_tx", t.farTx}, {"far_voiced", t.farVoiced},
                  {"rtcp_sent", t.rtcpSent}, {"rtcp_recv", t.rtcpRecv}, {"srtp_errors", t.srtpErr}, {"srtp_replays", t.srtpReplay}, {"srtcp_errors", t.srtcpErr},
                  {"ng_retransmits", run.ngRetransmits}};
   // One-way loss from the far end's own counts (echo/sink mode only).
@@ -148,7 +156,7 @@ std::string reportJson(const RunInfo& run) {
     j["phases_ms"] = {{"ws_calling", dist(t.wsCalling)}, {"ws_ringing", dist(t.wsRinging)},
                       {"ws_answered", dist(t.wsAnswered)}, {"ws_early_sdp", dist(t.wsEarly)},
                       {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}, {"hangup_to_ended", dist(t.hangup)}};
-    for (const char* k : {"deleted", "far_rx", "far_tx", "ng_retransmits"}) j["totals"].erase(k);
+    for (const char* k : {"deleted", "far_rx", "far_tx", "far_voiced", "ng_retransmits"}) j["totals"].erase(k);
     j["totals"]["hung_up"] = t.deleted;  // calls whose end the gateway confirmed with `ended`
     j["totals"]["ended_early"] = t.endedEarly;
     j["gateway"] = {{"ws_messages_in", run.gwWsIn}, {"ws_messages_out", run.gwWsOut}, {"pings_answered", run.gwPings},
@@ -181,7 +189,8 @@ std::string reportJson(const RunInfo& run) {
                      {"far_rx", c.farRx}, {"far_tx", c.farTx}, {"far_first_skipped", c.farFirstSkipped}, {"rtcp_sent", c.rtcpSent},
                      {"rtcp_recv", c.rtcpRecv}, {"srtp_errors", c.srtpErrors}, {"srtp_replays", c.srtpReplays}, {"srtcp_errors", c.srtcpErrors},
                      {"stun_checks_in", c.stunChecksIn}, {"stun_checks_out", c.stunChecksOut},
-                     {"relay_ims_port", c.imsPort}, {"relay_browser_port", c.browserPort}, {"deleted", c.deleted}});
+                     {"relay_ims_port", c.imsPort}, {"relay_browser_port", c.browserPort}, {"deleted", c.deleted},
+                     {"ims_sdp_codec", c.imsSdpCodec}, {"browser_sdp_codec", c.browserSdpCodec}, {"far_voiced", c.farVoiced}});
     if (cfg.gateway) {
       auto& g = calls.back();
       for (const char* k : {"ng_offer_ms", "ng_answer_ms", "far_rx", "far_tx", "far_first_skipped", "relay_ims_port", "deleted"}) g.erase(k);

@@ -11,8 +11,17 @@ std::string buildBrowserOffer(const OfferParams& p) {
     << "o=- " << p.sessionId << " 2 IN IP4 127.0.0.1\r\n"
     << "s=-\r\n"
     << "t=0 0\r\n"
-    << "a=msid-semantic: WMS loadgen\r\n"
-    << "m=audio " << p.port << " UDP/TLS/RTP/SAVPF 111\r\n"
+    << "a=msid-semantic: WMS loadgen\r\n";
+  if (p.plainRtp) {  // A-RTP: an RTP/AVP endpoint, RTCP on port + 1
+    o << "m=audio " << p.port << " RTP/AVP 111\r\n"
+      << "c=IN IP4 127.0.0.1\r\n"
+      << "a=sendrecv\r\n"
+      << "a=rtpmap:111 opus/48000/2\r\n"
+      << "a=fmtp:111 minptime=10;useinbandfec=1\r\n"
+      << "a=ssrc:" << p.ssrc << " cname:loadgen\r\n";
+    return o.str();
+  }
+  o << "m=audio " << p.port << " UDP/TLS/RTP/SAVPF 111\r\n"
     << "c=IN IP4 127.0.0.1\r\n"
     << "a=rtcp:" << p.port << " IN IP4 127.0.0.1\r\n"
     << "a=candidate:1 1 udp 2122260223 127.0.0.1 " << p.port << " typ host generation 0\r\n"
@@ -29,16 +38,17 @@ std::string buildBrowserOffer(const OfferParams& p) {
   return o.str();
 }
 
-std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId) {
+std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId, const FarCodec& codec) {
   std::ostringstream o;
   o << "v=0\r\n"
     << "o=- " << sessionId << " 1 IN IP4 " << addr << "\r\n"
     << "s=-\r\n"
     << "c=IN IP4 " << addr << "\r\n"
     << "t=0 0\r\n"
-    << "m=audio " << port << " RTP/AVP 111\r\n"
-    << "a=rtpmap:111 opus/48000/2\r\n"
-    << "a=sendrecv\r\n";
+    << "m=audio " << port << " RTP/AVP " << codec.pt << "\r\n"
+    << "a=rtpmap:" << codec.pt << " " << codec.rtpmap << "\r\n";
+  if (!codec.fmtp.empty()) o << "a=fmtp:" << codec.pt << " " << codec.fmtp << "\r\n";
+  o << "a=sendrecv\r\n";
   return o.str();
 }
 
@@ -62,6 +72,7 @@ bool parseRemote(const std::string& text, Remote& out, std::string* err) {
       unsigned port = 0;
       m >> media >> port >> out.proto;
       out.port = static_cast<uint16_t>(port);
+      if (!(m >> out.firstPt)) out.firstPt = -1;
     } else if (startsWith(line, "c=", rest)) {
       std::istringstream c(rest);
       std::string net, type, addr;
@@ -82,6 +93,11 @@ bool parseRemote(const std::string& text, Remote& out, std::string* err) {
       }
     } else if (startsWith(line, "a=setup:", rest)) {
       out.setup = rest;
+    } else if (mLines == 1 && out.firstCodec.empty() && startsWith(line, "a=rtpmap:", rest)) {
+      std::istringstream r(rest);
+      int pt = -1;
+      std::string enc;
+      if (r >> pt >> enc && pt == out.firstPt) out.firstCodec = enc;
     } else if (line == "a=rtcp-mux") {
       out.rtcpMux = true;
     } else if (startsWith(line, "a=candidate:", rest)) {

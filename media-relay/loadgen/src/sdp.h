@@ -13,11 +13,18 @@ struct OfferParams {
   std::string fingerprint;    // "AB:CD:..." sha-256 of our certificate
   uint32_t ssrc = 0;
   uint64_t sessionId = 0;
+  bool plainRtp = false;      // RTP/AVP offer without ICE, DTLS and rtcp-mux (profile A-RTP)
 };
 std::string buildBrowserOffer(const OfferParams& p);
 
-// Plain RTP/AVP answer for the IMS side (the far end at addr:port), opus PT 111.
-std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId);
+// Plain RTP/AVP answer for the IMS side (the far end at addr:port): opus PT 111 by default, or the
+// one codec rtpengine offered IMS when it transcodes (pt, "PCMA/8000", fmtp or "").
+struct FarCodec {
+  int pt = 111;
+  std::string rtpmap = "opus/48000/2";
+  std::string fmtp;
+};
+std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId, const FarCodec& codec = {});
 
 struct Candidate {
   std::string foundation, transport, address, type;
@@ -36,6 +43,8 @@ struct Remote {
   std::string fingerprint;      // "AB:CD:..."
   std::string setup;            // active | passive | actpass
   bool rtcpMux = false;
+  int firstPt = -1;             // first payload type on the m= line
+  std::string firstCodec;       // its a=rtpmap encoding, e.g. "PCMA/8000" or "opus/48000/2" ("" if none)
 };
 // Parses the first m= section (plus session-level lines). Returns false when no m= line exists.
 bool parseRemote(const std::string& sdp, Remote& out, std::string* err = nullptr);

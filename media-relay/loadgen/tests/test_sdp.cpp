@@ -86,3 +86,46 @@ TEST(Sdp, ParsesRealRtpengineOfferToIms) {
   EXPECT_TRUE(r.fingerprint.empty());
   EXPECT_FALSE(r.rtcpMux);               // rtcp-mux: demux
 }
+
+TEST(Sdp, PlainOfferHasNoIceOrDtls) {
+  sdp::OfferParams p;
+  p.port = 40002;
+  p.plainRtp = true;
+  std::string offer = sdp::buildBrowserOffer(p);
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(offer, r));
+  EXPECT_EQ(r.proto, "RTP/AVP");
+  EXPECT_EQ(r.port, 40002);
+  EXPECT_TRUE(r.iceUfrag.empty());
+  EXPECT_TRUE(r.fingerprint.empty());
+  EXPECT_TRUE(r.candidates.empty());
+  EXPECT_FALSE(r.rtcpMux);
+  EXPECT_EQ(r.firstCodec, "opus/48000/2");
+}
+
+TEST(Sdp, FarAnswerWithTheTranscodedCodec) {
+  std::string a = sdp::buildFarAnswer("127.0.0.1", 6000, 1, {96, "AMR-WB/16000", "octet-align=1"});
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(a, r));
+  EXPECT_EQ(r.firstPt, 96);
+  EXPECT_EQ(r.firstCodec, "AMR-WB/16000");
+  EXPECT_NE(a.find("a=fmtp:96 octet-align=1\r\n"), std::string::npos);
+  EXPECT_EQ(sdp::buildFarAnswer("127.0.0.1", 6000, 1).find("a=fmtp"), std::string::npos);
+}
+
+// What rtpengine 10.5.3.5 offered IMS for loadgen's `codec {strip [PCMA], mask [all], transcode
+// [PCMA/8000/1/64000]}`, and its browser-side answer in plain A-RTP mode.
+TEST(Sdp, ParsesRtpengineTranscodeAndPlainSdps) {
+  sdp::Remote ims;
+  ASSERT_TRUE(sdp::parseRemote(readFixture("rtpengine-10.5-transcode-pcma-offer-reply.sdp"), ims));
+  EXPECT_EQ(ims.proto, "RTP/AVP");
+  EXPECT_EQ(ims.firstPt, 8);
+  EXPECT_EQ(ims.firstCodec, "PCMA/8000");
+  sdp::Remote plain;
+  ASSERT_TRUE(sdp::parseRemote(readFixture("rtpengine-10.5-plain-answer-reply.sdp"), plain));
+  EXPECT_EQ(plain.proto, "RTP/AVP");
+  EXPECT_EQ(plain.connection, "127.0.0.1");
+  EXPECT_GT(plain.port, 0);
+  EXPECT_TRUE(plain.iceUfrag.empty());
+  EXPECT_EQ(plain.firstCodec, "opus/48000/2");
+}
