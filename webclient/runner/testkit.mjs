@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { launchBrowser, openClient } from './browser.mjs';
 import { passwordOf } from './env.mjs';
 import * as gw from './gateway.mjs';
+import { startUe } from './ue.mjs';
 
 // {browser, client, token, close()} for `user`, once the gateway is healthy.
 export async function loggedInPage(user, name = `test-${user}`) {
@@ -21,6 +22,19 @@ export async function loggedInPage(user, name = `test-${user}`) {
       await browser.close();
     },
   };
+}
+
+// A SIPp UE (run-ue.sh `mode`) calls `user`; resolves {ue, incoming} once the page got `incoming`.
+// The caller must ue.kill()/await ue.done when done.
+export async function incomingCall(client, user, mode = 'uac-wait', arg = 20000, ueOptions = {}) {
+  const mark = await client.mark();
+  const ue = startUe(mode, user, arg, ueOptions);
+  try {
+    return { ue, incoming: await client.waitFor('incoming', null, 15000, mark), mark };
+  } catch (e) {
+    ue.kill();
+    throw e;
+  }
 }
 
 export async function assertNoRtpengineSession() {

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../runner/env.mjs';
-import { startUe } from '../runner/ue.mjs';
-import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'dave';
 const CONSENT_WINDOW_MS = 12000; // Chrome checks consent every 4-6 s (RFC 7675 §5.1)
@@ -87,22 +86,17 @@ test('MO: rtpengine answers with DTLS-SRTP only, rtcp-mux, a=mid; consent checks
 });
 
 test('MT: rtpengine offers the browser DTLS-SRTP only (actpass), rtcp-mux, a=mid', { timeout: 45000 }, async () => {
-  const mark = await client.mark();
-  const ue = startUe('uac-wait', USER, 20000);
-  let callId = null;
+  const { ue, incoming } = await incomingCall(client, USER);
+  const { callId } = incoming;
   try {
-    const incoming = await client.waitFor('incoming', null, 15000, mark);
-    callId = incoming.callId;
     assertWebRtcSdp(incoming.sdp, 'actpass');
     await client.answer(callId);
     await sleep(2500);
     // Chrome is the DTLS client; rtpengine 10.5, the server, picks AES-256-GCM (RFC 7714) from its list
     assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AEAD_AES_256_GCM');
   } finally {
-    if (callId) {
-      await client.hangup(callId);
-      await client.waitFor('ended', callId, 5000).catch(() => {});
-    }
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 5000).catch(() => {});
     await ue.done;
   }
   await assertNoRtpengineSession();

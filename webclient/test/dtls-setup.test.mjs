@@ -4,8 +4,7 @@
 // states or defaults to (offer: active, answer: passive), and DTLS must come up (`connected`, audio).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startUe } from '../runner/ue.mjs';
-import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'carol';
 let page;
@@ -95,12 +94,9 @@ for (const [setup, expected] of [['drop', 'passive'], ['active', 'passive'], ['a
 }
 
 test('MT answer without a=setup: rtpengine takes active (an answer defaults to passive) and DTLS comes up', { timeout: 45000 }, async () => {
-  const mark = await client.mark();
-  const ue = startUe('uac-wait', USER, 20000);
-  let callId = null;
+  const { ue, incoming } = await incomingCall(client, USER);
+  const { callId } = incoming;
   try {
-    const incoming = await client.waitFor('incoming', null, 15000, mark);
-    callId = incoming.callId;
     const r = await client.page.evaluate(async ([id, offer]) => {
       const { rewrite, gathered, connected, received } = window.rawLeg;
       const pc = new RTCPeerConnection({});
@@ -121,7 +117,7 @@ test('MT answer without a=setup: rtpengine takes active (an answer defaults to p
     assert.equal(r.ownRole, 'passive', 'Chrome is passive (what the gateway must assume without a=setup)');
     assert.ok(r.received > 20, `browser received ${r.received} packets`);
   } finally {
-    if (callId) await hangupRaw(callId);
+    await hangupRaw(callId);
     ue.kill();
   }
   await assertNoRtpengineSession();

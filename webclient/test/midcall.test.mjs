@@ -6,8 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../runner/env.mjs';
-import { startUe } from '../runner/ue.mjs';
-import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -123,12 +122,9 @@ test('mid-call messages in the wrong state are refused and the call survives', {
 });
 
 test('MT call from ue9: hold by re-INVITE and resume by UPDATE are answered by the browser', { timeout: 60000 }, async () => {
-  const mark = await client.mark();
-  const ue = startUe('uac-reinvite', USER, 4000, { timeoutMs: 60000 });
-  let callId = null;
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-reinvite', 4000, { timeoutMs: 60000 });
+  const { callId } = incoming;
   try {
-    const incoming = await client.waitFor('incoming', null, 15000, mark);
-    callId = incoming.callId;
     await client.answer(callId);
     await waitReceiving(callId);
 
@@ -151,7 +147,7 @@ test('MT call from ue9: hold by re-INVITE and resume by UPDATE are answered by t
     assert.equal(r.code, 0, `SIPp ue9 checks the answers (recvonly, then sendrecv): exit ${r.code}: ${r.output}`);
   } finally {
     ue.kill();
-    if (callId) await client.hangup(callId).catch(() => {});
+    await client.hangup(callId).catch(() => {});
   }
   await assertNoRtpengineSession();
 });

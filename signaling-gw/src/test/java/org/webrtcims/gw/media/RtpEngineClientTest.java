@@ -86,6 +86,20 @@ class RtpEngineClientTest {
     }
 
     @Test
+    void withoutDtmfInjectionNoFlagIsSentAndPlayDtmfIsRefused() throws Exception {
+        client = new RtpEngineClient(ng, false);
+        List<String> out = new ArrayList<>();
+        Map<String, Object> offer = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("trust-address", "strip-extmap"), offer.get("flags"));
+        Map<String, Object> answer = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertNull(answer.get("flags"));
+        NgException e = assertThrows(NgException.class, () -> client.playDtmf("cid", "ftag", '1', 100));
+        assertTrue(e.getMessage().contains("inject-dtmf=false"), e.getMessage());
+    }
+
+    @Test
     void reoffersNameBothTagsKeepPortsAndTheDtlsRole() throws Exception {
         List<String> out = new ArrayList<>();
         Map<String, Object> fromBrowser = exchange(() -> client.offerFromBrowser("cid", "btag", "itag", IN_SDP, null),
