@@ -1,6 +1,7 @@
 // Integration: DTMF both ways (issue 5, "DTMF") with the lab up (./lab test). Checked on the packets of
 // the IMS leg (tcpdump on the SIPp UE's media port) and on the SDP each side saw:
-//  - WebSocket `dtmf` → rtpengine `play DTMF` → RFC 4733 events toward ue6 under the payload type of ue6's SDP;
+//  - WebSocket `dtmf` → rtpengine `play DTMF` → RFC 4733 events toward ue6 under the payload type of ue6's SDP,
+//    and on an MT call toward ue2 (PCMA + telephone-event/8000, transcoded);
 //  - the browser's own insertDTMF → telephone-event on the IMS leg, pass-through and transcoded (PCMA,
 //    48000 → 8000 Hz clock);
 //  - ue6's RFC 4733 digits → rtpengine's DTMF log → WebSocket `dtmf {digit, source: "ims"}`;
@@ -12,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../runner/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../runner/rtp-capture.mjs';
-import { answerSdpSentByUe, assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
+import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
@@ -126,6 +127,35 @@ test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event a
   assert.ok(tePt(r.answered.sdp, 48000), `browser leg: telephone-event/48000 (${r.answered.sdp})`);
   const [ev] = assertEventsToUe(r, te, '9', 200);
   assert.ok(ev.packets >= 5, `event sent as a series of packets (${ev.packets})`);
+  await assertNoRtpengineSession();
+});
+
+test('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" reaches the UE as RFC 4733', { timeout: 40000 }, async () => {
+  const UE2_MEDIA = 6100;
+  const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
+  let packets = [];
+  try {
+    const { ue, incoming } = await incomingCall(client, USER, 'uac', 4000, { env: { UE_CODEC: 'PCMA' } });
+    const { callId } = incoming;
+    try {
+      assert.match(incoming.sdp, /a=rtpmap:\d+ opus\/48000/, 'the browser is offered Opus (rtpengine transcodes PCMA)');
+      await client.answer(callId);
+      await waitBrowserMedia(callId);
+      await client.dtmf(callId, '5', 160);
+      await client.waitFor('ended', callId, 10000);
+    } finally {
+      const r = await ue.done;
+      assert.equal(r.code, 0, `SIPp ue2: ${r.output}`);
+    }
+  } finally {
+    await cap.stop();
+    packets = await rtpPackets(cap.file, UE2_MEDIA);
+  }
+  const toUe = packets.filter((p) => p.dst === UE2_MEDIA);
+  assert.ok(toUe.some((p) => p.pt === 8), 'PCMA toward the UE');
+  const events = rfc4733Events(toUe, 101);   // uac.xml: telephone-event/8000 at payload type 101
+  assert.equal(events.map((e) => e.digit).join(''), '5', `RFC 4733 events toward ue2: ${JSON.stringify(events)}`);
+  assert.ok(events[0].endSeen && events[0].duration >= 160 * 8 * 0.8, `event duration ${events[0].duration} at 8000 Hz`);
   await assertNoRtpengineSession();
 });
 
