@@ -72,8 +72,8 @@ export const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&am
 // text that goes inside <script>: never let it close the element
 export const scriptSafe = (s) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-// The head every self-contained lab report shares: styles and the inlined Chart.js.
-export function htmlHead(title) {
+// The head every self-contained lab report shares: styles and (unless chart: false) the inlined Chart.js.
+export function htmlHead(title, { chart = true } = {}) {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>
@@ -81,7 +81,7 @@ body{font-family:system-ui,sans-serif;max-width:1000px;margin:1rem auto;color:#2
 table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
 .ok{color:#1e8449;font-weight:600}.bad{color:#c0392b;font-weight:600}.box{position:relative;height:320px}
 </style>
-<script>${scriptSafe(chartJsSource())}</script>
+${chart ? `<script>${scriptSafe(chartJsSource())}</script>` : ''}
 </head><body>`;
 }
 

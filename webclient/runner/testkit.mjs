@@ -70,6 +70,28 @@ export function responseSdpSeenByUe(messageLog, callId, code = 200) {
   return resp.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
 }
 
+// The headers of the first SIP message of `callId` that a SIPp UE received (sipp -trace_msg) and whose
+// start line matches `startLine` (e.g. /^BYE /), or null.
+export function messageSeenByUe(messageLog, callId, startLine) {
+  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+  const msg = blocks.find((b) => /message received/i.test(b) && b.includes(`Call-ID: ${callId}`)
+    && startLine.test(b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 |[A-Z]+ sip:)/.test(l)) ?? ''));
+  if (!msg) return null;
+  return msg.split(/\r?\n\r?\n/)[1] ?? null; // after the "received" line, up to the body
+}
+
+// host:port of each value of header `name` in `headers`, in order, whether the values come one per
+// line or comma-separated; the default SIP port (5060) is written out.
+// Via gives the sent-by (`SIP/2.0/UDP 127.0.0.1:5062;branch=…`), Record-Route/Route the URI's host:port.
+export function hopsOf(headers, name) {
+  const re = new RegExp(`^${name}:\\s*(.*)$`, 'gim');
+  const values = [...headers.matchAll(re)].flatMap((m) => m[1].split(',')).map((v) => v.trim()).filter(Boolean);
+  return values.map((v) => {
+    const hostPort = v.match(/^SIP\/2\.0\/\w+\s+([^;\s]+)/i)?.[1] ?? v.match(/sips?:(?:[^@>;]+@)?([^;>]+)/i)?.[1] ?? v;
+    return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:5060`;
+  });
+}
+
 // The lines of one m-section ("audio" | "video") of an SDP, from its m= line to the next, or null.
 export function mediaSection(sdp, kind) {
   const lines = sdp.split(/\r?\n/);
