@@ -26,6 +26,8 @@ public final class Call {
     ClientTransaction inviteTx;
     ServerTransaction inviteServerTx;
     boolean byeAfterAck;
+    /** CSeq of the last ACK received: a repeated one (2xx retransmitted) is not recorded twice. */
+    long lastAckCseq = -1;
     /** RFC 3312 preconditions are in use (MO: offered by us; MT: asked for by the INVITE). */
     boolean qos;
     /** The IMS peer's own current QoS status, i.e. our "remote" segment. */

@@ -15,6 +15,7 @@ import javax.sip.ServerTransaction;
 import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.CSeqHeader;
 import javax.sip.header.CallIdHeader;
 import javax.sip.header.FromHeader;
 import javax.sip.header.ToHeader;
@@ -70,7 +71,7 @@ public class IncomingCalls implements InboundRequestHandler {
                     if (call.isPresent()) reinvite(event, call.get());
                     else invite(event, callId);
                 }
-                case Request.ACK -> call.ifPresent(this::ack);
+                case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber()));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
                 default -> reply(event, Response.NOT_IMPLEMENTED);
             }
@@ -330,8 +331,11 @@ public class IncomingCalls implements InboundRequestHandler {
         if (c.direction == Direction.MT) alertWhenMet(c);
     }
 
-    private void ack(Call c) {
+    /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */
+    private void ack(Call c, long cseq) {
         synchronized (c) {
+            if (cseq == c.lastAckCseq) return;
+            c.lastAckCseq = cseq;
             c.flow(Request.ACK);
             if (c.byeAfterAck) {
                 c.byeAfterAck = false;

@@ -126,6 +126,17 @@ class IncomingCallsTest {
     }
 
     @Test
+    void aRepeatedAckForARetransmitted200IsRecordedOnce() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        inDialog(Request.ACK, null);
+        inDialog(Request.ACK, null);
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), c.sipFlow);
+        assertEquals(CallState.CONFIRMED, c.state);
+    }
+
+    @Test
     void answeringTwiceIsRefused() throws Exception {
         invite();
         incoming.answer(call(), "v=0 a");
