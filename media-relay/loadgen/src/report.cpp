@@ -103,14 +103,20 @@ Totals totals(const RunInfo& run) {
 
 double pct(uint64_t part, uint64_t whole) { return whole ? round3(100.0 * part / whole) : 0; }
 
+// The echo round-trip times in ms (recorded in µs).
+std::vector<double> rttMillis(const RunInfo& run) {
+  std::vector<double> ms;
+  ms.reserve(run.rttUs.size());
+  for (float us : run.rttUs) ms.push_back(us / 1000.0);
+  return ms;
+}
+
 }  // namespace
 
 std::string reportJson(const RunInfo& run) {
   const Config& cfg = *run.cfg;
   Totals t = totals(run);
-  std::vector<double> rttMs;
-  rttMs.reserve(run.rttUs.size());
-  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+  std::vector<double> rttMs = rttMillis(run);
 
   nlohmann::json j;
   j["tool"] = "loadgen";
@@ -214,8 +220,7 @@ namespace {
 
 std::string summaryGateway(const RunInfo& run, const Totals& t) {
   const Config& cfg = *run.cfg;
-  std::vector<double> rttMs;
-  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+  std::vector<double> rttMs = rttMillis(run);
   char buf[1024];
   std::string out;
   std::snprintf(buf, sizeof buf,
@@ -265,11 +270,10 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
 std::string summaryText(const RunInfo& run) {
   const Config& cfg = *run.cfg;
   Totals t = totals(run);
-  std::vector<double> rttMs;
-  for (float us : run.rttUs) rttMs.push_back(us / 1000.0);
+  if (cfg.gateway) return summaryGateway(run, t);
+  std::vector<double> rttMs = rttMillis(run);
   char buf[1024];
   std::string out;
-  if (cfg.gateway) return summaryGateway(run, t);
   std::snprintf(buf, sizeof buf,
                 "loadgen: profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
                 "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, deleted %d\n",
