@@ -42,39 +42,42 @@ export async function assertNoRtpengineSession() {
   assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
 }
 
+// The messages of a SIPp UE's message log (sipp -trace_msg), one block each ("message received/sent"
+// line, headers, blank line, body).
+export function ueMessages(messageLog) {
+  return fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+}
+
+// The body of one message block (after the "received/sent" line and the headers), trimmed.
+function bodyOf(block) {
+  return block.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+}
+
 // The SDP of the INVITE a SIPp UE received for `callId`, from its message log (sipp -trace_msg), or null.
 export function inviteSdpSeenByUe(messageLog, callId) {
-  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
-  const invite = blocks.find((b) => /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b));
-  if (!invite) return null;
-  const body = invite.split(/\r?\n\r?\n/).slice(2).join('\n'); // after the "received" line and the headers
-  return body.trim();
+  const invite = ueMessages(messageLog).find((b) => /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b));
+  return invite ? bodyOf(invite) : null;
 }
 
 // The SDP a SIPp UE sent in its 200 answer to the INVITE of `callId` (its message log), or null.
 export function answerSdpSentByUe(messageLog, callId) {
-  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
-  const ok = blocks.find((b) => /message sent/i.test(b) && /^SIP\/2\.0 200 /m.test(b) && b.includes(`Call-ID: ${callId}`)
+  const ok = ueMessages(messageLog).find((b) => /message sent/i.test(b) && /^SIP\/2\.0 200 /m.test(b) && b.includes(`Call-ID: ${callId}`)
     && /CSeq: *\d+ INVITE/i.test(b) && /application\/sdp/i.test(b));
-  if (!ok) return null;
-  return ok.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+  return ok ? bodyOf(ok) : null;
 }
 
 // The SDP of the `code` response (e.g. 200) a SIPp UE received for `callId` (sipp -trace_msg), or null.
 export function responseSdpSeenByUe(messageLog, callId, code = 200) {
-  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
   const re = new RegExp(`^SIP/2\\.0 ${code} `, 'm');
-  const resp = blocks.find((b) => re.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b)
+  const resp = ueMessages(messageLog).find((b) => re.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b)
     && /^Content-Type: application\/sdp/mi.test(b));
-  if (!resp) return null;
-  return resp.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+  return resp ? bodyOf(resp) : null;
 }
 
 // The headers of the first SIP message of `callId` that a SIPp UE received (sipp -trace_msg) and whose
 // start line matches `startLine` (e.g. /^BYE /), or null.
 export function messageSeenByUe(messageLog, callId, startLine) {
-  const blocks = fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
-  const msg = blocks.find((b) => /message received/i.test(b) && b.includes(`Call-ID: ${callId}`)
+  const msg = ueMessages(messageLog).find((b) => /message received/i.test(b) && b.includes(`Call-ID: ${callId}`)
     && startLine.test(b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 |[A-Z]+ sip:)/.test(l)) ?? ''));
   if (!msg) return null;
   return msg.split(/\r?\n\r?\n/)[1] ?? null; // after the "received" line, up to the body

@@ -1,12 +1,10 @@
-// Integration: the browser leg as rtpengine offers/answers it and as it runs on the wire (TS 24.371 §5,
+// Integration: the browser leg as rtpengine offers/answers it and as it runs on the wire (TS 24.371,
 // RFC 8827/8834): DTLS-SRTP only (SHA-256 fingerprint, no SDES a=crypto), an SRTP profile of RFC 5764,
 // ICE with consent freshness (RFC 7675: STUN checks keep being answered during the call), rtcp-mux, a=mid.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { logDir } from '../runner/env.mjs';
+import { startCapture, stunMessages } from '../runner/capture.mjs';
 import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'dave';
@@ -44,22 +42,13 @@ function assertDtlsSrtpRunning(s, profile) {
 // STUN on rtpengine's browser-side port over `ms`: binding requests from the browser and rtpengine's
 // success responses (tcpdump in the lab's namespace, decoded by tshark).
 async function stunDuring(port, ms) {
-  const file = path.join(logDir(), `browser-leg-stun-${port}.pcap`);
-  const dump = spawn('tcpdump', ['-i', 'lo', '--immediate-mode', '-U', '-w', file, 'udp', 'port', String(port)], { stdio: 'ignore' });
+  const cap = await startCapture(port, `browser-leg-stun-${port}`);
   await sleep(ms);
-  dump.kill('SIGINT');
-  await new Promise((r) => dump.on('close', r));
-  const out = await new Promise((resolve, reject) => {
-    const t = spawn('tshark', ['-r', file, '-Y', 'stun', '-T', 'fields', '-e', 'stun.type', '-e', 'udp.srcport', '-e', 'udp.dstport']);
-    let text = '';
-    t.stdout.on('data', (d) => { text += d; });
-    t.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`tshark exit ${code}`))));
-  });
-  const rows = out.trim().split('\n').filter(Boolean).map((l) => l.split('\t'));
-  fs.rmSync(file, { force: true });
+  const messages = await stunMessages(await cap.stop());
+  fs.rmSync(cap.file, { force: true });
   return {
-    requestsToRelay: rows.filter(([type, , dst]) => Number(type) === 0x0001 && Number(dst) === port).length,
-    successFromRelay: rows.filter(([type, src]) => Number(type) === 0x0101 && Number(src) === port).length,
+    requestsToRelay: messages.filter((m) => m.type === 0x0001 && m.dst === port).length,
+    successFromRelay: messages.filter((m) => m.type === 0x0101 && m.src === port).length,
   };
 }
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../runner/env.mjs';
 import * as gw from '../runner/gateway.mjs';
-import { rfc4733Events, rtpPackets, startCapture } from '../runner/rtp-capture.mjs';
+import { rfc4733Events, rtpPackets, startCapture } from '../runner/capture.mjs';
 import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
 
 const USER = 'alice';

@@ -2,11 +2,10 @@
 // browser hold/resume by `reoffer` → re-INVITE to ue8, an ICE restart answered by rtpengine alone (no SIP),
 // and ue9's re-INVITE (hold) and UPDATE (resume) answered by the browser via `reoffer`/`reanswer`.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../runner/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -23,8 +22,7 @@ after(async () => page?.close());
 // The INVITEs ue8 received for a call, in order, as {direction, body} (sipp -trace_msg log).
 function invitesSeenByUe8(callId) {
   const log = path.join(logDir(), 'sipp-uas-reinvite-ue8-messages.log');
-  const blocks = fs.readFileSync(log, 'utf8').split(/^-{20,}.*$/m);
-  return blocks.filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
+  return ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
     .map((b) => ({ direction: /a=(sendrecv|sendonly|recvonly|inactive)/.exec(b)?.[1] ?? null, body: b }));
 }
 

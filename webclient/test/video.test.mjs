@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { captureUdpPort, rtpPackets } from '../runner/capture.mjs';
+import { rtpPackets, startCapture } from '../runner/capture.mjs';
 import { logDir } from '../runner/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import {
@@ -55,8 +55,8 @@ function firstFormat(section) {
 
 // Video RTP on the UE's port, both directions, all with the negotiated payload type.
 function assertVideoOnWire(packets, uePort, pt) {
-  const toUe = packets.filter((p) => p.dst.endsWith(`:${uePort}`));
-  const fromUe = packets.filter((p) => p.src.endsWith(`:${uePort}`));
+  const toUe = packets.filter((p) => p.dst === uePort);
+  const fromUe = packets.filter((p) => p.src === uePort);
   assert.ok(toUe.length > 20, `video RTP to the UE's port ${uePort}: ${toUe.length}`);
   assert.ok(fromUe.length > 20, `video RTP from the UE's port ${uePort} (echo): ${fromUe.length}`);
   const pts = [...new Set(packets.map((p) => p.pt))];
@@ -80,7 +80,7 @@ function assertVideoCall(r, codec) {
 
 // One MO video call to ue7 with a capture on its video port; returns {r, ueSdp, packets}.
 async function moVideoCall(callOptions, extra = {}) {
-  const cap = await captureUdpPort(UE7_VIDEO_PORT, 'ue7-video');
+  const cap = await startCapture(UE7_VIDEO_PORT, 'ue7-video');
   let r;
   try {
     r = await moCall(client, { token, from: USER, to: 'ue7', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000, callOptions, ...extra });
@@ -92,7 +92,7 @@ async function moVideoCall(callOptions, extra = {}) {
 }
 
 async function mtVideoCall(env, answerOptions) {
-  const cap = await captureUdpPort(UE2_VIDEO_PORT, 'ue2-video');
+  const cap = await startCapture(UE2_VIDEO_PORT, 'ue2-video');
   let r;
   try {
     r = await mtCall(client, { token, user: USER, ue: { mode: 'video-uac', arg: MEDIA_MS, env }, hangup: 'ue', maxMs: 15000, answerOptions });
