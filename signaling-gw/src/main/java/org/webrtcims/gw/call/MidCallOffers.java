@@ -1,5 +1,6 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;

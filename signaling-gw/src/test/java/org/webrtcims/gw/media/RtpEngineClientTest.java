@@ -1,5 +1,6 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.SdpCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
