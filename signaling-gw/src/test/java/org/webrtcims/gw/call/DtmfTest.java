@@ -9,20 +9,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.webrtcims.gw.media.DtmfLogEvent;
 
-class ImsDtmfRelayTest {
+class DtmfTest {
     private final List<String> owners = new ArrayList<>();
     private final List<Map<String, Object>> sent = new ArrayList<>();
     private final CallRegistry registry = new CallRegistry();
-    private ImsDtmfRelay relay;
+    private Dtmf relay;
     private Call mo;
     private Call mt;
 
     @BeforeEach
     void setUp() {
-        relay = new ImsDtmfRelay(registry, (token, msg) -> {
+        relay = new Dtmf(registry, (token, msg) -> {
             owners.add(token);
             sent.add(msg);
-        });
+        }, org.mockito.Mockito.mock(org.webrtcims.gw.media.RtpEngineClient.class));
         mo = new Call("mo-call", Direction.MO, "tok-a", "alice", "ue6@ims.lab", "browser-ft", CallState.CONFIRMED);
         mo.toTag = "ue-tt";
         mt = new Call("mt-call", Direction.MT, "tok-b", "bob", "ue2@ims.lab", "ue-ft", CallState.CONFIRMED);
