@@ -1,5 +1,6 @@
 package org.webrtcims.gw.call;
 
+import org.slf4j.LoggerFactory;
 import org.webrtcims.gw.media.MediaStats;
 
 import javax.sip.ClientTransaction;
@@ -68,6 +69,17 @@ public final class Call {
 
     void markSetupDone() {
         if (setupMs == null) setupMs = (System.nanoTime() - startedNanos) / 1_000_000;
+    }
+
+    /** ACKs a 2xx to one of our INVITEs ({@code what}: which, for the log) in the call's dialog and records it. */
+    void ack(javax.sip.message.Response ok, String what) {
+        try {
+            long cseq = ((javax.sip.header.CSeqHeader) ok.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
+            dialog.sendAck(dialog.createAck(cseq));
+            flow(javax.sip.message.Request.ACK);
+        } catch (Exception e) {
+            LoggerFactory.getLogger(Call.class).warn("ACK of {} for {} not sent: {}", what, id, e.toString());
+        }
     }
 
     String from() { return direction == Direction.MO ? localUser : remote; }

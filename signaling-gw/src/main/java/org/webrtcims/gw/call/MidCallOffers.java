@@ -9,7 +9,6 @@ import org.webrtcims.gw.sip.ResponseHandler;
 
 import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
-import javax.sip.header.CSeqHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -146,7 +145,7 @@ public class MidCallOffers {
                 if (code < 200) return;
                 c.reofferPending = false;
                 if (code < 300) {
-                    ack(r);
+                    c.ack(r, "the re-INVITE");
                     if (!c.ended()) answered(SipHeaders.sdp(r));
                     return;
                 }
@@ -176,16 +175,6 @@ public class MidCallOffers {
             } catch (CallFailure f) {
                 ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
                 ctx.teardown().hangUp(c, f.code());
-            }
-        }
-
-        private void ack(Response r) {
-            try {
-                long cseq = ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getSeqNumber();
-                c.dialog.sendAck(c.dialog.createAck(cseq));
-                c.flow(Request.ACK);
-            } catch (Exception e) {
-                log.warn("ACK of the re-INVITE for {} not sent: {}", c.id, e.toString());
             }
         }
 

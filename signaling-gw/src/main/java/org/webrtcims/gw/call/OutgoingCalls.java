@@ -11,7 +11,6 @@ import org.webrtcims.gw.sip.SipHeaders;
 
 import javax.sip.ResponseEvent;
 import javax.sip.address.SipURI;
-import javax.sip.header.CSeqHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -150,7 +149,7 @@ public class OutgoingCalls {
 
         private void success(Response r) {
             boolean wanted = c.state == CallState.CALLING || c.state == CallState.EARLY;
-            ack(r);
+            c.ack(r, "the INVITE");
             if (!wanted) { // the browser hung up while the 200 was on its way: close the dialog we just got
                 if (c.sipFinal == null) {
                     c.sipFinal = r.getStatusCode();
@@ -174,17 +173,6 @@ public class OutgoingCalls {
             c.state = CallState.CONFIRMED;
             c.markSetupDone();
             ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
-        }
-
-        private void ack(Response r) {
-            try {
-                long cseq = ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getSeqNumber();
-                Request ack = c.dialog.createAck(cseq);
-                c.dialog.sendAck(ack);
-                c.flow(Request.ACK);
-            } catch (Exception e) {
-                log.warn("ACK for {} not sent: {}", c.id, e.toString());
-            }
         }
 
         private void failure(int code, String phrase) {
