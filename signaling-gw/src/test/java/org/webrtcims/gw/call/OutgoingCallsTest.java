@@ -1,5 +1,6 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
