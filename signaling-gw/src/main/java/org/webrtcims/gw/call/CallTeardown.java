@@ -6,7 +6,6 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipUserAgent;
 
-import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -91,9 +90,6 @@ public class CallTeardown {
 
     /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
     ResponseHandler flowRecorder(Call c) {
-        return new ResponseHandler() {
-            @Override public void onResponse(ResponseEvent event) { c.flow(String.valueOf(event.getResponse().getStatusCode())); }
-            @Override public void onTimeout() { c.flow("timeout"); }
-        };
+        return new CallResponses(c);
     }
 }

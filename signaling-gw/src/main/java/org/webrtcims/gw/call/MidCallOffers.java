@@ -5,7 +5,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sdp.MediaChange;
-import org.webrtcims.gw.sip.ResponseHandler;
 
 import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
@@ -127,38 +126,32 @@ public class MidCallOffers {
         }
     }
 
-    private final class ReinviteResponses implements ResponseHandler {
-        private final Call c;
+    private final class ReinviteResponses extends CallResponses {
         private final String imsOffer;
 
         ReinviteResponses(Call c, String imsOffer) {
-            this.c = c;
+            super(c);
             this.imsOffer = imsOffer;
         }
 
         @Override
-        public void onResponse(ResponseEvent event) {
-            Response r = event.getResponse();
-            int code = r.getStatusCode();
-            synchronized (c) {
-                c.flow(String.valueOf(code));
-                if (code < 200) return;
-                c.reofferPending = false;
-                if (code < 300) {
-                    c.ack(r, "the re-INVITE");
-                    if (!c.ended()) answered(SipHeaders.sdp(r));
-                    return;
-                }
-                if (c.ended()) return;
-                // RFC 5057 §5.1/§5.2: 481 and 408 end the dialog; other failures leave the session as it was.
-                if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
-                    ctx.teardown().hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
-                    return;
-                }
-                restore(c);
-                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
-                        "message", "the IMS side refused the re-offer: " + code + " " + r.getReasonPhrase()));
+        void response(ResponseEvent event, Response r, int code) {
+            if (code < 200) return;
+            c.reofferPending = false;
+            if (code < 300) {
+                c.ack(r, "the re-INVITE");
+                if (!c.ended()) answered(SipHeaders.sdp(r));
+                return;
             }
+            if (c.ended()) return;
+            // RFC 5057 §5.1/§5.2: 481 and 408 end the dialog; other failures leave the session as it was.
+            if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
+                ctx.teardown().hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
+                return;
+            }
+            restore(c);
+            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
+                    "message", "the IMS side refused the re-offer: " + code + " " + r.getReasonPhrase()));
         }
 
         private void answered(String imsAnswer) {
@@ -179,12 +172,9 @@ public class MidCallOffers {
         }
 
         @Override
-        public void onTimeout() {
-            synchronized (c) {
-                c.flow("timeout");
-                c.reofferPending = false;
-                ctx.teardown().hangUp(c, "timeout");
-            }
+        void timeout() {
+            c.reofferPending = false;
+            ctx.teardown().hangUp(c, "timeout");
         }
     }
 }

@@ -5,7 +5,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.sip.RegistrationClient;
-import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipHeaders;
 
@@ -88,24 +87,17 @@ public class OutgoingCalls {
         }
     }
 
-    private final class InviteResponses implements ResponseHandler {
-        private final Call c;
-
-        InviteResponses(Call c) { this.c = c; }
+    private final class InviteResponses extends CallResponses {
+        InviteResponses(Call c) { super(c); }
 
         @Override
-        public void onResponse(ResponseEvent event) {
-            Response r = event.getResponse();
-            int code = r.getStatusCode();
-            synchronized (c) {
-                c.flow(String.valueOf(code));
-                if (event.getDialog() != null) c.dialog = event.getDialog();
-                String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
-                if (c.toTag == null && tag != null) c.toTag = tag; // rtpengine's answer names the callee's tag
-                if (code < 200) provisional(r);
-                else if (code < 300) success(r);
-                else failure(code, r.getReasonPhrase());
-            }
+        void response(ResponseEvent event, Response r, int code) {
+            if (event.getDialog() != null) c.dialog = event.getDialog();
+            String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
+            if (c.toTag == null && tag != null) c.toTag = tag; // rtpengine's answer names the callee's tag
+            if (code < 200) provisional(r);
+            else if (code < 300) success(r);
+            else failure(code, r.getReasonPhrase());
         }
 
         private void provisional(Response r) {
@@ -181,12 +173,9 @@ public class OutgoingCalls {
         }
 
         @Override
-        public void onTimeout() {
-            synchronized (c) {
-                c.flow("timeout");
-                if (c.sipFinal == null) c.sipFinal = Response.REQUEST_TIMEOUT;
-                ctx.teardown().finish(c, "timeout", Response.REQUEST_TIMEOUT);
-            }
+        void timeout() {
+            if (c.sipFinal == null) c.sipFinal = Response.REQUEST_TIMEOUT;
+            ctx.teardown().finish(c, "timeout", Response.REQUEST_TIMEOUT);
         }
     }
 }

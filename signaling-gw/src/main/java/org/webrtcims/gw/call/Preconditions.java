@@ -4,7 +4,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sdp.QosPreconditions;
-import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipHeaders;
 
 import javax.sip.ResponseEvent;
@@ -67,15 +66,11 @@ public class Preconditions {
                 ctx.requests().setSdpBody(update, c.sdp.imsSdp);
                 update.addHeader(ctx.requests().contact(c.localUser));
                 c.flow(Request.UPDATE);
-                ctx.ua().sendInDialog(c.dialog, update, new ResponseHandler() {
-                    @Override public void onResponse(ResponseEvent event) {
-                        synchronized (c) {
-                            c.flow(String.valueOf(event.getResponse().getStatusCode()));
-                            String answer = SipHeaders.sdp(event.getResponse());
-                            if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);
-                        }
+                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c) {
+                    @Override void response(ResponseEvent event, Response r, int code) {
+                        String answer = SipHeaders.sdp(r);
+                        if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);
                     }
-                    @Override public void onTimeout() { c.flow("timeout"); }
                 });
             } catch (Exception e) {
                 log.warn("UPDATE for {} not sent: {}", c.id, e.toString());
