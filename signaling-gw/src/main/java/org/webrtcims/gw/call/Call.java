@@ -1,5 +1,6 @@
 package org.webrtcims.gw.call;
 
+import org.slf4j.LoggerFactory;
 import org.webrtcims.gw.media.MediaStats;
 
 import javax.sip.ClientTransaction;
@@ -28,37 +29,16 @@ public final class Call {
     boolean byeAfterAck;
     /** CSeq of the last ACK received: a repeated one (2xx retransmitted) is not recorded twice. */
     long lastAckCseq = -1;
-    /** RFC 3312 preconditions are in use (MO: offered by us; MT: asked for by the INVITE). */
-    boolean qos;
-    /** The IMS peer's own current QoS status, i.e. our "remote" segment. */
-    String remoteQos = "none";
-    /** The browser leg's media is up: the gateway's "local" segment is met. */
-    boolean localQosMet;
-    /** MT with preconditions: 180 + `alerting` sent (both segments met). */
-    boolean alerted;
+    /** RFC 3312 preconditions (Preconditions owns it). */
+    final QosState qos = new QosState();
+    /** The SDP state (CallMedia and Preconditions keep it). */
+    final CallSdp sdp = new CallSdp();
     /** MT: the browser accepted the call. */
     boolean accepted;
-    /** The SDP the gateway last gave the IMS side (base of the precondition updates). */
-    String imsSdp;
-    String browserOffer;     // MO: the browser's SDP offer (its BUNDLE group shapes the answer)
-    /** The SDP the gateway gave the browser as rtpengine's answer (MO). */
-    String browserAnswer;
-    /** MT: an UPDATE waiting until the gateway's local QoS is met. */
-    ServerTransaction pendingUpdate;
-    /** The last SDP the IMS party sent (offer or answer): re-answers toward the browser reuse it. */
-    String imsRemoteSdp;
-    /** The last media SDP the gateway sent toward IMS as rtpengine made it (filtered, no QoS lines). */
-    String imsMediaSdp;
-    /** rtpengine's DTLS role toward the browser, kept across re-offers (RFC 5763 §5). */
-    String dtlsRole;
     /** A mid-call offer is under way (from either side): a second one is refused (glare, RFC 3261 §14). */
     boolean reofferPending;
     /** An IMS re-offer (re-INVITE or UPDATE) waiting for the browser's `reanswer`. */
     ServerTransaction pendingImsOffer;
-    String codecBrowser;
-    String codecIms;
-    /** MO: the codec the browser asked to force on the IMS leg (rtpengine transcodes), null = pass-through. */
-    org.webrtcims.gw.media.ImsCodec imsCodec;
     MediaStats finalStats;
     String endReason;
     long endedAtMillis;
@@ -89,6 +69,17 @@ public final class Call {
 
     void markSetupDone() {
         if (setupMs == null) setupMs = (System.nanoTime() - startedNanos) / 1_000_000;
+    }
+
+    /** ACKs a 2xx to one of our INVITEs ({@code what}: which, for the log) in the call's dialog and records it. */
+    void ack(javax.sip.message.Response ok, String what) {
+        try {
+            long cseq = ((javax.sip.header.CSeqHeader) ok.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
+            dialog.sendAck(dialog.createAck(cseq));
+            flow(javax.sip.message.Request.ACK);
+        } catch (Exception e) {
+            LoggerFactory.getLogger(Call.class).warn("ACK of {} for {} not sent: {}", what, id, e.toString());
+        }
     }
 
     String from() { return direction == Direction.MO ? localUser : remote; }

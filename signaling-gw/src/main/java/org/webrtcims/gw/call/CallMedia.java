@@ -33,75 +33,61 @@ public class CallMedia {
 
     // Every SDP that goes to the IMS side loses what rtpengine leaves of the browser's WebRTC lines.
     // Toward the browser rtpengine 10.5 writes no BUNDLE group; a one-m-line group is added (sdp/Bundle).
-    // Each method records what the call needs for later re-offers (Call.imsRemoteSdp, imsMediaSdp, dtlsRole).
+    // Each method records what the call needs for later re-offers (CallSdp.imsRemoteSdp, imsMediaSdp, dtlsRole).
 
     String offerFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
-        c.browserOffer = sdp;
-        c.dtlsRole = DtlsRole.answering(sdp);
-        return c.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.imsCodec)));
+        c.sdp.browserOffer = sdp;
+        c.sdp.dtlsRole = DtlsRole.answering(sdp);
+        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.sdp.imsCodec)));
     }
 
     String answerFromIms(Call c, String sdp) {
-        String out = Bundle.answerKeepingSingleGroup(c.browserOffer,
-                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.dtlsRole)));
-        c.imsRemoteSdp = sdp;
+        String out = Bundle.answerKeepingSingleGroup(c.sdp.browserOffer,
+                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.sdp.dtlsRole)));
+        c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
     String offerFromIms(Call c, String sdp) {
         String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)));
-        c.imsRemoteSdp = sdp;
+        c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
     String answerFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         String out = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
-        c.dtlsRole = DtlsRole.oppositeOf(sdp);
-        return c.imsMediaSdp = out;
+        c.sdp.dtlsRole = DtlsRole.oppositeOf(sdp);
+        return c.sdp.imsMediaSdp = out;
     }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
     String reofferFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
-        c.browserOffer = sdp;
-        return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.imsCodec)));
+        c.sdp.browserOffer = sdp;
+        return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.imsCodec)));
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
     String reanswerFromIms(Call c, String sdp) {
-        String out = Bundle.answerKeepingSingleGroup(c.browserOffer,
-                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.dtlsRole)));
-        c.imsRemoteSdp = sdp;
+        String out = Bundle.answerKeepingSingleGroup(c.sdp.browserOffer,
+                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.dtlsRole)));
+        c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
     String reofferFromIms(Call c, String sdp) {
         String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp)));
-        c.imsRemoteSdp = sdp;
+        c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
     String reanswerFromBrowser(Call c, String browserSdp) {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        return c.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
-    }
-
-    /**
-     * Has rtpengine inject the digits from the browser's side toward IMS, one `play DTMF` each (rtpengine
-     * queues them). A refusal (e.g. no RTP seen from the browser yet) is a `dtmf-failed` naming the digit.
-     */
-    void playDtmf(Call c, DtmfRequest req) {
-        for (char digit : req.digits().toCharArray()) {
-            try {
-                rtp.playDtmf(c.id, c.browserTag(), digit, req.durationMs());
-            } catch (NgException e) {
-                throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
-            }
-        }
+        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 
     /** Live counters, or null when rtpengine cannot tell. */

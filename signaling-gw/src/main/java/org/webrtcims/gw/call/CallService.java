@@ -19,15 +19,17 @@ public class CallService {
     private final CallRegistry registry;
     private final CallMedia media;
     private final MidCallOffers midCall;
+    private final Dtmf dtmf;
 
     public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
-                       CallRegistry registry, CallMedia media, MidCallOffers midCall) {
+                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf) {
         this.outgoing = outgoing;
         this.incoming = incoming;
         this.teardown = teardown;
         this.registry = registry;
         this.media = media;
         this.midCall = midCall;
+        this.dtmf = dtmf;
     }
 
     public String call(String token, String user, String to, String sdp) {
@@ -50,7 +52,7 @@ public class CallService {
         if (shared != null) throw new CallFailure("bad-sdp", shared);
         Call c = outgoing.place(token, user, to, sdp, forced);
         synchronized (c) {
-            c.codecBrowser = s.firstAudioCodec();
+            c.sdp.codecBrowser = s.firstAudioCodec();
         }
         return c.id;
     }
@@ -62,7 +64,7 @@ public class CallService {
         incoming.answer(c, sdp);
         if (s != null) {
             synchronized (c) {
-                if (c.codecBrowser == null) c.codecBrowser = s.firstAudioCodec();
+                if (c.sdp.codecBrowser == null) c.sdp.codecBrowser = s.firstAudioCodec();
             }
         }
     }
@@ -73,7 +75,7 @@ public class CallService {
         SdpInspector.Summary s = inspect(sdp);
         incoming.earlyMedia(c, sdp);
         synchronized (c) {
-            c.codecBrowser = s.firstAudioCodec();
+            c.sdp.codecBrowser = s.firstAudioCodec();
         }
     }
 
@@ -97,15 +99,7 @@ public class CallService {
      */
     public void dtmf(String token, String callId, String digits, Integer durationMs) {
         DtmfRequest req = DtmfRequest.of(digits, durationMs);
-        Call c = owned(token, callId);
-        synchronized (c) {
-            boolean mediaUp = c.state == CallState.CONFIRMED || (c.state == CallState.EARLY && c.browserAnswer != null);
-            if (!mediaUp) {
-                throw new CallFailure("bad-state", "call " + callId + " is " + c.state.wire()
-                        + ": DTMF needs an answered call or early media", callId);
-            }
-        }
-        media.playDtmf(c, req);
+        dtmf.fromBrowser(owned(token, callId), req);
     }
 
     public void hangup(String token, String callId) {
@@ -133,9 +127,9 @@ public class CallService {
             out.put("setupMs", c.setupMs);
             out.put("endReason", c.endReason);
             out.put("sipFlow", new ArrayList<>(c.sipFlow));
-            out.put("preconditions", c.qos);
+            out.put("preconditions", c.qos.on);
             Map<String, Object> mm = new LinkedHashMap<>();
-            mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.codecBrowser);
+            mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.sdp.codecBrowser);
             mm.put("codecIms", m != null ? m.codecIms() : null);
             mm.put("packetsToIms", m != null ? m.packetsToIms() : 0);
             mm.put("packetsToBrowser", m != null ? m.packetsToBrowser() : 0);

@@ -6,7 +6,6 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipUserAgent;
 
-import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -17,12 +16,14 @@ public class CallTeardown {
     private static final Logger log = LoggerFactory.getLogger(CallTeardown.class);
 
     private final SipUserAgent ua;
+    private final CallReplies replies;
     private final CallMedia media;
     private final CallEventSink sink;
     private final CallRegistry registry;
 
-    public CallTeardown(SipUserAgent ua, CallMedia media, CallEventSink sink, CallRegistry registry) {
+    public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink, CallRegistry registry) {
         this.ua = ua;
+        this.replies = replies;
         this.media = media;
         this.sink = sink;
         this.registry = registry;
@@ -59,13 +60,7 @@ public class CallTeardown {
         ServerTransaction st = c.pendingImsOffer;
         c.pendingImsOffer = null;
         c.reofferPending = false;
-        if (st == null) return;
-        try {
-            st.sendResponse(ua.response(Response.REQUEST_TERMINATED, st.getRequest()));
-            c.flow(String.valueOf(Response.REQUEST_TERMINATED));
-        } catch (Exception e) {
-            log.debug("487 to the pending re-offer of {} not sent: {}", c.id, e.toString());
-        }
+        if (st != null) replies.send(c, st, Response.REQUEST_TERMINATED);
     }
 
     void sendBye(Call c) {
@@ -88,23 +83,13 @@ public class CallTeardown {
         }
     }
 
+    /** A final response to the IMS INVITE of an MT call (sets sipFinal when it went). */
     void rejectInvite(Call c, int code) {
-        try {
-            Response r = ua.response(code, c.inviteServerTx.getRequest());
-            if (r.getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null) to.setTag(c.toTag);
-            c.inviteServerTx.sendResponse(r);
-            c.flow(String.valueOf(code));
-            c.sipFinal = code;
-        } catch (Exception e) {
-            log.warn("{} for {} not sent: {}", code, c.id, e.toString());
-        }
+        if (replies.send(c, c.inviteServerTx, code, c.toTag, false, null)) c.sipFinal = code;
     }
 
     /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
     ResponseHandler flowRecorder(Call c) {
-        return new ResponseHandler() {
-            @Override public void onResponse(ResponseEvent event) { c.flow(String.valueOf(event.getResponse().getStatusCode())); }
-            @Override public void onTimeout() { c.flow("timeout"); }
-        };
+        return new CallResponses(c);
     }
 }

@@ -1,17 +1,13 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sdp.MediaChange;
-import org.webrtcims.gw.sip.ResponseHandler;
-import org.webrtcims.gw.sip.SipRequests;
-import org.webrtcims.gw.sip.SipUserAgent;
 
 import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
-import javax.sip.header.CSeqHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -25,23 +21,12 @@ import javax.sip.message.Response;
 public class MidCallOffers {
     private static final Logger log = LoggerFactory.getLogger(MidCallOffers.class);
 
-    private final SipUserAgent ua;
-    private final SipRequests requests;
-    private final CallMedia media;
-    private final CallTeardown teardown;
-    private final CallEventSink sink;
-    private final CallTimers timers;
+    private final CallContext ctx;
     private final long reanswerTimeoutMs;
 
-    public MidCallOffers(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
-                         CallEventSink sink, CallTimers timers, GatewayProperties props) {
-        this.ua = ua;
-        this.requests = requests;
-        this.media = media;
-        this.teardown = teardown;
-        this.sink = sink;
-        this.timers = timers;
-        this.reanswerTimeoutMs = props.getIms().getReofferTimeoutMs();
+    public MidCallOffers(CallContext ctx) {
+        this.ctx = ctx;
+        this.reanswerTimeoutMs = ctx.props().getIms().getReofferTimeoutMs();
     }
 
     /** The browser's `reoffer`. */
@@ -51,19 +36,19 @@ public class MidCallOffers {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
-            String imsOffer = media.reofferFromBrowser(c, browserSdp);
-            if (!MediaChange.changes(c.imsMediaSdp, imsOffer)) {
-                String answer = media.reanswerFromIms(c, c.imsRemoteSdp);
-                sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
+            String imsOffer = ctx.media().reofferFromBrowser(c, browserSdp);
+            if (!MediaChange.changes(c.sdp.imsMediaSdp, imsOffer)) {
+                String answer = ctx.media().reanswerFromIms(c, c.sdp.imsRemoteSdp);
+                ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
                 return;
             }
             c.reofferPending = true;
             try {
                 Request reinvite = c.dialog.createRequest(Request.INVITE);
-                reinvite.addHeader(requests.contact(c.localUser));
-                requests.setSdpBody(reinvite, imsOffer);
+                reinvite.addHeader(ctx.requests().contact(c.localUser));
+                ctx.requests().setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
-                ua.sendInDialog(c.dialog, reinvite, new ReinviteResponses(c, imsOffer));
+                ctx.ua().sendInDialog(c.dialog, reinvite, new ReinviteResponses(c, imsOffer));
             } catch (Exception e) {
                 c.reofferPending = false;
                 restore(c);
@@ -82,12 +67,12 @@ public class MidCallOffers {
         if (imsOffer == null) {
             // Offerless re-INVITE (e.g. a session refresh): our offer is the unchanged current SDP, and
             // the answer in the ACK is taken as the same media (RFC 6337 §5.3).
-            reply(st, c, Response.OK, c.imsMediaSdp);
+            reply(st, c, Response.OK, c.sdp.imsMediaSdp);
             return;
         }
         String browserOffer;
         try {
-            browserOffer = media.reofferFromIms(c, imsOffer);
+            browserOffer = ctx.media().reofferFromIms(c, imsOffer);
         } catch (CallFailure f) {
             log.warn("{} re-offer from IMS refused: {}", c.id, f.getMessage());
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
@@ -95,8 +80,8 @@ public class MidCallOffers {
         }
         c.reofferPending = true;
         c.pendingImsOffer = st;
-        sink.toBrowser(c.owner, CallMessages.of("reoffer", c.id, "sdp", browserOffer, "method", req.getMethod()));
-        timers.after(reanswerTimeoutMs, () -> browserSilent(c, st));
+        ctx.sink().toBrowser(c.owner, CallMessages.of("reoffer", c.id, "sdp", browserOffer, "method", req.getMethod()));
+        ctx.timers().after(reanswerTimeoutMs, () -> browserSilent(c, st));
     }
 
     /** The browser's `reanswer` to an IMS re-offer. */
@@ -108,7 +93,7 @@ public class MidCallOffers {
             c.reofferPending = false;
             String imsAnswer;
             try {
-                imsAnswer = media.reanswerFromBrowser(c, browserSdp);
+                imsAnswer = ctx.media().reanswerFromBrowser(c, browserSdp);
             } catch (CallFailure f) {
                 reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
                 throw new CallFailure(f.code(), f.getMessage(), c.id);
@@ -123,100 +108,73 @@ public class MidCallOffers {
             c.pendingImsOffer = null;
             c.reofferPending = false;
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
-            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
+            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
                     "message", "no reanswer within " + reanswerTimeoutMs + " ms: the IMS re-offer was refused (488)"));
         }
     }
 
     private void reply(ServerTransaction st, Call c, int code, String sdp) {
-        try {
-            Response r = ua.response(code, st.getRequest());
-            if (code < 300) r.addHeader(requests.contact(c.localUser));
-            if (sdp != null) requests.setSdpBody(r, sdp);
-            st.sendResponse(r);
-            c.flow(String.valueOf(code));
-        } catch (Exception e) {
-            log.warn("{} to {} for {} not sent: {}", code, st.getRequest().getMethod(), c.id, e.toString());
-        }
+        ctx.replies().send(c, st, code, null, code < 300, sdp);
     }
 
     /** rtpengine holds the browser's unanswered re-offer: answer it with the IMS party's current SDP. */
     private void restore(Call c) {
         try {
-            media.reanswerFromIms(c, c.imsRemoteSdp);
+            ctx.media().reanswerFromIms(c, c.sdp.imsRemoteSdp);
         } catch (CallFailure f) {
             log.warn("{}: rtpengine state not restored after a failed re-offer: {}", c.id, f.getMessage());
         }
     }
 
-    private final class ReinviteResponses implements ResponseHandler {
-        private final Call c;
+    private final class ReinviteResponses extends CallResponses {
         private final String imsOffer;
 
         ReinviteResponses(Call c, String imsOffer) {
-            this.c = c;
+            super(c);
             this.imsOffer = imsOffer;
         }
 
         @Override
-        public void onResponse(ResponseEvent event) {
-            Response r = event.getResponse();
-            int code = r.getStatusCode();
-            synchronized (c) {
-                c.flow(String.valueOf(code));
-                if (code < 200) return;
-                c.reofferPending = false;
-                if (code < 300) {
-                    ack(r);
-                    if (!c.ended()) answered(SipHeaders.sdp(r));
-                    return;
-                }
-                if (c.ended()) return;
-                // RFC 5057 §5.1/§5.2: 481 and 408 end the dialog; other failures leave the session as it was.
-                if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
-                    teardown.hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
-                    return;
-                }
-                restore(c);
-                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
-                        "message", "the IMS side refused the re-offer: " + code + " " + r.getReasonPhrase()));
+        void response(ResponseEvent event, Response r, int code) {
+            if (code < 200) return;
+            c.reofferPending = false;
+            if (code < 300) {
+                c.ack(r, "the re-INVITE");
+                if (!c.ended()) answered(SipHeaders.sdp(r));
+                return;
             }
+            if (c.ended()) return;
+            // RFC 5057 §5.1/§5.2: 481 and 408 end the dialog; other failures leave the session as it was.
+            if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
+                ctx.teardown().hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
+                return;
+            }
+            restore(c);
+            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
+                    "message", "the IMS side refused the re-offer: " + code + " " + r.getReasonPhrase()));
         }
 
         private void answered(String imsAnswer) {
             if (imsAnswer == null) {
                 restore(c);
-                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", Response.OK,
+                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", Response.OK,
                         "message", "the 200 OK to the re-INVITE carried no SDP answer"));
                 return;
             }
             try {
-                String browserAnswer = media.reanswerFromIms(c, imsAnswer);
-                c.imsMediaSdp = imsOffer;
-                sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
+                String browserAnswer = ctx.media().reanswerFromIms(c, imsAnswer);
+                c.sdp.imsMediaSdp = imsOffer;
+                ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
             } catch (CallFailure f) {
-                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                teardown.hangUp(c, f.code());
-            }
-        }
-
-        private void ack(Response r) {
-            try {
-                long cseq = ((CSeqHeader) r.getHeader(CSeqHeader.NAME)).getSeqNumber();
-                c.dialog.sendAck(c.dialog.createAck(cseq));
-                c.flow(Request.ACK);
-            } catch (Exception e) {
-                log.warn("ACK of the re-INVITE for {} not sent: {}", c.id, e.toString());
+                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+                ctx.teardown().hangUp(c, f.code());
             }
         }
 
         @Override
-        public void onTimeout() {
-            synchronized (c) {
-                c.flow("timeout");
-                c.reofferPending = false;
-                teardown.hangUp(c, "timeout");
-            }
+        void timeout() {
+            c.reofferPending = false;
+            ctx.teardown().hangUp(c, "timeout");
         }
     }
 }

@@ -4,12 +4,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.webrtcims.gw.call.ImsDtmfRelay;
+import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
 import org.webrtcims.gw.media.RtpEngineClient;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /** Wires the rtpengine ng client and the DTMF log listener from the `lab.rtpengine.*` options. */
 @Configuration
@@ -22,9 +23,12 @@ public class MediaConfig {
         return new NgClient(HostPort.parse(r.getNg()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()), r.getAttempts());
     }
 
-    /** UE → browser DTMF (docs/media.md "DTMF"); off when `lab.rtpengine.dtmf-log` is empty. */
+    /**
+     * UE → browser DTMF (docs/media.md "DTMF"); off when `lab.rtpengine.dtmf-log` is empty. The consumer is the
+     * call layer's DTMF owner, found by type: config/ does not import call/ (docs/architecture.md, package map).
+     */
     @Bean(destroyMethod = "close")
-    public DtmfLogListener dtmfLogListener(GatewayProperties props, ImsDtmfRelay relay) {
+    public DtmfLogListener dtmfLogListener(GatewayProperties props, Consumer<DtmfLogEvent> relay) {
         String where = props.getRtpengine().getDtmfLog();
         if (where == null || where.isBlank()) {
             log.info("lab.rtpengine.dtmf-log is empty: DTMF from IMS is not forwarded to browsers");

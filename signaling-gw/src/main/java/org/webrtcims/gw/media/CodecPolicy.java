@@ -1,5 +1,7 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.ImsAttributePolicy;
+import org.webrtcims.gw.sdp.SdpCodec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,13 +12,8 @@ import java.util.Map;
  * daemon; see docs/media.md). Without a forced codec nothing is added: the legs negotiate end to end.
  */
 final class CodecPolicy {
-    /**
-     * Browser-only payload formats, stripped from every MO offer toward IMS: rtx (RFC 4588) needs RTCP NACK
-     * feedback (AVPF) and a=ssrc-group:FID, which the RTP/AVP IMS leg has not; red (RFC 2198) and ulpfec /
-     * flexfec (RFC 5109, RFC 8627) are WebRTC's loss protection, not in TS 26.114's MTSI codec set. Audio
-     * red/48000 (Opus RED) goes too. rtpengine then answers the browser without them (never negotiated).
-     */
-    static final List<String> BROWSER_ONLY = List.of("rtx", "red", "ulpfec", "flexfec-03");
+    /** The browser-only formats stripped from every MO offer toward IMS (sdp/ImsAttributePolicy). */
+    static final List<String> BROWSER_ONLY = ImsAttributePolicy.BROWSER_ONLY_FORMATS;
 
     private CodecPolicy() {
     }

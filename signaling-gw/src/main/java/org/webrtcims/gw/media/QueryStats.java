@@ -1,5 +1,6 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.SdpCodec;
 import java.util.List;
 import java.util.Map;
 

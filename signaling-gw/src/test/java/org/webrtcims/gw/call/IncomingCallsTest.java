@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipFixtures;
+import org.webrtcims.gw.sip.SipHeaders;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -37,6 +39,7 @@ class IncomingCallsTest {
     Map<String, String> loggedIn = new HashMap<>(Map.of("alice", "tok-alice"));
     CallTeardown teardown;
     IncomingCalls incoming;
+    DialogRequests sip;
     ServerTransaction inviteTx = mock(ServerTransaction.class);
     Dialog dialog = mock(Dialog.class);
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
@@ -57,17 +60,19 @@ class IncomingCallsTest {
         when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
         when(media.answerFromBrowser(any(), anyString())).thenReturn("v=0 ims-answer");
         when(inviteTx.getDialog()).thenReturn(dialog);
-        teardown = new CallTeardown(ua, media, sink, registry);
         props.getIms().setReofferTimeoutMs(300);
-        midCall = new MidCallOffers(ua, requests, media, teardown, sink, new CallTimers(), props);
-        incoming = new IncomingCalls(ua, requests, media, teardown, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
-                watch, midCall, props);
+        CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
+                watch, new CallTimers(), props);
+        teardown = w.teardown();
+        midCall = w.midCall();
+        incoming = w.incoming();
+        sip = w.sip();
     }
 
     private Request invite() throws Exception {
         Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER);
         when(inviteTx.getRequest()).thenReturn(r);
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
         return r;
     }
 
@@ -79,7 +84,8 @@ class IncomingCallsTest {
 
     private void inDialog(String method, ServerTransaction st) throws Exception {
         Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, null);
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
+        if (st != null) when(st.getRequest()).thenReturn(r); // as a real server transaction does (an ACK has none)
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
     }
 
     private Call call() { return registry.find("call-1").orElseThrow(); }
@@ -201,7 +207,7 @@ class IncomingCallsTest {
         incoming.answer(c, "v=0 browser-answer");
         inDialog(Request.ACK, null);
         assertEquals(CallState.CONFIRMED, c.state);
-        c.imsMediaSdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nm=audio 30000 RTP/AVP 111\r\na=sendrecv\r\n";
+        c.sdp.imsMediaSdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nm=audio 30000 RTP/AVP 111\r\na=sendrecv\r\n";
         toBrowser.clear();
         return c;
     }
@@ -210,7 +216,7 @@ class IncomingCallsTest {
         ServerTransaction st = mock(ServerTransaction.class);
         Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, sdp);
         when(st.getRequest()).thenReturn(r);
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
         return st;
     }
 
@@ -253,7 +259,7 @@ class IncomingCallsTest {
         ServerTransaction st = imsReoffer(Request.INVITE, null);
         Response ok = responses(st).get(0);
         assertEquals(200, ok.getStatusCode());
-        assertEquals(c.imsMediaSdp, SipHeaders.sdp(ok));
+        assertEquals(c.sdp.imsMediaSdp, SipHeaders.sdp(ok));
         assertTrue(toBrowser.isEmpty());
     }
 
@@ -283,9 +289,9 @@ class IncomingCallsTest {
     @Test
     void browserReofferThatLeavesTheImsSdpAloneIsAnsweredWithoutSip() throws Exception {
         Call c = confirmed();
-        c.imsRemoteSdp = OFFER;
+        c.sdp.imsRemoteSdp = OFFER;
         // an ICE restart: rtpengine's IMS-side SDP only gets a new o= version
-        when(media.reofferFromBrowser(any(), anyString())).thenReturn(c.imsMediaSdp.replace("o=- 1 1", "o=- 1 2"));
+        when(media.reofferFromBrowser(any(), anyString())).thenReturn(c.sdp.imsMediaSdp.replace("o=- 1 1", "o=- 1 2"));
         when(media.reanswerFromIms(any(), anyString())).thenReturn("v=0 browser-reanswer");
         midCall.fromBrowser(c, "v=0 restart");
         verify(media).reanswerFromIms(c, OFFER);
@@ -297,7 +303,7 @@ class IncomingCallsTest {
     @Test
     void browserHoldSendsAReinviteWithTheNewImsSdp() throws Exception {
         Call c = confirmed();
-        String held = c.imsMediaSdp.replace("a=sendrecv", "a=sendonly");
+        String held = c.sdp.imsMediaSdp.replace("a=sendrecv", "a=sendonly");
         when(media.reofferFromBrowser(any(), anyString())).thenReturn(held);
         Request reinvite = SipFixtures.request(Request.INVITE, "ue2", "call-1", "x", "ue2tag", 2, null);
         when(dialog.createRequest(Request.INVITE)).thenReturn(reinvite);

@@ -1,5 +1,6 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipFixtures;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -39,9 +40,10 @@ class OutgoingCallsTest {
     @BeforeEach
     void setUp() throws Exception {
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
-        teardown = new CallTeardown(ua, media, sink, registry);
         props.getIms().setPreconditions(false);
-        outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, watch, timers, mock(org.webrtcims.gw.sip.RegistrationClient.class), props);
+        CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.empty(), watch, timers, props);
+        teardown = w.teardown();
+        outgoing = w.outgoing();
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");

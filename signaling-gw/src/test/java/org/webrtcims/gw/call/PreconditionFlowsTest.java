@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipFixtures;
+import org.webrtcims.gw.sip.SipHeaders;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -39,11 +41,13 @@ class PreconditionFlowsTest {
     CallRegistry registry = new CallRegistry();
     Dialog dialog = mock(Dialog.class);
     CallTeardown teardown;
+    CallWiring wiring;
 
     @BeforeEach
     void setUp() throws Exception {
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
-        teardown = new CallTeardown(ua, media, sink, registry);
+        wiring = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.of("tok"), watch, timers, props);
+        teardown = wiring.teardown();
         when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
         when(ua.serverTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
         when(ua.headers()).thenReturn(SipFixtures.HEADERS);
@@ -72,8 +76,7 @@ class PreconditionFlowsTest {
 
     /** A VoLTE UE's INVITE (qos lines, the given Supported headers) handed to a fresh IncomingCalls. */
     private MtCall preconditionInvite(String callId, String... supported) throws Exception {
-        IncomingCalls incoming = new IncomingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry,
-                u -> Optional.of("tok"), watch, new MidCallOffers(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), new CallTimers(), props), props);
+        IncomingCalls incoming = wiring.incoming();
         when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
         when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
         Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
@@ -82,7 +85,7 @@ class PreconditionFlowsTest {
         when(inviteTx.getRequest()).thenReturn(invite);
         when(inviteTx.getDialog()).thenReturn(dialog);
         when(dialog.createReliableProvisionalResponse(183)).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(183, invite));
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
+        wiring.sip().onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, invite));
         return new MtCall(incoming, inviteTx);
     }
 
@@ -108,14 +111,15 @@ class PreconditionFlowsTest {
 
         // PRACK, then the UE's UPDATE (its segment met) arrives before our browser leg is up: answer waits.
         ServerTransaction prackTx = mock(ServerTransaction.class);
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), prackTx, dialog,
-                SipFixtures.request(Request.PRACK, "alice", "call-mt", "uetag", c.toTag, 2, null)));
+        Request prack = SipFixtures.request(Request.PRACK, "alice", "call-mt", "uetag", c.toTag, 2, null);
+        when(prackTx.getRequest()).thenReturn(prack); // as a real server transaction does
+        wiring.sip().onRequest(new RequestEvent(mock(SipProvider.class), prackTx, dialog, prack));
         verify(prackTx).sendResponse(argThat(r -> r.getStatusCode() == 200));
         ServerTransaction updateTx = mock(ServerTransaction.class);
         Request update = SipFixtures.request(Request.UPDATE, "alice", "call-mt", "uetag", c.toTag, 3,
                 UE_SDP + "a=curr:qos local sendrecv\r\na=curr:qos remote none\r\na=des:qos mandatory local sendrecv\r\n");
         when(updateTx.getRequest()).thenReturn(update);
-        incoming.onRequest(new RequestEvent(mock(SipProvider.class), updateTx, dialog, update));
+        wiring.sip().onRequest(new RequestEvent(mock(SipProvider.class), updateTx, dialog, update));
         verify(updateTx, never()).sendResponse(any());
         assertFalse(types().contains("alerting"));
 
@@ -151,7 +155,7 @@ class PreconditionFlowsTest {
 
     @Test
     void moOffersPreconditionsPracksThe183AndUpdatesWhenTheBrowserLegIsUp() throws Exception {
-        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, (t, m) -> toBrowser.add(m), registry, watch, timers, mock(org.webrtcims.gw.sip.RegistrationClient.class), props);
+        OutgoingCalls outgoing = wiring.outgoing();
         when(ua.newCallId()).thenReturn("call-mo");
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue4", "ims.lab");
         when(requests.target("ue4")).thenReturn(target);
@@ -201,7 +205,7 @@ class PreconditionFlowsTest {
         assertEquals("answered", toBrowser.get(toBrowser.size() - 1).get("type"));
         assertEquals("v=0 browser-answer", toBrowser.get(toBrowser.size() - 1).get("sdp"));
         Call c = registry.find("call-mo").orElseThrow();
-        assertTrue(c.qos);
+        assertTrue(c.qos.on);
         assertEquals(List.of("INVITE", "183", "PRACK", "UPDATE", "200", "ACK"), c.sipFlow);
     }
 }

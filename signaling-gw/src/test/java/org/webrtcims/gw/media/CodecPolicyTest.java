@@ -1,5 +1,6 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.SdpCodec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

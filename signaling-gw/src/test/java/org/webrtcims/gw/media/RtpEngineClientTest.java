@@ -1,5 +1,6 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.SdpCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -60,29 +61,29 @@ class RtpEngineClientTest {
         return req.dict();
     }
 
+    /** One SDP exchange answered with OUT_SDP: checks the client returns it, gives the request sent. */
+    private Map<String, Object> sdpExchange(NgCall<String> call) throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(call, Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of(OUT_SDP), out);
+        return sent;
+    }
+
     @Test
     void moOfferFromBrowserTowardIms() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
                 "flags", List.of("trust-address", "strip-extmap", "inject-DTMF"),
-                "replace", List.of("origin", "session-connection")), sent);
-        assertEquals(List.of(OUT_SDP), out);
+                "replace", List.of("origin", "session-connection")), sdpExchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP)));
     }
 
     @Test
     void moAnswerFromImsTowardBrowser() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> sent = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "ftag", "to-tag", "ttag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
-                "rtcp-mux", List.of("offer", "require"), "flags", List.of("inject-DTMF"), "DTLS", "active"), sent);
-        assertEquals(List.of(OUT_SDP), out);
+                "rtcp-mux", List.of("offer", "require"), "flags", List.of("inject-DTMF"), "DTLS", "active"), sdpExchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP)));
     }
 
     @Test
@@ -118,27 +119,19 @@ class RtpEngineClientTest {
 
     @Test
     void mtOfferFromImsTowardBrowser() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "imstag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
                 "rtcp-mux", List.of("offer", "require"), "SDES", List.of("off"),
-                "flags", List.of("generate-mid", "trust-address", "inject-DTMF")), sent);
-        assertEquals(List.of(OUT_SDP), out);
+                "flags", List.of("generate-mid", "trust-address", "inject-DTMF")), sdpExchange(() -> client.offerFromIms("cid", "imstag", IN_SDP)));
     }
 
     @Test
     void mtAnswerFromBrowserTowardIms() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> sent = exchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF")), sent);
-        assertEquals(List.of(OUT_SDP), out);
+                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF")), sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
     }
 
     private static final String CHROME_AUDIO = String.join("\r\n", "v=0",

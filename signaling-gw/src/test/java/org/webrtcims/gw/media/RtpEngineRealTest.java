@@ -1,5 +1,6 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.sdp.SdpCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,20 +14,19 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Against a REAL rtpengine (skipped unless -Drtpengine.ng=host:port is given), e.g. inside
- * {@code unshare -n}: rtpengine --config-file=none --foreground --table=-1 --interface=127.0.0.1
- * --listen-ng=127.0.0.1:2223 --port-min=30000 --port-max=30100, then
- * {@code mvn -pl signaling-gw test -Dtest=RtpEngineRealTest -Drtpengine.ng=127.0.0.1:2223}.
+ * Against a REAL rtpengine: the class starts its own (see {@link LocalRtpengine}: a free loopback ng port,
+ * a random media port range, stopped by PID afterwards) and FAILS when the binary is missing.
+ * {@code -Drtpengine.ng=host:port} uses a running one instead; {@code -Drtpengine.skip=true} skips the class.
  */
 @Tag("rtpengine")
-@EnabledIfSystemProperty(named = "rtpengine.ng", matches = ".+:\\d+")
 class RtpEngineRealTest {
     private static final String CHROME_OFFER = String.join("\r\n",
             "v=0",
@@ -96,13 +96,23 @@ class RtpEngineRealTest {
             "a=ssrc:287454020 cname:zZ9yY8xX7wW6vV5u",
             "");
 
+    private static LocalRtpengine rtpengine;
     private NgClient ng;
     private RtpEngineClient rtp;
 
+    @BeforeAll
+    static void startRtpengine() throws Exception {
+        rtpengine = LocalRtpengine.start();
+    }
+
+    @AfterAll
+    static void stopRtpengine() throws Exception {
+        if (rtpengine != null) rtpengine.close();
+    }
+
     @BeforeEach
     void connect() {
-        String[] hp = System.getProperty("rtpengine.ng").split(":");
-        ng = new NgClient(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), Duration.ofMillis(500), 3);
+        ng = new NgClient(rtpengine.ng, Duration.ofMillis(500), 3);
         rtp = new RtpEngineClient(ng);
     }
 
@@ -119,7 +129,9 @@ class RtpEngineRealTest {
         print("MO offer toward IMS", imsOffer);
         assertImsLeg(imsOffer);
         assertTrue(imsOffer.contains("a=rtcp:"), "separate RTCP port toward IMS");
-        String browserAnswer = rtp.answerFromIms("mo-1@gw", "mo-ft", "mo-tt", UE1_ANSWER);
+        DatagramSocket ue = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        String browserAnswer = rtp.answerFromIms("mo-1@gw", "mo-ft", "mo-tt",
+                UE1_ANSWER.replace("m=audio 6000 ", "m=audio " + ue.getLocalPort() + " "));
         print("MO answer toward browser", browserAnswer);
         assertBrowserLeg(browserAnswer);
         assertTrue(browserAnswer.contains("a=setup:active"));
@@ -140,7 +152,7 @@ class RtpEngineRealTest {
 
         // The "IMS UE" of the MO call sends 10 RTP packets (PT 111, 20-byte payload) to the IMS-leg port.
         int imsPort = mediaPort(imsOffer);
-        try (DatagramSocket ue = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 6000))) {
+        try (ue) {
             for (int seq = 0; seq < 10; seq++) {
                 byte[] rtpPacket = ByteBuffer.allocate(32).put((byte) 0x80).put((byte) 111).putShort((short) seq)
                         .putInt(seq * 960).putInt(0x1234).array();

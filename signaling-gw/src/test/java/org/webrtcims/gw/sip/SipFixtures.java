@@ -1,4 +1,4 @@
-package org.webrtcims.gw.call;
+package org.webrtcims.gw.sip;
 
 import javax.sip.SipFactory;
 import javax.sip.address.AddressFactory;
@@ -9,10 +9,10 @@ import javax.sip.message.Request;
 import java.util.List;
 
 /** Real JAIN-SIP messages for unit tests: what Kamailio would hand the gateway. */
-final class SipFixtures {
-    static final AddressFactory ADDRESSES;
-    static final HeaderFactory HEADERS;
-    static final MessageFactory MESSAGES;
+public final class SipFixtures {
+    public static final AddressFactory ADDRESSES;
+    public static final HeaderFactory HEADERS;
+    public static final MessageFactory MESSAGES;
 
     static {
         try {
@@ -28,7 +28,7 @@ final class SipFixtures {
 
     private SipFixtures() { }
 
-    static Request request(String method, String toUser, String callId, String fromTag, String toTag, long cseq, String sdp) throws Exception {
+    public static Request request(String method, String toUser, String callId, String fromTag, String toTag, long cseq, String sdp) throws Exception {
         SipURI ruri = ADDRESSES.createSipURI(toUser, "127.0.0.1");
         ruri.setPort(5070);
         Request r = MESSAGES.createRequest(ruri, method, HEADERS.createCallIdHeader(callId),

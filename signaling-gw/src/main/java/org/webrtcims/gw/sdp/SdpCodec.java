@@ -1,11 +1,11 @@
-package org.webrtcims.gw.media;
+package org.webrtcims.gw.sdp;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /** Extracts the negotiated codecs ("name/clockrate") from an SDP answer: the first real payload per kind. */
-final class SdpCodec {
+public final class SdpCodec {
     /** RFC 3551 static payload types that an SDP may use without a=rtpmap. */
     private static final Map<String, String> STATIC = Map.of(
             "0", "PCMU/8000", "3", "GSM/8000", "4", "G723/8000", "8", "PCMA/8000",
@@ -14,7 +14,7 @@ final class SdpCodec {
     private SdpCodec() {
     }
 
-    static String firstAudioCodec(String sdp) {
+    public static String firstAudioCodec(String sdp) {
         for (String codec : audioCodecs(sdp)) {
             // DTMF and comfort noise are never "the" codec of a call.
             if (!codec.startsWith("telephone-event/") && !codec.startsWith("CN/")) {
@@ -25,18 +25,18 @@ final class SdpCodec {
     }
 
     /** The first codec of the first video m-line ("VP8/90000"), null without one. Video has no DTMF/CN. */
-    static String firstVideoCodec(String sdp) {
+    public static String firstVideoCodec(String sdp) {
         List<String> codecs = codecs(sdp, "video");
         return codecs.isEmpty() ? null : codecs.get(0);
     }
 
     /** Encoding names of the first audio m-line, in offer order, without duplicates ("PCMA", "telephone-event"). */
-    static List<String> audioEncodings(String sdp) {
+    public static List<String> audioEncodings(String sdp) {
         return encodings(sdp, "audio");
     }
 
     /** Encoding names of the first m-line of that kind ("audio", "video"), in offer order, no duplicates. */
-    static List<String> encodings(String sdp, String kind) {
+    public static List<String> encodings(String sdp, String kind) {
         List<String> out = new ArrayList<>();
         for (String codec : codecs(sdp, kind)) {
             String name = codec.split("/")[0];
@@ -85,7 +85,7 @@ final class SdpCodec {
     }
 
     /** "opus/48000/2" -> "opus/48000": the channel count is not part of the reported codec name. */
-    static String normalize(String encoding) {
+    public static String normalize(String encoding) {
         if (encoding == null || encoding.isEmpty()) {
             return null;
         }

@@ -1,4 +1,4 @@
-package org.webrtcims.gw.call;
+package org.webrtcims.gw.sip;
 
 import javax.sip.header.RequireHeader;
 import javax.sip.header.SupportedHeader;
@@ -7,12 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ListIterator;
 
 /** Reading option tags and SDP bodies off SIP messages. */
-final class SipHeaders {
+public final class SipHeaders {
     private SipHeaders() { }
 
-    static boolean requires(Message m, String tag) { return hasTag(m, RequireHeader.NAME, tag); }
+    public static boolean requires(Message m, String tag) { return hasTag(m, RequireHeader.NAME, tag); }
 
-    static boolean supportsOrRequires(Message m, String tag) {
+    public static boolean supportsOrRequires(Message m, String tag) {
         return hasTag(m, SupportedHeader.NAME, tag) || hasTag(m, RequireHeader.NAME, tag);
     }
 
@@ -27,7 +27,7 @@ final class SipHeaders {
     }
 
     /** The SDP body, or null when there is none. */
-    static String sdp(Message m) {
+    public static String sdp(Message m) {
         byte[] raw = m.getRawContent();
         if (raw == null || raw.length == 0) {
             Object c = m.getContent();

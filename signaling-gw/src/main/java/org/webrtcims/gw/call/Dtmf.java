@@ -1,0 +1,77 @@
+package org.webrtcims.gw.call;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.media.DtmfLogEvent;
+import org.webrtcims.gw.media.NgException;
+import org.webrtcims.gw.media.RtpEngineClient;
+
+import java.util.function.Consumer;
+
+/**
+ * DTMF both ways (docs/media.md "DTMF"); rtpengine carries it, media/ only speaks its protocols.
+ * <ul>
+ *   <li>browser → UE: the browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF` per digit from
+ *       the browser's side (RFC 4733 events, in-band tones when the UE did not negotiate telephone-event);</li>
+ *   <li>UE → browser: each event rtpengine logged (media/DtmfLogListener) becomes one WebSocket
+ *       `dtmf {callId, digit, durationMs, source: "ims"}` for the call's owner. The rtpengine call-id is the SIP
+ *       Call-ID, i.e. the gateway's callId. Events whose source is the browser's own tag are left out: rtpengine
+ *       logs what it injects for `play DTMF` and what the browser's RTCDTMFSender sends, too.</li>
+ * </ul>
+ */
+@Component
+public class Dtmf implements Consumer<DtmfLogEvent> {
+    private static final Logger log = LoggerFactory.getLogger(Dtmf.class);
+
+    private final CallRegistry registry;
+    private final CallEventSink sink;
+    private final RtpEngineClient rtp;
+
+    public Dtmf(CallRegistry registry, CallEventSink sink, RtpEngineClient rtp) {
+        this.registry = registry;
+        this.sink = sink;
+        this.rtp = rtp;
+    }
+
+    /**
+     * The browser's digits toward the IMS party, only once media flows both ways: answered, or early media from a
+     * 183. rtpengine queues the digits; a refusal (e.g. no RTP seen from the browser yet) is a `dtmf-failed`
+     * naming the digit.
+     */
+    void fromBrowser(Call c, DtmfRequest req) {
+        synchronized (c) {
+            boolean mediaUp = c.state == CallState.CONFIRMED || (c.state == CallState.EARLY && c.sdp.browserAnswer != null);
+            if (!mediaUp) {
+                throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire()
+                        + ": DTMF needs an answered call or early media", c.id);
+            }
+        }
+        for (char digit : req.digits().toCharArray()) {
+            try {
+                rtp.playDtmf(c.id, c.browserTag(), digit, req.durationMs());
+            } catch (NgException e) {
+                throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
+            }
+        }
+    }
+
+    /** An event from rtpengine's DTMF log. */
+    @Override
+    public void accept(DtmfLogEvent ev) {
+        Call c = registry.find(ev.callId()).orElse(null);
+        if (c == null) {
+            log.debug("DTMF event for a call this gateway does not know: {}", ev); // e.g. another gateway's
+            return;
+        }
+        String digit = ev.digit().orElse(null);
+        synchronized (c) {
+            if (c.state == CallState.ENDED || ev.sourceTag().equals(c.browserTag())) return;
+            if (digit == null) {
+                log.info("call {}: RFC 4733 event {} from IMS is not a DTMF key, not forwarded", c.id, ev.event());
+                return;
+            }
+        }
+        sink.toBrowser(c.owner, CallMessages.of("dtmf", c.id, "digit", digit, "durationMs", ev.durationMs(), "source", "ims"));
+    }
+}

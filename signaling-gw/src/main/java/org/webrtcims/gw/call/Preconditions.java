@@ -1,0 +1,153 @@
+package org.webrtcims.gw.call;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sdp.QosPreconditions;
+import org.webrtcims.gw.sip.SipHeaders;
+
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * RFC 3312 / RFC 4032 preconditions (TS 24.229), both directions: whether a call uses them ({@link QosState} on
+ * the call), the status lines the gateway writes (sdp/QosPreconditions), the local segment (met once
+ * {@link LocalMediaWatch} sees the browser leg carry media), the UPDATE exchanges, and MT alerting once both
+ * segments are met. The caller holds the call's lock unless a method says otherwise.
+ */
+@Component
+public class Preconditions {
+    private static final Logger log = LoggerFactory.getLogger(Preconditions.class);
+    static final int PRECONDITION_FAILURE = 580;
+
+    private final CallContext ctx;
+    private final LocalMediaWatch watch;
+    private final InviteServer inviteServer;
+    private final boolean enabled;
+
+    public Preconditions(CallContext ctx, LocalMediaWatch watch, InviteServer inviteServer) {
+        this.ctx = ctx;
+        this.watch = watch;
+        this.inviteServer = inviteServer;
+        this.enabled = ctx.props().getIms().isPreconditions();
+    }
+
+    // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
+
+    /** The INVITE's SDP: TS 24.229 originating UE: local segment mandatory, remote optional, nothing reserved yet. */
+    String moOffer(String imsSdp) {
+        return enabled ? QosPreconditions.withStatus(imsSdp, new QosPreconditions.Status("none", "none", "optional", false)) : imsSdp;
+    }
+
+    /** Supported: precondition on the INVITE when offering them. */
+    void moInviteHeaders(Request invite) throws java.text.ParseException {
+        if (enabled) invite.addHeader(ctx.ua().headers().createSupportedHeader("precondition"));
+    }
+
+    /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */
+    void moAnswered(Call c, String answer) {
+        if (!enabled || !QosPreconditions.present(answer)) return;
+        c.qos.on = true;
+        c.qos.remote = QosPreconditions.peerLocalStatus(answer);
+        watch.start(c, () -> reportLocalQos(c), () -> ctx.teardown().hangUp(c, "preconditions-failed"));
+    }
+
+    /** Sends UPDATE with the local segment met (RFC 3312 §5.1.1, TS 24.229 §6.1.2). Takes the call's lock. */
+    private void reportLocalQos(Call c) {
+        synchronized (c) {
+            if (c.state != CallState.EARLY) return; // answered already, or ended
+            c.qos.localMet = true;
+            try {
+                c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
+                        new QosPreconditions.Status("sendrecv", c.qos.remote, "optional", false)));
+                Request update = c.dialog.createRequest(Request.UPDATE);
+                ctx.requests().setSdpBody(update, c.sdp.imsSdp);
+                update.addHeader(ctx.requests().contact(c.localUser));
+                c.flow(Request.UPDATE);
+                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c) {
+                    @Override void response(ResponseEvent event, Response r, int code) {
+                        String answer = SipHeaders.sdp(r);
+                        if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);
+                    }
+                });
+            } catch (Exception e) {
+                log.warn("UPDATE for {} not sent: {}", c.id, e.toString());
+            }
+        }
+    }
+
+    // ---- MT: an IMS INVITE asks for preconditions ----
+
+    /** The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition are supported. */
+    void mtInvite(Call c, Request invite, String offer) {
+        c.qos.on = enabled && QosPreconditions.present(offer)
+                && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel");
+        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+    }
+
+    /** The browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
+    void mtEarlyAnswer(Call c, String imsAnswer) {
+        c.sdp.imsSdp = QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos.remote, "mandatory", true));
+        inviteServer.reliableProgress(c);
+        watch.start(c, () -> localMet(c), () -> timedOut(c));
+    }
+
+    /** The browser accepted: the 200 goes now when alerting already happened, else when both segments are met. */
+    void mtAccepted(Call c) {
+        c.accepted = true;
+        if (c.qos.alerted) inviteServer.ok(c, null);
+    }
+
+    private void localMet(Call c) {
+        synchronized (c) {
+            if (c.ended()) return;
+            c.qos.localMet = true;
+            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
+            alertWhenMet(c);
+        }
+    }
+
+    private void timedOut(Call c) {
+        synchronized (c) {
+            if (c.ended() || c.qos.alerted) return;
+            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
+            ctx.teardown().rejectInvite(c, PRECONDITION_FAILURE);
+            ctx.teardown().finish(c, "preconditions-failed", PRECONDITION_FAILURE);
+        }
+    }
+
+    /** Both segments met: ring (180) and alert the browser; answer at once if it already accepted. */
+    private void alertWhenMet(Call c) {
+        if (c.qos.alerted || c.state != CallState.INCOMING || !c.qos.localMet || !"sendrecv".equals(c.qos.remote)) return;
+        c.qos.alerted = true;
+        inviteServer.ring(c);
+        ctx.sink().toBrowser(c.owner, CallMessages.of("alerting", c.id));
+        if (c.accepted) inviteServer.ok(c, null);
+    }
+
+    // ---- UPDATE from the IMS side before the call is answered ----
+
+    /** An UPDATE that is not a mid-call offer: the peer's QoS status, answered with ours once we know it. */
+    void update(ServerTransaction st, Call c, String offer) {
+        if (!c.qos.on || offer == null || c.sdp.imsSdp == null) {
+            int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // offers before the answer: not supported
+            ctx.replies().send(c, st, code);
+            return;
+        }
+        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+        // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
+        if (c.direction == Direction.MT && !c.qos.localMet && !c.ended()) c.qos.pendingUpdate = st;
+        else answerUpdate(c, st);
+    }
+
+    private void answerUpdate(Call c, ServerTransaction st) {
+        if (c.qos.pendingUpdate == st) c.qos.pendingUpdate = null;
+        String strength = c.direction == Direction.MT ? "mandatory" : "optional";
+        c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
+                new QosPreconditions.Status(c.qos.localMet ? "sendrecv" : "none", c.qos.remote, strength, false)));
+        ctx.replies().send(c, st, Response.OK, null, true, c.sdp.imsSdp);
+        if (c.direction == Direction.MT) alertWhenMet(c);
+    }
+}

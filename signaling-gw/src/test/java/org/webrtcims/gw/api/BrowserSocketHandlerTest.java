@@ -1,0 +1,99 @@
+package org.webrtcims.gw.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+import org.springframework.web.socket.CloseStatus;
+import org.springframework.web.socket.TextMessage;
+import org.springframework.web.socket.WebSocketSession;
+import org.webrtcims.gw.call.CallFailure;
+import org.webrtcims.gw.call.CallService;
+import org.webrtcims.gw.config.GatewayProperties;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.*;
+import static org.mockito.Mockito.*;
+
+/** The browser's WebSocket messages: dispatch to CallService, and every bad input an `error` with a stable code. */
+class BrowserSocketHandlerTest {
+    SessionRegistry sessions = mock(SessionRegistry.class);
+    CallService calls = mock(CallService.class);
+    WebSocketEvents events = mock(WebSocketEvents.class);
+    GatewayProperties props = new GatewayProperties();
+    BrowserSocketHandler handler;
+    WebSocketSession ws = mock(WebSocketSession.class);
+    BrowserSession alice = new BrowserSession("tok-a", "alice");
+
+    @BeforeEach
+    void setUp() {
+        props.getApi().setMaxMessageBytes(200);
+        handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props);
+        Map<String, Object> attrs = new HashMap<>(Map.of(BrowserSocketHandler.SESSION_ATTR, alice));
+        when(ws.getAttributes()).thenReturn(attrs);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> reply(String frame) {
+        handler.handleTextMessage(ws, new TextMessage(frame));
+        ArgumentCaptor<Map<String, Object>> m = ArgumentCaptor.forClass(Map.class);
+        verify(events, atLeastOnce()).send(eq(ws), m.capture());
+        List<Map<String, Object>> all = m.getAllValues();
+        return all.get(all.size() - 1);
+    }
+
+    @Test
+    void badInputGetsErrorsWithStableCodes() {
+        assertEquals("bad-json", reply("{not json").get("code"));
+        assertEquals("bad-message", reply("[1,2]").get("code"));
+        assertEquals("bad-message", reply("{\"type\":3}").get("code"));
+        Map<String, Object> unknown = reply("{\"type\":\"fly\",\"callId\":\"c9\"}");
+        assertEquals("unknown-type", unknown.get("code"));
+        assertEquals("c9", unknown.get("callId"));
+        assertEquals("too-large", reply("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(300) + "\"}").get("code"));
+        assertEquals("bad-message", reply("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"1\",\"durationMs\":1.5}").get("code"));
+        assertEquals("bad-message", reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":8}").get("code"));
+        verifyNoInteractions(calls);
+    }
+
+    @Test
+    void messagesReachCallServiceWithTheSessionsToken() {
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":\"PCMA\"}"));
+        verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA");
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"12#\"}"));
+        verify(calls).dtmf("tok-a", "c1", "12#", null);
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"reject\",\"callId\":\"c2\"}"));
+        verify(calls).hangup("tok-a", "c2");
+        assertEquals(Map.of("type", "pong"), reply("{\"type\":\"ping\"}"));
+    }
+
+    @Test
+    void aCallFailureIsAnErrorNamingTheCall() {
+        doThrow(new CallFailure("unknown-call", "no call 'c7' in this session")).when(calls).answer("tok-a", "c7", "v=0");
+        Map<String, Object> e = reply("{\"type\":\"answer\",\"callId\":\"c7\",\"sdp\":\"v=0\"}");
+        assertEquals(Map.of("type", "error", "callId", "c7", "code", "unknown-call", "message", "no call 'c7' in this session"), e);
+        doThrow(new IllegalStateException("boom")).when(calls).hangup("tok-a", "c8");
+        assertEquals("internal", reply("{\"type\":\"hangup\",\"callId\":\"c8\"}").get("code"));
+    }
+
+    @Test
+    void aSocketOfAnEndedSessionIsClosedAndLosingTheCurrentSocketEndsTheSession() throws Exception {
+        when(sessions.byToken("tok-a")).thenReturn(Optional.empty());
+        handler.afterConnectionEstablished(ws);
+        verify(ws).close(argThat((CloseStatus s) -> s.getCode() == CloseStatus.POLICY_VIOLATION.getCode()));
+
+        when(sessions.byToken("tok-a")).thenReturn(Optional.of(alice));
+        WebSocketSession ws2 = mock(WebSocketSession.class);
+        when(ws2.getAttributes()).thenReturn(new HashMap<>(Map.of(BrowserSocketHandler.SESSION_ATTR, alice)));
+        handler.afterConnectionEstablished(ws2);
+        handler.afterConnectionClosed(ws, CloseStatus.NORMAL); // not the session's socket: nothing ends
+        verify(sessions, never()).end(any(), anyString(), anyBoolean());
+        handler.afterConnectionClosed(ws2, CloseStatus.GOING_AWAY);
+        verify(sessions).end(alice, "websocket-closed", false);
+    }
+}

@@ -1,0 +1,28 @@
+package org.webrtcims.gw.call;
+
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.RegistrationClient;
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import static org.mockito.Mockito.mock;
+
+/** The call layer wired as Spring wires it, around the (usually mocked) SIP stack, rtpengine, timers and watch. */
+record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
+                  IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip) {
+
+    static CallWiring of(SipUserAgent ua, SipRequests requests, CallMedia media, CallEventSink sink, CallRegistry registry,
+                         UserDirectory users, LocalMediaWatch watch, CallTimers timers, GatewayProperties props) {
+        CallReplies replies = new CallReplies(new SipReplies(ua, requests));
+        CallTeardown teardown = new CallTeardown(ua, replies, media, sink, registry);
+        CallContext ctx = new CallContext(ua, requests, replies, media, teardown, sink, registry, timers, props);
+        InviteServer inviteServer = new InviteServer(replies, teardown);
+        Preconditions preconditions = new Preconditions(ctx, watch, inviteServer);
+        MidCallOffers midCall = new MidCallOffers(ctx);
+        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer);
+        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class));
+        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions);
+        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip);
+    }
+}
