@@ -29,7 +29,7 @@ struct FakeHost : SignalingHost {
     failWhy = why;
     stg = CallStage::Ending;  // as Call::fail: the call is ended remotely (or finished)
   }
-  void failHere(const std::string& why) override { fail("here", why); }
+  void failHere(const std::string& why) override { fail("(current phase)", why); }
   void endEarly(const std::string& why) override {
     endedEarly = why;
     finish();
