@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADDRESSES } from './addresses.mjs';
 
-export const gatewayUrl = () => (process.env.LAB_GW || 'http://127.0.0.1:8088').replace(/\/+$/, '');
+export const gatewayUrl = () => (process.env.LAB_GW || ADDRESSES.gatewayHttp).replace(/\/+$/, '');
 
 export const labRoot = () => process.env.LAB_ROOT || path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import path from 'node:path';
+import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import fs from 'node:fs';
 import { assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
@@ -96,8 +97,8 @@ test('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE and no W
 // (sipp -trace_msg) and on the routing the proxies logged. Each role record-routes, so a request that
 // follows the route set crosses P-CSCF (5060), S-CSCF (5062) and P-CSCF again; one sent straight to the
 // remote Contact, or only to the outbound proxy, shows fewer Via hops.
-const PROXY_HOPS = ['127.0.0.1:5060', '127.0.0.1:5062', '127.0.0.1:5060'];
-const GATEWAY_HOP = '127.0.0.1:5070';
+const PROXY_HOPS = [ADDRESSES.pcscf, ADDRESSES.scscf, ADDRESSES.pcscf];
+const GATEWAY_HOP = ADDRESSES.gatewaySip;
 
 // sipp writes its message log as messages come; `ended` can reach the page before the BYE reaches the UE.
 async function waitForMessage(messageLog, callId, startLine, ms = 3000) {
