@@ -33,7 +33,8 @@ start_rtpengine() {
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
-  proc_start kamailio bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
+  proc_start kamailio env KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+    IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
     python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
 }
