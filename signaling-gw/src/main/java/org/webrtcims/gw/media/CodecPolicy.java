@@ -38,7 +38,7 @@ final class CodecPolicy {
      * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS;
      * - the browser-only formats (rtx, red, ...) are stripped as in {@link #moPassThrough}.
      * `mask: [all]` leaves video alone: rtpengine 10.5 masks only codecs it has a codec handler for (audio);
-     * an offered VP8/H264 reaches IMS unchanged (checked: webclient/test/video.test.mjs).
+     * an offered VP8/H264 reaches IMS unchanged (checked: harness/tests/video.test.mjs).
      */
     static Map<String, Object> moForced(ImsCodec codec, String browserSdp) {
         List<String> transcode = new ArrayList<>(List.of(codec.transcodeSpec));
