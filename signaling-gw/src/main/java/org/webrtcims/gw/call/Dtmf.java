@@ -12,8 +12,11 @@ import java.util.function.Consumer;
 /**
  * DTMF both ways (docs/media.md "DTMF"); rtpengine carries it, media/ only speaks its protocols.
  * <ul>
- *   <li>browser → UE: the browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF` per digit from
- *       the browser's side (RFC 4733 events, in-band tones when the UE did not negotiate telephone-event);</li>
+ *   <li>browser → UE: the browser's RTCDTMFSender sends RFC 4733 events itself, relayed by rtpengine like its audio
+ *       (nothing for the gateway to do). The browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF`
+ *       per digit from the browser's side (RFC 4733 events, in-band tones when the UE did not negotiate
+ *       telephone-event), on calls that take it ({@code CallSdp.injectDtmf}); on a relayed call it is
+ *       `dtmf-unavailable` (rtpengine would answer ok and play nothing);</li>
  *   <li>UE → browser: each event rtpengine logged (media/DtmfLogListener) becomes one WebSocket
  *       `dtmf {callId, digit, durationMs, source: "ims"}` for the call's owner. The rtpengine call-id is the SIP
  *       Call-ID, i.e. the gateway's callId. Events whose source is the browser's own tag are left out: rtpengine
@@ -45,6 +48,11 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
             if (!mediaUp) {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire()
                         + ": DTMF needs an answered call or early media", c.id);
+            }
+            if (!c.sdp.injectDtmf) {
+                throw new CallFailure("dtmf-unavailable", "call " + c.id + " is relayed without DTMF injection: send"
+                        + " the digits with the browser's RTCDTMFSender (RFC 4733 telephone-event), or place/answer the"
+                        + " call with dtmf: \"inject\" to use the WebSocket dtmf message", c.id);
             }
         }
         for (char digit : req.digits().toCharArray()) {

@@ -19,6 +19,7 @@ import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
@@ -41,6 +42,8 @@ class DtmfTest {
         mo.toTag = "ue-tt";
         mt = new Call("mt-call", Direction.MT, "tok-b", "bob", "ue2@ims.lab", "ue-ft", CallState.CONFIRMED);
         mt.toTag = "browser-tt";
+        mo.sdp.injectDtmf = true;   // placed with dtmf: "inject"
+        mt.sdp.injectDtmf = true;
         registry.add(mo);
         registry.add(mt);
     }
@@ -92,6 +95,16 @@ class DtmfTest {
         mt.state = CallState.INCOMING;
         assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null))).code());
         verify(rtp, times(1)).playDtmf(anyString(), anyString(), anyChar(), anyInt()); // the early-media one only
+    }
+
+    @Test
+    void aRelayedCallRefusesWebSocketDtmfAndSaysHowToGetIt() throws Exception {
+        mo.sdp.injectDtmf = false;   // the default: pure relaying
+        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("1", null)));
+        assertEquals("dtmf-unavailable", f.code());
+        assertEquals("mo-call", f.callId());
+        assertTrue(f.getMessage().contains("RTCDTMFSender") && f.getMessage().contains("dtmf: \"inject\""), f.getMessage());
+        verify(rtp, never()).playDtmf(anyString(), anyString(), anyChar(), anyInt());
     }
 
     @Test
