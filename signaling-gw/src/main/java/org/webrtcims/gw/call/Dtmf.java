@@ -7,7 +7,9 @@ import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 
+import java.util.List;
 import java.util.function.Consumer;
+import org.webrtcims.gw.sdp.SdpCodec;
 
 /**
  * DTMF both ways (docs/media.md "DTMF"); rtpengine carries it, media/ only speaks its protocols.
@@ -54,6 +56,12 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
                         + " the digits with the browser's RTCDTMFSender (RFC 4733 telephone-event), or place/answer the"
                         + " call with dtmf: \"inject\" to use the WebSocket dtmf message", c.id);
             }
+            String mismatch = telephoneEventClockMismatch(c.direction == Direction.MO ? c.sdp.imsRemoteSdp : c.sdp.imsMediaSdp);
+            if (mismatch != null) {
+                throw new CallFailure("dtmf-unavailable", "call " + c.id + ": the IMS leg has " + mismatch + "; rtpengine"
+                        + " 10.5 injects RFC 4733 events only at the audio codec's clock (RFC 4733 §2.1) and would play"
+                        + " nothing: send the digits with the browser's RTCDTMFSender", c.id);
+            }
         }
         for (char digit : req.digits().toCharArray()) {
             try {
@@ -62,6 +70,18 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
                 throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
             }
         }
+    }
+
+    /**
+     * "telephone-event/8000 beside opus/48000" when the IMS leg's SDP has telephone-event, none of it at its audio
+     * codec's clock; null when they match or there is no telephone-event (then rtpengine plays in-band tones).
+     */
+    static String telephoneEventClockMismatch(String imsSdp) {
+        String codec = SdpCodec.firstAudioCodec(imsSdp);
+        List<String> rates = SdpCodec.telephoneEventRates(imsSdp);
+        if (codec == null || rates.isEmpty() || !codec.contains("/")) return null;
+        String clock = codec.substring(codec.indexOf('/') + 1);
+        return rates.contains(clock) ? null : "telephone-event/" + String.join(", ", rates) + " beside " + codec;
     }
 
     /** An event from rtpengine's DTMF log. */

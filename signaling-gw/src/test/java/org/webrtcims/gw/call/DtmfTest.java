@@ -108,6 +108,22 @@ class DtmfTest {
     }
 
     @Test
+    void anImsLegWithTelephoneEventAtAnotherClockThanItsCodecIsRefusedWithTheReason() throws Exception {
+        // ue2's default offer as the gateway answered it: Opus with telephone-event/8000 only
+        mt.sdp.imsMediaSdp = "v=0\r\nm=audio 30000 RTP/AVP 111 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n";
+        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null)));
+        assertEquals("dtmf-unavailable", f.code());
+        assertTrue(f.getMessage().contains("telephone-event/8000 beside opus/48000"), f.getMessage());
+        // at the codec's clock, or none at all (in-band tones), rtpengine plays the digit
+        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6500 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\n";
+        relay.fromBrowser(mo, DtmfRequest.of("2", null));
+        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n";
+        relay.fromBrowser(mo, DtmfRequest.of("3", null));
+        verify(rtp, times(2)).playDtmf(anyString(), anyString(), anyChar(), anyInt());
+        assertEquals(null, Dtmf.telephoneEventClockMismatch("v=0\r\nm=audio 6000 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\n"));
+    }
+
+    @Test
     void aRefusedDigitIsDtmfFailedNamingIt() throws Exception {
         doThrow(new NgException(NgException.Kind.ERROR_RESULT, "no media")).when(rtp).playDtmf("mo-call", "browser-ft", '2', 100);
         CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("12", null)));
