@@ -116,6 +116,27 @@ export const CHECKS = [
       { file: 'audio', name: 'MT call from ue2 offering only PCMA: the tones come back to the answering browser' },
     ],
   },
+  {
+    id: 'relay-without-transcoding',
+    clause: '3GPP TS 23.334',
+    requirement: "No codec to change, no transcoding: a call's media is relayed (rtpengine's query shows the same codec on both legs and no transcoding), the default for every call",
+    tests: [
+      { file: 'dtmf', name: 'relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding' },
+      { file: 'dtmf', name: 'ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit' },
+    ],
+  },
+  {
+    id: 'dtmf-rfc4733',
+    clause: 'RFC 4733; RFC 7874 §3; 3GPP TS 26.114',
+    requirement: "DTMF as RFC 4733 telephone-event both ways on a relayed call (the browser's RTCDTMFSender to the UE, the UE's events to the browser); the gateway's WebSocket dtmf as RFC 4733 on calls placed with it or transcoded (MO and MT), and a clear error otherwise",
+    tests: [
+      { file: 'dtmf', name: 'relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding' },
+      { file: 'dtmf', name: 'ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit' },
+      { file: 'dtmf', name: 'WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on' },
+      { file: 'dtmf', name: 'WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type' },
+      { file: 'dtmf', name: 'MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking' },
+    ],
+  },
 ];
 
 // The test files the catalogue needs, in a stable order.

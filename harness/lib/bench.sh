@@ -65,6 +65,6 @@ bench_start() {
   start_rtpengine || return 1
   BENCH_RTPENGINE_PID=$LAB_LAST_PID
   [[ $1 == setup-rate ]] || return 0
-  # pure relaying (no inject-DTMF transcoding): the setup rate of the gateway, not of rtpengine's codecs
-  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp --lab.rtpengine.inject-dtmf=false && start_ue ue1 uas
+  # the gateway relays by default (no inject-DTMF): the setup rate of the gateway, not of rtpengine's codecs
+  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp && start_ue ue1 uas
 }

@@ -79,9 +79,7 @@ lab_start_all() {
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
-    # and it relays without inject-DTMF: loadgen's gateway test pairs its echoed packets by SSRC + seq
-    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 \
-      --lab.rtpengine.inject-dtmf=false || return 1
+    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
     start_ue ue8 uas-reinvite

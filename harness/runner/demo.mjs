@@ -70,7 +70,12 @@ async function main() {
       c.error = 'the call ran without preconditions';
     }
     const want = codecWanted(c);
-    if (want && c.ok && !codecIs(c.media.codec_ims, want.ims)) {
+    // #11: without a codec to change, rtpengine must relay (no decode/re-encode); with one it transcodes
+    const path = want ? 'transcoded' : 'relayed';
+    if (c.ok && c.media.relay !== path) {
+      c.ok = false;
+      c.error = `rtpengine: ${c.media.relay ?? 'no verdict'} (wanted ${path}; codecs ${c.media.codec_browser} / ${c.media.codec_ims})`;
+    } else if (want && c.ok && !codecIs(c.media.codec_ims, want.ims)) {
       c.ok = false;
       c.error = `IMS leg codec ${c.media.codec_ims} (wanted ${want.ims})`;
     } else if (want && c.ok && !codecIs(c.media.codec_browser, 'opus')) {
@@ -133,9 +138,9 @@ function audioLine(c) {
 }
 
 function printTable(calls) {
-  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec browser/IMS', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
+  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec browser/IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
   const rows = calls.map((c) => [c.direction, c.from, c.to, c.setup_ms, c.sip_final,
-    `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`, c.media.packets_to_ims,
+    `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`, c.media.relay, c.media.packets_to_ims,
     c.media.packets_to_browser, c.browser?.packets_sent, c.browser?.packets_received, c.ok ? 'yes' : 'NO'].map((v) => String(v ?? '-')));
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => c.padEnd(width[i])).join('  ');

@@ -13,6 +13,8 @@ export function callEntry(r) {
   const m = r.info?.media ?? {};
   const b = r.browser;
   const t0 = r.samples[0]?.t ?? 0;
+  // rtpengine's verdict from its query (gateway media.transcoded): the live one when the final is missing
+  const transcoded = m.transcoded ?? r.infoDuring?.media?.transcoded ?? null;
   return {
     direction: r.direction,
     from: r.info?.from ?? r.from,
@@ -29,6 +31,9 @@ export function callEntry(r) {
       delay_note: DELAY_NOTE,
       codec_browser: m.codecBrowser ?? null,
       codec_ims: m.codecIms ?? null,
+      // 'relayed' (same codec both legs, no decoding) or 'transcoded' (rtpengine's codec engine), null = unknown
+      relay: transcoded == null ? null : (transcoded ? 'transcoded' : 'relayed'),
+      dtmf: m.dtmf ?? null,   // 'relay' (browser's RTCDTMFSender) or 'inject' (WebSocket dtmf via rtpengine)
       bytes_to_ims: m.bytesToIms ?? null,
       bytes_to_browser: m.bytesToBrowser ?? null,
       audio: r.audio ?? null,   // the audio-quality check (audio-check.mjs), null when not run
@@ -68,9 +73,10 @@ ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).joi
 }
 
 export function renderHtml(report) {
-  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
+  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec browser / IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
   const rows = report.calls.map((c) => [
-    c.direction, c.from, c.to, c.setup_ms, c.sip_final, c.media.codec, c.media.packets_to_ims, c.media.packets_to_browser,
+    c.direction, c.from, c.to, c.setup_ms, c.sip_final, `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`,
+    c.media.relay ?? 'unknown', c.media.packets_to_ims, c.media.packets_to_browser,
     c.browser?.packets_sent, c.browser?.packets_received, c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
   ]);
   const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))

@@ -1,10 +1,14 @@
-// Integration: DTMF both ways (issue 5, "DTMF") with the lab up (./lab test). Checked on the packets of
-// the IMS leg (tcpdump on the SIPp UE's media port) and on the SDP each side saw:
-//  - WebSocket `dtmf` → rtpengine `play DTMF` → RFC 4733 events toward ue6 under the payload type of ue6's SDP,
-//    and on an MT call toward ue2 (PCMA + telephone-event/8000, transcoded);
-//  - the browser's own insertDTMF → telephone-event on the IMS leg, pass-through and transcoded (PCMA,
-//    48000 → 8000 Hz clock);
-//  - ue6's RFC 4733 digits → rtpengine's DTMF log → WebSocket `dtmf {digit, source: "ims"}`;
+// Integration: DTMF both ways (issues 5 and 11, "DTMF") with the lab up (./lab test). Checked on the packets of
+// the IMS leg (tcpdump on the SIPp UE's media port), on the SDP each side saw and on rtpengine's query
+// (GET /api/v1/calls/{id} media):
+//  - a call is relayed by default (same codec both legs, no transcoding): the page's keypad sends DTMF with
+//    the browser's RTCDTMFSender → RFC 4733 at the UE; ue6's RFC 4733 digits → rtpengine's DTMF log →
+//    WebSocket `dtmf {digit, source: "ims"}`;
+//  - WebSocket `dtmf` on such a call → `error dtmf-unavailable` saying how to get it;
+//  - WebSocket `dtmf` → rtpengine `play DTMF` → RFC 4733 events toward the UE under the payload type of its
+//    SDP on calls placed (MO) or answered (MT) with dtmf: "inject", and on transcoded calls (imsCodec PCMA,
+//    an MT offer of PCMA only) without asking;
+//  - the browser's insertDTMF on a transcoded call (PCMA): 48000 → 8000 Hz clock on the IMS leg;
 //  - a UE without telephone-event (ue1, PCMA) gets the digit as an in-band tone;
 //  - bad input → bad-message / unknown-call / bad-state, and the call goes on.
 import assert from 'node:assert/strict';
@@ -45,11 +49,12 @@ async function waitBrowserMedia(callId) {
 }
 
 // An MO call to `ue` with the UE's media port captured; `during(callId, answered)` runs once media flows.
-async function capturedCall(ue, { imsCodec, holdMs = 1500 } = {}, during = async () => {}) {
+// dtmf: 'inject' places the call with WebSocket dtmf (rtpengine's play DTMF).
+async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during = async () => {}) {
   const cap = await startCapture(ue.mediaPort, `dtmf-${ue.user}`);
   let callId = null;
   try {
-    callId = await client.call(ue.user, imsCodec ? { imsCodec } : {});
+    callId = await client.call(ue.user, { ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}) });
     const answered = await client.waitFor('answered', callId, 15000);
     await waitBrowserMedia(callId);
     const result = await during(callId, answered);
@@ -92,24 +97,78 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
   return events;
 }
 
-test('WebSocket dtmf "1#" on an MO call to ue6: RFC 4733 events 1 and # reach the UE under its payload type', { timeout: 40000 }, async () => {
-  const r = await capturedCall(UE6, {}, async (callId) => {
-    await client.dtmf(callId, '1#', 160);
+// The page's keypad: a click on its button for each key (webclient/public/app.js → labClient.keypad).
+async function pressKeys(keys) {
+  const paths = [];
+  for (const k of keys) {
+    await client.page.locator('#keypad').getByRole('button', { name: k, exact: true }).click();
+    paths.push(await client.page.textContent('#dtmf-path'));
+    await sleep(400);   // one tone (100 ms) + gap at a time, as a person would
+  }
+  return paths;
+}
+
+// rtpengine's verdict on a call: the codecs it reports per leg and whether it transcodes.
+function assertRelayed(info, codec = 'opus/48000') {
+  assert.equal(info.media.codecBrowser, codec, JSON.stringify(info.media));
+  assert.equal(info.media.codecIms, codec, `the same codec on both legs: ${JSON.stringify(info.media)}`);
+  assert.equal(info.media.transcoded, false, `no transcoding: ${JSON.stringify(info.media)}`);
+  assert.equal(info.media.dtmf, 'relay');
+}
+
+test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding', { timeout: 40000 }, async () => {
+  const r = await capturedCall(UE6, { holdMs: 500 }, async (callId) => {
+    const relayed = await gw.callInfo(token, callId);
+    const paths = await pressKeys('4#');
+    return { relayed, paths, errors: (await client.events()).filter((e) => e.msg.type === 'error' && e.msg.callId === callId) };
   });
+  assertRelayed(r.result.relayed);
+  assert.deepEqual(r.result.paths, ['sent by the browser (RTCDTMFSender)', 'sent by the browser (RTCDTMFSender)']);
+  assert.deepEqual(r.result.errors, [], 'no gateway error');
+  const te = ue6TelephoneEvent(r.callId);
+  assert.equal(te.clock, 48000, 'Opus with telephone-event/48000 on the IMS leg');
+  assert.match(r.answered.sdp, /a=rtpmap:\d+ telephone-event\/48000/, 'the browser is answered with telephone-event');
+  assertEventsToUe(r, te, '4#', 100);
+  assert.ok(r.toUe.every((p) => p.pt === Number(/m=audio \d+ RTP\/AVP (\d+)/.exec(te.answer)[1]) || p.pt === te.pt),
+    'toward the UE only Opus and telephone-event, as negotiated');
+  assertRelayed(await gw.callInfo(token, r.callId));   // after the end: the last counters, still relayed
+  await assertNoRtpengineSession();
+});
+
+test('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on', { timeout: 40000 }, async () => {
+  const r = await capturedCall(UE6, { holdMs: 300 }, async (callId) => {
+    const mark = await client.mark();
+    await client.dtmf(callId, '7', 160);
+    const err = await client.waitFor('error', callId, 5000, mark);
+    await sleep(300);
+    return { err, shown: await client.errorText(), info: await gw.callInfo(token, callId) };
+  });
+  assert.equal(r.result.err.code, 'dtmf-unavailable');
+  assert.match(r.result.err.message, /RTCDTMFSender/);
+  assert.match(r.result.err.message, /dtmf: "inject"/);
+  assert.match(r.result.shown ?? '', /dtmf-unavailable/, 'the page shows the error');
+  assert.equal(r.result.info.state, 'confirmed');
+  assertRelayed(r.result.info);
+  const { pt } = ue6TelephoneEvent(r.callId);
+  assert.deepEqual(rfc4733Events(r.toUe, pt), [], 'nothing was played toward the UE');
+  assert.equal(r.ended.reason, 'local-hangup');
+  await assertNoRtpengineSession();
+});
+
+test('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type', { timeout: 40000 }, async () => {
+  const r = await capturedCall(UE6, { dtmf: 'inject' }, async (callId) => {
+    const info = await gw.callInfo(token, callId);
+    await client.dtmf(callId, '1#', 160);
+    return info;
+  });
+  assert.equal(r.result.media.dtmf, 'inject');
+  assert.equal(r.result.media.transcoded, true, 'inject-DTMF runs the browser\'s audio through rtpengine\'s codec engine');
   const te = ue6TelephoneEvent(r.callId);
   assert.equal(te.clock, 48000, 'pass-through: Opus with telephone-event/48000 on the IMS leg');
   assert.match(r.answered.sdp, /a=rtpmap:\d+ telephone-event\/48000/, 'the browser is answered with telephone-event');
   assertEventsToUe(r, te, '1#', 160);
   const errors = (await client.events()).filter((e) => e.msg.type === 'error' && e.msg.callId === r.callId);
   assert.deepEqual(errors, [], 'no error for the dtmf message');
-  await assertNoRtpengineSession();
-});
-
-test('browser insertDTMF on a pass-through call to ue6: telephone-event reaches the UE', { timeout: 40000 }, async () => {
-  const r = await capturedCall(UE6, {}, (callId) => client.insertDtmf(callId, '3', 120, 70));
-  const te = ue6TelephoneEvent(r.callId);
-  assert.match(te.answer, /opus\/48000/, 'pass-through: ue6 answered Opus');
-  assertEventsToUe(r, te, '3', 120);
   await assertNoRtpengineSession();
 });
 
@@ -130,7 +189,49 @@ test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event a
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" reaches the UE as RFC 4733', { timeout: 40000 }, async () => {
+// ue2's default offer is Opus + PCMA + telephone-event/8000: the call stays Opus (no transcoding), and its
+// telephone-event/8000 beside Opus/48000 is one rtpengine 10.5 cannot inject into (docs/media.md "DTMF").
+test('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works', { timeout: 40000 }, async () => {
+  const UE2_MEDIA = 6100;
+  const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt-inject');
+  let packets = [];
+  let info;
+  let err;
+  let paths;
+  try {
+    const { ue, incoming } = await incomingCall(client, USER, 'uac', 5000);
+    const { callId } = incoming;
+    try {
+      assert.match(incoming.sdp, /a=rtpmap:\d+ opus\/48000/);
+      await client.answer(callId, { dtmf: 'inject' });
+      await waitBrowserMedia(callId);
+      info = await gw.callInfo(token, callId);
+      const mark = await client.mark();
+      await client.dtmf(callId, '8', 160);
+      err = await client.waitFor('error', callId, 5000, mark);
+      paths = await pressKeys('6');
+      await client.waitFor('ended', callId, 10000);
+    } finally {
+      const r = await ue.done;
+      assert.equal(r.code, 0, `SIPp ue2: ${r.output}`);
+    }
+  } finally {
+    await cap.stop();
+    packets = await rtpPackets(cap.file, UE2_MEDIA);
+  }
+  assert.equal(info.media.dtmf, 'inject');
+  assert.equal(info.media.codecBrowser, 'opus/48000', JSON.stringify(info.media));
+  assert.equal(info.media.codecIms, 'opus/48000', JSON.stringify(info.media));
+  assert.equal(info.media.transcoded, true, 'the repeated offer with inject-DTMF took: the browser stream goes through the codec engine');
+  assert.equal(err.code, 'dtmf-unavailable');
+  assert.match(err.message, /telephone-event\/8000 beside opus\/48000/);
+  assert.deepEqual(paths, ['sent by the browser (RTCDTMFSender)']);
+  const events = rfc4733Events(packets.filter((p) => p.dst === UE2_MEDIA), 101);   // uac.xml: telephone-event/8000, pt 101
+  assert.equal(events.map((e) => e.digit).join(''), '6', `the keypad's RFC 4733 events toward ue2: ${JSON.stringify(events)}`);
+  await assertNoRtpengineSession();
+});
+
+test('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking', { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
@@ -159,13 +260,15 @@ test('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" 
   await assertNoRtpengineSession();
 });
 
-test('ue6 sends RFC 4733 digits: the browser gets one WebSocket dtmf per digit', { timeout: 40000 }, async () => {
+test('ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit', { timeout: 40000 }, async () => {
   const mark = await client.mark();
   const r = await capturedCall(UE6, { holdMs: 0 }, async (callId) => {
     const got = [];
     for (let i = 0; i < UE6_DIGITS.length; i++) got.push(await client.waitFor('dtmf', callId, 8000, mark));
+    got.info = await gw.callInfo(token, callId);
     return got;
   });
+  assertRelayed(r.result.info);   // rtpengine's DTMF log sees the events it relays, no codec engine needed
   const { pt } = ue6TelephoneEvent(r.callId);
   const fromUe = rfc4733Events(r.packets.filter((p) => p.src === UE6.mediaPort), pt);
   assert.equal(fromUe.map((e) => e.digit).join(''), UE6_DIGITS, 'the capture shows ue6 sending the digits');
@@ -198,7 +301,7 @@ function tonePower(samples, f, rate = 8000) {
   return (s1 * s1 + s2 * s2 - k * s1 * s2) / energy;
 }
 
-test('UE without telephone-event (ue1, PCMA): the digit arrives as an in-band DTMF tone', { timeout: 40000 }, async () => {
+test('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf without asking): the digit arrives as an in-band DTMF tone', { timeout: 40000 }, async () => {
   const r = await capturedCall(UE1, { imsCodec: 'PCMA' }, async (callId) => { await client.dtmf(callId, '1', 200); });
   assert.doesNotMatch(r.answered.sdp, /telephone-event/, 'ue1 did not negotiate telephone-event');
   assert.ok(r.toUe.every((p) => p.pt === 8), `only PCMA toward ue1: ${[...new Set(r.toUe.map((p) => p.pt))]}`);
@@ -219,7 +322,7 @@ test('UE without telephone-event (ue1, PCMA): the digit arrives as an in-band DT
 });
 
 test('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives', { timeout: 40000 }, async () => {
-  const r = await capturedCall(UE6, { holdMs: 500 }, async (callId) => {
+  const r = await capturedCall(UE6, { holdMs: 500, dtmf: 'inject' }, async (callId) => {
     const errorFor = async (msg) => {
       const mark = await client.mark();
       await client.sendRaw(JSON.stringify({ type: 'dtmf', ...msg }));

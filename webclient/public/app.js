@@ -23,9 +23,9 @@ const act = (fn) => async (e) => {
 
 $('login-form').addEventListener('submit', act(() => client.login($('login-user').value.trim(), $('login-password').value)));
 $('logout-btn').addEventListener('click', act(() => client.logout()));
-const withVideo = () => ({ video: $('call-video').checked });
-$('call-form').addEventListener('submit', act(() => client.call($('call-to').value.trim(), withVideo())));
-$('answer-btn').addEventListener('click', act(() => client.answer($('incoming').dataset.callId, withVideo())));
+const callOptions = () => ({ video: $('call-video').checked, ...($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {}) });
+$('call-form').addEventListener('submit', act(() => client.call($('call-to').value.trim(), callOptions())));
+$('answer-btn').addEventListener('click', act(() => client.answer($('incoming').dataset.callId, callOptions())));
 $('reject-btn').addEventListener('click', act(() => client.reject($('incoming').dataset.callId)));
 
 client.addEventListener('failure', (e) => showError(e.detail));
@@ -47,13 +47,18 @@ client.addEventListener('local-media', (e) => {
 });
 client.addEventListener('sample', (e) => plotSample(e.detail.callId, e.detail.sample));
 
-// DTMF keypad: each key sends `dtmf` for the newest live call (the gateway has rtpengine play it).
+// DTMF keypad for the newest live call: the browser's RTCDTMFSender (RFC 4733, relayed by rtpengine) when
+// telephone-event was negotiated, else the WebSocket `dtmf` message (the gateway says when the call does not
+// take it: tick "WebSocket DTMF" before calling or answering).
 const KEYS = '123A456B789C*0#D';
 $('keypad').append(...[...KEYS].map((k) => {
   const b = document.createElement('button');
   b.type = 'button';
   b.textContent = k;
-  b.addEventListener('click', act(() => client.dtmf($('keypad-box').dataset.callId, k)));
+  b.addEventListener('click', act(() => {
+    $('dtmf-path').textContent = client.keypad($('keypad-box').dataset.callId, k) === 'rtcdtmfsender'
+      ? 'sent by the browser (RTCDTMFSender)' : 'sent through the gateway (WebSocket dtmf)';
+  }));
   return b;
 }));
 

@@ -59,10 +59,12 @@ export class LabClient extends EventTarget {
   }
 
   // imsCodec (optional): PCMA, PCMU, G722, AMR-WB, AMR: the gateway forces it on the IMS leg (transcoding).
+  // dtmf: 'inject' makes the call take WebSocket `dtmf` (rtpengine injects the digits, at the price of
+  // decoding and re-encoding our audio); by default the call is relayed and DTMF goes by RTCDTMFSender.
   // video: also send/receive video (camera; Chromium's fake device gives a test pattern);
   // videoCodec: 'VP8' | 'H264' offers only that video codec (setCodecPreferences);
   // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE").
-  async call(to, { imsCodec, video = false, videoCodec, bundlePolicy } = {}) {
+  async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy } = {}) {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video };
     try {
@@ -79,7 +81,7 @@ export class LabClient extends EventTarget {
     }
     const reply = new Promise((resolve, reject) => this.#pending.push({ call, resolve, reject }));
     const timer = setTimeout(() => this.#rejectPending(call, `no 'calling' reply within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
-    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}) });
+    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}) });
     try {
       return await reply;
     } finally {
@@ -90,7 +92,8 @@ export class LabClient extends EventTarget {
   // video: send our camera on an offered video m-line (else the answer only receives video);
   // videoCodec: 'VP8' | 'H264' answers with only that video codec; bundlePolicy as for call().
   // Ignored with preconditions (the SDP answer went out as `media` already, audio only).
-  async answer(callId, { video = false, videoCodec, bundlePolicy } = {}) {
+  // dtmf: 'inject' as for call(); with preconditions too late (the gateway then answers an error).
+  async answer(callId, { dtmf, video = false, videoCodec, bundlePolicy } = {}) {
     this.#requireSession();
     const call = this.#calls.get(callId);
     if (!call || call.direction !== 'mt' || call.state !== 'incoming') throw this.#fail(`no incoming call ${callId} to answer`);
@@ -105,7 +108,7 @@ export class LabClient extends EventTarget {
       this.#closeMedia(call);
       throw this.#fail(`call ${callId} ended before it was answered`);
     }
-    this.#send(call.preconditions ? { type: 'answer', callId } : { type: 'answer', callId, sdp });
+    this.#send({ type: 'answer', callId, ...(call.preconditions ? {} : { sdp }), ...(dtmf ? { dtmf } : {}) });
     return callId;
   }
 
@@ -199,8 +202,25 @@ export class LabClient extends EventTarget {
     this.#changed();
   }
 
+  // The keypad: the browser's own RTCDTMFSender when the call has one and telephone-event was negotiated
+  // (relayed by rtpengine like the audio), else the WebSocket `dtmf` message (which the gateway takes on
+  // calls placed/answered with dtmf: 'inject' or transcoded anyway; otherwise it answers `dtmf-unavailable`,
+  // shown as a failure). Resolves to the path taken: 'rtcdtmfsender' or 'websocket'.
+  keypad(callId, digits, durationMs = 100) {
+    this.#requireSession();
+    const dtmf = this.#audioSender(callId)?.dtmf;
+    if (dtmf?.canInsertDTMF) {
+      // insertDTMF replaces what is still queued: append, so quick key presses all go out
+      dtmf.insertDTMF(dtmf.toneBuffer + digits, durationMs, 70);
+      return 'rtcdtmfsender';
+    }
+    this.dtmf(callId, digits, durationMs);
+    return 'websocket';
+  }
+
   // DTMF through the gateway: rtpengine injects the digits toward the IMS party as RFC 4733 events
-  // (docs/media.md "DTMF"). digits: 1-32 of 0-9 * # A-D; durationMs 40..2000 (gateway default 100).
+  // (docs/media.md "DTMF"), on calls that take it (call/answer with dtmf: 'inject', or transcoded).
+  // digits: 1-32 of 0-9 * # A-D; durationMs 40..2000 (gateway default 100).
   dtmf(callId, digits, durationMs) {
     this.#requireSession();
     this.#send({ type: 'dtmf', callId, digits, ...(durationMs != null ? { durationMs } : {}) });
@@ -209,7 +229,7 @@ export class LabClient extends EventTarget {
   // DTMF from the browser's own RTCDTMFSender (RFC 4733 in the SRTP stream); resolves when all tones
   // went out. Needs telephone-event in the gateway's SDP answer (canInsertDTMF).
   insertDtmf(callId, tones, durationMs = 100, gapMs = 70) {
-    const sender = this.#calls.get(callId)?.pc?.getSenders().find((s) => s.track?.kind === 'audio');
+    const sender = this.#audioSender(callId);
     if (!sender?.dtmf) throw this.#fail(`call ${callId} has no audio sender for DTMF`);
     if (!sender.dtmf.canInsertDTMF) throw this.#fail(`call ${callId}: no telephone-event negotiated, cannot insert DTMF`);
     return new Promise((resolve) => {
@@ -221,6 +241,10 @@ export class LabClient extends EventTarget {
       sender.dtmf.addEventListener('tonechange', done);
       sender.dtmf.insertDTMF(tones, durationMs, gapMs);
     });
+  }
+
+  #audioSender(callId) {
+    return this.#calls.get(callId)?.pc?.getSenders().find((s) => s.track?.kind === 'audio') ?? null;
   }
 
   reject(callId) {

@@ -74,9 +74,9 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
         String callId = text(msg, "callId");
         try {
             switch (type) {
-                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg));
-                case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"));
-                case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"));
+                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg), injectDtmf(msg));
+                case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
+                case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
                 case "reoffer" -> calls.reoffer(s.token(), callId, text(msg, "sdp"));
                 case "reanswer" -> calls.reanswer(s.token(), callId, text(msg, "sdp"));
                 case "dtmf" -> calls.dtmf(s.token(), callId, text(msg, "digits"), durationMs(msg));
@@ -118,6 +118,17 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
         if (n == null || n.isNull()) return null;
         if (!n.isTextual()) throw new CallFailure("bad-message", "'imsCodec' must be a string");
         return n.asText();
+    }
+
+    /**
+     * `dtmf` of `call`/`answer`/`media`: "inject" = the call takes WebSocket `dtmf` messages (rtpengine injects
+     * them, at the price of decoding and re-encoding the browser's audio); absent or null = pure relaying.
+     */
+    static boolean injectDtmf(JsonNode msg) {
+        JsonNode n = msg.get("dtmf");
+        if (n == null || n.isNull()) return false;
+        if (n.isTextual() && n.asText().equals("inject")) return true;
+        throw new CallFailure("bad-message", "'dtmf' must be \"inject\" (or left out for a relayed call), got " + n);
     }
 
     /** `dtmf.durationMs`: absent or null = the default; anything but an integer is a bad message. */

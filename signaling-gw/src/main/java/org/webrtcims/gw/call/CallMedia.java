@@ -39,20 +39,37 @@ public class CallMedia {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         c.sdp.dtlsRole = DtlsRole.answering(sdp);
-        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, sdp, c.sdp.imsCodec)));
+        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec)));
     }
 
     String answerFromIms(Call c, String sdp) {
         String out = Bundle.answerKeepingSingleGroup(c.sdp.browserOffer,
-                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.sdp.dtlsRole)));
+                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.sdp.dtlsRole, c.sdp.injectDtmf)));
         c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
+    /** MT: an IMS offer without Opus is transcoded anyway, so such a call also takes WebSocket `dtmf`. */
     String offerFromIms(Call c, String sdp) {
-        String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, sdp)));
+        c.sdp.injectDtmf |= RtpEngineClient.mtOfferTranscodes(sdp);
+        c.sdp.mtOffer = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, null, sdp, c.sdp.injectDtmf));
         c.sdp.imsRemoteSdp = sdp;
-        return out;
+        return Bundle.offerWithSingleGroup(c.sdp.mtOffer);
+    }
+
+    /**
+     * MT, before the browser's answer: `answer {dtmf: "inject"}` on a relayed call. rtpengine marks the browser's
+     * stream for injection from the offer (RtpEngineClient.INJECT_DTMF), so the IMS offer is sent again with the
+     * flag; the browser already has the first offer, so rtpengine must give the same SDP back.
+     */
+    void injectDtmfBeforeAnswer(Call c) {
+        if (c.sdp.injectDtmf) return;
+        String again = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, null, c.sdp.imsRemoteSdp, true));
+        if (!again.equals(c.sdp.mtOffer)) {
+            throw new CallFailure("media-failed", "rtpengine changed its offer when asked for DTMF injection;"
+                    + " answer without dtmf \"inject\" and use the browser's RTCDTMFSender", c.id);
+        }
+        c.sdp.injectDtmf = true;
     }
 
     String answerFromBrowser(Call c, String browserSdp) {
@@ -72,14 +89,14 @@ public class CallMedia {
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
     String reanswerFromIms(Call c, String sdp) {
         String out = Bundle.answerKeepingSingleGroup(c.sdp.browserOffer,
-                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.dtlsRole)));
+                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.dtlsRole, c.sdp.injectDtmf)));
         c.sdp.imsRemoteSdp = sdp;
         return out;
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
     String reofferFromIms(Call c, String sdp) {
-        String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp)));
+        String out = Bundle.offerWithSingleGroup(ng("offer", () -> rtp.offerFromIms(c.id, c.imsTag(), c.browserTag(), sdp, c.sdp.injectDtmf)));
         c.sdp.imsRemoteSdp = sdp;
         return out;
     }

@@ -20,4 +20,12 @@ final class CallSdp {
     String codecBrowser;
     /** MO: the codec the browser asked to force on the IMS leg (rtpengine transcodes), null = pass-through. */
     ImsCodec imsCodec;
+    /**
+     * The call takes WebSocket `dtmf` (rtpengine `play DTMF`, flag inject-DTMF on every offer/answer toward the
+     * browser): asked for with `dtmf: "inject"`, or set because rtpengine transcodes the call anyway (imsCodec,
+     * an MT offer without Opus). False = pure relaying; the browser's RTCDTMFSender carries DTMF.
+     */
+    boolean injectDtmf;
+    /** MT: rtpengine's offer toward the browser as it made it (before sdp/Bundle), to check a repeated offer. */
+    String mtOffer;
 }

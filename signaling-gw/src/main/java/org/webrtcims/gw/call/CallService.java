@@ -33,11 +33,15 @@ public class CallService {
     }
 
     public String call(String token, String user, String to, String sdp) {
-        return call(token, user, to, sdp, null);
+        return call(token, user, to, sdp, null, false);
     }
 
-    /** imsCodec: null = pass-through, else one of {@link ImsCodec} (case-insensitive) forced on the IMS leg. */
-    public String call(String token, String user, String to, String sdp, String imsCodec) {
+    /**
+     * imsCodec: null = pass-through, else one of {@link ImsCodec} (case-insensitive) forced on the IMS leg.
+     * injectDtmf: the call takes WebSocket `dtmf` (`dtmf: "inject"`; rtpengine then decodes and re-encodes the
+     * browser's audio); a transcoded call takes it anyway.
+     */
+    public String call(String token, String user, String to, String sdp, String imsCodec, boolean injectDtmf) {
         if (to == null || to.isBlank()) throw new CallFailure("bad-message", "'to' is required");
         ImsCodec forced = null;
         if (imsCodec != null) {
@@ -50,18 +54,25 @@ public class CallService {
         SdpInspector.Summary s = inspect(sdp);
         String shared = Bundle.sharedTransport(sdp);
         if (shared != null) throw new CallFailure("bad-sdp", shared);
-        Call c = outgoing.place(token, user, to, sdp, forced);
+        Call c = outgoing.place(token, user, to, sdp, forced, injectDtmf);
         synchronized (c) {
             c.sdp.codecBrowser = s.firstAudioCodec();
         }
         return c.id;
     }
 
-    /** The browser accepts an incoming call; the SDP may be left out when it was given with `media`. */
     public void answer(String token, String callId, String sdp) {
+        answer(token, callId, sdp, false);
+    }
+
+    /**
+     * The browser accepts an incoming call; the SDP may be left out when it was given with `media`.
+     * injectDtmf: as for {@link #call}.
+     */
+    public void answer(String token, String callId, String sdp, boolean injectDtmf) {
         Call c = owned(token, callId);
         SdpInspector.Summary s = sdp == null ? null : inspect(sdp);
-        incoming.answer(c, sdp);
+        incoming.answer(c, sdp, injectDtmf);
         if (s != null) {
             synchronized (c) {
                 if (c.sdp.codecBrowser == null) c.sdp.codecBrowser = s.firstAudioCodec();
@@ -70,10 +81,10 @@ public class CallService {
     }
 
     /** MT with preconditions: the browser's SDP answer before it accepts the call. */
-    public void earlyMedia(String token, String callId, String sdp) {
+    public void earlyMedia(String token, String callId, String sdp, boolean injectDtmf) {
         Call c = owned(token, callId);
         SdpInspector.Summary s = inspect(sdp);
-        incoming.earlyMedia(c, sdp);
+        incoming.earlyMedia(c, sdp, injectDtmf);
         synchronized (c) {
             c.sdp.codecBrowser = s.firstAudioCodec();
         }
@@ -95,7 +106,8 @@ public class CallService {
 
     /**
      * The browser's `dtmf`: the digits go to the IMS party as RFC 4733 events (in-band tones when it did not
-     * negotiate telephone-event). Only once media flows both ways: answered, or early media from a 183.
+     * negotiate telephone-event). Only once media flows both ways: answered, or early media from a 183; and only
+     * on a call that takes it (placed/answered with `dtmf: "inject"`, or transcoded), else `dtmf-unavailable`.
      */
     public void dtmf(String token, String callId, String digits, Integer durationMs) {
         DtmfRequest req = DtmfRequest.of(digits, durationMs);
@@ -135,6 +147,9 @@ public class CallService {
             mm.put("packetsToBrowser", m != null ? m.packetsToBrowser() : 0);
             mm.put("bytesToIms", m != null ? m.bytesToIms() : 0);
             mm.put("bytesToBrowser", m != null ? m.bytesToBrowser() : 0);
+            // rtpengine's verdict (query): false = pure relaying; null before rtpengine could be asked
+            mm.put("transcoded", m != null ? m.transcoded() : null);
+            mm.put("dtmf", c.sdp.injectDtmf ? "inject" : "relay");
             if (m != null && m.video() != null) {
                 MediaStats.Video v = m.video();
                 Map<String, Object> vm = new LinkedHashMap<>();

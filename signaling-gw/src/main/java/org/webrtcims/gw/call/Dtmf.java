@@ -7,13 +7,18 @@ import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 
+import java.util.List;
 import java.util.function.Consumer;
+import org.webrtcims.gw.sdp.SdpCodec;
 
 /**
  * DTMF both ways (docs/media.md "DTMF"); rtpengine carries it, media/ only speaks its protocols.
  * <ul>
- *   <li>browser → UE: the browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF` per digit from
- *       the browser's side (RFC 4733 events, in-band tones when the UE did not negotiate telephone-event);</li>
+ *   <li>browser → UE: the browser's RTCDTMFSender sends RFC 4733 events itself, relayed by rtpengine like its audio
+ *       (nothing for the gateway to do). The browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF`
+ *       per digit from the browser's side (RFC 4733 events, in-band tones when the UE did not negotiate
+ *       telephone-event), on calls that take it ({@code CallSdp.injectDtmf}); on a relayed call it is
+ *       `dtmf-unavailable` (rtpengine would answer ok and play nothing);</li>
  *   <li>UE → browser: each event rtpengine logged (media/DtmfLogListener) becomes one WebSocket
  *       `dtmf {callId, digit, durationMs, source: "ims"}` for the call's owner. The rtpengine call-id is the SIP
  *       Call-ID, i.e. the gateway's callId. Events whose source is the browser's own tag are left out: rtpengine
@@ -46,6 +51,17 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire()
                         + ": DTMF needs an answered call or early media", c.id);
             }
+            if (!c.sdp.injectDtmf) {
+                throw new CallFailure("dtmf-unavailable", "call " + c.id + " is relayed without DTMF injection: send"
+                        + " the digits with the browser's RTCDTMFSender (RFC 4733 telephone-event), or place/answer the"
+                        + " call with dtmf: \"inject\" to use the WebSocket dtmf message", c.id);
+            }
+            String mismatch = telephoneEventClockMismatch(c.direction == Direction.MO ? c.sdp.imsRemoteSdp : c.sdp.imsMediaSdp);
+            if (mismatch != null) {
+                throw new CallFailure("dtmf-unavailable", "call " + c.id + ": the IMS leg has " + mismatch + "; rtpengine"
+                        + " 10.5 injects RFC 4733 events only at the audio codec's clock (RFC 4733 §2.1) and would play"
+                        + " nothing: send the digits with the browser's RTCDTMFSender", c.id);
+            }
         }
         for (char digit : req.digits().toCharArray()) {
             try {
@@ -54,6 +70,18 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
                 throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
             }
         }
+    }
+
+    /**
+     * "telephone-event/8000 beside opus/48000" when the IMS leg's SDP has telephone-event, none of it at its audio
+     * codec's clock; null when they match or there is no telephone-event (then rtpengine plays in-band tones).
+     */
+    static String telephoneEventClockMismatch(String imsSdp) {
+        String codec = SdpCodec.firstAudioCodec(imsSdp);
+        List<String> rates = SdpCodec.telephoneEventRates(imsSdp);
+        if (codec == null || rates.isEmpty() || !codec.contains("/")) return null;
+        String clock = codec.substring(codec.indexOf('/') + 1);
+        return rates.contains(clock) ? null : "telephone-event/" + String.join(", ", rates) + " beside " + codec;
     }
 
     /** An event from rtpengine's DTMF log. */

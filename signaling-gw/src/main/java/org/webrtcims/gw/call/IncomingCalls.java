@@ -75,12 +75,20 @@ public class IncomingCalls {
         }
     }
 
-    /** The browser's SDP answer given before it accepts (preconditions): reliable 183 toward IMS. */
     void earlyMedia(Call c, String browserSdp) {
+        earlyMedia(c, browserSdp, false);
+    }
+
+    /**
+     * The browser's SDP answer given before it accepts (preconditions): reliable 183 toward IMS. injectDtmf: the
+     * browser asked for WebSocket `dtmf` on this call (`dtmf: "inject"`).
+     */
+    void earlyMedia(Call c, String browserSdp, boolean injectDtmf) {
         synchronized (c) {
             if (!c.qos.on || c.state != CallState.INCOMING || c.sdp.imsSdp != null) {
                 throw new CallFailure("bad-message", "call " + c.id + " takes no early media answer now");
             }
+            if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
             preconditions.mtEarlyAnswer(c, answerMedia(c, browserSdp));
         }
     }
@@ -95,19 +103,30 @@ public class IncomingCalls {
         }
     }
 
-    /** The browser accepts: 200 OK now, or (preconditions) once both QoS segments are met. */
     void answer(Call c, String browserSdp) {
+        answer(c, browserSdp, false);
+    }
+
+    /**
+     * The browser accepts: 200 OK now, or (preconditions) once both QoS segments are met. injectDtmf: as for
+     * {@link #earlyMedia}; too late when the SDP answer already went out as `media` without it.
+     */
+    void answer(Call c, String browserSdp, boolean injectDtmf) {
         synchronized (c) {
             if (c.state != CallState.INCOMING || c.accepted) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
             if (c.qos.on) {
                 if (c.sdp.imsSdp == null) {
                     if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
-                    earlyMedia(c, browserSdp);
+                    earlyMedia(c, browserSdp, injectDtmf);
+                } else if (injectDtmf && !c.sdp.injectDtmf) {
+                    throw new CallFailure("bad-message", "call " + c.id + ": the SDP answer went out with `media`;"
+                            + " ask for dtmf \"inject\" there", c.id);
                 }
                 preconditions.mtAccepted(c);
                 return;
             }
             if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
+            if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
             c.accepted = true;
             inviteServer.ok(c, answerMedia(c, browserSdp));
         }

@@ -36,11 +36,14 @@ public class OutgoingCalls {
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null);
+        return place(token, user, to, browserSdp, null, false);
     }
 
-    /** As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes). */
-    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec) {
+    /**
+     * As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
+     * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`).
+     */
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf) {
         SipURI target;
         try {
             target = ctx.requests().target(to);
@@ -51,6 +54,7 @@ public class OutgoingCalls {
                 SipIds.tag(), CallState.CALLING);
         synchronized (c) {
             c.sdp.imsCodec = imsCodec;
+            c.sdp.injectDtmf = injectDtmf || imsCodec != null;
             String imsSdp = preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp));
             c.sdp.imsSdp = imsSdp;
             ctx.registry().add(c);

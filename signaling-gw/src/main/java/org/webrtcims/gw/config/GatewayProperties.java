@@ -65,14 +65,6 @@ public class GatewayProperties {
         private String ng = "127.0.0.1:2223";
         private int timeoutMs = 1000;
         private int attempts = 3;
-        /**
-         * inject-DTMF on every call, which WebSocket `dtmf` needs (rtpengine then decodes and re-encodes
-         * all audio, also Opus to Opus); false = pure relaying, `dtmf` answers `dtmf-failed`.
-         */
-        private boolean injectDtmf = true;
-        public boolean isInjectDtmf() { return injectDtmf; }
-        public void setInjectDtmf(boolean injectDtmf) { this.injectDtmf = injectDtmf; }
-
         /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
         private String dtmfLog = "127.0.0.1:2224";
         public String getNg() { return ng; }

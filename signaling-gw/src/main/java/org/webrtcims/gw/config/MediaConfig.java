@@ -38,7 +38,7 @@ public class MediaConfig {
     }
 
     @Bean
-    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props) {
-        return new RtpEngineClient(ng, props.getRtpengine().isInjectDtmf());
+    public RtpEngineClient rtpEngineClient(NgClient ng) {
+        return new RtpEngineClient(ng);
     }
 }

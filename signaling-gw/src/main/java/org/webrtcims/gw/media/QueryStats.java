@@ -10,6 +10,9 @@ import java.util.Map;
  * streams are traffic toward IMS and every other tag's streams are traffic toward the browser.
  * Streams flagged only "RTCP" are skipped; with rtcp-mux (browser leg) RTP and RTCP share one
  * stream and the reply cannot tell them apart, so muxed RTCP is included there.
+ * Transcoding: rtpengine 10.5 flags a media "transcoding" when its codec engine handles it (checked: set
+ * with a codec change and with inject-DTMF, absent on a pure relay); the per-leg codecs it reports are
+ * compared too.
  */
 final class QueryStats {
     private QueryStats() {
@@ -41,10 +44,17 @@ final class QueryStats {
                     toBrowser.videoCodec != null ? toBrowser.videoCodec : sdpVideoIms,
                     toIms.videoPackets, toBrowser.videoPackets);
         }
+        boolean transcoded = toIms.transcoding || toBrowser.transcoding
+                || differ(toIms.codec, toBrowser.codec) || differ(toIms.videoCodec, toBrowser.videoCodec);
         return new MediaStats(
                 toIms.codec != null ? toIms.codec : sdpCodecBrowser,
                 toBrowser.codec != null ? toBrowser.codec : sdpCodecIms,
-                toIms.packets, toBrowser.packets, toIms.bytes, toBrowser.bytes, video);
+                toIms.packets, toBrowser.packets, toIms.bytes, toBrowser.bytes, video, transcoded);
+    }
+
+    /** Two codecs rtpengine reported (both known) that are not the same. */
+    private static boolean differ(String a, String b) {
+        return a != null && b != null && !a.equalsIgnoreCase(b);
     }
 
     private static final class Counter {
@@ -55,6 +65,8 @@ final class QueryStats {
         boolean videoSeen;
         long videoPackets;
         String videoCodec;
+        /** Some media of this party carries rtpengine's "transcoding" flag. */
+        boolean transcoding;
 
         void add(Map<?, ?> tag) {
             for (Object media : list(tag.get("medias"))) {
@@ -67,6 +79,7 @@ final class QueryStats {
                     if (videoCodec == null && isVideo) videoCodec = SdpCodec.normalize(c);
                 }
                 videoSeen |= isVideo;
+                transcoding |= list(m.get("flags")).contains("transcoding");
                 for (Object stream : list(m.get("streams"))) {
                     if (stream instanceof Map<?, ?> s && list(s.get("flags")).contains("RTP")
                             && s.get("stats") instanceof Map<?, ?> stats) {

@@ -16,8 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public class RtpEngineClient {
     /**
-     * On every offer and answer: `play DTMF` only works on calls marked for injection in both (rtpengine
-     * ng docs). Its price: rtpengine decodes and re-encodes all audio, also when both legs use the same codec.
+     * Per call, on the commands that carry the IMS party's SDP toward the browser (answerFromIms, offerFromIms):
+     * rtpengine 10.5 then runs the browser's stream through its codec engine, and `play DTMF` from the browser's
+     * tag works. Checked against the daemon: the flag on an offer marks the answerer's stream, on an answer the
+     * offerer's; without it `play DTMF` answers "ok" and plays nothing. Its price: the browser's audio is decoded
+     * and re-encoded, also when both legs use the same codec, so only calls that ask for it carry it.
      */
     static final String INJECT_DTMF = "inject-DTMF";
     /** RFC 4733 volume of injected events: -8 dBm0 (rtpengine 10.5 otherwise sends 63, i.e. -63 dBm0). */
@@ -32,16 +35,13 @@ public class RtpEngineClient {
     private record Negotiated(String browser, String ims, String videoBrowser, String videoIms) {
     }
 
-    /** True: every offer/answer carries inject-DTMF (rtpengine then runs all audio through its codec engine). */
-    private final boolean injectDtmf;
-
     public RtpEngineClient(NgClient ng) {
-        this(ng, true);
+        this.ng = Objects.requireNonNull(ng);
     }
 
-    public RtpEngineClient(NgClient ng, boolean injectDtmf) {
-        this.ng = Objects.requireNonNull(ng);
-        this.injectDtmf = injectDtmf;
+    /** True when an MT offer from IMS makes rtpengine offer the browser transcoded Opus (no Opus from IMS). */
+    public static boolean mtOfferTranscodes(String imsSdp) {
+        return CodecPolicy.mtOffer(imsSdp) != null;
     }
 
     /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
@@ -84,18 +84,19 @@ public class RtpEngineClient {
     /** MO: the IMS answer (183/200 SDP) in, the SDP answer for the browser out. */
     public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp) throws NgException {
         // lab-notes: answering a browser offer, DTLS=passive failed 4/6 while active worked 6/6.
-        return answerFromIms(callId, fromTag, toTag, imsSdp, "active");
+        return answerFromIms(callId, fromTag, toTag, imsSdp, "active", false);
     }
 
     /**
      * The IMS answer to a browser offer; dtlsRole is rtpengine's DTLS role toward the browser
      * (`active` for a first answer; in a re-offer the role the association already has, RFC 5763 §5,
-     * since the browser rejects an answer that flips it).
+     * since the browser rejects an answer that flips it). injectDtmf: the call takes `play DTMF` from the
+     * browser's tag (the browser made this offer, so the flag on the answer marks its stream).
      */
-    public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole)
-            throws NgException {
+    public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole,
+                                boolean injectDtmf) throws NgException {
         Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, imsSdp);
-        towardBrowser(cmd);
+        towardBrowser(cmd, injectDtmf);
         cmd.put("DTLS", Objects.requireNonNull(dtlsRole, "dtlsRole"));
         String browserSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
@@ -104,15 +105,21 @@ public class RtpEngineClient {
 
     /** MT: the INVITE's SDP offer from IMS in, the SDP offer for the browser out. */
     public String offerFromIms(String callId, String fromTag, String imsSdp) throws NgException {
-        return offerFromIms(callId, fromTag, null, imsSdp);
+        return offerFromIms(callId, fromTag, null, imsSdp, false);
     }
 
-    /** An offer from IMS toward the browser; toTag (the browser's tag) non-null for a re-offer. */
-    public String offerFromIms(String callId, String fromTag, String toTag, String imsSdp) throws NgException {
+    /**
+     * An offer from IMS toward the browser; toTag (the browser's tag) non-null for a re-offer. injectDtmf: the
+     * call takes `play DTMF` from the browser's tag (the browser answers this offer, so the flag on the offer
+     * marks its stream). Sending the same offer again with the flag before the browser's answer turns it on for
+     * a call already offered without (rtpengine 10.5 then gives the same SDP back: checked in RtpEngineRealTest).
+     */
+    public String offerFromIms(String callId, String fromTag, String toTag, String imsSdp, boolean injectDtmf)
+            throws NgException {
         Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, imsSdp);
-        towardBrowser(cmd);
+        towardBrowser(cmd, injectDtmf);
         cmd.put("SDES", List.of("off"));
-        cmd.put("flags", flags("generate-mid", "trust-address"));
+        cmd.put("flags", flags(injectDtmf, "generate-mid", "trust-address"));
         if (toTag != null) keepPorts(cmd);
         Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
         if (codec != null) {
@@ -134,13 +141,11 @@ public class RtpEngineClient {
     /**
      * Injects one DTMF digit as if `fromTag` had sent it: toward the other party as an RFC 4733 event when it
      * negotiated telephone-event, else as an in-band tone in its audio (docs/media.md "DTMF"). Consecutive
-     * calls queue up in rtpengine, each digit after the previous one plus the pause.
+     * calls queue up in rtpengine, each digit after the previous one plus the pause. Only on a call whose
+     * offer/answer carried inject-DTMF: rtpengine 10.5 answers "ok" on any other and plays nothing (checked),
+     * so the caller must know (call/Dtmf does).
      */
     public void playDtmf(String callId, String fromTag, char digit, int durationMs) throws NgException {
-        if (!injectDtmf) {
-            throw new NgException(NgException.Kind.ERROR_RESULT,
-                    "this gateway runs without DTMF injection (lab.rtpengine.inject-dtmf=false)");
-        }
         ng.send(playDtmfCommand(callId, fromTag, digit, durationMs));
     }
 
@@ -220,11 +225,11 @@ public class RtpEngineClient {
         }
     }
 
-    private void towardIms(Map<String, Object> cmd) {
+    private static void towardIms(Map<String, Object> cmd) {
         cmd.put("transport-protocol", "RTP/AVP");
         cmd.put("ICE", "remove");
         cmd.put("rtcp-mux", List.of("demux"));
-        cmd.put("flags", flags("trust-address", "strip-extmap"));
+        cmd.put("flags", flags(false, "trust-address", "strip-extmap"));
     }
 
     /**
@@ -236,15 +241,15 @@ public class RtpEngineClient {
         ((List<Object>) cmd.get("flags")).add("port-latching");
     }
 
-    private void towardBrowser(Map<String, Object> cmd) {
+    private static void towardBrowser(Map<String, Object> cmd, boolean injectDtmf) {
         cmd.put("transport-protocol", "UDP/TLS/RTP/SAVPF");
         cmd.put("ICE", "force");
         cmd.put("rtcp-mux", List.of("offer", "require"));
-        if (injectDtmf) cmd.put("flags", flags());
+        if (injectDtmf) cmd.put("flags", flags(true));
     }
 
-    /** The given ng flags, plus inject-DTMF when this gateway injects DTMF. */
-    private List<Object> flags(String... base) {
+    /** The given ng flags, plus inject-DTMF when the call takes `play DTMF` from the browser. */
+    private static List<Object> flags(boolean injectDtmf, String... base) {
         List<Object> out = new ArrayList<>(List.of((Object[]) base));
         if (injectDtmf) out.add(INJECT_DTMF);
         return out;

@@ -30,6 +30,16 @@ public final class SdpCodec {
         return codecs.isEmpty() ? null : codecs.get(0);
     }
 
+    /** The clock rates of telephone-event in the first audio m-line ("48000", "8000"), in order, no duplicates. */
+    public static List<String> telephoneEventRates(String sdp) {
+        List<String> out = new ArrayList<>();
+        for (String codec : audioCodecs(sdp)) {
+            String[] parts = codec.split("/");
+            if (parts[0].equalsIgnoreCase("telephone-event") && parts.length > 1 && !out.contains(parts[1])) out.add(parts[1]);
+        }
+        return out;
+    }
+
     /** Encoding names of the first audio m-line, in offer order, without duplicates ("PCMA", "telephone-event"). */
     public static List<String> audioEncodings(String sdp) {
         return encodings(sdp, "audio");

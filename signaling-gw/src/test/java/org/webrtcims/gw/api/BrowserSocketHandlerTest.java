@@ -58,13 +58,22 @@ class BrowserSocketHandlerTest {
         assertEquals("too-large", reply("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(300) + "\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"1\",\"durationMs\":1.5}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":8}").get("code"));
+        Map<String, Object> badDtmf = reply("{\"type\":\"answer\",\"callId\":\"c1\",\"sdp\":\"v=0\",\"dtmf\":\"rfc4733\"}");
+        assertEquals("bad-message", badDtmf.get("code"));
+        assertTrue(String.valueOf(badDtmf.get("message")).contains("'dtmf' must be \"inject\""), String.valueOf(badDtmf));
         verifyNoInteractions(calls);
     }
 
     @Test
     void messagesReachCallServiceWithTheSessionsToken() {
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":\"PCMA\"}"));
-        verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA");
+        verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA", false);
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue6\",\"sdp\":\"v=0\",\"dtmf\":\"inject\"}"));
+        verify(calls).call("tok-a", "alice", "ue6", "v=0", null, true);
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"answer\",\"callId\":\"c3\",\"sdp\":\"v=0\",\"dtmf\":\"inject\"}"));
+        verify(calls).answer("tok-a", "c3", "v=0", true);
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"media\",\"callId\":\"c4\",\"sdp\":\"v=0\"}"));
+        verify(calls).earlyMedia("tok-a", "c4", "v=0", false);
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"12#\"}"));
         verify(calls).dtmf("tok-a", "c1", "12#", null);
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"reject\",\"callId\":\"c2\"}"));
@@ -74,7 +83,7 @@ class BrowserSocketHandlerTest {
 
     @Test
     void aCallFailureIsAnErrorNamingTheCall() {
-        doThrow(new CallFailure("unknown-call", "no call 'c7' in this session")).when(calls).answer("tok-a", "c7", "v=0");
+        doThrow(new CallFailure("unknown-call", "no call 'c7' in this session")).when(calls).answer("tok-a", "c7", "v=0", false);
         Map<String, Object> e = reply("{\"type\":\"answer\",\"callId\":\"c7\",\"sdp\":\"v=0\"}");
         assertEquals(Map.of("type", "error", "callId", "c7", "code", "unknown-call", "message", "no call 'c7' in this session"), e);
         doThrow(new IllegalStateException("boom")).when(calls).hangup("tok-a", "c8");

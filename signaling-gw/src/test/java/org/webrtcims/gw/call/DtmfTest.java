@@ -19,6 +19,7 @@ import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
@@ -41,6 +42,8 @@ class DtmfTest {
         mo.toTag = "ue-tt";
         mt = new Call("mt-call", Direction.MT, "tok-b", "bob", "ue2@ims.lab", "ue-ft", CallState.CONFIRMED);
         mt.toTag = "browser-tt";
+        mo.sdp.injectDtmf = true;   // placed with dtmf: "inject"
+        mt.sdp.injectDtmf = true;
         registry.add(mo);
         registry.add(mt);
     }
@@ -92,6 +95,32 @@ class DtmfTest {
         mt.state = CallState.INCOMING;
         assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null))).code());
         verify(rtp, times(1)).playDtmf(anyString(), anyString(), anyChar(), anyInt()); // the early-media one only
+    }
+
+    @Test
+    void aRelayedCallRefusesWebSocketDtmfAndSaysHowToGetIt() throws Exception {
+        mo.sdp.injectDtmf = false;   // the default: pure relaying
+        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("1", null)));
+        assertEquals("dtmf-unavailable", f.code());
+        assertEquals("mo-call", f.callId());
+        assertTrue(f.getMessage().contains("RTCDTMFSender") && f.getMessage().contains("dtmf: \"inject\""), f.getMessage());
+        verify(rtp, never()).playDtmf(anyString(), anyString(), anyChar(), anyInt());
+    }
+
+    @Test
+    void anImsLegWithTelephoneEventAtAnotherClockThanItsCodecIsRefusedWithTheReason() throws Exception {
+        // ue2's default offer as the gateway answered it: Opus with telephone-event/8000 only
+        mt.sdp.imsMediaSdp = "v=0\r\nm=audio 30000 RTP/AVP 111 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n";
+        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null)));
+        assertEquals("dtmf-unavailable", f.code());
+        assertTrue(f.getMessage().contains("telephone-event/8000 beside opus/48000"), f.getMessage());
+        // at the codec's clock, or none at all (in-band tones), rtpengine plays the digit
+        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6500 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\n";
+        relay.fromBrowser(mo, DtmfRequest.of("2", null));
+        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n";
+        relay.fromBrowser(mo, DtmfRequest.of("3", null));
+        verify(rtp, times(2)).playDtmf(anyString(), anyString(), anyChar(), anyInt());
+        assertEquals(null, Dtmf.telephoneEventClockMismatch("v=0\r\nm=audio 6000 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\n"));
     }
 
     @Test

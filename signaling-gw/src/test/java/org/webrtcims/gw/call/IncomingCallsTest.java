@@ -132,6 +132,16 @@ class IncomingCallsTest {
     }
 
     @Test
+    void answerWithInjectedDtmfMarksTheCallBeforeRtpenginesAnswer() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer", true);
+        var order = org.mockito.Mockito.inOrder(media);
+        order.verify(media).injectDtmfBeforeAnswer(c);
+        order.verify(media).answerFromBrowser(c, "v=0 browser-answer");
+    }
+
+    @Test
     void aRepeatedAckForARetransmitted200IsRecordedOnce() throws Exception {
         invite();
         Call c = call();

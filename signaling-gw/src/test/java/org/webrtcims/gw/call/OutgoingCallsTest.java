@@ -78,6 +78,16 @@ class OutgoingCallsTest {
     private List<Object> types() { return toBrowser.stream().map(m -> m.get("type")).toList(); }
 
     @Test
+    void aCallIsRelayedUnlessItAsksForInjectedDtmfOrIsTranscoded() throws Exception {
+        when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("alice"))).thenReturn(invite);
+        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").sdp.injectDtmf, "pure relaying by default");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true).sdp.injectDtmf, "dtmf: inject");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false)
+                .sdp.injectDtmf, "transcoded anyway");
+    }
+
+    @Test
     void ringingThenAnswerAcksAndHandsTheBrowserRtpenginesSdp() throws Exception {
         ResponseHandler h = place();
         assertEquals("calling", toBrowser.get(0).get("type"));

@@ -123,6 +123,10 @@ class PreconditionFlowsTest {
         verify(updateTx, never()).sendResponse(any());
         assertFalse(types().contains("alerting"));
 
+        // dtmf "inject" belongs on `media`: the SDP answer is out, so on `answer` it is refused and nothing changes
+        CallFailure late = assertThrows(CallFailure.class, () -> incoming.answer(c, null, true));
+        assertEquals("bad-message", late.code());
+        assertTrue(late.getMessage().contains("media"), late.getMessage());
         incoming.answer(c, null); // the user accepts early; 200 must still wait for the 180
         capturedOnUp().run();     // the browser leg is up: local segment met
         ArgumentCaptor<Response> upd = ArgumentCaptor.forClass(Response.class);

@@ -74,30 +74,43 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF"),
+                "flags", List.of("trust-address", "strip-extmap"),
                 "replace", List.of("origin", "session-connection")), sdpExchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP)));
     }
 
     @Test
-    void moAnswerFromImsTowardBrowser() throws Exception {
+    void moAnswerFromImsTowardBrowserRelaysByDefault() throws Exception {
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "ftag", "to-tag", "ttag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
-                "rtcp-mux", List.of("offer", "require"), "flags", List.of("inject-DTMF"), "DTLS", "active"), sdpExchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP)));
+                "rtcp-mux", List.of("offer", "require"), "DTLS", "active"), sdpExchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP)));
+    }
+
+    /** Per call: inject-DTMF only on the commands toward the browser, and only when the call asks for it. */
+    @Test
+    void dtmfInjectionIsAPerCallFlagOnTheCommandsTowardTheBrowser() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> moAnswer = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP, "active", true),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("inject-DTMF"), moAnswer.get("flags"));
+        Map<String, Object> mtOffer = exchange(() -> client.offerFromIms("cid", "imstag", null, IN_SDP, true),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("generate-mid", "trust-address", "inject-DTMF"), mtOffer.get("flags"));
+        Map<String, Object> mtRelayed = exchange(() -> client.offerFromIms("cid", "imstag", null, IN_SDP, false),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("generate-mid", "trust-address"), mtRelayed.get("flags"));
+        // the commands toward IMS never carry it, also on a call that injects
+        Map<String, Object> mtAnswer = exchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("trust-address", "strip-extmap"), mtAnswer.get("flags"));
     }
 
     @Test
-    void withoutDtmfInjectionNoFlagIsSentAndPlayDtmfIsRefused() throws Exception {
-        client = new RtpEngineClient(ng, false);
-        List<String> out = new ArrayList<>();
-        Map<String, Object> offer = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("trust-address", "strip-extmap"), offer.get("flags"));
-        Map<String, Object> answer = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertNull(answer.get("flags"));
-        NgException e = assertThrows(NgException.class, () -> client.playDtmf("cid", "ftag", '1', 100));
-        assertTrue(e.getMessage().contains("inject-dtmf=false"), e.getMessage());
+    void mtOfferTranscodesOnlyWithoutOpusFromIms() {
+        assertTrue(RtpEngineClient.mtOfferTranscodes(String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 8 101",
+                "a=rtpmap:8 PCMA/8000", "a=rtpmap:101 telephone-event/8000", "")));
+        assertFalse(RtpEngineClient.mtOfferTranscodes(String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 111 110",
+                "a=rtpmap:111 opus/48000/2", "a=rtpmap:110 telephone-event/48000", "")));
     }
 
     @Test
@@ -107,12 +120,12 @@ class RtpEngineClientTest {
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("btag", fromBrowser.get("from-tag"));
         assertEquals("itag", fromBrowser.get("to-tag"));
-        assertEquals(List.of("trust-address", "strip-extmap", "inject-DTMF", "port-latching"), fromBrowser.get("flags"));
-        Map<String, Object> fromIms = exchange(() -> client.offerFromIms("cid", "itag", "btag", IN_SDP),
+        assertEquals(List.of("trust-address", "strip-extmap", "port-latching"), fromBrowser.get("flags"));
+        Map<String, Object> fromIms = exchange(() -> client.offerFromIms("cid", "itag", "btag", IN_SDP, true),
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("btag", fromIms.get("to-tag"));
         assertEquals(List.of("generate-mid", "trust-address", "inject-DTMF", "port-latching"), fromIms.get("flags"));
-        Map<String, Object> reanswer = exchange(() -> client.answerFromIms("cid", "btag", "itag", IN_SDP, "passive"),
+        Map<String, Object> reanswer = exchange(() -> client.answerFromIms("cid", "btag", "itag", IN_SDP, "passive", false),
                 Map.of("result", "ok", "sdp", OUT_SDP), out);
         assertEquals("passive", reanswer.get("DTLS"));
     }
@@ -123,7 +136,7 @@ class RtpEngineClientTest {
                 "command", "offer", "call-id", "cid", "from-tag", "imstag", "sdp", IN_SDP,
                 "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
                 "rtcp-mux", List.of("offer", "require"), "SDES", List.of("off"),
-                "flags", List.of("generate-mid", "trust-address", "inject-DTMF")), sdpExchange(() -> client.offerFromIms("cid", "imstag", IN_SDP)));
+                "flags", List.of("generate-mid", "trust-address")), sdpExchange(() -> client.offerFromIms("cid", "imstag", IN_SDP)));
     }
 
     @Test
@@ -131,7 +144,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF")), sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
+                "flags", List.of("trust-address", "strip-extmap")), sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
     }
 
     private static final String CHROME_AUDIO = String.join("\r\n", "v=0",
@@ -146,7 +159,7 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", CHROME_AUDIO,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap", "inject-DTMF"),
+                "flags", List.of("trust-address", "strip-extmap"),
                 "replace", List.of("origin", "session-connection"),
                 "codec", Map.of("strip", List.of("PCMA"), "mask", List.of("all"),
                         "transcode", List.of("PCMA/8000/1/64000", "telephone-event"))), sent);
@@ -334,6 +347,26 @@ class RtpEngineClientTest {
         assertEquals(160, s.packetsToIms(), "totals cover audio + video");
         assertEquals(145, s.packetsToBrowser());
         assertEquals(new MediaStats.Video("VP8/90000", "VP8/90000", 60, 55), s.video());
+    }
+
+    /** rtpengine 10.5's "transcoding" media flag (codec engine: codec change or inject-DTMF) or differing codecs. */
+    @Test
+    void queryTellsTranscodedFromRelayed() throws Exception {
+        Map<String, Object> opus = Map.of("type", "audio", "codec", "opus/48000/2", "flags", List.of("initialized", "send", "recv"),
+                "streams", List.of());
+        Map<String, Object> opusInjected = Map.of("type", "audio", "codec", "opus/48000/2",
+                "flags", List.of("initialized", "send", "recv", "transcoding"), "streams", List.of());
+        Map<String, Object> pcma = Map.of("type", "audio", "codec", "PCMA/8000", "streams", List.of());
+        List<MediaStats> out = new ArrayList<>();
+        exchange(() -> client.query("r", "brtag"), Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(opus)), "imstag", Map.of("medias", List.of(opus)))), out);
+        exchange(() -> client.query("i", "brtag"), Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(opusInjected)), "imstag", Map.of("medias", List.of(opus)))), out);
+        exchange(() -> client.query("t", "brtag"), Map.of("result", "ok", "tags", Map.of(
+                "brtag", Map.of("medias", List.of(opus)), "imstag", Map.of("medias", List.of(pcma)))), out);
+        assertFalse(out.get(0).transcoded(), "same codec, no flag: relayed");
+        assertTrue(out.get(1).transcoded(), "inject-DTMF: the browser's stream runs through the codec engine");
+        assertTrue(out.get(2).transcoded(), "Opus toward IMS as PCMA");
     }
 
     @Test

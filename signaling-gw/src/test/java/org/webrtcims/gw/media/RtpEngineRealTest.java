@@ -214,6 +214,47 @@ class RtpEngineRealTest {
         rtp.delete("mt-tx@ims", "mttx-tt");
     }
 
+    /**
+     * Pure relaying by default, inject-DTMF per call: an MT offer sent again with the flag (the browser's
+     * `answer {dtmf: "inject"}`) gives the browser the same SDP, and the query then reports transcoding.
+     */
+    @Test
+    void relayedByDefaultAndInjectDtmfPerCall() throws Exception {
+        String opusOffer = UE2_OFFER.replace("m=audio 6100 RTP/AVP 8 0 101", "m=audio 6100 RTP/AVP 111 110")
+                .replace("a=rtpmap:8 PCMA/8000\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=fmtp:101 0-15",
+                        "a=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\na=fmtp:110 0-15");
+        String opusAnswer = CHROME_ANSWER.replace("m=audio 50002 UDP/TLS/RTP/SAVPF 8 101", "m=audio 50002 UDP/TLS/RTP/SAVPF 111 110")
+                .replace("a=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\na=fmtp:101 0-15",
+                        "a=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\na=fmtp:110 0-15");
+        assertFalse(RtpEngineClient.mtOfferTranscodes(opusOffer));
+        for (boolean inject : List.of(false, true)) {
+            String id = "mt-relay-" + inject + "@ims";
+            String first = rtp.offerFromIms(id, "r-ft", null, opusOffer, false);
+            if (inject) {
+                String again = rtp.offerFromIms(id, "r-ft", null, opusOffer, true);
+                assertEquals(first, again, "the repeated offer with inject-DTMF gives the browser's SDP unchanged");
+            }
+            rtp.answerFromBrowser(id, "r-ft", "r-tt", opusAnswer);
+            MediaStats q = rtp.query(id, "r-tt");
+            System.out.println("query MT inject=" + inject + ": " + q);
+            assertEquals("opus/48000", q.codecBrowser());
+            assertEquals("opus/48000", q.codecIms());
+            assertEquals(inject, q.transcoded(), "transcoding reported exactly when inject-DTMF is on");
+            rtp.delete(id, "r-tt");
+        }
+        // MO, forced PCMA: transcoded
+        String imsOffer = rtp.offerFromBrowser("mo-pcma@gw", "p-ft", null, CHROME_OFFER, ImsCodec.PCMA);
+        Matcher m = Pattern.compile("(?m)^m=audio \\d+ RTP/AVP (\\d+)").matcher(imsOffer);
+        assertTrue(m.find());
+        rtp.answerFromIms("mo-pcma@gw", "p-ft", "p-tt", String.join("\r\n", "v=0", "o=ue1 1 1 IN IP4 127.0.0.1", "s=-",
+                "c=IN IP4 127.0.0.1", "t=0 0", "m=audio 6000 RTP/AVP " + m.group(1), "a=rtpmap:" + m.group(1) + " PCMA/8000",
+                "a=sendrecv", ""), "active", true);
+        MediaStats pcma = rtp.query("mo-pcma@gw", "p-ft");
+        System.out.println("query MO PCMA: " + pcma);
+        assertTrue(pcma.transcoded(), "Opus -> PCMA is transcoded");
+        rtp.delete("mo-pcma@gw", "p-ft");
+    }
+
     @Test
     void deleteOfUnansweredMtCallRemovesIt() throws Exception {
         rtp.offerFromIms("mt-2@ims", "mt2-ft", UE2_OFFER);

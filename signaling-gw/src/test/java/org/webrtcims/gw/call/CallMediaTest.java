@@ -1,0 +1,86 @@
+package org.webrtcims.gw.call;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.isNull;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import org.junit.jupiter.api.Test;
+import org.webrtcims.gw.media.ImsCodec;
+import org.webrtcims.gw.media.RtpEngineClient;
+
+/** The per-call DTMF policy on the way to rtpengine: relayed unless asked for or transcoded anyway. */
+class CallMediaTest {
+    private static final String OPUS_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\n"
+            + "a=rtpmap:110 telephone-event/48000\r\n";
+    private static final String PCMA_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\n"
+            + "a=rtpmap:101 telephone-event/8000\r\n";
+    private final RtpEngineClient rtp = mock(RtpEngineClient.class);
+    private final CallMedia media = new CallMedia(rtp);
+
+    private static Call mt() {
+        Call c = new Call("mt-1", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING);
+        c.toTag = "browser-tt";
+        return c;
+    }
+
+    @Test
+    void anMtCallOfferingOpusIsRelayedAndOneWithoutOpusTakesInjectedDtmf() throws Exception {
+        when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        Call relayed = mt();
+        media.offerFromIms(relayed, OPUS_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false);
+        assertFalse(relayed.sdp.injectDtmf);
+        Call transcoded = mt();
+        media.offerFromIms(transcoded, PCMA_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, PCMA_OFFER, true);
+        assertTrue(transcoded.sdp.injectDtmf, "transcoded anyway: inject-DTMF costs nothing extra");
+    }
+
+    @Test
+    void answeringWithInjectSendsTheOfferAgainWithTheFlag() throws Exception {
+        when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        Call c = mt();
+        media.offerFromIms(c, OPUS_OFFER);
+        media.injectDtmfBeforeAnswer(c);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true);
+        assertTrue(c.sdp.injectDtmf);
+        media.injectDtmfBeforeAnswer(c);   // once is enough
+        verify(rtp, times(2)).offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean());
+    }
+
+    @Test
+    void aRepeatedOfferThatChangesTheSdpIsRefused() throws Exception {
+        when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false)).thenReturn("v=0 to-browser");
+        when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true)).thenReturn("v=0 other ports");
+        Call c = mt();
+        media.offerFromIms(c, OPUS_OFFER);
+        CallFailure f = assertThrows(CallFailure.class, () -> media.injectDtmfBeforeAnswer(c));
+        assertEquals("media-failed", f.code());
+        assertFalse(c.sdp.injectDtmf);
+    }
+
+    @Test
+    void moAnswersCarryTheCallsFlag() throws Exception {
+        when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
+        Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.EARLY);
+        c.toTag = "ue-tt";
+        c.sdp.browserOffer = "v=0\r\n";
+        c.sdp.dtlsRole = "active";
+        media.answerFromIms(c, "v=0 ims");
+        verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", "active", false);
+        c.sdp.injectDtmf = true;
+        c.sdp.imsCodec = ImsCodec.PCMA;
+        media.reanswerFromIms(c, "v=0 ims2");
+        verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq("active"), eq(true));
+    }
+}
