@@ -25,16 +25,15 @@ Identity = "hss.$IMS3_DOMAIN";
 Realm = "$IMS3_DOMAIN";
 Port = $IMS3_HSS_DIAMETER_PORT;
 SecPort = 0;
-ListenOn = "$IMS3_ADDR";
 No_SCTP;
 No_IPv6;
-No_Relay;
 AppServThreads = 2;
 TLS_Cred = "$rundir/hss.crt", "$rundir/hss.key";
 TLS_CA = "$rundir/hss.crt";
+LoadExtension = "$FDX/dict_nasreq.fdx";
 LoadExtension = "$FDX/dict_dcca.fdx";
 LoadExtension = "$FDX/dict_dcca_3gpp.fdx";
 ConnectPeer = "icscf.$IMS3_DOMAIN" { ConnectTo = "$IMS3_ADDR"; Port = $IMS3_ICSCF_DIAMETER_PORT; No_TLS; };
 ConnectPeer = "scscf.$IMS3_DOMAIN" { ConnectTo = "$IMS3_ADDR"; Port = $IMS3_SCSCF_DIAMETER_PORT; No_TLS; };
 CONF
-exec "$HSS_BIN" -c "$rundir/freeDiameter.conf" -s "$IMS3_SUBSCRIBERS" ${HSS_ARGS:-}
+exec "$HSS_BIN" -c "$rundir/freeDiameter.conf" -l "$IMS3_ADDR" -s "$IMS3_SUBSCRIBERS" ${HSS_ARGS:-}

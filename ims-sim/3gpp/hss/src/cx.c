@@ -166,8 +166,10 @@ static int add_server(struct msg *ans, const struct hss_sub *s)
 	if (g_default_scscf)
 		return add_str(ans, a_server_name, g_default_scscf);
 	struct avp *g;
-	/* no capability requirements: any S-CSCF of the I-CSCF's list will do */
-	if (fd_msg_avp_new(a_server_capabilities, 0, &g) || fd_msg_avp_add(ans, MSG_BRW_LAST_CHILD, g))
+	/* no mandatory capability: any S-CSCF of the I-CSCF's list will do. Kamailio's cdp drops a
+	 * message with an empty grouped AVP, hence one Optional-Capability (0) */
+	if (fd_msg_avp_new(a_server_capabilities, 0, &g) || add_u32(g, a_optional_cap, 0) ||
+	    fd_msg_avp_add(ans, MSG_BRW_LAST_CHILD, g))
 		return -1;
 	return 0;
 }
