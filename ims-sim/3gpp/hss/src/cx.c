@@ -77,12 +77,29 @@ static int command(int code, const char *req, const char *ans, struct dict_objec
 
 /* ---- reading requests ---- */
 
-static int avp_str(msg_or_avp *parent, struct dict_object *model, char *out, size_t outlen)
+/* The first AVP of this model in a message or, for a grouped AVP, among its children
+ * (fd_msg_search_avp only takes messages). */
+static struct avp *find(msg_or_avp *parent, struct dict_object *model)
 {
 	struct avp *avp = NULL;
+	struct dict_object *m;
+	if (fd_msg_browse(parent, MSG_BRW_FIRST_CHILD, &avp, NULL))
+		return NULL;
+	for (; avp; ) {
+		if (!fd_msg_model(avp, &m) && m == model)
+			return avp;
+		if (fd_msg_browse(avp, MSG_BRW_NEXT, &avp, NULL))
+			return NULL;
+	}
+	return NULL;
+}
+
+static int avp_str(msg_or_avp *parent, struct dict_object *model, char *out, size_t outlen)
+{
+	struct avp *avp = find(parent, model);
 	struct avp_hdr *h;
 	out[0] = 0;
-	if (fd_msg_search_avp(parent, model, &avp) || !avp || fd_msg_avp_hdr(avp, &h) || !h->avp_value)
+	if (!avp || fd_msg_avp_hdr(avp, &h) || !h->avp_value)
 		return -1;
 	size_t n = h->avp_value->os.len < outlen - 1 ? h->avp_value->os.len : outlen - 1;
 	memcpy(out, h->avp_value->os.data, n);
@@ -92,9 +109,9 @@ static int avp_str(msg_or_avp *parent, struct dict_object *model, char *out, siz
 
 static int avp_u32(msg_or_avp *parent, struct dict_object *model, uint32_t *v)
 {
-	struct avp *avp = NULL;
+	struct avp *avp = find(parent, model);
 	struct avp_hdr *h;
-	if (fd_msg_search_avp(parent, model, &avp) || !avp || fd_msg_avp_hdr(avp, &h) || !h->avp_value)
+	if (!avp || fd_msg_avp_hdr(avp, &h) || !h->avp_value)
 		return -1;
 	*v = h->avp_value->u32;
 	return 0;
@@ -221,8 +238,8 @@ static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void 
 	int has_impu = avp_str(*msg, a_public_identity, impu, sizeof impu) >= 0;
 	avp_str(*msg, a_server_name, server, sizeof server);
 	avp_u32(*msg, a_sip_number_auth_items, &n);
-	struct avp *item = NULL;
-	if (!fd_msg_search_avp(*msg, a_sip_auth_data_item, &item) && item) {
+	struct avp *item = find(*msg, a_sip_auth_data_item);
+	if (item) {
 		avp_str(item, a_sip_auth_scheme, scheme, sizeof scheme);
 		authz_len = avp_str(item, a_sip_authorization, (char *)authz, sizeof authz);
 	}
