@@ -18,8 +18,8 @@ fi
 . "$ROOT/scripts/lib/log.sh"
 # shellcheck source=../../scripts/lib/netns.sh
 . "$ROOT/scripts/lib/netns.sh"
-# shellcheck source=env.sh
-. "$HERE/env.sh"
+# shellcheck source=core.sh
+. "$HERE/core.sh"
 export IMS3_LOGDIR="${IMS3_LOGDIR:-$(mktemp -d /tmp/ims3-selftest.XXXXXX)}"
 L="$IMS3_LOGDIR"; R="$L/run"
 mkdir -p "$R"
@@ -30,6 +30,7 @@ cleanup() {
   local i
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill "${PIDS[i]}" 2>/dev/null; done
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do wait "${PIDS[i]}" 2>/dev/null; done
+  ims3_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -47,19 +48,13 @@ has() { grep -q -- "$2" "$L/$1"; }
 lacks() { ! grep -q -- "$2" "$L/$1"; }
 abort() { echo "ABORT: $*"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
 
-wait_for() {  # seconds what command... — poll every 0.2 s
-  local t=$(($1 * 5)) what="$2"; shift 2
-  while ((t-- > 0)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  echo "timeout waiting for $what" >>"$L/selftest.out"; return 1
-}
 alive() { kill -0 "$1" 2>/dev/null; }
 
 netns_setup
 # Kamailio 5.6's ims_dialog can segfault at shutdown after a call (3gpp-notes): no 80 MB cores in /
 ((${IMS3_KEEP_CORES:-0})) || ulimit -c 0
 # Our DNS for everything in this mount namespace (Kamailio and cdp resolve through libc/resolv.conf)
-printf 'nameserver %s\noptions attempts:2 timeout:1\n' "$IMS3_ADDR" > "$R/resolv.conf"
-mount --bind "$R/resolv.conf" /etc/resolv.conf || abort "cannot bind-mount resolv.conf (needs a mount namespace)"
+ims3_resolv "$L" || abort "cannot bind-mount resolv.conf (needs a mount namespace)"
 
 # --- the HSS and its unit tests --------------------------------------------------------------
 check "HSS builds, unit tests pass (Milenage TS 35.208 sets 1-6, AUTS, table)" "$HERE/build-hss.sh"
@@ -88,29 +83,25 @@ check "UE keys (sipp/ue-keys.txt) match the HSS table's OPc" keys_match
 tcpdump -i lo -n -s 0 -U --immediate-mode -w "$L/ims.pcap" \
   "port $IMS3_PCSCF_PORT or port $IMS3_ICSCF_PORT or port $IMS3_SCSCF_PORT or port $IMS3_HSS_DIAMETER_PORT or portrange 5081-5086" \
   >"$L/tcpdump.log" 2>&1 & PIDS+=($!); TCPDUMP=$!
-wait_for 5 "tcpdump" grep -q listening "$L/tcpdump.log"
+ims3_wait 5 grep -q listening "$L/tcpdump.log"
 
-# --- DNS, DB, HSS, CSCFs ---------------------------------------------------------------------
-"$HERE/start-dns.sh" "$R/dns" >"$L/dnsmasq.log" 2>&1 & PIDS+=($!); DNS=$!
-check "dnsmasq: hss.$IMS3_DOMAIN resolves to $IMS3_ADDR" wait_for 5 "DNS" bash -c "getent hosts hss.$IMS3_DOMAIN | grep -q '^$IMS3_ADDR '"
-"$HERE/start-db.sh" "$R/db" >"$L/mariadb.log" 2>&1 & PIDS+=($!); DB=$!
-db_ready() { mariadb --no-defaults -h "$IMS3_ADDR" -P "$IMS3_DB_PORT" -uicscf -picscf icscf -Nse 'SELECT s_cscf_uri FROM s_cscf' | grep -q scscf; }
-check "MariaDB: I-CSCF tables with the S-CSCF list" wait_for 60 "MariaDB" db_ready
-HSS_ARGS=--log-vectors "$HERE/start-hss.sh" "$R/hss" >"$L/hss.log" 2>&1 & PIDS+=($!); HSS=$!
-check "HSS up (freeDiameter, Cx)" wait_for 15 "HSS" grep -q "hss: ready" "$L/hss.log"
-alive "$HSS" || abort "HSS stopped: $(tail -3 "$L/hss.log")"
-for role in scscf icscf pcscf; do
-  "$HERE/start-cscf.sh" "$role" "$R/$role" >"$L/$role.log" 2>&1 & PIDS+=($!)
-  eval "${role^^}=\$!"
-done
+# --- DNS, DB, HSS, CSCFs (core.sh, step by step) -------------------------------------------
+ims3_start_dns "$L"
+check "dnsmasq: hss.$IMS3_DOMAIN resolves to $IMS3_ADDR" ims3_wait 5 ims3_dns_ready
+ims3_start_db "$L"
+check "MariaDB: I-CSCF tables with the S-CSCF list" ims3_wait 60 ims3_db_ready
+export HSS_ARGS=--log-vectors  # XRES in the HSS log: the SIPp RES-0x00 retry below reads it
+ims3_start_hss "$L"
+check "HSS up (freeDiameter, Cx)" ims3_wait 15 ims3_hss_ready "$L"
+alive "${IMS3_PID[hss]}" || abort "HSS stopped: $(tail -3 "$L/hss.log")"
+for role in scscf icscf pcscf; do ims3_start_cscf "$L" "$role"; done
 for role in scscf icscf pcscf; do
   port_var="IMS3_${role^^}_PORT"
-  check "$role answers SIP OPTIONS on ${!port_var}" wait_for 15 "$role" python3 "$ROOT/scripts/sip-options.py" "$IMS3_ADDR:${!port_var}" 0.5
+  check "$role answers SIP OPTIONS on ${!port_var}" ims3_wait 15 ims3_sip_ready "$role"
 done
 # the Diameter connections cdp → HSS (freeDiameter logs the peer state machine)
-peer_open() { grep -q "STATE_OPEN'.*'$1.$IMS3_DOMAIN'" "$L/hss.log"; }
-check "Diameter: I-CSCF ↔ HSS connection open" wait_for 45 "icscf peer" peer_open icscf
-check "Diameter: S-CSCF ↔ HSS connection open" wait_for 45 "scscf peer" peer_open scscf
+check "Diameter: I-CSCF ↔ HSS connection open" ims3_wait 45 ims3_peer_open "$L" icscf
+check "Diameter: S-CSCF ↔ HSS connection open" ims3_wait 45 ims3_peer_open "$L" scscf
 
 # --- UEs -------------------------------------------------------------------------------------
 scen() {  # impi -> a register scenario with that UE's keys
@@ -224,8 +215,8 @@ check "capture: Diameter Cx UAR, MAR, SAR, LIR answered with success" bash -c "
 check "capture: MAA carries SIP-Authenticate (RAND||AUTN), CK and IK" tshark_has \
   'diameter.cmd.code == 303 && diameter.flags.request == 0 && diameter.3GPP-SIP-Authenticate && diameter.Confidentiality-Key && diameter.Integrity-Key' "MAA"
 
-for p in "$HSS" "$DNS" "$DB" "$SCSCF" "$ICSCF" "$PCSCF"; do
-  alive "$p" || { echo "component PID $p stopped during the run" >>"$L/selftest.out"; failed=$((failed + 1)); }
+for name in dnsmasq mariadb hss scscf icscf pcscf; do
+  alive "${IMS3_PID[$name]}" || { echo "FAIL $name stopped during the run"; failed=$((failed + 1)); }
 done
 echo "$passed passed, $failed failed (logs: $L)"
 [ "$failed" -eq 0 ]

@@ -13,7 +13,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hss -c <freeDiameter.conf> -s <subscribers.txt> [-l <ipv4>] [--scscf <sip-uri>] [--log-vectors] [--check]\n"
-		"  -c, --config       freeDiameter configuration (Identity, Realm, ListenOn, peers, dict_dcca_3gpp.fdx)\n"
+		"  -c, --config       freeDiameter configuration (Identity, Realm, peers, dict_dcca_3gpp.fdx; see start-hss.sh)\n"
 		"  -s, --subscribers  table: IMPI IMPU[,IMPU...] K OPc AMF SQN per line, '#' comments\n"
 		"  -l, --listen       IPv4 address to serve on (loopback allowed; freeDiameter's ListenOn drops 127/8)\n"
 		"      --scscf        S-CSCF URI put into UAAs of unassigned users (default: Server-Capabilities)\n"
