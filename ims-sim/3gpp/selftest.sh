@@ -195,6 +195,8 @@ aka_ue() {  # name user port mode
 }
 check "a wrong RES (right key) gets 403 from the S-CSCF" aka_ue wrong-res bob 5086 wrong-res
 check "... the S-CSCF found the response wrong" has scscf.log "S-CSCF REGISTER sip:bob@$IMS3_DOMAIN: wrong AKA response"
+check "an AUTS with a wrong MAC-S is refused (no new challenge)" aka_ue bad-auts ue2 5084 bad-auts
+check "... HSS: MAC-S did not verify, SQN unchanged" has hss.log "MAR ue2@$IMS3_DOMAIN: AUTS does not verify (MAC-S)"
 check "resync: the UE refuses the SQN with AUTS, gets SQN_MS+1, registers (aka-ue.py resync)" aka_ue resync alice 5085 resync
 check "... HSS verified the AUTS and restarted from SQN_MS+1" has hss.log "MAR alice@$IMS3_DOMAIN vector 1 after resync (AUTS verified) sqn=000000000086"
 check "call to bob (known, not registered) fails" fails call ue2 5082 bob ue2-bob

@@ -11,6 +11,8 @@ it carries is printed.
         wrong-res  answer the challenge with a wrong RES: expects 403
         resync     refuse the first challenge with AUTS for SQN_MS = SQN + 100 (TS 33.102 6.3.5):
                    expects a new challenge whose SQN is SQN_MS + 1, then registers (200)
+        bad-auts   an AUTS with a wrong MAC-S: the HSS must refuse the resync (no new
+                   challenge; the registration fails with a 4xx/5xx final response)
 Exit 0 when the expected outcome happened; the SIP ladder goes to stdout.
 """
 import argparse
@@ -146,7 +148,7 @@ def main():
     p.add_argument("--addr", default="127.0.0.1")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pcscf", default="127.0.0.1:5060")
-    p.add_argument("mode", choices=["ok", "wrong-res", "resync"])
+    p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts"])
     a = p.parse_args()
     ue = Ue(a)
     empty = (f'Authorization: Digest username="{a.impi}", realm="{ue.domain}", nonce="", '
@@ -155,12 +157,20 @@ def main():
     if code != 401:
         raise SystemExit(f"expected 401, got {code}")
     params, rand, sqn, res = ue.challenge(text)
-    if a.mode == "resync":
+    if a.mode in ("resync", "bad-auts"):
         sqn_ms = (int.from_bytes(sqn, "big") + 100).to_bytes(6, "big")
         _, mac_s = ue.usim.f1(rand, sqn_ms, b"\0\0")
+        if a.mode == "bad-auts":
+            mac_s = bytes([mac_s[0] ^ 0x01]) + mac_s[1:]
         auts = xor(sqn_ms, ue.usim.f5star(rand)) + mac_s
-        print(f"refusing SQN {sqn.hex()}: AUTS for SQN_MS={sqn_ms.hex()}")
+        print(f"refusing SQN {sqn.hex()}: AUTS for SQN_MS={sqn_ms.hex()}"
+              + (" with a corrupted MAC-S" if a.mode == "bad-auts" else ""))
         code, text = ue.register(ue.authorization(params, res, auts=auts))
+        if a.mode == "bad-auts":
+            if code in (200, 401):
+                raise SystemExit(f"a bad AUTS was accepted: {code}")
+            print(f"bad-auts: refused with {code} as expected")
+            return 0
         if code != 401:
             raise SystemExit(f"expected a new 401 after AUTS, got {code}")
         params, rand, sqn, res = ue.challenge(text)
