@@ -87,6 +87,22 @@ keys_match() {
   done < "$HERE/sipp/ue-keys.txt"
 }
 check "UE keys (sipp/ue-keys.txt) match the HSS table's OPc" keys_match
+usim_ok() {  # aka-ue.py's Milenage against TS 35.208 test set 1
+  python3 - "$HERE/sipp/aka-ue.py" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("akaue", sys.argv[1]); m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+u = m.Usim(bytes.fromhex("465b5ce8b199b49faa5f0a2ee238a6bc"), bytes.fromhex("cdc202d5123e20f62b6d676ac72cb318"))
+r = bytes.fromhex("23553cbe9637a89d218ae64dae47bf35")
+got = [u.opc.hex(), *(x.hex() for x in u.f1(r, bytes.fromhex("ff9bb4d0b607"), bytes.fromhex("b9b9"))),
+       *(x.hex() for x in u.f2345(r)), u.f5star(r).hex()]
+want = ["cd63cb71954a9f4e48a5994e37a02baf", "4a9ffac354dfafb3", "01cfaf9ec4e871e9", "a54211d5e3ba50bf",
+        "b40ba9a3c58b2a05bbf0d987b21bf8cb", "f769bcd751044604127672711c6d3441", "aa689c648370", "451e8beca43b"]
+print("aka-ue.py Milenage:", got)
+sys.exit(0 if got == want else 1)
+PY
+}
+check "aka-ue.py's USIM (Milenage on cryptography's AES) matches TS 35.208 set 1" usim_ok
 
 # --- capture of SIP and Diameter on loopback ---------------------------------------------------
 tcpdump -i lo -n -s 0 -U --immediate-mode -w "$L/ims.pcap" \
