@@ -40,6 +40,7 @@ cleanup() {
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do kill "${PIDS[i]}" 2>/dev/null; done
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do wait "${PIDS[i]}" 2>/dev/null; done
   ims3_down
+  ((${IMS3_KEEP_DB:-0})) || rm -rf "$L/run/db/data"  # state, not a log
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -54,7 +55,6 @@ check() {  # name command...
 }
 fails() { ! "$@"; }
 has() { grep -q -- "$2" "$L/$1"; }
-lacks() { ! grep -q -- "$2" "$L/$1"; }
 abort() { echo "ABORT: $*"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
 
 alive() { kill -0 "$1" 2>/dev/null; }

@@ -14,8 +14,10 @@ command -v mariadbd >/dev/null || { echo "mariadbd missing: apt-get install mari
 [ -f "$SCHEMA" ] || { echo "$SCHEMA missing: apt-get install kamailio-ims-modules" >&2; exit 2; }
 mkdir -p "$rundir"
 rundir="$(cd "$rundir" && pwd)"
+# a few MB instead of MariaDB's 100 MB redo log: three tables of a handful of rows
+SMALL="--innodb-log-file-size=4M --innodb-data-file-path=ibdata1:4M:autoextend"
 if [ ! -d "$rundir/data/mysql" ]; then
-  mariadb-install-db --no-defaults --datadir="$rundir/data" --user="$(id -un)" \
+  mariadb-install-db --no-defaults --datadir="$rundir/data" --user="$(id -un)" $SMALL \
     --auth-root-authentication-method=socket --skip-test-db >"$rundir/install.log" 2>&1 \
     || { echo "mariadb-install-db failed, see $rundir/install.log" >&2; exit 1; }
 fi
@@ -36,4 +38,4 @@ fi
 exec mariadbd --no-defaults --datadir="$rundir/data" --user="$(id -un)" \
   --bind-address="$IMS3_ADDR" --port="$IMS3_DB_PORT" --socket="$rundir/mysqld.sock" \
   --pid-file="$rundir/mysqld.pid" --init-file="$rundir/init.sql" --skip-name-resolve \
-  --innodb-buffer-pool-size=16M --key-buffer-size=1M --performance-schema=OFF --log-error=
+  $SMALL --innodb-buffer-pool-size=16M --key-buffer-size=1M --performance-schema=OFF --log-error=
