@@ -1,0 +1,14 @@
+# shellcheck shell=bash
+# Addresses and ports of the 3GPP IMS core (sourced by the start scripts and selftest.sh).
+# Everything is on one loopback address; the nodes differ by port. Override by exporting first.
+IMS3_ADDR="${IMS3_ADDR:-127.0.0.1}"
+IMS3_DOMAIN="${IMS3_DOMAIN:-ims.lab}"
+IMS3_PCSCF_PORT="${IMS3_PCSCF_PORT:-5060}"   # SIP, UEs and the gateway talk to it
+IMS3_ICSCF_PORT="${IMS3_ICSCF_PORT:-4060}"   # SIP, home-domain entry (DNS SRV of the domain)
+IMS3_SCSCF_PORT="${IMS3_SCSCF_PORT:-6060}"   # SIP, registrar and session control
+IMS3_HSS_DIAMETER_PORT="${IMS3_HSS_DIAMETER_PORT:-3868}"
+IMS3_ICSCF_DIAMETER_PORT="${IMS3_ICSCF_DIAMETER_PORT:-3869}"
+IMS3_SCSCF_DIAMETER_PORT="${IMS3_SCSCF_DIAMETER_PORT:-3870}"
+IMS3_DB_PORT="${IMS3_DB_PORT:-3306}"         # MariaDB, I-CSCF tables only
+IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
+IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"

@@ -1,0 +1,8 @@
+#ifndef HSS_CX_H
+#define HSS_CX_H
+#include "subscribers.h"
+/* Registers the Cx application (TS 29.228/29.229, app id 16777216) and the UAR/MAR/SAR/LIR
+ * handlers on freeDiameter's dispatcher. default_scscf may be NULL: then a UAA for an identity
+ * without an assigned S-CSCF carries Server-Capabilities and the I-CSCF picks one. */
+int hss_cx_init(struct hss_db *db, const char *default_scscf, int log_vectors);
+#endif

@@ -1,0 +1,103 @@
+/* hss: the lab's HSS. A freeDiameter node (libfdcore) that answers Cx UAR/MAR/SAR/LIR from a
+ * subscriber table file, with Milenage AKA vectors from libosmocore. */
+#include "cx.h"
+#include <freeDiameter/freeDiameter-host.h>
+#include <freeDiameter/libfdcore.h>
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hss -c <freeDiameter.conf> -s <subscribers.txt> [-l <ipv4>] [--scscf <sip-uri>] [--log-vectors] [--check]\n"
+		"  -c, --config       freeDiameter configuration (Identity, Realm, peers, dict_dcca_3gpp.fdx; see start-hss.sh)\n"
+		"  -s, --subscribers  table: IMPI IMPU[,IMPU...] K OPc AMF SQN per line, '#' comments\n"
+		"  -l, --listen       IPv4 address to serve on (loopback allowed; freeDiameter's ListenOn drops 127/8)\n"
+		"      --scscf        S-CSCF URI put into UAAs of unassigned users (default: Server-Capabilities)\n"
+		"      --log-vectors  also log XRES of each vector (lab use)\n"
+		"      --check        only parse the subscriber table and exit\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf = NULL, *subs = NULL, *scscf = NULL, *listen_on = NULL;
+	int log_vectors = 0, check = 0, c;
+	static struct option opts[] = {
+		{ "config", required_argument, 0, 'c' }, { "listen", required_argument, 0, 'l' }, { "subscribers", required_argument, 0, 's' },
+		{ "scscf", required_argument, 0, 'S' }, { "log-vectors", no_argument, 0, 'V' },
+		{ "check", no_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	while ((c = getopt_long(argc, argv, "c:s:l:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': conf = optarg; break;
+		case 's': subs = optarg; break;
+		case 'l': listen_on = optarg; break;
+		case 'S': scscf = optarg; break;
+		case 'V': log_vectors = 1; break;
+		case 'C': check = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!subs || (!conf && !check) || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	static struct hss_db db;
+	char err[512];
+	if (hss_db_load(subs, &db, err, sizeof err)) {
+		fprintf(stderr, "hss: %s\n", err);
+		return 2;
+	}
+	fprintf(stderr, "hss: %zu subscribers from %s\n", db.n, subs);
+	if (check)
+		return 0;
+
+	/* the signal mask is inherited by freeDiameter's threads: only this thread takes SIGTERM/INT */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	if (fd_core_initialize()) {
+		fprintf(stderr, "hss: freeDiameter initialisation failed\n");
+		return 1;
+	}
+	if (fd_core_parseconf(conf)) {
+		fprintf(stderr, "hss: cannot use freeDiameter configuration %s (see above)\n", conf);
+		return 2;
+	}
+	if (listen_on) {
+		/* ListenOn in the configuration goes through an address filter that drops loopback
+		 * addresses; the lab runs on loopback only, so add the endpoint past that filter */
+		struct sockaddr_in sin = { .sin_family = AF_INET };
+		if (inet_pton(AF_INET, listen_on, &sin.sin_addr) != 1) {
+			fprintf(stderr, "hss: --listen wants an IPv4 address, not '%s'\n", listen_on);
+			return 2;
+		}
+		if (fd_ep_add_merge(&fd_g_config->cnf_endpoints, (sSA *)&sin, sizeof sin, EP_FL_CONF | EP_ACCEPTALL)) {
+			fprintf(stderr, "hss: cannot add the endpoint %s\n", listen_on);
+			return 1;
+		}
+	}
+	if (hss_cx_init(&db, scscf, log_vectors)) {
+		fprintf(stderr, "hss: cannot set up the Cx application\n");
+		return 1;
+	}
+	if (fd_core_start()) {
+		fprintf(stderr, "hss: freeDiameter did not start\n");
+		return 1;
+	}
+	fd_core_waitstartcomplete();
+	fprintf(stderr, "hss: ready (Cx, application 16777216)\n");
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	fprintf(stderr, "hss: signal %d, shutting down\n", sig);
+	fd_core_shutdown();
+	fd_core_wait_shutdown_complete();
+	hss_db_free(&db);
+	return 0;
+}
