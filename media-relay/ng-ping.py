@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wait until rtpengine answers an ng `ping` with `pong`.
 
-Usage: ng-ping.py [host:port] [timeout_s]   (defaults 127.0.0.1:2223, 10)
+Usage: ng-ping.py [host:port] [timeout_s]   (defaults DEFAULT_NG, 10)
 Exit 0 on pong, 1 on timeout, 2 on bad usage. Scripts use it to wait for readiness.
 """
 import os
@@ -9,9 +9,12 @@ import socket
 import sys
 import time
 
+# The lab's rtpengine ng address: Python's one definition (bash: harness/lib/addresses.sh).
+DEFAULT_NG = "127.0.0.1:2223"
+
 
 def main(argv):
-    target = argv[1] if len(argv) > 1 else "127.0.0.1:2223"
+    target = argv[1] if len(argv) > 1 else DEFAULT_NG
     try:
         host, port_s = target.rsplit(":", 1)
         port = int(port_s)

@@ -4,12 +4,18 @@
 set -euo pipefail
 
 RTPENGINE_BIN="${RTPENGINE_BIN:-rtpengine}"
-RTPENGINE_NG="${RTPENGINE_NG:-127.0.0.1:2223}"
+# The ng control address (HOST:PORT) is the caller's: ./lab passes harness/lib/addresses.sh's.
+RTPENGINE_NG="${RTPENGINE_NG:-}"
 RTPENGINE_IFACE="${RTPENGINE_IFACE:-127.0.0.1}"
 RTPENGINE_PORT_MIN="${RTPENGINE_PORT_MIN:-30000}"
 RTPENGINE_PORT_MAX="${RTPENGINE_PORT_MAX:-30999}"
 # One JSON datagram per RFC 4733 event rtpengine sees end (the gateway's DTMF log listener); empty = none.
-RTPENGINE_DTMF_LOG="${RTPENGINE_DTMF_LOG-127.0.0.1:2224}"
+RTPENGINE_DTMF_LOG="${RTPENGINE_DTMF_LOG:-}"
+
+if [ -z "$RTPENGINE_NG" ]; then
+  echo "start-rtpengine: set RTPENGINE_NG=HOST:PORT, the ng control address (./lab uses harness/lib/addresses.sh)" >&2
+  exit 2
+fi
 
 if ! command -v "$RTPENGINE_BIN" >/dev/null 2>&1; then
   echo "start-rtpengine: '$RTPENGINE_BIN' not found (apt-get install rtpengine-daemon)" >&2

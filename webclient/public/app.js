@@ -3,7 +3,7 @@
 import { LabClient } from './lab-client.js';
 
 const client = new LabClient();
-window.labClient = client;   // automation entry point (webclient/runner/browser.mjs)
+window.labClient = client;   // automation entry point (harness/runner/browser.mjs)
 
 const $ = (id) => document.getElementById(id);
 const CHART_POINTS = 120;
@@ -127,7 +127,7 @@ let chartT0 = 0;
 
 function makeChart() {
   if (typeof window.Chart !== 'function') {
-    showError('chart.js not loaded (vendor/chart.umd.min.js missing: run webclient/scripts/vendor.sh)');
+    showError('chart.js not loaded (vendor/chart.umd.min.js missing: run harness/lib/vendor.sh)');
     return null;
   }
   const ds = (label, color, yAxisID) => ({ label, data: [], borderColor: color, backgroundColor: color, yAxisID, pointRadius: 0, tension: 0.2 });

@@ -1,6 +1,6 @@
 // Records what a call's remote audio track delivers (the audio-quality check, docs/media.md):
 // WebAudio + an AudioWorklet keep `durationMs` of PCM after `skipMs`. Used by automation
-// (webclient/runner/browser.mjs) through window.labClient.remoteStream(); the UI does not load it.
+// (harness/runner/browser.mjs) through window.labClient.remoteStream(); the UI does not load it.
 const recordings = new Map();   // callId -> Promise<{sampleRate, samples: number[]}>
 const STREAM_WAIT_MS = 3000;    // the remote track appears once the answer SDP is applied
 

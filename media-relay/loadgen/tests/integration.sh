@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Integration test: loadgen --raw against a live rtpengine on 127.0.0.1:2223.
+# Integration test: loadgen --raw against the lab's live rtpengine (ng address: harness/lib/addresses.sh).
 # Exit 77 (ctest SKIP_RETURN_CODE) when no rtpengine answers an ng ping.
 # usage: integration.sh LOADGEN NG_PING_PY WORKDIR
 set -euo pipefail
 loadgen=$1 ngping=$2 work=$3
-if ! python3 "$ngping" 127.0.0.1:2223 1 2>/dev/null; then
-  echo "SKIP: no rtpengine answering ng ping on 127.0.0.1:2223"
+# shellcheck source=../../../harness/lib/addresses.sh
+source "$(dirname "$0")/../../../harness/lib/addresses.sh"
+if ! python3 "$ngping" "$LAB_RTPENGINE_NG" 1 2>/dev/null; then
+  echo "SKIP: no rtpengine answering ng ping on $LAB_RTPENGINE_NG"
   exit 77
 fi
 mkdir -p "$work"
-"$loadgen" --raw --calls 2 --cps 10 --duration 3 --quiet --json "$work/report.json"
+"$loadgen" --ng "$LAB_RTPENGINE_NG" --raw --calls 2 --cps 10 --duration 3 --quiet --json "$work/report.json"
 python3 - "$work/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -1,0 +1,266 @@
+#!/usr/bin/env node
+// ./lab bench orchestrator (runs inside the lab's network namespace, rtpengine already up):
+//   <profile> [--calls N] [--duration S]              one measured run
+//   capacity <profile> [--max N] [--duration S]       sweep N up to the last passing step
+//   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
+// `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` for harness/lib/bench.sh.
+// Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machine, referenceRatios } from './analyze.mjs';
+import { renderBenchHtml } from './html.mjs';
+import { sleep, stopAll } from '../kit/procs.mjs';
+import { writeReport } from '../kit/report.mjs';
+import { setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { measureStep, pacing } from './step.mjs';
+
+const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The shared input next to the repo, else the copy kept in media-relay/bench/ (a clone placed elsewhere).
+const SHARED_PROFILES = path.resolve(ROOT, '..', 'shared', 'bench', 'profiles.json');
+const PROFILES = process.env.BENCH_PROFILES
+  ?? (fs.existsSync(SHARED_PROFILES) ? SHARED_PROFILES : path.join(ROOT, 'media-relay', 'bench', 'profiles.json'));
+const CAPACITY_STEPS = [10, 25, 50, 100, 150, 200, 250, 300];
+// video profiles carry 6-10x the packets of audio: finer steps where their capacity lies
+const CAPACITY_STEPS_VIDEO = [5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100];
+const CRITERION = { loss_pct: 0.1, p99_ms: 5 };
+// Transcoding (rtpengine 10.5): the re-encoded stream leaves on rtpengine's own 20 ms media clock, one
+// frame behind (resampler + packetiser) plus the send timer's phase, so even one call has p50 30-40 ms.
+// The 5 ms budget then applies on top of three frame times (docs/benchmarks.md "Capacity criterion").
+const CRITERION_TRANSCODE = { loss_pct: 0.1, p99_ms: 65 };
+const IMS_CODECS = ['PCMA', 'AMR-WB']; // what loadgen --ims-codec can force (docs/loadgen.md)
+const criterionFor = (profile) => (profile.ims_codec ? CRITERION_TRANSCODE : CRITERION);
+const MAX_CALLS = 300; // rtpengine's 30000-30999 holds ~300 calls (docs/architecture.md)
+
+class UsageError extends Error {}
+const usage = (m) => { throw new UsageError(m); };
+const progress = (m) => console.log(`[bench ${new Date().toTimeString().slice(0, 8)}] ${m}`);
+
+function int(opt, v, lo, hi) {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < lo || n > hi) usage(`${opt} wants a whole number in ${lo}..${hi}, not '${v ?? ''}'`);
+  return n;
+}
+
+function loadProfiles() {
+  try { return JSON.parse(fs.readFileSync(PROFILES, 'utf8')).profiles; } catch (e) { usage(`cannot read the traffic profiles ${PROFILES}: ${e.message}`); }
+  return null;
+}
+
+// parse(argv) -> {mode, name, profile?, calls?, durationS, steps?, expected_s}
+export function parse(argv) {
+  const [first, ...rest] = argv;
+  if (!first) usage('bench needs a profile, "capacity <profile>" or "setup-rate"');
+  const opts = {};
+  const take = (allowed) => {
+    for (let i = 0; i < rest.length; i += 1) {
+      const a = rest[i];
+      const [k, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+      if (!allowed.includes(k)) usage(`unknown option for bench ${first}: ${a}`);
+      const v = inline ?? rest[++i];
+      if (v == null) usage(`${k} needs a value`);
+      opts[k] = v;
+    }
+  };
+  const profiles = loadProfiles();
+  const needProfile = (name, forWhat) => {
+    if (!name || name.startsWith('--')) usage(`${forWhat} needs a profile: ${Object.keys(profiles).join(', ')}`);
+    if (!profiles[name]) usage(`unknown profile '${name}' (profiles: ${Object.keys(profiles).join(', ')})`);
+    return { name, file: PROFILES, ...profiles[name] };
+  };
+  // --ims-codec only for a transcoding profile; default PCMA (stock libavcodec encodes it)
+  const imsCodecOf = (profile) => {
+    const c = opts['--ims-codec'];
+    if (c == null) return profile.ims_codec ? 'PCMA' : null;
+    if (!profile.ims_codec) usage(`--ims-codec: profile ${profile.name} does not transcode (A-SRTP-transcode does)`);
+    if (!IMS_CODECS.includes(c)) usage(`--ims-codec wants one of ${IMS_CODECS.join(', ')}, not '${c}'`);
+    return c;
+  };
+  if (first === 'setup-rate') {
+    take(['--cps-steps', '--calls-per-step']);
+    const steps = (opts['--cps-steps'] ?? '1,5,10,20').split(',').map((s) => int('--cps-steps', s.trim(), 1, 200));
+    const calls = int('--calls-per-step', opts['--calls-per-step'] ?? 20, 1, 300);
+    const expected = steps.reduce((t, c) => t + setupStepSeconds(calls, c) + 3, 0);
+    return { mode: 'setup-rate', name: 'setup-rate', steps, callsPerStep: calls, expected_s: expected };
+  }
+  if (first === 'capacity') {
+    const profile = needProfile(rest.shift(), 'bench capacity');
+    take(['--max', '--duration', '--ims-codec']);
+    const imsCodec = imsCodecOf(profile);
+    const durationS = int('--duration', opts['--duration'] ?? 10, 3, 600);
+    // video (6-10x the packets) and transcoding (a decode + encode per packet) hold far fewer calls
+    const heavy = profile.pps > 50 || Boolean(profile.ims_codec);
+    const max = int('--max', opts['--max'] ?? (heavy ? 100 : MAX_CALLS), 1, MAX_CALLS);
+    const steps = (heavy ? CAPACITY_STEPS_VIDEO : CAPACITY_STEPS).filter((n) => n < max).concat([max]);
+    const expected = steps.reduce((t, n) => t + pacing(n, durationS).expected_s + 3 + Math.ceil((n * durationS * profile.pps) / 20000), 0);
+    return { mode: 'capacity', name: `capacity-${profile.name}`, profile, imsCodec, durationS, steps, expected_s: expected };
+  }
+  const profile = needProfile(first, 'bench');
+  take(['--calls', '--duration', '--ims-codec']);
+  const imsCodec = imsCodecOf(profile);
+  const calls = int('--calls', opts['--calls'] ?? 1, 1, MAX_CALLS);
+  const durationS = int('--duration', opts['--duration'] ?? 10, 1, 3600);
+  return { mode: 'profile', name: profile.name, profile, imsCodec, calls, durationS, expected_s: pacing(calls, durationS).expected_s + 5 };
+}
+
+function baseReport(run) {
+  return { tool: 'lab bench', name: run.name, kind: run.mode, started: new Date().toISOString(), ok: false, errors: [], machine: machine() };
+}
+
+function finish(dir, report) {
+  report.finished = new Date().toISOString();
+  writeReport(dir, report, renderBenchHtml);
+}
+
+const col = (v, w) => String(v ?? 'n/a').padStart(w);
+
+async function runProfile(run, ctx) {
+  const report = { ...baseReport(run), profile: run.profile.name, calls: run.calls, duration_s: run.durationS };
+  const gen = run.profile.browser_leg === 'RTP/AVP' ? `loadgen, plain RTP/AVP, ${run.profile.payload_bytes ?? 120} B payload`
+    : run.imsCodec ? `loadgen, DTLS-SRTP, real Opus ${run.profile.payload_bytes ?? 120} B frames, rtpengine transcodes to ${run.imsCodec} toward IMS`
+      : `loadgen, DTLS-SRTP, ${run.profile.payload_bytes ?? 120} B payload`;
+  progress(`${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, ${run.profile.pps} pps each way (${gen}); expected ~${run.expected_s} s`);
+  const step = await measureStep({ root: ROOT, dir: ctx.out, logDir: ctx.logDir, profile: run.profile, imsCodec: run.imsCodec, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid, progress });
+  Object.assign(report, step, { duration_s: run.durationS });
+  const perCall = step.cpu.rtpengine_pct_per_call;
+  report.capacity_per_core_est = perCall > 0 ? Math.floor(100 / perCall) : null;
+  report.capacity_per_core_basis = '100 % of one core / rtpengine % per call over the full-load window (linear extrapolation)';
+  report.reference = { thesis: run.profile.reference ?? null,
+    ratios: referenceRatios(run.profile.reference, { delay: step.delay_ms, cpuPerCall: perCall, capacityPerCore: report.capacity_per_core_est }) };
+  report.ok = step.ok;
+  report.errors = step.errors;
+  finish(ctx.out, report);
+  const d = step.delay_ms;
+  console.log(`\n${run.profile.name}, ${run.calls} calls, ${run.durationS} s        p50 ms   p95 ms   p99 ms   max ms   loss %`);
+  for (const k of ['to_ims', 'to_browser']) console.log(`  ${k.padEnd(12)}${' '.repeat(28)}${col(d[k]?.p50, 7)}  ${col(d[k]?.p95, 7)}  ${col(d[k]?.p99, 7)}  ${col(d[k]?.max, 7)}  ${col(step.loss_pct[k], 7)}`);
+  console.log(`  CPU (% of one core, full load): rtpengine ${step.cpu.rtpengine_pct} (${perCall}/call, ${step.cpu.relay_cores_used} cores), loadgen ${step.cpu.loadgen_pct}; setup p50 ${step.setup_ms?.p50 ?? 'n/a'} ms`);
+  console.log(`  tcpdump ${step.cpu.tcpdump_pct} %; other jobs on this host ${step.cpu.other_pct} % of one core (of ${report.machine.nproc * 100} %): tails are sensitive to it`);
+  for (const [k, v] of Object.entries(report.reference.ratios ?? {})) console.log(`  vs thesis ${k}: ours ${v.ours} / thesis ${v.thesis} = ${v.ratio} (${v.better} is better)`);
+  return report;
+}
+
+function judgeStep(s, n, crit) {
+  const why = [];
+  for (const k of ['to_ims', 'to_browser']) {
+    if (!(s.loss_pct[k] < crit.loss_pct)) why.push(`loss ${k} ${s.loss_pct[k]} %`);
+    if (!(s.delay_ms[k]?.p99 < crit.p99_ms)) why.push(`p99 ${k} ${s.delay_ms[k]?.p99} ms`);
+  }
+  if (s.generator?.totals && s.generator.totals.setup_ok !== n) why.push(`${n - s.generator.totals.setup_ok} calls not set up`);
+  why.push(...s.errors.filter((e) => !/no .* packets were matched/.test(e)));
+  return why;
+}
+
+async function capacityStep(run, ctx, n, attempt) {
+  progress(`step ${n} calls${attempt > 1 ? ` (attempt ${attempt})` : ''}: ramp ${pacing(n, run.durationS).ramp_s.toFixed(1)} s, then ${run.durationS} s at full load`);
+  const s = await measureStep({ root: ROOT, dir: path.join(ctx.out, `step-${n}`), logDir: ctx.logDir, profile: run.profile, imsCodec: run.imsCodec, calls: n, durationS: run.durationS,
+    rtpenginePid: ctx.rtpenginePid, progress, progressEvery: 5, keepCapture: false });
+  const why = judgeStep(s, n, criterionFor(run.profile));
+  return { calls: n, attempt, pass: why.length === 0, fail_reason: why.join('; ') || null,
+    delay_ms: s.delay_ms, loss_pct: s.loss_pct, cpu: s.cpu, setup_ms: s.setup_ms, packets: s.packets, media: s.media, generator_totals: s.generator?.totals ?? null };
+}
+
+async function runCapacity(run, ctx) {
+  const report = { ...baseReport(run), profile: run.profile.name, duration_s: run.durationS, steps: [],
+    criterion: `loss < ${criterionFor(run.profile).loss_pct} % and p99 < ${criterionFor(run.profile).p99_ms} ms in both directions, every call set up${run.profile.ims_codec ? ' (transcoding: 5 ms on top of three 20 ms frames)' : ''}` };
+  progress(`capacity ${run.profile.name}: steps ${run.steps.join(', ')} calls, ${run.durationS} s each; expected ≤ ~${run.expected_s} s (stops at the first failing step)`);
+  let best = null;
+  for (const n of run.steps) {
+    // The machine is shared: a stall from another job can fail a step on its own, so a failing
+    // step is measured once more and counts as failed only if the repeat fails too.
+    let entry = null;
+    const first = [];
+    for (let attempt = 1; attempt <= 2 && !entry?.pass; attempt += 1) {
+      if (entry) { first.push(entry); progress(`step ${n} failed (${entry.fail_reason}): measuring it once more`); await sleep(2000); }
+      entry = await capacityStep(run, ctx, n, attempt);
+    }
+    entry.earlier_attempts = first;
+    const s = entry;
+    report.steps.push(entry);
+    progress(`step ${n}: ${entry.pass ? 'pass' : `FAIL (${entry.fail_reason})`}; p99 ${s.delay_ms.to_ims?.p99}/${s.delay_ms.to_browser?.p99} ms, loss ${s.loss_pct.to_ims}/${s.loss_pct.to_browser} %, rtpengine ${s.cpu.rtpengine_pct} %, loadgen ${s.cpu.loadgen_pct} %, other jobs ${s.cpu.other_pct} %`);
+    finish(ctx.out, report); // partial report after every step
+    if (!entry.pass) break;
+    best = entry;
+    await sleep(1000);
+  }
+  const cores = best?.cpu?.relay_cores_used;
+  report.capacity_calls = best?.calls ?? 0;
+  report.limited_by = !best ? 'the first step failed' : best === report.steps[report.steps.length - 1] ? `the sweep's last step (${best.calls}; rtpengine's port range holds ~${MAX_CALLS} calls)` : 'the criterion at the next step';
+  report.relay_cores_used_at_capacity = cores ?? null;
+  const failed = report.steps.find((s) => !s.pass);
+  // On this shared 2-core machine the step usually fails when the host runs out of cores, not rtpengine
+  report.host_busy_pct_at_failure = failed?.cpu?.host_busy_pct ?? null;
+  report.capacity_per_core = best && cores > 0 ? Math.floor(best.calls / cores) : null;
+  report.capacity_per_core_basis = 'largest passing step / rtpengine cores used there (a linear extrapolation when the sweep did not fail)';
+  report.calls = report.capacity_calls;
+  report.cpu = best?.cpu ?? null;
+  report.delay_ms = best?.delay_ms ?? null;
+  report.loss_pct = best?.loss_pct ?? null;
+  report.media = (best ?? report.steps[0])?.media ?? null;
+  report.reference = { thesis: run.profile.reference ?? null,
+    ratios: referenceRatios(run.profile.reference, { delay: best?.delay_ms, cpuPerCall: best?.cpu?.rtpengine_pct_per_call, capacityPerCore: report.capacity_per_core }) };
+  // ok = the sweep measured something; a step failing the criterion is a result, a tool failing is not
+  report.ok = report.steps.length > 0 && !report.steps.some((s) => /did not finish|exited [23]|wrote no|tcpdump dropped|not matched/.test(s.fail_reason ?? ''));
+  finish(ctx.out, report);
+  console.log(`\ncapacity ${run.profile.name}   calls  result  p99 ims ms  p99 browser ms  loss ims %  loss br %  rtpengine %  loadgen %`);
+  for (const s of report.steps) {
+    console.log(`  ${' '.repeat(run.profile.name.length + 8)}${col(s.calls, 5)}  ${(s.pass ? 'pass' : 'FAIL').padEnd(6)}  ${col(s.delay_ms.to_ims?.p99, 10)}  ${col(s.delay_ms.to_browser?.p99, 14)}  ${col(s.loss_pct.to_ims, 10)}  ${col(s.loss_pct.to_browser, 9)}  ${col(s.cpu.rtpengine_pct, 11)}  ${col(s.cpu.loadgen_pct, 9)}`);
+  }
+  console.log(`  capacity: ${report.capacity_calls} calls (limited by ${report.limited_by}); relay cores there ${cores ?? 'n/a'} -> ${report.capacity_per_core ?? 'n/a'} calls per relay core`);
+  return report;
+}
+
+async function runSetupRate(run, ctx) {
+  const report = { ...baseReport(run), profile: 'A-SRTP', calls_per_step: run.callsPerStep, steps: [], gateway: ctx.gateway };
+  progress(`setup-rate: ${run.steps.join(', ')} calls/s, ${run.callsPerStep} calls each, gateway ${ctx.gateway} -> Kamailio -> ue1; expected ~${run.expected_s} s`);
+  for (const cps of run.steps) {
+    progress(`step ${cps} calls/s`);
+    const s = await setupStep({ root: ROOT, dir: path.join(ctx.out, `cps-${cps}`), logDir: ctx.logDir, gateway: ctx.gateway, profilesFile: PROFILES, cps, calls: run.callsPerStep, progress });
+    report.steps.push(s);
+    progress(`step ${cps} calls/s: ${s.setup_ok ?? 'n/a'} set up, ${s.failures ?? 'n/a'} failed, setup p50 ${s.setup_ms?.p50 ?? 'n/a'} p95 ${s.setup_ms?.p95 ?? 'n/a'} ms${s.errors.length ? `; ${s.errors.join('; ')}` : ''}`);
+    finish(ctx.out, report);
+    await sleep(2000); // let deletes and de-REGISTER settle before the next step
+  }
+  const passing = report.steps.filter((s) => s.failures === 0 && s.setup_ms?.p95 < 500).map((s) => s.cps);
+  report.max_cps_passing = passing.length ? Math.max(...passing) : 0;
+  report.setup_ms = Object.fromEntries(report.steps.map((s) => [String(s.cps), s.setup_ms]));
+  report.ok = report.steps.every((s) => s.setup_ok != null);
+  report.errors = report.steps.flatMap((s) => s.errors.map((e) => `${s.cps} cps: ${e}`));
+  finish(ctx.out, report);
+  console.log('\nsetup-rate   calls/s  calls  set up  failed  p50 ms  p95 ms  max ms');
+  for (const s of report.steps) console.log(`             ${col(s.cps, 7)}  ${col(s.calls, 5)}  ${col(s.setup_ok, 6)}  ${col(s.failures, 6)}  ${col(s.setup_ms?.p50, 6)}  ${col(s.setup_ms?.p95, 6)}  ${col(s.setup_ms?.max, 6)}`);
+  console.log(`  highest rate with 0 failures and p95 < 500 ms: ${report.max_cps_passing} calls/s`);
+  return report;
+}
+
+async function main(argv) {
+  if (argv[0] === '--check') {
+    const run = parse(argv.slice(1));
+    const cap = Math.ceil(run.expected_s * 1.5 + 60);
+    console.log(`name=${run.name} mode=${run.mode} expected_s=${run.expected_s} cap_s=${cap}`);
+    return 0;
+  }
+  const ctx = { out: null, logDir: process.env.LAB_LOGDIR, rtpenginePid: null, gateway: null };
+  while (argv[0]?.startsWith('--')) {
+    const [k, v] = [argv.shift(), argv.shift()];
+    if (k === '--out') ctx.out = v; else if (k === '--rtpengine-pid') ctx.rtpenginePid = Number(v); else if (k === '--gateway') ctx.gateway = v; else usage(`unknown bench.mjs option ${k}`);
+  }
+  const run = parse(argv);
+  if (!ctx.out || !ctx.rtpenginePid) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
+  if (run.mode === 'setup-rate' && !ctx.gateway) usage('setup-rate needs --gateway URL');
+  ctx.logDir ??= path.join(ctx.out, 'logs');
+  fs.mkdirSync(ctx.logDir, { recursive: true });
+  const report = run.mode === 'profile' ? await runProfile(run, ctx) : run.mode === 'capacity' ? await runCapacity(run, ctx) : await runSetupRate(run, ctx);
+  progress(`report: ${path.relative(ROOT, path.join(ctx.out, 'report.json'))} and report.html`);
+  if (!report.ok) console.error(`bench: ${report.errors?.[0] ?? 'the run failed'}`);
+  return report.ok ? 0 : 1;
+}
+
+// Stopped (Ctrl-C in ./lab, or its hard cap): let loadgen delete its calls, then go.
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => { stopAll('SIGTERM'); setTimeout(() => process.exit(sig === 'SIGINT' ? 130 : 143), 3000).unref(); });
+}
+
+main(process.argv.slice(2)).then((rc) => { process.exitCode = rc; }, (e) => {
+  console.error(`bench: ${e.message}`);
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+});

@@ -1,0 +1,104 @@
+// report.html of a bench run: self-contained (Chart.js inlined like the demo report), a table of
+// the figures, ours vs the thesis as ratios, and the plots that fit the kind of run.
+import { esc, htmlHead, scriptSafe } from '../kit/report.mjs';
+
+const fmt = (v) => (v == null ? 'n/a' : typeof v === 'number' ? String(v) : esc(v));
+
+function table(head, rows) {
+  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${fmt(v)}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`;
+}
+
+function referenceTable(ref) {
+  if (!ref || !Object.keys(ref).length) return '<p>The thesis gives no reference figures for this profile.</p>';
+  return table(['figure', 'ours', 'thesis', 'ours / thesis', 'better is'],
+    Object.entries(ref).map(([k, v]) => [k, v.ours, v.thesis, v.ratio, v.better]));
+}
+
+// Each chart: {id, title, type, datasets: [{label, points: [[x, y]...]}], x, y, xlog}
+function charts(list) {
+  const boxes = list.map((c) => `<h2>${esc(c.title)}</h2><div class="box"><canvas id="${c.id}"></canvas></div>`).join('\n');
+  return `${boxes}
+<script type="application/json" id="charts">${scriptSafe(JSON.stringify(list))}</script>
+<script>
+const colors = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'];
+for (const c of JSON.parse(document.getElementById('charts').textContent)) {
+  const datasets = c.datasets.map((d, i) => ({ label: d.label, data: d.points.map(([x, y]) => ({ x, y })), borderColor: colors[i % 6],
+    backgroundColor: colors[i % 6], pointRadius: c.points ? 3 : 0, borderWidth: 1.5, showLine: true, stepped: c.stepped || false }));
+  new Chart(document.getElementById(c.id), { type: 'scatter', data: { datasets }, options: { animation: false, maintainAspectRatio: false,
+    scales: { x: { type: c.xlog ? 'logarithmic' : 'linear', title: { display: true, text: c.x } }, y: { beginAtZero: true, title: { display: true, text: c.y } } } } });
+}
+</script>`;
+}
+
+function stepCharts(step) {
+  const out = [];
+  const cdf = step.delay_cdf ?? {};
+  out.push({ id: 'cdf', title: 'Relay delay CDF per direction', x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
+    datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (cdf[k] ?? []).filter(([ms]) => ms > 0) })) });
+  const tp = step.throughput_pps ?? {};
+  out.push({ id: 'tp', title: 'Throughput leaving the relay (packets/s, capture)', x: 's since first packet', y: 'packets/s',
+    datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (tp[k] ?? []).map((v, i) => [i, v]) })) });
+  out.push({ id: 'cpu', title: 'CPU over time (% of one core, 1 s samples)', x: 's since first packet', y: '% of one core',
+    datasets: ['rtpengine', 'loadgen', 'tcpdump'].map((n) => ({ label: n, points: (step.cpu_series ?? []).map((s) => [s.t_s, s[`${n}_pct`]]) })) });
+  return out;
+}
+
+function summaryRows(r) {
+  const d = r.delay_ms ?? {};
+  const rows = [];
+  for (const k of ['to_ims', 'to_browser']) {
+    const x = d[k] ?? {};
+    rows.push([k, x.p50, x.p95, x.p99, x.max, r.loss_pct?.[k], r.packets?.matched?.[k]]);
+  }
+  return table(['direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched'], rows);
+}
+
+// What each leg carried (report.json `media`): transport and codec, and whether rtpengine transcoded.
+function mediaLine(m) {
+  if (!m) return '';
+  const leg = (l) => `${esc(l?.transport)} ${esc(l?.codec)}${l?.sdp_codecs_seen?.length ? ` (SDP: ${esc(l.sdp_codecs_seen.join(', '))})` : ''}`;
+  return `<p>media: browser leg ${leg(m.browser_leg)} · IMS leg ${leg(m.ims_leg)}${m.ims_leg?.transcoded ? ` · transcoded by rtpengine; far end got ${fmt(m.ims_leg.voiced_pct)} % non-silent packets; packets paired through ${fmt(m.pairing?.ssrc_map?.length)} SSRC mappings` : ''}</p>`;
+}
+
+export function renderBenchHtml(r) {
+  let body = '';
+  if (r.kind === 'profile') {
+    const c = r.cpu ?? {};
+    body = `<p>${esc(r.profile)}: ${r.calls} calls, ${r.duration_s} s at full load (${r.cps} calls/s ramp), setup p50/p95 ${fmt(r.setup_ms?.p50)} / ${fmt(r.setup_ms?.p95)} ms</p>
+${mediaLine(r.media)}
+${summaryRows(r)}
+<p>CPU over the full-load window (% of one core): rtpengine ${fmt(c.rtpengine_pct)} (${fmt(c.rtpengine_pct_per_call)} per call, ${fmt(c.relay_cores_used)} cores),
+generator ${fmt(c.loadgen_pct)} · estimated relay capacity ${fmt(r.capacity_per_core_est)} calls per core</p>
+<h2>Ours vs the thesis</h2>${referenceTable(r.reference?.ratios)}
+${charts(stepCharts(r))}`;
+  } else if (r.kind === 'capacity') {
+    const rows = r.steps.map((s) => [s.calls, s.pass ? 'pass' : 'FAIL', s.delay_ms?.to_ims?.p99, s.delay_ms?.to_browser?.p99, s.loss_pct?.to_ims, s.loss_pct?.to_browser,
+      s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.cpu?.tcpdump_pct, s.cpu?.host_busy_pct, s.fail_reason ?? '']);
+    body = `<p>${esc(r.profile)}: largest passing step <b>${fmt(r.capacity_calls)}</b> calls (criterion: ${esc(r.criterion)}); relay cores used there ${fmt(r.relay_cores_used_at_capacity)};
+calls per relay core ${fmt(r.capacity_per_core)} (${esc(r.capacity_per_core_basis)})</p>
+${mediaLine(r.media)}
+${table(['calls', 'result', 'p99 to_ims ms', 'p99 to_browser ms', 'loss to_ims %', 'loss to_browser %', 'rtpengine %', 'loadgen %', 'tcpdump %', 'whole host %', 'why'], rows)}
+<h2>Ours vs the thesis</h2>${referenceTable(r.reference?.ratios)}
+${charts([
+  { id: 'cpucalls', title: 'CPU vs calls (% of one core, full-load window)', x: 'calls', y: '% of one core', points: true,
+    datasets: ['rtpengine', 'loadgen'].map((n) => ({ label: n, points: r.steps.map((s) => [s.calls, s.cpu?.[`${n}_pct`]]) })) },
+  { id: 'p99calls', title: 'p99 relay delay vs calls', x: 'calls', y: 'p99 ms', points: true,
+    datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: r.steps.map((s) => [s.calls, s.delay_ms?.[k]?.p99]) })) },
+])}`;
+  } else {
+    const rows = r.steps.map((s) => [s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.errors.join('; ')]);
+    body = `<p>Calls through gateway + Kamailio + rtpengine to SIPp ue1, ICE + DTLS per call; highest step with 0 failures and p95 &lt; 500 ms: <b>${fmt(r.max_cps_passing)}</b> calls/s</p>
+${table(['calls/s', 'calls', 'set up', 'failed', 'setup p50 ms', 'p95 ms', 'max ms', 'gateway %', 'kamailio %', 'rtpengine %', 'loadgen %', 'errors'], rows)}
+${charts([{ id: 'setup', title: 'Setup time vs offered rate', x: 'calls/s', y: 'setup ms', points: true,
+    datasets: ['p50', 'p95'].map((p) => ({ label: p, points: r.steps.map((s) => [s.cps, s.setup_ms?.[p]]) })) }])}`;
+  }
+  const m = r.machine ?? {};
+  return `${htmlHead(`${r.tool} ${r.name}`)}
+<h1>${esc(r.tool)} ${esc(r.name)}: <span class="${r.ok ? 'ok' : 'bad'}">${r.ok ? 'OK' : 'FAILED'}</span></h1>
+<p>started ${esc(r.started)} · ${fmt(m.nproc)} cores (${esc(m.cpu_model)}), kernel ${esc(m.kernel)}, ${esc(m.rtpengine)}</p>
+${(r.errors ?? []).length ? `<p class="bad">${r.errors.map(esc).join('<br>')}</p>` : ''}
+${body}
+</body></html>
+`;
+}

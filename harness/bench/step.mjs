@@ -1,0 +1,178 @@
+// One measured step: N calls of a profile through the running rtpengine, captured on lo,
+// CPU sampled every second, then matched packet by packet with delaymeter.
+//   capture (tcpdump) -> traffic (loadgen: DTLS-SRTP, plain RTP or transcoded, per profile) -> CPU sampler
+//   -> stop capture -> delaymeter --json --csv [--call-ports, transcoded] -> analysis
+import fs from 'node:fs';
+import path from 'node:path';
+import { startCpuSampler } from '../kit/cpu.mjs';
+import { cpuAverage, cpuSeries, delayCdf, DIRS, fullLoadWindow, hostBusyPct, hostCpu, readDelayCsv, throughput } from './analyze.mjs';
+import { lastLine, sleep, start, stop, waitFor } from '../kit/procs.mjs';
+
+export const RELAY_PORTS = '30000-30999';
+export const FAR_PORT_BASE = 6000; // far end of call i: 6000 + 2i, what delaymeter calls IMS
+export const IMS_PORTS = '6000-6999';
+
+// How the traffic of a step is paced: all calls are up within `ramp` seconds and then overlap
+// for the full `duration`, so the full-load window is about `duration` long.
+export function pacing(calls, durationS) {
+  const cps = Math.min(50, Math.max(10, calls / 5));
+  const ramp = (calls - 1) / cps;
+  return { cps, ramp_s: ramp, media_s: durationS + ramp, expected_s: Math.ceil(2 * ramp + durationS + 12) };
+}
+
+// LAB_MEDIA_RELAY_BUILD: another CMake build directory of media-relay (e.g. while the shared one is mid-rebuild).
+export function bin(root, name) {
+  return path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), name, name);
+}
+
+async function startCapture(file, log) {
+  const td = start('tcpdump', 'tcpdump', ['-i', 'lo', '-B', '16384', '--time-stamp-precision=nano', '--immediate-mode',
+    '-s', '128', '-w', file, `udp portrange ${RELAY_PORTS}`], { log });
+  for (let i = 0; i < 50; i += 1) {
+    if (/listening on/.test(td.tail())) return td;
+    if (await waitFor(td, 100)) break;
+  }
+  await stop(td, 'SIGKILL', 1000);
+  throw new Error(`tcpdump did not start: ${lastLine(td.tail()) || 'no output'}`);
+}
+
+// loadgen takes the browser leg from the profile: A-RTP plain RTP/AVP, the others DTLS-SRTP;
+// A-SRTP-transcode sends real Opus and rtpengine transcodes to `imsCodec` (PCMA or AMR-WB) toward IMS.
+function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json }) {
+  return ['--raw', '--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), '--profile', profile.name, '--profiles', profile.file,
+    ...(imsCodec ? ['--ims-codec', imsCodec] : []),
+    '--far', 'echo', '--far-port-base', String(FAR_PORT_BASE), '--relay-pid', String(rtpenginePid), '--json', json];
+}
+
+// rtpengine's two ports of each call, "BROWSER IMS" a line: delaymeter maps a re-encoded stream's new
+// SSRC back to its source with them (docs/delaymeter.md "Transcoded streams").
+function writeCallPorts(file, lg) {
+  const lines = (lg?.calls ?? []).filter((c) => c.relay_browser_port && c.relay_ims_port).map((c) => `${c.relay_browser_port} ${c.relay_ims_port}`);
+  fs.writeFileSync(file, `# rtpengine browser-side port, IMS-side port (loadgen.json calls[])\n${lines.join('\n')}\n`);
+  return lines.length;
+}
+
+const uniq = (xs) => [...new Set(xs.filter(Boolean))];
+
+// report.json `media`: what each leg carried, as loadgen configured it and as rtpengine's SDPs said.
+function mediaSummary(lg, dmJson) {
+  if (!lg?.media) return null;
+  const calls = lg.calls ?? [];
+  const t = lg.totals ?? {};
+  return {
+    browser_leg: { ...lg.media.browser_leg, sdp_codecs_seen: uniq(calls.map((c) => c.browser_sdp_codec)) },
+    ims_leg: { ...lg.media.ims_leg, sdp_codecs_seen: uniq(calls.map((c) => c.ims_sdp_codec)),
+      // far end: packets that were not one repeated byte (PCMA silence is 0xD5): rtpengine decoded our Opus
+      voiced_pct: t.far_rx ? Math.round((1000 * (t.far_voiced ?? 0)) / t.far_rx) / 10 : null },
+    pairing: dmJson?.pairing ?? null,
+  };
+}
+
+// measureStep(opts) -> step result (see report fields in bench.mjs). Throws only on tool failures
+// that leave nothing to measure (capture or delaymeter could not run).
+export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null }) {
+  fs.mkdirSync(dir, { recursive: true });
+  const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
+  const pcap = path.join(dir, 'relay.pcap');
+  const csvFile = path.join(dir, 'delays.csv');
+  const lgJson = path.join(dir, 'loadgen.json');
+  const pace = pacing(calls, durationS);
+  const transcoded = Boolean(profile.ims_codec);
+  const errors = [];
+
+  const td = await startCapture(pcap, log('tcpdump'));
+  // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
+  let n = 0;
+  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson }), {
+    log: log('loadgen'),
+    onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`); },
+  })];
+  const pidsFile = path.join(dir, 'pids');
+  fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `loadgen ${p.pid}`)].join('\n') + '\n');
+  const samples = [];
+  const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => samples.push([t, secs]) });
+  const host0 = hostCpu();
+
+  const bound = (pace.ramp_s + pace.media_s + 40) * 1000;
+  const exits = [];
+  for (const p of traffic) {
+    let res = await waitFor(p, bound);
+    if (!res) { errors.push(`${p.name} did not finish in ${Math.round(bound / 1000)} s: stopped`); res = await stop(p); }
+    exits.push(res.code ?? 128);
+  }
+  sampler.stop();
+  const hostPct = hostBusyPct(host0, hostCpu());
+  await sleep(500); // immediate mode: the last packets are in the file within a few ms; keep a margin
+  await stop(td, 'SIGINT', 5000);
+  const dropped = Number((td.tail().match(/(\d+) packets? dropped by kernel/) ?? [])[1] ?? NaN);
+  const captured = Number((td.tail().match(/(\d+) packets? captured/) ?? [])[1] ?? NaN);
+
+  // What the generator says (setup, its own loss view).
+  let lg = null;
+  try { lg = JSON.parse(fs.readFileSync(lgJson, 'utf8')); } catch { lg = null; }
+  if (exits[0] !== 0) errors.push(`loadgen exited ${exits[0]}: ${lastLine(traffic[0].tail())}`);
+  if (!lg) errors.push('loadgen wrote no JSON report');
+  if (dropped > 0) errors.push(`tcpdump dropped ${dropped} packets: loss figures are overstated`);
+
+  const dmArgs = ['--ims-ports', IMS_PORTS, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile];
+  if (transcoded) {
+    const portsFile = path.join(dir, 'call-ports.txt');
+    if (writeCallPorts(portsFile, lg) < calls) errors.push(`loadgen reported rtpengine's ports for fewer than ${calls} calls: their streams cannot be paired`);
+    dmArgs.push('--call-ports', portsFile);
+  }
+  const dm = start('delaymeter', bin(root, 'delaymeter'), [...dmArgs, pcap],
+    { log: log('delaymeter'), stdoutFile: path.join(dir, 'delaymeter.json') });
+  const dmExit = (await waitFor(dm, 120000)) ?? (await stop(dm, 'SIGKILL'));
+  let dmJson = null;
+  try { dmJson = JSON.parse(fs.readFileSync(path.join(dir, 'delaymeter.json'), 'utf8')); } catch { /* below */ }
+  if (!dmJson) throw new Error(`delaymeter failed (exit ${dmExit.code}): ${lastLine(dm.tail()) || 'no output'}`);
+
+  const csv = fs.existsSync(csvFile) ? readDelayCsv(csvFile) : { to_ims: { t: [], d: [] }, to_browser: { t: [], d: [] } };
+  const tp = throughput(csv);
+  const window = fullLoadWindow(tp, calls, profile.pps);
+  const names = ['rtpengine', 'loadgen', 'tcpdump'];
+  const full = cpuAverage(samples, names, window);
+  const whole = cpuAverage(samples, names, null);
+  const t0 = tp.t0_epoch_s ?? (samples[0]?.[0] ?? 0) / 1000;
+  const series = cpuSeries(samples, names).map((s) => ({ ...s, t_s: Math.round((s.t_epoch_s - t0) * 10) / 10 }));
+  if (!keepCapture) { fs.rmSync(pcap, { force: true }); fs.rmSync(csvFile, { force: true }); }
+
+  const d = dmJson.directions ?? {};
+  const delay = {}, loss = {}, matched = {}, lost = {}, reordered = {}, dups = {}, held = {}, tsMismatch = {}, seqShift = {};
+  for (const k of DIRS) {
+    const x = d[k] ?? {};
+    delay[k] = x.delay_ms ? { p50: x.delay_ms.p50, p95: x.delay_ms.p95, p99: x.delay_ms.p99, max: x.delay_ms.max, mean: x.delay_ms.mean } : null;
+    loss[k] = x.matched || x.lost ? x.loss_pct : null;
+    matched[k] = x.matched ?? 0; lost[k] = x.lost ?? 0; reordered[k] = x.reordered ?? 0; dups[k] = x.duplicates ?? 0;
+    held[k] = x.held_at_end ?? 0; tsMismatch[k] = x.ts_mismatch ?? 0; seqShift[k] = x.seq_shift ?? 0;
+    if (!x.matched) errors.push(`no ${k} packets were matched in the capture`);
+    // seq pairing of a re-encoded stream is only right if the pairs carry the same media time
+    if (x.ts_mismatch > 0) errors.push(`${x.ts_mismatch} ${k} pairs do not carry the same media time (RTP timestamps): the relay renumbered packets`);
+  }
+  const rtpPct = full.rtpengine;
+  return {
+    calls, duration_s: durationS, cps: pace.cps, media_s_per_call: Math.round(pace.media_s * 100) / 100,
+    ok: errors.length === 0,
+    errors,
+    delay_ms: delay, loss_pct: loss,
+    packets: { matched, lost, reordered, duplicates: dups, held_at_end: held, ts_mismatch: tsMismatch, seq_shift: seqShift, capture: dmJson.packets, tcpdump_captured: captured, tcpdump_dropped: dropped },
+    media: mediaSummary(lg, dmJson),
+    cpu: {
+      rtpengine_pct: rtpPct, loadgen_pct: full.loadgen, tcpdump_pct: full.tcpdump,
+      rtpengine_pct_per_call: rtpPct == null ? null : Math.round((rtpPct / calls) * 1000) / 1000,
+      loadgen_pct_per_call: full.loadgen == null ? null : Math.round((full.loadgen / calls) * 1000) / 1000,
+      relay_cores_used: rtpPct == null ? null : Math.round(rtpPct) / 100,
+      window: window ? { ...window, seconds: window.to_epoch_s - window.from_epoch_s, basis: 'every call sending (capture)' } : { basis: 'whole run (no full-load second found)' },
+      whole_run: whole,
+      // everything else on this shared machine during the step (other jobs): explains noisy tails
+      host_busy_pct: hostPct,
+      other_pct: hostPct == null ? null : Math.max(0, Math.round((hostPct - (whole.rtpengine ?? 0) - (whole.loadgen ?? 0) - (whole.tcpdump ?? 0)) * 100) / 100),
+      loadgen_view_relay_pct: lg?.cpu?.relay?.pct_of_one_core ?? null,
+    },
+    cpu_series: series,
+    throughput_pps: tp,
+    delay_cdf: Object.fromEntries(DIRS.map((k) => [k, delayCdf(csv[k].d)])),
+    setup_ms: lg?.setup_ms ?? null,
+    generator: lg && { tool: 'loadgen', exit_code: exits[0], totals: lg.totals, phases_ms: lg.phases_ms, rtt_ms: lg.rtt_ms, cpu: lg.cpu },
+  };
+}

@@ -1,0 +1,42 @@
+// `./lab compliance` helper. Two commands:
+//   node run.mjs plan FILE          writes what to run: line 1 the name pattern (node --test-name-pattern,
+//                                   only the catalogue's tests), then one test file per line
+//   node run.mjs report RESULTS OUTDIR STARTED
+//                                   maps the reporter's JSON lines (jsonl-reporter.mjs) onto checks.mjs, writes
+//                                   OUTDIR/report.json + report.html, prints one line per check and the summary;
+//                                   exit 1 when a check failed
+import fs from 'node:fs';
+import { writeReport } from '../kit/report.mjs';
+import { CHECKS, testFiles, testNames } from './checks.mjs';
+import { evaluate, readResults, summary } from './mapping.mjs';
+import { renderComplianceHtml } from './report-html.mjs';
+
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+function plan(file) {
+  const pattern = `^(?:${testNames().map(escapeRegex).join('|')})$`;
+  fs.writeFileSync(file, `${[pattern, ...testFiles().map((f) => `harness/tests/${f}.test.mjs`)].join('\n')}\n`);
+}
+
+function report(resultsFile, outDir, started) {
+  const checks = evaluate(CHECKS, readResults(resultsFile));
+  const ok = checks.every((c) => c.status !== 'fail');
+  const doc = { tool: 'lab compliance', started, ok, summary: summary(checks), checks };
+  writeReport(outDir, doc, renderComplianceHtml);
+  const width = Math.max(...checks.map((c) => c.id.length));
+  for (const c of checks) {
+    const why = c.status === 'fail' ? `  ${c.error}` : c.status === 'not-applicable' ? `  (${c.reason})` : '';
+    console.log(`${c.status.toUpperCase().padEnd(14)} ${c.id.padEnd(width)}  ${c.clause}${why}`);
+  }
+  return ok;
+}
+
+const [cmd, ...args] = process.argv.slice(2);
+if (cmd === 'plan' && args.length === 1) {
+  plan(args[0]);
+} else if (cmd === 'report' && args.length === 3) {
+  process.exitCode = report(...args) ? 0 : 1;
+} else {
+  console.error('usage: node run.mjs plan FILE | report RESULTS OUTDIR STARTED');
+  process.exitCode = 2;
+}

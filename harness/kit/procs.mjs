@@ -1,0 +1,77 @@
+// The harness's one process supervisor on the Node side (the bash side is harness/lib/procs.sh):
+// child processes of a bench run, a test or the demo, started with their output in a log file (and
+// optionally streamed as lines), always reaped, killed when the orchestrator itself is stopped.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+const live = new Set();
+
+// signal(proc, sig): send sig to the child, or to its whole process group when started with group.
+export function signal(proc, sig = 'SIGTERM') {
+  try {
+    if (proc.group) process.kill(-proc.pid, sig); else proc.child.kill(sig);
+  } catch { /* already gone */ }
+}
+
+// Stop every child we started (SIGTERM; loadgen then still deletes its calls in rtpengine).
+export function stopAll(sig = 'SIGTERM') {
+  for (const p of live) signal(p, sig);
+}
+
+// start(name, cmd, args, {log, onLine, stdoutFile, env, group}) -> {child, pid, done: Promise<{code, signal}>, tail()}
+// onLine gets every stderr/stdout line (for progress); the log keeps all of it. group: the child leads
+// a process group of its own, so signal()/stop() also reach what it forks (run-ue.sh's sipp).
+export function start(name, cmd, args, { log, onLine = null, stdoutFile = null, env = process.env, group = false } = {}) {
+  const logFd = fs.openSync(log, 'a');
+  const outFd = stdoutFile ? fs.openSync(stdoutFile, 'w') : null;
+  const child = spawn(cmd, args, { stdio: ['ignore', outFd ?? 'pipe', 'pipe'], env, detached: group });
+  const proc = { name, child, pid: child.pid, group };
+  live.add(proc);
+  let errText = '';
+  let closed = false;
+  const feed = (buf, toLog) => {
+    const text = buf.toString();
+    if (toLog && !closed) fs.writeSync(logFd, text);
+    errText = (errText + text).slice(-4000);
+    if (onLine) for (const l of text.split('\n')) if (l.trim()) onLine(l);
+  };
+  child.stderr.on('data', (b) => feed(b, true));
+  if (!outFd) child.stdout.on('data', (b) => feed(b, true));
+  const done = new Promise((resolve) => {
+    child.on('error', (e) => { live.delete(proc); fs.writeSync(logFd, `${name}: ${e.message}\n`); resolve({ code: 127, signal: null, error: e.message }); });
+    child.on('close', (code, signal) => {
+      live.delete(proc);
+      closed = true;
+      fs.closeSync(logFd);
+      if (outFd != null) fs.closeSync(outFd);
+      resolve({ code, signal });
+    });
+  });
+  return Object.assign(proc, { done, tail: () => errText, note: (text) => feed(Buffer.from(text), true) });
+}
+
+// waitFor(proc, ms) -> exit status, or null when it is still running after ms.
+export async function waitFor(proc, ms) {
+  let timer;
+  const t = new Promise((r) => { timer = setTimeout(() => r(null), ms); });
+  const res = await Promise.race([proc.done, t]);
+  clearTimeout(timer);
+  return res;
+}
+
+// stop(proc, signal, graceMs): signal, then SIGKILL after graceMs; returns the exit status.
+export async function stop(proc, sig = 'SIGTERM', graceMs = 5000) {
+  signal(proc, sig);
+  const res = await waitFor(proc, graceMs);
+  if (res) return res;
+  signal(proc, 'SIGKILL');
+  return proc.done;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// lastLine(text): the most telling line of a tool's output, for one-line errors.
+export function lastLine(text) {
+  const lines = String(text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.reverse().find((l) => /error|fail|cannot|not |invalid|refused|timeout/i.test(l)) ?? lines[0] ?? '';
+}

@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # the BENCH_* variables set here are read by cmd_bench in ./lab
+# `./lab bench`: the host phase (validate, build the C++ tools), then, inside the private network
+# namespace, the components a run needs under supervision and the orchestrator
+# harness/bench/bench.mjs (capture, load, CPU sampling, delaymeter, report) with a hard time cap.
+
+BENCH_MJS="$ROOT/harness/bench/bench.mjs"
+# LAB_MEDIA_RELAY_BUILD=DIR: use the tools of another media-relay CMake build directory, unbuilt.
+BENCH_BUILD_DIR=${LAB_MEDIA_RELAY_BUILD:-$ROOT/media-relay/build}
+BENCH_LOADGEN="$BENCH_BUILD_DIR/loadgen/loadgen"
+BENCH_DELAYMETER="$BENCH_BUILD_DIR/delaymeter/delaymeter"
+
+# bench_check ARGS... — validate the bench arguments; sets BENCH_NAME, BENCH_MODE, BENCH_EXPECTED,
+# BENCH_CAP. Bad usage (and "not yet" profiles) exits 2 with bench.mjs's one-line reason.
+bench_check() {
+  local out rc kv
+  out=$(node "$BENCH_MJS" --check "$@" 2>&1)
+  rc=$?
+  if ((rc != 0)); then
+    printf 'lab: %s\n' "${out#bench: }" >&2
+    exit "$rc"
+  fi
+  for kv in $out; do
+    case $kv in
+      name=*) BENCH_NAME=${kv#name=} ;;
+      mode=*) BENCH_MODE=${kv#mode=} ;;
+      expected_s=*) BENCH_EXPECTED=${kv#expected_s=} ;;
+      cap_s=*) BENCH_CAP=${kv#cap_s=} ;;
+    esac
+  done
+}
+
+# bench_build MODE — the C++ tools (and for setup-rate the gateway); a failed rebuild falls back to
+# binaries that are already there (the tools' sources may be mid-edit), with a warning.
+bench_build() {
+  local rc=0
+  if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+    [[ -x $BENCH_LOADGEN && -x $BENCH_DELAYMETER ]] ||
+      { fail "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen and delaymeter/delaymeter"; return 1; }
+    log "using loadgen and delaymeter from LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD (not rebuilt)"
+  else
+    build_media_relay
+    rc=$?
+  fi
+  if ((rc == 2)); then fail "media-relay/CMakeLists.txt is missing: cannot build loadgen and delaymeter"; return 1; fi
+  if ((rc != 0)); then
+    [[ -x $BENCH_LOADGEN && -x $BENCH_DELAYMETER ]] || return 1
+    log "warning: the media-relay build failed; using the loadgen and delaymeter binaries already built"
+  fi
+  if [[ $1 == setup-rate ]]; then
+    "$BENCH_LOADGEN" --help 2>/dev/null | grep -q -- '--user' || {
+      printf 'lab: setup-rate: not yet: this loadgen build has no --gateway mode (docs/loadgen.md)\n' >&2
+      exit 2
+    }
+    build_gateway || return 1
+  fi
+}
+
+# bench_start MODE — rtpengine for every run; Kamailio, the gateway and SIPp ue1 for setup-rate.
+# Sets BENCH_RTPENGINE_PID.
+bench_start() {
+  local ports=("${LAB_RTPENGINE_NG##*:}/udp")
+  [[ $1 == setup-rate ]] && ports=("${LAB_PORTS[@]}")
+  ports_free "${ports[@]}" || return 1
+  start_rtpengine || return 1
+  BENCH_RTPENGINE_PID=$LAB_LAST_PID
+  [[ $1 == setup-rate ]] || return 0
+  # pure relaying (no inject-DTMF transcoding): the setup rate of the gateway, not of rtpengine's codecs
+  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp --lab.rtpengine.inject-dtmf=false && start_ue ue1 uas
+}

@@ -1,0 +1,64 @@
+# shellcheck shell=bash
+# Builds what is stale: the gateway jar (Maven), the harness's npm deps, the media-relay C++ tools.
+# Tool output goes to out/build/*.log and is shown (its tail) only when the tool fails.
+
+GATEWAY_JAR="$ROOT/signaling-gw/target/signaling-gw.jar"
+BUILD_LOGS="$ROOT/out/build"
+
+# quiet_run LOG CMD... — run CMD in the repo root with all output to LOG; on failure show its tail.
+quiet_run() {
+  local logf=$1; shift
+  mkdir -p "$BUILD_LOGS"
+  if ! (cd "$ROOT" && "$@") >"$logf" 2>&1; then show_tail "$logf" 30; return 1; fi
+}
+
+gateway_stale() {
+  [[ -f $GATEWAY_JAR ]] || return 0
+  local newer
+  newer=$(find "$ROOT/signaling-gw/src" "$ROOT/pom.xml" "$ROOT"/*/pom.xml -newer "$GATEWAY_JAR" -print -quit 2>/dev/null)
+  [[ -n $newer ]]
+}
+
+build_gateway() {
+  [[ -f $ROOT/pom.xml ]] || { fail "no pom.xml in $ROOT: cannot build the gateway"; return 1; }
+  if ! gateway_stale; then log "gateway jar is up to date"; return 0; fi
+  local logf="$BUILD_LOGS/maven-package.log"
+  log "building the gateway: mvn -B -q package -DskipTests (log: $(rel "$logf"))"
+  quiet_run "$logf" mvn -B -q -ntp package -DskipTests ||
+    { fail "gateway build failed (log: $(rel "$logf"))"; return 1; }
+  [[ -f $GATEWAY_JAR ]] || { fail "the build did not produce $(rel "$GATEWAY_JAR")"; return 1; }
+  # Maven may leave an unchanged jar's timestamp alone; mark it fresh so it is not rebuilt next run.
+  touch "$GATEWAY_JAR"
+  log "gateway built: $(rel "$GATEWAY_JAR")"
+}
+
+# build_harness — the harness's npm deps (harness/package.json: Playwright, fft.js, Chart.js), which
+# every subcommand that runs node needs, and the page's vendored copy of Chart.js.
+build_harness() {
+  local dir="$ROOT/harness" logf="$BUILD_LOGS/npm-ci.log"
+  [[ -f $dir/package-lock.json ]] || { fail "harness/package-lock.json is missing"; return 1; }
+  if [[ ! -d $dir/node_modules || $dir/package-lock.json -nt $dir/node_modules ]]; then
+    log "installing the harness's npm deps: npm ci (log: $(rel "$logf"))"
+    # Playwright's own browser download is unreachable here; the lab drives the Debian Chromium.
+    quiet_run "$logf" env PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm --prefix harness ci --no-audit --no-fund ||
+      { fail "npm ci in harness/ failed (log: $(rel "$logf"))"; return 1; }
+    touch "$dir/node_modules"
+  elif [[ -d $ROOT/webclient/public/vendor ]]; then
+    log "harness npm deps are up to date"
+    return 0
+  fi
+  # The vendor step copies browser libraries from node_modules into webclient/public/vendor/.
+  quiet_run "$BUILD_LOGS/npm-vendor.log" npm --prefix harness run --if-present vendor ||
+    { fail "the harness's vendor step failed (log: $(rel "$BUILD_LOGS/npm-vendor.log"))"; return 1; }
+  log "harness npm deps installed and vendored"
+}
+
+# build_media_relay — configure + build the CMake tools; returns 2 when there is no CMake project.
+build_media_relay() {
+  [[ -f $ROOT/media-relay/CMakeLists.txt ]] || return 2
+  local logf="$BUILD_LOGS/cmake.log"
+  log "building media-relay (cmake, log: $(rel "$logf"))"
+  quiet_run "$logf" bash -c 'cmake -S media-relay -B media-relay/build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+    cmake --build media-relay/build -j 2' ||
+    { fail "media-relay build failed (log: $(rel "$logf"))"; return 1; }
+}

@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+# The lab's components (docs/architecture.md): how each is started, which ports it needs free
+# and how it is known to be ready. Addresses come from addresses.sh; only the gateway's
+# HTTP side follows --bind (the SIP side talks to Kamailio on loopback).
+
+LAB_BIND=${LAB_BIND:-127.0.0.1}
+# The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
+export LAB_IMS=${LAB_IMS:-plain}
+
+# The gateway's health URL, reachable also when it listens on all addresses.
+gw_url() {
+  local host=$LAB_BIND
+  [[ $host == 0.0.0.0 ]] && host=127.0.0.1
+  printf 'http://%s:%s' "$host" "${1:-$LAB_GW_PORT}"
+}
+
+http_200() { [[ $(curl --noproxy '*' -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
+
+# proc_is PID COMM — the process has exec'd COMM (run-ue.sh execs sipp only once it has registered).
+proc_is() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == "$2" ]]; }
+
+# need_script PATH — a component's start script must exist before we try to start it.
+need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
+
+start_rtpengine() {
+  need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
+  proc_start rtpengine env RTPENGINE_NG="$LAB_RTPENGINE_NG" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
+    bash "$ROOT/media-relay/start-rtpengine.sh"
+  proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on $LAB_RTPENGINE_NG" \
+    python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
+}
+
+start_kamailio() {
+  need_script ims-sim/start-kamailio.sh || return 1
+  mkdir -p "$LAB_RUN_DIR/kamailio"
+  proc_start kamailio env KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+    IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
+  proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
+    python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
+}
+
+# start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio).
+start_gateway() {
+  local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-udp} url
+  shift $(($# < 4 ? $# : 4))
+  [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
+  url=$(gw_url "$http_port")
+  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
+    --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
+    --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
+    --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "$@"
+  proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
+}
+
+# The test run adds a second gateway (LAB_GW_TCP_PORT) that speaks SIP over TCP toward Kamailio.
+
+# start_ue NAME SCENARIO [ARG] — a SIPp UE that registers, then answers calls (ARG: run-ue.sh's
+# optional argument of SCENARIO, e.g. uas-bye's bye_after_ms).
+start_ue() {
+  local name=$1 scenario=$2
+  need_script sipp-scenarios/run-ue.sh || return 1
+  proc_start "$name" env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO="$LAB_PCSCF" IMS_USERS="$ROOT/ims-sim/users.txt" \
+    bash "$ROOT/sipp-scenarios/run-ue.sh" "$scenario" "${@:3}"
+  proc_wait_ready "$name" "$LAB_LAST_PID" 30 "REGISTER done and SIPp UAS running" \
+    proc_is "$LAB_LAST_PID" sipp
+}
+
+# The fixed ports of the components (docs/architecture.md), checked before anything starts.
+LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${LAB_PCSCF##*:}/udp" "${LAB_PCSCF##*:}/tcp"
+  "$LAB_SCSCF_PORT/udp" "$LAB_SCSCF_PORT/tcp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp" 5080/udp 5082/udp 5084/udp 5086/udp 5088/udp 5098/udp)
+
+# lab_start_all — the whole IMS side plus the gateway, in dependency order.
+# With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
+lab_start_all() {
+  local ports=("${LAB_PORTS[@]}")
+  [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
+  ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
+  if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
+    # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
+    # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
+    # and it relays without inject-DTMF: loadgen's gateway test pairs its echoed packets by SSRC + seq
+    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 \
+      --lab.rtpengine.inject-dtmf=false || return 1
+  fi
+  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
+    start_ue ue8 uas-reinvite
+}
+
+# lab_run_env — what the runner and the integration tests are told about the running lab.
+lab_run_env() {
+  printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
+    "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
+  [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
+  return 0
+}
+
+# lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file.
+lab_prepare_run() {
+  LAB_RUN_DIR="$ROOT/out/$1"
+  if [[ -e $LAB_RUN_DIR ]]; then
+    if [[ ${2:-} == archive ]]; then
+      local old
+      old="$LAB_RUN_DIR-$(date -r "$LAB_RUN_DIR" +%Y%m%d-%H%M%S)"
+      mv "$LAB_RUN_DIR" "$old" && log "previous run kept in $(rel "$old")"
+    else
+      rm -rf "$LAB_RUN_DIR"
+    fi
+  fi
+  lab_use_run "$1"
+  : >"$LAB_PIDS"
+}
+
+# lab_use_run RUN — point the supervision variables at out/RUN (prepared by the host phase).
+lab_use_run() {
+  LAB_RUN_DIR="$ROOT/out/$1"
+  LAB_LOGDIR="$LAB_RUN_DIR/logs"
+  LAB_PIDS="$LAB_RUN_DIR/pids"
+  mkdir -p "$LAB_LOGDIR"
+}

@@ -1,0 +1,164 @@
+// `./lab demo`: one browser-originated call (alice -> ue1, browser hangs up) and one IMS-originated
+// call (SIPp ue2 -> alice, the UE hangs up), media through rtpengine both ways; summary table,
+// report.json + report.html in $LAB_OUT. Exit 0 iff every call is ok and no rtpengine session is left.
+// LAB_IMS=volte (./lab demo --ims volte): the VoLTE UEs instead (alice -> ue4, ue5 -> alice), whose
+// calls must run with preconditions (100rel/PRACK/UPDATE).
+// LAB_CODEC=PCMA|PCMU|G722|AMR-WB|AMR (./lab demo --codec C): the MO call forces C on the IMS leg
+// (rtpengine transcodes the browser's Opus); the MT UE offers only C (G.711/G.722 only: run-ue.sh
+// UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
+// Audio check (docs/media.md): the browser's fake microphone plays a known multi-tone, the UE echoes
+// it, and every call must give the tones back (media.audio in report.json; the recording as a WAV).
+import fs from 'node:fs';
+import path from 'node:path';
+import { launchBrowser, openClient } from './browser.mjs';
+import { startCpuSampler } from '../kit/cpu.mjs';
+import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
+import * as gw from './gateway.mjs';
+import { callEntry, writeDemoReport } from './report.mjs';
+import { moCall, mtCall } from './scenario.mjs';
+import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
+
+const USER = 'alice';
+const MEDIA_MS = 5000;
+// Who plays the IMS UE per call model (sipp-scenarios/run-ue.sh modes).
+const IMS_MODELS = {
+  plain: { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
+  volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
+};
+const ims = IMS_MODELS[process.env.LAB_IMS || 'plain'];
+const codec = process.env.LAB_CODEC || null;
+const UE_CODECS = ['PCMA', 'PCMU', 'G722'];   // what the SIPp UAC can offer alone (run-ue.sh UE_CODEC)
+const log = (s) => console.log(`[demo] ${s}`);
+
+let browser = null;
+let cpu = null;
+
+async function main() {
+  const started = new Date().toISOString();
+  log(`gateway ${gatewayUrl()}`);
+  const health = await gw.waitHealthy(15000);
+  log(`gateway healthy (sip ${health.sip}, rtpengine ${health.rtpengine})`);
+  cpu = startCpuSampler();
+
+  const signal = writeTestSignal(outDir());
+  browser = await launchBrowser({ fakeAudioFile: signal });
+  const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true });
+  log('web client loaded in headless Chromium');
+  const { token } = await client.login(USER, passwordOf(USER));
+  log(`logged in ${USER} (registered with IMS)`);
+
+  const results = [];
+  if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
+  const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
+  const audio = { tones: TEST_TONES_HZ };
+  log(`browser microphone: ${path.basename(signal)} (looped), voice processing off`);
+  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio }));
+  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio }));
+  for (const r of results) saveRecording(r);
+  for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
+
+  const left = await gw.waitNoSessions(5000);
+  log(`rtpengine sessions left: ${left.count}`);
+  await client.logout().catch((e) => log(`logout: ${e.message}`));
+  await browser.close();
+  browser = null;
+
+  const calls = results.map(callEntry);
+  for (const c of calls) {
+    if (ims.preconditions && c.ok && !c.preconditions) {
+      c.ok = false;
+      c.error = 'the call ran without preconditions';
+    }
+    const want = codecWanted(c);
+    if (want && c.ok && !codecIs(c.media.codec_ims, want.ims)) {
+      c.ok = false;
+      c.error = `IMS leg codec ${c.media.codec_ims} (wanted ${want.ims})`;
+    } else if (want && c.ok && !codecIs(c.media.codec_browser, 'opus')) {
+      c.ok = false;
+      c.error = `browser leg codec ${c.media.codec_browser} (wanted opus: no transcoding)`;
+    }
+  }
+  const ok = calls.every((c) => c.ok) && left.count === 0;
+  const report = {
+    tool: 'lab demo',
+    started,
+    ims: process.env.LAB_IMS || 'plain',
+    codec: codec ?? 'pass-through',
+    ok,
+    calls,
+    cpu: cpu.stop(),
+    rtpengine_sessions_left: left.count,
+    gateway: gatewayUrl(),
+  };
+  cpu = null;
+  const { jsonFile, htmlFile } = writeDemoReport(outDir(), report);
+  printTable(calls);
+  for (const c of calls) log(audioLine(c));
+  log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
+  log(`report: ${jsonFile}, ${htmlFile}`);
+  if (!ok) {
+    const why = calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`);
+    if (left.count !== 0) why.push(`${left.count} rtpengine session(s) left`);
+    throw new Error(`demo failed: ${why.join('; ')}`);
+  }
+  log('demo OK');
+}
+
+// --codec: which codec each call's IMS leg must show (null: nothing to check).
+function codecWanted(c) {
+  if (!codec) return null;
+  if (c.direction === 'mo') return { ims: codec };
+  return UE_CODECS.includes(codec) ? { ims: codec } : null;
+}
+
+// "PCMA/8000" is PCMA; "AMR-WB/16000" is AMR-WB but not AMR.
+function codecIs(actual, name) {
+  return typeof actual === 'string' && actual.split('/')[0].toLowerCase() === name.toLowerCase();
+}
+
+// What came back to the browser, as a WAV beside the report (to listen to or inspect).
+function saveRecording(r) {
+  if (!r.audio || !r.audioRecording) return;
+  const file = `audio-${r.direction}-received.wav`;
+  fs.writeFileSync(path.join(outDir(), file), wavBytes(r.audioRecording.samples, r.audioRecording.sampleRate));
+  r.audio.recording = file;
+}
+
+function audioLine(c) {
+  const a = c.media.audio;
+  if (!a) return `audio ${c.direction}: not checked`;
+  const figures = a.detected_hz ? `sent ${a.tones_hz.join('/')} Hz, detected ${a.detected_hz.join('/')} Hz, SNR ${a.snr_db} dB, `
+    + `correlation ${a.correlation}, level ${a.level_dbfs} dBFS` : '';
+  return `audio ${c.direction}: ${a.pass ? 'PASS' : 'FAIL'} ${figures}${a.pass ? '' : ` (${a.problems.join('; ')})`}`;
+}
+
+function printTable(calls) {
+  const head = ['dir', 'from', 'to', 'setup ms', 'SIP', 'codec browser/IMS', 'pkts→IMS', 'pkts→browser', 'br sent', 'br recv', 'ok'];
+  const rows = calls.map((c) => [c.direction, c.from, c.to, c.setup_ms, c.sip_final,
+    `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`, c.media.packets_to_ims,
+    c.media.packets_to_browser, c.browser?.packets_sent, c.browser?.packets_received, c.ok ? 'yes' : 'NO'].map((v) => String(v ?? '-')));
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(width[i])).join('  ');
+  console.log(line(head));
+  console.log(width.map((w) => '-'.repeat(w)).join('  '));
+  rows.forEach((r) => console.log(line(r)));
+}
+
+async function cleanup() {
+  cpu?.stop();
+  await browser?.close().catch(() => {});
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    console.error(`demo: interrupted (${sig})`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+main().catch(async (e) => {
+  console.error(`demo: ${e.message}`);
+  await cleanup();
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+// REST helpers for the gateway's browser API (docs/architecture.md), used from Node.
+import { gatewayUrl } from '../kit/env.mjs';
+
+async function request(method, path, { token, body, timeoutMs = 10000 } = {}) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(`${gatewayUrl()}${path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    throw new Error(`gateway ${method} ${path} unreachable at ${gatewayUrl()}: ${e.cause?.code ?? e.message}`);
+  }
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+  return { status: res.status, body: json ?? text };
+}
+
+function expect(res, status, what) {
+  if (res.status !== status) {
+    const code = typeof res.body === 'object' && res.body?.code ? ` ${res.body.code}` : '';
+    throw new Error(`${what}: HTTP ${res.status}${code}`);
+  }
+  return res.body;
+}
+
+// Raw result ({status, body}) so tests can assert on failures such as 401 auth-failed.
+export const login = (user, password) => request('POST', '/api/v1/sessions', { body: { user, password } });
+export const logout = (token) => request('DELETE', `/api/v1/sessions/${encodeURIComponent(token)}`);
+
+export async function health() {
+  return expect(await request('GET', '/api/v1/health'), 200, 'health');
+}
+
+export async function callInfo(token, callId) {
+  return expect(await request('GET', `/api/v1/calls/${encodeURIComponent(callId)}`, { token }), 200, `call info ${callId}`);
+}
+
+export async function rtpengineSessions() {
+  return expect(await request('GET', '/api/v1/rtpengine/sessions'), 200, 'rtpengine sessions');
+}
+
+// rtpengine's delete may trail the `ended` message a little: poll until the count is 0.
+export async function waitNoSessions(timeoutMs = 5000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await rtpengineSessions();
+    if (s.count === 0 || Date.now() > end) return s;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export async function waitHealthy(timeoutMs = 15000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const h = await health();
+      if (h.status === 'ok') return h;
+      if (Date.now() > end) throw new Error(`gateway health is ${JSON.stringify(h)}`);
+    } catch (e) {
+      if (Date.now() > end) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// The caller's own session and its IMS registration ({user, registration: {expires, refreshes, registeredAt}}).
+export async function currentSession(token) {
+  return expect(await request('GET', '/api/v1/sessions/current', { token }), 200, 'current session');
+}

@@ -1,0 +1,103 @@
+// The demo's report.json (schema in docs/architecture.md, plus extra fields) and its report.html
+// (table + Chart.js chart of the browser's packets per second), written with kit/report.mjs.
+import { esc, htmlHead, scriptSafe, writeReport } from '../kit/report.mjs';
+import { judge } from './scenario.mjs';
+
+export const DELAY_NOTE = 'per-packet relay delay is not measured yet (the capture-based delay meter comes later)';
+
+const round = (v, d = 1) => (v == null || Number.isNaN(v) ? null : Number(Number(v).toFixed(d)));
+
+// One scenario result (scenario.mjs) -> one report.json call entry.
+export function callEntry(r) {
+  const { ok, problems } = judge(r);
+  const m = r.info?.media ?? {};
+  const b = r.browser;
+  const t0 = r.samples[0]?.t ?? 0;
+  return {
+    direction: r.direction,
+    from: r.info?.from ?? r.from,
+    to: r.info?.to ?? r.to,
+    ok,
+    setup_ms: round(r.info?.setupMs),
+    duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 2) : null,
+    sip_final: r.info?.sipFinal ?? null,
+    media: {
+      codec: m.codecIms ?? m.codecBrowser ?? b?.codec ?? null,
+      packets_to_ims: m.packetsToIms ?? null,
+      packets_to_browser: m.packetsToBrowser ?? null,
+      delay_ms: null,
+      delay_note: DELAY_NOTE,
+      codec_browser: m.codecBrowser ?? null,
+      codec_ims: m.codecIms ?? null,
+      bytes_to_ims: m.bytesToIms ?? null,
+      bytes_to_browser: m.bytesToBrowser ?? null,
+      audio: r.audio ?? null,   // the audio-quality check (audio-check.mjs), null when not run
+    },
+    error: ok ? null : problems.join('; '),
+    call_id: r.callId,
+    ended: r.ended ? { reason: r.ended.reason ?? null, sip_code: r.ended.sipCode ?? null } : null,
+    browser: b && {
+      packets_sent: b.packetsSent, packets_received: b.packetsReceived,
+      bytes_sent: b.bytesSent, bytes_received: b.bytesReceived, codec: b.codec,
+      ice_state: b.iceState, dtls_state: b.dtlsState, jitter_ms: round(b.jitter, 2), rtt_ms: round(b.rtt, 2),
+      local_candidate: b.localCandidate, remote_candidate: b.remoteCandidate,
+    },
+    browser_samples: r.samples.map((s) => ({
+      t_s: round((s.t - t0) / 1000, 2), packets_sent: s.packetsSent, packets_received: s.packetsReceived,
+      pps_sent: round(s.ppsSent), pps_received: round(s.ppsReceived), jitter_ms: round(s.jitter, 2), rtt_ms: round(s.rtt, 2),
+    })),
+    sip_flow: r.info?.sipFlow ?? null,
+    preconditions: r.info?.preconditions ?? false,
+    ue: r.ue ? { exit_code: r.ue.code, log: r.ue.logFile } : null,
+  };
+}
+
+export const writeDemoReport = (dir, report) => writeReport(dir, report, renderHtml);
+
+// One line per call of the audio-quality check (media.audio), nothing when no call ran it.
+function audioTable(calls) {
+  const checked = calls.filter((c) => c.media.audio);
+  if (!checked.length) return '';
+  const cols = ['direction', 'signal', 'detected Hz', 'SNR dB (weakest tone)', 'correlation', 'level dBFS', 'path', 'audio ok'];
+  const rows = checked.map(({ direction, media: { audio: a } }) => [direction, a.signal, (a.detected_hz ?? []).join(', '), a.snr_db,
+    a.correlation, a.level_dbfs, a.covers, a.pass ? 'yes' : `NO: ${a.problems.join('; ')}`]);
+  return `<h2>Audio check (sent tones recovered after the UE's echo)</h2>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>`;
+}
+
+export function renderHtml(report) {
+  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
+  const rows = report.calls.map((c) => [
+    c.direction, c.from, c.to, c.setup_ms, c.sip_final, c.media.codec, c.media.packets_to_ims, c.media.packets_to_browser,
+    c.browser?.packets_sent, c.browser?.packets_received, c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
+  ]);
+  const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))
+    .map(([k, v]) => `${esc(k.replace(/_pct$/, ''))}: ${v == null ? 'n/a' : `${v} %`}`).join(' · ');
+  const series = report.calls.map((c) => ({ label: `${c.direction} ${c.from}→${c.to}`, samples: c.browser_samples }));
+  return `${htmlHead(`${report.tool} report`)}
+<h1>${esc(report.tool)}: <span class="${report.ok ? 'ok' : 'bad'}">${report.ok ? 'OK' : 'FAILED'}</span></h1>
+<p>started ${esc(report.started)} · CPU (average, % of one core): ${cpu || 'not sampled'}</p>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>
+${audioTable(report.calls)}
+<p>${esc(DELAY_NOTE)}.</p>
+<h2>Browser packets per second (getStats, 1 s)</h2>
+<div class="box"><canvas id="pps"></canvas></div>
+<script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>
+<script>
+const series = JSON.parse(document.getElementById('series').textContent);
+const colors = ['#1f77b4', '#2ca02c', '#ff7f0e', '#d62728', '#9467bd', '#8c564b'];
+const datasets = [];
+series.forEach((s, i) => {
+  datasets.push({ label: s.label + ' sent', data: s.samples.map((p) => ({ x: p.t_s, y: p.pps_sent })), borderColor: colors[(2 * i) % 6], pointRadius: 2 });
+  datasets.push({ label: s.label + ' received', data: s.samples.map((p) => ({ x: p.t_s, y: p.pps_received })), borderColor: colors[(2 * i + 1) % 6], borderDash: [5, 3], pointRadius: 2 });
+});
+new Chart(document.getElementById('pps'), { type: 'line', data: { datasets }, options: { animation: false, maintainAspectRatio: false, parsing: false,
+  scales: { x: { type: 'linear', title: { display: true, text: 's since first sample' } }, y: { beginAtZero: true, title: { display: true, text: 'packets/s' } } } } });
+</script>
+</body></html>
+`;
+}

@@ -1,0 +1,105 @@
+// Shared set-up of the integration tests (harness/tests/): one browser page logged in as a lab user,
+// and the check that rtpengine holds no session after a call.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { launchBrowser, openClient } from './browser.mjs';
+import { passwordOf } from '../kit/env.mjs';
+import * as gw from './gateway.mjs';
+import { startUe } from './ue.mjs';
+
+// {browser, client, token, close()} for `user`, once the gateway is healthy.
+export async function loggedInPage(user, name = `test-${user}`) {
+  await gw.waitHealthy(15000);
+  const browser = await launchBrowser();
+  const client = await openClient(browser, { name });
+  const { token } = await client.login(user, passwordOf(user));
+  return {
+    browser,
+    client,
+    token,
+    async close() {
+      await client.logout().catch(() => {});
+      await browser.close();
+    },
+  };
+}
+
+// A SIPp UE (run-ue.sh `mode`) calls `user`; resolves {ue, incoming} once the page got `incoming`.
+// The caller must ue.kill()/await ue.done when done.
+export async function incomingCall(client, user, mode = 'uac-wait', arg = 20000, ueOptions = {}) {
+  const mark = await client.mark();
+  const ue = startUe(mode, user, arg, ueOptions);
+  try {
+    return { ue, incoming: await client.waitFor('incoming', null, 15000, mark), mark };
+  } catch (e) {
+    ue.kill();
+    throw e;
+  }
+}
+
+export async function assertNoRtpengineSession() {
+  const s = await gw.waitNoSessions(5000);
+  assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);
+}
+
+// The messages of a SIPp UE's message log (sipp -trace_msg), one block each ("message received/sent"
+// line, headers, blank line, body).
+export function ueMessages(messageLog) {
+  return fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
+}
+
+// The body of one message block (after the "received/sent" line and the headers), trimmed.
+function bodyOf(block) {
+  return block.split(/\r?\n\r?\n/).slice(2).join('\n').trim();
+}
+
+// The SDP of the INVITE a SIPp UE received for `callId`, from its message log (sipp -trace_msg), or null.
+export function inviteSdpSeenByUe(messageLog, callId) {
+  const invite = ueMessages(messageLog).find((b) => /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b));
+  return invite ? bodyOf(invite) : null;
+}
+
+// The SDP a SIPp UE sent in its 200 answer to the INVITE of `callId` (its message log), or null.
+export function answerSdpSentByUe(messageLog, callId) {
+  const ok = ueMessages(messageLog).find((b) => /message sent/i.test(b) && /^SIP\/2\.0 200 /m.test(b) && b.includes(`Call-ID: ${callId}`)
+    && /CSeq: *\d+ INVITE/i.test(b) && /application\/sdp/i.test(b));
+  return ok ? bodyOf(ok) : null;
+}
+
+// The SDP of the `code` response (e.g. 200) a SIPp UE received for `callId` (sipp -trace_msg), or null.
+export function responseSdpSeenByUe(messageLog, callId, code = 200) {
+  const re = new RegExp(`^SIP/2\\.0 ${code} `, 'm');
+  const resp = ueMessages(messageLog).find((b) => re.test(b) && b.includes(`Call-ID: ${callId}`) && /message received/i.test(b)
+    && /^Content-Type: application\/sdp/mi.test(b));
+  return resp ? bodyOf(resp) : null;
+}
+
+// The headers of the first SIP message of `callId` that a SIPp UE received (sipp -trace_msg) and whose
+// start line matches `startLine` (e.g. /^BYE /), or null.
+export function messageSeenByUe(messageLog, callId, startLine) {
+  const msg = ueMessages(messageLog).find((b) => /message received/i.test(b) && b.includes(`Call-ID: ${callId}`)
+    && startLine.test(b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 |[A-Z]+ sip:)/.test(l)) ?? ''));
+  if (!msg) return null;
+  return msg.split(/\r?\n\r?\n/)[1] ?? null; // after the "received" line, up to the body
+}
+
+// host:port of each value of header `name` in `headers`, in order, whether the values come one per
+// line or comma-separated; the default SIP port (5060) is written out.
+// Via gives the sent-by (`SIP/2.0/UDP 127.0.0.1:5062;branch=…`), Record-Route/Route the URI's host:port.
+export function hopsOf(headers, name) {
+  const re = new RegExp(`^${name}:\\s*(.*)$`, 'gim');
+  const values = [...headers.matchAll(re)].flatMap((m) => m[1].split(',')).map((v) => v.trim()).filter(Boolean);
+  return values.map((v) => {
+    const hostPort = v.match(/^SIP\/2\.0\/\w+\s+([^;\s]+)/i)?.[1] ?? v.match(/sips?:(?:[^@>;]+@)?([^;>]+)/i)?.[1] ?? v;
+    return /:\d+$/.test(hostPort) ? hostPort : `${hostPort}:5060`;
+  });
+}
+
+// The lines of one m-section ("audio" | "video") of an SDP, from its m= line to the next, or null.
+export function mediaSection(sdp, kind) {
+  const lines = sdp.split(/\r?\n/);
+  const i = lines.findIndex((l) => l.startsWith(`m=${kind} `));
+  if (i < 0) return null;
+  const end = lines.findIndex((l, j) => j > i && l.startsWith('m='));
+  return lines.slice(i, end < 0 ? undefined : end).join('\n');
+}

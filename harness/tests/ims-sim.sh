@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# System test of the IMS side alone with the real programs: rtpengine, Kamailio (P-CSCF :5060 +
+# S-CSCF :5062) and SIPp UEs (plain and VoLTE with preconditions). Built on ./lab's own helpers
+# (harness/lib): the same private network namespace (loopback only), the same supervisor (each
+# component in its own session, stopped in reverse order on exit, failure or Ctrl-C) and the same
+# start/readiness checks as ./lab demo and ./lab test.
+# Usage: harness/tests/ims-sim.sh      Logs: out/ims-sim/logs/. Exit 0 = all passed.
+set -u -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+LAB_SELF="$ROOT/harness/tests/ims-sim.sh"   # what netns_enter re-executes inside the namespace
+for lib in log addresses procs netns components; do
+  # shellcheck source=/dev/null
+  source "$ROOT/harness/lib/$lib.sh"
+done
+S="$ROOT/sipp-scenarios"
+
+[[ ${LAB_IN_NETNS:-} == 1 ]] || lab_prepare_run ims-sim
+netns_enter "$@"
+lab_use_run ims-sim
+export LAB_LOGDIR
+procs_install_traps
+passed=0; failed=0
+
+check() {  # name command...
+  local name="$1"; shift
+  if "$@" >>"$LAB_LOGDIR/ims-sim.out" 2>&1; then
+    passed=$((passed + 1)); echo "PASS $name"
+  else
+    failed=$((failed + 1)); echo "FAIL $name (see $(rel "$LAB_LOGDIR"))"
+  fi
+}
+fails() { ! "$@"; }
+
+# Sends RTP-like datagrams to a port and expects each one back unchanged (sipp -rtp_echo).
+rtp_echo() {
+  python3 - "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); s.settimeout(0.5)
+ok = 0
+for i in range(5):
+    pkt = bytes([0x80, 111, 0, i]) + bytes(8) + b"echo-%d" % i
+    s.sendto(pkt, ("127.0.0.1", int(sys.argv[1])))
+    try:
+        ok += s.recvfrom(2048)[0] == pkt
+    except OSError:
+        pass
+sys.exit(0 if ok == 5 else 1)
+PY
+}
+
+# A UAC call with a modified offer, straight from sipp on its own port (INVITEs are not
+# challenged, so no registration is needed). Args: name sed-expr [sipp args...]
+variant_call() {
+  local name="$1" expr="$2"; shift 2
+  sed -e "$expr" "$S/uac.xml" > "$LAB_LOGDIR/uac-$name.xml"
+  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p 5091 -mi 127.0.0.1 -mp 6500 -nostdin \
+    -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
+    -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" "$LAB_PCSCF" >/dev/null
+}
+answer_has() { grep -q "$2" "$LAB_LOGDIR/uac-$1-messages.log"; }
+log_has() { grep -q -- "$2" "$LAB_LOGDIR/$1"; }
+log_lacks() { ! grep -q -- "$2" "$LAB_LOGDIR/$1"; }
+
+# The SIP ladder a SIPp UE saw (sip-flow.sh: retransmissions left out), on one line.
+flow_is() {  # messages-log expected
+  local got
+  got="$("$S/sip-flow.sh" "$LAB_LOGDIR/$1" | tr '\n' ' ')"
+  echo "flow of $1: $got"
+  [ "$got" = "$2 " ]
+}
+
+start_rtpengine || die "rtpengine did not start"
+check "rtpengine answers ng ping" python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 5
+start_kamailio || die "Kamailio did not start"
+start_ue ue1 uas && start_ue ue3 uas-bye 1000 || die "the SIPp UEs did not start"
+
+check "ue1 RTP echo on 6000" rtp_echo 6000
+check "ue1 answers, ue2 hangs up (uac ue1 1000)" "$S/run-ue.sh" uac ue1 1000
+check "BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080" "$LAB_LOGDIR/kamailio.log"
+check "ue3 hangs up itself (uac-wait ue3 10000)" "$S/run-ue.sh" uac-wait ue3 10000
+check "ue3's BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue2@127.0.0.1:5090" "$LAB_LOGDIR/kamailio.log"
+check "call to unregistered bob fails" fails "$S/run-ue.sh" uac bob 500
+check "... with 404" grep -q "SIP/2.0 404" "$LAB_LOGDIR/sipp-uac-bob-messages.log"
+printf 'ue2:wrong-password\n' > "$LAB_LOGDIR/bad-users.txt"
+check "REGISTER with a wrong password fails" fails env IMS_USERS="$LAB_LOGDIR/bad-users.txt" "$S/run-ue.sh" uac ue1 500
+check "... with 403" grep -q "SIP/2.0 403" "$LAB_LOGDIR/sipp-register-ue2-messages.log"
+check "3 concurrent calls to ue1" variant_call conc 's/^x//' -s ue1 -m 3 -l 3 -r 10
+check "opus PT 109 offered -> answered with 109" variant_call opus109 's/111/109/g' -s ue1 -m 1
+check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 109[[:space:]]*$"
+check "R-URI 127.0.0.1:5060, PCMA-only offer" variant_call pcma \
+  's/INVITE sip:\[service\]@ims.lab/INVITE sip:[service]@127.0.0.1:5060/; s/RTP\/AVP 111 8 101/RTP\/AVP 8 101/; /:111 /d' -s ue1 -m 1
+check "... answered with PCMA (8)" answer_has pcma "^m=audio 6000 RTP/AVP 8[[:space:]]*$"
+
+# IMS roles: P-CSCF (5060) and S-CSCF (5062) in the one Kamailio.
+check "REGISTER reaches the S-CSCF with the P-CSCF's Path" \
+  log_has kamailio.log "S-CSCF REGISTER sip:ue1@ims.lab Path: <sip:pcscf@127.0.0.1;lr>"
+check "200 REGISTER carries Service-Route <sip:orig@127.0.0.1:5062;lr>" \
+  log_has sipp-register-ue1-messages.log "^Service-Route: <sip:orig@127.0.0.1:5062;lr>"
+check "... and echoes the Path (UE sent Supported: path)" \
+  log_has sipp-register-ue1-messages.log "^Path: <sip:pcscf@127.0.0.1;lr>"
+check "INVITE at ue1 carries P-Asserted-Identity <sip:ue2@ims.lab>" \
+  log_has sipp-uas-ue1-messages.log "^P-Asserted-Identity: <sip:ue2@ims.lab>"
+check "... and a Record-Route from both P-CSCF and S-CSCF" \
+  log_has sipp-uas-ue1-messages.log "^Record-Route: <sip:127.0.0.1:5062;lr;ftag="
+check "ue2's BYE went P-CSCF -> S-CSCF -> P-CSCF -> ue1" \
+  log_has kamailio.log "S-CSCF in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080"
+check "a UE's own P-Asserted-Identity is replaced" variant_call pai \
+  's/^\( *\)Subject:.*/&\n\1P-Asserted-Identity: <sip:boss@ims.lab>/' -s ue1 -m 1
+check "... ue1 never saw <sip:boss@ims.lab>" log_lacks sipp-uas-ue1-messages.log "boss@ims.lab"
+check "INVITE from an unregistered user is refused" fails variant_call unreg \
+  's/From: <sip:ue2@ims.lab>/From: <sip:nobody@ims.lab>/' -s ue1 -m 1
+check "... with 403" answer_has unreg "^SIP/2.0 403"
+
+# VoLTE UEs with preconditions: ue5 (MO) -> ue4 (MT) through P-CSCF, S-CSCF, P-CSCF.
+start_ue ue4 volte-uas || die "the VoLTE UE ue4 did not start"
+VOLTE_UAS=$LAB_LAST_PID
+check "VoLTE call ue5 -> ue4 (volte-uac ue4 1000)" "$S/run-ue.sh" volte-uac ue4 1000
+check "... ue5 preloaded its Service-Route" \
+  log_has sipp-volte-uac-ue4-messages.log "^Route: <sip:127.0.0.1:5060;lr>, <sip:orig@127.0.0.1:5062;lr>"
+check "... MO ladder INVITE/100/183/PRACK/200/UPDATE/200/180/200/ACK/BYE/200" flow_is sipp-volte-uac-ue4-messages.log \
+  "sent INVITE recv 100 recv 183 sent PRACK recv 200 sent UPDATE recv 200 recv 180 recv 200 sent ACK sent BYE recv 200"
+check "... MT ladder as seen by ue4" flow_is sipp-volte-uas-ue4-messages.log \
+  "recv INVITE sent 100 sent 183 recv PRACK sent 200 recv UPDATE sent 200 sent 180 sent 200 recv ACK recv BYE sent 200"
+check "... 183 had Require: 100rel, RSeq: 1, a=conf:qos remote sendrecv" \
+  grep -Pzq 'SIP/2.0 183[^\0]*Require: 100rel\r?\nRSeq: 1\r?\n[^\0]*a=conf:qos remote sendrecv' "$LAB_LOGDIR/sipp-volte-uac-ue4-messages.log"
+check "... PRACK carried RAck: 1 1 INVITE" log_has sipp-volte-uas-ue4-messages.log "^RAck: 1 1 INVITE"
+check "... UPDATE's answer: a=curr:qos remote sendrecv" log_has sipp-volte-uac-ue4-messages.log "^a=curr:qos remote sendrecv"
+check "... PRACK and UPDATE loose-routed by the S-CSCF" bash -c \
+  "grep -q 'S-CSCF in-dialog PRACK loose-routed' '$LAB_LOGDIR/kamailio.log' && grep -q 'S-CSCF in-dialog UPDATE loose-routed' '$LAB_LOGDIR/kamailio.log'"
+check "VoLTE CANCEL in the early dialog (volte-uac-cancel ue4)" "$S/run-ue.sh" volte-uac-cancel ue4
+check "... INVITE/100/183/CANCEL/200/487/ACK at both UEs" bash -c \
+  "$(declare -f flow_is); LAB_LOGDIR='$LAB_LOGDIR' S='$S'; flow_is sipp-volte-uac-cancel-ue4-messages.log 'sent INVITE recv 100 recv 183 sent CANCEL recv 200 recv 487 sent ACK' && \
+   '$S/sip-flow.sh' '$LAB_LOGDIR/sipp-volte-uas-ue4-messages.log' | tr '\n' ' ' | grep -q 'recv INVITE sent 100 sent 183 recv CANCEL sent 200 sent 487 recv ACK'"
+check "plain INVITE (no precondition) to ue4 gets 421" fails "$S/run-ue.sh" uac ue4 500
+check "... 421 Extension Required" log_has sipp-uac-ue4-messages.log "^SIP/2.0 421 Extension Required"
+proc_stop ue4 "$VOLTE_UAS"
+
+# Variant: Require: precondition, reliable 180 (PRACKed), ue4 hangs up itself.
+VOLTE_REL180=1 start_ue ue4-rel180 volte-uas 300 || die "the VoLTE UE ue4 (reliable 180) did not start"
+check "VoLTE call, Require: precondition, reliable 180, MT hangs up" \
+  env VOLTE_REQUIRE=1 VOLTE_WAIT_BYE=1 "$S/run-ue.sh" volte-uac ue4 10000
+check "... MO ladder with PRACK for the 180 and the far end's BYE" flow_is sipp-volte-uac-ue4-messages.log \
+  "sent INVITE recv 100 recv 183 sent PRACK recv 200 sent UPDATE recv 200 recv 180 sent PRACK recv 200 recv 200 sent ACK recv BYE sent 200"
+
+procs_cleanup
+log "logs: $(rel "$LAB_LOGDIR")/"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

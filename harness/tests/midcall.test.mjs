@@ -1,0 +1,151 @@
+// Integration: offers in an established call (RFC 3264 §8) through gateway + Kamailio + rtpengine + SIPp:
+// browser hold/resume by `reoffer` → re-INVITE to ue8, an ICE restart answered by rtpengine alone (no SIP),
+// and ue9's re-INVITE (hold) and UPDATE (resume) answered by the browser via `reoffer`/`reanswer`.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { logDir } from '../kit/env.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages } from '../runner/testkit.mjs';
+
+const USER = 'bob';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let page;
+let client;
+
+before(async () => {
+  page = await loggedInPage(USER, 'test-midcall-bob');
+  ({ client } = page);
+});
+
+after(async () => page?.close());
+
+// The INVITEs ue8 received for a call, in order, as {direction, body} (sipp -trace_msg log).
+function invitesSeenByUe8(callId) {
+  const log = path.join(logDir(), 'sipp-uas-reinvite-ue8-messages.log');
+  return ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
+    .map((b) => ({ direction: /a=(sendrecv|sendonly|recvonly|inactive)/.exec(b)?.[1] ?? null, body: b }));
+}
+
+const audioDirections = (m) => m.transceivers.filter((t) => t.kind === 'audio').map((t) => t.currentDirection);
+const ufrag = (sdp) => /a=ice-ufrag:(\S+)/.exec(sdp)?.[1];
+
+// Packets the browser received over `ms`.
+async function receivedDuring(callId, ms) {
+  const a = await client.stats(callId);
+  await sleep(ms);
+  const b = await client.stats(callId);
+  return b.packetsReceived - a.packetsReceived;
+}
+
+// Waits until the browser receives audio (more than `min` packets in 500 ms), up to `ms`.
+async function waitReceiving(callId, min = 5, ms = 8000) {
+  const until = Date.now() + ms;
+  while (await receivedDuring(callId, 500) <= min) {
+    if (Date.now() > until) throw new Error(`the browser received no audio within ${ms} ms`);
+  }
+}
+
+async function waitIceConnected(callId, ms = 8000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const m = await client.media(callId);
+    if (m.iceConnectionState === 'connected' || m.iceConnectionState === 'completed') return m;
+    if (Date.now() > until) throw new Error(`ICE is ${m.iceConnectionState} after ${ms} ms`);
+    await sleep(200);
+  }
+}
+
+test('MO call to ue8: hold and resume by re-INVITE, ICE restart without SIP', { timeout: 60000 }, async () => {
+  const callId = await client.call('ue8');
+  try {
+    await client.waitFor('answered', callId, 15000);
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows before the hold');
+
+    await client.reoffer(callId, { direction: 'sendonly' });
+    assert.deepEqual(audioDirections(await client.media(callId)), ['sendonly']);
+    let invites = invitesSeenByUe8(callId);
+    assert.equal(invites.length, 2, 'INVITE + re-INVITE at ue8');
+    assert.equal(invites[1].direction, 'sendonly', 'the hold reached the UE as a=sendonly');
+    assert.doesNotMatch(invites[1].body, /a=(ice-ufrag|fingerprint|rtcp-mux|group:BUNDLE)/, 'no WebRTC lines in the re-INVITE');
+    assert.ok(await receivedDuring(callId, 1500) < 5, 'nothing is played to the browser on hold');
+
+    await client.reoffer(callId, { direction: 'sendrecv' });
+    assert.deepEqual(audioDirections(await client.media(callId)), ['sendrecv']);
+    invites = invitesSeenByUe8(callId);
+    assert.equal(invites.length, 3);
+    assert.equal(invites[2].direction, 'sendrecv', 'the resume reached the UE');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows again after the resume');
+
+    const before = await client.media(callId);
+    const mark = await client.mark();
+    await client.reoffer(callId, { iceRestart: true });
+    const reanswer = await client.waitFor('reanswer', callId, 1000, mark);
+    assert.equal(reanswer.sipReoffer, false, 'the ICE restart did not go to IMS');
+    const afterRestart = await waitIceConnected(callId);
+    assert.notEqual(ufrag(afterRestart.localSdp), ufrag(before.localSdp), 'the browser has new ICE credentials');
+    assert.notEqual(ufrag(afterRestart.remoteSdp), ufrag(before.remoteSdp), 'rtpengine answered with new ICE credentials');
+    assert.equal(invitesSeenByUe8(callId).length, 3, 'no re-INVITE for the ICE restart');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows after the ICE restart');
+
+    const info = await client.waitFor('ended', callId, 1).catch(() => null);
+    assert.equal(info, null, 'the call is still up');
+  } finally {
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 5000).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test('mid-call messages in the wrong state are refused and the call survives', { timeout: 40000 }, async () => {
+  const callId = await client.call('ue8');
+  try {
+    await client.waitFor('answered', callId, 15000);
+    const mark = await client.mark();
+    const m = await client.media(callId);
+    await client.sendRaw(JSON.stringify({ type: 'reanswer', callId, sdp: m.localSdp }));
+    const e1 = await client.waitFor('error', callId, 3000, mark);
+    assert.equal(e1.code, 'bad-state');
+    await client.sendRaw(JSON.stringify({ type: 'reoffer', callId, sdp: 'not an sdp' }));
+    const e2 = await client.waitFor('error', callId, 3000, mark);
+    assert.equal(e2.code, 'bad-sdp');
+    await client.sendRaw(JSON.stringify({ type: 'reoffer', callId: 'nope', sdp: m.localSdp }));
+    const e3 = await client.waitFor('error', 'nope', 3000, mark);
+    assert.equal(e3.code, 'unknown-call');
+    assert.ok(await receivedDuring(callId, 1000) > 10, 'the call still carries audio');
+  } finally {
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 5000).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test('MT call from ue9: hold by re-INVITE and resume by UPDATE are answered by the browser', { timeout: 60000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-reinvite', 4000, { timeoutMs: 60000 });
+  const { callId } = incoming;
+  try {
+    await client.answer(callId);
+    await waitReceiving(callId);
+
+    const hold = await client.waitFor('reoffer', callId, 10000, mark);
+    assert.equal(hold.method, 'INVITE');
+    assert.match(hold.sdp, /a=sendonly/, 'the browser is offered a=sendonly');
+    assert.match(hold.sdp, /UDP\/TLS\/RTP\/SAVPF/, 'the re-offer to the browser is DTLS-SRTP');
+    await sleep(800);
+    assert.deepEqual(audioDirections(await client.media(callId)), ['recvonly']);
+
+    const resume = await client.waitFor('reoffer', callId, 10000, mark);
+    assert.equal(resume.method, 'UPDATE');
+    await sleep(800);
+    assert.deepEqual(audioDirections(await client.media(callId)), ['sendrecv']);
+    assert.ok(await receivedDuring(callId, 1000) > 20, 'audio flows after the resume');
+
+    const ended = await client.waitFor('ended', callId, 10000, mark);
+    assert.equal(ended.reason, 'remote-hangup');
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp ue9 checks the answers (recvonly, then sendrecv): exit ${r.code}: ${r.output}`);
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
