@@ -10,7 +10,6 @@
 #include <cstring>
 #include <fstream>
 
-#include "gateway_link.h"
 #include "opus_frames.h"
 #include "rtp.h"
 
@@ -35,75 +34,13 @@ std::string randomToken(std::mt19937_64& rng, size_t n) {
   return s;
 }
 
-double msBetween(int64_t a, int64_t b) { return a && b ? (b - a) / 1e6 : -1; }
-
-bool openUdp(const std::string& ip, int& fd, uint16_t& port, std::string* err) {  // port 0 = any
-  fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
-  socklen_t len = sizeof a;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    if (err) *err = "udp socket " + ip + ":" + std::to_string(port) + ": " + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-    return false;
-  }
-  port = ntohs(a.sin_port);
-  return true;
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------- far end
-
-bool FarEnd::open(EventLoop& loop, const std::string& ip, uint16_t port, bool echo, std::string* err) {
-  echo_ = echo;
-  port_ = port;
-  if (!openUdp(ip, fd_, port_, err)) return false;
-  return loop.add(fd_, this);
-}
-
-void FarEnd::close(EventLoop& loop) {
-  if (fd_ < 0) return;
-  loop.remove(fd_);
-  ::close(fd_);
-  fd_ = -1;
-}
-
-void FarEnd::onReadable() {
-  uint8_t buf[2048];
-  while (fd_ >= 0) {
-    sockaddr_in from{};
-    socklen_t flen = sizeof from;
-    ssize_t n = recvfrom(fd_, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    ++rx;
-    if (!haveFirstSeq && n >= 12) {
-      haveFirstSeq = true;
-      firstSeq = static_cast<uint16_t>(buf[2] << 8 | buf[3]);
-    }
-    // Transcoded audio (PCMA/AMR-WB from rtpengine's encoder): silence or a failed decode of our Opus
-    // is one byte repeated (PCMA 0xD5); the test tone is not. Counted past the 12-byte header.
-    if (n > 13 && std::any_of(buf + 13, buf + n, [&](uint8_t b) { return b != buf[12]; })) ++voiced;
-    // Echo to the sender: that is rtpengine's IMS-side port, which forwards back to the browser leg.
-    if (echo_ && sendto(fd_, buf, static_cast<size_t>(n), 0, reinterpret_cast<sockaddr*>(&from), flen) == n)
-      ++tx;
-  }
-}
 
 // ---------------------------------------------------------------- call
 
 Call::Call(Env& env, int index) : env_(env) {
   res_.index = index;
   res_.callId = "lg-" + std::to_string(getpid()) + "-" + std::to_string(index) + "-" + randomToken(env.rng, 6);
-  fromTag_ = "lgb" + std::to_string(index);
-  toTag_ = "lgf" + std::to_string(index);
   localUfrag_ = randomToken(env.rng, 8);
   localPwd_ = randomToken(env.rng, 24);
   tieBreaker_ = env.rng();
@@ -111,6 +48,7 @@ Call::Call(Env& env, int index) : env_(env) {
   seq_ = static_cast<uint16_t>(env.rng());
   firstSeq_ = seq_;
   ts_ = static_cast<uint32_t>(env.rng());
+  sig_ = env.makeSignaling(*this, res_);
 }
 
 Call::~Call() { closeSockets(); }
@@ -118,15 +56,27 @@ Call::~Call() { closeSockets(); }
 const char* Call::phaseName() const {
   switch (phase_) {
     case Phase::Idle: return "idle";
-    case Phase::Offer: return env_.gw ? "gateway" : "ng-offer";
-    case Phase::Answer: return "ng-answer";
+    case Phase::Signaling: return sig_->setupPhase();
     case Phase::Connecting: return iceOk_ ? "dtls" : "ice";
     case Phase::Media: return "media";
     case Phase::Draining: return "drain";
-    case Phase::Deleting: return env_.gw ? "hangup" : "delete";
+    case Phase::Ending: return "ending";
     case Phase::Done: return "done";
   }
   return "?";
+}
+
+CallStage Call::stage() const {
+  switch (phase_) {
+    case Phase::Idle: return CallStage::Idle;
+    case Phase::Signaling: return CallStage::Signaling;
+    case Phase::Connecting: return CallStage::Connecting;
+    case Phase::Media:
+    case Phase::Draining: return CallStage::Media;
+    case Phase::Ending: return CallStage::Ending;
+    case Phase::Done: break;
+  }
+  return CallStage::Done;
 }
 
 void Call::arm(int64_t when) {
@@ -150,7 +100,7 @@ void Call::start(int64_t now) {
     return;
   }
   uint16_t farPort = env_.cfg.farPortBase ? static_cast<uint16_t>(env_.cfg.farPortBase + 2 * res_.index) : 0;
-  if (env_.cfg.far != FarMode::External && !env_.gw &&
+  if (env_.cfg.far != FarMode::External &&  // the gateway mode's far end is the IMS UE behind it
       !far_.open(env_.loop, env_.cfg.localIp, farPort, env_.cfg.far == FarMode::Echo, &err)) {
     fail("socket", err);
     return;
@@ -166,97 +116,16 @@ void Call::start(int64_t now) {
   std::string offer = sdp::buildBrowserOffer(p);
   dumpSdp("browser-offer.sdp", offer);
 
-  if (env_.gw) {  // the gateway does the rtpengine offer/answer and the SIP call
-    phase_ = Phase::Offer;
-    if (!env_.gw->sendCall(this, offer)) return fail("gateway", "websocket closed: " + env_.gw->closeReason());
-    offerCreated_ = true;
-    arm(setupDeadline_);
-    return;
-  }
-
-  // docs/architecture.md "rtpengine flags": offer from the browser (MO) -> IMS SDP.
-  BValue cmd = BValue::makeDict();
-  cmd["command"] = "offer";
-  cmd["call-id"] = res_.callId;
-  cmd["from-tag"] = fromTag_;
-  cmd["sdp"] = offer;
-  cmd["transport-protocol"] = "RTP/AVP";
-  cmd["ICE"] = "remove";
-  cmd["rtcp-mux"] = BValue::makeList({"demux"});
-  cmd["flags"] = BValue::makeList({"trust-address", "strip-extmap"});
-  cmd["replace"] = BValue::makeList({"origin", "session-connection"});
-  if (env_.cfg.transcode) {
-    // As the gateway's CodecPolicy.moForced (docs/media.md): IMS is offered only the forced codec, the
-    // browser keeps Opus and rtpengine transcodes between them.
-    const ImsCodec& c = env_.cfg.imsCodec;
-    BValue codec = BValue::makeDict();
-    codec["strip"] = BValue::makeList({c.name});
-    codec["mask"] = BValue::makeList({"all"});
-    codec["transcode"] = BValue::makeList({c.transcodeSpec});
-    cmd["codec"] = codec;
-  }
-  phase_ = Phase::Offer;
-  offerCreated_ = true;  // even if the reply is lost rtpengine may have created the call
-  env_.ng->send(cmd, [this](bool ok, const BValue& r, const std::string& e) { onOfferReply(ok, r, e); });
-  arm(setupDeadline_);
+  phase_ = Phase::Signaling;
+  sig_->start(offer, now);
+  if (phase_ == Phase::Signaling) arm(setupDeadline_);
 }
 
-void Call::onOfferReply(bool ok, const BValue& reply, const std::string& err) {
-  if (phase_ != Phase::Offer) return;
-  tOfferReply_ = nowNs();
-  if (!ok) return fail("ng-offer", err);
-  std::string imsSdp = reply.str("sdp");
-  dumpSdp("rtpengine-offer-reply.sdp", imsSdp);
-  sdp::Remote ims;
-  std::string perr;
-  if (!sdp::parseRemote(imsSdp, ims, &perr)) return fail("ng-offer", "IMS SDP: " + perr);
-  res_.imsPort = ims.port;
-  res_.imsSdpCodec = ims.firstCodec;
-  sdp::FarCodec farCodec;
-  if (env_.cfg.transcode) {
-    // The far end answers with the codec rtpengine offered (its payload type: AMR-WB's is dynamic).
-    const ImsCodec& c = env_.cfg.imsCodec;
-    if (ims.firstCodec.compare(0, c.rtpmap.size(), c.rtpmap) != 0)
-      return fail("ng-offer", "rtpengine offered IMS '" + ims.firstCodec + "', not " + c.rtpmap +
-                                  " (cannot transcode to it? docs/media.md)");
-    farCodec = {ims.firstPt, ims.firstCodec, c.fmtp};
-  }
-
-  std::string farIp = env_.cfg.far == FarMode::External ? env_.cfg.farHost : env_.cfg.localIp;
-  uint16_t farPort = env_.cfg.far == FarMode::External ? env_.cfg.farPort : far_.port();
-  std::string answer = sdp::buildFarAnswer(farIp, farPort, env_.rng() >> 2, farCodec);
-  dumpSdp("far-answer.sdp", answer);
-
-  // docs/architecture.md "rtpengine flags": answer from IMS (MO) -> browser SDP.
-  BValue cmd = BValue::makeDict();
-  cmd["command"] = "answer";
-  cmd["call-id"] = res_.callId;
-  cmd["from-tag"] = fromTag_;
-  cmd["to-tag"] = toTag_;
-  cmd["sdp"] = answer;
-  if (env_.cfg.plainRtp) {  // A-RTP: the browser leg stays RTP/AVP (no ICE, no DTLS)
-    cmd["transport-protocol"] = "RTP/AVP";
-    cmd["ICE"] = "remove";
-  } else {
-    cmd["transport-protocol"] = "UDP/TLS/RTP/SAVPF";
-    cmd["ICE"] = "force";
-    cmd["rtcp-mux"] = BValue::makeList({"offer", "require"});
-    cmd["DTLS"] = "active";
-  }
-  phase_ = Phase::Answer;
-  tAnswerSent_ = nowNs();
-  env_.ng->send(cmd, [this](bool ok2, const BValue& r, const std::string& e) { onAnswerReply(ok2, r, e); });
-}
-
-void Call::onAnswerReply(bool ok, const BValue& reply, const std::string& err) {
-  if (phase_ != Phase::Answer) return;
-  int64_t now = nowNs();
-  tAnswerReply_ = now;
-  if (!ok) return fail("ng-answer", err);
-  std::string browserSdp = reply.str("sdp");
-  dumpSdp("rtpengine-answer-reply.sdp", browserSdp);
+// rtpengine's browser-leg SDP, from the ng answer or the gateway's `answered` (or early `progress`).
+void Call::onRemoteSdp(const std::string& browserSdp, int64_t now) {
+  tRemoteSdp_ = now;  // the ICE phase counts from here
   if (env_.cfg.plainRtp) return connectPlain(browserSdp, now);
-  connectTo(browserSdp, now, "ng-answer");
+  connectTo(browserSdp, now, sig_->setupPhase());
 }
 
 // A-RTP: rtpengine's browser-side SDP names the address and port to send plain RTP to; media starts
@@ -512,20 +381,14 @@ void Call::sendRtcpSr() {
 }
 
 void Call::onTimer(int64_t when) {
-  if (when != armed_ || phase_ == Phase::Done || (phase_ == Phase::Deleting && !env_.gw)) return;  // stale
+  if (when != armed_ || phase_ == Phase::Done) return;  // stale
   int64_t now = nowNs();
   switch (phase_) {
-    case Phase::Deleting:  // gateway mode: bounded wait for `ended` after our hangup
-      if (now < hangupDeadline_) return arm(hangupDeadline_);
-      if (res_.error.empty()) res_.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
-      return finish();
-    case Phase::Offer:
-      if (env_.gw && now >= setupDeadline_)
-        return fail("gateway", tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout");
-      [[fallthrough]];
-    case Phase::Answer:
+    case Phase::Ending:  // gateway mode: bounded wait for `ended` after our hangup (ng: nothing)
+      return sig_->onEndTimer(now);
+    case Phase::Signaling:
       // The ng client times out on its own; this only enforces the overall setup bound.
-      if (now >= setupDeadline_) return fail(phaseName(), "setup timeout");
+      if (now >= setupDeadline_) return fail(phaseName(), sig_->setupTimeoutReason());
       arm(setupDeadline_);
       return;
     case Phase::Connecting: {
@@ -567,7 +430,7 @@ void Call::onTimer(int64_t when) {
       return;
     }
     case Phase::Draining:
-      if (now >= drainEnd_) sendDelete();
+      if (now >= drainEnd_) end();
       else arm(drainEnd_);
       return;
     default:
@@ -576,12 +439,12 @@ void Call::onTimer(int64_t when) {
 }
 
 void Call::fail(const std::string& phase, const std::string& why) {
-  if (phase_ == Phase::Done || phase_ == Phase::Deleting) return;
+  if (phase_ == Phase::Done || phase_ == Phase::Ending) return;
   if (phase_ == Phase::Media) env_.counters.inMedia--;
   res_.failPhase = phase;
   res_.error = why;
   env_.counters.failed++;
-  if (offerCreated_) sendDelete();
+  if (sig_->mayHoldCall()) end();
   else finish();
 }
 
@@ -595,12 +458,12 @@ void Call::stop(const std::string& why) {
     case Phase::Media:
       res_.mediaS = (nowNs() - mediaStart_) / 1e9;
       env_.counters.inMedia--;
-      sendDelete();
+      end();
       return;
     case Phase::Draining:
-      sendDelete();
+      end();
       return;
-    case Phase::Deleting:
+    case Phase::Ending:
     case Phase::Done:
       return;
     default:
@@ -608,115 +471,10 @@ void Call::stop(const std::string& why) {
   }
 }
 
-void Call::sendDelete() {
-  phase_ = Phase::Deleting;
-  if (env_.gw) {
-    int64_t now = nowNs();
-    hangupDeadline_ = now + static_cast<int64_t>(env_.cfg.hangupWaitS * 1e9);
-    if (gwEnded_) {
-      res_.deleted = true;
-      return finish();
-    }
-    if (res_.gwCallId.empty()) {  // `call` sent, `calling` not yet here
-      hangupPending_ = true;
-      return arm(hangupDeadline_);
-    }
-    return sendHangup(now);
-  }
-  BValue cmd = BValue::makeDict();
-  cmd["command"] = "delete";
-  cmd["call-id"] = res_.callId;
-  cmd["from-tag"] = fromTag_;
-  cmd["delete-delay"] = 0;  // otherwise rtpengine keeps the call listed for 30 s
-  env_.ng->send(cmd, [this](bool ok, const BValue&, const std::string&) {
-    res_.deleted = ok;
-    finish();
-  });
-}
-
-void Call::sendHangup(int64_t now) {
-  tHangup_ = now;
-  arm(hangupDeadline_);
-  if (!env_.gw->sendHangup(res_.gwCallId) && phase_ != Phase::Done) {
-    if (res_.error.empty()) res_.error = "hangup not sent: websocket closed";
-    finish();
-  }
-}
-
-// ---------------------------------------------------------------- gateway events
-
-void Call::onGwCalling(const std::string& callId, int64_t now) {
-  res_.gwCallId = callId;
-  tCalling_ = now;
-  if (hangupPending_ && phase_ == Phase::Deleting) {
-    hangupPending_ = false;
-    sendHangup(now);
-  }
-}
-
-void Call::onGwRinging(int64_t now) {
-  if (!tRinging_) tRinging_ = now;
-}
-
-void Call::onGwAnswer(const std::string& sdp, int64_t now, bool early) {
-  int64_t& t = early ? tEarly_ : tAnswered_;
-  if (!t) t = now;
-  if (phase_ != Phase::Offer) return;  // ICE already started (early SDP), or the call is ending
-  tAnswerReply_ = now;                 // the ICE phase counts from here
-  res_.earlyAnswer = early;
-  dumpSdp("gateway-answer.sdp", sdp);
-  if (sdp.empty()) return fail("gateway", "`answered` without sdp");
-  connectTo(sdp, now, "gateway");
-}
-
-void Call::onGwEnded(const std::string& reason, int sipCode) {
-  res_.endReason = reason;
-  res_.sipCode = sipCode;
-  tEnded_ = nowNs();
-  gwEnded_ = true;
-  std::string why = "ended: " + reason + (sipCode ? " (SIP " + std::to_string(sipCode) + ")" : "");
-  switch (phase_) {
-    case Phase::Done: return;
-    case Phase::Idle: return;
-    case Phase::Deleting:
-      res_.deleted = true;
-      return finish();
-    case Phase::Media:
-    case Phase::Draining:
-      return endEarly("the call " + why + " during media");
-    default:
-      return fail(phaseName(), why);
-  }
-}
-
-void Call::onGwError(const std::string& code, const std::string& message, bool beforeCalling) {
-  if (phase_ == Phase::Done) return;
-  std::string why = "gateway error " + code + ": " + message;
-  if (beforeCalling) {  // the gateway never created the call: nothing to hang up
-    gwEnded_ = true;
-    hangupPending_ = false;
-  }
-  if (phase_ == Phase::Deleting) {
-    // unknown-call: the call ended on its own meanwhile, no `ended` will answer our hangup.
-    if (beforeCalling || code == "unknown-call") return finish();
-    return;
-  }
-  if (phase_ == Phase::Media || phase_ == Phase::Draining) {
-    if (res_.error.empty()) res_.error = why;  // the gateway ends the call itself; `ended` follows
-    return;
-  }
-  fail(phaseName(), why);
-}
-
-void Call::onGwClosed(const std::string& why) {
-  if (phase_ == Phase::Done || phase_ == Phase::Idle) return;
-  gwEnded_ = true;  // closing the socket ends the user's calls in the gateway
-  if (phase_ == Phase::Deleting) {
-    if (res_.error.empty()) res_.error = "websocket closed before `ended`: " + why;
-    return finish();
-  }
-  if (phase_ == Phase::Media || phase_ == Phase::Draining) return endEarly("websocket closed: " + why);
-  fail(phaseName(), "websocket closed: " + why);
+// Ends the call where it was set up: ng delete, or gateway hangup and its `ended`.
+void Call::end() {
+  phase_ = Phase::Ending;
+  sig_->end(nowNs());
 }
 
 void Call::endEarly(const std::string& why) {
@@ -731,7 +489,7 @@ void Call::endEarly(const std::string& why) {
 }
 
 void Call::finish() {
-  if (env_.gw) env_.gw->forget(this);
+  sig_->release();
   res_.farRx = far_.rx;
   res_.farTx = far_.tx;
   res_.farVoiced = far_.voiced;
@@ -751,22 +509,14 @@ void Call::closeSockets() {
 
 CallResult Call::result() const {
   CallResult r = res_;
-  r.ngOfferMs = msBetween(tStart_, tOfferReply_);
-  r.ngAnswerMs = msBetween(tAnswerSent_, tAnswerReply_);
-  r.iceMs = msBetween(tAnswerReply_, tIce_);
+  sig_->report(r);
+  r.iceMs = msBetween(tRemoteSdp_, tIce_);
   r.dtlsMs = tDtls_ ? msBetween(std::min(tIce_ ? tIce_ : tDtls_, tDtls_), tDtls_) : -1;
   if (far_.haveFirstSeq) r.farFirstSkipped = static_cast<uint16_t>(far_.firstSeq - firstSeq_);
   if (phase_ != Phase::Done) {
     r.farRx = far_.rx;
     r.farTx = far_.tx;
     r.farVoiced = far_.voiced;
-  }
-  if (env_.gw) {
-    r.wsCallingMs = msBetween(tStart_, tCalling_);
-    r.wsRingingMs = msBetween(tStart_, tRinging_);
-    r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
-    r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
-    r.hangupMs = msBetween(tHangup_, tEnded_);
   }
   return r;
 }

@@ -1,6 +1,8 @@
 // One browser leg and its far end: the per-call state machine
-//   ng offer -> ng answer -> ICE + DTLS -> SRTP media -> drain -> ng delete.
-// All of it runs on its engine's loop; the call owns two UDP sockets (browser leg, far end).
+//   signalling (offer -> browser-leg SDP) -> ICE + DTLS -> SRTP media -> drain -> end (delete/hangup).
+// The signalling is one of two variants behind signaling.h (raw ng, or the gateway's browser API);
+// the call keeps ICE, DTLS and RTP. All of it runs on its engine's loop; the call owns two UDP
+// sockets (browser leg, far end).
 #pragma once
 #include <netinet/in.h>
 
@@ -13,47 +15,27 @@
 #include "config.h"
 #include "dtls.h"
 #include "event_loop.h"
-#include "ng_client.h"
+#include "far_end.h"
 #include "sdp.h"
+#include "signaling.h"
 #include "srtp_session.h"
 #include "stun.h"
 
 namespace lg {
 
-class GatewayLink;
-
 struct Env {
   const Config& cfg;
   EventLoop& loop;
-  NgClient* ng;      // raw mode
-  GatewayLink* gw;   // gateway mode (then ng is null)
+  SignalingFactory makeSignaling;  // raw ng or gateway
   const DtlsContext& dtls;
   Counters& counters;
   std::vector<float>& rttUs;  // round-trip samples of echoed packets (engine-wide)
   std::mt19937_64& rng;
 };
 
-// The IMS UE played by loadgen: a plain UDP socket that echoes or just counts RTP.
-class FarEnd : public EventLoop::Handler {
+class Call : public EventLoop::Handler, private SignalingHost {
  public:
-  bool open(EventLoop& loop, const std::string& ip, uint16_t port, bool echo, std::string* err);
-  void close(EventLoop& loop);
-  void onReadable() override;
-  uint16_t port() const { return port_; }
-  uint64_t rx = 0, tx = 0;
-  uint64_t voiced = 0;  // RTP packets whose payload is not one repeated byte (silence)
-  bool haveFirstSeq = false;
-  uint16_t firstSeq = 0;  // first RTP seq seen: shows whether the call's first packets were dropped
-
- private:
-  int fd_ = -1;
-  uint16_t port_ = 0;
-  bool echo_ = true;
-};
-
-class Call : public EventLoop::Handler {
- public:
-  enum class Phase { Idle, Offer, Answer, Connecting, Media, Draining, Deleting, Done };
+  enum class Phase { Idle, Signaling, Connecting, Media, Draining, Ending, Done };
 
   Call(Env& env, int index);
   ~Call() override;
@@ -65,28 +47,24 @@ class Call : public EventLoop::Handler {
   bool done() const { return phase_ == Phase::Done; }
   CallResult result() const;
 
-  // Gateway mode: the WebSocket events of this call, routed by GatewayLink.
-  void onGwCalling(const std::string& callId, int64_t now);
-  void onGwRinging(int64_t now);
-  void onGwAnswer(const std::string& sdp, int64_t now, bool early);
-  void onGwEnded(const std::string& reason, int sipCode);
-  void onGwError(const std::string& code, const std::string& message, bool beforeCalling);
-  void onGwClosed(const std::string& why);
-
  private:
-  void arm(int64_t when);
-  void onOfferReply(bool ok, const BValue& reply, const std::string& err);
-  void onAnswerReply(bool ok, const BValue& reply, const std::string& err);
+  // SignalingHost: what the signalling sees of the call.
+  CallStage stage() const override;
+  CallResult& res() override { return res_; }
+  void arm(int64_t when) override;
+  void dumpSdp(const std::string& file, const std::string& sdp) const override;
+  uint16_t farPort() const override { return far_.port(); }
+  void onRemoteSdp(const std::string& browserSdp, int64_t now) override;
+  void fail(const std::string& phase, const std::string& why) override;
+  void failHere(const std::string& why) override { fail(phaseName(), why); }
+  void endEarly(const std::string& why) override;
+  void finish() override;
+
   void connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase);
   void connectPlain(const std::string& browserSdp, int64_t now);
   void startMedia(int64_t now, int64_t firstSend);
-  void sendHangup(int64_t now);
-  void endEarly(const std::string& why);
-  void fail(const std::string& phase, const std::string& why);
-  void sendDelete();
-  void finish();
+  void end();
   void closeSockets();
-  void dumpSdp(const std::string& file, const std::string& sdp) const;
   const char* phaseName() const;
 
   void sendTo(const uint8_t* data, size_t len, const sockaddr_in& to);
@@ -102,14 +80,14 @@ class Call : public EventLoop::Handler {
   Env& env_;
   Phase phase_ = Phase::Idle;
   CallResult res_;
-  std::string fromTag_, toTag_;
+  std::unique_ptr<CallSignaling> sig_;
   int fd_ = -1;
   uint16_t localPort_ = 0;
   FarEnd far_;
   int64_t armed_ = 0;
 
   // timing (ns, CLOCK_MONOTONIC)
-  int64_t tStart_ = 0, tOfferReply_ = 0, tAnswerSent_ = 0, tAnswerReply_ = 0, tIce_ = 0, tDtls_ = 0;
+  int64_t tStart_ = 0, tRemoteSdp_ = 0, tIce_ = 0, tDtls_ = 0;
   int64_t setupDeadline_ = 0, nextCheck_ = 0, nextSend_ = 0, nextRtcp_ = 0, mediaEnd_ = 0, drainEnd_ = 0;
   int64_t mediaStart_ = 0;
 
@@ -134,13 +112,6 @@ class Call : public EventLoop::Handler {
   uint64_t octetsSent_ = 0;
   bool haveRecvSeq_ = false;
   int64_t maxExtSeq_ = 0;
-  bool offerCreated_ = false;  // rtpengine (or the gateway) may hold the call: it must be ended
-
-  // gateway mode
-  int64_t tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
-  int64_t hangupDeadline_ = 0;
-  bool gwEnded_ = false;        // the gateway has nothing left to end (ended, rejected, socket gone)
-  bool hangupPending_ = false;  // stopped before `calling` named the call: hang up when it does
 };
 
 }  // namespace lg

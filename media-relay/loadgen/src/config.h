@@ -9,6 +9,10 @@
 #include "media_mode.h"
 #include "profile.h"
 
+// rtpengine's ng control address unless --ng says otherwise: the one definition (main's usage text,
+// Config; tests/CMakeLists.txt reads it from this line for the integration scripts).
+#define LOADGEN_DEFAULT_NG "127.0.0.1:2223"
+
 namespace lg {
 
 class OpusFrames;
@@ -17,7 +21,7 @@ enum class FarMode { Echo, Sink, External };
 
 struct Config {
   sockaddr_in ng{};                 // rtpengine ng control address
-  std::string ngText = "127.0.0.1:2223";
+  std::string ngText = LOADGEN_DEFAULT_NG;
   std::string localIp = "127.0.0.1";
   int calls = 1;
   double cps = 10;

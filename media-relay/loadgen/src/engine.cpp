@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include "gateway_signaling.h"
+#include "ng_signaling.h"
+
 namespace lg {
 
 namespace {
@@ -28,7 +31,16 @@ bool Engine::run(std::string& err) {
                                      "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
     if (!ng_->open(&err)) return false;
   }
-  env_.reset(new Env{cfg_, loop_, ng_.get(), gw_, dtls_, counters_, rttUs_, rng_});
+  SignalingFactory makeSignaling;
+  if (gw_)
+    makeSignaling = [this](SignalingHost& host, const CallResult&) -> std::unique_ptr<CallSignaling> {
+      return std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
+    };
+  else
+    makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
+      return std::make_unique<NgSignaling>(host, *ng_, cfg_, rng_, call);
+    };
+  env_.reset(new Env{cfg_, loop_, std::move(makeSignaling), dtls_, counters_, rttUs_, rng_});
   calls_.reserve(indices_.size());
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));

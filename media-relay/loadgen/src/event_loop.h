@@ -9,6 +9,8 @@
 namespace lg {
 
 int64_t nowNs();  // CLOCK_MONOTONIC
+// Milliseconds from a to b (ns timestamps); -1 when either is unset (0).
+inline double msBetween(int64_t a, int64_t b) { return a && b ? (b - a) / 1e6 : -1; }
 
 class EventLoop {
  public:

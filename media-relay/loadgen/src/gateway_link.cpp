@@ -1,6 +1,6 @@
 #include "gateway_link.h"
 
-#include "call.h"
+#include "gateway_signaling.h"
 
 namespace lg {
 
@@ -8,7 +8,7 @@ void GatewayLink::attach(EventLoop& loop) {
   ws_.attach(loop, [this](const std::string& t) { onMessage(t); }, [this](const std::string& why) { onClosed(why); });
 }
 
-bool GatewayLink::sendCall(Call* c, const std::string& sdp) {
+bool GatewayLink::sendCall(GatewaySignaling* c, const std::string& sdp) {
   if (closed_ || !ws_.sendText(gw::callMessage(to_, sdp))) return false;
   awaitingCalling_.push_back(c);
   return true;
@@ -18,7 +18,7 @@ bool GatewayLink::sendHangup(const std::string& callId) {
   return !closed_ && ws_.sendText(gw::hangupMessage(callId));
 }
 
-void GatewayLink::forget(Call* c) {
+void GatewayLink::forget(GatewaySignaling* c) {
   for (auto it = byId_.begin(); it != byId_.end();) it = it->second == c ? byId_.erase(it) : std::next(it);
   for (auto it = awaitingCalling_.begin(); it != awaitingCalling_.end();)
     it = *it == c ? awaitingCalling_.erase(it) : std::next(it);
@@ -36,11 +36,11 @@ void GatewayLink::onMessage(const std::string& text) {
       ++unmatched_;
       return;
     }
-    Call* c = awaitingCalling_.front();
+    GatewaySignaling* c = awaitingCalling_.front();
     awaitingCalling_.pop_front();
     byId_[e.callId] = c;
     lastCallingId_ = e.callId;
-    c->onGwCalling(e.callId, now);  // may send hangup at once (stopped while waiting)
+    c->onCalling(e.callId, now);  // may send hangup at once (stopped while waiting)
     return;
   }
   if (e.type == "error" && e.callId.empty()) {
@@ -52,9 +52,9 @@ void GatewayLink::onMessage(const std::string& text) {
       ++unmatched_;
       return;
     }
-    Call* c = awaitingCalling_.front();
+    GatewaySignaling* c = awaitingCalling_.front();
     awaitingCalling_.pop_front();
-    c->onGwError(e.code, e.message, true);
+    c->onError(e.code, e.message, true);
     return;
   }
   if (e.type == "pong" || e.type == "incoming") return;  // nothing loadgen asked for
@@ -63,20 +63,20 @@ void GatewayLink::onMessage(const std::string& text) {
     ++unmatched_;
     return;
   }
-  Call* c = it->second;
+  GatewaySignaling* c = it->second;
   if (e.type == "ringing") {
-    c->onGwRinging(now);
+    c->onRinging(now);
   } else if (e.type == "progress") {
-    if (!e.sdp.empty()) c->onGwAnswer(e.sdp, now, true);
+    if (!e.sdp.empty()) c->onAnswer(e.sdp, now, true);
   } else if (e.type == "answered") {
-    c->onGwAnswer(e.sdp, now, false);
+    c->onAnswer(e.sdp, now, false);
   } else if (e.type == "ended") {
     lastEndedId_ = e.callId;
     lastEndedReason_ = e.reason;
     byId_.erase(it);
-    c->onGwEnded(e.reason, e.sipCode);
+    c->onEnded(e.reason, e.sipCode);
   } else if (e.type == "error") {
-    c->onGwError(e.code, e.message, false);
+    c->onError(e.code, e.message, false);
   }
 }
 
@@ -84,11 +84,11 @@ void GatewayLink::onClosed(const std::string& why) {
   closed_ = true;
   closeReason_ = why;
   // Every call still open loses its signalling: it ends here (the gateway ends them too).
-  std::deque<Call*> calls(awaitingCalling_.begin(), awaitingCalling_.end());
+  std::deque<GatewaySignaling*> calls(awaitingCalling_.begin(), awaitingCalling_.end());
   for (auto& kv : byId_) calls.push_back(kv.second);
   awaitingCalling_.clear();
   byId_.clear();
-  for (Call* c : calls) c->onGwClosed(why);
+  for (GatewaySignaling* c : calls) c->onClosed(why);
 }
 
 }  // namespace lg

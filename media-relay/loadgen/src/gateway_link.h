@@ -13,18 +13,18 @@
 
 namespace lg {
 
-class Call;
+class GatewaySignaling;
 
 class GatewayLink {
  public:
   GatewayLink(WsClient& ws, std::string to) : ws_(ws), to_(std::move(to)) {}
   void attach(EventLoop& loop);
-  bool sendCall(Call* c, const std::string& sdp);     // false: the websocket is gone
+  bool sendCall(GatewaySignaling* c, const std::string& sdp);  // false: the websocket is gone
   bool sendHangup(const std::string& callId);
-  void forget(Call* c);                               // the call is done: drop routes to it
+  void forget(GatewaySignaling* c);  // the call is done: drop routes to it
   bool closed() const { return closed_; }
   const std::string& closeReason() const { return closeReason_; }
-  uint64_t unmatched() const { return unmatched_; }   // events for no known call
+  uint64_t unmatched() const { return unmatched_; }  // events for no known call
   uint64_t badMessages() const { return bad_; }
 
  private:
@@ -33,8 +33,8 @@ class GatewayLink {
 
   WsClient& ws_;
   std::string to_;
-  std::deque<Call*> awaitingCalling_;
-  std::unordered_map<std::string, Call*> byId_;
+  std::deque<GatewaySignaling*> awaitingCalling_;
+  std::unordered_map<std::string, GatewaySignaling*> byId_;
   std::string lastCallingId_, lastEndedId_, lastEndedReason_;
   bool closed_ = false;
   std::string closeReason_;

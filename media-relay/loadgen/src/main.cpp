@@ -46,7 +46,7 @@ const char* kUsage =
     "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
     "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
     "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
-    "  --ng HOST:PORT        rtpengine ng control address (default 127.0.0.1:2223)\n"
+    "  --ng HOST:PORT        rtpengine ng control address (default " LOADGEN_DEFAULT_NG ")\n"
     "  --calls N             number of calls (default 1)\n"
     "  --cps R               call setup rate, calls per second (default 10)\n"
     "  --duration S          media seconds per call after DTLS is up (default 10)\n"

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Integration test: loadgen --raw against the lab's live rtpengine (ng address: harness/lib/addresses.sh).
+# Integration test: loadgen --raw against a live rtpengine at NG (loadgen's default ng address,
+# passed by tests/CMakeLists.txt from src/config.h).
 # Exit 77 (ctest SKIP_RETURN_CODE) when no rtpengine answers an ng ping.
-# usage: integration.sh LOADGEN NG_PING_PY WORKDIR
+# usage: integration.sh LOADGEN NG_PING_PY NG WORKDIR
 set -euo pipefail
-loadgen=$1 ngping=$2 work=$3
-# shellcheck source=../../../harness/lib/addresses.sh
-source "$(dirname "$0")/../../../harness/lib/addresses.sh"
-if ! python3 "$ngping" "$LAB_RTPENGINE_NG" 1 2>/dev/null; then
-  echo "SKIP: no rtpengine answering ng ping on $LAB_RTPENGINE_NG"
+loadgen=$1 ngping=$2 ng=$3 work=$4
+if ! python3 "$ngping" "$ng" 1 2>/dev/null; then
+  echo "SKIP: no rtpengine answering ng ping on $ng"
   exit 77
 fi
 mkdir -p "$work"
-"$loadgen" --ng "$LAB_RTPENGINE_NG" --raw --calls 2 --cps 10 --duration 3 --quiet --json "$work/report.json"
+"$loadgen" --raw --ng "$ng" --calls 2 --cps 10 --duration 3 --quiet --json "$work/report.json"
 python3 - "$work/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
-# Integration test of loadgen's media modes against the lab's live rtpengine (ng address: harness/lib/addresses.sh):
+# Integration test of loadgen's media modes against a live rtpengine at NG (loadgen's default ng
+# address, passed by tests/CMakeLists.txt from src/config.h):
 #   A-RTP             plain RTP/AVP browser leg (no ICE, no DTLS)
 #   A-SRTP-transcode  real Opus over DTLS-SRTP, IMS leg forced to PCMA: rtpengine transcodes both ways
 # Checks what rtpengine's SDPs said and what the far end and the browser leg really received.
 # Exit 77 (ctest SKIP_RETURN_CODE) when no rtpengine answers an ng ping.
-# usage: integration_modes.sh LOADGEN NG_PING_PY PROFILES_JSON WORKDIR   (BENCH_PROFILES overrides)
+# usage: integration_modes.sh LOADGEN NG_PING_PY NG PROFILES_JSON WORKDIR   (BENCH_PROFILES overrides)
 set -euo pipefail
-loadgen=$1 ngping=$2 profiles=${BENCH_PROFILES:-$3} work=$4
-# shellcheck source=../../../harness/lib/addresses.sh
-source "$(dirname "$0")/../../../harness/lib/addresses.sh"
-if ! python3 "$ngping" "$LAB_RTPENGINE_NG" 1 2>/dev/null; then
-  echo "SKIP: no rtpengine answering ng ping on $LAB_RTPENGINE_NG"
+loadgen=$1 ngping=$2 ng=$3 profiles=${BENCH_PROFILES:-$4} work=$5
+if ! python3 "$ngping" "$ng" 1 2>/dev/null; then
+  echo "SKIP: no rtpengine answering ng ping on $ng"
   exit 77
 fi
 mkdir -p "$work/A-RTP" "$work/A-SRTP-transcode"
 for p in A-RTP A-SRTP-transcode; do
-  "$loadgen" --ng "$LAB_RTPENGINE_NG" --raw --profile "$p" --profiles "$profiles" --calls 2 --cps 10 --duration 3 --quiet \
+  "$loadgen" --raw --ng "$ng" --profile "$p" --profiles "$profiles" --calls 2 --cps 10 --duration 3 --quiet \
     --dump-sdp "$work/$p" --json "$work/$p/report.json"
 done
 python3 - "$work" <<'PY'

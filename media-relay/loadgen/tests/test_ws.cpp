@@ -14,8 +14,10 @@
 #include "http.h"
 #include "ws_client.h"
 #include "ws_frame.h"
+#include "ws_test_server.h"
 
 using namespace lg;
+using lg::testing::MiniServer;
 
 TEST(WsHandshake, AcceptKeyRfc6455Example) {
   EXPECT_EQ(ws::acceptKey("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
@@ -136,38 +138,6 @@ TEST(WsFrame, ProtocolErrors) {
     EXPECT_EQ(d.next(f, &err), ws::Decoder::Result::Error);
   }
 }
-
-namespace {
-
-// Accepts one connection, answers the Upgrade, then runs `script` on the socket.
-struct MiniServer {
-  int lfd = -1;
-  int port = 0;
-  std::thread th;
-  MiniServer() {
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(lfd, 1);
-    socklen_t len = sizeof a;
-    getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-  }
-  ~MiniServer() {
-    if (th.joinable()) th.join();
-    close(lfd);
-  }
-  static std::string readUntil(int fd, const std::string& end) {
-    std::string buf;
-    char c;
-    while (buf.find(end) == std::string::npos && recv(fd, &c, 1, 0) == 1) buf += c;
-    return buf;
-  }
-};
-
-}  // namespace
 
 TEST(WsClient, HandshakeFragmentsPingAndClose) {
   MiniServer srv;

@@ -1,0 +1,138 @@
+#include "gateway_signaling.h"
+
+#include "event_loop.h"
+#include "gateway_link.h"
+
+namespace lg {
+
+void GatewaySignaling::start(const std::string& offer, int64_t now) {
+  tStart_ = now;
+  // The gateway does the rtpengine offer/answer and the SIP call.
+  if (!link_.sendCall(this, offer)) return host_.fail("gateway", "websocket closed: " + link_.closeReason());
+  created_ = true;
+}
+
+std::string GatewaySignaling::setupTimeoutReason() const {
+  return tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout";
+}
+
+void GatewaySignaling::end(int64_t now) {
+  hangupDeadline_ = now + static_cast<int64_t>(cfg_.hangupWaitS * 1e9);
+  if (ended_) {
+    host_.res().deleted = true;
+    return host_.finish();
+  }
+  if (host_.res().gwCallId.empty()) {  // `call` sent, `calling` not yet here
+    hangupPending_ = true;
+    return host_.arm(hangupDeadline_);
+  }
+  sendHangup(now);
+}
+
+// Bounded wait for `ended` after our hangup (or for `calling`, to hang up at all).
+void GatewaySignaling::onEndTimer(int64_t now) {
+  if (now < hangupDeadline_) return host_.arm(hangupDeadline_);
+  CallResult& res = host_.res();
+  if (res.error.empty()) res.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
+  host_.finish();
+}
+
+void GatewaySignaling::sendHangup(int64_t now) {
+  tHangup_ = now;
+  host_.arm(hangupDeadline_);
+  if (!link_.sendHangup(host_.res().gwCallId) && host_.stage() != CallStage::Done) {
+    CallResult& res = host_.res();
+    if (res.error.empty()) res.error = "hangup not sent: websocket closed";
+    host_.finish();
+  }
+}
+
+void GatewaySignaling::release() { link_.forget(this); }
+
+void GatewaySignaling::report(CallResult& r) const {
+  r.wsCallingMs = msBetween(tStart_, tCalling_);
+  r.wsRingingMs = msBetween(tStart_, tRinging_);
+  r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
+  r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
+  r.hangupMs = msBetween(tHangup_, tEnded_);
+}
+
+void GatewaySignaling::onCalling(const std::string& callId, int64_t now) {
+  host_.res().gwCallId = callId;
+  tCalling_ = now;
+  if (hangupPending_ && host_.stage() == CallStage::Ending) {
+    hangupPending_ = false;
+    sendHangup(now);
+  }
+}
+
+void GatewaySignaling::onRinging(int64_t now) {
+  if (!tRinging_) tRinging_ = now;
+}
+
+void GatewaySignaling::onAnswer(const std::string& sdp, int64_t now, bool early) {
+  int64_t& t = early ? tEarly_ : tAnswered_;
+  if (!t) t = now;
+  if (host_.stage() != CallStage::Signaling) return;  // ICE already started (early SDP), or the call is ending
+  host_.res().earlyAnswer = early;
+  host_.dumpSdp("gateway-answer.sdp", sdp);
+  if (sdp.empty()) return host_.fail("gateway", "`answered` without sdp");
+  host_.onRemoteSdp(sdp, now);  // the ICE phase counts from here
+}
+
+void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
+  CallResult& res = host_.res();
+  res.endReason = reason;
+  res.sipCode = sipCode;
+  tEnded_ = nowNs();
+  ended_ = true;
+  std::string why = "ended: " + reason + (sipCode ? " (SIP " + std::to_string(sipCode) + ")" : "");
+  switch (host_.stage()) {
+    case CallStage::Done:
+    case CallStage::Idle:
+      return;
+    case CallStage::Ending:
+      res.deleted = true;
+      return host_.finish();
+    case CallStage::Media:
+      return host_.endEarly("the call " + why + " during media");
+    default:
+      return host_.failHere(why);
+  }
+}
+
+void GatewaySignaling::onError(const std::string& code, const std::string& message, bool beforeCalling) {
+  CallStage stage = host_.stage();
+  if (stage == CallStage::Done) return;
+  std::string why = "gateway error " + code + ": " + message;
+  if (beforeCalling) {  // the gateway never created the call: nothing to hang up
+    ended_ = true;
+    hangupPending_ = false;
+  }
+  if (stage == CallStage::Ending) {
+    // unknown-call: the call ended on its own meanwhile, no `ended` will answer our hangup.
+    if (beforeCalling || code == "unknown-call") host_.finish();
+    return;
+  }
+  if (stage == CallStage::Media) {
+    CallResult& res = host_.res();
+    if (res.error.empty()) res.error = why;  // the gateway ends the call itself; `ended` follows
+    return;
+  }
+  host_.failHere(why);
+}
+
+void GatewaySignaling::onClosed(const std::string& why) {
+  CallStage stage = host_.stage();
+  if (stage == CallStage::Done || stage == CallStage::Idle) return;
+  ended_ = true;  // closing the socket ends the user's calls in the gateway
+  if (stage == CallStage::Ending) {
+    CallResult& res = host_.res();
+    if (res.error.empty()) res.error = "websocket closed before `ended`: " + why;
+    return host_.finish();
+  }
+  if (stage == CallStage::Media) return host_.endEarly("websocket closed: " + why);
+  host_.failHere("websocket closed: " + why);
+}
+
+}  // namespace lg

@@ -1,0 +1,47 @@
+// Gateway mode signalling of one call: the browser API's `call {to, sdp}` on the run's one WebSocket
+// (GatewayLink), `calling`/`ringing`/`progress`/`answered`/`ended`/`error` routed back to it, `hangup`
+// at the end and a bounded wait for `ended` (docs/loadgen.md "Gateway mode").
+#pragma once
+#include <string>
+
+#include "config.h"
+#include "signaling.h"
+
+namespace lg {
+
+class GatewayLink;
+
+class GatewaySignaling : public CallSignaling {
+ public:
+  GatewaySignaling(SignalingHost& host, GatewayLink& link, const Config& cfg) : host_(host), link_(link), cfg_(cfg) {}
+  void start(const std::string& offer, int64_t now) override;
+  const char* setupPhase() const override { return "gateway"; }
+  std::string setupTimeoutReason() const override;
+  bool mayHoldCall() const override { return created_; }
+  void end(int64_t now) override;
+  void onEndTimer(int64_t now) override;
+  void release() override;
+  void report(CallResult& r) const override;
+
+  // The WebSocket events of this call, routed by GatewayLink.
+  void onCalling(const std::string& callId, int64_t now);
+  void onRinging(int64_t now);
+  void onAnswer(const std::string& sdp, int64_t now, bool early);  // `answered`, or `progress` with SDP
+  void onEnded(const std::string& reason, int sipCode);
+  void onError(const std::string& code, const std::string& message, bool beforeCalling);
+  void onClosed(const std::string& why);
+
+ private:
+  void sendHangup(int64_t now);
+
+  SignalingHost& host_;
+  GatewayLink& link_;
+  const Config& cfg_;
+  bool created_ = false;        // `call` sent: the gateway may hold the call
+  bool ended_ = false;          // the gateway has nothing left to end (ended, rejected, socket gone)
+  bool hangupPending_ = false;  // stopped before `calling` named the call: hang up when it does
+  int64_t tStart_ = 0, tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
+  int64_t hangupDeadline_ = 0;
+};
+
+}  // namespace lg
