@@ -266,6 +266,11 @@ async function runGateway(run, ctx) {
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
   const gw = await measureStep({ ...common, dir: path.join(ctx.out, 'gateway-mo'),
     gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), to: 'ue1' } });
+  const out = gw.packets?.capture?.rtp_out ?? 0;
+  if (out > 0 && !gw.packets.matched.to_ims && !gw.packets.matched.to_browser) {
+    gw.errors.push(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
+      + '(a gateway that injects DTMF makes it decode and re-encode every call; loadgen\'s filler payload is not real Opus)');
+  }
   report.raw = legSummary(raw);
   report.gateway_mo = legSummary(gw);
   report.mt = { measured: false,
