@@ -23,8 +23,8 @@
 #                                        it by UPDATE, hangs up, pause_ms (2000) between the steps
 #   run-ue.sh load-uac <user> <cps> <calls> <hold_ms>  ue2, same ports as uac: <calls> calls to <user> at
 #                                        <cps> calls/s, each held hold_ms, no media (SIP-only load for
-#                                        ./lab bench setup-rate --sustained); uac.xml is copied into
-#                                        LAB_LOGDIR so its per-call setup times land there (uac_<pid>_rtt.csv)
+#                                        ./lab bench setup-rate --sustained); runs in LAB_LOGDIR, where
+#                                        sipp writes every call's INVITE -> 200 time (uac_<pid>_rtt.csv)
 # UE_QUIET=1: no SIP message log (the bench's load runs).
 # UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
 # UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
@@ -136,9 +136,10 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
 load_call() {
   local target="$1" cps="$2" calls="$3" hold="$4" opts rc
   register ue2 5090
-  cp "$HERE/uac.xml" "$LOGDIR/uac.xml" || die "cannot copy uac.xml into $LOGDIR"
   mapfile -t opts < <(UE_QUIET=1 common_opts "sipp-load-uac-$target")
-  sipp -sf "$LOGDIR/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \
+  # sipp writes the -trace_rtt file into its working directory
+  cd "$LOGDIR" || die "cannot enter $LOGDIR"
+  sipp -sf "$HERE/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \
     -l $((cps * (hold / 1000 + 30))) -set hold "$hold" -recv_timeout 10000 -trace_rtt -rtt_freq 1 -fd 1 \
     "${opts[@]}" "$KAMAILIO" >/dev/null
   rc=$?

@@ -75,7 +75,10 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
   const t = out?.totals ?? {};
   const ok = t.setup_ok ?? null;
   const failed = t.failed ?? (ok == null ? null : calls - ok);
-  if (res.code !== 0 && out) errors.push(`loadgen exited ${res.code}: ${lastLine(lg.tail())}`);
+  if (res.code !== 0 && out) {
+    errors.push(`loadgen exited ${res.code}: set up ${ok}, failed ${failed}, end confirmed by \`ended\` ${t.hung_up ?? 'n/a'}, ended early ${t.ended_early ?? 'n/a'}, `
+      + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
+  }
   return {
     cps, calls, hold_s: holdS, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,

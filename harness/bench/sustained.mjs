@@ -22,7 +22,8 @@ function judge(s) {
   const why = [];
   if (s.failures == null) why.push('no result');
   else if (s.failures > 0) why.push(`${s.failures} failed call(s)`);
-  if (!(s.setup_ms?.p95 <= SUSTAINED_P95_MS)) why.push(`setup p95 ${s.setup_ms?.p95 ?? 'n/a'} ms > ${SUSTAINED_P95_MS}`);
+  if (s.setup_ms?.p95 == null) why.push('no setup times');
+  else if (!(s.setup_ms.p95 <= SUSTAINED_P95_MS)) why.push(`setup p95 ${s.setup_ms?.p95 ?? 'n/a'} ms > ${SUSTAINED_P95_MS}`);
   why.push(...(s.errors ?? []));
   return why;
 }
