@@ -268,7 +268,7 @@ async function runGateway(run, ctx) {
     gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), to: 'ue1' } });
   const out = gw.packets?.capture?.rtp_out ?? 0;
   if (out > 0 && !gw.packets.matched.to_ims && !gw.packets.matched.to_browser) {
-    gw.errors.push(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
+    gw.errors.unshift(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
       + '(a gateway that injects DTMF makes it decode and re-encode every call; loadgen\'s filler payload is not real Opus)');
   }
   report.raw = legSummary(raw);
