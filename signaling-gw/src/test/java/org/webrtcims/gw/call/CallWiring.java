@@ -20,7 +20,7 @@ record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions precondi
         InviteServer inviteServer = new InviteServer(replies, teardown);
         Preconditions preconditions = new Preconditions(ctx, watch, inviteServer);
         MidCallOffers midCall = new MidCallOffers(ctx);
-        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer);
+        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, new CallQuotas(registry, props));
         OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class));
         DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions);
         return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip);

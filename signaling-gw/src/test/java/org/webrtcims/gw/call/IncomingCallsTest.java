@@ -91,6 +91,23 @@ class IncomingCallsTest {
     private Call call() { return registry.find("call-1").orElseThrow(); }
 
     @Test
+    void quotasRefuseAnInviteBeforeRtpengine() throws Exception {
+        props.getLimits().setCallsPerUser(0);
+        invite();
+        assertEquals(List.of(100, 486), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).offerFromIms(any(), anyString());
+        assertTrue(toBrowser.isEmpty());
+    }
+
+    @Test
+    void anInviteWithTooManyMlinesGets488() throws Exception {
+        props.getLimits().setMlinesPerSdp(0);
+        invite();
+        assertEquals(List.of(100, 488), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).offerFromIms(any(), anyString());
+    }
+
+    @Test
     void inviteAlertsTheBrowserAndRingsWithATagAndContact() throws Exception {
         invite();
         List<Response> sent = responses(inviteTx);
