@@ -20,6 +20,29 @@ public class GatewayProperties {
     public static class Sip {
         private String host = "127.0.0.1";
         private int port = 5070;
+        /** Largest SIP message over TCP (bytes); JAIN-SIP closes a connection that sends more. */
+        private int maxMessageBytes = 65536;
+        /** TCP: how long a started message may take to arrive completely (ms). */
+        private int readTimeoutMs = 5000;
+        /** TCP connections the stack keeps open at most. */
+        private int maxConnections = 64;
+        /** Server transactions at most (beyond: the stack answers 503 on its own). */
+        private int maxServerTransactions = 2000;
+        /**
+         * Source addresses SIP is accepted from; empty = the host of lab.ims.proxy (the P-CSCF). Others get
+         * 403 (an ACK is dropped).
+         */
+        private java.util.List<String> trustedSources = new java.util.ArrayList<>();
+        public int getMaxMessageBytes() { return maxMessageBytes; }
+        public void setMaxMessageBytes(int v) { this.maxMessageBytes = v; }
+        public int getReadTimeoutMs() { return readTimeoutMs; }
+        public void setReadTimeoutMs(int v) { this.readTimeoutMs = v; }
+        public int getMaxConnections() { return maxConnections; }
+        public void setMaxConnections(int v) { this.maxConnections = v; }
+        public int getMaxServerTransactions() { return maxServerTransactions; }
+        public void setMaxServerTransactions(int v) { this.maxServerTransactions = v; }
+        public java.util.List<String> getTrustedSources() { return trustedSources; }
+        public void setTrustedSources(java.util.List<String> v) { this.trustedSources = v; }
         public String getHost() { return host; }
         public void setHost(String host) { this.host = host; }
         public int getPort() { return port; }

@@ -83,12 +83,15 @@ class IncomingCallsTest {
     }
 
     private void inDialog(String method, ServerTransaction st) throws Exception {
-        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, null);
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", ourTag(), 2, null);
         if (st != null) when(st.getRequest()).thenReturn(r); // as a real server transaction does (an ACK has none)
         sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
     }
 
     private Call call() { return registry.find("call-1").orElseThrow(); }
+
+    /** The gateway's To tag of call-1: in-dialog requests must carry it (dialogs match on Call-ID + tags). */
+    private String ourTag() { return registry.find("call-1").map(c -> c.toTag).orElse("x"); }
 
     @Test
     void quotasRefuseAnInviteBeforeRtpengine() throws Exception {
@@ -231,7 +234,7 @@ class IncomingCallsTest {
 
     private ServerTransaction imsReoffer(String method, String sdp) throws Exception {
         ServerTransaction st = mock(ServerTransaction.class);
-        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, sdp);
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", ourTag(), 2, sdp);
         when(st.getRequest()).thenReturn(r);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
         return st;
