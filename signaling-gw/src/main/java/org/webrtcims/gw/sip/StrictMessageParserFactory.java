@@ -17,7 +17,7 @@ import java.util.Map;
  * other than 2.0 (it reads `SIP/7.0` as 2.0) and a second Call-ID, CSeq, From, To, Max-Forwards or
  * Content-Type (it keeps one). Such a request is parsed as before and marked with an unrecognized header
  * line `VIOLATION` + status + reason, which {@link RequestCheck} turns into 505 or 400. Installed with the
- * stack property `gov.nist.javax.sip.MESSAGE_PARSER_FACTORY` (UDP; TCP's pipelined parser reads the same headers).
+ * stack property `gov.nist.javax.sip.MESSAGE_PARSER_FACTORY` (UDP and TCP's pipelined parser use it alike).
  */
 public class StrictMessageParserFactory implements MessageParserFactory {
     /** The prefix of the marker line; never a real header name (it has a space). */
