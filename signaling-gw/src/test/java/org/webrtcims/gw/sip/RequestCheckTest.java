@@ -74,4 +74,15 @@ class RequestCheckTest {
         assertNull(StrictMessageParserFactory.violation("SIP/2.0 200 OK\r\nCSeq: 1 A\r\nCSeq: 2 A\r\n\r\n".getBytes()));
         assertEquals("505 SIP version SIP/7.0", StrictMessageParserFactory.violation("\r\nINVITE sip:a@b SIP/7.0\r\n\r\n".getBytes()));
     }
+
+    @Test
+    void aRequestWithoutCallIdOrCseqButWithAViaGetsPlaceholdersAnd400() throws Exception {
+        Request r = parse(BASE.replace("Call-ID: c1\n", "").replace("CSeq: 1 OPTIONS\n", ""));
+        assertNotNull(r.getHeader("Call-ID"), "a placeholder, so that the stack makes a transaction");
+        RequestCheck.Refusal refusal = RequestCheck.check(r);
+        assertEquals(400, refusal.status());
+        assertEquals("missing Call-ID, CSeq", refusal.reason());
+        assertNull(StrictMessageParserFactory.fillMissing("OPTIONS sip:a@b SIP/2.0\r\nTo: <sip:a@b>\r\n\r\n".getBytes()), "no Via: nowhere to answer");
+        assertNull(StrictMessageParserFactory.fillMissing(BASE.replace("\n", "\r\n").getBytes()), "nothing missing");
+    }
 }
