@@ -29,8 +29,11 @@ public class DialogRequests implements InboundRequestHandler {
     private final IncomingCalls incoming;
     private final MidCallOffers midCall;
     private final Preconditions preconditions;
+    private final CallQuotas quotas;
 
-    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions) {
+    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
+                          CallQuotas quotas) {
+        this.quotas = quotas;
         this.ctx = ctx;
         this.incoming = incoming;
         this.midCall = midCall;
@@ -110,7 +113,9 @@ public class DialogRequests implements InboundRequestHandler {
         ServerTransaction st = ctx.ua().serverTransaction(event);
         synchronized (c) {
             c.flow(Request.INVITE);
-            midCall.fromIms(st, c, SipHeaders.sdp(event.getRequest()));
+            String offer = SipHeaders.sdp(event.getRequest());
+            if (overQuota(st, c, offer)) return;
+            midCall.fromIms(st, c, offer);
         }
     }
 
@@ -146,8 +151,21 @@ public class DialogRequests implements InboundRequestHandler {
     /** UPDATE: with SDP in an answered call a mid-call offer (RFC 3311, e.g. hold); before the answer, preconditions. */
     private void update(ServerTransaction st, Call c) {
         String offer = SipHeaders.sdp(st.getRequest());
+        if (overQuota(st, c, offer)) return;
         if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
         else preconditions.update(st, c, offer);
+    }
+
+    /** An IMS SDP beyond the m-line/candidate quotas is refused 488 before rtpengine sees it; the call goes on. */
+    private boolean overQuota(ServerTransaction st, Call c, String offer) {
+        try {
+            quotas.sdp(offer);
+            return false;
+        } catch (CallFailure f) {
+            log.info("{} of {} refused 488: {}", st.getRequest().getMethod(), c.id, f.getMessage());
+            ctx.replies().send(c, st, Response.NOT_ACCEPTABLE_HERE);
+            return true;
+        }
     }
 
     /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */

@@ -241,6 +241,16 @@ class IncomingCallsTest {
     }
 
     @Test
+    void anImsReofferWithTooManyMlinesGets488AndTheCallGoesOn() throws Exception {
+        Call c = confirmed();
+        props.getLimits().setMlinesPerSdp(1);
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER + "m=video 6102 RTP/AVP 96\r\na=rtpmap:96 VP8/90000\r\n");
+        assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).reofferFromIms(any(), anyString());
+        assertEquals(CallState.CONFIRMED, c.state);
+    }
+
+    @Test
     void imsReinviteIsOfferedToTheBrowserAndItsReanswerGoesBackIn200() throws Exception {
         Call c = confirmed();
         when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
