@@ -4,6 +4,7 @@
 // logged-in user gets a final response after its 100; an in-dialog request with foreign tags gets 481.
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
+import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -147,4 +148,37 @@ test('a tel: caller reaches a logged-in user: 100, 180, a BYE with foreign tags 
     await gw.logout(login.body.token);
     await new Promise((r) => setTimeout(r, 300));
   }
+});
+
+// Over TCP: what the connection does after `payload` is written — {reply: first line} or {closedAfterMs}.
+function tcpExchange(payload, waitMs) {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(payload));
+    let data = '';
+    const timer = setTimeout(() => { sock.destroy(); resolve({ open: true }); }, waitMs);
+    sock.on('data', (b) => { data += b.toString('latin1'); if (data.includes('\r\n')) { clearTimeout(timer); sock.destroy(); resolve({ reply: data.split('\r\n')[0] }); } });
+    sock.on('close', () => { clearTimeout(timer); resolve(data ? { reply: data.split('\r\n')[0] } : { closedAfterMs: Date.now() - t0 }); });
+    sock.on('error', (e) => (e.code === 'ECONNRESET' ? resolve({ closedAfterMs: Date.now() - t0 }) : reject(e)));
+  });
+}
+
+function tcpOptions(bodyBytes) {
+  const body = `a=x-pad:${'x'.repeat(bodyBytes)}\r\n`;
+  return `OPTIONS sip:gw@${ADDRESSES.gatewaySip};transport=tcp SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:9;branch=z9hG4bK${randomBytes(6).toString('hex')}\r\n`
+    + `Max-Forwards: 70\r\nFrom: <sip:probe@ims.lab>;tag=t\r\nTo: <sip:gw@ims.lab>\r\nCall-ID: ${randomBytes(8).toString('hex')}\r\nCSeq: 1 OPTIONS\r\n`
+    + `Content-Type: application/sdp\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+test('TCP: a message over lab.sip.max-message-bytes (65536) closes the connection; a small one is answered', { timeout: 15000 }, async () => {
+  assert.deepEqual(await tcpExchange(tcpOptions(100), 5000), { reply: 'SIP/2.0 200 OK' });
+  const big = await tcpExchange(tcpOptions(70000), 5000);
+  assert.ok(big.closedAfterMs !== undefined && big.closedAfterMs < 3000, JSON.stringify(big));
+});
+
+test('TCP: a message that stops half-way is cut off after lab.sip.read-timeout-ms (5 s)', { timeout: 20000 }, async () => {
+  const partial = `OPTIONS sip:gw@${ADDRESSES.gatewaySip};transport=tcp SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:9;branch=z9hG4bKslow\r\n`;
+  const r = await tcpExchange(partial, 12000);
+  assert.ok(r.closedAfterMs !== undefined, `still open after 12 s: ${JSON.stringify(r)}`);
+  assert.ok(r.closedAfterMs >= 4000 && r.closedAfterMs < 9000, `closed after ${r.closedAfterMs} ms`);
 });
