@@ -1,4 +1,6 @@
 // REST helpers for the gateway's browser API (docs/architecture.md), used from Node.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { gatewayUrl } from '../kit/env.mjs';
 
 async function request(method, path, { token, body, timeoutMs = 10000 } = {}) {
@@ -29,7 +31,7 @@ function expect(res, status, what) {
 
 // Raw result ({status, body}) so tests can assert on failures such as 401 auth-failed.
 export const login = (user, password) => request('POST', '/api/v1/sessions', { body: { user, password } });
-export const logout = (token) => request('DELETE', `/api/v1/sessions/${encodeURIComponent(token)}`);
+export const logout = (token) => request('DELETE', '/api/v1/sessions/current', { token });
 
 export async function health() {
   return expect(await request('GET', '/api/v1/health'), 200, 'health');
@@ -70,4 +72,18 @@ export async function waitHealthy(timeoutMs = 15000) {
 // The caller's own session and its IMS registration ({user, registration: {expires, refreshes, registeredAt}}).
 export async function currentSession(token) {
   return expect(await request('GET', '/api/v1/sessions/current', { token }), 200, 'current session');
+}
+
+// A raw WebSocket upgrade of /ws offering `protocols` (Sec-WebSocket-Protocol; the session token rides as
+// `lab.token.<token>` next to `lab.v1`) plus `headers`: {status, protocol}, status 101 when accepted.
+export function wsUpgrade({ protocols = [], query = '', headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const h = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers };
+    if (protocols.length) h['sec-websocket-protocol'] = protocols.join(', ');
+    const req = http.get(`${gatewayUrl()}/ws${query}`, { timeout: 5000, headers: h });
+    req.on('upgrade', (res, socket) => { socket.destroy(); resolve({ status: res.statusCode, protocol: res.headers['sec-websocket-protocol'] }); });
+    req.on('response', (res) => { res.resume(); resolve({ status: res.statusCode }); });
+    req.on('timeout', () => req.destroy(new Error('no answer to the WebSocket upgrade within 5 s')));
+    req.on('error', reject);
+  });
 }

@@ -7,7 +7,6 @@ import { gatewayUrl, passwordOf } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { startUe } from '../runner/ue.mjs';
 import fs from 'node:fs';
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 
 const USER = 'bob';
@@ -52,27 +51,15 @@ async function restStatus(path, token) {
   return { status: res.status, code: body?.code };
 }
 
-// The HTTP status of a WebSocket upgrade of /ws with `query` (101 when the gateway accepts it).
-function wsUpgradeStatus(query) {
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${gatewayUrl()}/ws${query}`, {
-      timeout: 5000,
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
-    });
-    req.on('upgrade', (res, socket) => { socket.destroy(); resolve(res.statusCode); });
-    req.on('response', (res) => { res.resume(); resolve(res.statusCode); });
-    req.on('timeout', () => req.destroy(new Error('no answer to the WebSocket upgrade within 5 s')));
-    req.on('error', reject);
-  });
-}
+const wsUpgradeStatus = async (token) => (await gw.wsUpgrade({ protocols: token ? ['lab.v1', `lab.token.${token}`] : ['lab.v1'] })).status;
 
 test('no or unknown token: REST calls get 401 bad-token and the WebSocket upgrade is refused', { timeout: 20000 }, async () => {
   const bogus = randomBytes(16).toString('hex');
   for (const [path, token] of [['/api/v1/sessions/current', null], ['/api/v1/sessions/current', bogus], ['/api/v1/calls/some-call', bogus]]) {
     assert.deepEqual(await restStatus(path, token), { status: 401, code: 'bad-token' }, `${path} with ${token ? 'an unknown' : 'no'} token`);
   }
-  assert.equal(await wsUpgradeStatus(''), 401, 'upgrade without a token');
-  assert.equal(await wsUpgradeStatus(`?token=${bogus}`), 401, 'upgrade with an unknown token');
+  assert.equal(await wsUpgradeStatus(null), 401, 'upgrade without a token');
+  assert.equal(await wsUpgradeStatus(bogus), 401, 'upgrade with an unknown token');
   // the same requests with a live token pass, and fail again once it is logged out
   const res = await gw.login('dave', passwordOf('dave'));
   assert.equal(res.status, 201);
@@ -80,10 +67,10 @@ test('no or unknown token: REST calls get 401 bad-token and the WebSocket upgrad
   assert.equal((await restStatus('/api/v1/sessions/current', token)).status, 200, 'live token on REST');
   assert.equal((await gw.logout(token)).status, 204);
   assert.deepEqual(await restStatus('/api/v1/sessions/current', token), { status: 401, code: 'bad-token' }, 'token after logout');
-  assert.equal(await wsUpgradeStatus(`?token=${token}`), 401, 'upgrade with a logged-out token');
+  assert.equal(await wsUpgradeStatus(token), 401, 'upgrade with a logged-out token');
   const again = await gw.login('dave', passwordOf('dave'));
-  assert.equal(await wsUpgradeStatus(`?token=${again.body.token}`), 101, 'upgrade with a live token');
-  await gw.logout(again.body.token); // 204, or 404 when closing the socket already ended the session
+  assert.equal(await wsUpgradeStatus(again.body.token), 101, 'upgrade with a live token');
+  await gw.logout(again.body.token); // 204, or 401 when closing the socket already ended the session
   await new Promise((r) => setTimeout(r, 500)); // its de-REGISTER done before the next test logs dave in
 });
 

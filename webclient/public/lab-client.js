@@ -8,7 +8,8 @@ const REPLY_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
 const MAX_SAMPLES = 3600;
 // gateway errors without a callId that can only be the answer to a pending `call`
-const CALL_ERRORS = new Set(['bad-sdp', 'bad-message', 'media-failed', 'sip-failed', 'too-large', 'internal']);
+const CALL_ERRORS = new Set(['bad-sdp', 'bad-message', 'media-failed', 'sip-failed', 'too-large', 'internal',
+  'too-many-calls', 'gateway-busy', 'too-many-mlines', 'too-many-candidates']); // the last four: quotas (docs/security.md)
 
 export class LabClient extends EventTarget {
   user = null;
@@ -35,7 +36,7 @@ export class LabClient extends EventTarget {
     if (!res.ok) throw this.#fail(`login failed: ${body.code ?? 'http-error'} (HTTP ${res.status})`);
     this.user = body.user ?? user;
     this.token = body.token;
-    await this.#openWs(body.wsUrl);
+    await this.#openWs(body.wsUrl, body.wsProtocols);
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();
     return { user: this.user, token: this.token };
@@ -50,7 +51,7 @@ export class LabClient extends EventTarget {
     this.ws = null;
     let status = null;
     if (token) {
-      const res = await fetch(`/api/v1/sessions/${encodeURIComponent(token)}`, { method: 'DELETE' });
+      const res = await fetch('/api/v1/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
       status = res.status;
     }
     this.user = null;
@@ -312,12 +313,13 @@ export class LabClient extends EventTarget {
 
   // ---- internals ----
 
-  #openWs(wsUrl) {
-    const url = new URL(wsUrl || `/ws?token=${encodeURIComponent(this.token)}`, location.href);
+  // The token goes as a WebSocket subprotocol (`lab.token.<token>` next to `lab.v1`), never in the URL.
+  #openWs(wsUrl, protocols) {
+    const url = new URL(wsUrl || '/ws', location.href);
     if (url.protocol === 'http:') url.protocol = 'ws:';
     if (url.protocol === 'https:') url.protocol = 'wss:';
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
+      const ws = new WebSocket(url, protocols ?? ['lab.v1', `lab.token.${this.token}`]);
       let open = false;
       const timer = setTimeout(() => { ws.close(); reject(this.#fail(`websocket ${url.pathname} did not open`)); }, REPLY_TIMEOUT_MS);
       ws.onopen = () => { open = true; clearTimeout(timer); this.ws = ws; resolve(); };

@@ -11,6 +11,8 @@ std::string str(const nlohmann::json& j, const char* key) {
 }
 }  // namespace
 
+std::vector<std::string> wsProtocols(const std::string& token) { return {"lab.v1", "lab.token." + token}; }
+
 std::string loginBody(const std::string& user, const std::string& password) {
   return nlohmann::json{{"user", user}, {"password", password}}.dump();
 }

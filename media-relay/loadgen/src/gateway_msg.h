@@ -3,13 +3,16 @@
 // answered, ended, error, pong).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "http.h"
 
 namespace lg::gw {
 
-// POST /api/v1/sessions reply: 201 {token, wsUrl}. Any other status -> false and a one-line reason.
+// POST /api/v1/sessions reply: 201 {token, wsUrl} (wsUrl carries no token). Any other status -> false and a one-line reason.
 bool parseLogin(const http::Response& r, std::string& token, std::string& wsUrl, std::string* err);
+// The WebSocket subprotocols to offer on wsUrl: "lab.v1" and "lab.token.<token>" (the token never goes in the URL).
+std::vector<std::string> wsProtocols(const std::string& token);
 std::string loginBody(const std::string& user, const std::string& password);
 
 std::string callMessage(const std::string& to, const std::string& sdp);

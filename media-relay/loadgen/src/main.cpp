@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
     lg::http::Url wsUrl;
     if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws")
       usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (only ws:// is supported)");
-    if (!ws.connect(wsUrl, 5000, &err)) {
+    if (!ws.connect(wsUrl, 5000, &err, lg::gw::wsProtocols(token))) {
       logout(gwBase, token);
       usageError(err);
     }

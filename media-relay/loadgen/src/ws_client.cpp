@@ -25,14 +25,17 @@ WsClient::~WsClient() {
   }
 }
 
-bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err) {
+bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err, const std::vector<std::string>& protocols) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   fd_ = http::connectTcp(url.host, url.port, timeoutMs, err);
   if (fd_ < 0) return false;
   std::string key = ws::randomKey();
+  std::string offered;
+  for (const auto& p : protocols) offered += (offered.empty() ? "" : ", ") + p;
   std::string req = http::buildRequest("GET", url, url.path, "",
                                        "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
-                                           "\r\nSec-WebSocket-Version: 13\r\n");
+                                           "\r\nSec-WebSocket-Version: 13\r\n" +
+                                           (offered.empty() ? "" : "Sec-WebSocket-Protocol: " + offered + "\r\n"));
   auto fail = [&](const std::string& why) {
     if (err) *err = "websocket " + url.host + ":" + std::to_string(url.port) + ": " + why;
     ::close(fd_);
@@ -48,6 +51,9 @@ bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err) {
     return fail("101 reply without Upgrade: websocket / Connection: Upgrade");
   if (resp.header("sec-websocket-accept") != ws::acceptKey(key))
     return fail("Sec-WebSocket-Accept '" + resp.header("sec-websocket-accept") + "' does not match the key");
+  std::string selected = resp.header("sec-websocket-protocol");
+  if (!selected.empty() && std::find(protocols.begin(), protocols.end(), selected) == protocols.end())
+    return fail("the server selected subprotocol '" + selected + "', which was not offered");
   decoder_.feed(rest.data(), rest.size());  // frames that came with the 101
   return true;
 }

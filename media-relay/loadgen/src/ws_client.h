@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "event_loop.h"
 #include "http.h"
@@ -17,8 +18,10 @@ class WsClient : public EventLoop::Handler {
   using ClosedFn = std::function<void(const std::string& why)>;
 
   ~WsClient() override;
-  // TCP connect + HTTP Upgrade; checks 101, Upgrade/Connection and Sec-WebSocket-Accept.
-  bool connect(const http::Url& url, int timeoutMs, std::string* err);
+  // TCP connect + HTTP Upgrade; checks 101, Upgrade/Connection and Sec-WebSocket-Accept. protocols
+  // non-empty: offered as Sec-WebSocket-Protocol (the gateway's session token rides there), and a
+  // protocol the server selects must be one of them.
+  bool connect(const http::Url& url, int timeoutMs, std::string* err, const std::vector<std::string>& protocols = {});
   void attach(EventLoop& loop, MessageFn onMessage, ClosedFn onClosed);
   bool sendText(const std::string& text);  // false when the connection is closed
   // Sends a Close frame (once) and waits up to timeoutMs, blocking, for the server's Close or EOF.

@@ -10,11 +10,12 @@ using namespace lg;
 TEST(GatewayMsg, LoginReply) {
   http::Response r;
   r.status = 201;
-  r.body = R"({"token":"tok-1","wsUrl":"ws://127.0.0.1:8088/ws?token=tok-1","user":"alice"})";
+  r.body = R"({"token":"tok-1","wsUrl":"ws://127.0.0.1:8088/ws","wsProtocols":["lab.v1","lab.token.tok-1"],"user":"alice"})";
   std::string token, wsUrl, err;
   ASSERT_TRUE(gw::parseLogin(r, token, wsUrl, &err)) << err;
   EXPECT_EQ(token, "tok-1");
-  EXPECT_EQ(wsUrl, "ws://127.0.0.1:8088/ws?token=tok-1");
+  EXPECT_EQ(wsUrl, "ws://127.0.0.1:8088/ws");
+  EXPECT_EQ(gw::wsProtocols(token), (std::vector<std::string>{"lab.v1", "lab.token.tok-1"}));
 
   r.status = 401;
   r.body = R"({"code":"auth-failed","message":"wrong password"})";

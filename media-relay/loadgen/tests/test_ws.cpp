@@ -222,3 +222,36 @@ TEST(WsClient, RejectsWrongAcceptKey) {
   EXPECT_FALSE(c.connect(url, 2000, &err));
   EXPECT_NE(err.find("Sec-WebSocket-Accept"), std::string::npos) << err;
 }
+
+// The gateway's token rides as a subprotocol: offered in Sec-WebSocket-Protocol, never in the URL; a
+// protocol the server selects must be one offered.
+static void subprotocolRun(const std::string& selected, std::string& request, bool& ok, std::string& err) {
+  MiniServer srv;
+  srv.th = std::thread([&] {
+    int fd = accept(srv.lfd, nullptr, nullptr);
+    request = MiniServer::readUntil(fd, "\r\n\r\n");
+    size_t k = request.find("Sec-WebSocket-Key: ");
+    std::string key = request.substr(k + 19, request.find("\r\n", k) - k - 19);
+    std::string resp = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Accept: " + ws::acceptKey(key) + "\r\nSec-WebSocket-Protocol: " + selected + "\r\n\r\n";
+    send(fd, resp.data(), resp.size(), 0);
+    close(fd);
+  });
+  http::Url url;
+  ASSERT_TRUE(http::parseUrl("ws://127.0.0.1:" + std::to_string(srv.port) + "/ws", url, nullptr));
+  WsClient c;
+  ok = c.connect(url, 2000, &err, {"lab.v1", "lab.token.tok-9"});
+}
+
+TEST(WsClient, OffersSubprotocolsAndChecksTheSelectedOne) {
+  std::string request, err;
+  bool ok = false;
+  subprotocolRun("lab.v1", request, ok, err);
+  EXPECT_TRUE(ok) << err;
+  EXPECT_NE(request.find("\r\nSec-WebSocket-Protocol: lab.v1, lab.token.tok-9\r\n"), std::string::npos) << request;
+  EXPECT_NE(request.find("GET /ws HTTP/1.1"), std::string::npos) << request;
+
+  subprotocolRun("lab.v2", request, ok, err);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(err.find("lab.v2"), std::string::npos) << err;
+}

@@ -8,6 +8,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.socket.CloseStatus;
 import org.springframework.web.socket.TextMessage;
 import org.springframework.web.socket.WebSocketSession;
+import org.springframework.web.socket.SubProtocolCapable;
 import org.springframework.web.socket.handler.TextWebSocketHandler;
 import org.webrtcims.gw.call.CallFailure;
 import org.webrtcims.gw.call.CallService;
@@ -21,7 +22,7 @@ import java.util.Map;
  * the socket and the user's other calls carry on.
  */
 @Component
-public class BrowserSocketHandler extends TextWebSocketHandler {
+public class BrowserSocketHandler extends TextWebSocketHandler implements SubProtocolCapable {
     private static final Logger log = LoggerFactory.getLogger(BrowserSocketHandler.class);
     static final String SESSION_ATTR = "browserSession";
 
@@ -30,6 +31,8 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
     private final WebSocketEvents events;
     private final ObjectMapper json;
     private final int maxBytes;
+    private final int perSecond;
+    static final String RATE_ATTR = "messageRate";
 
     public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
                                 ObjectMapper json, GatewayProperties props) {
@@ -38,6 +41,32 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
         this.events = events;
         this.json = json;
         this.maxBytes = props.getApi().getMaxMessageBytes();
+        this.perSecond = props.getApi().getWsMessagesPerSecond();
+    }
+
+    /** The subprotocol the gateway selects; the token rides along as `lab.token.<token>` (WebSocketConfig). */
+    @Override
+    public java.util.List<String> getSubProtocols() { return java.util.List.of(WebSocketConfig.PROTOCOL); }
+
+    /** A token bucket per socket: `perSecond` messages a second, bursts of as many. */
+    static final class MessageRate {
+        private final int perSecond;
+        private double tokens;
+        private long lastNanos;
+
+        MessageRate(int perSecond, long nowNanos) {
+            this.perSecond = perSecond;
+            this.tokens = perSecond;
+            this.lastNanos = nowNanos;
+        }
+
+        synchronized boolean take(long nowNanos) {
+            tokens = Math.min(perSecond, tokens + (nowNanos - lastNanos) * perSecond / 1e9);
+            lastNanos = nowNanos;
+            if (tokens < 1) return false;
+            tokens -= 1;
+            return true;
+        }
     }
 
     @Override
@@ -55,6 +84,11 @@ public class BrowserSocketHandler extends TextWebSocketHandler {
     @Override
     protected void handleTextMessage(WebSocketSession ws, TextMessage frame) {
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
+        MessageRate rate = (MessageRate) ws.getAttributes().computeIfAbsent(RATE_ATTR, k -> new MessageRate(perSecond, System.nanoTime()));
+        if (!rate.take(System.nanoTime())) {
+            error(ws, null, "rate-limited", "more than " + perSecond + " messages per second; this one was dropped");
+            return;
+        }
         if (frame.getPayloadLength() > maxBytes) {
             error(ws, null, "too-large", "message of " + frame.getPayloadLength() + " bytes exceeds " + maxBytes);
             return;

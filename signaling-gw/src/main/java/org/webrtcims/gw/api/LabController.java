@@ -33,13 +33,23 @@ public class LabController {
         return m;
     }
 
+    /** Every Call-ID rtpengine holds: loopback clients only (the lab's own teardown checks), 403 otherwise. */
     @GetMapping("/api/v1/rtpengine/sessions")
-    public Map<String, Object> rtpengineSessions() {
+    public Map<String, Object> rtpengineSessions(jakarta.servlet.http.HttpServletRequest request) {
+        if (!isLoopback(request.getRemoteAddr())) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "loopback-only", "this endpoint answers loopback clients only");
+        }
         try {
             List<String> ids = rtp.list();
             return Map.of("count", ids.size(), "callIds", ids);
         } catch (NgException e) {
             throw new ApiException(HttpStatus.BAD_GATEWAY, "media-failed", "rtpengine list failed: " + e.getMessage());
         }
+    }
+
+    static boolean isLoopback(String address) {
+        if (address == null) return false;
+        String a = address.startsWith("[") && address.endsWith("]") ? address.substring(1, address.length() - 1) : address;
+        return a.startsWith("127.") || a.equals("::1") || a.equals("0:0:0:0:0:0:0:1") || a.startsWith("::ffff:127.");
     }
 }

@@ -1,5 +1,6 @@
 package org.webrtcims.gw.api;
 
+import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.*;
@@ -35,14 +36,29 @@ public class SessionController {
     }
 
     @PostMapping
-    public ResponseEntity<Map<String, Object>> login(@RequestBody(required = false) Login body) {
+    public ResponseEntity<Map<String, Object>> login(@RequestBody(required = false) Login body, HttpServletRequest request) {
         if (body == null) throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "JSON body {user, password} expected");
-        BrowserSession s = sessions.login(body.user(), body.password());
+        BrowserSession s = sessions.login(body.user(), body.password(), request.getRemoteAddr());
         String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
-        String ws = base.replaceFirst("^http", "ws") + "/ws?token=" + s.token();
-        return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("token", s.token(), "wsUrl", ws, "user", s.user()));
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("token", s.token());
+        // The token is not in the URL (proxies and logs keep URLs): the WebSocket presents it as a subprotocol.
+        out.put("wsUrl", base.replaceFirst("^http", "ws") + "/ws");
+        out.put("wsProtocols", java.util.List.of(WebSocketConfig.PROTOCOL, WebSocketConfig.TOKEN_PROTOCOL_PREFIX + s.token()));
+        out.put("expiresAt", java.time.Instant.ofEpochMilli(s.expiresAtMillis()).toString());
+        out.put("user", s.user());
+        return ResponseEntity.status(HttpStatus.CREATED).body(out);
     }
 
+    /** Logout by the bearer token. */
+    @DeleteMapping("/current")
+    public ResponseEntity<Void> logoutCurrent(@RequestHeader(value = "Authorization", required = false) String auth) {
+        BrowserSession s = Bearer.session(sessions, auth);
+        sessions.logout(s.token());
+        return ResponseEntity.noContent().build();
+    }
+
+    /** Logout by the token itself (knowing it is the authorisation). */
     @DeleteMapping("/{token}")
     public ResponseEntity<Void> logout(@PathVariable String token) {
         if (!sessions.logout(token)) throw new ApiException(HttpStatus.NOT_FOUND, "unknown-session", "no such session");

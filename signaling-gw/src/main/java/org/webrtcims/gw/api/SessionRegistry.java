@@ -1,10 +1,13 @@
 package org.webrtcims.gw.api;
 
+import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.call.CallService;
+import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.RegistrationException;
 
@@ -12,11 +15,17 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
  * Browser sessions by token. Logging in registers the user with IMS (the registrar checks the password);
- * logging out or losing the WebSocket ends the user's calls and de-registers.
+ * only a login that succeeded replaces the user's older session. Logging out, losing the WebSocket or the
+ * token expiring ends the user's calls and de-registers. Logins are rate-limited ({@link LoginLimiter})
+ * and the number of live sessions is capped.
  */
 @Component
 public class SessionRegistry {
@@ -27,31 +36,69 @@ public class SessionRegistry {
     private final RegistrationClient registration;
     private final CallService calls;
     private final SessionStore store;
+    private final LoginLimiter limiter;
+    private final LongSupplier clock;
+    private final long ttlMillis;
+    private final int maxSessions;
+    private final ScheduledExecutorService sweeper;
 
-    public SessionRegistry(RegistrationClient registration, CallService calls, SessionStore store) {
+    @Autowired
+    public SessionRegistry(RegistrationClient registration, CallService calls, SessionStore store, GatewayProperties props) {
+        this(registration, calls, store, props, System::currentTimeMillis, true);
+    }
+
+    /** For tests: a clock of its own and no background sweep ({@link #expireDue()} is called directly). */
+    SessionRegistry(RegistrationClient registration, CallService calls, SessionStore store, GatewayProperties props,
+                    LongSupplier clock, boolean sweep) {
         this.registration = registration;
         this.calls = calls;
         this.store = store;
+        this.clock = clock;
+        this.limiter = new LoginLimiter(props.getApi(), clock);
+        this.ttlMillis = props.getApi().getTokenTtlSeconds() * 1000L;
+        this.maxSessions = props.getApi().getMaxSessions();
+        if (sweep) {
+            sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "session-expiry");
+                t.setDaemon(true);
+                return t;
+            });
+            sweeper.scheduleWithFixedDelay(this::expireDue, 1, 1, TimeUnit.SECONDS);
+        } else {
+            sweeper = null;
+        }
     }
 
-    public BrowserSession login(String user, String password) {
+    /** `source`: the client's address, for the per-address login limits. */
+    public BrowserSession login(String user, String password, String source) {
         if (user == null || !USER.matcher(user).matches()) {
             throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "user must be 1-64 characters of A-Z a-z 0-9 . _ + -");
         }
         if (password == null || password.isEmpty()) {
             throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "password is required");
         }
-        store.ofUser(user).ifPresent(previous -> end(previous, "replaced", true));
+        limiter.attempt(user, source);
+        Optional<BrowserSession> previous = store.ofUser(user);
+        if (previous.isEmpty() && store.size() >= maxSessions) {
+            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "too-many-sessions",
+                    "the gateway holds its maximum of " + maxSessions + " sessions");
+        }
+        // The password is checked (REGISTER answered 2xx) before the user's live session is touched:
+        // a failed login leaves that session, its calls and its registration as they were.
         try {
             registration.register(user, password).get();
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof RegistrationException r && r.kind() == RegistrationException.Kind.AUTH_FAILED) {
+                limiter.failed(user, source);
+            }
             throw mapRegistrationFailure(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ims-timeout", "interrupted");
         }
-        BrowserSession s = new BrowserSession(newToken(), user);
-        store.add(s);
+        BrowserSession s = new BrowserSession(newToken(), user, clock.getAsLong() + ttlMillis);
+        store.add(s); // first: ending the older session then sees a live one and keeps the registration
+        previous.ifPresent(old -> end(old, "replaced", true));
         log.info("{} logged in and registered", user);
         return s;
     }
@@ -67,12 +114,29 @@ public class SessionRegistry {
         return new ApiException(HttpStatus.BAD_GATEWAY, "ims-rejected", String.valueOf(cause));
     }
 
-    public Optional<BrowserSession> byToken(String token) { return store.byToken(token); }
+    /** The live session of a token; an expired token has none. */
+    public Optional<BrowserSession> byToken(String token) {
+        return store.byToken(token).filter(s -> s.expiresAtMillis() > clock.getAsLong());
+    }
 
     public boolean logout(String token) {
         Optional<BrowserSession> s = store.byToken(token);
         s.ifPresent(x -> end(x, "logout", true));
         return s.isPresent();
+    }
+
+    /** Ends every session whose token has expired (reason `expired`). */
+    void expireDue() {
+        long now = clock.getAsLong();
+        for (BrowserSession s : store.all()) {
+            if (s.expiresAtMillis() <= now) {
+                try {
+                    end(s, "expired", true);
+                } catch (RuntimeException e) {
+                    log.warn("ending the expired session of {} failed: {}", s.user(), e.toString());
+                }
+            }
+        }
     }
 
     /** Ends the session's calls, drops its registration and closes its socket. */
@@ -88,6 +152,11 @@ public class SessionRegistry {
             }
         }
         log.info("{} session ended ({})", s.user(), reason);
+    }
+
+    @PreDestroy
+    void stop() {
+        if (sweeper != null) sweeper.shutdownNow();
     }
 
     private static String newToken() {

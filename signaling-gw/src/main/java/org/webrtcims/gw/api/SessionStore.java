@@ -25,6 +25,10 @@ public class SessionStore implements UserDirectory {
         return true;
     }
 
+    int size() { return byToken.size(); }
+
+    java.util.List<BrowserSession> all() { return java.util.List.copyOf(byToken.values()); }
+
     Optional<BrowserSession> ofUser(String user) { return Optional.ofNullable(byUser.get(user)); }
 
     public Optional<BrowserSession> byToken(String token) {

@@ -11,14 +11,22 @@ import org.springframework.web.socket.config.annotation.WebSocketConfigurer;
 import org.springframework.web.socket.config.annotation.WebSocketHandlerRegistry;
 import org.springframework.web.socket.server.HandshakeInterceptor;
 import org.springframework.web.socket.server.standard.ServletServerContainerFactoryBean;
-import org.springframework.web.util.UriComponentsBuilder;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
-/** `/ws?token=…`: the upgrade is refused (401) without a live session token (the WAF role of TS 24.371). */
+/**
+ * `/ws`: the upgrade is refused (401) without a live session token (the WAF role of TS 24.371). The token
+ * travels as a WebSocket subprotocol, never in the URL: the client offers `Sec-WebSocket-Protocol:
+ * lab.v1, lab.token.<token>` and the gateway selects `lab.v1`. The Origin is checked by {@link OriginCheck}.
+ */
 @Configuration
 @EnableWebSocket
 public class WebSocketConfig implements WebSocketConfigurer {
+    public static final String PROTOCOL = "lab.v1";
+    public static final String TOKEN_PROTOCOL_PREFIX = "lab.token.";
+
     private final BrowserSocketHandler handler;
     private final SessionRegistry sessions;
 
@@ -29,6 +37,7 @@ public class WebSocketConfig implements WebSocketConfigurer {
 
     @Override
     public void registerWebSocketHandlers(WebSocketHandlerRegistry registry) {
+        // Origins are checked for /api and /ws alike by the OriginCheck filter, before this handshake.
         registry.addHandler(handler, "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
     }
 
@@ -41,12 +50,25 @@ public class WebSocketConfig implements WebSocketConfigurer {
         return c;
     }
 
+    /** The token offered as `lab.token.<token>` among the Sec-WebSocket-Protocol values, if any. */
+    static Optional<String> tokenOf(List<String> protocolHeaders) {
+        if (protocolHeaders == null) return Optional.empty();
+        for (String header : protocolHeaders) {
+            for (String p : header.split(",")) {
+                String v = p.trim();
+                if (v.startsWith(TOKEN_PROTOCOL_PREFIX) && v.length() > TOKEN_PROTOCOL_PREFIX.length()) {
+                    return Optional.of(v.substring(TOKEN_PROTOCOL_PREFIX.length()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     private final class TokenCheck implements HandshakeInterceptor {
         @Override
         public boolean beforeHandshake(ServerHttpRequest request, ServerHttpResponse response,
                                        WebSocketHandler wsHandler, Map<String, Object> attributes) {
-            String token = UriComponentsBuilder.fromUri(request.getURI()).build().getQueryParams().getFirst("token");
-            return sessions.byToken(token).map(s -> {
+            return tokenOf(request.getHeaders().get("Sec-WebSocket-Protocol")).flatMap(sessions::byToken).map(s -> {
                 attributes.put(BrowserSocketHandler.SESSION_ATTR, s);
                 return true;
             }).orElseGet(() -> {

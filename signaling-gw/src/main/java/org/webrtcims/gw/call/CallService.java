@@ -20,9 +20,11 @@ public class CallService {
     private final CallMedia media;
     private final MidCallOffers midCall;
     private final Dtmf dtmf;
+    private final CallQuotas quotas;
 
     public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
-                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf) {
+                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf, CallQuotas quotas) {
+        this.quotas = quotas;
         this.outgoing = outgoing;
         this.incoming = incoming;
         this.teardown = teardown;
@@ -54,6 +56,7 @@ public class CallService {
         SdpInspector.Summary s = inspect(sdp);
         String shared = Bundle.sharedTransport(sdp);
         if (shared != null) throw new CallFailure("bad-sdp", shared);
+        quotas.newCall(token);
         Call c = outgoing.place(token, user, to, sdp, forced, injectDtmf);
         synchronized (c) {
             c.sdp.codecBrowser = s.firstAudioCodec();
@@ -169,7 +172,9 @@ public class CallService {
                 .orElseThrow(() -> new CallFailure("unknown-call", "no call '" + callId + "' in this session"));
     }
 
-    private static SdpInspector.Summary inspect(String sdp) {
+    /** Parses a browser SDP (bad-sdp) and checks its m-line and candidate quotas, before rtpengine sees it. */
+    private SdpInspector.Summary inspect(String sdp) {
+        quotas.sdp(sdp);
         try {
             return SdpInspector.inspect(sdp);
         } catch (IllegalArgumentException e) {

@@ -29,8 +29,11 @@ public class DialogRequests implements InboundRequestHandler {
     private final IncomingCalls incoming;
     private final MidCallOffers midCall;
     private final Preconditions preconditions;
+    private final CallQuotas quotas;
 
-    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions) {
+    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
+                          CallQuotas quotas) {
+        this.quotas = quotas;
         this.ctx = ctx;
         this.incoming = incoming;
         this.midCall = midCall;
@@ -42,12 +45,19 @@ public class DialogRequests implements InboundRequestHandler {
     public void onRequest(RequestEvent event) {
         Request req = event.getRequest();
         String callId = ((CallIdHeader) req.getHeader(CallIdHeader.NAME)).getCallId();
-        Optional<Call> call = ctx.registry().find(callId);
+        Optional<Call> byId = ctx.registry().find(callId);
+        // A dialog is Call-ID + both tags (RFC 3261 §12): a request with the right Call-ID but foreign tags is not in it.
+        Optional<Call> call = byId.filter(c -> inDialogOf(c, req));
         try {
             switch (req.getMethod()) {
                 case Request.INVITE -> {
-                    if (call.isPresent()) reinvite(event, call.get());
-                    else incoming.invite(event, callId);
+                    if (call.isPresent() && SipHeaders.toTag(req) != null) reinvite(event, call.get());
+                    else if (byId.isEmpty()) incoming.invite(event, callId);
+                    else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
+                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
+                    } else {
+                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
+                    }
                 }
                 case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber()));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
@@ -57,14 +67,55 @@ public class DialogRequests implements InboundRequestHandler {
             log.debug("retransmitted {} absorbed", req.getMethod());
         } catch (Exception e) {
             log.warn("{} {} failed: {}", req.getMethod(), callId, e.toString());
+            finalAfterFailure(event, byId.or(() -> ctx.registry().find(callId)));
         }
+    }
+
+    /**
+     * Whether an in-dialog request belongs to the call's dialog: its To tag is the gateway's, its From tag the
+     * IMS party's (while that is known). CANCEL matches the INVITE it cancels: no To tag, the caller's From tag.
+     */
+    static boolean inDialogOf(Call c, Request req) {
+        String fromTag = SipHeaders.fromTag(req);
+        String toTag = SipHeaders.toTag(req);
+        String local;
+        String remote;
+        synchronized (c) {
+            local = c.direction == Direction.MT ? c.toTag : c.fromTag;
+            remote = c.direction == Direction.MT ? c.fromTag : c.toTag;
+        }
+        if (Request.CANCEL.equals(req.getMethod()) || (Request.INVITE.equals(req.getMethod()) && toTag == null)) {
+            return c.direction == Direction.MT && java.util.Objects.equals(fromTag, c.fromTag);
+        }
+        return toTag != null && toTag.equals(local) && (remote == null || remote.equals(fromTag));
+    }
+
+    /** A request whose handling failed still gets a final response (500), and a call it created ends. */
+    private void finalAfterFailure(RequestEvent event, Optional<Call> call) {
+        Request req = event.getRequest();
+        if (Request.ACK.equals(req.getMethod())) return;
+        ServerTransaction st = ctx.ua().existingServerTransaction(event);
+        try {
+            if (st != null && (st.getState() == null || st.getState().getValue() <= javax.sip.TransactionState._PROCEEDING)) {
+                ctx.replies().sip().send(st, Response.SERVER_INTERNAL_ERROR, SipIds.tag(), null, null);
+            }
+        } catch (Exception e) {
+            log.warn("no final response to the failed {}: {}", req.getMethod(), e.toString());
+        }
+        call.ifPresent(c -> {
+            if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.inviteServerTx == st) {
+                ctx.teardown().finish(c, "sip-failed", Response.SERVER_INTERNAL_ERROR);
+            }
+        });
     }
 
     private void reinvite(RequestEvent event, Call c) throws Exception {
         ServerTransaction st = ctx.ua().serverTransaction(event);
         synchronized (c) {
             c.flow(Request.INVITE);
-            midCall.fromIms(st, c, SipHeaders.sdp(event.getRequest()));
+            String offer = SipHeaders.sdp(event.getRequest());
+            if (overQuota(st, c, offer)) return;
+            midCall.fromIms(st, c, offer);
         }
     }
 
@@ -100,8 +151,21 @@ public class DialogRequests implements InboundRequestHandler {
     /** UPDATE: with SDP in an answered call a mid-call offer (RFC 3311, e.g. hold); before the answer, preconditions. */
     private void update(ServerTransaction st, Call c) {
         String offer = SipHeaders.sdp(st.getRequest());
+        if (overQuota(st, c, offer)) return;
         if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
         else preconditions.update(st, c, offer);
+    }
+
+    /** An IMS SDP beyond the m-line/candidate quotas is refused 488 before rtpengine sees it; the call goes on. */
+    private boolean overQuota(ServerTransaction st, Call c, String offer) {
+        try {
+            quotas.sdp(offer);
+            return false;
+        } catch (CallFailure f) {
+            log.info("{} of {} refused 488: {}", st.getRequest().getMethod(), c.id, f.getMessage());
+            ctx.replies().send(c, st, Response.NOT_ACCEPTABLE_HERE);
+            return true;
+        }
     }
 
     /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */

@@ -24,8 +24,11 @@ public class IncomingCalls {
     private final UserDirectory users;
     private final Preconditions preconditions;
     private final InviteServer inviteServer;
+    private final CallQuotas quotas;
 
-    public IncomingCalls(CallContext ctx, UserDirectory users, Preconditions preconditions, InviteServer inviteServer) {
+    public IncomingCalls(CallContext ctx, UserDirectory users, Preconditions preconditions, InviteServer inviteServer,
+                         CallQuotas quotas) {
+        this.quotas = quotas;
         this.ctx = ctx;
         this.users = users;
         this.preconditions = preconditions;
@@ -49,9 +52,23 @@ public class IncomingCalls {
             ctx.replies().sip().send(st, Response.NOT_ACCEPTABLE_HERE, SipIds.tag(), null, null);
             return;
         }
+        try { // quotas before rtpengine: 486 for a busy user, 503 for a full gateway, 488 for an oversized SDP
+            quotas.newCall(session.get());
+            quotas.sdp(offer);
+        } catch (CallFailure f) {
+            int code = switch (f.code()) {
+                case "too-many-calls" -> Response.BUSY_HERE;
+                case "gateway-busy" -> Response.SERVICE_UNAVAILABLE;
+                default -> Response.NOT_ACCEPTABLE_HERE;
+            };
+            ctx.replies().sip().send(st, code, SipIds.tag(), null, null);
+            return;
+        }
         FromHeader from = (FromHeader) req.getHeader(FromHeader.NAME);
-        SipURI fromUri = (SipURI) from.getAddress().getURI();
-        Call c = new Call(callId, Direction.MT, session.get(), user, fromUri.getUser() + "@" + fromUri.getHost(),
+        // a tel: (or any non-SIP) From is shown as its URI: the caller needs no SIP user part
+        String remote = from.getAddress().getURI() instanceof SipURI fromUri
+                ? fromUri.getUser() + "@" + fromUri.getHost() : from.getAddress().getURI().toString();
+        Call c = new Call(callId, Direction.MT, session.get(), user, remote,
                 from.getTag(), CallState.INCOMING);
         c.toTag = SipIds.tag();
         c.inviteServerTx = st;

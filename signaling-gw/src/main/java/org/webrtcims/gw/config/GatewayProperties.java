@@ -20,6 +20,29 @@ public class GatewayProperties {
     public static class Sip {
         private String host = "127.0.0.1";
         private int port = 5070;
+        /** Largest SIP message over TCP (bytes); JAIN-SIP closes a connection that sends more. */
+        private int maxMessageBytes = 65536;
+        /** TCP: how long a started message may take to arrive completely (ms). */
+        private int readTimeoutMs = 5000;
+        /** TCP connections the stack keeps open at most. */
+        private int maxConnections = 64;
+        /** Server transactions at most (beyond: the stack answers 503 on its own). */
+        private int maxServerTransactions = 2000;
+        /**
+         * Source addresses SIP is accepted from; empty = the host of lab.ims.proxy (the P-CSCF). Others get
+         * 403 (an ACK is dropped).
+         */
+        private java.util.List<String> trustedSources = new java.util.ArrayList<>();
+        public int getMaxMessageBytes() { return maxMessageBytes; }
+        public void setMaxMessageBytes(int v) { this.maxMessageBytes = v; }
+        public int getReadTimeoutMs() { return readTimeoutMs; }
+        public void setReadTimeoutMs(int v) { this.readTimeoutMs = v; }
+        public int getMaxConnections() { return maxConnections; }
+        public void setMaxConnections(int v) { this.maxConnections = v; }
+        public int getMaxServerTransactions() { return maxServerTransactions; }
+        public void setMaxServerTransactions(int v) { this.maxServerTransactions = v; }
+        public java.util.List<String> getTrustedSources() { return trustedSources; }
+        public void setTrustedSources(java.util.List<String> v) { this.trustedSources = v; }
         public String getHost() { return host; }
         public void setHost(String host) { this.host = host; }
         public int getPort() { return port; }
@@ -86,7 +109,58 @@ public class GatewayProperties {
 
     public static class Api {
         private int maxMessageBytes = 65536;
+        /** A session token's lifetime from login; the session (calls, registration, socket) ends then. */
+        private int tokenTtlSeconds = 43200;
+        /** Origins allowed on /api and /ws besides the gateway's own (e.g. http://host:8088); requests without Origin pass. */
+        private java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
+        /** Login attempts one source address may make per minute (all outcomes). */
+        private int loginAttemptsPerAddress = 60;
+        /** Failed logins one source address may have per minute. */
+        private int loginFailuresPerAddress = 20;
+        /** Failed logins of one user name per minute (whatever the source). */
+        private int loginFailuresPerUser = 5;
+        /** Live browser sessions in total; a login beyond it gets 503 too-many-sessions. */
+        private int maxSessions = 100;
+        /** WebSocket messages per second per socket (burst of the same size); beyond it: error rate-limited. */
+        private int wsMessagesPerSecond = 20;
         public int getMaxMessageBytes() { return maxMessageBytes; }
         public void setMaxMessageBytes(int maxMessageBytes) { this.maxMessageBytes = maxMessageBytes; }
+        public int getTokenTtlSeconds() { return tokenTtlSeconds; }
+        public void setTokenTtlSeconds(int tokenTtlSeconds) { this.tokenTtlSeconds = tokenTtlSeconds; }
+        public java.util.List<String> getAllowedOrigins() { return allowedOrigins; }
+        public void setAllowedOrigins(java.util.List<String> allowedOrigins) { this.allowedOrigins = allowedOrigins; }
+        public int getLoginAttemptsPerAddress() { return loginAttemptsPerAddress; }
+        public void setLoginAttemptsPerAddress(int v) { this.loginAttemptsPerAddress = v; }
+        public int getLoginFailuresPerAddress() { return loginFailuresPerAddress; }
+        public void setLoginFailuresPerAddress(int v) { this.loginFailuresPerAddress = v; }
+        public int getLoginFailuresPerUser() { return loginFailuresPerUser; }
+        public void setLoginFailuresPerUser(int v) { this.loginFailuresPerUser = v; }
+        public int getMaxSessions() { return maxSessions; }
+        public void setMaxSessions(int maxSessions) { this.maxSessions = maxSessions; }
+        public int getWsMessagesPerSecond() { return wsMessagesPerSecond; }
+        public void setWsMessagesPerSecond(int v) { this.wsMessagesPerSecond = v; }
+    }
+
+    private final Limits limits = new Limits();
+    public Limits getLimits() { return limits; }
+
+    /** Call quotas, checked before rtpengine is asked for anything (`lab.limits.*`). */
+    public static class Limits {
+        /** Live calls (MO + MT) of one browser session. */
+        private int callsPerUser = 4;
+        /** Live calls of the whole gateway (rtpengine's 30000-30999 range holds about 300). */
+        private int callsTotal = 100;
+        /** m-lines in one SDP from the browser or from IMS. */
+        private int mlinesPerSdp = 4;
+        /** a=candidate lines in one SDP. */
+        private int candidatesPerSdp = 40;
+        public int getCallsPerUser() { return callsPerUser; }
+        public void setCallsPerUser(int v) { this.callsPerUser = v; }
+        public int getCallsTotal() { return callsTotal; }
+        public void setCallsTotal(int v) { this.callsTotal = v; }
+        public int getMlinesPerSdp() { return mlinesPerSdp; }
+        public void setMlinesPerSdp(int v) { this.mlinesPerSdp = v; }
+        public int getCandidatesPerSdp() { return candidatesPerSdp; }
+        public void setCandidatesPerSdp(int v) { this.candidatesPerSdp = v; }
     }
 }

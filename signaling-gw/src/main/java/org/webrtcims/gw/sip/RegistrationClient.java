@@ -84,15 +84,24 @@ public class RegistrationClient {
         };
     }
 
-    /** REGISTERs the user; completes when the registrar answered 2xx. */
+    /**
+     * REGISTERs the user; completes when the registrar answered 2xx. The user's current binding (a live
+     * session's) stays in force until then: a REGISTER the registrar refuses (a wrong password) changes nothing.
+     */
     public CompletableFuture<Void> register(String user, String password) {
         Binding b = new Binding(user, password, ua.newCallId());
         byCallId.put(b.callId, b);
-        Binding old = bindings.put(user, b);
-        if (old != null && old.refresh != null) old.refresh.cancel(false);
-        if (old != null) byCallId.remove(old.callId);
         return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
-            if (e != null && bindings.remove(user, b)) byCallId.remove(b.callId); // a failed login keeps nothing
+            if (e != null) {
+                byCallId.remove(b.callId); // a failed login keeps nothing
+                if (b.refresh != null) b.refresh.cancel(false);
+                return;
+            }
+            Binding old = bindings.put(user, b);
+            if (old != null && old != b) {
+                if (old.refresh != null) old.refresh.cancel(false);
+                byCallId.remove(old.callId);
+            }
         });
     }
 

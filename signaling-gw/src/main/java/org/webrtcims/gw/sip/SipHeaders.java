@@ -26,6 +26,18 @@ public final class SipHeaders {
         return false;
     }
 
+    /** The From tag, or null. */
+    public static String fromTag(Message m) {
+        javax.sip.header.FromHeader f = (javax.sip.header.FromHeader) m.getHeader(javax.sip.header.FromHeader.NAME);
+        return f == null ? null : f.getTag();
+    }
+
+    /** The To tag, or null (an initial request, a CANCEL). */
+    public static String toTag(Message m) {
+        javax.sip.header.ToHeader t = (javax.sip.header.ToHeader) m.getHeader(javax.sip.header.ToHeader.NAME);
+        return t == null ? null : t.getTag();
+    }
+
     /** The SDP body, or null when there is none. */
     public static String sdp(Message m) {
         byte[] raw = m.getRawContent();

@@ -54,6 +54,12 @@ public class SipUserAgent implements SipListener {
         // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
         p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
+        // Limits against oversized or slow senders (docs/security.md).
+        p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", String.valueOf(props.getSip().getMaxMessageBytes()));
+        p.setProperty("gov.nist.javax.sip.READ_TIMEOUT", String.valueOf(props.getSip().getReadTimeoutMs()));
+        p.setProperty("gov.nist.javax.sip.MAX_CONNECTIONS", String.valueOf(props.getSip().getMaxConnections()));
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", StrictMessageParserFactory.class.getName());
+        p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", String.valueOf(props.getSip().getMaxServerTransactions()));
         stack = factory.createSipStack(p);
         addressFactory = factory.createAddressFactory();
         headerFactory = factory.createHeaderFactory();
@@ -133,10 +139,62 @@ public class SipUserAgent implements SipListener {
         return messageFactory.createResponse(code, request);
     }
 
+    /** The server transaction the stack or {@link #serverTransaction} made for this request, or null. */
+    public ServerTransaction existingServerTransaction(RequestEvent event) {
+        if (event.getServerTransaction() != null) return event.getServerTransaction();
+        Object tx = event.getRequest() instanceof gov.nist.javax.sip.message.SIPRequest r ? r.getTransaction() : null;
+        return tx instanceof ServerTransaction st ? st : null;
+    }
+
+    /** Sends a refusal in a server transaction, or statelessly when the request cannot have one. */
+    private void respond(RequestEvent event, Response r) throws SipException, InvalidArgumentException {
+        try {
+            serverTransaction(event).sendResponse(r);
+        } catch (SipException | InvalidArgumentException | RuntimeException e) {
+            log.debug("stateless {}: {}", r.getStatusCode(), e.toString());
+            ((SipProvider) event.getSource()).sendResponse(r);
+        }
+    }
+
+    /** Whether a request from `address` is accepted: the configured trusted sources, by default the P-CSCF's host. */
+    boolean trustedSource(String address) {
+        java.util.List<String> trusted = props.getSip().getTrustedSources().stream().map(String::trim)
+                .filter(x -> !x.isEmpty()).toList();
+        if (trusted.isEmpty()) {
+            String proxy = props.getIms().getProxy();
+            int colon = proxy.lastIndexOf(':');
+            trusted = java.util.List.of(colon > 0 ? proxy.substring(0, colon) : proxy);
+        }
+        return address != null && trusted.contains(address);
+    }
+
     @Override
     public void processRequest(RequestEvent event) {
         Request request = event.getRequest();
         try {
+            String source = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemoteIpAddress() : null;
+            if (!trustedSource(source)) {
+                log.warn("{} from {} refused: not a trusted SIP source (lab.sip.trusted-sources)", request.getMethod(), source);
+                if (!Request.ACK.equals(request.getMethod())) respond(event, response(Response.FORBIDDEN, request));
+                return;
+            }
+            RequestCheck.Refusal refusal = RequestCheck.check(request);
+            if (refusal == null && request.getHeader(javax.sip.header.MaxForwardsHeader.NAME) == null) {
+                // RFC 2543 clients send no Max-Forwards; JAIN-SIP makes no transaction without one (RFC 3261 §8.1.1.6: 70)
+                request.addHeader(headerFactory.createMaxForwardsHeader(70));
+            }
+            if (refusal != null) {
+                Response r = response(refusal.status(), request);
+                if (!refusal.unsupported().isEmpty()) {
+                    r.addHeader(headerFactory.createUnsupportedHeader(String.join(", ", refusal.unsupported())));
+                }
+                if (refusal.status() == Response.UNSUPPORTED_MEDIA_TYPE) {
+                    r.addHeader(headerFactory.createAcceptHeader("application", "sdp"));
+                }
+                log.info("{} refused {}: {}", request.getMethod(), refusal.status(), refusal.reason());
+                respond(event, r);
+                return;
+            }
             if (Request.OPTIONS.equals(request.getMethod())) {
                 serverTransaction(event).sendResponse(response(Response.OK, request));
                 return;

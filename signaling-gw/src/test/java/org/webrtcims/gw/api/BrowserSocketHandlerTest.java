@@ -28,7 +28,7 @@ class BrowserSocketHandlerTest {
     GatewayProperties props = new GatewayProperties();
     BrowserSocketHandler handler;
     WebSocketSession ws = mock(WebSocketSession.class);
-    BrowserSession alice = new BrowserSession("tok-a", "alice");
+    BrowserSession alice = new BrowserSession("tok-a", "alice", Long.MAX_VALUE);
 
     @BeforeEach
     void setUp() {
@@ -104,5 +104,33 @@ class BrowserSocketHandlerTest {
         verify(sessions, never()).end(any(), anyString(), anyBoolean());
         handler.afterConnectionClosed(ws2, CloseStatus.GOING_AWAY);
         verify(sessions).end(alice, "websocket-closed", false);
+    }
+
+    @Test
+    void messagesBeyondThePerSecondBudgetGetRateLimited() {
+        props.getApi().setWsMessagesPerSecond(3);
+        handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props);
+        for (int i = 0; i < 3; i++) assertEquals(Map.of("type", "pong"), reply("{\"type\":\"ping\"}"));
+        assertEquals("rate-limited", reply("{\"type\":\"ping\"}").get("code"));
+        verify(calls, never()).call(any(), any(), any(), any(), any(), anyBoolean());
+    }
+
+    @Test
+    void theBucketRefillsOverTime() {
+        BrowserSocketHandler.MessageRate r = new BrowserSocketHandler.MessageRate(2, 0);
+        assertTrue(r.take(0));
+        assertTrue(r.take(0));
+        assertFalse(r.take(0));
+        assertFalse(r.take(400_000_000L)); // 0.8 of a message after 0.4 s
+        assertTrue(r.take(500_000_000L));
+    }
+
+    @Test
+    void theSelectedSubprotocolIsLabV1AndTheTokenComesFromTheOfferedOnes() {
+        assertEquals(List.of("lab.v1"), handler.getSubProtocols());
+        assertEquals(Optional.of("abc-_1"), WebSocketConfig.tokenOf(List.of("lab.v1, lab.token.abc-_1")));
+        assertEquals(Optional.of("t2"), WebSocketConfig.tokenOf(List.of("lab.v1", "lab.token.t2")));
+        assertEquals(Optional.empty(), WebSocketConfig.tokenOf(List.of("lab.v1, lab.token.")));
+        assertEquals(Optional.empty(), WebSocketConfig.tokenOf(null));
     }
 }

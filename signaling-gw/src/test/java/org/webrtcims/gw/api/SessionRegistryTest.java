@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.socket.WebSocketSession;
 import org.webrtcims.gw.call.CallService;
+import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.RegistrationException;
 
@@ -18,10 +19,16 @@ class SessionRegistryTest {
     RegistrationClient registration = mock(RegistrationClient.class);
     CallService calls = mock(CallService.class);
     SessionStore store = new SessionStore();
-    SessionRegistry sessions = new SessionRegistry(registration, calls, store);
+    GatewayProperties props = new GatewayProperties();
+    long now = 1_000_000;
+    SessionRegistry sessions = registry();
+
+    private SessionRegistry registry() {
+        return new SessionRegistry(registration, calls, store, props, () -> now, false);
+    }
 
     private ApiException loginFails(String user, String password) {
-        return assertThrows(ApiException.class, () -> sessions.login(user, password));
+        return assertThrows(ApiException.class, () -> sessions.login(user, password, "127.0.0.1"));
     }
 
     @Test
@@ -54,7 +61,7 @@ class SessionRegistryTest {
     @Test
     void aLoginGivesATokenTheBearerCheckAccepts() {
         when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
-        BrowserSession s = sessions.login("alice", "pw");
+        BrowserSession s = sessions.login("alice", "pw", "127.0.0.1");
         assertTrue(s.token().length() >= 32, "unguessable token");
         assertSame(s, Bearer.session(sessions, "Bearer " + s.token()));
         assertEquals("bad-token", assertThrows(ApiException.class, () -> Bearer.session(sessions, s.token())).code(), "no Bearer prefix");
@@ -63,23 +70,105 @@ class SessionRegistryTest {
     }
 
     @Test
-    void aSecondLoginReplacesTheFirstSessionEndingItsCallsAndClosingItsSocket() throws Exception {
+    void aSecondLoginReplacesTheFirstSessionEndingItsCallsAndClosingItsSocketButKeepsTheRegistration() throws Exception {
         when(registration.register(anyString(), anyString())).thenReturn(CompletableFuture.completedFuture(null));
-        BrowserSession first = sessions.login("alice", "pw");
+        BrowserSession first = sessions.login("alice", "pw", "127.0.0.1");
         WebSocketSession ws = mock(WebSocketSession.class);
         first.attach(ws);
-        BrowserSession second = sessions.login("alice", "pw");
+        BrowserSession second = sessions.login("alice", "pw", "127.0.0.1");
         verify(calls).endAll(first.token(), "replaced");
         verify(ws).close();
-        verify(registration).unregister("alice"); // no session of alice was left at that moment
+        verify(registration, never()).unregister("alice"); // the new session's REGISTER is the binding now
         assertTrue(sessions.byToken(first.token()).isEmpty());
         assertSame(second, sessions.byToken(second.token()).orElseThrow());
     }
 
     @Test
+    void aFailedLoginLeavesTheLiveSessionItsCallsAndItsRegistrationAlone() {
+        when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
+        BrowserSession live = sessions.login("alice", "pw", "127.0.0.1");
+        when(registration.register("alice", "guess")).thenReturn(CompletableFuture.failedFuture(
+                new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 401, "no")));
+        assertEquals("auth-failed", loginFails("alice", "guess").code());
+        assertSame(live, sessions.byToken(live.token()).orElseThrow());
+        verify(calls, never()).endAll(anyString(), anyString());
+        verify(registration, never()).unregister(anyString());
+    }
+
+    @Test
+    void failedLoginsOfOneUserAreLimitedThenAllowedAgainAfterAMinute() {
+        props.getApi().setLoginFailuresPerUser(3);
+        sessions = registry();
+        when(registration.register("mallory", "x")).thenReturn(CompletableFuture.failedFuture(
+                new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 401, "no")));
+        for (int i = 0; i < 3; i++) assertEquals("auth-failed", loginFails("mallory", "x").code());
+        ApiException limited = loginFails("mallory", "x");
+        assertEquals(HttpStatus.TOO_MANY_REQUESTS, limited.status());
+        assertEquals("too-many-logins", limited.code());
+        verify(registration, times(3)).register("mallory", "x"); // the 4th never reached the registrar
+        now += LoginLimiter.WINDOW_MS;
+        assertEquals("auth-failed", loginFails("mallory", "x").code());
+    }
+
+    @Test
+    void loginsFromOneAddressAreLimitedWhateverTheUser() {
+        props.getApi().setLoginAttemptsPerAddress(2);
+        sessions = registry();
+        when(registration.register(anyString(), anyString())).thenReturn(CompletableFuture.completedFuture(null));
+        sessions.login("alice", "pw", "10.0.0.1");
+        sessions.login("bob", "pw", "10.0.0.1");
+        assertEquals("too-many-logins", assertThrows(ApiException.class, () -> sessions.login("carol", "pw", "10.0.0.1")).code());
+        sessions.login("carol", "pw", "10.0.0.2"); // another address is not affected
+    }
+
+    @Test
+    void failedLoginsFromOneAddressAreLimitedAcrossUserNames() {
+        props.getApi().setLoginFailuresPerAddress(2);
+        sessions = registry();
+        when(registration.register(anyString(), anyString())).thenReturn(CompletableFuture.failedFuture(
+                new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 401, "no")));
+        assertEquals("auth-failed", assertThrows(ApiException.class, () -> sessions.login("u1", "x", "10.0.0.9")).code());
+        assertEquals("auth-failed", assertThrows(ApiException.class, () -> sessions.login("u2", "x", "10.0.0.9")).code());
+        assertEquals("too-many-logins", assertThrows(ApiException.class, () -> sessions.login("u3", "x", "10.0.0.9")).code());
+    }
+
+    @Test
+    void sessionsInTotalAreCappedButAUserMayReplaceItsOwn() {
+        props.getApi().setMaxSessions(1);
+        sessions = registry();
+        when(registration.register(anyString(), anyString())).thenReturn(CompletableFuture.completedFuture(null));
+        sessions.login("alice", "pw", "127.0.0.1");
+        ApiException full = assertThrows(ApiException.class, () -> sessions.login("bob", "pw", "127.0.0.1"));
+        assertEquals(HttpStatus.SERVICE_UNAVAILABLE, full.status());
+        assertEquals("too-many-sessions", full.code());
+        verify(registration, never()).register("bob", "pw");
+        sessions.login("alice", "pw", "127.0.0.1");
+    }
+
+    @Test
+    void anExpiredTokenIsRefusedAndItsSessionEnded() throws Exception {
+        props.getApi().setTokenTtlSeconds(60);
+        sessions = registry();
+        when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
+        BrowserSession s = sessions.login("alice", "pw", "127.0.0.1");
+        WebSocketSession ws = mock(WebSocketSession.class);
+        s.attach(ws);
+        now += 59_000;
+        sessions.expireDue();
+        assertTrue(sessions.byToken(s.token()).isPresent());
+        now += 1_000;
+        assertTrue(sessions.byToken(s.token()).isEmpty(), "refused from the moment it expires");
+        assertEquals("bad-token", assertThrows(ApiException.class, () -> Bearer.session(sessions, "Bearer " + s.token())).code());
+        sessions.expireDue();
+        verify(calls).endAll(s.token(), "expired");
+        verify(registration).unregister("alice");
+        verify(ws).close();
+    }
+
+    @Test
     void logoutEndsCallsAndDeregistersOnce() {
         when(registration.register("bob", "pw")).thenReturn(CompletableFuture.completedFuture(null));
-        BrowserSession s = sessions.login("bob", "pw");
+        BrowserSession s = sessions.login("bob", "pw", "127.0.0.1");
         assertTrue(sessions.logout(s.token()));
         assertFalse(sessions.logout(s.token()), "already gone");
         verify(calls, times(1)).endAll(s.token(), "logout");

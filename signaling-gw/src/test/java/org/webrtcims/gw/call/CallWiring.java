@@ -20,9 +20,10 @@ record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions precondi
         InviteServer inviteServer = new InviteServer(replies, teardown);
         Preconditions preconditions = new Preconditions(ctx, watch, inviteServer);
         MidCallOffers midCall = new MidCallOffers(ctx);
-        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer);
+        CallQuotas quotas = new CallQuotas(registry, props);
+        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, quotas);
         OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class));
-        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions);
+        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas);
         return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip);
     }
 }

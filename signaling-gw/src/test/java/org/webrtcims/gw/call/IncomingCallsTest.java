@@ -83,12 +83,32 @@ class IncomingCallsTest {
     }
 
     private void inDialog(String method, ServerTransaction st) throws Exception {
-        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, null);
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", ourTag(), 2, null);
         if (st != null) when(st.getRequest()).thenReturn(r); // as a real server transaction does (an ACK has none)
         sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
     }
 
     private Call call() { return registry.find("call-1").orElseThrow(); }
+
+    /** The gateway's To tag of call-1: in-dialog requests must carry it (dialogs match on Call-ID + tags). */
+    private String ourTag() { return registry.find("call-1").map(c -> c.toTag).orElse("x"); }
+
+    @Test
+    void quotasRefuseAnInviteBeforeRtpengine() throws Exception {
+        props.getLimits().setCallsPerUser(0);
+        invite();
+        assertEquals(List.of(100, 486), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).offerFromIms(any(), anyString());
+        assertTrue(toBrowser.isEmpty());
+    }
+
+    @Test
+    void anInviteWithTooManyMlinesGets488() throws Exception {
+        props.getLimits().setMlinesPerSdp(0);
+        invite();
+        assertEquals(List.of(100, 488), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).offerFromIms(any(), anyString());
+    }
 
     @Test
     void inviteAlertsTheBrowserAndRingsWithATagAndContact() throws Exception {
@@ -224,10 +244,20 @@ class IncomingCallsTest {
 
     private ServerTransaction imsReoffer(String method, String sdp) throws Exception {
         ServerTransaction st = mock(ServerTransaction.class);
-        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", "x", 2, sdp);
+        Request r = SipFixtures.request(method, "alice", "call-1", "ue2tag", ourTag(), 2, sdp);
         when(st.getRequest()).thenReturn(r);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), st, dialog, r));
         return st;
+    }
+
+    @Test
+    void anImsReofferWithTooManyMlinesGets488AndTheCallGoesOn() throws Exception {
+        Call c = confirmed();
+        props.getLimits().setMlinesPerSdp(1);
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER + "m=video 6102 RTP/AVP 96\r\na=rtpmap:96 VP8/90000\r\n");
+        assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList());
+        verify(media, never()).reofferFromIms(any(), anyString());
+        assertEquals(CallState.CONFIRMED, c.state);
     }
 
     @Test

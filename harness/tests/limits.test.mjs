@@ -1,0 +1,101 @@
+// Integration: the limits that need small values to be reached in a test (docs/security.md) — token
+// expiry, sessions in total, calls per user, m-lines per SDP — against a gateway of its own (the lab's jar,
+// HTTP 8091, SIP 5076, the lab's Kamailio and rtpengine) started with tight `--lab.*` limits and stopped
+// by PID afterwards. Uses carol and dave; one test file runs at a time, so they are free.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { labRoot, logDir, passwordOf } from '../kit/env.mjs';
+import { start, stop, sleep } from '../kit/procs.mjs';
+
+const HTTP_PORT = 8091;
+const SIP_PORT = 5076;
+const BASE = `http://127.0.0.1:${HTTP_PORT}`;
+const TTL_S = 6;
+let gateway;
+let browser;
+
+async function api(method, p, { token, body } = {}) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body) headers['content-type'] = 'application/json';
+  const res = await fetch(`${BASE}${p}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(10000) });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* keep null */ }
+  return { status: res.status, body: json };
+}
+
+before(async () => {
+  const jar = path.join(labRoot(), 'signaling-gw', 'target', 'signaling-gw.jar');
+  assert.ok(fs.existsSync(jar), `${jar} missing (./lab builds it)`);
+  gateway = start('gateway-limits', 'java', ['-jar', jar, '--server.address=127.0.0.1', `--server.port=${HTTP_PORT}`,
+    '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=',
+    `--lab.webclient.dir=${path.join(labRoot(), 'webclient', 'public')}`,
+    `--lab.api.token-ttl-seconds=${TTL_S}`, '--lab.api.max-sessions=1',
+    '--lab.limits.calls-per-user=0', '--lab.limits.mlines-per-sdp=1'],
+  // without the LAB_* variables: Spring would read e.g. LAB_IMS as the property lab.ims
+  { log: path.join(logDir(), 'gateway-limits.log'), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))) });
+  const end = Date.now() + 90000;
+  for (;;) {
+    const done = await Promise.race([gateway.done, sleep(1000).then(() => null)]);
+    if (done) throw new Error(`the limits gateway exited (${JSON.stringify(done)}): ${gateway.tail().slice(-400)}`);
+    const h = await api('GET', '/api/v1/health').catch(() => null);
+    if (h?.status === 200) break;
+    if (Date.now() > end) throw new Error('the limits gateway did not get healthy within 90 s');
+  }
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  if (gateway) await stop(gateway, 'SIGTERM', 10000);
+});
+
+test('sessions in total: with max-sessions=1 a second user gets 503 too-many-sessions, the first may log in again', { timeout: 30000 }, async () => {
+  const first = await api('POST', '/api/v1/sessions', { body: { user: 'carol', password: passwordOf('carol') } });
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  try {
+    const second = await api('POST', '/api/v1/sessions', { body: { user: 'dave', password: passwordOf('dave') } });
+    assert.equal(second.status, 503);
+    assert.equal(second.body?.code, 'too-many-sessions');
+    const again = await api('POST', '/api/v1/sessions', { body: { user: 'carol', password: passwordOf('carol') } });
+    assert.equal(again.status, 201, 'replacing one\'s own session is not a new one');
+    assert.equal((await api('DELETE', '/api/v1/sessions/current', { token: again.body.token })).status, 204);
+  } finally {
+    await api('DELETE', '/api/v1/sessions/current', { token: first.body.token });
+  }
+});
+
+test(`a token expires after ${TTL_S} s: refused on REST, its page's WebSocket closed`, { timeout: 40000 }, async () => {
+  await sleep(500); // carol's de-REGISTER from the test before
+  const page = await openClient(browser, { name: 'test-limits-expiry', url: `${BASE}/` });
+  try {
+    const { token } = await page.login('carol', passwordOf('carol'));
+    assert.equal((await api('GET', '/api/v1/sessions/current', { token })).status, 200);
+    await sleep(TTL_S * 1000 + 1500);
+    const res = await api('GET', '/api/v1/sessions/current', { token });
+    assert.equal(res.status, 401);
+    assert.equal(res.body?.code, 'bad-token');
+    const wsOpen = await page.page.evaluate(() => window.labClient.ws !== null);
+    assert.equal(wsOpen, false, 'the gateway closed the expired session\'s socket');
+  } finally {
+    await page.close();
+  }
+});
+
+test('quotas before rtpengine: a call beyond calls-per-user -> too-many-calls, a video call beyond mlines-per-sdp -> too-many-mlines', { timeout: 40000 }, async () => {
+  const page = await openClient(browser, { name: 'test-limits-quota', url: `${BASE}/` });
+  try {
+    await page.login('carol', passwordOf('carol'));
+    await assert.rejects(page.call('ue1'), /too-many-calls/);
+    await assert.rejects(page.call('ue1', { video: true }), /too-many-mlines/);
+    const sessions = await fetch(`${BASE}/api/v1/rtpengine/sessions`).then((r) => r.json());
+    assert.equal(sessions.count, 0, `rtpengine was asked for nothing: ${JSON.stringify(sessions.callIds)}`);
+  } finally {
+    await page.logout().catch(() => {});
+    await page.close();
+  }
+});

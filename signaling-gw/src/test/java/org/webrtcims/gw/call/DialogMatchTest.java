@@ -1,0 +1,34 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.Test;
+import org.webrtcims.gw.sip.SipFixtures;
+
+import javax.sip.message.Request;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** In-dialog requests are matched on Call-ID and both tags (RFC 3261 §12.2.2), not on the Call-ID alone. */
+class DialogMatchTest {
+    @Test
+    void mtCallTheGatewaysToTagAndTheCallersFromTag() throws Exception {
+        Call mt = new Call("c1", Direction.MT, "tok", "alice", "ue2@ims.lab", "caller", CallState.INCOMING);
+        mt.toTag = "gw";
+        assertTrue(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "caller", "gw", 2, null)));
+        assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "caller", "other", 2, null)));
+        assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "intruder", "gw", 2, null)));
+        assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "caller", null, 2, null)));
+        assertTrue(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.CANCEL, "alice", "c1", "caller", null, 1, null)));
+        assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.CANCEL, "alice", "c1", "intruder", null, 1, null)));
+    }
+
+    @Test
+    void moCallTheGatewaysFromTagAndTheCalleesTagOnceKnown() throws Exception {
+        Call mo = new Call("c2", Direction.MO, "tok", "alice", "ue1@ims.lab", "gw", CallState.CALLING);
+        // before the callee's tag is known any remote tag is taken (an UPDATE in the early dialog)
+        assertTrue(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.UPDATE, "alice", "c2", "callee", "gw", 1, null)));
+        mo.toTag = "callee";
+        assertTrue(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.BYE, "alice", "c2", "callee", "gw", 2, null)));
+        assertFalse(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.BYE, "alice", "c2", "someone", "gw", 2, null)));
+        assertFalse(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.CANCEL, "alice", "c2", "callee", null, 1, null)), "no CANCEL of an MO call");
+    }
+}
