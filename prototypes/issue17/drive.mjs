@@ -1,0 +1,80 @@
+// Issue #17 prototype: one MO (alice -> ue1, the echo UE) or MT (SIPp ue2 -> alice, echo) call from a
+// browser in its own namespace, media checked both ways with a known tone: the browser sends an
+// oscillator (WebAudio) and must hear it back (ue1/ue2 echo RTP) at the same frequency, while its
+// getStats counters move both ways. Prints one JSON line with the evidence; exit 0 = media both ways.
+//   node drive.mjs --browser firefox|chromium --mode mo|mt [--origin http://198.18.0.1:8088]
+//                  [--user alice] [--hold 6000] [--ice-restart]
+// MT needs root: SIPp ue2 is started in s17-core with `ip netns exec` (topology.sh).
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { launch, useOscillatorMic, remotePeak } from './browsers.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { values: o } = parseArgs({ options: {
+  browser: { type: 'string', default: 'firefox' }, mode: { type: 'string', default: 'mo' },
+  origin: { type: 'string', default: 'http://198.18.0.1:8088' }, user: { type: 'string', default: 'alice' },
+  hold: { type: 'string', default: '6000' }, 'ice-restart': { type: 'boolean', default: false },
+  freq: { type: 'string', default: '1000' } } });
+const FREQ = Number(o.freq);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const result = { browser: o.browser, mode: o.mode, origin: o.origin };
+
+const browser = await launch(o.browser, { origin: o.origin });
+result.version = await browser.version();
+let ue = null;
+try {
+  const page = await browser.newPage();
+  const consoleLines = [];
+  page.on('console', (m) => consoleLines.push(m.text()));
+  await useOscillatorMic(page, FREQ);
+  await page.goto(`${o.origin}/`, { waitUntil: 'load' });
+  await page.waitForFunction(() => window.labClient !== undefined, { timeout: 10000 });
+  await page.evaluate((u) => window.labClient.login(u, `${u}-secret`), o.user);
+  let callId;
+  if (o.mode === 'mo') {
+    const r = await page.evaluate(() => window.labClient.call('ue1'));
+    callId = r?.callId ?? r;
+    await page.evaluate((id) => window.labClient.waitFor('answered', id, 15000), callId);
+  } else {
+    ue = spawn('ip', ['netns', 'exec', 's17-core', 'env', `LAB_LOGDIR=/tmp/spike17`, 'KAMAILIO=127.0.0.1:5060',
+      `IMS_USERS=${ROOT}/ims-sim/users.txt`, 'bash', `${ROOT}/sipp-scenarios/run-ue.sh`, 'uac', o.user, String(Number(o.hold) + 8000)],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+    let ueOut = ''; ue.stdout.on('data', (d) => { ueOut += d; }); ue.stderr.on('data', (d) => { ueOut += d; });
+    ue.on('exit', (c) => { result.ueExit = c; result.ueTail = ueOut.slice(-400); });
+    const ev = await page.evaluate(() => window.labClient.waitFor('incoming', null, 20000));
+    callId = ev.callId ?? ev.msg?.callId;
+    await page.evaluate((id) => window.labClient.answer(id), callId);
+  }
+  result.callId = callId;
+  await sleep(Number(o.hold) / 2);
+  const sdp = await page.evaluate((id) => window.labClient.sdp(id), callId);
+  const pick = (s) => (s ?? '').split(/\r?\n/).filter((l) => /^(c=|a=candidate|a=rtcp:|a=ice-lite|a=setup|a=(send|recv)(only|recv)|a=inactive)/.test(l));
+  result.localSdp = pick(sdp.local);
+  result.remoteSdp = pick(sdp.remote);
+  const s1 = await page.evaluate((id) => window.labClient.stats(id), callId);
+  result.tone = await remotePeak(page, callId);
+  if (o['ice-restart']) {
+    await page.evaluate((id) => window.labClient.reoffer(id, { iceRestart: true }), callId);
+    await sleep(3000);
+    result.afterRestart = await remotePeak(page, callId);
+  }
+  await sleep(Number(o.hold) / 2);
+  const s2 = await page.evaluate((id) => window.labClient.stats(id), callId);
+  result.stats = { iceState: s2.iceState, dtlsState: s2.dtlsState, localCandidate: s2.localCandidate, remoteCandidate: s2.remoteCandidate,
+    sent: [s1.packetsSent, s2.packetsSent], received: [s1.packetsReceived, s2.packetsReceived] };
+  if (o.mode === 'mo') await page.evaluate((id) => window.labClient.hangup(id), callId);
+  const toneOk = (t) => t && Math.abs(t.peakHz - FREQ) <= 20 && t.peakDb > -70;
+  result.ok = s2.packetsSent > s1.packetsSent && s2.packetsReceived > s1.packetsReceived && toneOk(result.tone) &&
+    (!o['ice-restart'] || toneOk(result.afterRestart));
+  if (!result.ok) result.console = consoleLines.slice(-15);
+} catch (e) {
+  result.ok = false;
+  result.error = String(e.message).split('\n')[0];
+} finally {
+  await browser.close().catch(() => {});
+  if (ue && ue.exitCode === null) await new Promise((r) => { ue.once('exit', r); setTimeout(r, 15000); });
+}
+console.log(JSON.stringify(result, null, 1));
+process.exit(result.ok ? 0 : 1);
