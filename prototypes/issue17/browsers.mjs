@@ -8,7 +8,9 @@ export const BINARIES = { chromium: '/usr/bin/chromium', firefox: '/usr/bin/fire
 
 // origin: the gateway's http:// origin on a non-loopback address. getUserMedia needs a secure context,
 // and http://198.18.0.1 is not one: both browsers are told to treat that one origin as secure.
-export async function launch(kind, { origin, firefoxPrefs = {} } = {}) {
+// grantMedia=false (Chromium): no --use-fake-ui-for-media-stream, so the page holds no media permission and
+// Chromium hides its host addresses behind mDNS names, as Firefox always does (useOscillatorMic needs none).
+export async function launch(kind, { origin, firefoxPrefs = {}, grantMedia = true } = {}) {
   const host = new URL(origin).host;
   if (kind === 'firefox') {
     return puppeteer.launch({
@@ -28,7 +30,7 @@ export async function launch(kind, { origin, firefoxPrefs = {} } = {}) {
   }
   return puppeteer.launch({
     browser: 'chrome', executablePath: BINARIES.chromium, headless: true, protocolTimeout: 60000,
-    args: ['--no-sandbox', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
+    args: ['--no-sandbox', ...(grantMedia ? ['--use-fake-ui-for-media-stream'] : []), '--use-fake-device-for-media-stream',
       `--unsafely-treat-insecure-origin-as-secure=${origin}`, '--autoplay-policy=no-user-gesture-required',
       '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });

@@ -3,7 +3,7 @@
 // oscillator (WebAudio) and must hear it back (ue1/ue2 echo RTP) at the same frequency, while its
 // getStats counters move both ways. Prints one JSON line with the evidence; exit 0 = media both ways.
 //   node drive.mjs --browser firefox|chromium --mode mo|mt [--origin http://198.18.0.1:8088]
-//                  [--user alice] [--hold 6000] [--ice-restart]
+//                  [--user alice] [--hold 6000] [--ice-restart] [--freq 1000] [--no-media-permission]
 // MT needs root: SIPp ue2 is started in s17-core with `ip netns exec` (topology.sh).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -16,12 +16,13 @@ const { values: o } = parseArgs({ options: {
   browser: { type: 'string', default: 'firefox' }, mode: { type: 'string', default: 'mo' },
   origin: { type: 'string', default: 'http://198.18.0.1:8088' }, user: { type: 'string', default: 'alice' },
   hold: { type: 'string', default: '6000' }, 'ice-restart': { type: 'boolean', default: false },
-  freq: { type: 'string', default: '1000' } } });
+  freq: { type: 'string', default: '1000' }, 'no-media-permission': { type: 'boolean', default: false },
+  netns: { type: 'string', default: 's17-core' } } });
 const FREQ = Number(o.freq);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const result = { browser: o.browser, mode: o.mode, origin: o.origin };
 
-const browser = await launch(o.browser, { origin: o.origin });
+const browser = await launch(o.browser, { origin: o.origin, grantMedia: !o['no-media-permission'] });
 result.version = await browser.version();
 let ue = null;
 try {

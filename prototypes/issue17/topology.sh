@@ -5,7 +5,7 @@
 #   s17-core   lo (Kamailio, SIPp UEs, gateway SIP, rtpengine "ims" = 127.0.0.1)
 #              vc-br  198.18.0.1/24  gateway HTTP/WS + rtpengine "pub" interface
 #              vc-nat 198.18.1.1/24  toward the NAT router
-#   s17-br     vb     198.18.0.2/24  a browser on the same link as the gateway (no NAT)
+#   s17-br     vb     198.18.0.2/24 (default via 198.18.0.1)  a browser on the gateway's link (no NAT)
 #   s17-nat    vn-out 198.18.1.2/24 (default via 198.18.1.1), vn-in 198.19.0.1/24; masquerades vn-out
 #   s17-brnat  vbn    198.19.0.2/24 (default via 198.19.0.1)  a browser behind that NAT
 #
@@ -36,7 +36,10 @@ topo_up() {
   topo_veth s17-core vc-br 198.18.0.1/24 s17-br vb 198.18.0.2/24 || return 1
   topo_veth s17-core vc-nat 198.18.1.1/24 s17-nat vn-out 198.18.1.2/24 || return 1
   topo_veth s17-nat vn-in 198.19.0.1/24 s17-brnat vbn 198.19.0.2/24 || return 1
-  ip -n s17-nat route add default via 198.18.1.1 &&
+  # Browsers need a default route: without one, Chromium without media permission (and Firefox) find
+  # no "default" interface to gather on and offer no candidate at all.
+  ip -n s17-br route add default via 198.18.0.1 &&
+    ip -n s17-nat route add default via 198.18.1.1 &&
     ip -n s17-brnat route add default via 198.19.0.1 &&
     ip netns exec s17-nat sysctl -qw net.ipv4.ip_forward=1 || return 1
   # Masquerading router: everything from the inside leaves with 198.18.1.2 (a port-restricted cone

@@ -163,6 +163,7 @@ public class RtpEngineClient {
             throws NgException {
         Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, MdnsSdp.forRtpengine(browserSdp, MDNS_PLACEHOLDER));
         towardIms(cmd);
+        cmd.put("replace", List.of("origin")); // Firefox's o= line says IN IP4 0.0.0.0
         fromBrowser(cmd, null);
         String imsSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
