@@ -3,7 +3,9 @@
 // oscillator (WebAudio) and must hear it back (ue1/ue2 echo RTP) at the same frequency, while its
 // getStats counters move both ways. Prints one JSON line with the evidence; exit 0 = media both ways.
 //   node drive.mjs --browser firefox|chromium --mode mo|mt [--origin http://198.18.0.1:8088]
-//                  [--user alice] [--hold 6000] [--ice-restart] [--freq 1000] [--no-media-permission]
+//                  [--user alice] [--hold 6000] [--ice-restart] [--freq 1000] [--no-media-permission] [--callee ue1]
+// --ice-restart: MO only, with --callee ue8 (the lab's UE that answers re-INVITEs): rtpengine adds a=ptime:20
+// to its second IMS-side offer, so even an ICE restart goes out as a re-INVITE, which ue1 never answers.
 // MT needs root: SIPp ue2 is started in s17-core with `ip netns exec` (topology.sh).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -17,7 +19,7 @@ const { values: o } = parseArgs({ options: {
   origin: { type: 'string', default: 'http://198.18.0.1:8088' }, user: { type: 'string', default: 'alice' },
   hold: { type: 'string', default: '6000' }, 'ice-restart': { type: 'boolean', default: false },
   freq: { type: 'string', default: '1000' }, 'no-media-permission': { type: 'boolean', default: false },
-  netns: { type: 'string', default: 's17-core' } } });
+  callee: { type: 'string', default: 'ue1' } } });
 const FREQ = Number(o.freq);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const result = { browser: o.browser, mode: o.mode, origin: o.origin };
@@ -35,7 +37,7 @@ try {
   await page.evaluate((u) => window.labClient.login(u, `${u}-secret`), o.user);
   let callId;
   if (o.mode === 'mo') {
-    const r = await page.evaluate(() => window.labClient.call('ue1'));
+    const r = await page.evaluate((c) => window.labClient.call(c), o.callee);
     callId = r?.callId ?? r;
     await page.evaluate((id) => window.labClient.waitFor('answered', id, 15000), callId);
   } else {
@@ -57,7 +59,14 @@ try {
   const s1 = await page.evaluate((id) => window.labClient.stats(id), callId);
   result.tone = await remotePeak(page, callId);
   if (o['ice-restart']) {
+    const ufrags = (x) => [x.local, x.remote].map((d) => (d ?? '').match(/a=ice-ufrag:(\S+)/)?.[1]);
+    const before = ufrags(await page.evaluate((id) => window.labClient.sdp(id), callId));
+    const mark = await page.evaluate(() => window.labClient.mark());
     await page.evaluate((id) => window.labClient.reoffer(id, { iceRestart: true }), callId);
+    const re = await page.evaluate((id, m) => window.labClient.waitFor('reanswer', id, 1000, m), callId, mark);
+    const after = ufrags(await page.evaluate((id) => window.labClient.sdp(id), callId));
+    result.iceRestart = { sipReoffer: re.sipReoffer, ufragsBefore: before, ufragsAfter: after,
+      newCredentials: before[0] !== after[0] && before[1] !== after[1] };
     await sleep(3000);
     result.afterRestart = await remotePeak(page, callId);
   }
@@ -68,7 +77,7 @@ try {
   if (o.mode === 'mo') await page.evaluate((id) => window.labClient.hangup(id), callId);
   const toneOk = (t) => t && Math.abs(t.peakHz - FREQ) <= 20 && t.peakDb > -70;
   result.ok = s2.packetsSent > s1.packetsSent && s2.packetsReceived > s1.packetsReceived && toneOk(result.tone) &&
-    (!o['ice-restart'] || toneOk(result.afterRestart));
+    (!o['ice-restart'] || (toneOk(result.afterRestart) && result.iceRestart.newCredentials));
   if (!result.ok) result.console = consoleLines.slice(-15);
 } catch (e) {
   result.ok = false;

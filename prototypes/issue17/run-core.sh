@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue #17 prototype: start rtpengine (two named interfaces), Kamailio, the gateway and SIPp ue1 (echo)
-# inside s17-core (topology.sh), in the background; PIDs to $OUT/pids, logs to $OUT/*.log.
+# inside s17-core (topology.sh): ue1 echoes, ue8 echoes and answers re-INVITEs;, in the background; PIDs to $OUT/pids, logs to $OUT/*.log.
 # Usage: run-core.sh OUTDIR [gateway args...]   e.g. --lab.rtpengine.ice-lite=true
 # Stop: kill $(cat OUTDIR/pids)   (each PID is one we started)
 set -euo pipefail
@@ -21,6 +21,7 @@ bg gateway java -jar "$ROOT/signaling-gw/target/signaling-gw.jar" --server.addre
   --lab.ims.domain=ims.lab --lab.rtpengine.ng=127.0.0.1:2223 --lab.rtpengine.dtmf-log=127.0.0.1:2224 \
   --lab.webclient.dir="$ROOT/webclient/public" "$@"
 bg ue1 env LAB_LOGDIR="$OUT" KAMAILIO=127.0.0.1:5060 IMS_USERS="$ROOT/ims-sim/users.txt" bash "$ROOT/sipp-scenarios/run-ue.sh" uas
+bg ue8 env LAB_LOGDIR="$OUT" KAMAILIO=127.0.0.1:5060 IMS_USERS="$ROOT/ims-sim/users.txt" bash "$ROOT/sipp-scenarios/run-ue.sh" uas-reinvite
 for _ in $(seq 120); do
   [[ $("${NS[@]}" curl -s -o /dev/null -w '%{http_code}' http://198.18.0.1:8088/api/v1/health) == 200 ]] && { echo "gateway up"; exit 0; }
   sleep 1
