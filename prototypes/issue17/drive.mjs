@@ -8,6 +8,7 @@
 // to its second IMS-side offer, so even an ICE restart goes out as a re-INVITE, which ue1 never answers.
 // MT needs root: SIPp ue2 is started in s17-core with `ip netns exec` (topology.sh).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,8 +20,26 @@ const { values: o } = parseArgs({ options: {
   origin: { type: 'string', default: 'http://198.18.0.1:8088' }, user: { type: 'string', default: 'alice' },
   hold: { type: 'string', default: '6000' }, 'ice-restart': { type: 'boolean', default: false },
   freq: { type: 'string', default: '1000' }, 'no-media-permission': { type: 'boolean', default: false },
-  callee: { type: 'string', default: 'ue1' } } });
+  callee: { type: 'string', default: 'ue1' }, 'core-out': { type: 'string', default: '' } } });
 const FREQ = Number(o.freq);
+const UE_LOGDIR = '/tmp/spike17';
+
+// The SDP the IMS side got for this call: MO the INVITE at the callee (SIPp's message log in run-core.sh's
+// OUTDIR, --core-out), MT the 200 OK at ue2. clean: no mDNS name, no 0.0.0.0, no sendonly.
+function imsSdp(callId) {
+  const file = o.mode === 'mo' ? (o['core-out'] && path.join(o['core-out'], `sipp-uas-${o.callee}-messages.log`))
+    : path.join(UE_LOGDIR, `sipp-uac-${o.user}-messages.log`);
+  if (!file || !fs.existsSync(file)) return null;
+  const first = o.mode === 'mo' ? /^INVITE sip:/ : /^SIP\/2\.0 200 /;
+  for (const msg of fs.readFileSync(file, 'utf8').split(/\n-{20,}[^\n]*\n/)) {
+    const text = msg.replace(/^[^\n]*message (?:sent|received)[^\n]*\n+/i, '').trimStart();
+    if (!first.test(text) || !text.includes(`Call-ID: ${callId}`) || !text.includes('\nv=0')) continue;
+    const sdp = text.slice(text.indexOf('\nv=0') + 1).trim();
+    return { sdp: sdp.split(/\r?\n/).filter((l) => /^(o=|c=|m=|a=(rtcp:|send|recv|inactive))/.test(l)),
+      clean: !/\.local|0\.0\.0\.0|a=sendonly/.test(sdp) };
+  }
+  return null;
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const result = { browser: o.browser, mode: o.mode, origin: o.origin };
 
@@ -41,7 +60,7 @@ try {
     callId = r?.callId ?? r;
     await page.evaluate((id) => window.labClient.waitFor('answered', id, 15000), callId);
   } else {
-    ue = spawn('ip', ['netns', 'exec', 's17-core', 'env', `LAB_LOGDIR=/tmp/spike17`, 'KAMAILIO=127.0.0.1:5060',
+    ue = spawn('ip', ['netns', 'exec', 's17-core', 'env', `LAB_LOGDIR=${UE_LOGDIR}`, 'KAMAILIO=127.0.0.1:5060',
       `IMS_USERS=${ROOT}/ims-sim/users.txt`, 'bash', `${ROOT}/sipp-scenarios/run-ue.sh`, 'uac', o.user, String(Number(o.hold) + 8000)],
     { stdio: ['ignore', 'pipe', 'pipe'] });
     let ueOut = ''; ue.stdout.on('data', (d) => { ueOut += d; }); ue.stderr.on('data', (d) => { ueOut += d; });
@@ -86,5 +105,6 @@ try {
   await browser.close().catch(() => {});
   if (ue && ue.exitCode === null) await new Promise((r) => { ue.once('exit', r); setTimeout(r, 15000); });
 }
+if (result.callId) result.ims = imsSdp(result.callId);
 console.log(JSON.stringify(result, null, 1));
 process.exit(result.ok ? 0 : 1);
