@@ -105,6 +105,7 @@ try {
   await browser.close().catch(() => {});
   if (ue && ue.exitCode === null) await new Promise((r) => { ue.once('exit', r); setTimeout(r, 15000); });
 }
-if (result.callId) result.ims = imsSdp(result.callId);
+// SIPp writes its message log buffered: give it a few seconds to show up.
+for (let i = 0; result.callId && i < 20 && !(result.ims = imsSdp(result.callId)); i++) await sleep(500);
 console.log(JSON.stringify(result, null, 1));
 process.exit(result.ok ? 0 : 1);
