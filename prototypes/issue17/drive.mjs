@@ -38,6 +38,18 @@ function imsSdp(callId) {
     return { sdp: sdp.split(/\r?\n/).filter((l) => /^(o=|c=|m=|a=(rtcp:|send|recv|inactive))/.test(l)),
       clean: !/\.local|0\.0\.0\.0|a=sendonly/.test(sdp) };
   }
+  // MO: SIPp may not have flushed its log yet; rtpengine's (--log-level=7) reply to the offer is the same
+  // SDP before the gateway's ImsSdpFilter, which touches neither c=, a=rtcp nor the direction.
+  const rtpLog = o.mode === 'mo' && o['core-out'] && path.join(o['core-out'], 'rtpengine.log');
+  if (rtpLog && fs.existsSync(rtpLog)) {
+    const t = fs.readFileSync(rtpLog, 'utf8');
+    const at = t.indexOf(`[${callId}]: [control] Response dump for 'offer'`);
+    if (at >= 0) {
+      const body = t.slice(t.indexOf('"sdp": "', at) + 8, t.indexOf('\n[', at));
+      return { from: 'rtpengine.log', sdp: body.split(/\r?\n/).filter((l) => /^(o=|c=|m=|a=(rtcp:|send|recv|inactive))/.test(l)),
+        clean: !/\.local|0\.0\.0\.0|a=sendonly/.test(body) };
+    }
+  }
   return null;
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -106,6 +118,6 @@ try {
   if (ue && ue.exitCode === null) await new Promise((r) => { ue.once('exit', r); setTimeout(r, 15000); });
 }
 // SIPp writes its message log buffered: give it a few seconds to show up.
-for (let i = 0; result.callId && i < 20 && !(result.ims = imsSdp(result.callId)); i++) await sleep(500);
+for (let i = 0; result.callId && i < 6 && !(result.ims = imsSdp(result.callId)); i++) await sleep(500);
 console.log(JSON.stringify(result, null, 1));
 process.exit(result.ok ? 0 : 1);
