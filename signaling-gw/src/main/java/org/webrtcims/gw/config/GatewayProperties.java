@@ -73,6 +73,18 @@ public class GatewayProperties {
         public boolean isInjectDtmf() { return injectDtmf; }
         public void setInjectDtmf(boolean injectDtmf) { this.injectDtmf = injectDtmf; }
 
+        /** rtpengine's interface names (--interface=NAME/ADDR) for the browser and IMS legs; empty = unnamed. */
+        private String browserInterface = "";
+        private String imsInterface = "";
+        /** rtpengine is ICE-lite toward the browser (the browser controls ICE on MO and MT calls). */
+        private boolean iceLite = false;
+        public String getBrowserInterface() { return browserInterface; }
+        public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
+        public String getImsInterface() { return imsInterface; }
+        public void setImsInterface(String imsInterface) { this.imsInterface = imsInterface; }
+        public boolean isIceLite() { return iceLite; }
+        public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
+
         /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
         private String dtmfLog = "127.0.0.1:2224";
         public String getNg() { return ng; }

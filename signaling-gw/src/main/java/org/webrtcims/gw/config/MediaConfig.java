@@ -39,6 +39,9 @@ public class MediaConfig {
 
     @Bean
     public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props) {
-        return new RtpEngineClient(ng, props.getRtpengine().isInjectDtmf());
+        GatewayProperties.Rtpengine r = props.getRtpengine();
+        String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
+        String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
+        return new RtpEngineClient(ng, r.isInjectDtmf(), new RtpEngineClient.Legs(browser, ims, r.isIceLite()));
     }
 }
