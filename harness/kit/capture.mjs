@@ -1,4 +1,5 @@
-// Packets actually seen on a UDP port of the lab namespace's loopback, for tests that assert on the wire:
+// Packets actually seen on a UDP port in the lab's core namespace (every interface: loopback for the
+// IMS side, the browser links for the browser side, docs/media.md "Topology"), for tests that assert on the wire:
 // tcpdump captures, tshark decodes (RTP headers with raw payloads, so a test decodes RFC 4733 events or
 // G.711 itself; STUN message types). Needs CAP_NET_RAW (./lab test runs as root).
 import { execFile } from 'node:child_process';
@@ -11,13 +12,13 @@ import { start, stop } from './procs.mjs';
 const run = promisify(execFile);
 let seq = 0;
 
-// Starts `tcpdump -i lo` on UDP `port`; resolves once it listens. stop() ends it and returns the file.
+// Starts `tcpdump -i any` on UDP `port`; resolves once it listens. stop() ends it and returns the file.
 export async function startCapture(port, name = `udp-${port}`) {
   const file = path.join(logDir(), `${name}-${process.pid}-${++seq}.pcap`);
   // --immediate-mode: without it packets of the last second are lost when tcpdump is stopped quickly
   let listening;
   const ready = new Promise((resolve) => { listening = resolve; });
-  const proc = start('tcpdump', 'tcpdump', ['-i', 'lo', '--immediate-mode', '-U', '-n', '-w', file, 'udp', 'port', String(port)],
+  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, 'udp', 'port', String(port)],
     { log: `${file}.log`, onLine: (l) => { if (/listening on/.test(l)) listening(); } });
   let timer;
   const state = await Promise.race([

@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # The lab's components (docs/architecture.md): how each is started, which ports it needs free
 # and how it is known to be ready. Addresses come from addresses.sh; only the gateway's
-# HTTP side follows --bind (the SIP side talks to Kamailio on loopback).
+# HTTP side follows --bind (the SIP side talks to Kamailio on loopback). With LAB_TOPOLOGY=1
+# (netns_topology: demo, test, compliance) rtpengine gets its two named interfaces, the gateway
+# picks them per leg, and its HTTP/WS side listens on the browser link (LAB_PUB_ADDR).
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
 # The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
@@ -24,8 +26,11 @@ need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
 
 start_rtpengine() {
   need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
+  local -a ifaces=()
+  # the first --interface is start-rtpengine.sh's RTPENGINE_IFACE, the others are extra arguments
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && ifaces=("${LAB_RTPENGINE_IFACES[@]/#/--interface=}")
   proc_start rtpengine env RTPENGINE_NG="$LAB_RTPENGINE_NG" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
-    bash "$ROOT/media-relay/start-rtpengine.sh"
+    ${ifaces[0]:+RTPENGINE_IFACE="${ifaces[0]#--interface=}"} bash "$ROOT/media-relay/start-rtpengine.sh" "${ifaces[@]:1}"
   proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on $LAB_RTPENGINE_NG" \
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
@@ -40,13 +45,17 @@ start_kamailio() {
 }
 
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
-# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio).
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-udp} url
+  local bind=${GW_BIND:-$LAB_BIND}
+  local -a legs=()
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
   url=$(gw_url "$http_port")
-  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
+    --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
+  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "$@"
@@ -80,7 +89,9 @@ lab_start_all() {
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
     # and it relays without inject-DTMF: loadgen's gateway test pairs its echoed packets by SSRC + seq
-    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 \
+    # it listens on every address of the namespace: the browsers reach it on LAB_PUB_ADDR, loadgen's
+    # CTest (media-relay/loadgen/tests/integration_gateway.sh) on 127.0.0.1
+    GW_BIND=0.0.0.0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 \
       --lab.rtpengine.inject-dtmf=false || return 1
   fi
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
@@ -91,6 +102,7 @@ lab_start_all() {
 lab_run_env() {
   printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
   return 0
 }

@@ -1,27 +1,47 @@
 // Headless Debian Chromium (never Playwright's own download) driving the web client through
 // window.labClient. One browser can hold several pages, one per logged-in user.
+// Under ./lab demo/test the browser runs in its own network namespace (LAB_BROWSER_NS, or `netns`),
+// started through netns-exec.sh while this runner stays in the lab's core namespace; it reaches the
+// gateway and rtpengine on the browser link (docs/media.md "Topology"), never over loopback.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
+// No --allow-loopback-in-peer-connection and nothing else that changes which addresses ICE offers.
 export const CHROMIUM_FLAGS = [
   '--headless=new', '--no-sandbox',
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
-  '--allow-loopback-in-peer-connection', // ICE may use 127.0.0.1: the lab namespace has only lo
   '--autoplay-policy=no-user-gesture-required',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-quic',
 ];
+const NETNS_EXEC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'netns-exec.sh');
+
+// The gateway origins the page may come from: getUserMedia needs a secure context, and
+// http://<routable address> is not one, so the browser is told to treat these as secure.
+export function gatewayOrigins() {
+  return [gatewayUrl(), process.env.LAB_GW_TCP].filter(Boolean).map((u) => new URL(u).origin);
+}
+
+// The browser binary, or the wrapper that starts it inside network namespace `netns`.
+export function browserExecutable(binary, netns) {
+  if (!fs.existsSync(binary)) throw new Error(`${binary} not found (./lab installs it; or apt-get install ${path.basename(binary)})`);
+  if (!netns) return { executablePath: binary, env: process.env };
+  return { executablePath: NETNS_EXEC, env: { ...process.env, LAB_NETNS_EXEC_NS: netns, LAB_NETNS_EXEC_BIN: binary } };
+}
 
 // fakeAudioFile: a WAV the fake microphone plays in a loop (the audio check's test signal,
-// test-signal.mjs) instead of Chromium's default beep.
-export async function launchBrowser({ extraArgs = [], fakeAudioFile = null } = {}) {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (apt-get install chromium)`);
+// test-signal.mjs) instead of Chromium's default beep. netns: the network namespace to run in
+// (default LAB_BROWSER_NS; none = this process's namespace).
+export async function launchBrowser({ extraArgs = [], fakeAudioFile = null, netns = process.env.LAB_BROWSER_NS || null } = {}) {
+  const { executablePath, env } = browserExecutable(CHROMIUM, netns);
   const audio = fakeAudioFile ? [`--use-file-for-fake-audio-capture=${fakeAudioFile}`] : [];
+  const secure = [`--unsafely-treat-insecure-origin-as-secure=${gatewayOrigins().join(',')}`];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...audio, ...extraArgs], timeout: 30000 });
+  return chromium.launch({ executablePath, env, headless: true, args: [...CHROMIUM_FLAGS, ...secure, ...audio, ...extraArgs], timeout: 30000 });
 }
 
 // getUserMedia constraints that leave a test signal as it is (no echo canceller, noise suppressor or AGC).

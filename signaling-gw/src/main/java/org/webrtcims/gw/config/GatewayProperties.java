@@ -77,7 +77,7 @@ public class GatewayProperties {
         private String browserInterface = "";
         private String imsInterface = "";
         /** rtpengine is ICE-lite toward the browser (the browser controls ICE on MO and MT calls). */
-        private boolean iceLite = false;
+        private boolean iceLite = true;
         public String getBrowserInterface() { return browserInterface; }
         public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
         public String getImsInterface() { return imsInterface; }
