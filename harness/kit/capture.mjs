@@ -12,13 +12,14 @@ import { start, stop } from './procs.mjs';
 const run = promisify(execFile);
 let seq = 0;
 
-// Starts `tcpdump -i any` on UDP `port`; resolves once it listens. stop() ends it and returns the file.
-export async function startCapture(port, name = `udp-${port}`) {
+// Starts `tcpdump -i any` on UDP `port` (or on the pcap filter `filter`, e.g. 'udp and host 198.18.1.2');
+// resolves once it listens. stop() ends it and returns the file.
+export async function startCapture(port, name = `udp-${port}`, { filter = null } = {}) {
   const file = path.join(logDir(), `${name}-${process.pid}-${++seq}.pcap`);
   // --immediate-mode: without it packets of the last second are lost when tcpdump is stopped quickly
   let listening;
   const ready = new Promise((resolve) => { listening = resolve; });
-  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, 'udp', 'port', String(port)],
+  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
     { log: `${file}.log`, onLine: (l) => { if (/listening on/.test(l)) listening(); } });
   let timer;
   const state = await Promise.race([
@@ -56,6 +57,12 @@ export async function rtpPackets(file, port) {
     src: Number(src), dst: Number(dst), pt: Number(pt), ssrc, seq: Number(sq), ts: Number(ts),
     marker: marker === '1' || marker === 'True', payload: Buffer.from((payload ?? '').replace(/:/g, ''), 'hex'),
   }));
+}
+
+// Every UDP datagram of the capture: {src, dst} as "address:port" strings (IPv4).
+export async function udpDatagrams(file) {
+  const rows = await fields(file, ['-Y', 'udp && ip'], ['ip.src', 'udp.srcport', 'ip.dst', 'udp.dstport']);
+  return rows.map(([sa, sp, da, dp]) => ({ src: `${sa}:${sp}`, dst: `${da}:${dp}` }));
 }
 
 // Every STUN message of the capture: {type (e.g. 0x0001 binding request, 0x0101 success), src, dst (UDP ports)}.

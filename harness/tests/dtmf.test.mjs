@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
-import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
+import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage, titled } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
@@ -92,7 +92,7 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
   return events;
 }
 
-test('WebSocket dtmf "1#" on an MO call to ue6: RFC 4733 events 1 and # reach the UE under its payload type', { timeout: 40000 }, async () => {
+test(titled('WebSocket dtmf "1#" on an MO call to ue6: RFC 4733 events 1 and # reach the UE under its payload type'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, {}, async (callId) => {
     await client.dtmf(callId, '1#', 160);
   });
@@ -105,7 +105,7 @@ test('WebSocket dtmf "1#" on an MO call to ue6: RFC 4733 events 1 and # reach th
   await assertNoRtpengineSession();
 });
 
-test('browser insertDTMF on a pass-through call to ue6: telephone-event reaches the UE', { timeout: 40000 }, async () => {
+test(titled('browser insertDTMF on a pass-through call to ue6: telephone-event reaches the UE'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, {}, (callId) => client.insertDtmf(callId, '3', 120, 70));
   const te = ue6TelephoneEvent(r.callId);
   assert.match(te.answer, /opus\/48000/, 'pass-through: ue6 answered Opus');
@@ -113,7 +113,7 @@ test('browser insertDTMF on a pass-through call to ue6: telephone-event reaches 
   await assertNoRtpengineSession();
 });
 
-test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg', { timeout: 40000 }, async () => {
+test(titled('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { imsCodec: 'PCMA' }, (callId) => client.insertDtmf(callId, '9', 200, 70));
   const te = ue6TelephoneEvent(r.callId);
   const { offer, answer } = te;
@@ -130,7 +130,7 @@ test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event a
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" reaches the UE as RFC 4733', { timeout: 40000 }, async () => {
+test(titled('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" reaches the UE as RFC 4733'), { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
@@ -159,7 +159,7 @@ test('MT call from ue2 offering PCMA + telephone-event/8000: WebSocket dtmf "5" 
   await assertNoRtpengineSession();
 });
 
-test('ue6 sends RFC 4733 digits: the browser gets one WebSocket dtmf per digit', { timeout: 40000 }, async () => {
+test(titled('ue6 sends RFC 4733 digits: the browser gets one WebSocket dtmf per digit'), { timeout: 40000 }, async () => {
   const mark = await client.mark();
   const r = await capturedCall(UE6, { holdMs: 0 }, async (callId) => {
     const got = [];
@@ -198,7 +198,7 @@ function tonePower(samples, f, rate = 8000) {
   return (s1 * s1 + s2 * s2 - k * s1 * s2) / energy;
 }
 
-test('UE without telephone-event (ue1, PCMA): the digit arrives as an in-band DTMF tone', { timeout: 40000 }, async () => {
+test(titled('UE without telephone-event (ue1, PCMA): the digit arrives as an in-band DTMF tone'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE1, { imsCodec: 'PCMA' }, async (callId) => { await client.dtmf(callId, '1', 200); });
   assert.doesNotMatch(r.answered.sdp, /telephone-event/, 'ue1 did not negotiate telephone-event');
   assert.ok(r.toUe.every((p) => p.pt === 8), `only PCMA toward ue1: ${[...new Set(r.toUe.map((p) => p.pt))]}`);
@@ -218,7 +218,7 @@ test('UE without telephone-event (ue1, PCMA): the digit arrives as an in-band DT
   await assertNoRtpengineSession();
 });
 
-test('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives', { timeout: 40000 }, async () => {
+test(titled('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 500 }, async (callId) => {
     const errorFor = async (msg) => {
       const mark = await client.mark();

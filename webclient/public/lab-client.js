@@ -3,6 +3,16 @@
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 
+// getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
+// getStats() whose peer connection is closed while it runs (a call ending under a stats read).
+function settledStats(pc, fallback) {
+  let timer;
+  return Promise.race([
+    readStats(pc).catch(() => fallback),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(fallback), 2000); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const GATHER_TIMEOUT_MS = 5000;   // loopback-only gathering finishes in well under a second
 const REPLY_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
@@ -262,7 +272,7 @@ export class LabClient extends EventTarget {
   async stats(callId = null) {
     const call = callId ? this.#calls.get(callId) : [...this.#calls.values()].at(-1);
     if (!call) throw this.#fail(callId ? `unknown call ${callId}` : 'no call yet');
-    if (call.pc && call.pc.signalingState !== 'closed') call.last = await readStats(call.pc);
+    if (call.pc && call.pc.signalingState !== 'closed') call.last = await settledStats(call.pc, call.last);
     return { callId: call.callId, ...(call.last ?? EMPTY_STATS) };
   }
 
@@ -448,7 +458,7 @@ export class LabClient extends EventTarget {
   // Keep a last stats snapshot (for reports after the call), then release the media.
   async #finish(call) {
     if (call.pc && call.pc.signalingState !== 'closed') {
-      call.last = await readStats(call.pc).catch(() => call.last);
+      call.last = await settledStats(call.pc, call.last);
     }
     this.#closeMedia(call);
     this.#changed();

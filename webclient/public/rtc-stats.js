@@ -50,6 +50,8 @@ export async function readStats(pc) {
       pairId ??= s.selectedCandidatePairId;
     }
   });
+  // Firefox has no transport.selectedCandidatePairId: its selected pair says `selected: true`.
+  if (!pairId) report.forEach((s) => { if (s.type === 'candidate-pair' && s.selected) pairId ??= s.id; });
   const pair = pairId && report.get(pairId);
   if (pair) {
     // STUN consent checks give an RTT even when no RTCP RR has arrived yet.
