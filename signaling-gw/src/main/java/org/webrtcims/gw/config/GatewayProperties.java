@@ -85,6 +85,14 @@ public class GatewayProperties {
         public boolean isIceLite() { return iceLite; }
         public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
 
+        /**
+         * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up
+         * with reason {@code media-timeout} (call/MediaStartWatch); 0 = never.
+         */
+        private long mediaStartTimeoutMs = 10000;
+        public long getMediaStartTimeoutMs() { return mediaStartTimeoutMs; }
+        public void setMediaStartTimeoutMs(long mediaStartTimeoutMs) { this.mediaStartTimeoutMs = mediaStartTimeoutMs; }
+
         /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
         private String dtmfLog = "127.0.0.1:2224";
         public String getNg() { return ng; }
