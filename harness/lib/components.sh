@@ -3,7 +3,8 @@
 # and how it is known to be ready. Addresses come from addresses.sh; only the gateway's
 # HTTP side follows --bind (the SIP side talks to Kamailio on loopback). With LAB_TOPOLOGY=1
 # (netns_topology: demo, test, compliance) rtpengine gets its two named interfaces, the gateway
-# picks them per leg, and its HTTP/WS side listens on the browser link (LAB_PUB_ADDR).
+# picks them per leg, and its HTTP/WS side listens on the browser link (LAB_PUB_ADDR). `./lab up
+# --bind ADDR` with a non-loopback ADDR does the same with ADDR as the browser-facing side.
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
 # The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
@@ -24,11 +25,23 @@ proc_is() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == "$2" ]]; }
 # need_script PATH — a component's start script must exist before we try to start it.
 need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
 
+# lab_pub_addr — rtpengine's browser-facing address when it has two interfaces ("pub" + "ims"), or
+# nothing (one unnamed interface on 127.0.0.1): the topology's LAB_PUB_ADDR, or up's routable --bind.
+lab_pub_addr() {
+  if [[ ${LAB_TOPOLOGY:-} == 1 ]]; then
+    echo "$LAB_PUB_ADDR"
+  elif [[ $LAB_BIND != 127.* && $LAB_BIND != 0.0.0.0 ]]; then
+    echo "$LAB_BIND"
+  fi
+}
+
 start_rtpengine() {
   need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
   local -a ifaces=()
+  local pub
+  pub=$(lab_pub_addr)
   # the first --interface is start-rtpengine.sh's RTPENGINE_IFACE, the others are extra arguments
-  [[ ${LAB_TOPOLOGY:-} == 1 ]] && ifaces=("${LAB_RTPENGINE_IFACES[@]/#/--interface=}")
+  [[ -n $pub ]] && ifaces=("--interface=pub/$pub" "--interface=${LAB_RTPENGINE_IFACES[1]}")
   proc_start rtpengine env RTPENGINE_NG="$LAB_RTPENGINE_NG" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
     ${ifaces[0]:+RTPENGINE_IFACE="${ifaces[0]#--interface=}"} bash "$ROOT/media-relay/start-rtpengine.sh" "${ifaces[@]:1}"
   proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on $LAB_RTPENGINE_NG" \
@@ -53,7 +66,7 @@ start_gateway() {
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
   url=$(gw_url "$http_port")
-  [[ ${LAB_TOPOLOGY:-} == 1 ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
+  [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
