@@ -87,8 +87,11 @@ function toneMicScript({ tones, amplitude }) {
 // (Chromium reads the file; Firefox, which has no such option, plays the same tones through WebAudio,
 // TEST_TONES_HZ unless testTones says otherwise). netns: the network namespace to run in (default
 // LAB_BROWSER_NS; none = this process's namespace). extraArgs: Chromium only.
+// mediaPermission=false (Chromium): no --use-fake-ui-for-media-stream, so the page holds no media
+// permission and Chromium hides its host address behind an mDNS name, as Firefox always does; the
+// microphone is then WebAudio tones (testTones, default TEST_TONES_HZ), which need no permission.
 export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromium', extraArgs = [], fakeAudioFile = null,
-  testTones = null, netns = process.env.LAB_BROWSER_NS || null } = {}) {
+  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true } = {}) {
   if (!BINARIES[kind]) throw new Error(`unknown browser '${kind}' (chromium or firefox)`);
   if (kind === 'firefox') {
     const { executablePath, env } = browserExecutable(BINARIES.firefox, netns, { forwardBidi: true });
@@ -110,9 +113,11 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
   }
   const { executablePath, env } = browserExecutable(CHROMIUM, netns);
   const audio = fakeAudioFile ? [`--use-file-for-fake-audio-capture=${fakeAudioFile}`] : [];
+  const flags = mediaPermission ? CHROMIUM_FLAGS : CHROMIUM_FLAGS.filter((f) => f !== '--use-fake-ui-for-media-stream');
+  if (!mediaPermission) testTones ??= TEST_TONES_HZ;
   const secure = [`--unsafely-treat-insecure-origin-as-secure=${gatewayOrigins().join(',')}`];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
-  const browser = await chromium.launch({ executablePath, env, headless: true, args: [...CHROMIUM_FLAGS, ...secure, ...audio, ...extraArgs], timeout: 30000 });
+  const browser = await chromium.launch({ executablePath, env, headless: true, args: [...flags, ...secure, ...audio, ...extraArgs], timeout: 30000 });
   return {
     kind,
     version: `chromium/${browser.version()}`,
