@@ -10,4 +10,5 @@ export const ADDRESSES = Object.freeze({
   browser: '198.18.0.2',        // the browser namespace (LAB_BROWSER_NS)
   natOutside: '198.18.1.2',     // the NAT router: all the core sees of the NATed browser
   browserBehindNat: '198.19.0.2', // the browser behind the NAT (LAB_BROWSER_NAT_NS)
+  stun: '198.18.1.1:3478',      // STUN server (coturn, --stun-only) on the core's link to the NAT
 });

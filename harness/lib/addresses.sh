@@ -26,6 +26,7 @@ LAB_NAT_CORE_ADDR=198.18.1.1           # core end of the link to the NAT router
 LAB_NAT_OUT_ADDR=198.18.1.2            # the NAT router's outside address: all the core sees of the NATed browser
 LAB_NAT_IN_ADDR=198.19.0.1             # the NAT router's inside address (the NATed browser's default route)
 LAB_BROWSER_NAT_ADDR=198.19.0.2        # the browser behind the NAT (never routed from the core)
+LAB_STUN=$LAB_NAT_CORE_ADDR:3478      # a STUN server (coturn, --stun-only) for server-reflexive candidates
 LAB_RTPENGINE_IFACES=(pub/$LAB_PUB_ADDR ims/127.0.0.1) # rtpengine --interface=NAME/ADDR, browser side first
 LAB_NS_BROWSER=lab-browser             # namespace names (in the lab's own mount namespace: no clash with other runs)
 LAB_NS_NAT=lab-nat

@@ -48,6 +48,19 @@ start_rtpengine() {
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
 
+# start_stun — (topology only) coturn as a plain STUN server (no TURN, no auth) on LAB_STUN, so that
+# browsers can gather server-reflexive candidates (harness/tests/browser-nat.test.mjs).
+start_stun() {
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] || return 0
+  mkdir -p "$LAB_RUN_DIR/stun"
+  proc_start stun turnserver --stun-only --no-cli --no-tls --no-dtls --no-auth --simple-log --log-file=stdout \
+    --listening-ip="${LAB_STUN%:*}" --listening-port="${LAB_STUN##*:}" --pidfile="$LAB_RUN_DIR/stun/turnserver.pid" \
+    --userdb="$LAB_RUN_DIR/stun/turndb"
+  proc_wait_ready stun "$LAB_LAST_PID" 15 "UDP ${LAB_STUN} bound" stun_bound
+}
+
+stun_bound() { [[ -n $(ss -H -lun "src ${LAB_STUN%:*} and sport = :${LAB_STUN##*:}" 2>/dev/null) ]]; }
+
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
@@ -97,7 +110,7 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
-  ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
+  ports_free "${ports[@]}" && start_rtpengine && start_stun && start_kamailio && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
@@ -115,7 +128,7 @@ lab_start_all() {
 lab_run_env() {
   printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
-  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT"
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
   return 0
 }

@@ -79,3 +79,45 @@ test(titled('MT call from ue2 to a browser behind a NAT: media both ways, IMS SD
   assertImsSdpClean(responseSdpSeenByUe(path.join(logDir(), `sipp-uac-${USER}-messages.log`), r.callId), '200 OK at ue2', BROWSER_SIDE);
   await assertNoRtpengineSession();
 });
+
+// With a STUN server (coturn on the core's side of the NAT link, LAB_STUN) the browser behind the NAT
+// also offers a server-reflexive candidate: the NAT's mapping 198.18.1.2:P. rtpengine's media then goes
+// to exactly that advertised address (the srflx pair), MO and MT.
+function srflxOf(sdp) {
+  const m = [...(sdp ?? '').matchAll(/^a=candidate:\S+ 1 udp \d+ (\S+) (\d+) typ srflx/gim)];
+  return m.map(([, a, p]) => `${a}:${p}`);
+}
+
+async function withStun(run) {
+  const servers = [{ urls: `stun:${process.env.LAB_STUN || ADDRESSES.stun}` }];
+  await client.page.evaluate((s) => { window.labClient.iceServers = s; }, servers);
+  try {
+    return await run();
+  } finally {
+    await client.page.evaluate(() => { window.labClient.iceServers = []; });
+  }
+}
+
+function assertMediaOnSrflx(r, datagrams, browserSdp) {
+  assertMediaBothWaysThroughNat(r, datagrams);
+  const srflx = srflxOf(browserSdp);
+  assert.ok(srflx.length > 0 && srflx.every((a) => a.startsWith(`${ADDRESSES.natOutside}:`)), `server-reflexive candidates ${srflx} in:\n${browserSdp}`);
+  const down = new Set(datagrams.filter((d) => d.src.startsWith(`${ADDRESSES.pub}:`)).map((d) => d.dst));
+  assert.ok([...down].some((d) => srflx.includes(d)), `rtpengine sent to ${[...down]}, the browser advertised srflx ${srflx}`);
+}
+
+test(titled('MO from behind the NAT with a STUN server: a server-reflexive candidate carries the media'), { timeout: 45000 }, async () => {
+  const { r, datagrams } = await withStun(() => natTraffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS })));
+  assertMediaOnSrflx(r, datagrams, r.offerSdp);
+  await assertNoRtpengineSession();
+});
+
+test(titled('MT to the browser behind the NAT with a STUN server: a server-reflexive candidate carries the media'), { timeout: 45000 }, async () => {
+  let answerSdp = null;
+  const answer = client.answer;
+  const watched = { ...client, answer: async (...a) => { const res = await answer(...a); answerSdp = (await client.sdp(a[0])).local; return res; } };
+  const { r, datagrams } = await withStun(() => natTraffic(() => mtCall(watched, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS }, hangup: 'ue', maxMs: 15000 })));
+  assert.equal(r.ue?.code, 0, `SIPp exit ${r.ue?.code}: ${r.ue?.output}`);
+  assertMediaOnSrflx(r, datagrams, answerSdp);
+  await assertNoRtpengineSession();
+});

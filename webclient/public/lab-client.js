@@ -33,6 +33,10 @@ export class LabClient extends EventTarget {
   // getUserMedia's audio constraints. Automation sending a test signal (the audio-quality check)
   // turns echo cancellation, noise suppression and gain control off; people keep the defaults.
   audioConstraints = true;
+  // RTCPeerConnection iceServers (e.g. [{urls: 'stun:198.18.1.1:3478'}] for server-reflexive candidates
+  // behind a NAT). None by default: rtpengine has a routable address and is ICE-lite, so host or mDNS
+  // candidates (peer-reflexive behind a NAT) are enough (docs/media.md "ICE role").
+  iceServers = [];
 
   async login(user, password) {
     if (this.token) await this.logout();
@@ -470,9 +474,9 @@ export class LabClient extends EventTarget {
   }
 
   #newPc(call, bundlePolicy) {
-    // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced': rtpengine 10.5
+    // iceServers: none unless set (above). Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
-    const pc = new RTCPeerConnection(bundlePolicy ? { bundlePolicy } : {});
+    const pc = new RTCPeerConnection({ iceServers: this.iceServers, ...(bundlePolicy ? { bundlePolicy } : {}) });
     pc.ontrack = (e) => {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));

@@ -4,7 +4,7 @@
 export const EMPTY_STATS = Object.freeze({
   packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
   codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
-  localCandidate: null, remoteCandidate: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
+  localCandidate: null, remoteCandidate: null, localCandidateType: null, remoteCandidateType: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
   // video (0/null without a video m-line): RTP packets, frames, the received stream's codec and size
   videoPacketsSent: 0, videoPacketsReceived: 0, framesEncoded: 0, framesDecoded: 0,
   videoCodec: null, videoSendCodec: null, frameWidth: null, frameHeight: null,
@@ -58,6 +58,8 @@ export async function readStats(pc) {
     if (out.rtt == null && pair.currentRoundTripTime != null) out.rtt = pair.currentRoundTripTime * 1000;
     out.localCandidate = candidateText(report.get(pair.localCandidateId));
     out.remoteCandidate = candidateText(report.get(pair.remoteCandidateId));
+    out.localCandidateType = report.get(pair.localCandidateId)?.candidateType ?? null;
+    out.remoteCandidateType = report.get(pair.remoteCandidateId)?.candidateType ?? null;
   }
   const codec = report.get(sendCodecId ?? recvCodecId);
   if (codec?.mimeType) out.codec = `${codec.mimeType.split('/')[1]}/${codec.clockRate}`;
