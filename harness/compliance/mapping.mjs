@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // Parses the reporter's JSON lines into a Map "<file>\t<name>" -> result (file = base name without
-// .test.mjs). A failed file-level entry (the file itself crashed: its name is its path) is kept under
+// .test.mjs, name without a trailing " [chromium]"/" [firefox]"). A failed file-level entry (the file itself crashed: its name is its path) is kept under
 // "<file>\t*" so the checks naming that file can say so.
 export function parseResults(text) {
   const results = new Map();
@@ -14,7 +14,10 @@ export function parseResults(text) {
     try { r = JSON.parse(line); } catch { continue; } // a line cut short by a killed run
     if (!r.file || !r.name) continue;
     const file = path.basename(r.file).replace(/\.test\.mjs$/, '');
-    const key = r.name === r.file ? `${file}\t*` : `${file}\t${r.name}`;
+    // Media tests end their titles in the browser they ran in (testkit.titled); a check names the test
+    // without it (./lab compliance runs one browser, LAB_BROWSER, default chromium).
+    const name = r.name.replace(/ \[(chromium|firefox)\]$/, '');
+    const key = r.name === r.file ? `${file}\t*` : `${file}\t${name}`;
     results.set(key, r);
   }
   return results;

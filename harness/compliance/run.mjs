@@ -14,7 +14,8 @@ import { renderComplianceHtml } from './report-html.mjs';
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function plan(file) {
-  const pattern = `^(?:${testNames().map(escapeRegex).join('|')})$`;
+  // media tests end their titles in the browser they ran in (testkit.titled): " [chromium]" and the like
+  const pattern = `^(?:${testNames().map(escapeRegex).join('|')})(?: \\[(?:chromium|firefox)\\])?$`;
   fs.writeFileSync(file, `${[pattern, ...testFiles().map((f) => `harness/tests/${f}.test.mjs`)].join('\n')}\n`);
 }
 

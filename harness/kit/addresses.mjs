@@ -5,4 +5,10 @@ export const ADDRESSES = Object.freeze({
   gatewaySip: '127.0.0.1:5070',
   pcscf: '127.0.0.1:5060',
   scscf: '127.0.0.1:5062',
+  // The media topology of demo/test/compliance (docs/media.md "Topology"; addresses.sh has the same).
+  pub: '198.18.0.1',            // gateway HTTP/WS and rtpengine's browser-facing interface "pub"
+  browser: '198.18.0.2',        // the browser namespace (LAB_BROWSER_NS)
+  natOutside: '198.18.1.2',     // the NAT router: all the core sees of the NATed browser
+  browserBehindNat: '198.19.0.2', // the browser behind the NAT (LAB_BROWSER_NAT_NS)
+  stun: '198.18.1.1:3478',      // STUN server (coturn, --stun-only) on the core's link to the NAT
 });

@@ -1,4 +1,5 @@
-// Packets actually seen on a UDP port of the lab namespace's loopback, for tests that assert on the wire:
+// Packets actually seen on a UDP port in the lab's core namespace (every interface: loopback for the
+// IMS side, the browser links for the browser side, docs/media.md "Topology"), for tests that assert on the wire:
 // tcpdump captures, tshark decodes (RTP headers with raw payloads, so a test decodes RFC 4733 events or
 // G.711 itself; STUN message types). Needs CAP_NET_RAW (./lab test runs as root).
 import { execFile } from 'node:child_process';
@@ -11,13 +12,14 @@ import { start, stop } from './procs.mjs';
 const run = promisify(execFile);
 let seq = 0;
 
-// Starts `tcpdump -i lo` on UDP `port`; resolves once it listens. stop() ends it and returns the file.
-export async function startCapture(port, name = `udp-${port}`) {
+// Starts `tcpdump -i any` on UDP `port` (or on the pcap filter `filter`, e.g. 'udp and host 198.18.1.2');
+// resolves once it listens. stop() ends it and returns the file.
+export async function startCapture(port, name = `udp-${port}`, { filter = null } = {}) {
   const file = path.join(logDir(), `${name}-${process.pid}-${++seq}.pcap`);
   // --immediate-mode: without it packets of the last second are lost when tcpdump is stopped quickly
   let listening;
   const ready = new Promise((resolve) => { listening = resolve; });
-  const proc = start('tcpdump', 'tcpdump', ['-i', 'lo', '--immediate-mode', '-U', '-n', '-w', file, 'udp', 'port', String(port)],
+  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
     { log: `${file}.log`, onLine: (l) => { if (/listening on/.test(l)) listening(); } });
   let timer;
   const state = await Promise.race([
@@ -55,6 +57,12 @@ export async function rtpPackets(file, port) {
     src: Number(src), dst: Number(dst), pt: Number(pt), ssrc, seq: Number(sq), ts: Number(ts),
     marker: marker === '1' || marker === 'True', payload: Buffer.from((payload ?? '').replace(/:/g, ''), 'hex'),
   }));
+}
+
+// Every UDP datagram of the capture: {src, dst} as "address:port" strings (IPv4).
+export async function udpDatagrams(file) {
+  const rows = await fields(file, ['-Y', 'udp && ip'], ['ip.src', 'udp.srcport', 'ip.dst', 'udp.dstport']);
+  return rows.map(([sa, sp, da, dp]) => ({ src: `${sa}:${sp}`, dst: `${da}:${dp}` }));
 }
 
 // Every STUN message of the capture: {type (e.g. 0x0001 binding request, 0x0101 success), src, dst (UDP ports)}.

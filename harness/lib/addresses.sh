@@ -14,3 +14,20 @@ LAB_GW_SIP_PORT=5070                   # the gateway's SIP side toward Kamailio 
 LAB_GW_TCP_PORT=8089                   # ./lab test's second gateway, SIP over TCP
 LAB_GW_TCP_SIP_PORT=5072
 LAB_IMS_DOMAIN=ims.lab
+
+# The media topology of demo/test/compliance (harness/lib/netns.sh, docs/media.md "Topology"): the
+# browsers run in namespaces of their own and reach the gateway's HTTP/WS side and rtpengine's
+# browser-facing interface ("pub") over a veth link; rtpengine's IMS-facing interface ("ims") stays
+# on loopback with Kamailio and the SIPp UEs. Addresses only from 198.18.0.0/15 (RFC 2544), and only
+# inside namespaces the lab creates.
+LAB_PUB_ADDR=198.18.0.1                # core end of the browser link: gateway HTTP/WS, rtpengine "pub"
+LAB_BROWSER_ADDR=198.18.0.2            # the browser namespace's end (default route via LAB_PUB_ADDR)
+LAB_NAT_CORE_ADDR=198.18.1.1           # core end of the link to the NAT router
+LAB_NAT_OUT_ADDR=198.18.1.2            # the NAT router's outside address: all the core sees of the NATed browser
+LAB_NAT_IN_ADDR=198.19.0.1             # the NAT router's inside address (the NATed browser's default route)
+LAB_BROWSER_NAT_ADDR=198.19.0.2        # the browser behind the NAT (never routed from the core)
+LAB_STUN=$LAB_NAT_CORE_ADDR:3478      # a STUN server (coturn, --stun-only) for server-reflexive candidates
+LAB_RTPENGINE_IFACES=(pub/$LAB_PUB_ADDR ims/127.0.0.1) # rtpengine --interface=NAME/ADDR, browser side first
+LAB_NS_BROWSER=lab-browser             # namespace names (in the lab's own mount namespace: no clash with other runs)
+LAB_NS_NAT=lab-nat
+LAB_NS_BROWSER_NAT=lab-browser-nat

@@ -1,7 +1,10 @@
 # shellcheck shell=bash
 # The lab's components (docs/architecture.md): how each is started, which ports it needs free
 # and how it is known to be ready. Addresses come from addresses.sh; only the gateway's
-# HTTP side follows --bind (the SIP side talks to Kamailio on loopback).
+# HTTP side follows --bind (the SIP side talks to Kamailio on loopback). With LAB_TOPOLOGY=1
+# (netns_topology: demo, test, compliance) rtpengine gets its two named interfaces, the gateway
+# picks them per leg, and its HTTP/WS side listens on the browser link (LAB_PUB_ADDR). `./lab up
+# --bind ADDR` with a non-loopback ADDR does the same with ADDR as the browser-facing side.
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
 # The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
@@ -22,13 +25,41 @@ proc_is() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == "$2" ]]; }
 # need_script PATH — a component's start script must exist before we try to start it.
 need_script() { [[ -f $ROOT/$1 ]] || { fail "$1 is missing"; return 1; }; }
 
+# lab_pub_addr — rtpengine's browser-facing address when it has two interfaces ("pub" + "ims"), or
+# nothing (one unnamed interface on 127.0.0.1): the topology's LAB_PUB_ADDR, or up's routable --bind.
+lab_pub_addr() {
+  if [[ ${LAB_TOPOLOGY:-} == 1 ]]; then
+    echo "$LAB_PUB_ADDR"
+  elif [[ $LAB_BIND != 127.* && $LAB_BIND != 0.0.0.0 ]]; then
+    echo "$LAB_BIND"
+  fi
+}
+
 start_rtpengine() {
   need_script media-relay/start-rtpengine.sh && need_script media-relay/ng-ping.py || return 1
+  local -a ifaces=()
+  local pub
+  pub=$(lab_pub_addr)
+  # the first --interface is start-rtpengine.sh's RTPENGINE_IFACE, the others are extra arguments
+  [[ -n $pub ]] && ifaces=("--interface=pub/$pub" "--interface=${LAB_RTPENGINE_IFACES[1]}")
   proc_start rtpengine env RTPENGINE_NG="$LAB_RTPENGINE_NG" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
-    bash "$ROOT/media-relay/start-rtpengine.sh"
+    ${ifaces[0]:+RTPENGINE_IFACE="${ifaces[0]#--interface=}"} bash "$ROOT/media-relay/start-rtpengine.sh" "${ifaces[@]:1}"
   proc_wait_ready rtpengine "$LAB_LAST_PID" 20 "ng ping answer on $LAB_RTPENGINE_NG" \
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
+
+# start_stun — (topology only) coturn as a plain STUN server (no TURN, no auth) on LAB_STUN, so that
+# browsers can gather server-reflexive candidates (harness/tests/browser-nat.test.mjs).
+start_stun() {
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] || return 0
+  mkdir -p "$LAB_RUN_DIR/stun"
+  proc_start stun turnserver --stun-only --no-cli --no-tls --no-dtls --no-auth --simple-log --log-file=stdout \
+    --listening-ip="${LAB_STUN%:*}" --listening-port="${LAB_STUN##*:}" --pidfile="$LAB_RUN_DIR/stun/turnserver.pid" \
+    --userdb="$LAB_RUN_DIR/stun/turndb"
+  proc_wait_ready stun "$LAB_LAST_PID" 15 "UDP ${LAB_STUN} bound" stun_bound
+}
+
+stun_bound() { [[ -n $(ss -H -lun "src ${LAB_STUN%:*} and sport = :${LAB_STUN##*:}" 2>/dev/null) ]]; }
 
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
@@ -40,13 +71,17 @@ start_kamailio() {
 }
 
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
-# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio).
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-udp} url
+  local bind=${GW_BIND:-$LAB_BIND}
+  local -a legs=()
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
   url=$(gw_url "$http_port")
-  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$LAB_BIND" --server.port="$http_port" \
+  [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
+    --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
+  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "$@"
@@ -75,11 +110,13 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
-  ports_free "${ports[@]}" && start_rtpengine && start_kamailio && start_gateway || return 1
+  ports_free "${ports[@]}" && start_rtpengine && start_stun && start_kamailio && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
-    LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
+    # it listens on every address of the namespace: the browsers reach it on LAB_PUB_ADDR, loadgen's
+    # CTest (media-relay/loadgen/tests/integration_gateway.sh) on 127.0.0.1
+    GW_BIND=0.0.0.0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
     start_ue ue8 uas-reinvite
@@ -89,6 +126,7 @@ lab_start_all() {
 lab_run_env() {
   printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
   return 0
 }

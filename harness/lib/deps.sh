@@ -5,7 +5,7 @@
 LAB_PACKAGES=(
   kamailio:kamailio kamailio-websocket-modules: kamailio-tls-modules: kamailio-outbound-modules:
   rtpengine-daemon:rtpengine sip-tester:sipp
-  chromium:chromium chromium-driver:chromedriver
+  chromium:chromium chromium-driver:chromedriver firefox-esr:firefox-esr nftables:nft coturn:turnserver
   tshark:tshark tcpdump:tcpdump iproute2:ss util-linux:unshare procps:ps curl:curl python3:python3
   libsrtp2-dev: libssl-dev: libpcap-dev: nlohmann-json3-dev: libgtest-dev: cmake:cmake g++:g++
   libavcodec-extra59: libopus-dev: linux-perf:

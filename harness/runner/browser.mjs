@@ -1,27 +1,134 @@
-// Headless Debian Chromium (never Playwright's own download) driving the web client through
-// window.labClient. One browser can hold several pages, one per logged-in user.
+// Headless Debian browsers driving the web client through window.labClient, behind one interface:
+// Chromium (/usr/bin/chromium, Playwright over CDP) and Firefox ESR (/usr/bin/firefox-esr,
+// puppeteer-core over WebDriver BiDi). Never a driver's own browser download. One browser can hold
+// several pages, one per logged-in user. Which one: launchBrowser({kind}) or LAB_BROWSER (default
+// chromium); the media tests run once per browser of LAB_BROWSERS (browserKinds()).
+// Under ./lab demo/test the browser runs in its own network namespace (LAB_BROWSER_NS, or `netns`),
+// started through netns-exec.py while this runner stays in the lab's core namespace; it reaches the
+// gateway and rtpengine on the browser link (docs/media.md "Topology"), never over loopback.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
+import { TEST_TONE_AMPLITUDE, TEST_TONES_HZ } from './test-signal.mjs';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export const BINARIES = Object.freeze({ chromium: '/usr/bin/chromium', firefox: '/usr/bin/firefox-esr' });
+export const CHROMIUM = BINARIES.chromium;
+// No --allow-loopback-in-peer-connection and nothing else that changes which addresses ICE offers.
 export const CHROMIUM_FLAGS = [
   '--headless=new', '--no-sandbox',
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
-  '--allow-loopback-in-peer-connection', // ICE may use 127.0.0.1: the lab namespace has only lo
   '--autoplay-policy=no-user-gesture-required',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-quic',
 ];
+// Firefox at its default privacy settings (host addresses hidden behind mDNS names, as shipped), plus
+// what a headless test run needs (docs/notes/browser-topology-spike.md):
+export function firefoxPrefs(secureHosts) {
+  return {
+    'media.navigator.streams.fake': true,          // fake microphone (a 1 kHz sine) and camera
+    'media.navigator.permission.disabled': true,   // getUserMedia without a prompt
+    'dom.securecontext.allowlist': secureHosts.join(','), // http://<gateway> counts as a secure context
+    'media.autoplay.default': 0,                   // play remote audio / WebAudio without a gesture
+    'media.autoplay.block-webaudio': false,
+    // No sound device here: without a mock audio backend an AudioContext stays 'suspended' for ever.
+    'media.cubeb.force_mock_context': true,
+  };
+}
+const NETNS_EXEC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'netns-exec.py');
 
-// fakeAudioFile: a WAV the fake microphone plays in a loop (the audio check's test signal,
-// test-signal.mjs) instead of Chromium's default beep.
-export async function launchBrowser({ extraArgs = [], fakeAudioFile = null } = {}) {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (apt-get install chromium)`);
+// The browsers the media tests run in: LAB_BROWSERS (comma-separated), default chromium.
+export function browserKinds() {
+  const kinds = (process.env.LAB_BROWSERS || 'chromium').split(',').map((k) => k.trim()).filter(Boolean);
+  for (const k of kinds) if (!BINARIES[k]) throw new Error(`LAB_BROWSERS: unknown browser '${k}' (chromium or firefox)`);
+  return kinds;
+}
+
+// The gateway origins the page may come from: getUserMedia needs a secure context, and
+// http://<routable address> is not one, so the browser is told to treat these as secure.
+export function gatewayOrigins() {
+  return [gatewayUrl(), process.env.LAB_GW_TCP].filter(Boolean).map((u) => new URL(u).origin);
+}
+
+// The browser binary, or the wrapper that starts it inside network namespace `netns`.
+export function browserExecutable(binary, netns, { forwardBidi = false } = {}) {
+  if (!fs.existsSync(binary)) throw new Error(`${binary} not found (./lab installs it; or apt-get install ${path.basename(binary)})`);
+  if (!netns) return { executablePath: binary, env: process.env };
+  const env = { ...process.env, LAB_NETNS_EXEC_NS: netns, LAB_NETNS_EXEC_BIN: binary };
+  if (forwardBidi) env.LAB_NETNS_EXEC_FORWARD_BIDI = '1';
+  return { executablePath: NETNS_EXEC, env };
+}
+
+// Replaces getUserMedia's audio by WebAudio oscillators at `tones` (Hz), each at `amplitude`: the audio
+// check's test signal in browsers without a fake-capture file (Firefox). Video, if asked for, stays the
+// browser's fake camera. Runs in the page before its own scripts.
+function toneMicScript({ tones, amplitude }) {
+  const real = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+  navigator.mediaDevices.getUserMedia = async (c) => {
+    const ctx = new AudioContext();
+    await ctx.resume();
+    const dest = ctx.createMediaStreamDestination();
+    for (const f of tones) {
+      const osc = new OscillatorNode(ctx, { frequency: f });
+      osc.connect(new GainNode(ctx, { gain: amplitude })).connect(dest);
+      osc.start();
+    }
+    window.__labToneCtx = ctx;
+    if (!(c && c.video)) return dest.stream;
+    const v = await real({ video: c.video });
+    return new MediaStream([...dest.stream.getAudioTracks(), ...v.getVideoTracks()]);
+  };
+}
+
+// launchBrowser({kind, fakeAudioFile, testTones, netns, extraArgs}) — a LabBrowser {kind, version,
+// newPage(), close()}. fakeAudioFile: the audio check's WAV (test-signal.mjs) as the microphone
+// (Chromium reads the file; Firefox, which has no such option, plays the same tones through WebAudio,
+// TEST_TONES_HZ unless testTones says otherwise). netns: the network namespace to run in (default
+// LAB_BROWSER_NS; none = this process's namespace). extraArgs: Chromium only.
+// mediaPermission=false (Chromium): no --use-fake-ui-for-media-stream, so the page holds no media
+// permission and Chromium hides its host address behind an mDNS name, as Firefox always does; the
+// microphone is then WebAudio tones (testTones, default TEST_TONES_HZ), which need no permission.
+export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromium', extraArgs = [], fakeAudioFile = null,
+  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true } = {}) {
+  if (!BINARIES[kind]) throw new Error(`unknown browser '${kind}' (chromium or firefox)`);
+  if (kind === 'firefox') {
+    const { executablePath, env } = browserExecutable(BINARIES.firefox, netns, { forwardBidi: true });
+    const hosts = gatewayOrigins().map((o) => new URL(o).hostname);
+    const browser = await puppeteer.launch({ browser: 'firefox', executablePath, env, headless: true, timeout: 30000,
+      protocolTimeout: 60000, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
+    const tones = fakeAudioFile || testTones ? (testTones ?? TEST_TONES_HZ) : null;
+    return {
+      kind,
+      version: await browser.version(),
+      async newPage() {
+        const context = await browser.createBrowserContext();
+        const page = await context.newPage();
+        if (tones) await page.evaluateOnNewDocument(toneMicScript, { tones, amplitude: TEST_TONE_AMPLITUDE });
+        return { context, page, waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, { timeout }, arg) };
+      },
+      close: () => browser.close(),
+    };
+  }
+  const { executablePath, env } = browserExecutable(CHROMIUM, netns);
   const audio = fakeAudioFile ? [`--use-file-for-fake-audio-capture=${fakeAudioFile}`] : [];
+  const flags = mediaPermission ? CHROMIUM_FLAGS : CHROMIUM_FLAGS.filter((f) => f !== '--use-fake-ui-for-media-stream');
+  if (!mediaPermission) testTones ??= TEST_TONES_HZ;
+  const secure = [`--unsafely-treat-insecure-origin-as-secure=${gatewayOrigins().join(',')}`];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...audio, ...extraArgs], timeout: 30000 });
+  const browser = await chromium.launch({ executablePath, env, headless: true, args: [...flags, ...secure, ...audio, ...extraArgs], timeout: 30000 });
+  return {
+    kind,
+    version: `chromium/${browser.version()}`,
+    async newPage() {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      if (testTones) await page.addInitScript(toneMicScript, { tones: testTones, amplitude: TEST_TONE_AMPLITUDE });
+      return { context, page, waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, arg, { timeout }) };
+    },
+    close: () => browser.close(),
+  };
 }
 
 // getUserMedia constraints that leave a test signal as it is (no echo canceller, noise suppressor or AGC).
@@ -30,8 +137,7 @@ export const RAW_AUDIO = Object.freeze({ echoCancellation: false, noiseSuppressi
 // Opens the web client in a new page; `name` names the console log file. rawAudio: capture with
 // RAW_AUDIO (for the audio check) instead of the browser's voice processing.
 export async function openClient(browser, { name = 'browser', url = `${gatewayUrl()}/`, rawAudio = false } = {}) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
+  const { context, page, waitForFunction } = await browser.newPage();
   const logFile = path.join(logDir(), `${name}-console.log`);
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const line = (kind, text) => log.write(`${new Date().toISOString()} ${kind} ${text}\n`);
@@ -41,7 +147,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
   try {
     const res = await page.goto(url, { waitUntil: 'load', timeout: 15000 });
     if (!res || !res.ok()) throw new Error(`HTTP ${res?.status() ?? 'no response'}`);
-    await page.waitForFunction(() => window.labClient !== undefined, null, { timeout: 10000 });
+    await waitForFunction(() => window.labClient !== undefined, null, 10000);
     if (rawAudio) await page.evaluate((c) => { window.labClient.audioConstraints = c; }, RAW_AUDIO);
   } catch (e) {
     await context.close();
@@ -55,6 +161,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
 
   return {
     page,
+    kind: browser.kind,
     logFile,
     login: (user, password) => invoke('login', user, password),
     logout: () => invoke('logout'),

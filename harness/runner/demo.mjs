@@ -43,7 +43,8 @@ async function main() {
   const signal = writeTestSignal(outDir());
   browser = await launchBrowser({ fakeAudioFile: signal });
   const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true });
-  log('web client loaded in headless Chromium');
+  const where = process.env.LAB_BROWSER_NS ? `network namespace ${process.env.LAB_BROWSER_NS}` : 'the runner\'s network namespace';
+  log(`web client loaded in headless ${browser.version} (${where})`);
   const { token } = await client.login(USER, passwordOf(USER));
   log(`logged in ${USER} (registered with IMS)`);
 
@@ -51,7 +52,8 @@ async function main() {
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
   const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
   const audio = { tones: TEST_TONES_HZ };
-  log(`browser microphone: ${path.basename(signal)} (looped), voice processing off`);
+  log(browser.kind === 'firefox' ? `browser microphone: WebAudio oscillators at ${TEST_TONES_HZ.join(' + ')} Hz (the same tones as ${path.basename(signal)}), voice processing off`
+    : `browser microphone: ${path.basename(signal)} (looped), voice processing off`);
   results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio }));
   results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio }));
   for (const r of results) saveRecording(r);
@@ -60,6 +62,7 @@ async function main() {
   const left = await gw.waitNoSessions(5000);
   log(`rtpengine sessions left: ${left.count}`);
   await client.logout().catch((e) => log(`logout: ${e.message}`));
+  const browserInfo = { kind: browser.kind, version: browser.version, netns: process.env.LAB_BROWSER_NS ?? null };
   await browser.close();
   browser = null;
 
@@ -89,6 +92,7 @@ async function main() {
     started,
     ims: process.env.LAB_IMS || 'plain',
     codec: codec ?? 'pass-through',
+    browser: browserInfo,
     ok,
     calls,
     cpu: cpu.stop(),
@@ -99,6 +103,7 @@ async function main() {
   const { jsonFile, htmlFile } = writeDemoReport(outDir(), report);
   printTable(calls);
   for (const c of calls) log(audioLine(c));
+  for (const c of calls) log(`ICE ${c.direction}: browser ${c.browser?.local_candidate ?? '?'} <-> rtpengine ${c.browser?.remote_candidate ?? '?'}`);
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
   log(`report: ${jsonFile}, ${htmlFile}`);
   if (!ok) {

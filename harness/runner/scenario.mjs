@@ -185,6 +185,10 @@ export function judge(r) {
   if (!(m.packetsToBrowser > 0)) problems.push('rtpengine packets to browser = 0');
   if (!(r.browser?.packetsSent > 0)) problems.push('browser sent no packets');
   if (!(r.browser?.packetsReceived > 0)) problems.push('browser received no packets');
+  // the lab's topology (docs/media.md): the browser reaches rtpengine over its link, never loopback
+  for (const c of [r.browser?.localCandidate, r.browser?.remoteCandidate]) {
+    if (/^(127\.|\[?::1\]?:)/.test(c ?? '')) problems.push(`ICE pair over loopback (${c})`);
+  }
   if (r.audio && !r.audio.pass) problems.push(`audio check failed: ${r.audio.problems.join('; ')}`);
   if (!endedCleanly(r.ended)) problems.push(r.ended ? `ended badly (${r.ended.reason} ${r.ended.sipCode ?? ''})` : 'no ended');
   if (r.error) problems.unshift(r.error);

@@ -103,3 +103,19 @@ export function mediaSection(sdp, kind) {
   const end = lines.findIndex((l, j) => j > i && l.startsWith('m='));
   return lines.slice(i, end < 0 ? undefined : end).join('\n');
 }
+
+// The browser these tests drive (LAB_BROWSER, set by ./lab test per pass; default chromium) and a test
+// title that names it, so a run of both browsers tells their results apart.
+export const BROWSER = process.env.LAB_BROWSER || 'chromium';
+export const titled = (title) => `${title} [${BROWSER}]`;
+
+// SDP hygiene toward IMS (issue #17): an SDP that IMS got for a call nobody holds carries no browser
+// artefact — no mDNS `.local` name, no `0.0.0.0` (RFC 3264 hold), no `a=sendonly`/`a=inactive`, and no
+// address of the browser side (`browserAddresses`, e.g. the browser's own or its NAT's).
+export function assertImsSdpClean(sdp, what, browserAddresses = []) {
+  assert.ok(sdp, `${what}: no SDP`);
+  assert.doesNotMatch(sdp, /\.local\b/, `${what} names an mDNS host:\n${sdp}`);
+  assert.doesNotMatch(sdp, /\b0\.0\.0\.0\b/, `${what} has a zero address:\n${sdp}`);
+  assert.doesNotMatch(sdp, /^a=(sendonly|inactive)\r?$/m, `${what} puts the call on hold:\n${sdp}`);
+  for (const a of browserAddresses) assert.ok(!sdp.includes(a), `${what} carries the browser-side address ${a}:\n${sdp}`);
+}

@@ -13,7 +13,7 @@ import { logDir, passwordOf } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { moCall, mtCall } from '../runner/scenario.mjs';
 import { TEST_TONES_HZ, writeTestSignal } from '../runner/test-signal.mjs';
-import { assertNoRtpengineSession } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, titled } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 4000;   // recording: 1.5 s after the answer, for 2 s
@@ -49,7 +49,7 @@ function assertAudioRecovered(t, r, { codecIms }) {
   assert.ok(a.correlation >= a.thresholds.min_correlation, `correlation ${a.correlation}`);
 }
 
-test('pass-through MO call (Opus end to end): the tones come back; the same audio judged against other tones fails',
+test(titled('pass-through MO call (Opus end to end): the tones come back; the same audio judged against other tones fails'),
   { timeout: 40000 }, async (t) => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000, audio: AUDIO });
     assertAudioRecovered(t, r, { codecIms: 'opus/48000' });
@@ -59,14 +59,14 @@ test('pass-through MO call (Opus end to end): the tones come back; the same audi
   });
 
 for (const [imsCodec, expected] of [['PCMA', 'PCMA/8000'], ['G722', 'G722/8000']]) {
-  test(`MO call with imsCodec ${imsCodec}: the tones survive Opus -> ${imsCodec} -> Opus`, { timeout: 40000 }, async (t) => {
+  test(titled(`MO call with imsCodec ${imsCodec}: the tones survive Opus -> ${imsCodec} -> Opus`), { timeout: 40000 }, async (t) => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000, imsCodec, audio: AUDIO });
     assertAudioRecovered(t, r, { codecIms: expected });
     await assertNoRtpengineSession();
   });
 }
 
-test('MT call from ue2 offering only PCMA: the tones come back to the answering browser', { timeout: 45000 }, async (t) => {
+test(titled('MT call from ue2 offering only PCMA: the tones come back to the answering browser'), { timeout: 45000 }, async (t) => {
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS, env: { UE_CODEC: 'PCMA' } }, hangup: 'ue', maxMs: 15000, audio: AUDIO });
   assertAudioRecovered(t, r, { codecIms: 'PCMA/8000' });
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);

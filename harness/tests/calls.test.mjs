@@ -7,7 +7,9 @@ import path from 'node:path';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import fs from 'node:fs';
-import { assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import {
+  assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled,
+} from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
@@ -34,35 +36,37 @@ function assertGoodCall(r) {
   assert.ok(endedCleanly(r.ended), `ended cleanly: ${JSON.stringify(r.ended)}`);
 }
 
-test('MO call to ue1, browser hangs up', { timeout: 40000 }, async () => {
+test(titled('MO call to ue1, browser hangs up'), { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
   assertGoodCall(r);
   assert.equal(r.info.direction, 'mo');
   await assertNoRtpengineSession();
 });
 
-test('MO call to ue3, IMS side hangs up (BYE after ~4 s)', { timeout: 40000 }, async () => {
+test(titled('MO call to ue3, IMS side hangs up (BYE after ~4 s)'), { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue3', hangup: 'remote', maxMs: 15000 });
   assertGoodCall(r);
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2, UE hangs up', { timeout: 45000 }, async () => {
+test(titled('MT call from ue2, UE hangs up'), { timeout: 45000 }, async () => {
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS }, hangup: 'ue', maxMs: 15000 });
   assertGoodCall(r);
   assert.equal(r.info.direction, 'mt');
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
+  // the browser's answer as IMS got it: no mDNS name, no zero address, not on hold
+  assertImsSdpClean(responseSdpSeenByUe(path.join(logDir(), `sipp-uac-${USER}-messages.log`), r.callId), '200 OK at ue2', [ADDRESSES.browser]);
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2, browser hangs up', { timeout: 45000 }, async () => {
+test(titled('MT call from ue2, browser hangs up'), { timeout: 45000 }, async () => {
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac-wait', arg: 15000 }, hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000 });
   assertGoodCall(r);
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
   await assertNoRtpengineSession();
 });
 
-test('malformed JSON over WS -> error bad-json, and a call still works', { timeout: 40000 }, async () => {
+test(titled('malformed JSON over WS -> error bad-json, and a call still works'), { timeout: 40000 }, async () => {
   const mark = await client.mark();
   await client.sendRaw('{"type":"call", "to": ');
   const err = await client.waitFor('error', null, 5000, mark);
@@ -72,18 +76,19 @@ test('malformed JSON over WS -> error bad-json, and a call still works', { timeo
   await assertNoRtpengineSession();
 });
 
-test('call to an unregistered user -> ended with 404, no rtpengine session left', { timeout: 30000 }, async () => {
+test(titled('call to an unregistered user -> ended with 404, no rtpengine session left'), { timeout: 30000 }, async () => {
   const callId = await client.call('nobody');
   const ended = await client.waitFor('ended', callId, 15000);
   assert.equal(ended.sipCode, 404, JSON.stringify(ended));
   await assertNoRtpengineSession();
 });
 
-test('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE and no WebRTC-only lines', { timeout: 30000 }, async () => {
+test(titled('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE and no WebRTC-only lines'), { timeout: 30000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1000 });
   assertGoodCall(r);
   const sdp = inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId);
   assert.ok(sdp, `no INVITE for ${r.callId} in ue1's message log`);
+  assertImsSdpClean(sdp, 'INVITE at ue1', [ADDRESSES.browser]);
   assert.match(sdp, /^m=audio \d+ RTP\/AVP /m, sdp);
   assert.match(sdp, /^a=rtcp:\d+/m, 'RTCP on its own port');
   for (const banned of [/^a=(ice-ufrag|ice-pwd|candidate|fingerprint|setup|rtcp-mux)/m, /^a=group:BUNDLE/m,
@@ -115,7 +120,7 @@ function kamailioLogged(callId, what) {
   return lines.some((l) => l.includes(callId) && what.test(l));
 }
 
-test('Record-Route and Path on the wire: BYE and 200 follow the P-CSCF/S-CSCF route set', { timeout: 45000 }, async () => {
+test(titled('Record-Route and Path on the wire: BYE and 200 follow the P-CSCF/S-CSCF route set'), { timeout: 45000 }, async () => {
   // MO, the gateway is the UAC: its BYE follows the reversed Record-Route of the 200.
   const mo = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1000 });
   assertGoodCall(mo);

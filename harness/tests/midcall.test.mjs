@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages, titled } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -55,7 +55,7 @@ async function waitIceConnected(callId, ms = 8000) {
   }
 }
 
-test('MO call to ue8: hold and resume by re-INVITE, ICE restart without SIP', { timeout: 60000 }, async () => {
+test(titled('MO call to ue8: hold and resume by re-INVITE, ICE restart without SIP'), { timeout: 60000 }, async () => {
   const callId = await client.call('ue8');
   try {
     await client.waitFor('answered', callId, 15000);
@@ -96,7 +96,7 @@ test('MO call to ue8: hold and resume by re-INVITE, ICE restart without SIP', { 
   await assertNoRtpengineSession();
 });
 
-test('mid-call messages in the wrong state are refused and the call survives', { timeout: 40000 }, async () => {
+test(titled('mid-call messages in the wrong state are refused and the call survives'), { timeout: 40000 }, async () => {
   const callId = await client.call('ue8');
   try {
     await client.waitFor('answered', callId, 15000);
@@ -119,7 +119,7 @@ test('mid-call messages in the wrong state are refused and the call survives', {
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue9: hold by re-INVITE and resume by UPDATE are answered by the browser', { timeout: 60000 }, async () => {
+test(titled('MT call from ue9: hold by re-INVITE and resume by UPDATE are answered by the browser'), { timeout: 60000 }, async () => {
   const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-reinvite', 4000, { timeoutMs: 60000 });
   const { callId } = incoming;
   try {

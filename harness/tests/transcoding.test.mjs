@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
-import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, loggedInPage, titled } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 2500;
@@ -36,21 +36,21 @@ function assertTranscodedCall(r, codecIms) {
 }
 
 for (const [imsCodec, expected] of [['PCMA', 'PCMA/8000'], ['G722', 'G722/8000'], ['PCMU', 'PCMU/8000'], ['AMR-WB', 'AMR-WB/16000']]) {
-  test(`MO call to ue1 with imsCodec ${imsCodec}: Opus <-> ${imsCodec} through rtpengine`, { timeout: 25000 }, async () => {
+  test(titled(`MO call to ue1 with imsCodec ${imsCodec}: Opus <-> ${imsCodec} through rtpengine`), { timeout: 25000 }, async () => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 12000, imsCodec });
     assertTranscodedCall(r, expected);
     await assertNoRtpengineSession();
   });
 }
 
-test('MT call from ue2 offering only G722: the browser gets Opus, rtpengine transcodes', { timeout: 30000 }, async () => {
+test(titled('MT call from ue2 offering only G722: the browser gets Opus, rtpengine transcodes'), { timeout: 30000 }, async () => {
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS, env: { UE_CODEC: 'G722' } }, hangup: 'ue', maxMs: 12000 });
   assertTranscodedCall(r, 'G722/8000');
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
   await assertNoRtpengineSession();
 });
 
-test('call with an unknown imsCodec is refused with bad-message', { timeout: 10000 }, async () => {
+test(titled('call with an unknown imsCodec is refused with bad-message'), { timeout: 10000 }, async () => {
   const mark = await client.mark();
   await client.sendRaw(JSON.stringify({ type: 'call', to: 'ue1', sdp: 'v=0\r\n', imsCodec: 'opus' }));
   const err = await client.waitFor('error', null, 5000, mark);

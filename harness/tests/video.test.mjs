@@ -11,7 +11,7 @@ import { rtpPackets, startCapture } from '../kit/capture.mjs';
 import { logDir } from '../kit/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import {
-  assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage, mediaSection, responseSdpSeenByUe,
+  assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage, mediaSection, responseSdpSeenByUe, titled, BROWSER,
 } from '../runner/testkit.mjs';
 
 const USER = 'alice';
@@ -103,7 +103,11 @@ async function mtVideoCall(env, answerOptions) {
   return { r, ueSdp, packets: await rtpPackets(cap.file, UE2_VIDEO_PORT) };
 }
 
-test('MO audio + video to ue7, balanced BUNDLE offer: VP8 passes through, one transport per m-line', { timeout: 40000 }, async () => {
+// Debian's firefox-esr has no H.264: Firefox gets it from the OpenH264 plugin, which it downloads at run
+// time, and nothing downloads here. The H.264 cases therefore run in Chromium only.
+const NO_H264 = BROWSER === 'firefox' && 'firefox-esr has no H.264 without the OpenH264 download';
+
+test(titled('MO audio + video to ue7, balanced BUNDLE offer: VP8 passes through, one transport per m-line'), { timeout: 40000 }, async () => {
   const { r, ueSdp, packets } = await moVideoCall({ video: true });
   // Chrome's offer (default bundlePolicy balanced) groups both m-lines; the answer it got has no group
   // and a port per m-line, so it unbundled (RFC 8843 7.3.3).
@@ -115,7 +119,7 @@ test('MO audio + video to ue7, balanced BUNDLE offer: VP8 passes through, one tr
   assertImsSection(ueSdp, 'audio');
   const first = firstFormat(video);
   assert.equal(first.enc, 'VP8', `first video codec offered to IMS:\n${video}`);
-  assert.match(video, /^a=rtpmap:\d+ H264\/90000/m, 'the other browser video codecs are offered too');
+  assert.match(video, NO_H264 ? /^a=rtpmap:\d+ VP9\/90000/m : /^a=rtpmap:\d+ H264\/90000/m, 'the other browser video codecs are offered too');
   assertVideoOnWire(packets, UE7_VIDEO_PORT, first.pt);
   assertVideoCall(r, 'VP8');
   // the page (app.js) showed both videos
@@ -125,7 +129,7 @@ test('MO audio + video to ue7, balanced BUNDLE offer: VP8 passes through, one tr
   await assertNoRtpengineSession();
 });
 
-test('MO video call forcing H.264 (packetization-mode=1) to ue7', { timeout: 40000 }, async () => {
+test(titled('MO video call forcing H.264 (packetization-mode=1) to ue7'), { timeout: 40000, skip: NO_H264 }, async () => {
   const { r, ueSdp, packets } = await moVideoCall({ video: true, videoCodec: 'H264' });
   const video = assertImsSection(ueSdp, 'video');
   const first = firstFormat(video);
@@ -137,7 +141,7 @@ test('MO video call forcing H.264 (packetization-mode=1) to ue7', { timeout: 400
   await assertNoRtpengineSession();
 });
 
-test('MO video call with imsCodec PCMA: audio transcoded, VP8 still passes through', { timeout: 40000 }, async () => {
+test(titled('MO video call with imsCodec PCMA: audio transcoded, VP8 still passes through'), { timeout: 40000 }, async () => {
   const { r, ueSdp, packets } = await moVideoCall({ video: true, videoCodec: 'VP8' }, { imsCodec: 'PCMA' });
   const audio = assertImsSection(ueSdp, 'audio');
   assert.match(audio, /^m=audio \d+ RTP\/AVP 8 /, audio);
@@ -150,13 +154,13 @@ test('MO video call with imsCodec PCMA: audio transcoded, VP8 still passes throu
   await assertNoRtpengineSession();
 });
 
-test('MO audio + video offer with bundlePolicy max-bundle is refused: error bad-sdp, nothing set up', { timeout: 20000 }, async () => {
+test(titled('MO audio + video offer with bundlePolicy max-bundle is refused: error bad-sdp, nothing set up'), { timeout: 20000 }, async () => {
   await assert.rejects(client.call('ue7', { video: true, bundlePolicy: 'max-bundle' }),
     /bad-sdp: .*max-bundle.*rtpengine 10\.5 cannot demultiplex/);
   await assertNoRtpengineSession();
 });
 
-test('MO audio-only call with bundlePolicy max-bundle works: the answer keeps the one-m-line group', { timeout: 30000 }, async () => {
+test(titled('MO audio-only call with bundlePolicy max-bundle works: the answer keeps the one-m-line group'), { timeout: 30000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2500, callOptions: { bundlePolicy: 'max-bundle' } });
   assert.equal(r.error, null, r.error);
   assert.match(r.answerSdp, /^a=group:BUNDLE 0\r?$/m, r.answerSdp);
@@ -167,7 +171,7 @@ test('MO audio-only call with bundlePolicy max-bundle works: the answer keeps th
 });
 
 for (const [name, codec] of [['VP8 first', 'VP8'], ['H264 first', 'H264']]) {
-  test(`MT audio + video from ue2 offering ${name}: the browser answers with video`, { timeout: 45000 }, async () => {
+  test(titled(`MT audio + video from ue2 offering ${name}: the browser answers with video`), { timeout: 45000, skip: codec === 'H264' && NO_H264 }, async () => {
     const { r, ueSdp, packets } = await mtVideoCall({ UE_VIDEO: codec }, { video: true });
     assert.equal(r.ue?.code, 0, `SIPp exit ${r.ue?.code}: ${r.ue?.output}`);
     assert.match(mediaSection(r.incomingSdp, 'video') ?? '', /^m=video [1-9]\d* UDP\/TLS\/RTP\/SAVPF /, 'the browser was offered video');
@@ -180,7 +184,8 @@ for (const [name, codec] of [['VP8 first', 'VP8'], ['H264 first', 'H264']]) {
   });
 }
 
-test('MT audio + video toward a max-bundle browser: the browser itself refuses the unbundled offer', { timeout: 45000 }, async () => {
+// Chromium's own check (RFC 8843 does not make a browser refuse such an offer; Firefox accepts it).
+test(titled('MT audio + video toward a max-bundle browser: the browser itself refuses the unbundled offer'), { timeout: 45000, skip: BROWSER === 'firefox' && 'Chromium-only behaviour: Firefox accepts an unbundled offer under max-bundle' }, async () => {
   const { r } = await mtVideoCall({}, { video: true, bundlePolicy: 'max-bundle' });
   assert.match(r.error ?? '', /max-bundle is used but no bundle group found/, r.error);
   assert.equal(r.answered, false);
@@ -188,7 +193,7 @@ test('MT audio + video toward a max-bundle browser: the browser itself refuses t
   await assertNoRtpengineSession();
 });
 
-test('MT audio-only call toward a max-bundle browser works: the offer carries a one-m-line group', { timeout: 45000 }, async () => {
+test(titled('MT audio-only call toward a max-bundle browser works: the offer carries a one-m-line group'), { timeout: 45000 }, async () => {
   const r = await mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: 2500 }, hangup: 'ue', maxMs: 15000, answerOptions: { bundlePolicy: 'max-bundle' } });
   assert.equal(r.error, null, r.error);
   const mid = r.incomingSdp.match(/^a=group:BUNDLE (\S+)\r?$/m)?.[1];

@@ -3,6 +3,16 @@
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 
+// getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
+// getStats() whose peer connection is closed while it runs (a call ending under a stats read).
+function settledStats(pc, fallback) {
+  let timer;
+  return Promise.race([
+    readStats(pc).catch(() => fallback),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(fallback), 2000); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const GATHER_TIMEOUT_MS = 5000;   // loopback-only gathering finishes in well under a second
 const REPLY_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
@@ -24,6 +34,10 @@ export class LabClient extends EventTarget {
   // getUserMedia's audio constraints. Automation sending a test signal (the audio-quality check)
   // turns echo cancellation, noise suppression and gain control off; people keep the defaults.
   audioConstraints = true;
+  // RTCPeerConnection iceServers (e.g. [{urls: 'stun:198.18.1.1:3478'}] for server-reflexive candidates
+  // behind a NAT). None by default: rtpengine has a routable address and is ICE-lite, so host or mDNS
+  // candidates (peer-reflexive behind a NAT) are enough (docs/media.md "ICE role").
+  iceServers = [];
 
   async login(user, password) {
     if (this.token) await this.logout();
@@ -287,7 +301,7 @@ export class LabClient extends EventTarget {
   async stats(callId = null) {
     const call = callId ? this.#calls.get(callId) : [...this.#calls.values()].at(-1);
     if (!call) throw this.#fail(callId ? `unknown call ${callId}` : 'no call yet');
-    if (call.pc && call.pc.signalingState !== 'closed') call.last = await readStats(call.pc);
+    if (call.pc && call.pc.signalingState !== 'closed') call.last = await settledStats(call.pc, call.last);
     return { callId: call.callId, ...(call.last ?? EMPTY_STATS) };
   }
 
@@ -474,7 +488,7 @@ export class LabClient extends EventTarget {
   // Keep a last stats snapshot (for reports after the call), then release the media.
   async #finish(call) {
     if (call.pc && call.pc.signalingState !== 'closed') {
-      call.last = await readStats(call.pc).catch(() => call.last);
+      call.last = await settledStats(call.pc, call.last);
     }
     this.#closeMedia(call);
     this.#changed();
@@ -486,9 +500,9 @@ export class LabClient extends EventTarget {
   }
 
   #newPc(call, bundlePolicy) {
-    // No iceServers: loopback host candidates only. Default bundlePolicy 'balanced': rtpengine 10.5
+    // iceServers: none unless set (above). Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
-    const pc = new RTCPeerConnection(bundlePolicy ? { bundlePolicy } : {});
+    const pc = new RTCPeerConnection({ iceServers: this.iceServers, ...(bundlePolicy ? { bundlePolicy } : {}) });
     pc.ontrack = (e) => {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));

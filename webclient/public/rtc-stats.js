@@ -4,7 +4,7 @@
 export const EMPTY_STATS = Object.freeze({
   packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
   codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
-  localCandidate: null, remoteCandidate: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
+  localCandidate: null, remoteCandidate: null, localCandidateType: null, remoteCandidateType: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
   // video (0/null without a video m-line): RTP packets, frames, the received stream's codec and size
   videoPacketsSent: 0, videoPacketsReceived: 0, framesEncoded: 0, framesDecoded: 0,
   videoCodec: null, videoSendCodec: null, frameWidth: null, frameHeight: null,
@@ -50,12 +50,16 @@ export async function readStats(pc) {
       pairId ??= s.selectedCandidatePairId;
     }
   });
+  // Firefox has no transport.selectedCandidatePairId: its selected pair says `selected: true`.
+  if (!pairId) report.forEach((s) => { if (s.type === 'candidate-pair' && s.selected) pairId ??= s.id; });
   const pair = pairId && report.get(pairId);
   if (pair) {
     // STUN consent checks give an RTT even when no RTCP RR has arrived yet.
     if (out.rtt == null && pair.currentRoundTripTime != null) out.rtt = pair.currentRoundTripTime * 1000;
     out.localCandidate = candidateText(report.get(pair.localCandidateId));
     out.remoteCandidate = candidateText(report.get(pair.remoteCandidateId));
+    out.localCandidateType = report.get(pair.localCandidateId)?.candidateType ?? null;
+    out.remoteCandidateType = report.get(pair.remoteCandidateId)?.candidateType ?? null;
   }
   const codec = report.get(sendCodecId ?? recvCodecId);
   if (codec?.mimeType) out.codec = `${codec.mimeType.split('/')[1]}/${codec.clockRate}`;

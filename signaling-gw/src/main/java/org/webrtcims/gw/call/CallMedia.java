@@ -10,6 +10,7 @@ import org.webrtcims.gw.sdp.DtlsRole;
 import org.webrtcims.gw.sdp.DtlsSetupDefaults;
 import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.ImsSdpFilter;
+import org.webrtcims.gw.sdp.UsableAddress;
 
 /** The call layer's use of rtpengine: each SDP crossing the gateway goes through here. */
 @Component
@@ -35,7 +36,14 @@ public class CallMedia {
     // Toward the browser rtpengine 10.5 writes no BUNDLE group; a one-m-line group is added (sdp/Bundle).
     // Each method records what the call needs for later re-offers (CallSdp.imsRemoteSdp, imsMediaSdp, dtlsRole).
 
+    /** A browser SDP that leaves rtpengine no way to reach the browser is refused (sdp/UsableAddress). */
+    private static void requireUsableAddress(String browserSdp) {
+        String problem = UsableAddress.problem(browserSdp);
+        if (problem != null) throw new CallFailure("no-usable-address", "browser SDP refused: " + problem);
+    }
+
     String offerFromBrowser(Call c, String browserSdp) {
+        requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         c.sdp.dtlsRole = DtlsRole.answering(sdp);
@@ -73,6 +81,7 @@ public class CallMedia {
     }
 
     String answerFromBrowser(Call c, String browserSdp) {
+        requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         String out = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.fromTag, c.toTag, sdp)));
         c.sdp.dtlsRole = DtlsRole.oppositeOf(sdp);
@@ -81,6 +90,7 @@ public class CallMedia {
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
     String reofferFromBrowser(Call c, String browserSdp) {
+        requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         return ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.imsCodec)));
@@ -103,6 +113,7 @@ public class CallMedia {
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
     String reanswerFromBrowser(Call c, String browserSdp) {
+        requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }

@@ -182,6 +182,7 @@ public class DialogRequests implements InboundRequestHandler {
             if (c.state == CallState.ANSWERING) {
                 c.state = CallState.CONFIRMED;
                 c.markSetupDone();
+                MediaStartWatch.start(ctx, c);
             }
         }
     }

@@ -169,6 +169,7 @@ public class OutgoingCalls {
             c.state = CallState.CONFIRMED;
             c.markSetupDone();
             ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
+            MediaStartWatch.start(ctx, c);
         }
 
         private void failure(int code, String phrase) {

@@ -88,6 +88,26 @@ public class GatewayProperties {
         private String ng = "127.0.0.1:2223";
         private int timeoutMs = 1000;
         private int attempts = 3;
+        /** rtpengine's interface names (--interface=NAME/ADDR) for the browser and IMS legs; empty = unnamed. */
+        private String browserInterface = "";
+        private String imsInterface = "";
+        /** rtpengine is ICE-lite toward the browser (the browser controls ICE on MO and MT calls). */
+        private boolean iceLite = true;
+        public String getBrowserInterface() { return browserInterface; }
+        public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
+        public String getImsInterface() { return imsInterface; }
+        public void setImsInterface(String imsInterface) { this.imsInterface = imsInterface; }
+        public boolean isIceLite() { return iceLite; }
+        public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
+
+        /**
+         * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up
+         * with reason {@code media-timeout} (call/MediaStartWatch); 0 = never.
+         */
+        private long mediaStartTimeoutMs = 10000;
+        public long getMediaStartTimeoutMs() { return mediaStartTimeoutMs; }
+        public void setMediaStartTimeoutMs(long mediaStartTimeoutMs) { this.mediaStartTimeoutMs = mediaStartTimeoutMs; }
+
         /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
         private String dtmfLog = "127.0.0.1:2224";
         public String getNg() { return ng; }

@@ -38,7 +38,10 @@ public class MediaConfig {
     }
 
     @Bean
-    public RtpEngineClient rtpEngineClient(NgClient ng) {
-        return new RtpEngineClient(ng);
+    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props) {
+        GatewayProperties.Rtpengine r = props.getRtpengine();
+        String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
+        String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
+        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()));
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.webrtcims.gw.sdp.MdnsSdp;
 
 /**
  * The gateway's only door to rtpengine. Each method is one ng command with the flags of
@@ -35,13 +36,48 @@ public class RtpEngineClient {
     private record Negotiated(String browser, String ims, String videoBrowser, String videoIms) {
     }
 
+    /**
+     * What replaces a browser's `c=IN IP4 0.0.0.0` when all its candidates are mDNS names (MdnsSdp):
+     * TEST-NET-1 (RFC 5737), never routed. rtpengine only needs a non-zero address there to not take
+     * the stream for held; it sends to what ICE finds, never to this one (the browser's signalling
+     * address would be the better value once the call layer passes it).
+     */
+    static final String MDNS_PLACEHOLDER = "192.0.2.1";
+
+    /** How the browser leg is set up: rtpengine interfaces per leg and its ICE role (issue #17). */
+    private final Legs legs;
+
+    /**
+     * rtpengine's named interfaces (its `--interface=NAME/ADDR`) for the browser and the IMS leg, sent as
+     * ng `direction` (null = one unnamed interface, no `direction` key); iceLite: rtpengine is ICE-lite
+     * toward the browser (ng `ICE-lite`), so the browser is the controlling agent on MO and MT calls.
+     */
+    public record Legs(String browserInterface, String imsInterface, boolean iceLite) {
+        public static final Legs DEFAULT = new Legs(null, null, false);
+
+        public Legs {
+            if ((browserInterface == null) != (imsInterface == null)) {
+                throw new IllegalArgumentException("name both rtpengine interfaces (browser and IMS) or neither");
+            }
+        }
+
+        boolean named() {
+            return browserInterface != null;
+        }
+    }
+
     public RtpEngineClient(NgClient ng) {
-        this.ng = Objects.requireNonNull(ng);
+        this(ng, Legs.DEFAULT);
     }
 
     /** True when an MT offer from IMS makes rtpengine offer the browser transcoded Opus (no Opus from IMS). */
     public static boolean mtOfferTranscodes(String imsSdp) {
         return CodecPolicy.mtOffer(imsSdp) != null;
+    }
+
+    public RtpEngineClient(NgClient ng, Legs legs) {
+        this.ng = Objects.requireNonNull(ng);
+        this.legs = Objects.requireNonNull(legs, "legs");
     }
 
     /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
@@ -61,10 +97,11 @@ public class RtpEngineClient {
      */
     public String offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp, ImsCodec imsCodec)
             throws NgException {
-        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, browserSdp);
+        Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, MdnsSdp.forRtpengine(browserSdp, MDNS_PLACEHOLDER));
         towardIms(cmd);
         if (toTag != null) keepPorts(cmd);
         cmd.put("replace", List.of("origin", "session-connection"));
+        fromBrowser(cmd, "backward");
         if (imsCodec == null) {
             Map<String, Object> codec = CodecPolicy.moPassThrough(browserSdp);
             if (codec != null) cmd.put("codec", codec);
@@ -97,6 +134,7 @@ public class RtpEngineClient {
                                 boolean injectDtmf) throws NgException {
         Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, imsSdp);
         towardBrowser(cmd, injectDtmf);
+        fromIms(cmd, null);
         cmd.put("DTLS", Objects.requireNonNull(dtlsRole, "dtlsRole"));
         String browserSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
@@ -121,6 +159,7 @@ public class RtpEngineClient {
         cmd.put("SDES", List.of("off"));
         cmd.put("flags", flags(injectDtmf, "generate-mid", "trust-address"));
         if (toTag != null) keepPorts(cmd);
+        fromIms(cmd, "forward");
         Map<String, Object> codec = CodecPolicy.mtOffer(imsSdp);
         if (codec != null) {
             cmd.put("codec", codec);
@@ -131,8 +170,10 @@ public class RtpEngineClient {
     /** MT: the browser's JSEP answer in, the SDP answer toward IMS out. */
     public String answerFromBrowser(String callId, String fromTag, String toTag, String browserSdp)
             throws NgException {
-        Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, browserSdp);
+        Map<String, Object> cmd = sdpCommand("answer", callId, fromTag, toTag, MdnsSdp.forRtpengine(browserSdp, MDNS_PLACEHOLDER));
         towardIms(cmd);
+        cmd.put("replace", List.of("origin")); // Firefox's o= line says IN IP4 0.0.0.0
+        fromBrowser(cmd, null);
         String imsSdp = sdpOf(ng.send(cmd));
         remember(callId, browserSdp, imsSdp);
         return imsSdp;
@@ -225,7 +266,22 @@ public class RtpEngineClient {
         }
     }
 
-    private static void towardIms(Map<String, Object> cmd) {
+    /**
+     * An SDP from the browser: ng `direction` [browser, IMS] (also on answers: the docs say rtpengine
+     * remembers it, but sipwise/rtpengine#2012 saw answers need it), and on offers the ICE-lite side.
+     */
+    private void fromBrowser(Map<String, Object> cmd, String iceLiteOnOffer) {
+        if (legs.named()) cmd.put("direction", List.of(legs.browserInterface(), legs.imsInterface()));
+        if (legs.iceLite() && iceLiteOnOffer != null) cmd.put("ICE-lite", iceLiteOnOffer);
+    }
+
+    /** An SDP from IMS: ng `direction` [IMS, browser]; on offers ICE-lite toward the browser (`forward`). */
+    private void fromIms(Map<String, Object> cmd, String iceLiteOnOffer) {
+        if (legs.named()) cmd.put("direction", List.of(legs.imsInterface(), legs.browserInterface()));
+        if (legs.iceLite() && iceLiteOnOffer != null) cmd.put("ICE-lite", iceLiteOnOffer);
+    }
+
+    private void towardIms(Map<String, Object> cmd) {
         cmd.put("transport-protocol", "RTP/AVP");
         cmd.put("ICE", "remove");
         cmd.put("rtcp-mux", List.of("demux"));

@@ -144,7 +144,53 @@ class RtpEngineClientTest {
         assertEquals(Map.of(
                 "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
                 "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap")), sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
+                "flags", List.of("trust-address", "strip-extmap"), "replace", List.of("origin")),
+                sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
+    }
+
+    /** Issue #17: named rtpengine interfaces per leg and rtpengine ICE-lite toward the browser. */
+    @Test
+    void namedInterfacesAndIceLiteOnEveryLeg() throws Exception {
+        RtpEngineClient legs = new RtpEngineClient(ng, new RtpEngineClient.Legs("pub", "ims", true));
+        List<String> out = new ArrayList<>();
+        Map<String, Object> mo = exchange(() -> legs.offerFromBrowser("c1", "br", IN_SDP), Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("pub", "ims"), mo.get("direction"));
+        assertEquals("backward", mo.get("ICE-lite"), "MO: lite toward the offering browser");
+        Map<String, Object> moAnswer = exchange(() -> legs.answerFromIms("c1", "br", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
+        assertEquals(List.of("ims", "pub"), moAnswer.get("direction"));
+        assertFalse(moAnswer.containsKey("ICE-lite"), "ICE-lite is an offer-only key");
+        Map<String, Object> mt = exchange(() -> legs.offerFromIms("c2", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
+        assertEquals(List.of("ims", "pub"), mt.get("direction"));
+        assertEquals("forward", mt.get("ICE-lite"), "MT: lite toward the browser the offer goes to");
+        Map<String, Object> mtAnswer = exchange(() -> legs.answerFromBrowser("c2", "ims", "br", IN_SDP), Map.of("result", "ok", "sdp", OUT_SDP), out);
+        assertEquals(List.of("pub", "ims"), mtAnswer.get("direction"));
+        assertFalse(mtAnswer.containsKey("ICE-lite"));
+    }
+
+    @Test
+    void defaultLegsSendNeitherDirectionNorIceLite() throws Exception {
+        List<String> out = new ArrayList<>();
+        Map<String, Object> mt = exchange(() -> client.offerFromIms("c3", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
+        assertFalse(mt.containsKey("direction"));
+        assertFalse(mt.containsKey("ICE-lite"));
+    }
+
+    @Test
+    void oneInterfaceNameWithoutTheOtherIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new RtpEngineClient.Legs("pub", null, false));
+    }
+
+    @Test
+    void mdnsOnlyBrowserSdpReachesRtpengineWithoutZeroAddressOrHostNamedRtcp() throws Exception {
+        String firefox = String.join("\r\n", "v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 109", "c=IN IP4 0.0.0.0",
+                "a=candidate:0 1 UDP 2122252543 afdc9c45-cd7c-492d-8f94-b8096b2155bd.local 48028 typ host",
+                "a=rtcp:40147 IN IP4 afdc9c45-cd7c-492d-8f94-b8096b2155bd.local", "a=rtcp-mux", "");
+        List<String> out = new ArrayList<>();
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("c4", "br", firefox), Map.of("result", "ok", "sdp", OUT_SDP), out);
+        String sdp = (String) sent.get("sdp");
+        assertTrue(sdp.contains("c=IN IP4 " + RtpEngineClient.MDNS_PLACEHOLDER + "\r\n"), sdp);
+        assertFalse(sdp.contains("a=rtcp:40147"), sdp);
+        assertTrue(sdp.contains(".local 48028 typ host"), "candidates are left for rtpengine: " + sdp);
     }
 
     private static final String CHROME_AUDIO = String.join("\r\n", "v=0",

@@ -1,0 +1,71 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.media.MediaStats;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.Dialog;
+import javax.sip.message.Request;
+import java.util.*;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.*;
+
+/** A confirmed call whose browser media never starts is hung up with media-timeout (BYE + ended). */
+class MediaStartWatchTest {
+    SipUserAgent ua = mock(SipUserAgent.class);
+    CallMedia media = mock(CallMedia.class);
+    CallTimers timers = mock(CallTimers.class);
+    CallRegistry registry = new CallRegistry();
+    List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
+    GatewayProperties props = new GatewayProperties();
+    CallContext ctx;
+    Call call;
+    Dialog dialog = mock(Dialog.class);
+
+    @BeforeEach
+    void setUp() throws Exception {
+        CallWiring w = CallWiring.of(ua, mock(SipRequests.class), media, (t, m) -> toBrowser.add(m), registry,
+                u -> Optional.empty(), mock(LocalMediaWatch.class), timers, props);
+        ctx = w.ctx();
+        call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED);
+        call.dialog = dialog;
+        when(dialog.createRequest(Request.BYE)).thenReturn(mock(Request.class));
+    }
+
+    private static MediaStats packetsToIms(long n) { return new MediaStats("opus/48000", "opus/48000", n, 0, 0, 0); }
+
+    @Test
+    void noMediaByTheDeadlineSendsByeAndEndsWithMediaTimeout() throws Exception {
+        when(media.stats(call)).thenReturn(packetsToIms(0));
+        assertFalse(MediaStartWatch.check(ctx, call, System.nanoTime() + 60_000_000_000L), "before the deadline: keep waiting");
+        assertTrue(MediaStartWatch.check(ctx, call, System.nanoTime() - 1));
+        verify(ua).sendInDialog(eq(dialog), any(), any());
+        Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("ended", ended.get("type"));
+        assertEquals("media-timeout", ended.get("reason"));
+        assertEquals(CallState.ENDED, call.state);
+    }
+
+    @Test
+    void mediaFromTheBrowserEndsTheWatchWithoutHangingUp() throws Exception {
+        when(media.stats(call)).thenReturn(packetsToIms(3));
+        assertTrue(MediaStartWatch.check(ctx, call, System.nanoTime() - 1));
+        verify(ua, never()).sendInDialog(any(), any(), any());
+        assertTrue(toBrowser.isEmpty());
+    }
+
+    @Test
+    void watchIsScheduledUnlessTurnedOff() {
+        MediaStartWatch.start(ctx, call);
+        verify(timers).every(anyLong(), any());
+        props.getRtpengine().setMediaStartTimeoutMs(0);
+        MediaStartWatch.start(ctx, call);
+        verify(timers, times(1)).every(anyLong(), any());
+    }
+}
