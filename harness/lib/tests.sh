@@ -63,7 +63,14 @@ run_node_tests() {
   local logf="$LAB_LOGDIR/integration.log" envs pass fail cancelled
   local -a targets=("$ROOT/harness/tests/")
   mapfile -t envs < <(lab_run_env)
-  [[ -n ${LAB_TEST_ONLY:-} ]] && mapfile -t targets < <(test_only_files)
+  # ims3gpp.test.mjs needs the 3GPP core (--ims 3gpp), the other files the light core's UEs
+  if [[ -n ${LAB_TEST_ONLY:-} ]]; then
+    mapfile -t targets < <(test_only_files)
+  elif [[ ${LAB_IMS:-} == 3gpp ]]; then
+    targets=("$ROOT/harness/tests/ims3gpp.test.mjs")
+  else
+    mapfile -t targets < <(printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -v '/ims3gpp\.test\.mjs$')
+  fi
   # One test file at a time: each asserts that rtpengine holds no session after its calls.
   log "integration tests: node --test --test-concurrency=1 --test-reporter=spec ${targets[*]#"$ROOT/"}"
   run_foreground integration 780 env "${envs[@]}" node --test --test-concurrency=1 --test-reporter=spec "${targets[@]}"
