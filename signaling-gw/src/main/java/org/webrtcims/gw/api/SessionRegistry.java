@@ -41,6 +41,11 @@ public class SessionRegistry {
         if (password == null || password.isEmpty()) {
             throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "password is required");
         }
+        try {
+            registration.checkLogin(user, password); // --lab.ims.credentials: a wrong password must not end the user's session
+        } catch (RegistrationException e) {
+            throw mapRegistrationFailure(e);
+        }
         store.ofUser(user).ifPresent(previous -> end(previous, "replaced", true));
         try {
             registration.register(user, password).get();

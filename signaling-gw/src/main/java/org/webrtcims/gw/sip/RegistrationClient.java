@@ -109,13 +109,11 @@ public class RegistrationClient {
 
     /** REGISTERs the user; completes when the registrar answered 2xx. */
     public CompletableFuture<Void> register(String user, String password) {
-        ImsCredentials.Subscriber sub = null;
-        if (credentials.enabled()) {
-            sub = credentials.of(user).filter(s -> s.passwordMatches(password)).orElse(null);
-            if (sub == null) {
-                return CompletableFuture.failedFuture(new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 0,
-                        "unknown user or wrong password for " + user));
-            }
+        ImsCredentials.Subscriber sub;
+        try {
+            sub = checkLogin(user, password);
+        } catch (RegistrationException e) {
+            return CompletableFuture.failedFuture(e);
         }
         Binding b = new Binding(user, password, sub, ua.newCallId());
         byCallId.put(b.callId, b);
@@ -125,6 +123,16 @@ public class RegistrationClient {
         return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
             if (e != null && bindings.remove(user, b)) byCallId.remove(b.callId); // a failed login keeps nothing
         });
+    }
+
+    /**
+     * With a credentials file: the user's entry when it is listed with this web password, else
+     * RegistrationException AUTH_FAILED (nothing is sent to IMS). Without one: null (the registrar decides).
+     */
+    public ImsCredentials.Subscriber checkLogin(String user, String password) {
+        if (!credentials.enabled()) return null;
+        return credentials.of(user).filter(s -> s.passwordMatches(password)).orElseThrow(() ->
+                new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 0, "unknown user or wrong password for " + user));
     }
 
     /** Removes the user's binding (Expires: 0); completes when answered or timed out. */

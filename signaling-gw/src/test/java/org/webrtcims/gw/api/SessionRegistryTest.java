@@ -52,6 +52,21 @@ class SessionRegistryTest {
     }
 
     @Test
+    void aWrongWebPasswordDoesNotEndTheUsersSession() {
+        // --lab.ims.credentials: the gateway checks the web password before it replaces a session
+        when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
+        BrowserSession s = sessions.login("alice", "pw");
+        doThrow(new RegistrationException(RegistrationException.Kind.AUTH_FAILED, 0, "unknown user or wrong password"))
+                .when(registration).checkLogin("alice", "wrong");
+        ApiException e = loginFails("alice", "wrong");
+        assertEquals(HttpStatus.UNAUTHORIZED, e.status());
+        assertEquals("auth-failed", e.code());
+        assertSame(s, store.ofUser("alice").orElseThrow(), "the logged-in session stays");
+        verify(registration, times(1)).register(anyString(), anyString());
+        verify(registration, never()).unregister("alice");
+    }
+
+    @Test
     void aLoginGivesATokenTheBearerCheckAccepts() {
         when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
         BrowserSession s = sessions.login("alice", "pw");
