@@ -64,3 +64,17 @@ ims3_gateway_args() {
 ims3_start_ues() {
   start_ue ue1 uas
 }
+
+# ims3_print_access SHOWN_ADDR — `./lab up --ims 3gpp`: where the page is, the logins of the
+# credentials file, whom to call.
+ims3_print_access() {
+  local login pass kind browser=()
+  while read -r login pass kind _; do
+    [[ -z $login || $login == \#* ]] && continue
+    browser+=("$login/$pass ($kind)")
+  done <"$LAB_IMS3_CREDENTIALS"
+  log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
+  log "log in as (user/password): ${browser[*]} — from $(rel "$LAB_IMS3_CREDENTIALS")"
+  log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"
+  log "stop it with: ./lab down"
+}
