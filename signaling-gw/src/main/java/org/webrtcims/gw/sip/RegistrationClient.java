@@ -239,6 +239,7 @@ public class RegistrationClient {
                 try {
                     ClientTransaction retry = auth.handleChallenge(r, event.getClientTransaction(), ua.provider(), 5);
                     ua.sendPrepared(retry, this);
+                    b.flow("sent REGISTER (digest response)");
                 } catch (Exception e) {
                     done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, code,
                             "cannot answer the digest challenge: " + e.getMessage()));
