@@ -21,6 +21,11 @@
 #                                        re-INVITE (hold → recvonly, inactive, resume) until the BYE
 #   run-ue.sh uac-reinvite <user> [pause_ms]  ue9: SIP 127.0.0.1:5096, RTP echo 6900; calls <user>, holds it by re-INVITE, resumes
 #                                        it by UPDATE, hangs up, pause_ms (2000) between the steps
+#   run-ue.sh load-uac <user> <cps> <calls> <hold_ms>  ue2, same ports as uac: <calls> calls to <user> at
+#                                        <cps> calls/s, each held hold_ms, no media (SIP-only load for
+#                                        ./lab bench setup-rate --sustained); runs in LAB_LOGDIR, where
+#                                        sipp writes every call's INVITE -> 200 time (uac_<pid>_rtt.csv)
+# UE_QUIET=1: no SIP message log (the bench's load runs).
 # UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
 # UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
 # VoLTE env: VOLTE_REQUIRE=1 (MO sends Require: precondition), VOLTE_REL180=1 (MT sends a reliable 180),
@@ -38,7 +43,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -67,13 +72,14 @@ password_of() {
 
 # sipp options shared by every run: fixed SIP/media sockets, no stdin, no live screen,
 # errors/stats/messages/final screen into files named after the log prefix.
+# UE_QUIET=1 (load runs): no message log, which would cost SIPp more than the calls themselves.
 common_opts() {
   local prefix="$LOGDIR/$1"
   printf '%s\n' -i "$UE_IP" -nostdin \
     -trace_err -error_file "$prefix-errors.log" \
     -trace_stat -stf "$prefix-stat.csv" \
-    -trace_msg -message_file "$prefix-messages.log" \
     -trace_screen -screen_file "$prefix-screen.log"
+  [ "${UE_QUIET:-0}" = 1 ] || printf '%s\n' -trace_msg -message_file "$prefix-messages.log"
 }
 
 # IMS-AKA registration (TS 33.203) with the UE's K and OP from IMS_AKA_KEYS; SIPp computes RES.
@@ -118,7 +124,7 @@ register() {  # user port
   local user="$1" port="$2" pass opts rc
   if [ -n "${IMS_AKA_KEYS:-}" ]; then register_aka "$user" "$port"; return; fi
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
-  mapfile -t opts < <(common_opts "sipp-register-$user")
+  mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$user")
   sipp -sf "$HERE/register.xml" -m 1 -default_behaviors abortunexp -s "$user" -au "$user" -ap "$pass" -p "$port" \
     -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
   rc=$?
@@ -162,6 +168,22 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
   else
     echo "run-ue: $mode call $me -> $target failed (sipp exit $rc, see $LOGDIR/sipp-$mode-$target-errors.log)" >&2
   fi
+  exit $rc
+}
+
+# load_call target cps calls hold_ms — SIP-only load from ue2 (registered first): sipp's own rate
+# control, response time INVITE -> 200 of every call traced (-trace_rtt), statistics each second.
+load_call() {
+  local target="$1" cps="$2" calls="$3" hold="$4" opts rc
+  register ue2 5090
+  mapfile -t opts < <(UE_QUIET=1 common_opts "sipp-load-uac-$target")
+  # sipp writes the -trace_rtt file into its working directory
+  cd "$LOGDIR" || die "cannot enter $LOGDIR"
+  sipp -sf "$HERE/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \
+    -l $((cps * (hold / 1000 + 30))) -set hold "$hold" -recv_timeout 10000 -trace_rtt -rtt_freq 1 -fd 1 \
+    "${opts[@]}" "$KAMAILIO" >/dev/null
+  rc=$?
+  echo "run-ue: load-uac ue2 -> $target: $calls calls at $cps/s, sipp exit $rc"
   exit $rc
 }
 
@@ -228,5 +250,9 @@ case "$mode" in
     extra=(-recv_timeout 30000)
     [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
     ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac-cancel "$1" volte-mo-cancel.xml "${extra[@]}" ;;
+  load-uac)
+    [ $# -eq 4 ] || usage
+    for n in "$2" "$3" "$4"; do is_int "$n" || usage; done
+    load_call "$1" "$2" "$3" "$4" ;;
   *) usage ;;
 esac

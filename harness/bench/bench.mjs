@@ -3,6 +3,9 @@
 //   <profile> [--calls N] [--duration S]              one measured run
 //   capacity <profile> [--max N] [--duration S]       sweep N up to the last passing step
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
+//   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick]
+//                                                     constant rate per step, knee, SIP-only beside it, JFR
+//   gateway <profile> [--calls N] [--duration S]      the product path (MO) beside --raw, in one run
 // `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
 import fs from 'node:fs';
@@ -12,7 +15,8 @@ import { machine, referenceRatios } from './analyze.mjs';
 import { renderBenchHtml } from './html.mjs';
 import { sleep, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
-import { setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { credentials, setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { runSustained, sustainedPlan } from './sustained.mjs';
 import { measureStep, pacing } from './step.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,7 +54,7 @@ function loadProfiles() {
 // parse(argv) -> {mode, name, profile?, calls?, durationS, steps?, expected_s}
 export function parse(argv) {
   const [first, ...rest] = argv;
-  if (!first) usage('bench needs a profile, "capacity <profile>" or "setup-rate"');
+  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>" or "setup-rate [--sustained]"');
   const opts = {};
   const take = (allowed) => {
     for (let i = 0; i < rest.length; i += 1) {
@@ -76,6 +80,26 @@ export function parse(argv) {
     if (!IMS_CODECS.includes(c)) usage(`--ims-codec wants one of ${IMS_CODECS.join(', ')}, not '${c}'`);
     return c;
   };
+  if (first === 'setup-rate' && rest.includes('--sustained')) {
+    rest.splice(rest.indexOf('--sustained'), 1);
+    const quick = rest.includes('--quick');
+    if (quick) rest.splice(rest.indexOf('--quick'), 1);
+    take(['--cps-steps', '--hold', '--step-seconds']);
+    const d = quick ? { steps: '5,10', hold: 3, secs: 20 } : { steps: '10,25,50,100,150,200', hold: 5, secs: 60 };
+    const steps = (opts['--cps-steps'] ?? d.steps).split(',').map((v) => int('--cps-steps', v.trim(), 1, 500));
+    const holdS = int('--hold', opts['--hold'] ?? d.hold, 1, 60);
+    const stepS = int('--step-seconds', opts['--step-seconds'] ?? d.secs, 5, 600);
+    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
+  }
+  if (first === 'gateway') {
+    const profile = needProfile(rest.shift(), 'bench gateway');
+    if (profile.browser_leg === 'RTP/AVP' || profile.ims_codec) usage(`bench gateway: profile ${profile.name} is not relayed by the gateway as loadgen plays it (DTLS-SRTP, no transcoding: A-SRTP, SD-SRTP, HD-SRTP)`);
+    take(['--calls', '--duration']);
+    const calls = int('--calls', opts['--calls'] ?? 10, 1, MAX_CALLS);
+    const durationS = int('--duration', opts['--duration'] ?? 20, 1, 600);
+    // the raw run and the gateway run, one after the other
+    return { mode: 'gateway', name: `gateway-${profile.name}`, profile, calls, durationS, expected_s: 2 * pacing(calls, durationS).expected_s + 20 };
+  }
   if (first === 'setup-rate') {
     take(['--cps-steps', '--calls-per-step']);
     const steps = (opts['--cps-steps'] ?? '1,5,10,20').split(',').map((s) => int('--cps-steps', s.trim(), 1, 200));
@@ -209,6 +233,79 @@ async function runCapacity(run, ctx) {
   return report;
 }
 
+// The lab's processes other than rtpengine from $LAB_PIDS, for per-process CPU (ue1 = the SIPp UAS).
+function labProcs() {
+  let text = '';
+  try { text = fs.readFileSync(process.env.LAB_PIDS, 'utf8'); } catch { return []; }
+  const names = { gateway: 'gateway', kamailio: 'kamailio', ue1: 'sipp' };
+  return text.split('\n').map((l) => l.trim().split(/\s+/)).filter(([n, p]) => names[n] && /^\d+$/.test(p ?? '')).map(([n, p]) => ({ name: names[n], pid: Number(p) }));
+}
+
+const ratio = (a, b) => (a == null || b == null || !(b > 0) ? null : Math.round((a / b) * 100) / 100);
+// What issue #11 asks of the product path (docs/benchmarks.md "Product path").
+const PRODUCT_CRITERION = { p50_ms: 0.1, p99_ms: 1, loss_pct: 0, rtpengine_cpu_ratio: 1.3 };
+
+function legSummary(s) {
+  const { cpu_series: _series, throughput_pps: _tp, delay_cdf: cdf, ...rest } = s;
+  return { ...rest, delay_cdf: cdf };
+}
+
+// gateway <profile>: the same N calls through --raw (ng only, loadgen's far end echoes) and through the
+// gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, in one run.
+async function runGateway(run, ctx) {
+  const report = { ...baseReport(run), profile: run.profile.name, calls: run.calls, duration_s: run.durationS, gateway: ctx.gateway,
+    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', direction: 'MO' };
+  const procs = labProcs();
+  const common = { root: ROOT, logDir: ctx.logDir, profile: run.profile, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid,
+    progress, progressEvery: 5, procs, imsPorts: '6000-7999' };
+  progress(`gateway ${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, first --raw (ng only), then MO through the gateway to ue1; expected ~${run.expected_s} s`);
+  progress('raw: loadgen -> rtpengine (ng), loadgen echoes as the far end (ports 7000+)');
+  // ue1 holds 6000: the raw far end binds 7000 + 2i, inside delaymeter's IMS range like ue1's port
+  const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farPortBase: 7000 });
+  await sleep(2000);
+  progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
+  const gw = await measureStep({ ...common, dir: path.join(ctx.out, 'gateway-mo'),
+    gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), to: 'ue1' } });
+  const out = gw.packets?.capture?.rtp_out ?? 0;
+  if (out > 0 && !gw.packets.matched.to_ims && !gw.packets.matched.to_browser) {
+    gw.errors.unshift(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
+      + '(a gateway that injects DTMF makes it decode and re-encode every call; loadgen\'s filler payload is not real Opus)');
+  }
+  report.raw = legSummary(raw);
+  report.gateway_mo = legSummary(gw);
+  report.mt = { measured: false,
+    reason: 'loadgen\'s gateway mode does not answer incoming calls yet (`incoming` is ignored; docs/loadgen.md "Limits"): MT needs loadgen to send `answer {callId, sdp}` and a SIPp UAC calling alice' };
+  const dirs = ['to_ims', 'to_browser'];
+  report.gateway_vs_raw = {
+    rtpengine_cpu_per_call: ratio(gw.cpu.rtpengine_pct_per_call, raw.cpu.rtpengine_pct_per_call),
+    delay_p50: Object.fromEntries(dirs.map((k) => [k, ratio(gw.delay_ms[k]?.p50, raw.delay_ms[k]?.p50)])),
+    delay_p99: Object.fromEntries(dirs.map((k) => [k, ratio(gw.delay_ms[k]?.p99, raw.delay_ms[k]?.p99)])),
+    setup_p50: ratio(gw.setup_ms?.p50, raw.setup_ms?.p50),
+    setup_p95: ratio(gw.setup_ms?.p95, raw.setup_ms?.p95),
+  };
+  const why = [];
+  for (const k of dirs) {
+    if (!(gw.delay_ms[k]?.p50 <= PRODUCT_CRITERION.p50_ms)) why.push(`${k} p50 ${gw.delay_ms[k]?.p50} ms > ${PRODUCT_CRITERION.p50_ms}`);
+    if (!(gw.delay_ms[k]?.p99 <= PRODUCT_CRITERION.p99_ms)) why.push(`${k} p99 ${gw.delay_ms[k]?.p99} ms > ${PRODUCT_CRITERION.p99_ms}`);
+    if (!(gw.loss_pct[k] <= PRODUCT_CRITERION.loss_pct)) why.push(`${k} loss ${gw.loss_pct[k]} %`);
+  }
+  if (!(report.gateway_vs_raw.rtpengine_cpu_per_call <= PRODUCT_CRITERION.rtpengine_cpu_ratio)) why.push(`rtpengine CPU per call gateway/raw ${report.gateway_vs_raw.rtpengine_cpu_per_call} > ${PRODUCT_CRITERION.rtpengine_cpu_ratio}`);
+  report.criterion = { ...PRODUCT_CRITERION, pass: why.length === 0, why };
+  report.errors = [...raw.errors.map((e) => `raw: ${e}`), ...gw.errors.map((e) => `gateway: ${e}`)];
+  report.ok = raw.ok && gw.ok;
+  finish(ctx.out, report);
+  console.log(`\n${run.profile.name}, ${run.calls} calls, ${run.durationS} s      p50 ms   p99 ms   max ms   loss %   setup p50/p95 ms`);
+  for (const [label, s] of [['raw', raw], ['gateway MO', gw]]) {
+    for (const k of dirs) console.log(`  ${label.padEnd(11)}${k.padEnd(12)}${col(s.delay_ms[k]?.p50, 7)}  ${col(s.delay_ms[k]?.p99, 7)}  ${col(s.delay_ms[k]?.max, 7)}  ${col(s.loss_pct[k], 7)}   ${s.setup_ms?.p50 ?? 'n/a'} / ${s.setup_ms?.p95 ?? 'n/a'}`);
+  }
+  console.log('  CPU per call (% of one core, full-load window):      raw      gateway');
+  for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 9)}`);
+  console.log(`  gateway/raw: rtpengine CPU per call ${report.gateway_vs_raw.rtpengine_cpu_per_call}, setup p50 ${report.gateway_vs_raw.setup_p50}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} % of one core`);
+  console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw): ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
+  console.log('  MT: not measured (loadgen does not answer incoming gateway calls yet)');
+  return report;
+}
+
 async function runSetupRate(run, ctx) {
   const report = { ...baseReport(run), profile: 'A-SRTP', calls_per_step: run.callsPerStep, steps: [], gateway: ctx.gateway };
   progress(`setup-rate: ${run.steps.join(', ')} calls/s, ${run.callsPerStep} calls each, gateway ${ctx.gateway} -> Kamailio -> ue1; expected ~${run.expected_s} s`);
@@ -246,10 +343,12 @@ async function main(argv) {
   }
   const run = parse(argv);
   if (!ctx.out || !ctx.rtpenginePid) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
-  if (run.mode === 'setup-rate' && !ctx.gateway) usage('setup-rate needs --gateway URL');
+  if (['setup-rate', 'setup-sustained', 'gateway'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
   ctx.logDir ??= path.join(ctx.out, 'logs');
   fs.mkdirSync(ctx.logDir, { recursive: true });
-  const report = run.mode === 'profile' ? await runProfile(run, ctx) : run.mode === 'capacity' ? await runCapacity(run, ctx) : await runSetupRate(run, ctx);
+  const runners = { profile: runProfile, capacity: runCapacity, 'setup-rate': runSetupRate, gateway: runGateway,
+    'setup-sustained': (r, c) => runSustained(r, c, { root: ROOT, profilesFile: PROFILES, progress, finish, base: baseReport(r) }) };
+  const report = await runners[run.mode](run, ctx);
   progress(`report: ${path.relative(ROOT, path.join(ctx.out, 'report.json'))} and report.html`);
   if (!report.ok) console.error(`bench: ${report.errors?.[0] ?? 'the run failed'}`);
   return report.ok ? 0 : 1;

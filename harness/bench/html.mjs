@@ -61,6 +61,85 @@ function mediaLine(m) {
   return `<p>media: browser leg ${leg(m.browser_leg)} · IMS leg ${leg(m.ims_leg)}${m.ims_leg?.transcoded ? ` · transcoded by rtpengine; far end got ${fmt(m.ims_leg.voiced_pct)} % non-silent packets; packets paired through ${fmt(m.pairing?.ssrc_map?.length)} SSRC mappings` : ''}</p>`;
 }
 
+const PROCS = ['rtpengine', 'gateway', 'kamailio', 'sipp', 'loadgen', 'tcpdump'];
+
+// gateway <profile>: the product path (MO) beside --raw, measured in one run.
+function gatewayBody(r) {
+  const legs = [['raw (ng only)', r.raw], ['gateway MO', r.gateway_mo]].filter(([, l]) => l);
+  const delayRows = [];
+  for (const [label, l] of legs) {
+    for (const k of ['to_ims', 'to_browser']) {
+      const x = l.delay_ms?.[k] ?? {};
+      delayRows.push([label, k, x.p50, x.p95, x.p99, x.max, l.loss_pct?.[k], l.packets?.matched?.[k], l.setup_ms?.p50, l.setup_ms?.p95]);
+    }
+  }
+  const cpuRows = PROCS.map((n) => [n, r.raw?.cpu?.per_call?.[n], r.gateway_mo?.cpu?.per_call?.[n], r.raw?.cpu?.[`${n}_pct`], r.gateway_mo?.cpu?.[`${n}_pct`]]);
+  const g = r.gateway_vs_raw ?? {};
+  const c = r.criterion ?? {};
+  return `<p>${esc(r.profile)}: ${r.calls} calls, ${r.duration_s} s at full load, MO (loadgen --gateway as alice -> ue1), gateway arguments: ${esc(r.gateway_args)}</p>
+<p>issue #11 criterion (p50 &le; ${fmt(c.p50_ms)} ms, p99 &le; ${fmt(c.p99_ms)} ms, loss 0 in both directions, rtpengine CPU per call &le; ${fmt(c.rtpengine_cpu_ratio)}x raw):
+<span class="${c.pass ? 'ok' : 'bad'}">${c.pass ? 'met' : `not met: ${esc((c.why ?? []).join('; '))}`}</span></p>
+${table(['run', 'direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched', 'setup p50 ms', 'setup p95 ms'], delayRows)}
+<h2>CPU per call (% of one core, full-load window)</h2>
+${table(['process', 'raw per call', 'gateway per call', 'raw total %', 'gateway total %'], cpuRows)}
+<p>other jobs on this host: raw ${fmt(r.raw?.cpu?.other_pct)} %, gateway ${fmt(r.gateway_mo?.cpu?.other_pct)} % of one core</p>
+<h2>Gateway / raw</h2>
+${table(['figure', 'gateway / raw'], [['rtpengine CPU per call', g.rtpengine_cpu_per_call], ['delay p50 to_ims', g.delay_p50?.to_ims], ['delay p50 to_browser', g.delay_p50?.to_browser],
+    ['delay p99 to_ims', g.delay_p99?.to_ims], ['delay p99 to_browser', g.delay_p99?.to_browser], ['setup p50', g.setup_p50], ['setup p95', g.setup_p95]])}
+<p>MT: ${r.mt?.measured ? 'measured' : `not measured — ${esc(r.mt?.reason)}`}</p>
+${charts([
+  ...legs.map(([label, l], i) => ({ id: `cdf${i}`, title: `Relay delay CDF, ${label}`, x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
+    datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (l.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) })),
+  { id: 'percall', title: 'CPU per call by process (% of one core): raw (x=0) vs gateway (x=1)', x: 'run (0 raw, 1 gateway)', y: '% of one core per call', points: true,
+    datasets: PROCS.map((n) => ({ label: n, points: [[0, r.raw?.cpu?.per_call?.[n]], [1, r.gateway_mo?.cpu?.per_call?.[n]]].filter(([, y]) => y != null) })) },
+])}`;
+}
+
+function jfrTables(p) {
+  if (!p) return '';
+  if (p.error) return `<p class="bad">JFR: ${esc(p.error)}</p>`;
+  return `<h3>at ${p.cps} calls/s: ${p.samples} execution samples</h3>
+${table(['top frame (self)', '% of samples'], p.self.map((f) => [f.frame, f.pct]))}
+${table(['first gateway frame on the stack', '% of samples'], p.gateway_frame.map((f) => [f.frame, f.pct]))}
+${table(['on the stack (total)', '% of samples'], p.total.map((f) => [f.frame, f.pct]))}
+${table(['thread', '% of samples'], p.threads.map((f) => [f.frame, f.pct]))}`;
+}
+
+// setup-rate --sustained: the steps of both sides, knee, bottleneck, the gateway's profile.
+function sustainedBody(r) {
+  const rows = [];
+  for (const [side, list] of [['gateway', r.steps ?? []], ['SIP only', r.sip_only ?? []]]) {
+    for (const s of list) {
+      rows.push([side, s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.concurrent_nominal, s.concurrent_peak ?? null,
+        s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.sipp_pct, s.cpu?.loadgen_pct ?? s.cpu?.sipp_uac_pct, s.cpu?.other_pct, s.pass ? 'pass' : `FAIL: ${s.fail_reason}`]);
+    }
+  }
+  const b = r.bottleneck;
+  const gw = r.steps ?? [], sip = r.sip_only ?? [];
+  const perCall = (s, n) => (s.cpu?.[`${n}_pct`] == null ? null : Math.round((s.cpu[`${n}_pct`] / s.cps) * 1000) / 1000);
+  return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s; criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
+<p>knee: gateway <b>${fmt(r.knee_cps)}</b> calls/s, SIP only ${r.sip_only_knee_is_lower_bound ? '&ge; ' : ''}<b>${fmt(r.sip_only_knee_cps)}</b> calls/s; gateway / SIP only = <b>${fmt(r.gateway_vs_sip_only)}</b></p>
+${b ? `<p>bottleneck at ${b.at_cps} calls/s (${esc(b.step)}): <b>${esc(b.process)}</b> ${fmt(b.pct)} % of one core; whole host ${fmt(b.host_busy_pct)} %, other jobs ${fmt(b.other_pct)} %${b.note ? `; ${esc(b.note)}` : ''}</p>` : ''}
+${table(['side', 'calls/s', 'calls', 'set up', 'failed', 'setup p50 ms', 'p95 ms', 'max ms', 'cps x hold', 'peak in media', 'gateway %', 'kamailio %', 'rtpengine %', 'sipp uas %', 'loadgen / sipp uac %', 'other jobs %', 'result'], rows)}
+${charts([
+  { id: 'p95', title: 'Setup p95 vs offered calls/s', x: 'calls/s', y: 'setup p95 ms', points: true,
+    datasets: [{ label: 'gateway (ICE + DTLS)', points: gw.map((s) => [s.cps, s.setup_ms?.p95]) }, { label: 'SIP only (INVITE -> 200)', points: sip.map((s) => [s.cps, s.setup_ms?.p95]) }] },
+  { id: 'conc', title: 'Concurrent calls vs calls/s', x: 'calls/s', y: 'calls', points: true,
+    datasets: [{ label: 'cps x hold', points: gw.map((s) => [s.cps, s.concurrent_nominal]) }, { label: 'peak in media (loadgen)', points: gw.map((s) => [s.cps, s.concurrent_peak]) }] },
+  { id: 'ok', title: 'Calls set up per second (set up / step seconds)', x: 'offered calls/s', y: 'calls/s set up', points: true,
+    datasets: [{ label: 'gateway', points: gw.map((s) => [s.cps, s.setup_ok == null ? null : Math.round((s.setup_ok / r.step_seconds) * 10) / 10]) },
+      { label: 'SIP only', points: sip.map((s) => [s.cps, s.setup_ok == null ? null : Math.round((s.setup_ok / r.step_seconds) * 10) / 10]) }] },
+  { id: 'cpu', title: 'CPU per process per step, gateway side (% of one core)', x: 'calls/s', y: '% of one core', points: true,
+    datasets: ['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen', 'other'].map((n) => ({ label: n, points: gw.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
+  { id: 'cpucall', title: 'CPU per call per process, gateway side (% of one core per call/s)', x: 'calls/s', y: '% of one core / (calls/s)', points: true,
+    datasets: ['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen'].map((n) => ({ label: n, points: gw.map((s) => [s.cps, perCall(s, n)]) })) },
+  { id: 'cpusip', title: 'CPU per process per step, SIP only (% of one core)', x: 'calls/s', y: '% of one core', points: true,
+    datasets: ['kamailio', 'sipp', 'sipp_uac'].map((n) => ({ label: n, points: sip.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
+])}
+<h2>Where the gateway's CPU goes (JFR execution samples)</h2>
+${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
+}
+
 export function renderBenchHtml(r) {
   let body = '';
   if (r.kind === 'profile') {
@@ -86,6 +165,10 @@ ${charts([
   { id: 'p99calls', title: 'p99 relay delay vs calls', x: 'calls', y: 'p99 ms', points: true,
     datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: r.steps.map((s) => [s.calls, s.delay_ms?.[k]?.p99]) })) },
 ])}`;
+  } else if (r.kind === 'gateway') {
+    body = gatewayBody(r);
+  } else if (r.kind === 'setup-sustained') {
+    body = sustainedBody(r);
   } else {
     const rows = r.steps.map((s) => [s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.errors.join('; ')]);
     body = `<p>Calls through gateway + Kamailio + rtpengine to SIPp ue1, ICE + DTLS per call; highest step with 0 failures and p95 &lt; 500 ms: <b>${fmt(r.max_cps_passing)}</b> calls/s</p>

@@ -1,56 +1,139 @@
 // One step of the setup-rate sweep: N calls at R calls/s from loadgen through the gateway's browser
-// API (login, WebSocket `call`, Kamailio, SIPp ue1 answering, rtpengine, ICE + DTLS per call).
+// API (login, WebSocket `call`, Kamailio, SIPp ue1 answering, rtpengine, ICE + DTLS per call), each
+// call held `holdS` seconds of media; and its SIP-only twin (a SIPp UAC -> Kamailio -> SIPp ue1, no
+// media), the upper bound of what the IMS side alone sets up at that rate.
 import fs from 'node:fs';
 import path from 'node:path';
+import { ADDRESSES } from '../kit/addresses.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { lastLine, start, stop, waitFor } from '../kit/procs.mjs';
+import { hostBusyPct, hostCpu } from './analyze.mjs';
 import { bin } from './step.mjs';
 
 export const SETUP_MEDIA_S = 2; // media per call: enough to see the call carry packets, short for load
+// The processes whose CPU a setup step samples (names in the step's pids file; ue1 is the SIPp UAS).
+export const SETUP_PROCS = ['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen', 'sipp_uac'];
 
-export function setupStepSeconds(calls, cps) {
-  return Math.ceil(calls / cps + SETUP_MEDIA_S + 15);
+export function setupStepSeconds(calls, cps, holdS = SETUP_MEDIA_S) {
+  return Math.ceil(calls / cps + holdS + 15);
 }
 
-function credentials(root, user) {
+export function credentials(root, user) {
   const line = fs.readFileSync(path.join(root, 'ims-sim/users.txt'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
   if (!line) throw new Error(`no user ${user} in ims-sim/users.txt`);
   return line.slice(user.length + 1).trim();
 }
 
-export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, user = 'alice', to = 'ue1', progress }) {
+// The step's pids file: the lab's processes from $LAB_PIDS (ue1 is named sipp there) plus `extra`.
+function writePids(file, extra) {
+  let base = '';
+  try { base = fs.readFileSync(process.env.LAB_PIDS, 'utf8'); } catch { /* only the extra ones then */ }
+  const lines = base.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => l.replace(/^ue1 /, 'sipp '));
+  fs.writeFileSync(file, `${[...lines, ...extra].join('\n')}\n`);
+}
+
+function cpuOf(sampled, host0, host1) {
+  const cpu = { wall_s: sampled.wall_s };
+  let ours = 0;
+  for (const n of SETUP_PROCS) {
+    cpu[`${n}_pct`] = sampled[`${n}_pct`] ?? null;
+    ours += cpu[`${n}_pct`] ?? 0;
+  }
+  cpu.host_busy_pct = hostBusyPct(host0, host1);
+  // everything else on this shared machine during the step (other jobs)
+  cpu.other_pct = cpu.host_busy_pct == null ? null : Math.max(0, Math.round((cpu.host_busy_pct - ours) * 100) / 100);
+  return cpu;
+}
+
+export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, user = 'alice', to = 'ue1', progress, progressEvery = 2 }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
   const args = ['--gateway', gateway, '--user', user, '--password', credentials(root, user), '--to', to, '--calls', String(calls),
-    '--cps', String(cps), '--duration', String(SETUP_MEDIA_S), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
+    '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
   let n = 0;
+  let peak = 0; // most calls in media at once (loadgen's progress line)
   const lg = start('loadgen', bin(root, 'loadgen'), args, {
     log: path.join(logDir, `${path.basename(dir)}-loadgen.log`),
-    onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || n++ % 2 === 0) progress(`  loadgen ${l}`); },
+    onLine: (l) => {
+      const m = l.match(/(\d+) in media/);
+      if (m) peak = Math.max(peak, Number(m[1]));
+      if (!/^\[\s*\d+s\]/.test(l) || n++ % progressEvery === 0) progress(`  loadgen ${l}`);
+    },
   });
   const pidsFile = path.join(dir, 'pids');
-  let base = '';
-  try { base = fs.readFileSync(process.env.LAB_PIDS, 'utf8'); } catch { /* only loadgen then */ }
-  fs.writeFileSync(pidsFile, `${base.trimEnd()}\nloadgen ${lg.pid}\n`);
+  writePids(pidsFile, [`loadgen ${lg.pid}`]);
+  const host0 = hostCpu();
   const sampler = startCpuSampler({ pidsFile });
-  const bound = (setupStepSeconds(calls, cps) + 30) * 1000;
+  const bound = (setupStepSeconds(calls, cps, holdS) + 30) * 1000;
   let res = await waitFor(lg, bound);
   const errors = [];
   if (!res) { errors.push(`loadgen did not finish in ${bound / 1000} s: stopped`); res = await stop(lg); }
-  const cpu = sampler.stop();
+  const cpu = cpuOf(sampler.stop(), host0, hostCpu());
   let out = null;
   try { out = JSON.parse(fs.readFileSync(json, 'utf8')); } catch { /* below */ }
   if (!out) errors.push(`loadgen wrote no report (exit ${res.code}): ${lastLine(lg.tail()) || 'no output'}`);
   const t = out?.totals ?? {};
   const ok = t.setup_ok ?? null;
   const failed = t.failed ?? (ok == null ? null : calls - ok);
-  if (res.code !== 0 && out) errors.push(`loadgen exited ${res.code}: ${lastLine(lg.tail())}`);
+  if (res.code !== 0 && out) {
+    errors.push(`loadgen exited ${res.code}: set up ${ok}, failed ${failed}, end confirmed by \`ended\` ${t.hung_up ?? 'n/a'}, ended early ${t.ended_early ?? 'n/a'}, `
+      + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
+  }
   return {
-    cps, calls, ok: errors.length === 0 && failed === 0, errors,
+    cps, calls, hold_s: holdS, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,
+    concurrent_nominal: Math.round(cps * holdS), concurrent_peak: peak,
     setup_ms: out?.setup_ms ?? null, phases_ms: out?.phases_ms ?? null,
     failure_reasons: (out?.calls ?? []).filter((c) => c.error || c.fail_phase).slice(0, 10).map((c) => `${c.fail_phase ?? '?'}: ${c.error ?? ''}`),
     loadgen_exit: res.code,
-    cpu: { rtpengine_pct: cpu.rtpengine_pct, gateway_pct: cpu.gateway_pct, kamailio_pct: cpu.kamailio_pct, loadgen_pct: cpu.loadgen_pct ?? null, wall_s: cpu.wall_s },
+    cpu,
+  };
+}
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null);
+
+// sipp's -trace_rtt file: "Date_ms;response_time_ms;rtd_no" lines, one per call (INVITE -> 200).
+function readRtt(dir) {
+  const f = fs.readdirSync(dir).find((n) => /^uac_\d+_rtt\.csv$/.test(n));
+  if (!f) return [];
+  return fs.readFileSync(path.join(dir, f), 'utf8').split('\n').slice(1).map((l) => Number(l.split(';')[1])).filter((v) => Number.isFinite(v));
+}
+
+// sipp's -trace_stat file: the last line's cumulative counters.
+function readStat(file) {
+  try {
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    const head = lines[0].split(';');
+    const last = lines[lines.length - 1].split(';');
+    const get = (k) => { const i = head.indexOf(k); return i < 0 ? null : Number(last[i]); };
+    return { successful: get('SuccessfulCall(C)'), failed: get('FailedCall(C)'), created: get('OutgoingCall(C)') };
+  } catch { return null; }
+}
+
+// SIP only: `calls` calls at `cps` from a SIPp UAC (ue2, run-ue.sh load-uac) to ue1 through Kamailio.
+export async function sipOnlyStep({ root, dir, cps, calls, holdS, progress }) {
+  fs.mkdirSync(dir, { recursive: true });
+  const env = { ...process.env, LAB_LOGDIR: dir, KAMAILIO: ADDRESSES.pcscf, IMS_USERS: path.join(root, 'ims-sim/users.txt') };
+  const uac = start('sipp-uac', 'bash', [path.join(root, 'sipp-scenarios/run-ue.sh'), 'load-uac', 'ue1', String(cps), String(calls), String(holdS * 1000)],
+    { log: path.join(dir, 'run-ue.log'), env, group: true, onLine: (l) => progress(`  sipp ${l}`) });
+  const pidsFile = path.join(dir, 'pids');
+  writePids(pidsFile, [`sipp_uac ${uac.pid}`]);
+  const host0 = hostCpu();
+  const sampler = startCpuSampler({ pidsFile });
+  const bound = (setupStepSeconds(calls, cps, holdS) + 30) * 1000;
+  let res = await waitFor(uac, bound);
+  const errors = [];
+  if (!res) { errors.push(`sipp did not finish in ${bound / 1000} s: stopped`); res = await stop(uac); }
+  const cpu = cpuOf(sampler.stop(), host0, hostCpu());
+  const rtt = readRtt(dir).sort((a, b) => a - b);
+  const stat = readStat(path.join(dir, 'sipp-load-uac-ue1-stat.csv'));
+  if (!stat) errors.push(`sipp wrote no statistics (exit ${res.code}): ${lastLine(uac.tail()) || 'no output'}`);
+  const failed = stat ? stat.failed + Math.max(0, calls - stat.successful - stat.failed) : null;
+  const mean = rtt.length ? Math.round((rtt.reduce((a, b) => a + b, 0) / rtt.length) * 100) / 100 : null;
+  return {
+    cps, calls, hold_s: holdS, setup_ok: stat?.successful ?? null, failures: failed, sipp_exit: res.code, errors,
+    concurrent_nominal: Math.round(cps * holdS),
+    setup_ms: { n: rtt.length, p50: pct(rtt, 50), p95: pct(rtt, 95), p99: pct(rtt, 99), max: rtt.length ? rtt[rtt.length - 1] : null, mean, basis: 'INVITE sent -> 200 received (sipp -trace_rtt)' },
+    cpu,
   };
 }

@@ -38,10 +38,13 @@ async function startCapture(file, log) {
 
 // loadgen takes the browser leg from the profile: A-RTP plain RTP/AVP, the others DTLS-SRTP;
 // A-SRTP-transcode sends real Opus and rtpengine transcodes to `imsCodec` (PCMA or AMR-WB) toward IMS.
-function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json }) {
-  return ['--raw', '--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), '--profile', profile.name, '--profiles', profile.file,
-    ...(imsCodec ? ['--ims-codec', imsCodec] : []),
-    '--far', 'echo', '--far-port-base', String(FAR_PORT_BASE), '--relay-pid', String(rtpenginePid), '--json', json];
+// gateway = {url, user, password, to}: the calls go through the gateway's browser API instead of ng
+// (MO: the far end is the SIPp UE `to`, which echoes); else raw ng with loadgen's own echoing far end.
+function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase }) {
+  const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), '--profile', profile.name, '--profiles', profile.file,
+    '--relay-pid', String(rtpenginePid), '--json', json];
+  if (gateway) return ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password, '--to', gateway.to, ...common];
+  return ['--raw', ...common, ...(imsCodec ? ['--ims-codec', imsCodec] : []), '--far', 'echo', '--far-port-base', String(farPortBase)];
 }
 
 // rtpengine's two ports of each call, "BROWSER IMS" a line: delaymeter maps a re-encoded stream's new
@@ -70,7 +73,11 @@ function mediaSummary(lg, dmJson) {
 
 // measureStep(opts) -> step result (see report fields in bench.mjs). Throws only on tool failures
 // that leave nothing to measure (capture or delaymeter could not run).
-export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null }) {
+// gateway: see loadgenArgs. procs: more processes whose CPU is sampled ([{name, pid}], e.g. the gateway,
+// Kamailio and the SIPp UE of a gateway run). farPortBase/imsPorts: where loadgen's own far end binds
+// (raw) and which far-end ports delaymeter counts as IMS (a SIPp UE's echo port must be inside).
+export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null,
+  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS }) {
   fs.mkdirSync(dir, { recursive: true });
   const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
   const pcap = path.join(dir, 'relay.pcap');
@@ -83,12 +90,12 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const td = await startCapture(pcap, log('tcpdump'));
   // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
   let n = 0;
-  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson }), {
+  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson, gateway, farPortBase }), {
     log: log('loadgen'),
     onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`); },
   })];
   const pidsFile = path.join(dir, 'pids');
-  fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `loadgen ${p.pid}`)].join('\n') + '\n');
+  fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `loadgen ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
   const samples = [];
   const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => samples.push([t, secs]) });
   const host0 = hostCpu();
@@ -114,7 +121,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   if (!lg) errors.push('loadgen wrote no JSON report');
   if (dropped > 0) errors.push(`tcpdump dropped ${dropped} packets: loss figures are overstated`);
 
-  const dmArgs = ['--ims-ports', IMS_PORTS, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile];
+  const dmArgs = ['--ims-ports', imsPorts, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile];
   if (transcoded) {
     const portsFile = path.join(dir, 'call-ports.txt');
     if (writeCallPorts(portsFile, lg) < calls) errors.push(`loadgen reported rtpengine's ports for fewer than ${calls} calls: their streams cannot be paired`);
@@ -130,7 +137,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const csv = fs.existsSync(csvFile) ? readDelayCsv(csvFile) : { to_ims: { t: [], d: [] }, to_browser: { t: [], d: [] } };
   const tp = throughput(csv);
   const window = fullLoadWindow(tp, calls, profile.pps);
-  const names = ['rtpengine', 'loadgen', 'tcpdump'];
+  const names = ['rtpengine', 'loadgen', 'tcpdump', ...procs.map((p) => p.name)];
   const full = cpuAverage(samples, names, window);
   const whole = cpuAverage(samples, names, null);
   const t0 = tp.t0_epoch_s ?? (samples[0]?.[0] ?? 0) / 1000;
@@ -159,14 +166,17 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     media: mediaSummary(lg, dmJson),
     cpu: {
       rtpengine_pct: rtpPct, loadgen_pct: full.loadgen, tcpdump_pct: full.tcpdump,
+      ...Object.fromEntries(procs.map((p) => [`${p.name}_pct`, full[p.name] ?? null])),
       rtpengine_pct_per_call: rtpPct == null ? null : Math.round((rtpPct / calls) * 1000) / 1000,
       loadgen_pct_per_call: full.loadgen == null ? null : Math.round((full.loadgen / calls) * 1000) / 1000,
+      // every sampled process, % of one core per call over the full-load window
+      per_call: Object.fromEntries(names.map((n) => [n, full[n] == null ? null : Math.round((full[n] / calls) * 1000) / 1000])),
       relay_cores_used: rtpPct == null ? null : Math.round(rtpPct) / 100,
       window: window ? { ...window, seconds: window.to_epoch_s - window.from_epoch_s, basis: 'every call sending (capture)' } : { basis: 'whole run (no full-load second found)' },
       whole_run: whole,
       // everything else on this shared machine during the step (other jobs): explains noisy tails
       host_busy_pct: hostPct,
-      other_pct: hostPct == null ? null : Math.max(0, Math.round((hostPct - (whole.rtpengine ?? 0) - (whole.loadgen ?? 0) - (whole.tcpdump ?? 0)) * 100) / 100),
+      other_pct: hostPct == null ? null : Math.max(0, Math.round((hostPct - names.reduce((t, n) => t + (whole[n] ?? 0), 0)) * 100) / 100),
       loadgen_view_relay_pct: lg?.cpu?.relay?.pct_of_one_core ?? null,
     },
     cpu_series: series,

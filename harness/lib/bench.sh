@@ -47,24 +47,33 @@ bench_build() {
     [[ -x $BENCH_LOADGEN && -x $BENCH_DELAYMETER ]] || return 1
     log "warning: the media-relay build failed; using the loadgen and delaymeter binaries already built"
   fi
-  if [[ $1 == setup-rate ]]; then
+  if [[ $1 != profile && $1 != capacity ]]; then
     "$BENCH_LOADGEN" --help 2>/dev/null | grep -q -- '--user' || {
-      printf 'lab: setup-rate: not yet: this loadgen build has no --gateway mode (docs/loadgen.md)\n' >&2
+      printf 'lab: bench %s: not yet: this loadgen build has no --gateway mode (docs/loadgen.md)\n' "$1" >&2
       exit 2
     }
     build_gateway || return 1
   fi
 }
 
-# bench_start MODE — rtpengine for every run; Kamailio, the gateway and SIPp ue1 for setup-rate.
-# Sets BENCH_RTPENGINE_PID.
+# bench_start MODE — rtpengine for every run; Kamailio, the gateway and SIPp ue1 for the modes through
+# the gateway (setup-rate, setup-sustained, gateway). The gateway starts with no media flags, as
+# `./lab up` starts it: the bench measures the shipped default. BENCH_GATEWAY_ARGS="--lab.x=y ..." adds
+# gateway arguments to compare a configuration (the report records them). Sets BENCH_RTPENGINE_PID.
 bench_start() {
-  local ports=("${LAB_RTPENGINE_NG##*:}/udp")
-  [[ $1 == setup-rate ]] && ports=("${LAB_PORTS[@]}")
+  local ports=("${LAB_RTPENGINE_NG##*:}/udp") gw_args=()
+  [[ $1 == profile || $1 == capacity ]] || ports=("${LAB_PORTS[@]}")
   ports_free "${ports[@]}" || return 1
-  start_rtpengine || return 1
+  # sustained setup: cps x hold calls at once (1000 at 200/s x 5 s) need more than 30000-30999's ~300
+  if [[ $1 == setup-sustained ]]; then
+    RTPENGINE_PORT_MAX=39999 start_rtpengine || return 1
+  else
+    start_rtpengine || return 1
+  fi
   BENCH_RTPENGINE_PID=$LAB_LAST_PID
-  [[ $1 == setup-rate ]] || return 0
-  # the gateway relays by default (no inject-DTMF): the setup rate of the gateway, not of rtpengine's codecs
-  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp && start_ue ue1 uas
+  [[ $1 == profile || $1 == capacity ]] && return 0
+  read -r -a gw_args <<<"${BENCH_GATEWAY_ARGS:-}"
+  [[ -n ${BENCH_GATEWAY_ARGS:-} ]] && log "gateway started with BENCH_GATEWAY_ARGS: ${BENCH_GATEWAY_ARGS}"
+  # UE_QUIET: ue1 keeps no SIP message log under load
+  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${gw_args[@]}" && UE_QUIET=1 start_ue ue1 uas
 }
