@@ -70,7 +70,14 @@ run_node_tests() {
   local envs pass=0 fail=0 rc=0 kind n f first='' ran=() broken=''
   local -a targets=("$ROOT/harness/tests/") media kinds
   mapfile -t envs < <(lab_run_env)
-  [[ -n ${LAB_TEST_ONLY:-} ]] && mapfile -t targets < <(test_only_files)
+  # ims3gpp.test.mjs needs the 3GPP core (--ims 3gpp), the other files the light core's UEs
+  if [[ -n ${LAB_TEST_ONLY:-} ]]; then
+    mapfile -t targets < <(test_only_files)
+  elif [[ ${LAB_IMS:-} == 3gpp ]]; then
+    targets=("$ROOT/harness/tests/ims3gpp.test.mjs")
+  else
+    mapfile -t targets < <(printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -v '/ims3gpp\.test\.mjs$')
+  fi
   IFS=, read -r -a kinds <<<"${LAB_BROWSERS:-chromium,firefox}"
   for kind in "${kinds[@]}"; do
     if [[ -z $first ]]; then
@@ -81,7 +88,7 @@ run_node_tests() {
       for n in "${LAB_MEDIA_TESTS[@]}"; do
         f="$ROOT/harness/tests/$n.test.mjs"
         [[ -f $f ]] || continue
-        if [[ -n ${LAB_TEST_ONLY:-} ]] && ! printf '%s\n' "${targets[@]}" | grep -qxF "$f"; then continue; fi
+        printf '%s\n' "${targets[@]}" | grep -qxF "$f" || continue
         media+=("$f")
       done
       ((${#media[@]})) || continue

@@ -7,6 +7,7 @@ up_cmd_pattern() {
   case $1 in
     rtpengine | kamailio) printf '%s' "$1" ;;
     gateway) printf 'signaling-gw.jar' ;;
+    ims3gpp) printf 'run-core.sh' ;;  # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh)
     ue*) printf 'sipp' ;;
     *) return 1 ;;
   esac

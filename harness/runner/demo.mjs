@@ -3,6 +3,8 @@
 // report.json + report.html in $LAB_OUT. Exit 0 iff every call is ok and no rtpengine session is left.
 // LAB_IMS=volte (./lab demo --ims volte): the VoLTE UEs instead (alice -> ue4, ue5 -> alice), whose
 // calls must run with preconditions (100rel/PRACK/UPDATE).
+// LAB_IMS=3gpp (./lab demo --ims 3gpp): the same UEs as plain on the 3GPP core (ims-sim/3gpp), the gateway
+// registered with IMS-AKA: report.registration.sip_flow must show the 401 AKAv1-MD5 challenge and the 200.
 // LAB_CODEC=PCMA|PCMU|G722|AMR-WB|AMR (./lab demo --codec C): the MO call forces C on the IMS leg
 // (rtpengine transcodes the browser's Opus); the MT UE offers only C (G.711/G.722 only: run-ue.sh
 // UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
@@ -24,6 +26,7 @@ const MEDIA_MS = 5000;
 const IMS_MODELS = {
   plain: { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
   volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
+  '3gpp': { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false, aka: true },
 };
 const ims = IMS_MODELS[process.env.LAB_IMS || 'plain'];
 const codec = process.env.LAB_CODEC || null;
@@ -47,9 +50,12 @@ async function main() {
   log(`web client loaded in headless ${browser.version} (${where})`);
   const { token } = await client.login(USER, passwordOf(USER));
   log(`logged in ${USER} (registered with IMS)`);
+  const reg = (await gw.currentSession(token).catch(() => null))?.registration ?? null;
+  const registration = reg && { user: USER, auth: reg.auth, impi: reg.impi ?? null, impu: reg.impu ?? null, sip_flow: reg.sipFlow ?? [] };
+  log(`registration (${registration?.auth ?? '?'}): ${(registration?.sip_flow ?? []).join(', ')}`);
 
   const results = [];
-  if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain or volte)`);
+  if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain, volte or 3gpp)`);
   const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
   const audio = { tones: TEST_TONES_HZ };
   log(browser.kind === 'firefox' ? `browser microphone: WebAudio oscillators at ${TEST_TONES_HZ.join(' + ')} Hz (the same tones as ${path.basename(signal)}), voice processing off`
@@ -86,7 +92,9 @@ async function main() {
       c.error = `browser leg codec ${c.media.codec_browser} (wanted opus: no transcoding)`;
     }
   }
-  const ok = calls.every((c) => c.ok) && left.count === 0;
+  // --ims 3gpp: the gateway must have registered by IMS-AKA: challenged (401 AKAv1-MD5), answered, 200
+  const akaProblem = ims.aka ? akaRegistrationProblem(registration) : null;
+  const ok = calls.every((c) => c.ok) && left.count === 0 && !akaProblem;
   const report = {
     tool: 'lab demo',
     started,
@@ -94,6 +102,7 @@ async function main() {
     codec: codec ?? 'pass-through',
     browser: browserInfo,
     ok,
+    registration,
     calls,
     cpu: cpu.stop(),
     rtpengine_sessions_left: left.count,
@@ -109,9 +118,21 @@ async function main() {
   if (!ok) {
     const why = calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`);
     if (left.count !== 0) why.push(`${left.count} rtpengine session(s) left`);
+    if (akaProblem) why.push(`registration: ${akaProblem}`);
     throw new Error(`demo failed: ${why.join('; ')}`);
   }
   log('demo OK');
+}
+
+// What is wrong with the gateway's IMS-AKA registration flow (null: challenged with AKAv1-MD5, answered, 200).
+function akaRegistrationProblem(reg) {
+  if (!reg) return 'no registration status from the gateway';
+  if (reg.auth !== 'AKAv1-MD5') return `authenticated by ${reg.auth}, not AKAv1-MD5`;
+  const f = reg.sip_flow;
+  const i401 = f.indexOf('recv 401 (AKAv1-MD5)');
+  const iAnswer = f.indexOf('sent REGISTER (AKA response)');
+  if (i401 < 0 || iAnswer < i401 || f.indexOf('recv 200', iAnswer) < 0) return `flow ${f.join(', ')} lacks 401 AKAv1-MD5 -> AKA response -> 200`;
+  return null;
 }
 
 // --codec: which codec each call's IMS leg must show (null: nothing to check).

@@ -44,7 +44,7 @@ ims3_db_ready() {
 ims3_hss_ready() { grep -q "hss: ready" "$1/hss.log"; }  # LOGDIR
 ims3_sip_ready() {  # ROLE
   local port_var="IMS3_${1^^}_PORT"
-  python3 "$IMS3_HERE/../../scripts/sip-options.py" "$IMS3_ADDR:${!port_var}" 0.5
+  python3 "$IMS3_HERE/../../harness/lib/sip-options.py" "$IMS3_ADDR:${!port_var}" 0.5
 }
 ims3_peer_open() { grep -q "STATE_OPEN'.*'$2.$IMS3_DOMAIN'" "$1/hss.log"; }  # LOGDIR ROLE
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Debian packages of the 3GPP core, as "package:command" entries in the format of
-# scripts/lib/deps.sh's LAB_PACKAGES (a package counts as present when dpkg has it, or its command
+# harness/lib/deps.sh's LAB_PACKAGES (a package counts as present when dpkg has it, or its command
 # is on PATH). selftest.sh installs the missing ones with deps.sh's ensure_packages.
 IMS3_PACKAGES=(
   kamailio:kamailio kamailio-ims-modules: kamailio-mysql-modules: kamailio-presence-modules:

@@ -11,22 +11,22 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 if [ -z "${IMS3_SELFTEST_IN_NS:-}" ]; then
   # on the host (apt needs the network): install what is missing, like ./lab does
-  # shellcheck source=../../scripts/lib/log.sh
-  . "$ROOT/scripts/lib/log.sh"
-  # shellcheck source=../../scripts/lib/deps.sh
-  . "$ROOT/scripts/lib/deps.sh"
+  # shellcheck source=../../harness/lib/log.sh
+  . "$ROOT/harness/lib/log.sh"
+  # shellcheck source=../../harness/lib/deps.sh
+  . "$ROOT/harness/lib/deps.sh"
   # shellcheck source=packages.sh
   . "$HERE/packages.sh"
   LAB_PACKAGES=("${IMS3_PACKAGES[@]}")
   ensure_packages
   un=(unshare --net --mount)
   ((EUID == 0)) || un=(unshare --user --map-root-user --net --mount)
-  exec "${un[@]}" -- python3 "$ROOT/scripts/subreaper.py" env IMS3_SELFTEST_IN_NS=1 bash "$0" "$@"
+  exec "${un[@]}" -- python3 "$ROOT/harness/lib/subreaper.py" env IMS3_SELFTEST_IN_NS=1 bash "$0" "$@"
 fi
-# shellcheck source=../../scripts/lib/log.sh
-. "$ROOT/scripts/lib/log.sh"
-# shellcheck source=../../scripts/lib/netns.sh
-. "$ROOT/scripts/lib/netns.sh"
+# shellcheck source=../../harness/lib/log.sh
+. "$ROOT/harness/lib/log.sh"
+# shellcheck source=../../harness/lib/netns.sh
+. "$ROOT/harness/lib/netns.sh"
 # shellcheck source=core.sh
 . "$HERE/core.sh"
 export IMS3_LOGDIR="${IMS3_LOGDIR:-$(mktemp -d /tmp/ims3-selftest.XXXXXX)}"

@@ -29,9 +29,17 @@ public class SessionController {
         BrowserSession s = Bearer.session(sessions, auth);
         Map<String, Object> out = new java.util.LinkedHashMap<>();
         out.put("user", s.user());
-        registration.status(s.user()).ifPresent(r -> out.put("registration", Map.of(
-                "expires", r.grantedExpires(), "refreshes", r.refreshes(),
-                "registeredAt", java.time.Instant.ofEpochMilli(r.registeredAtMillis()).toString())));
+        registration.status(s.user()).ifPresent(r -> {
+            Map<String, Object> reg = new java.util.LinkedHashMap<>();
+            reg.put("expires", r.grantedExpires());
+            reg.put("refreshes", r.refreshes());
+            reg.put("registeredAt", java.time.Instant.ofEpochMilli(r.registeredAtMillis()).toString());
+            reg.put("auth", r.auth()); // "digest" or "AKAv1-MD5" (--lab.ims.credentials)
+            if (r.impi() != null) reg.put("impi", r.impi());
+            if (r.impu() != null) reg.put("impu", r.impu());
+            reg.put("sipFlow", r.sipFlow());
+            out.put("registration", reg);
+        });
         return out;
     }
 

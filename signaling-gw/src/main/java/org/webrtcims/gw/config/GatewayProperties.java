@@ -62,6 +62,13 @@ public class GatewayProperties {
         private boolean preconditions = true;
         /** How long the browser leg may take to get media up (the gateway's local QoS) before the call fails. */
         private int qosTimeoutMs = 10000;
+        /**
+         * Per-user IMS credentials (digest or IMS-AKA keys, and the web password the gateway then checks itself);
+         * empty = none: the login password is the SIP digest password (docs/ims-sim.md).
+         */
+        private String credentials = "";
+        public String getCredentials() { return credentials; }
+        public void setCredentials(String credentials) { this.credentials = credentials; }
         public String getProxy() { return proxy; }
         public void setProxy(String proxy) { this.proxy = proxy; }
         public String getDomain() { return domain; }

@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# `--ims 3gpp` (issue #13): the lab on the 3GPP IMS core of ims-sim/3gpp (P-CSCF → I-CSCF → S-CSCF,
+# HSS over Cx, its own DNS and MariaDB) instead of the light Kamailio. The gateway registers with
+# IMS-AKA from ims-sim/3gpp/gateway-credentials.txt, the SIPp UEs with the keys of
+# ims-sim/3gpp/sipp/ue-keys.txt. docs/ims-sim.md "3GPP mode".
+
+LAB_IMS3_DIR="$ROOT/ims-sim/3gpp"
+LAB_IMS3_CREDENTIALS="$LAB_IMS3_DIR/gateway-credentials.txt"
+# P-CSCF 5060 is LAB_PCSCF's (checked with the other components); these are the rest of the core's.
+LAB_IMS3_PORTS=(53/udp 53/tcp 3306/tcp 3868/tcp 3869/tcp 3870/tcp 4060/udp 4060/tcp 6060/udp 6060/tcp)
+
+ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }
+# the core's packages and HSS are needed: --ims 3gpp, or the 3GPP pass of the default `./lab test`
+ims3_lab_needed() { ims3_lab_wanted || [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]]; }
+
+# ims3_lab_packages — with --ims 3gpp, the core's Debian packages (ims-sim/3gpp/packages.sh) are
+# needed too: add them to LAB_PACKAGES before ensure_packages runs.
+ims3_lab_packages() {
+  ims3_lab_needed || return 0
+  # shellcheck source=../../ims-sim/3gpp/packages.sh
+  source "$LAB_IMS3_DIR/packages.sh"
+  LAB_PACKAGES+=("${IMS3_PACKAGES[@]}")
+}
+
+# ims3_lab_build — host phase, when the core is needed: build the HSS (CMake) when it is missing or
+# older than its sources.
+ims3_lab_build() {
+  ims3_lab_needed || return 0
+  local bin="$LAB_IMS3_DIR/hss/build/hss" logf="$ROOT/out/build/hss.log"
+  if [[ -x $bin ]] && [[ -z $(find "$LAB_IMS3_DIR/hss/src" "$LAB_IMS3_DIR/hss/CMakeLists.txt" -newer "$bin" -print -quit) ]]; then
+    return 0
+  fi
+  mkdir -p "$(dirname "$logf")"
+  log "building the HSS: ims-sim/3gpp/build-hss.sh (log: $(rel "$logf"))"
+  if ! "$LAB_IMS3_DIR/build-hss.sh" --no-test >"$logf" 2>&1; then
+    show_tail "$logf"
+    fail "building the HSS failed (log: $(rel "$logf"))"
+    return 1
+  fi
+}
+
+# start_ims3gpp — the whole core as one component, in a mount namespace of its own (its resolv.conf
+# names the core's dnsmasq: Kamailio and cdp resolve through libc).
+start_ims3gpp() {
+  need_script ims-sim/3gpp/run-core.sh || return 1
+  ports_free "${LAB_IMS3_PORTS[@]}" || return 1
+  # the SIPp UEs (ue1 here, the runner's ue2 later) register with IMS-AKA: run-ue.sh reads IMS_AKA_KEYS
+  export IMS_AKA_KEYS="$LAB_IMS3_DIR/sipp/ue-keys.txt"
+  proc_start ims3gpp unshare --mount -- bash "$LAB_IMS3_DIR/run-core.sh" "$LAB_LOGDIR/ims3gpp"
+  proc_wait_ready ims3gpp "$LAB_LAST_PID" 120 "DNS, MariaDB, HSS, S-/I-/P-CSCF up, Diameter connections open" \
+    grep -q '^ims3: ready' "$LAB_LOGDIR/ims3gpp.log"
+}
+
+# start_ims_core — the IMS core the run asked for: the 3GPP one, or the light Kamailio.
+start_ims_core() {
+  if ims3_lab_wanted; then start_ims3gpp; else start_kamailio; fi
+}
+
+# ims3_gateway_args — the gateway's extra arguments: its credentials file with --ims 3gpp.
+ims3_gateway_args() {
+  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS"
+  return 0
+}
+
+# ims3_start_ues — the SIPp UEs that have an HSS subscription (ue1 answers and echoes; ue2 is the
+# runner's caller). The light core's other UEs (ue3..ue8) are not subscribers of the 3GPP core.
+ims3_start_ues() {
+  start_ue ue1 uas
+}
+
+# ims3_print_access SHOWN_ADDR — `./lab up --ims 3gpp`: where the page is, the logins of the
+# credentials file, whom to call.
+ims3_print_access() {
+  local login pass kind browser=()
+  while read -r login pass kind _; do
+    [[ -z $login || $login == \#* ]] && continue
+    browser+=("$login/$pass ($kind)")
+  done <"$LAB_IMS3_CREDENTIALS"
+  log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
+  log "log in as (user/password): ${browser[*]} — from $(rel "$LAB_IMS3_CREDENTIALS")"
+  log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"
+  log "stop it with: ./lab down"
+}
+
+# ims3_test_pass — the default `./lab test` (no --ims, no --only) ends with a pass on the 3GPP core,
+# after the light core's components are stopped: the same lab with --ims 3gpp and
+# harness/tests/ims3gpp.test.mjs (about 30 s). Logs in out/test/logs/ims3gpp-pass/; sets LAB_T_INTEG_3GPP.
+ims3_test_pass() {
+  local main_logdir=$LAB_LOGDIR main_integ=${LAB_T_INTEG:-}
+  LAB_IMS=3gpp
+  export LAB_IMS
+  unset LAB_WITH_TCP_GW
+  LAB_LOGDIR="$LAB_RUN_DIR/logs/ims3gpp-pass"
+  mkdir -p "$LAB_LOGDIR"
+  procs_install_traps # procs_cleanup of the first pass reset them
+  log "the 3GPP core pass (as ./lab test --ims 3gpp): harness/tests/ims3gpp.test.mjs; logs: $(rel "$LAB_LOGDIR")/"
+  if lab_start_all; then
+    run_node_tests
+  else
+    LAB_T_INTEG="integration FAILED (the lab on the 3GPP core did not start, see $(rel "$LAB_LOGDIR")/)"
+  fi
+  procs_cleanup
+  LAB_T_INTEG_3GPP="3gpp ${LAB_T_INTEG}"
+  LAB_T_INTEG=$main_integ
+  LAB_LOGDIR=$main_logdir
+}

@@ -1,0 +1,115 @@
+package org.webrtcims.gw.sip.aka;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The gateway's per-user IMS credentials (`--lab.ims.credentials=FILE`, docs/ims-sim.md). One user per line,
+ * '#' starts a comment, fields separated by blanks:
+ * <pre>
+ *   LOGIN  WEB-PASSWORD  digest
+ *   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
+ * </pre>
+ * LOGIN is the name the browser logs in with, WEB-PASSWORD what it must give (checked here, by the gateway).
+ * {@code digest}: the gateway answers the registrar's digest challenge as LOGIN with WEB-PASSWORD (the light
+ * core). {@code aka}: it registers IMPU with the private identity IMPI by IMS-AKA (AKAv1-MD5, RFC 3310) with
+ * the USIM values K, OPc (32 hex digits), AMF (4) and SQN (12, the last sequence number the USIM accepted;
+ * default 0).
+ */
+public final class ImsCredentials {
+    public enum Kind { DIGEST, AKA }
+
+    /** One user: for AKA, impi/impu/usim are set. */
+    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword) {
+        public boolean passwordMatches(String password) {
+            return password != null && MessageDigest.isEqual(webPassword, password.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private final Path file;
+    private final Map<String, Subscriber> byLogin;
+
+    private ImsCredentials(Path file, Map<String, Subscriber> byLogin) {
+        this.file = file;
+        this.byLogin = byLogin;
+    }
+
+    /** No file: every login is passed on to the registrar's digest check (the light core's users.txt). */
+    public static ImsCredentials none() { return new ImsCredentials(null, Map.of()); }
+
+    public static ImsCredentials load(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read the IMS credentials file " + file + ": " + e.getMessage());
+        }
+        return parse(file, lines);
+    }
+
+    static ImsCredentials parse(Path file, List<String> lines) {
+        Map<String, Subscriber> users = new LinkedHashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            int hash = line.indexOf('#');
+            if (hash >= 0) line = line.substring(0, hash);
+            line = line.strip();
+            if (line.isEmpty()) continue;
+            String where = file + ":" + (i + 1) + ": ";
+            Subscriber s = subscriber(line.split("\\s+"), where);
+            if (users.putIfAbsent(s.login(), s) != null) throw new IllegalArgumentException(where + "user " + s.login() + " is listed twice");
+        }
+        if (users.isEmpty()) throw new IllegalArgumentException(file + ": no users");
+        return new ImsCredentials(file, Map.copyOf(users));
+    }
+
+    private static Subscriber subscriber(String[] f, String where) {
+        if (f.length < 3) throw new IllegalArgumentException(where + "expected LOGIN WEB-PASSWORD digest|aka ...");
+        String login = f[0];
+        if (!login.matches("[A-Za-z0-9._+-]{1,64}")) throw new IllegalArgumentException(where + "bad login '" + login + "'");
+        byte[] web = f[1].getBytes(StandardCharsets.UTF_8);
+        switch (f[2]) {
+            case "digest" -> {
+                if (f.length != 3) throw new IllegalArgumentException(where + "a digest user has 3 fields: LOGIN WEB-PASSWORD digest");
+                return new Subscriber(login, Kind.DIGEST, null, null, null, web);
+            }
+            case "aka" -> {
+                if (f.length != 8 && f.length != 9) {
+                    throw new IllegalArgumentException(where + "an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]");
+                }
+                String impi = f[3], impu = f[4];
+                if (!impi.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPI must be user@realm, not '" + impi + "'");
+                if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+                byte[] k = hex(f[5], 16, "K", where), opc = hex(f[6], 16, "OPc", where), amf = hex(f[7], 2, "AMF", where);
+                long sqn = f.length == 9 ? Usim.toLong(hex(f[8], 6, "SQN", where)) : 0;
+                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web);
+            }
+            default -> throw new IllegalArgumentException(where + "the third field is digest or aka, not '" + f[2] + "'");
+        }
+    }
+
+    private static byte[] hex(String s, int bytes, String what, String where) {
+        if (!s.matches("[0-9a-fA-F]{" + 2 * bytes + "}")) {
+            throw new IllegalArgumentException(where + what + " must be " + 2 * bytes + " hex digits, not '" + s + "'");
+        }
+        return HexFormat.of().parseHex(s);
+    }
+
+    /** A file was given: the gateway checks the web password itself and knows how each user registers. */
+    public boolean enabled() { return file != null; }
+
+    public Optional<Subscriber> of(String login) { return Optional.ofNullable(byLogin.get(login)); }
+
+    public int size() { return byLogin.size(); }
+
+    @Override
+    public String toString() { return file == null ? "none" : file + " (" + byLogin.size() + " users)"; }
+}

@@ -1,0 +1,92 @@
+package org.webrtcims.gw.sip.aka;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ImsCredentialsTest {
+    static final Path F = Path.of("creds.txt");
+    static final String ALICE = "alice alice-secret aka alice@ims.lab sip:alice@ims.lab 019b6cd8b6a57181ba1e1f8e476f10ea cedbd2809f80ab557b852dd9e0aefe63 8000";
+
+    @Test
+    void parsesDigestAndAkaUsers() {
+        ImsCredentials c = ImsCredentials.parse(F, List.of("# comment", "", "carol carol-secret digest  # trailing",
+                ALICE + " 000000000100"));
+        assertTrue(c.enabled());
+        assertEquals(2, c.size());
+        ImsCredentials.Subscriber carol = c.of("carol").orElseThrow();
+        assertEquals(ImsCredentials.Kind.DIGEST, carol.kind());
+        assertTrue(carol.passwordMatches("carol-secret"));
+        assertFalse(carol.passwordMatches("carol-secreT"));
+        assertFalse(carol.passwordMatches(null));
+        ImsCredentials.Subscriber alice = c.of("alice").orElseThrow();
+        assertEquals(ImsCredentials.Kind.AKA, alice.kind());
+        assertEquals("alice@ims.lab", alice.impi());
+        assertEquals("sip:alice@ims.lab", alice.impu());
+        assertEquals(0x100, alice.usim().sqnMs());
+        assertTrue(c.of("bob").isEmpty());
+        assertFalse(ImsCredentials.none().enabled());
+    }
+
+    @Test
+    void everyBadLineIsNamedWithItsLineNumber() {
+        record Bad(String line, String message) { }
+        for (Bad b : List.of(
+                new Bad("alice", "expected LOGIN WEB-PASSWORD digest|aka"),
+                new Bad("al/ice pw digest", "bad login 'al/ice'"),
+                new Bad("alice pw digest extra", "a digest user has 3 fields"),
+                new Bad("alice pw md5", "the third field is digest or aka, not 'md5'"),
+                new Bad("alice pw aka alice@ims.lab sip:alice@ims.lab", "an aka user has"),
+                new Bad(ALICE.replace("alice@ims.lab sip", "alice sip"), "IMPI must be user@realm"),
+                new Bad(ALICE.replace("sip:alice@ims.lab", "tel:+1555"), "IMPU must be a sip: URI"),
+                new Bad(ALICE.replace("019b6cd8", "019b6cdX"), "K must be 32 hex digits"),
+                new Bad(ALICE.replace("cedbd280", "cedbd2"), "OPc must be 32 hex digits"),
+                new Bad(ALICE.replace(" 8000", " 80000"), "AMF must be 4 hex digits"),
+                new Bad(ALICE + " 12", "SQN must be 12 hex digits"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ImsCredentials.parse(F, List.of("# x", b.line())), b.line());
+            assertTrue(e.getMessage().startsWith("creds.txt:2: ") && e.getMessage().contains(b.message()), e.getMessage());
+        }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F, List.of(ALICE, ALICE)))
+                .getMessage().contains("creds.txt:2: user alice is listed twice"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F, List.of("# only")))
+                .getMessage().contains("no users"));
+    }
+
+    @Test
+    void loadsAFileOrSaysWhyNot(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("c.txt");
+        Files.writeString(f, "bob bob-secret digest\n");
+        assertTrue(ImsCredentials.load(f).of("bob").isPresent());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ImsCredentials.load(dir.resolve("missing.txt")));
+        assertTrue(e.getMessage().startsWith("cannot read the IMS credentials file"), e.getMessage());
+    }
+
+    @Test
+    void theLabsFileMatchesTheHssTable() throws Exception {
+        // ims-sim/3gpp/gateway-credentials.txt must hold the same K/OPc/AMF as the HSS's subscribers.txt
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        ImsCredentials c = ImsCredentials.load(root.resolve("ims-sim/3gpp/gateway-credentials.txt"));
+        List<String> table = Files.readAllLines(root.resolve("ims-sim/3gpp/subscribers.txt")).stream()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        for (String login : List.of("alice", "bob")) {
+            ImsCredentials.Subscriber s = c.of(login).orElseThrow();
+            String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(s.impi())).findFirst().orElseThrow();
+            assertTrue(List.of(row[1].split(",")).contains(s.impu()), login + "'s IMPU in the HSS table");
+            // same keys: the USIM accepts an AUTN the HSS side would make from the table's K/OPc
+            Milenage hss = new Milenage(MilenageTest.h(row[2]), MilenageTest.h(row[3]));
+            byte[] rand = MilenageTest.h("23553cbe9637a89d218ae64dae47bf35"), amf = MilenageTest.h(row[4]);
+            long sqn = s.usim().sqnMs() + 1;
+            byte[] autn = new byte[16];
+            System.arraycopy(Milenage.xor(Usim.toBytes(sqn), hss.f5(rand)), 0, autn, 0, 6);
+            System.arraycopy(amf, 0, autn, 6, 2);
+            System.arraycopy(hss.f1(rand, Usim.toBytes(sqn), amf), 0, autn, 8, 8);
+            assertInstanceOf(Usim.Success.class, s.usim().authenticate(rand, autn), login);
+        }
+    }
+}
