@@ -187,6 +187,11 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     calls: () => invoke('calls'),
     sendRaw: (text) => invoke('sendRaw', text),
     events: () => page.evaluate(() => window.labClient.events),
+    // a GET from the page itself (the browser's namespace and address): { status, body }
+    fetchJson: (p) => page.evaluate(async (u) => {
+      const r = await fetch(u);
+      return { status: r.status, body: await r.json().catch(() => null) };
+    }, p),
     errorText: () => page.evaluate(() => (document.getElementById('error').hidden ? null : document.getElementById('error').textContent)),
     close: async () => { await context.close().catch(() => {}); log.end(); },
   };

@@ -105,9 +105,17 @@ test('Origin allowlist: another site is refused 403 bad-origin on REST and WebSo
   }
 });
 
-test('rtpengine\'s session list answers loopback clients (the lab\'s teardown check)', { timeout: 10000 }, async () => {
+test('rtpengine\'s session list answers clients on the gateway\'s host (the lab\'s teardown check), not the browser\'s', { timeout: 20000 }, async () => {
   const s = await gw.rtpengineSessions();
   assert.equal(typeof s.count, 'number');
+  const page = await openClient(browser, { name: 'test-security-sessions' });
+  try {
+    const fromBrowser = await page.fetchJson('/api/v1/rtpengine/sessions');
+    assert.equal(fromBrowser.status, 403, JSON.stringify(fromBrowser));
+    assert.equal(fromBrowser.body?.code, 'loopback-only');
+  } finally {
+    await page.close().catch(() => {});
+  }
 });
 
 test('failed logins of one user name: the 6th within a minute gets 429 too-many-logins before any REGISTER', { timeout: 60000 }, async () => {

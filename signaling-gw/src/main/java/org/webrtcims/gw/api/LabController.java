@@ -33,11 +33,16 @@ public class LabController {
         return m;
     }
 
-    /** Every Call-ID rtpengine holds: loopback clients only (the lab's own teardown checks), 403 otherwise. */
+    /**
+     * Every Call-ID rtpengine holds: clients on this host only (the lab's own teardown checks), 403 otherwise.
+     * "This host" = a loopback address, or the very address the request came in on (a client on the
+     * gateway's machine that reaches it on its bound, non-loopback address, as the lab's harness does in
+     * the browser topology of docs/media.md).
+     */
     @GetMapping("/api/v1/rtpengine/sessions")
     public Map<String, Object> rtpengineSessions(jakarta.servlet.http.HttpServletRequest request) {
-        if (!isLoopback(request.getRemoteAddr())) {
-            throw new ApiException(HttpStatus.FORBIDDEN, "loopback-only", "this endpoint answers loopback clients only");
+        if (!isThisHost(request.getRemoteAddr(), request.getLocalAddr())) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "loopback-only", "this endpoint answers clients on the gateway's host only");
         }
         try {
             List<String> ids = rtp.list();
@@ -45,6 +50,16 @@ public class LabController {
         } catch (NgException e) {
             throw new ApiException(HttpStatus.BAD_GATEWAY, "media-failed", "rtpengine list failed: " + e.getMessage());
         }
+    }
+
+    /** A loopback client, or one whose address is the connection's own local address (same host). */
+    static boolean isThisHost(String remote, String local) {
+        return isLoopback(remote) || (remote != null && strip(remote).equals(strip(local)));
+    }
+
+    private static String strip(String address) {
+        if (address == null) return "";
+        return address.startsWith("[") && address.endsWith("]") ? address.substring(1, address.length() - 1) : address;
     }
 
     static boolean isLoopback(String address) {

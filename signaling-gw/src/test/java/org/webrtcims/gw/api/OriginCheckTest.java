@@ -32,5 +32,9 @@ class OriginCheckTest {
         assertFalse(LabController.isLoopback("10.0.0.1"));
         assertFalse(LabController.isLoopback("128.0.0.1"));
         assertFalse(LabController.isLoopback(null));
+        assertTrue(LabController.isThisHost("198.18.0.1", "198.18.0.1"), "a client on the gateway's own bound address");
+        assertTrue(LabController.isThisHost("127.0.0.1", "198.18.0.1"));
+        assertFalse(LabController.isThisHost("198.18.0.2", "198.18.0.1"), "the browser namespace is another host");
+        assertFalse(LabController.isThisHost(null, "198.18.0.1"));
     }
 }
