@@ -24,17 +24,17 @@ bool Engine::run(std::string& err) {
     err = "epoll_create failed";
     return false;
   }
-  if (gw_) {
-    gw_->attach(loop_);
-  } else {
+  if (!gw_) {
     ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
                                      "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
     if (!ng_->open(&err)) return false;
   }
   SignalingFactory makeSignaling;
   if (gw_)
-    makeSignaling = [this](SignalingHost& host, const CallResult&) -> std::unique_ptr<CallSignaling> {
-      return std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
+    makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
+      auto sig = std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
+      if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, nowNs());
+      return sig;
     };
   else
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
@@ -44,6 +44,10 @@ bool Engine::run(std::string& err) {
   calls_.reserve(indices_.size());
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
+  moCalls_ = calls_.size();
+  if (gw_ && cfg_.answer) gw_->onIncoming([this](const gw::Event& e, int64_t now) { acceptIncoming(e, now); });
+  // Attached last: frames that came with the WebSocket handshake (an early `incoming`) are handled here.
+  if (gw_) gw_->attach(loop_);
   loop_.setTimerFn([this](uint64_t key, int64_t when) { onTimer(key, when); });
   if (!calls_.empty()) loop_.schedule(t0_, kRampKey);
 
@@ -59,7 +63,10 @@ bool Engine::run(std::string& err) {
       stopAll("overall timeout");
     }
     if (stopping_ && !stopAt) stopAt = now;
-    bool allDone = nextToStart_ == calls_.size() || stopping_;
+    bool allDone = nextToStart_ == moCalls_ || stopping_;
+    // --answer: an answering run ends once --expect-calls incoming calls came (and ended), else at --timeout
+    if (cfg_.answer && !stopping_ && (cfg_.expectCalls == 0 || counters_.incoming.load() < static_cast<uint64_t>(cfg_.expectCalls)))
+      allDone = false;
     for (const auto& c : calls_)
       if (!c->done()) { allDone = false; break; }
     if (allDone && (!ng_ || ng_->pending() == 0)) break;
@@ -79,7 +86,7 @@ void Engine::onTimer(uint64_t key, int64_t when) {
 void Engine::startDueCalls(int64_t now) {
   if (stopping_) return;
   double perCallNs = 1e9 / cfg_.cps;
-  while (nextToStart_ < calls_.size()) {
+  while (nextToStart_ < moCalls_) {
     int64_t due = t0_ + static_cast<int64_t>(indices_[nextToStart_] * perCallNs);
     if (due > now) {
       loop_.schedule(due, kRampKey);
@@ -87,6 +94,21 @@ void Engine::startDueCalls(int64_t now) {
     }
     calls_[nextToStart_++]->start(now);
   }
+}
+
+void Engine::acceptIncoming(const gw::Event& e, int64_t now) {
+  if (stopping_ || (cfg_.expectCalls > 0 && counters_.incoming.load() >= static_cast<uint64_t>(cfg_.expectCalls))) {
+    counters_.rejected++;
+    gw_->sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
+    return;
+  }
+  counters_.incoming++;
+  int index = static_cast<int>(calls_.size());  // one engine thread: timer key = index = position
+  indices_.push_back(index);
+  incoming_ = &e;
+  calls_.push_back(std::make_unique<Call>(*env_, index, true));
+  incoming_ = nullptr;
+  calls_.back()->answerIncoming(e.sdp, now);
 }
 
 void Engine::stopAll(const std::string& why) {

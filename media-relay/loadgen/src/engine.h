@@ -1,5 +1,6 @@
 // One engine = one thread: an epoll loop, an ng client and the calls whose index % threads == id.
 // Calls start on the global ramp (call i at t0 + i/cps) so T engines together keep the asked rate.
+// Gateway --answer: incoming calls are appended (index = position; one engine thread) as they arrive.
 #pragma once
 #include <atomic>
 #include <memory>
@@ -32,6 +33,7 @@ class Engine {
   void onTimer(uint64_t key, int64_t when);
   void startDueCalls(int64_t now);
   void stopAll(const std::string& why);
+  void acceptIncoming(const gw::Event& e, int64_t now);  // --answer: a new MT call
 
   const Config& cfg_;
   const DtlsContext& dtls_;
@@ -47,7 +49,9 @@ class Engine {
   std::unique_ptr<Env> env_;
   std::vector<int> indices_;                 // global call indices this engine owns
   std::vector<std::unique_ptr<Call>> calls_; // parallel to indices_
+  size_t moCalls_ = 0;                       // calls_[0, moCalls_) are originated; MT calls follow
   size_t nextToStart_ = 0;
+  const gw::Event* incoming_ = nullptr;      // set while an MT call is constructed (its signalling)
   bool stopping_ = false;
   bool timedOut_ = false;
 };

@@ -5,7 +5,25 @@
 
 namespace lg {
 
+void GatewaySignaling::adoptIncoming(const std::string& callId, const std::string& from, bool preconditions,
+                                     int64_t tIncoming) {
+  mt_ = true;
+  preconditions_ = preconditions;
+  created_ = true;  // the gateway holds the call from its INVITE on
+  tStart_ = tIncoming;
+  host_.res().gwCallId = callId;
+  host_.res().from = from;
+  host_.res().preconditions = preconditions;
+  link_.adopt(callId, this);
+}
+
 void GatewaySignaling::start(const std::string& offer, int64_t now) {
+  if (mt_) {
+    tAnswerSent_ = now;
+    if (!link_.sendAnswer(host_.res().gwCallId, offer, preconditions_))
+      host_.fail("gateway", "websocket closed: " + link_.closeReason());
+    return;
+  }
   tStart_ = now;
   // The gateway does the rtpengine offer/answer and the SIP call.
   if (!link_.sendCall(this, offer)) return host_.fail("gateway", "websocket closed: " + link_.closeReason());
@@ -55,6 +73,7 @@ void GatewaySignaling::report(CallResult& r) const {
   r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
   r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
   r.hangupMs = msBetween(tHangup_, tEnded_);
+  r.wsAnswerSentMs = msBetween(tStart_, tAnswerSent_);
 }
 
 void GatewaySignaling::onCalling(const std::string& callId, int64_t now) {
@@ -95,6 +114,10 @@ void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
       res.deleted = true;
       return host_.finish();
     case CallStage::Media:
+      if (mt_ && reason == "remote-hangup") {  // the caller's BYE: how an incoming call ends
+        res.deleted = true;
+        return host_.endNormally();
+      }
       return host_.endEarly("the call " + why + " during media");
     default:
       return host_.failHere(why);

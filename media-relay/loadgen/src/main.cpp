@@ -40,18 +40,24 @@ constexpr int kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitInterrupted =
 const char* kUsage =
     "usage: loadgen [--raw] [options]\n"
     "       loadgen --gateway URL --user U --password P --to TARGET [options]\n"
+    "       loadgen --gateway URL --user U --password P --answer (--expect-calls N | --timeout S) [options]\n"
     "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
     "  --gateway URL         through the gateway's browser API instead (e.g. http://127.0.0.1:8088):\n"
     "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end\n"
     "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
     "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
     "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
+    "  --answer              gateway mode: answer the calls to --user (`incoming` -> `answer`, ICE + DTLS-SRTP,\n"
+    "                        SRTP at the profile's rate; the caller echoes); each lasts until the caller hangs\n"
+    "                        up or --duration; with --to the run also originates --calls\n"
+    "  --expect-calls N      --answer: the run ends when N incoming calls have ended (more are refused)\n"
     "  --ng HOST:PORT        rtpengine ng control address (default " LOADGEN_DEFAULT_NG ")\n"
     "  --calls N             number of calls (default 1)\n"
     "  --cps R               call setup rate, calls per second (default 10)\n"
     "  --duration S          media seconds per call after DTLS is up (default 10)\n"
     "  --setup-timeout S     per call: offer to DTLS done (default 10)\n"
-    "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10)\n"
+    "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10);\n"
+    "                        --answer without --expect-calls: how long to take calls (reaching it is no failure)\n"
     "  --profile NAME        traffic profile (default A-SRTP); its browser_leg RTP/AVP (A-RTP) = plain RTP,\n"
     "                        no ICE/DTLS; its ims_codec (A-SRTP-transcode) = rtpengine transcodes real Opus\n"
     "  --ims-codec C         transcode: codec forced on the IMS leg, PCMA or AMR-WB (default: the\n"
@@ -118,7 +124,7 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("BENCH_PROFILES"); env && *env) profilesPath = env;
   int relayPid = 0;
   double timeoutArg = 0;
-  bool rawAsked = false, threadsAsked = false;
+  bool rawAsked = false, threadsAsked = false, callsAsked = false;
   std::string password, imsCodecArg;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
@@ -141,6 +147,10 @@ int main(int argc, char** argv) {
       password = next();
     } else if (a == "--to") {
       cfg.gwTo = next();
+    } else if (a == "--answer") {
+      cfg.answer = true;
+    } else if (a == "--expect-calls") {
+      cfg.expectCalls = static_cast<int>(parseNum(a, next(), 1, 100000));
     } else if (a == "--hangup-wait") {
       cfg.hangupWaitS = parseNum(a, next(), 0.1, 600);
     } else if (a == "--ng") {
@@ -151,6 +161,7 @@ int main(int argc, char** argv) {
       if (!parseHostPort(cfg.ngText, cfg.ng, host, port)) usageError("--ng: expected IPv4:PORT");
     } else if (a == "--calls") {
       cfg.calls = static_cast<int>(parseNum(a, next(), 1, 100000));
+      callsAsked = true;
     } else if (a == "--cps") {
       cfg.cps = parseNum(a, next(), 0.01, 10000);
     } else if (a == "--duration") {
@@ -198,12 +209,20 @@ int main(int argc, char** argv) {
       usageError("unknown option " + a + " (see --help)");
     }
   }
+  if ((cfg.answer || cfg.expectCalls) && !cfg.gateway) usageError("--answer and --expect-calls need --gateway (raw mode has no incoming calls)");
+  if (cfg.expectCalls && !cfg.answer) usageError("--expect-calls needs --answer");
   lg::http::Url gwBase;
   if (cfg.gateway) {
     if (rawAsked) usageError("--raw and --gateway exclude each other");
     if (!rawOnly.empty()) usageError(rawOnly.front() + " only applies to --raw (the gateway drives rtpengine, the IMS UE is the far end)");
-    if (cfg.gwUser.empty() || password.empty() || cfg.gwTo.empty())
-      usageError("--gateway needs --user, --password and --to");
+    if (cfg.gwUser.empty() || password.empty() || (cfg.gwTo.empty() && !cfg.answer))
+      usageError("--gateway needs --user, --password and --to (or --answer)");
+    if (cfg.answer && cfg.gwTo.empty()) {
+      if (callsAsked) usageError("--calls counts originated calls: give --to, or --expect-calls for incoming ones");
+      cfg.calls = 0;  // answer only
+    }
+    if (cfg.answer && !cfg.expectCalls && timeoutArg <= 0)
+      usageError("--answer needs --expect-calls N or --timeout S to bound the run");
     if (threadsAsked && cfg.threads != 1) usageError("--gateway runs one engine thread (one WebSocket): drop --threads");
     std::string uerr;
     if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || gwBase.scheme != "http")
@@ -221,7 +240,7 @@ int main(int argc, char** argv) {
   unsigned cores = std::thread::hardware_concurrency();
   if (cores && cfg.threads > static_cast<int>(cores))
     usageError("--threads " + std::to_string(cfg.threads) + " exceeds the " + std::to_string(cores) + " cores");
-  if (cfg.threads > cfg.calls) cfg.threads = cfg.calls;
+  if (cfg.threads > cfg.calls) cfg.threads = std::max(1, cfg.calls);
   if (cfg.farPortBase && cfg.farPortBase + 2 * (cfg.calls - 1) > 65535)
     usageError("--far-port-base " + std::to_string(cfg.farPortBase) + " leaves no room for " + std::to_string(cfg.calls) + " calls");
   std::string err;
@@ -241,7 +260,11 @@ int main(int argc, char** argv) {
     if (!opusFrames.encode(cfg.profile.pps, cfg.profile.payloadBytes, 1.0, &err)) usageError(err);
     cfg.opus = &opusFrames;
   }
-  cfg.timeoutS = timeoutArg > 0 ? timeoutArg : (cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
+  cfg.timeoutS = timeoutArg > 0 ? timeoutArg : std::max(0, cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
+  // Incoming calls: the caller's own pace is unknown here; a minute more for them to arrive.
+  if (timeoutArg <= 0 && cfg.answer) cfg.timeoutS += 60;
+  // Sockets: one per MT call (--expect-calls of them, else up to 1000 within the fd limit).
+  int fdCalls = cfg.calls + (cfg.answer ? (cfg.expectCalls ? cfg.expectCalls : 1000) : 0);
 
   // Two sockets per call plus a few: raise the soft fd limit as far as the hard limit allows.
   rlimit rl{};
@@ -249,8 +272,8 @@ int main(int argc, char** argv) {
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * cfg.calls + 64))
-    usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(cfg.calls) + " calls");
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * fdCalls + 64))
+    usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(fdCalls) + " calls");
 
   auto dtls = lg::DtlsContext::create(&err);
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
@@ -274,7 +297,9 @@ int main(int argc, char** argv) {
       usageError(err);
     }
     gwLink = std::make_unique<lg::GatewayLink>(ws, cfg.gwTo);
-    if (!cfg.quiet) std::cerr << "loadgen: logged in as " << cfg.gwUser << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open\n";
+    if (!cfg.quiet)
+      std::cerr << "loadgen: logged in as " << cfg.gwUser << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open"
+                << (cfg.answer ? ", answering incoming calls" : "") << "\n";
   }
 
   // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
@@ -325,9 +350,10 @@ int main(int argc, char** argv) {
       uint64_t started = counters.started, up = counters.setupOk, failed = counters.failed;
       uint64_t inSetup = started > up + failed ? started - up - failed : 0;
       std::fprintf(stderr,
-                   "[%5.0fs] calls %llu/%d started, %llu set up, %llu failed, %llu in setup, %llu in media, %llu ended"
+                   "[%5.0fs] calls %llu/%d started%s, %llu set up, %llu failed, %llu in setup, %llu in media, %llu ended"
                    " | pkts tx %llu rx %llu (/s tx %.0f rx %.0f) | lost %llu\n",
-                   (now - t0) / 1e9, static_cast<unsigned long long>(started), cfg.calls,
+                   (now - t0) / 1e9, static_cast<unsigned long long>(started), cfg.calls + static_cast<int>(counters.incoming.load()),
+                   cfg.answer ? (" (" + std::to_string(counters.incoming.load()) + " incoming)").c_str() : "",
                    static_cast<unsigned long long>(up), static_cast<unsigned long long>(failed),
                    static_cast<unsigned long long>(inSetup), static_cast<unsigned long long>(counters.inMedia.load()),
                    static_cast<unsigned long long>(counters.ended.load()), static_cast<unsigned long long>(sent),
@@ -363,6 +389,8 @@ int main(int argc, char** argv) {
     run.gwBad = gwLink->badMessages();
     run.gwClosed = gwLink->closed() ? gwLink->closeReason() : "";
     run.gwLogout = logout(gwBase, token);
+    run.incoming = counters.incoming;
+    run.rejected = counters.rejected;
     ws.closeBlocking(1000);
   }
   for (const auto& e : engineErr)
@@ -396,7 +424,9 @@ int main(int argc, char** argv) {
   std::cout << lg::summaryText(run) << std::flush;
 
   if (interrupted) return kExitInterrupted;
-  bool allOk = !run.timedOut;
+  // --answer without --expect-calls: the timeout is the listening window, not a failure.
+  bool allOk = !run.timedOut || (cfg.answer && !cfg.expectCalls);
+  if (cfg.expectCalls && run.incoming < static_cast<uint64_t>(cfg.expectCalls)) allOk = false;
   for (const auto& c : run.calls) {
     if (!c.setupOk) allOk = false;
     if ((cfg.far == lg::FarMode::Echo || cfg.gateway) && cfg.durationS >= 1 && c.recv == 0) allOk = false;
