@@ -33,7 +33,7 @@ bool Engine::run(std::string& err) {
   if (gw_)
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
       auto sig = std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
-      if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, nowNs());
+      if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, incomingAt_);
       return sig;
     };
   else
@@ -106,6 +106,7 @@ void Engine::acceptIncoming(const gw::Event& e, int64_t now) {
   int index = static_cast<int>(calls_.size());  // one engine thread: timer key = index = position
   indices_.push_back(index);
   incoming_ = &e;
+  incomingAt_ = now;
   calls_.push_back(std::make_unique<Call>(*env_, index, true));
   incoming_ = nullptr;
   calls_.back()->answerIncoming(e.sdp, now);

@@ -52,6 +52,7 @@ class Engine {
   size_t moCalls_ = 0;                       // calls_[0, moCalls_) are originated; MT calls follow
   size_t nextToStart_ = 0;
   const gw::Event* incoming_ = nullptr;      // set while an MT call is constructed (its signalling)
+  int64_t incomingAt_ = 0;                   // when that `incoming` arrived
   bool stopping_ = false;
   bool timedOut_ = false;
 };

@@ -248,17 +248,21 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
   std::vector<double> rttMs = rttMillis(run);
   char buf[1024];
   std::string out;
+  std::string what = cfg.gwTo.empty() ? std::string("answering") : "-> " + cfg.gwTo;
+  if (!cfg.gwTo.empty() && cfg.answer) what += ", answering";
   std::snprintf(buf, sizeof buf,
-                "loadgen: gateway %s as %s -> %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
+                "loadgen: gateway %s as %s %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %s%.1f s media%s%s\n"
                 "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (ended seen) %d, ended early %d\n",
-                cfg.gwUrl.c_str(), cfg.gwUser.c_str(), cfg.gwTo.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
-                cfg.profile.payloadBytes, cfg.calls, cfg.cps, cfg.durationS, run.interrupted ? " [interrupted]" : "",
-                run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice, t.dtls, t.deleted, t.endedEarly);
+                cfg.gwUrl.c_str(), cfg.gwUser.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
+                cfg.profile.payloadBytes, cfg.calls + t.mt, cfg.cps, cfg.answer ? "up to " : "", cfg.durationS,
+                run.interrupted ? " [interrupted]" : "", run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice,
+                t.dtls, t.deleted, t.endedEarly);
   out += buf;
   if (cfg.answer) {
     std::snprintf(buf, sizeof buf,
-                  "  incoming (MT): %d answered, %d set up, %d ended by the caller, %llu refused; MT setup counts from `incoming`\n",
-                  t.mt, t.mtOk, t.mtEndedByCaller, static_cast<unsigned long long>(run.rejected));
+                  "  incoming (MT): %d answered, %d set up, %d ended by the caller, %llu refused; incoming->answer sent p50 %.2f ms"
+                  " (MT setup counts from `incoming`)\n",
+                  t.mt, t.mtOk, t.mtEndedByCaller, static_cast<unsigned long long>(run.rejected), percentile(t.wsAnswerSent, 50));
     out += buf;
   }
   std::snprintf(buf, sizeof buf,
