@@ -198,3 +198,22 @@ TEST(Sdp, BrowserAnswerParsesBackLikeChromiums) {
   p.bundle = false;
   EXPECT_EQ(sdp::buildBrowserAnswer(p).find("a=group:"), std::string::npos);
 }
+
+// The offer the gateway really sent in `incoming` (rtpengine 10.5 via ./lab test's gateway, SIPp ue2
+// calling; captured with --dump-sdp): full ICE, generate-mid's mid 1, the gateway's BUNDLE group.
+TEST(Sdp, ParsesRealMtOfferFromTheGateway) {
+  std::string text = readFixture("rtpengine-10.5-mt-offer-to-browser.sdp");
+  ASSERT_FALSE(text.empty()) << "fixture missing";
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(text, r));
+  EXPECT_EQ(r.proto, "UDP/TLS/RTP/SAVPF");
+  EXPECT_EQ(r.setup, "actpass");
+  EXPECT_EQ(r.mid, "1");
+  EXPECT_TRUE(r.bundleGroup);
+  EXPECT_EQ(r.opusPt, 111);
+  EXPECT_FALSE(r.iceLite);
+  EXPECT_FALSE(sdp::answererControlsIce(r));
+  EXPECT_EQ(sdp::answerSetup(r), "active");
+  ASSERT_NE(sdp::pickCandidate(r), nullptr);
+  EXPECT_EQ(sdp::pickCandidate(r)->port, 30118);
+}
