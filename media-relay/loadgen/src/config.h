@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "media_mode.h"
 #include "profile.h"
@@ -45,7 +47,8 @@ struct Config {
   bool quiet = false;
   // --gateway mode: calls go through the gateway's browser API instead of rtpengine's ng protocol.
   bool gateway = false;
-  std::string gwUrl, gwUser, gwTo;
+  std::string gwUrl, gwUser, gwTo;  // gwUser: the first (or only) user
+  std::vector<std::pair<std::string, std::string>> gwUsers;  // (user, password): --user/--password or --users FILE
   double hangupWaitS = 5;           // gateway mode: hangup -> `ended` bound per call
   // --answer: answer the calls `incoming` brings (MT) as gwUser; calls = 0 unless --to originates too.
   bool answer = false;
@@ -64,6 +67,7 @@ struct CallResult {
   std::string callId;
   bool mt = false;                  // an incoming call loadgen answered (gateway --answer)
   std::string from;                 // MT: the caller (`incoming.from`)
+  std::string user;                 // gateway mode: the logged-in user that placed or answered the call
   bool setupOk = false;
   bool deleted = false;
   std::string failPhase;            // "" when the call set up; else ng-offer|ng-answer|ice|dtls|srtp|...

@@ -13,8 +13,8 @@ constexpr int64_t kDeleteGraceNs = 4'000'000'000LL;  // > ng retransmission budg
 }  // namespace
 
 Engine::Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-               const std::atomic<bool>& stop, GatewayLink* gw)
-    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gw_(gw),
+               const std::atomic<bool>& stop, std::vector<GatewayLink*> gws)
+    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gws_(std::move(gws)),
       rng_(std::random_device{}() ^ (static_cast<uint64_t>(id) << 32) ^ static_cast<uint64_t>(t0)) {
   for (int i = id; i < cfg.calls; i += cfg.threads) indices_.push_back(i);
 }
@@ -24,15 +24,18 @@ bool Engine::run(std::string& err) {
     err = "epoll_create failed";
     return false;
   }
-  if (!gw_) {
+  bool gateway = !gws_.empty();
+  if (!gateway) {
     ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
                                      "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
     if (!ng_->open(&err)) return false;
   }
   SignalingFactory makeSignaling;
-  if (gw_)
+  if (gateway)
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
-      auto sig = std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
+      GatewayLink& link = call.mt && incomingLink_ ? *incomingLink_ : *gws_[static_cast<size_t>(call.index) % gws_.size()];
+      host.res().user = link.user();
+      auto sig = std::make_unique<GatewaySignaling>(host, link, cfg_);
       if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, incomingAt_);
       return sig;
     };
@@ -45,16 +48,18 @@ bool Engine::run(std::string& err) {
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
   moCalls_ = calls_.size();
-  if (gw_ && cfg_.answer) gw_->onIncoming([this](const gw::Event& e, int64_t now) { acceptIncoming(e, now); });
-  // Attached last: frames that came with the WebSocket handshake (an early `incoming`) are handled here.
-  if (gw_) gw_->attach(loop_);
+  for (GatewayLink* l : gws_) {
+    if (cfg_.answer) l->onIncoming([this, l](const gw::Event& e, int64_t now) { acceptIncoming(*l, e, now); });
+    // Attached last: frames that came with the WebSocket handshake (an early `incoming`) are handled here.
+    l->attach(loop_);
+  }
   loop_.setTimerFn([this](uint64_t key, int64_t when) { onTimer(key, when); });
   if (!calls_.empty()) loop_.schedule(t0_, kRampKey);
 
   int64_t timeoutNs = static_cast<int64_t>(cfg_.timeoutS * 1e9);
   int64_t stopAt = 0;
   // After a stop, calls get this long to be deleted (ng) or to see `ended` after their hangup.
-  int64_t graceNs = gw_ ? static_cast<int64_t>((cfg_.hangupWaitS + 1) * 1e9) : kDeleteGraceNs;
+  int64_t graceNs = gateway ? static_cast<int64_t>((cfg_.hangupWaitS + 1) * 1e9) : kDeleteGraceNs;
   for (;;) {
     int64_t now = nowNs();
     if (!stopping_ && stop_.load()) stopAll("interrupted");
@@ -96,10 +101,10 @@ void Engine::startDueCalls(int64_t now) {
   }
 }
 
-void Engine::acceptIncoming(const gw::Event& e, int64_t now) {
+void Engine::acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now) {
   if (stopping_ || (cfg_.expectCalls > 0 && counters_.incoming.load() >= static_cast<uint64_t>(cfg_.expectCalls))) {
     counters_.rejected++;
-    gw_->sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
+    link.sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
     return;
   }
   counters_.incoming++;
@@ -107,8 +112,10 @@ void Engine::acceptIncoming(const gw::Event& e, int64_t now) {
   indices_.push_back(index);
   incoming_ = &e;
   incomingAt_ = now;
+  incomingLink_ = &link;
   calls_.push_back(std::make_unique<Call>(*env_, index, true));
   incoming_ = nullptr;
+  incomingLink_ = nullptr;
   calls_.back()->answerIncoming(e.sdp, now);
 }
 

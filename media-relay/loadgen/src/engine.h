@@ -18,9 +18,10 @@ namespace lg {
 
 class Engine {
  public:
-  // gw != nullptr: gateway mode (one engine; its loop also serves the gateway's WebSocket).
+  // gws non-empty: gateway mode (one engine; its loop also serves the users' WebSockets). Originated
+  // call i goes through user i mod U; an incoming call is answered on the link it came in on.
   Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-         const std::atomic<bool>& stop, GatewayLink* gw = nullptr);
+         const std::atomic<bool>& stop, std::vector<GatewayLink*> gws = {});
   // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).
   // Returns false with err when the engine could not start at all.
   bool run(std::string& err);
@@ -33,7 +34,7 @@ class Engine {
   void onTimer(uint64_t key, int64_t when);
   void startDueCalls(int64_t now);
   void stopAll(const std::string& why);
-  void acceptIncoming(const gw::Event& e, int64_t now);  // --answer: a new MT call
+  void acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now);  // --answer: a new MT call
 
   const Config& cfg_;
   const DtlsContext& dtls_;
@@ -43,7 +44,8 @@ class Engine {
   const std::atomic<bool>& stop_;
   EventLoop loop_;
   std::unique_ptr<NgClient> ng_;
-  GatewayLink* gw_;
+  std::vector<GatewayLink*> gws_;
+  GatewayLink* incomingLink_ = nullptr;      // the link of the MT call being constructed
   std::mt19937_64 rng_;
   std::vector<float> rttUs_;
   std::unique_ptr<Env> env_;

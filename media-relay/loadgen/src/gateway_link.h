@@ -20,7 +20,8 @@ class GatewaySignaling;
 
 class GatewayLink {
  public:
-  GatewayLink(WsClient& ws, std::string to) : ws_(ws), to_(std::move(to)) {}
+  GatewayLink(WsClient& ws, std::string to, std::string user = "") : ws_(ws), to_(std::move(to)), user_(std::move(user)) {}
+  const std::string& user() const { return user_; }
   void attach(EventLoop& loop);
   bool sendCall(GatewaySignaling* c, const std::string& sdp);  // false: the websocket is gone
   bool sendHangup(const std::string& callId);
@@ -43,7 +44,7 @@ class GatewayLink {
 
   std::function<void(const gw::Event&, int64_t)> incoming_;
   WsClient& ws_;
-  std::string to_;
+  std::string to_, user_;
   std::deque<GatewaySignaling*> awaitingCalling_;
   std::unordered_map<std::string, GatewaySignaling*> byId_;
   std::string lastCallingId_, lastEndedId_, lastEndedReason_;

@@ -45,6 +45,8 @@ const char* kUsage =
     "  --gateway URL         through the gateway's browser API instead (e.g. http://127.0.0.1:8088):\n"
     "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end\n"
     "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
+    "  --users FILE          gateway mode: log in every `user:password` line of FILE instead (one WebSocket\n"
+    "                        each; originated call i goes through user i mod U; --answer answers for all)\n"
     "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
     "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
     "  --answer              gateway mode: answer the calls to --user (`incoming` -> `answer`, ICE + DTLS-SRTP,\n"
@@ -115,6 +117,31 @@ std::string logout(const lg::http::Url& base, const std::string& token) {
   return r.status == 204 ? "ok" : "HTTP " + std::to_string(r.status);
 }
 
+// --users FILE: `user:password` per line; blank lines and # comments skipped (ims-sim/users.txt's format).
+bool readUsers(const std::string& path, std::vector<std::pair<std::string, std::string>>& out, std::string& err) {
+  std::ifstream f(path);
+  if (!f) {
+    err = "cannot read it";
+    return false;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') continue;
+    size_t c = line.find(':', b);
+    if (c == std::string::npos || c == b || c + 1 >= line.size()) {
+      err = "line " + std::to_string(n) + ": expected user:password";
+      return false;
+    }
+    out.emplace_back(line.substr(b, c - b), line.substr(c + 1));
+  }
+  if (out.empty()) err = "no user:password line";
+  return !out.empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,7 +152,7 @@ int main(int argc, char** argv) {
   int relayPid = 0;
   double timeoutArg = 0;
   bool rawAsked = false, threadsAsked = false, callsAsked = false;
-  std::string password, imsCodecArg;
+  std::string password, imsCodecArg, usersFile;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -145,6 +172,8 @@ int main(int argc, char** argv) {
       cfg.gwUser = next();
     } else if (a == "--password") {
       password = next();
+    } else if (a == "--users") {
+      usersFile = next();
     } else if (a == "--to") {
       cfg.gwTo = next();
     } else if (a == "--answer") {
@@ -209,14 +238,23 @@ int main(int argc, char** argv) {
       usageError("unknown option " + a + " (see --help)");
     }
   }
+  if (!usersFile.empty() && !cfg.gateway) usageError("--users needs --gateway");
   if ((cfg.answer || cfg.expectCalls) && !cfg.gateway) usageError("--answer and --expect-calls need --gateway (raw mode has no incoming calls)");
   if (cfg.expectCalls && !cfg.answer) usageError("--expect-calls needs --answer");
   lg::http::Url gwBase;
   if (cfg.gateway) {
     if (rawAsked) usageError("--raw and --gateway exclude each other");
     if (!rawOnly.empty()) usageError(rawOnly.front() + " only applies to --raw (the gateway drives rtpengine, the IMS UE is the far end)");
-    if (cfg.gwUser.empty() || password.empty() || (cfg.gwTo.empty() && !cfg.answer))
-      usageError("--gateway needs --user, --password and --to (or --answer)");
+    if (!usersFile.empty()) {
+      if (!cfg.gwUser.empty() || !password.empty()) usageError("--users and --user/--password exclude each other");
+      std::string uerr;
+      if (!readUsers(usersFile, cfg.gwUsers, uerr)) usageError("--users " + usersFile + ": " + uerr);
+      cfg.gwUser = cfg.gwUsers.front().first;
+    } else if (!cfg.gwUser.empty() && !password.empty()) {
+      cfg.gwUsers.emplace_back(cfg.gwUser, password);
+    }
+    if (cfg.gwUsers.empty() || (cfg.gwTo.empty() && !cfg.answer))
+      usageError("--gateway needs --user and --password (or --users FILE), and --to (or --answer)");
     if (cfg.answer && cfg.gwTo.empty()) {
       if (callsAsked) usageError("--calls counts originated calls: give --to, or --expect-calls for incoming ones");
       cfg.calls = 0;  // answer only
@@ -278,29 +316,41 @@ int main(int argc, char** argv) {
   auto dtls = lg::DtlsContext::create(&err);
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
 
-  // Gateway mode: log in (the gateway REGISTERs the user with IMS), then open the one WebSocket.
-  std::string token;
-  lg::WsClient ws;
-  std::unique_ptr<lg::GatewayLink> gwLink;
-  if (cfg.gateway) {
+  // Gateway mode: log every user in (the gateway REGISTERs each with IMS), then open its WebSocket.
+  std::vector<std::string> tokens;
+  std::vector<std::unique_ptr<lg::WsClient>> sockets;
+  std::vector<std::unique_ptr<lg::GatewayLink>> gwLinks;
+  auto logoutAll = [&] { for (const auto& t : tokens) logout(gwBase, t); };
+  for (const auto& [user, pass] : cfg.gwUsers) {
     lg::http::Response resp;
-    std::string wsUrlText;
-    if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(cfg.gwUser, password),
-                           resp, 15000, &err) ||
-        !lg::gw::parseLogin(resp, token, wsUrlText, &err))
-      usageError("gateway " + cfg.gwUrl + ": " + err);
+    std::string wsUrlText, token;
+    if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(user, pass), resp, 15000, &err) ||
+        !lg::gw::parseLogin(resp, token, wsUrlText, &err)) {
+      logoutAll();
+      usageError("gateway " + cfg.gwUrl + (cfg.gwUsers.size() > 1 ? " (user " + user + ")" : "") + ": " + err);
+    }
+    tokens.push_back(token);
     lg::http::Url wsUrl;
-    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws")
+    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws") {
+      logoutAll();
       usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (only ws:// is supported)");
-    if (!ws.connect(wsUrl, 5000, &err)) {
-      logout(gwBase, token);
+    }
+    sockets.push_back(std::make_unique<lg::WsClient>());
+    if (!sockets.back()->connect(wsUrl, 5000, &err)) {
+      logoutAll();
       usageError(err);
     }
-    gwLink = std::make_unique<lg::GatewayLink>(ws, cfg.gwTo);
-    if (!cfg.quiet)
-      std::cerr << "loadgen: logged in as " << cfg.gwUser << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open"
+    gwLinks.push_back(std::make_unique<lg::GatewayLink>(*sockets.back(), cfg.gwTo, user));
+    if (!cfg.quiet && cfg.gwUsers.size() == 1)
+      std::cerr << "loadgen: logged in as " << user << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open"
                 << (cfg.answer ? ", answering incoming calls" : "") << "\n";
   }
+  if (!cfg.quiet && cfg.gwUsers.size() > 1)
+    std::cerr << "loadgen: logged in as " << cfg.gwUsers.size() << " users (" << cfg.gwUsers.front().first << " ... "
+              << cfg.gwUsers.back().first << "), " << sockets.size() << " websockets open"
+              << (cfg.answer ? ", answering incoming calls" : "") << "\n";
+  std::vector<lg::GatewayLink*> links;
+  for (auto& l : gwLinks) links.push_back(l.get());
 
   // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
   sigset_t sigs;
@@ -322,7 +372,7 @@ int main(int argc, char** argv) {
   std::atomic<int> running{cfg.threads};
   std::vector<std::thread> threads;
   for (int t = 0; t < cfg.threads; ++t)
-    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, gwLink.get()));
+    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, links));
   for (int t = 0; t < cfg.threads; ++t)
     threads.emplace_back([&, t] {
       if (!engines[t]->run(engineErr[t])) stop = true;
@@ -382,16 +432,21 @@ int main(int argc, char** argv) {
   }
   for (auto& th : threads) th.join();
   if (cfg.gateway) {  // every call has been hung up (or given up on): end the session
-    run.gwWsIn = ws.messagesIn();
-    run.gwWsOut = ws.messagesOut();
-    run.gwPings = ws.pingsAnswered();
-    run.gwUnmatched = gwLink->unmatched();
-    run.gwBad = gwLink->badMessages();
-    run.gwClosed = gwLink->closed() ? gwLink->closeReason() : "";
-    run.gwLogout = logout(gwBase, token);
+    run.gwLogout = "ok";
+    for (size_t u = 0; u < gwLinks.size(); ++u) {
+      run.gwWsIn += sockets[u]->messagesIn();
+      run.gwWsOut += sockets[u]->messagesOut();
+      run.gwPings += sockets[u]->pingsAnswered();
+      run.gwUnmatched += gwLinks[u]->unmatched();
+      run.gwBad += gwLinks[u]->badMessages();
+      if (gwLinks[u]->closed() && run.gwClosed.empty())
+        run.gwClosed = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + gwLinks[u]->closeReason();
+      std::string lo = logout(gwBase, tokens[u]);
+      if (lo != "ok" && run.gwLogout == "ok") run.gwLogout = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + lo;
+    }
     run.incoming = counters.incoming;
     run.rejected = counters.rejected;
-    ws.closeBlocking(1000);
+    for (auto& s : sockets) s->closeBlocking(1000);
   }
   for (const auto& e : engineErr)
     if (!e.empty()) usageError(e);

@@ -138,6 +138,8 @@ std::string reportJson(const RunInfo& run) {
     j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS}, {"threads", cfg.threads},
                    {"gateway", cfg.gwUrl}, {"user", cfg.gwUser}, {"to", cfg.gwTo}, {"far", "ims-ue"},
                    {"answer", cfg.answer}, {"expect_calls", cfg.expectCalls}};
+    auto& users = j["config"]["users"] = nlohmann::json::array();
+    for (const auto& u : cfg.gwUsers) users.push_back(u.first);
   } else if (cfg.far == FarMode::External) {
     j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
   }
@@ -230,6 +232,7 @@ std::string reportJson(const RunInfo& run) {
       g["sip_code"] = c.sipCode ? nlohmann::json(c.sipCode) : nlohmann::json(nullptr);
       g["ended_early"] = c.endedEarly;
       g["direction"] = c.mt ? "mt" : "mo";
+      g["user"] = c.user;
       g["ice_role"] = c.iceControlling ? "controlling" : "controlled";
       if (c.mt) {
         g["from"] = c.from;
@@ -248,12 +251,14 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
   std::vector<double> rttMs = rttMillis(run);
   char buf[1024];
   std::string out;
+  std::string who = cfg.gwUser;
+  if (cfg.gwUsers.size() > 1) who += " and " + std::to_string(cfg.gwUsers.size() - 1) + " more users";
   std::string what = cfg.gwTo.empty() ? std::string("answering") : "-> " + cfg.gwTo;
   if (!cfg.gwTo.empty() && cfg.answer) what += ", answering";
   std::snprintf(buf, sizeof buf,
                 "loadgen: gateway %s as %s %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %s%.1f s media%s%s\n"
                 "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (ended seen) %d, ended early %d\n",
-                cfg.gwUrl.c_str(), cfg.gwUser.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
+                cfg.gwUrl.c_str(), who.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
                 cfg.profile.payloadBytes, cfg.calls + t.mt, cfg.cps, cfg.answer ? "up to " : "", cfg.durationS,
                 run.interrupted ? " [interrupted]" : "", run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice,
                 t.dtls, t.deleted, t.endedEarly);
