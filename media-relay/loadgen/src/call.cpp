@@ -151,6 +151,7 @@ void Call::answerIncoming(const std::string& offer, int64_t now) {
   p.sessionId = env_.rng() >> 2;
   std::string answer = sdp::buildBrowserAnswer(p);
   dumpSdp("browser-answer.sdp", answer);
+  now = nowNs();  // `incoming` -> `answer` sent: our socket, parsing and SDP building
   sig_->start(answer, now);
   if (phase_ != Phase::Signaling) return;  // the answer could not be sent
   tRemoteSdp_ = now;                       // the ICE phase counts from the answer
