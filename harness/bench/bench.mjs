@@ -11,11 +11,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADDRESSES } from '../kit/addresses.mjs';
 import { machine, referenceRatios } from './analyze.mjs';
 import { renderBenchHtml } from './html.mjs';
 import { sleep, start, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
-import { credentials, setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { credentials, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { runSustained, sustainedPlan } from './sustained.mjs';
 import { measureStep, pacing } from './step.mjs';
 
@@ -251,11 +252,13 @@ function legSummary(s) {
 }
 
 // The MT leg's caller: SIPp ue2 (run-ue.sh load-uac) places `calls` calls to alice at `cps`, each held
-// holdMs, and echoes the RTP it gets (UE_RTP_ECHO) as ue1 does for MO.
-function mtCallerFor(ctx, calls) {
-  return (cps, holdMs) => start('sipp_uac', path.join(ROOT, 'sipp-scenarios', 'run-ue.sh'),
-    ['load-uac', 'alice', String(Math.max(1, Math.round(cps))), String(calls), String(holdMs)],
-    { log: path.join(ctx.logDir, 'gateway-mt-sipp-uac.log'), env: { ...process.env, UE_QUIET: '1', UE_RTP_ECHO: '1', LAB_LOGDIR: ctx.logDir } });
+// holdMs, and echoes the RTP it gets (UE_RTP_ECHO) as ue1 does for MO. Its files (INVITE -> 200 per
+// call: uac_<pid>_rtt.csv) go to dir.
+function mtCallerFor(ctx, calls, dir) {
+  return (cps, holdMs) => start('sipp_uac', 'bash', [path.join(ROOT, 'sipp-scenarios', 'run-ue.sh'),
+    'load-uac', 'alice', String(Math.max(1, Math.round(cps))), String(calls), String(holdMs)],
+  { log: path.join(ctx.logDir, 'gateway-mt-sipp-uac.log'), group: true,
+    env: { ...process.env, UE_QUIET: '1', UE_RTP_ECHO: '1', LAB_LOGDIR: dir, KAMAILIO: ADDRESSES.pcscf, IMS_USERS: path.join(ROOT, 'ims-sim/users.txt') } });
 }
 
 // Issue #11's product-path criterion for one gateway leg; why[] empty = met.
@@ -314,9 +317,13 @@ async function runGateway(run, ctx) {
   progress(`gateway MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> Kamailio -> gateway -> loadgen --answer (alice)`);
   let mt;
   try {
-    mt = await measureStep({ ...common, dir: path.join(ctx.out, 'gateway-mt'), mtCaller: mtCallerFor(ctx, run.calls),
+    const mtDir = path.join(ctx.out, 'gateway-mt');
+    mt = await measureStep({ ...common, dir: mtDir, mtCaller: mtCallerFor(ctx, run.calls, mtDir),
       gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), answer: true } });
     reencoded(mt);
+    // the SIP half of MT setup, which loadgen's setup_ms (from `incoming`) leaves out
+    const rtt = readRtt(mtDir).sort((a, b) => a - b);
+    mt.sip_invite_to_200_ms = { n: rtt.length, p50: pct(rtt, 50), p95: pct(rtt, 95), max: rtt.length ? rtt[rtt.length - 1] : null, basis: 'ue2 INVITE sent -> 200 received (sipp -trace_rtt)' };
   } catch (e) {
     mt = null;
     report.errors.push(`gateway MT: ${e.message}`);
@@ -334,6 +341,7 @@ async function runGateway(run, ctx) {
   for (const [label, s] of [['raw', raw], ['gateway MO', gw], ['gateway MT', mt]].filter(([, l]) => l)) {
     for (const k of dirs) console.log(`  ${label.padEnd(11)}${k.padEnd(12)}${col(s.delay_ms[k]?.p50, 7)}  ${col(s.delay_ms[k]?.p99, 7)}  ${col(s.delay_ms[k]?.max, 7)}  ${col(s.loss_pct[k], 7)}   ${s.setup_ms?.p50 ?? 'n/a'} / ${s.setup_ms?.p95 ?? 'n/a'}`);
   }
+  if (mt) console.log(`  MT setup above: \`incoming\` -> DTLS done; before it ue2's INVITE -> 200 p50 ${mt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${mt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${mt.sip_invite_to_200_ms.n})`);
   console.log('  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT');
   for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`);
   console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'} % of one core`);

@@ -88,7 +88,7 @@ ${table(['process', 'raw per call', 'MO per call', 'MT per call', 'raw total %',
 ${table(['figure', 'MO / raw', 'MT / raw'], [['rtpengine CPU per call', g.rtpengine_cpu_per_call, m.rtpengine_cpu_per_call], ['delay p50 to_ims', g.delay_p50?.to_ims, m.delay_p50?.to_ims],
     ['delay p50 to_browser', g.delay_p50?.to_browser, m.delay_p50?.to_browser], ['delay p99 to_ims', g.delay_p99?.to_ims, m.delay_p99?.to_ims],
     ['delay p99 to_browser', g.delay_p99?.to_browser, m.delay_p99?.to_browser], ['setup p50', g.setup_p50, m.setup_p50], ['setup p95', g.setup_p95, m.setup_p95]])}
-<p>MT setup counts from loadgen's receipt of <code>incoming</code> to DTLS done (MO: from sending <code>call</code>).${r.gateway_mt ? '' : ' MT: not measured (see errors).'}</p>
+<p>MT setup counts from loadgen's receipt of <code>incoming</code> to DTLS done (MO: from sending <code>call</code>)${r.gateway_mt ? `; before it, ue2's INVITE &rarr; 200: p50 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p50)} ms, p95 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p95)} ms.` : '. MT: not measured (see errors).'}</p>
 ${charts([
   ...legs.map(([label, l], i) => ({ id: `cdf${i}`, title: `Relay delay CDF, ${label}`, x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
     datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (l.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) })),

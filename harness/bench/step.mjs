@@ -110,7 +110,10 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   })];
   if (gateway?.answer) {
     // The caller may only start once the gateway has the user's session (else 480 Temporarily Unavailable).
-    for (let i = 0; i < 200 && !answering; i += 1) if (await waitFor(traffic[0], 100)) break;
+    // (the tail too: a stderr chunk boundary can split the line onLine sees)
+    const ready = () => answering || /answering incoming calls/.test(traffic[0].tail());
+    for (let i = 0; i < 200 && !ready(); i += 1) if (await waitFor(traffic[0], 100)) break;
+    answering = ready();
     if (!answering) {
       await stop(traffic[0]);
       await stop(td, 'SIGKILL', 1000);

@@ -246,6 +246,14 @@ std::string reportJson(const RunInfo& run) {
 
 namespace {
 
+// p50 as "12.3", or "n/a" without samples (e.g. `calling` in an answer-only run).
+std::string p50Text(const std::vector<double>& v) {
+  if (v.empty()) return "n/a";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", percentile(v, 50));
+  return b;
+}
+
 std::string summaryGateway(const RunInfo& run, const Totals& t) {
   const Config& cfg = *run.cfg;
   std::vector<double> rttMs = rttMillis(run);
@@ -272,11 +280,11 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
   }
   std::snprintf(buf, sizeof buf,
                 "  setup ms (call/incoming -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
-                "  phases p50: call->calling %.1f, call->answered %.1f, ICE %.1f, DTLS %.1f; hangup->ended %.1f ms\n",
+                "  phases p50: call->calling %s, call->answered %s, ICE %.1f, DTLS %.1f; hangup->ended %s ms\n",
                 percentile(t.setup, 50), percentile(t.setup, 95), percentile(t.setup, 99),
                 t.setup.empty() ? -1.0 : *std::max_element(t.setup.begin(), t.setup.end()),
-                percentile(t.wsCalling, 50), percentile(t.wsAnswered, 50), percentile(t.ice_ms, 50),
-                percentile(t.dtls_ms, 50), percentile(t.hangup, 50));
+                p50Text(t.wsCalling).c_str(), p50Text(t.wsAnswered).c_str(), percentile(t.ice_ms, 50),
+                percentile(t.dtls_ms, 50), p50Text(t.hangup).c_str());
   out += buf;
   std::snprintf(buf, sizeof buf,
                 "  packets sent %llu, received %llu, lost (seq gaps) %llu (%.3f %%), missing %llu\n"
