@@ -11,6 +11,8 @@ import { lastLine, sleep, start, stop, waitFor } from '../kit/procs.mjs';
 export const RELAY_PORTS = '30000-30999';
 export const FAR_PORT_BASE = 6000; // far end of call i: 6000 + 2i, what delaymeter calls IMS
 export const IMS_PORTS = '6000-6999';
+// MT: the caller holds each call this much longer than loadgen sends (loadgen --hangup-wait is 5 s)
+export const MT_CALLER_EXTRA_MS = 2000;
 
 // How the traffic of a step is paced: all calls are up within `ramp` seconds and then overlap
 // for the full `duration`, so the full-load window is about `duration` long.
@@ -41,14 +43,15 @@ async function startCapture(file, log) {
 // gateway = {url, user, password, to}: the calls go through the gateway's browser API instead of ng
 // (MO: the far end is the SIPp UE `to`, which echoes); else raw ng with loadgen's own echoing far end.
 // gateway = {url, user, password, answer: true}: MT, loadgen answers the `calls` calls a SIPp UAC places
-// to `user` (see mtCaller); each lasts until the caller's BYE (--duration only bounds it).
+// to `user` (see mtCaller), sends for mediaS, then waits for the caller's BYE (the caller holds 2 s
+// longer: as on MO, the side that ends the call has stopped sending, so no packet meets a deleted call).
 function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase }) {
   const prof = ['--profile', profile.name, '--profiles', profile.file, '--relay-pid', String(rtpenginePid), '--json', json];
   const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), ...prof];
   const login = gateway ? ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password] : [];
   if (gateway?.answer) {
     const ramp = (calls - 1) / cps;
-    return [...login, '--answer', '--expect-calls', String(calls), '--duration', String(Math.ceil(mediaS + 30)),
+    return [...login, '--answer', '--expect-calls', String(calls), '--duration', String(mediaS),
       '--timeout', String(Math.ceil(ramp + mediaS + 90)), ...prof];
   }
   if (gateway) return [...login, '--to', gateway.to, ...common];
@@ -119,7 +122,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
       await stop(td, 'SIGKILL', 1000);
       throw new Error(`loadgen --answer did not log in: ${lastLine(traffic[0].tail()) || 'no output'}`);
     }
-    traffic.push(mtCaller(pace.cps, Math.round(pace.media_s * 1000)));
+    traffic.push(mtCaller(pace.cps, Math.round(pace.media_s * 1000) + MT_CALLER_EXTRA_MS));
   }
   const pidsFile = path.join(dir, 'pids');
   fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `${p.name} ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');

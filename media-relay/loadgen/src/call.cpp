@@ -476,8 +476,13 @@ void Call::onTimer(int64_t when) {
       return;
     }
     case Phase::Draining:
-      if (now >= drainEnd_) end();
-      else arm(drainEnd_);
+      if (now < drainEnd_) return arm(drainEnd_);
+      // MT: the caller ends the call (its BYE); we hang up only if it does not within --hangup-wait
+      if (sig_->awaitRemoteEnd(now)) {
+        phase_ = Phase::Ending;
+        return;
+      }
+      end();
       return;
     default:
       return;
@@ -510,6 +515,8 @@ void Call::stop(const std::string& why) {
       end();
       return;
     case Phase::Ending:
+      if (sig_->awaitingRemoteEnd()) sig_->end(nowNs());  // stopped while waiting for the caller's BYE: hang up now
+      return;
     case Phase::Done:
       return;
     default:

@@ -34,7 +34,16 @@ std::string GatewaySignaling::setupTimeoutReason() const {
   return tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout";
 }
 
+bool GatewaySignaling::awaitRemoteEnd(int64_t now) {
+  if (!mt_ || ended_) return false;
+  awaitingRemote_ = true;
+  hangupDeadline_ = now + static_cast<int64_t>(cfg_.hangupWaitS * 1e9);
+  host_.arm(hangupDeadline_);
+  return true;
+}
+
 void GatewaySignaling::end(int64_t now) {
+  awaitingRemote_ = false;
   hangupDeadline_ = now + static_cast<int64_t>(cfg_.hangupWaitS * 1e9);
   if (ended_) {
     host_.res().deleted = true;
@@ -50,6 +59,7 @@ void GatewaySignaling::end(int64_t now) {
 // Bounded wait for `ended` after our hangup (or for `calling`, to hang up at all).
 void GatewaySignaling::onEndTimer(int64_t now) {
   if (now < hangupDeadline_) return host_.arm(hangupDeadline_);
+  if (awaitingRemote_) return end(now);  // the caller did not hang up in time: we do
   CallResult& res = host_.res();
   if (res.error.empty()) res.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
   host_.finish();
@@ -111,6 +121,7 @@ void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
     case CallStage::Idle:
       return;
     case CallStage::Ending:
+      awaitingRemote_ = false;
       res.deleted = true;
       return host_.finish();
     case CallStage::Media:

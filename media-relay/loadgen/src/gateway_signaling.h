@@ -24,6 +24,8 @@ class GatewaySignaling : public CallSignaling {
   std::string setupTimeoutReason() const override;
   bool mayHoldCall() const override { return created_; }
   void end(int64_t now) override;
+  bool awaitRemoteEnd(int64_t now) override;  // MT: the caller hangs up; `hangup` after --hangup-wait
+  bool awaitingRemoteEnd() const override { return awaitingRemote_; }
   void onEndTimer(int64_t now) override;
   void release() override;
   void report(CallResult& r) const override;
@@ -45,7 +47,8 @@ class GatewaySignaling : public CallSignaling {
   bool mt_ = false, preconditions_ = false;
   bool created_ = false;        // `call` sent (or `incoming` received): the gateway may hold the call
   bool ended_ = false;          // the gateway has nothing left to end (ended, rejected, socket gone)
-  bool hangupPending_ = false;  // stopped before `calling` named the call: hang up when it does
+  bool hangupPending_ = false;
+  bool awaitingRemote_ = false;  // MT: media done, waiting for the caller's BYE (`ended remote-hangup`)  // stopped before `calling` named the call: hang up when it does
   int64_t tAnswerSent_ = 0;     // MT: `answer` sent (tStart_ = `incoming` received)
   int64_t tStart_ = 0, tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
   int64_t hangupDeadline_ = 0;

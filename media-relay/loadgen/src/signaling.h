@@ -56,6 +56,10 @@ class CallSignaling {
   virtual bool mayHoldCall() const = 0;
   // Ends the call remotely (ng delete, gateway hangup); host.finish() once that is done or given up.
   virtual void end(int64_t now) = 0;
+  // After its media the call leaves the end to the far side (MT: the caller's BYE): waits for it, and
+  // ends the call itself (end()) only when it does not come in time. false: end() at once.
+  virtual bool awaitRemoteEnd(int64_t) { return false; }
+  virtual bool awaitingRemoteEnd() const { return false; }
   // The call's timer fired while Ending.
   virtual void onEndTimer(int64_t now) = 0;
   // The call is done: nothing may reach it any more.

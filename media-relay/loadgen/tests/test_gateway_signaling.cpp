@@ -298,3 +298,54 @@ TEST_F(GatewayFixture, IncomingWithPreconditionsSendsMediaThenAnswerAndHangsUp) 
   EXPECT_EQ(got[1], (json{{"type", "answer"}, {"callId", "m2"}}));
   EXPECT_EQ(got[2], (json{{"type", "hangup"}, {"callId", "m2"}}));
 }
+
+// MT after its media: the call waits for the caller's BYE; when none comes within --hangup-wait it
+// hangs up itself (`hangup` -> `ended local-hangup`). MO never waits.
+TEST_F(GatewayFixture, IncomingAfterMediaWaitsForTheCallerThenHangsUp) {
+  cfg.hangupWaitS = 0.2;
+  std::atomic<bool> ready{false};
+  serve([&](int fd, ws::Decoder& d) {
+    while (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    MiniServer::sendText(fd, R"({"type":"incoming","callId":"m3","from":"ue2@ims.lab","sdp":"v=0 offer"})");
+    if (read(fd, d).is_null()) return;  // answer
+    if (read(fd, d).is_null()) return;  // hangup, once the wait is over
+    MiniServer::sendText(fd, R"({"type":"ended","callId":"m3","reason":"local-hangup"})");
+    read(fd, d);
+  });
+  GatewaySignaling sig(host, *link, cfg);
+  bool in = false;
+  link->onIncoming([&](const gw::Event& e, int64_t now) {
+    in = true;
+    sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
+    sig.start("v=0 our answer", nowNs());
+  });
+  ready = true;
+  ASSERT_TRUE(runUntil([&] { return in; }));
+  host.stg = CallStage::Ending;  // media and drain done
+  int64_t t = nowNs();
+  ASSERT_TRUE(sig.awaitRemoteEnd(t));
+  EXPECT_TRUE(sig.awaitingRemoteEnd());
+  ASSERT_FALSE(host.armed.empty());
+  int64_t deadline = host.armed.back();
+  EXPECT_NEAR(static_cast<double>(deadline - t), 0.2e9, 1e6);
+  sig.onEndTimer(deadline - 1);  // early wake-up: still waiting, re-armed
+  EXPECT_TRUE(sig.awaitingRemoteEnd());
+  while (nowNs() < deadline) loop.runOnce(10);
+  sig.onEndTimer(nowNs());  // the caller stayed: we hang up
+  EXPECT_FALSE(sig.awaitingRemoteEnd());
+  ASSERT_TRUE(runUntil([&] { return host.finished; }));
+  EXPECT_TRUE(host.r.deleted);
+  EXPECT_EQ(host.r.endReason, "local-hangup");
+  TearDown();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(got[1], (json{{"type", "hangup"}, {"callId", "m3"}}));
+}
+
+TEST_F(GatewayFixture, OriginatedCallNeverWaitsForTheRemoteEnd) {
+  serve([this](int fd, ws::Decoder& d) { read(fd, d); });
+  GatewaySignaling sig(host, *link, cfg);
+  sig.start("v=0", nowNs());
+  EXPECT_FALSE(sig.awaitRemoteEnd(nowNs()));
+  EXPECT_FALSE(sig.awaitingRemoteEnd());
+}
