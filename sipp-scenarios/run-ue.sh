@@ -24,7 +24,8 @@
 #   run-ue.sh load-uac <user> <cps> <calls> <hold_ms>  ue2, same ports as uac: <calls> calls to <user> at
 #                                        <cps> calls/s, each held hold_ms, no media (SIP-only load for
 #                                        ./lab bench setup-rate --sustained); runs in LAB_LOGDIR, where
-#                                        sipp writes every call's INVITE -> 200 time (uac_<pid>_rtt.csv)
+#                                        sipp writes every call's INVITE -> 200 time (uac_<pid>_rtt.csv);
+#                                        UE_RTP_ECHO=1: with media, RTP to 6100 echoed (./lab bench gateway MT)
 # UE_QUIET=1: no SIP message log (the bench's load runs).
 # UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
 # UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
@@ -181,7 +182,7 @@ load_call() {
   cd "$LOGDIR" || die "cannot enter $LOGDIR"
   sipp -sf "$HERE/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \
     -l $((cps * (hold / 1000 + 30))) -set hold "$hold" -recv_timeout 10000 -trace_rtt -rtt_freq 1 -fd 1 \
-    "${opts[@]}" "$KAMAILIO" >/dev/null
+    ${UE_RTP_ECHO:+-rtp_echo} "${opts[@]}" "$KAMAILIO" >/dev/null
   rc=$?
   echo "run-ue: load-uac ue2 -> $target: $calls calls at $cps/s, sipp exit $rc"
   exit $rc

@@ -5,17 +5,18 @@
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
 //   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
-//   gateway <profile> [--calls N] [--duration S]      the product path (MO) beside --raw, in one run
+//   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
 // `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADDRESSES } from '../kit/addresses.mjs';
 import { machine, referenceRatios } from './analyze.mjs';
 import { renderBenchHtml } from './html.mjs';
-import { sleep, stopAll } from '../kit/procs.mjs';
+import { sleep, start, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
-import { credentials, setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { credentials, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { runSustained, sustainedPlan } from './sustained.mjs';
 import { measureStep, pacing } from './step.mjs';
 
@@ -97,8 +98,8 @@ export function parse(argv) {
     take(['--calls', '--duration']);
     const calls = int('--calls', opts['--calls'] ?? 10, 1, MAX_CALLS);
     const durationS = int('--duration', opts['--duration'] ?? 20, 1, 600);
-    // the raw run and the gateway run, one after the other
-    return { mode: 'gateway', name: `gateway-${profile.name}`, profile, calls, durationS, expected_s: 2 * pacing(calls, durationS).expected_s + 20 };
+    // the raw run, the gateway MO run and the gateway MT run, one after the other
+    return { mode: 'gateway', name: `gateway-${profile.name}`, profile, calls, durationS, expected_s: 3 * pacing(calls, durationS).expected_s + 35 };
   }
   if (first === 'setup-rate') {
     take(['--cps-steps', '--calls-per-step']);
@@ -250,15 +251,50 @@ function legSummary(s) {
   return { ...rest, delay_cdf: cdf };
 }
 
+// The MT leg's caller: SIPp ue2 (run-ue.sh load-uac) places `calls` calls to alice at `cps`, each held
+// holdMs, and echoes the RTP it gets (UE_RTP_ECHO) as ue1 does for MO. Its files (INVITE -> 200 per
+// call: uac_<pid>_rtt.csv) go to dir.
+function mtCallerFor(ctx, calls, dir) {
+  return (cps, holdMs) => start('sipp_uac', 'bash', [path.join(ROOT, 'sipp-scenarios', 'run-ue.sh'),
+    'load-uac', 'alice', String(Math.max(1, Math.round(cps))), String(calls), String(holdMs)],
+  { log: path.join(ctx.logDir, 'gateway-mt-sipp-uac.log'), group: true,
+    env: { ...process.env, UE_QUIET: '1', UE_RTP_ECHO: '1', LAB_LOGDIR: dir, KAMAILIO: ADDRESSES.pcscf, IMS_USERS: path.join(ROOT, 'ims-sim/users.txt') } });
+}
+
+// Issue #11's product-path criterion for one gateway leg; why[] empty = met.
+function productWhy(label, leg, raw) {
+  const why = [];
+  for (const k of ['to_ims', 'to_browser']) {
+    if (!(leg.delay_ms[k]?.p50 <= PRODUCT_CRITERION.p50_ms)) why.push(`${label} ${k} p50 ${leg.delay_ms[k]?.p50} ms > ${PRODUCT_CRITERION.p50_ms}`);
+    if (!(leg.delay_ms[k]?.p99 <= PRODUCT_CRITERION.p99_ms)) why.push(`${label} ${k} p99 ${leg.delay_ms[k]?.p99} ms > ${PRODUCT_CRITERION.p99_ms}`);
+    if (!(leg.loss_pct[k] <= PRODUCT_CRITERION.loss_pct)) why.push(`${label} ${k} loss ${leg.loss_pct[k]} %`);
+  }
+  const cpu = ratio(leg.cpu.rtpengine_pct_per_call, raw.cpu.rtpengine_pct_per_call);
+  if (!(cpu <= PRODUCT_CRITERION.rtpengine_cpu_ratio)) why.push(`${label} rtpengine CPU per call gateway/raw ${cpu} > ${PRODUCT_CRITERION.rtpengine_cpu_ratio}`);
+  return why;
+}
+
+function vsRaw(leg, raw) {
+  const dirs = ['to_ims', 'to_browser'];
+  return {
+    rtpengine_cpu_per_call: ratio(leg.cpu.rtpengine_pct_per_call, raw.cpu.rtpengine_pct_per_call),
+    delay_p50: Object.fromEntries(dirs.map((k) => [k, ratio(leg.delay_ms[k]?.p50, raw.delay_ms[k]?.p50)])),
+    delay_p99: Object.fromEntries(dirs.map((k) => [k, ratio(leg.delay_ms[k]?.p99, raw.delay_ms[k]?.p99)])),
+    setup_p50: ratio(leg.setup_ms?.p50, raw.setup_ms?.p50),
+    setup_p95: ratio(leg.setup_ms?.p95, raw.setup_ms?.p95),
+  };
+}
+
 // gateway <profile>: the same N calls through --raw (ng only, loadgen's far end echoes) and through the
-// gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, in one run.
+// gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, then MT (SIPp
+// ue2 calls alice, loadgen answers as alice; ue2 echoes), in one run.
 async function runGateway(run, ctx) {
   const report = { ...baseReport(run), profile: run.profile.name, calls: run.calls, duration_s: run.durationS, gateway: ctx.gateway,
-    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', direction: 'MO' };
+    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', directions: ['MO', 'MT'] };
   const procs = labProcs();
   const common = { root: ROOT, logDir: ctx.logDir, profile: run.profile, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid,
     progress, progressEvery: 5, procs, imsPorts: '6000-7999' };
-  progress(`gateway ${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, first --raw (ng only), then MO through the gateway to ue1; expected ~${run.expected_s} s`);
+  progress(`gateway ${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, first --raw (ng only), then MO through the gateway to ue1, then MT from ue2; expected ~${run.expected_s} s`);
   progress('raw: loadgen -> rtpengine (ng), loadgen echoes as the far end (ports 7000+)');
   // ue1 holds 6000: the raw far end binds 7000 + 2i, inside delaymeter's IMS range like ue1's port
   const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farPortBase: 7000 });
@@ -266,43 +302,50 @@ async function runGateway(run, ctx) {
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
   const gw = await measureStep({ ...common, dir: path.join(ctx.out, 'gateway-mo'),
     gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), to: 'ue1' } });
-  const out = gw.packets?.capture?.rtp_out ?? 0;
-  if (out > 0 && !gw.packets.matched.to_ims && !gw.packets.matched.to_browser) {
-    gw.errors.unshift(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
-      + '(a gateway that injects DTMF makes it decode and re-encode every call; loadgen\'s filler payload is not real Opus)');
-  }
+  const reencoded = (leg) => {
+    const out = leg.packets?.capture?.rtp_out ?? 0;
+    if (out > 0 && !leg.packets.matched.to_ims && !leg.packets.matched.to_browser) {
+      leg.errors.unshift(`${out} RTP packets left rtpengine on the gateway path but none paired by SSRC + sequence number: rtpengine re-encoded the streams `
+        + '(a gateway that injects DTMF makes it decode and re-encode every call; loadgen\'s filler payload is not real Opus)');
+    }
+  };
+  reencoded(gw);
   report.raw = legSummary(raw);
   report.gateway_mo = legSummary(gw);
-  report.mt = { measured: false,
-    reason: 'loadgen\'s gateway mode does not answer incoming calls yet (`incoming` is ignored; docs/loadgen.md "Limits"): MT needs loadgen to send `answer {callId, sdp}` and a SIPp UAC calling alice' };
-  const dirs = ['to_ims', 'to_browser'];
-  report.gateway_vs_raw = {
-    rtpengine_cpu_per_call: ratio(gw.cpu.rtpengine_pct_per_call, raw.cpu.rtpengine_pct_per_call),
-    delay_p50: Object.fromEntries(dirs.map((k) => [k, ratio(gw.delay_ms[k]?.p50, raw.delay_ms[k]?.p50)])),
-    delay_p99: Object.fromEntries(dirs.map((k) => [k, ratio(gw.delay_ms[k]?.p99, raw.delay_ms[k]?.p99)])),
-    setup_p50: ratio(gw.setup_ms?.p50, raw.setup_ms?.p50),
-    setup_p95: ratio(gw.setup_ms?.p95, raw.setup_ms?.p95),
-  };
-  const why = [];
-  for (const k of dirs) {
-    if (!(gw.delay_ms[k]?.p50 <= PRODUCT_CRITERION.p50_ms)) why.push(`${k} p50 ${gw.delay_ms[k]?.p50} ms > ${PRODUCT_CRITERION.p50_ms}`);
-    if (!(gw.delay_ms[k]?.p99 <= PRODUCT_CRITERION.p99_ms)) why.push(`${k} p99 ${gw.delay_ms[k]?.p99} ms > ${PRODUCT_CRITERION.p99_ms}`);
-    if (!(gw.loss_pct[k] <= PRODUCT_CRITERION.loss_pct)) why.push(`${k} loss ${gw.loss_pct[k]} %`);
+  finish(ctx.out, report); // partial: raw and MO
+  await sleep(2000);
+  progress(`gateway MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> Kamailio -> gateway -> loadgen --answer (alice)`);
+  let mt;
+  try {
+    const mtDir = path.join(ctx.out, 'gateway-mt');
+    mt = await measureStep({ ...common, dir: mtDir, mtCaller: mtCallerFor(ctx, run.calls, mtDir),
+      gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), answer: true } });
+    reencoded(mt);
+    // the SIP half of MT setup, which loadgen's setup_ms (from `incoming`) leaves out
+    const rtt = readRtt(mtDir).sort((a, b) => a - b);
+    mt.sip_invite_to_200_ms = { n: rtt.length, p50: pct(rtt, 50), p95: pct(rtt, 95), max: rtt.length ? rtt[rtt.length - 1] : null, basis: 'ue2 INVITE sent -> 200 received (sipp -trace_rtt)' };
+  } catch (e) {
+    mt = null;
+    report.errors.push(`gateway MT: ${e.message}`);
   }
-  if (!(report.gateway_vs_raw.rtpengine_cpu_per_call <= PRODUCT_CRITERION.rtpengine_cpu_ratio)) why.push(`rtpengine CPU per call gateway/raw ${report.gateway_vs_raw.rtpengine_cpu_per_call} > ${PRODUCT_CRITERION.rtpengine_cpu_ratio}`);
+  report.gateway_mt = mt && legSummary(mt);
+  const dirs = ['to_ims', 'to_browser'];
+  report.gateway_vs_raw = vsRaw(gw, raw);
+  report.gateway_mt_vs_raw = mt && vsRaw(mt, raw);
+  const why = [...productWhy('MO', gw, raw), ...(mt ? productWhy('MT', mt, raw) : ['MT not measured'])];
   report.criterion = { ...PRODUCT_CRITERION, pass: why.length === 0, why };
-  report.errors = [...raw.errors.map((e) => `raw: ${e}`), ...gw.errors.map((e) => `gateway: ${e}`)];
-  report.ok = raw.ok && gw.ok;
+  report.errors = [...report.errors, ...raw.errors.map((e) => `raw: ${e}`), ...gw.errors.map((e) => `gateway: ${e}`), ...(mt?.errors ?? []).map((e) => `gateway MT: ${e}`)];
+  report.ok = raw.ok && gw.ok && Boolean(mt?.ok);
   finish(ctx.out, report);
   console.log(`\n${run.profile.name}, ${run.calls} calls, ${run.durationS} s      p50 ms   p99 ms   max ms   loss %   setup p50/p95 ms`);
-  for (const [label, s] of [['raw', raw], ['gateway MO', gw]]) {
+  for (const [label, s] of [['raw', raw], ['gateway MO', gw], ['gateway MT', mt]].filter(([, l]) => l)) {
     for (const k of dirs) console.log(`  ${label.padEnd(11)}${k.padEnd(12)}${col(s.delay_ms[k]?.p50, 7)}  ${col(s.delay_ms[k]?.p99, 7)}  ${col(s.delay_ms[k]?.max, 7)}  ${col(s.loss_pct[k], 7)}   ${s.setup_ms?.p50 ?? 'n/a'} / ${s.setup_ms?.p95 ?? 'n/a'}`);
   }
-  console.log('  CPU per call (% of one core, full-load window):      raw      gateway');
-  for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 9)}`);
-  console.log(`  gateway/raw: rtpengine CPU per call ${report.gateway_vs_raw.rtpengine_cpu_per_call}, setup p50 ${report.gateway_vs_raw.setup_p50}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} % of one core`);
-  console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw): ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
-  console.log('  MT: not measured (loadgen does not answer incoming gateway calls yet)');
+  if (mt) console.log(`  MT setup above: \`incoming\` -> DTLS done; before it ue2's INVITE -> 200 p50 ${mt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${mt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${mt.sip_invite_to_200_ms.n})`);
+  console.log('  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT');
+  for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`);
+  console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'} % of one core`);
+  console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw), MO and MT: ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
   return report;
 }
 

@@ -61,11 +61,11 @@ function mediaLine(m) {
   return `<p>media: browser leg ${leg(m.browser_leg)} · IMS leg ${leg(m.ims_leg)}${m.ims_leg?.transcoded ? ` · transcoded by rtpengine; far end got ${fmt(m.ims_leg.voiced_pct)} % non-silent packets; packets paired through ${fmt(m.pairing?.ssrc_map?.length)} SSRC mappings` : ''}</p>`;
 }
 
-const PROCS = ['rtpengine', 'gateway', 'kamailio', 'sipp', 'loadgen', 'tcpdump'];
+const PROCS = ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump'];
 
-// gateway <profile>: the product path (MO) beside --raw, measured in one run.
+// gateway <profile>: the product path (MO and MT) beside --raw, measured in one run.
 function gatewayBody(r) {
-  const legs = [['raw (ng only)', r.raw], ['gateway MO', r.gateway_mo]].filter(([, l]) => l);
+  const legs = [['raw (ng only)', r.raw], ['gateway MO', r.gateway_mo], ['gateway MT', r.gateway_mt]].filter(([, l]) => l);
   const delayRows = [];
   for (const [label, l] of legs) {
     for (const k of ['to_ims', 'to_browser']) {
@@ -73,25 +73,27 @@ function gatewayBody(r) {
       delayRows.push([label, k, x.p50, x.p95, x.p99, x.max, l.loss_pct?.[k], l.packets?.matched?.[k], l.setup_ms?.p50, l.setup_ms?.p95]);
     }
   }
-  const cpuRows = PROCS.map((n) => [n, r.raw?.cpu?.per_call?.[n], r.gateway_mo?.cpu?.per_call?.[n], r.raw?.cpu?.[`${n}_pct`], r.gateway_mo?.cpu?.[`${n}_pct`]]);
+  const cpuRows = PROCS.map((n) => [n, r.raw?.cpu?.per_call?.[n], r.gateway_mo?.cpu?.per_call?.[n], r.gateway_mt?.cpu?.per_call?.[n], r.raw?.cpu?.[`${n}_pct`], r.gateway_mo?.cpu?.[`${n}_pct`], r.gateway_mt?.cpu?.[`${n}_pct`]]);
+  const m = r.gateway_mt_vs_raw ?? {};
   const g = r.gateway_vs_raw ?? {};
   const c = r.criterion ?? {};
-  return `<p>${esc(r.profile)}: ${r.calls} calls, ${r.duration_s} s at full load, MO (loadgen --gateway as alice -> ue1), gateway arguments: ${esc(r.gateway_args)}</p>
+  return `<p>${esc(r.profile)}: ${r.calls} calls, ${r.duration_s} s at full load, MO (loadgen --gateway as alice -> ue1) and MT (SIPp ue2 -> alice, loadgen --answer), gateway arguments: ${esc(r.gateway_args)}</p>
 <p>issue #11 criterion (p50 &le; ${fmt(c.p50_ms)} ms, p99 &le; ${fmt(c.p99_ms)} ms, loss 0 in both directions, rtpengine CPU per call &le; ${fmt(c.rtpengine_cpu_ratio)}x raw):
 <span class="${c.pass ? 'ok' : 'bad'}">${c.pass ? 'met' : `not met: ${esc((c.why ?? []).join('; '))}`}</span></p>
 ${table(['run', 'direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched', 'setup p50 ms', 'setup p95 ms'], delayRows)}
 <h2>CPU per call (% of one core, full-load window)</h2>
-${table(['process', 'raw per call', 'gateway per call', 'raw total %', 'gateway total %'], cpuRows)}
-<p>other jobs on this host: raw ${fmt(r.raw?.cpu?.other_pct)} %, gateway ${fmt(r.gateway_mo?.cpu?.other_pct)} % of one core</p>
+${table(['process', 'raw per call', 'MO per call', 'MT per call', 'raw total %', 'MO total %', 'MT total %'], cpuRows)}
+<p>other jobs on this host: raw ${fmt(r.raw?.cpu?.other_pct)} %, gateway MO ${fmt(r.gateway_mo?.cpu?.other_pct)} %, MT ${fmt(r.gateway_mt?.cpu?.other_pct)} % of one core</p>
 <h2>Gateway / raw</h2>
-${table(['figure', 'gateway / raw'], [['rtpengine CPU per call', g.rtpengine_cpu_per_call], ['delay p50 to_ims', g.delay_p50?.to_ims], ['delay p50 to_browser', g.delay_p50?.to_browser],
-    ['delay p99 to_ims', g.delay_p99?.to_ims], ['delay p99 to_browser', g.delay_p99?.to_browser], ['setup p50', g.setup_p50], ['setup p95', g.setup_p95]])}
-<p>MT: ${r.mt?.measured ? 'measured' : `not measured — ${esc(r.mt?.reason)}`}</p>
+${table(['figure', 'MO / raw', 'MT / raw'], [['rtpengine CPU per call', g.rtpengine_cpu_per_call, m.rtpengine_cpu_per_call], ['delay p50 to_ims', g.delay_p50?.to_ims, m.delay_p50?.to_ims],
+    ['delay p50 to_browser', g.delay_p50?.to_browser, m.delay_p50?.to_browser], ['delay p99 to_ims', g.delay_p99?.to_ims, m.delay_p99?.to_ims],
+    ['delay p99 to_browser', g.delay_p99?.to_browser, m.delay_p99?.to_browser], ['setup p50', g.setup_p50, m.setup_p50], ['setup p95', g.setup_p95, m.setup_p95]])}
+<p>MT setup counts from loadgen's receipt of <code>incoming</code> to DTLS done (MO: from sending <code>call</code>)${r.gateway_mt ? `; before it, ue2's INVITE &rarr; 200: p50 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p50)} ms, p95 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p95)} ms.` : '. MT: not measured (see errors).'}</p>
 ${charts([
   ...legs.map(([label, l], i) => ({ id: `cdf${i}`, title: `Relay delay CDF, ${label}`, x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
     datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (l.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) })),
-  { id: 'percall', title: 'CPU per call by process (% of one core): raw (x=0) vs gateway (x=1)', x: 'run (0 raw, 1 gateway)', y: '% of one core per call', points: true,
-    datasets: PROCS.map((n) => ({ label: n, points: [[0, r.raw?.cpu?.per_call?.[n]], [1, r.gateway_mo?.cpu?.per_call?.[n]]].filter(([, y]) => y != null) })) },
+  { id: 'percall', title: 'CPU per call by process (% of one core): raw (x=0), gateway MO (x=1), gateway MT (x=2)', x: 'run (0 raw, 1 MO, 2 MT)', y: '% of one core per call', points: true,
+    datasets: PROCS.map((n) => ({ label: n, points: [[0, r.raw?.cpu?.per_call?.[n]], [1, r.gateway_mo?.cpu?.per_call?.[n]], [2, r.gateway_mt?.cpu?.per_call?.[n]]].filter(([, y]) => y != null) })) },
 ])}`;
 }
 

@@ -90,10 +90,10 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
   };
 }
 
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null);
+export const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null);
 
 // sipp's -trace_rtt file: "Date_ms;response_time_ms;rtd_no" lines, one per call (INVITE -> 200).
-function readRtt(dir) {
+export function readRtt(dir) {
   const f = fs.readdirSync(dir).find((n) => /^uac_\d+_rtt\.csv$/.test(n));
   if (!f) return [];
   return fs.readFileSync(path.join(dir, f), 'utf8').split('\n').slice(1).map((l) => Number(l.split(';')[1])).filter((v) => Number.isFinite(v));

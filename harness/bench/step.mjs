@@ -11,6 +11,8 @@ import { lastLine, sleep, start, stop, waitFor } from '../kit/procs.mjs';
 export const RELAY_PORTS = '30000-30999';
 export const FAR_PORT_BASE = 6000; // far end of call i: 6000 + 2i, what delaymeter calls IMS
 export const IMS_PORTS = '6000-6999';
+// MT: the caller holds each call this much longer than loadgen sends (loadgen --hangup-wait is 5 s)
+export const MT_CALLER_EXTRA_MS = 2000;
 
 // How the traffic of a step is paced: all calls are up within `ramp` seconds and then overlap
 // for the full `duration`, so the full-load window is about `duration` long.
@@ -40,10 +42,19 @@ async function startCapture(file, log) {
 // A-SRTP-transcode sends real Opus and rtpengine transcodes to `imsCodec` (PCMA or AMR-WB) toward IMS.
 // gateway = {url, user, password, to}: the calls go through the gateway's browser API instead of ng
 // (MO: the far end is the SIPp UE `to`, which echoes); else raw ng with loadgen's own echoing far end.
+// gateway = {url, user, password, answer: true}: MT, loadgen answers the `calls` calls a SIPp UAC places
+// to `user` (see mtCaller), sends for mediaS, then waits for the caller's BYE (the caller holds 2 s
+// longer: as on MO, the side that ends the call has stopped sending, so no packet meets a deleted call).
 function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase }) {
-  const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), '--profile', profile.name, '--profiles', profile.file,
-    '--relay-pid', String(rtpenginePid), '--json', json];
-  if (gateway) return ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password, '--to', gateway.to, ...common];
+  const prof = ['--profile', profile.name, '--profiles', profile.file, '--relay-pid', String(rtpenginePid), '--json', json];
+  const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), ...prof];
+  const login = gateway ? ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password] : [];
+  if (gateway?.answer) {
+    const ramp = (calls - 1) / cps;
+    return [...login, '--answer', '--expect-calls', String(calls), '--duration', String(mediaS),
+      '--timeout', String(Math.ceil(ramp + mediaS + 90)), ...prof];
+  }
+  if (gateway) return [...login, '--to', gateway.to, ...common];
   return ['--raw', ...common, ...(imsCodec ? ['--ims-codec', imsCodec] : []), '--far', 'echo', '--far-port-base', String(farPortBase)];
 }
 
@@ -76,8 +87,10 @@ function mediaSummary(lg, dmJson) {
 // gateway: see loadgenArgs. procs: more processes whose CPU is sampled ([{name, pid}], e.g. the gateway,
 // Kamailio and the SIPp UE of a gateway run). farPortBase/imsPorts: where loadgen's own far end binds
 // (raw) and which far-end ports delaymeter counts as IMS (a SIPp UE's echo port must be inside).
+// MT (gateway.answer): once loadgen is logged in and answering, mtCaller(cps, holdMs) starts the
+// calling UE (a process; its CPU is sampled under its name, its exit code must be 0).
 export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null,
-  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS }) {
+  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS, mtCaller = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
   const pcap = path.join(dir, 'relay.pcap');
@@ -90,12 +103,29 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const td = await startCapture(pcap, log('tcpdump'));
   // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
   let n = 0;
+  let answering = false;
   const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson, gateway, farPortBase }), {
     log: log('loadgen'),
-    onLine: (l) => { if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`); },
+    onLine: (l) => {
+      if (/answering incoming calls/.test(l)) answering = true;
+      if (!/^\[\s*\d+s\]/.test(l) || (n++ % progressEvery) === 0) progress(`  loadgen ${l}`);
+    },
   })];
+  if (gateway?.answer) {
+    // The caller may only start once the gateway has the user's session (else 480 Temporarily Unavailable).
+    // (the tail too: a stderr chunk boundary can split the line onLine sees)
+    const ready = () => answering || /answering incoming calls/.test(traffic[0].tail());
+    for (let i = 0; i < 200 && !ready(); i += 1) if (await waitFor(traffic[0], 100)) break;
+    answering = ready();
+    if (!answering) {
+      await stop(traffic[0]);
+      await stop(td, 'SIGKILL', 1000);
+      throw new Error(`loadgen --answer did not log in: ${lastLine(traffic[0].tail()) || 'no output'}`);
+    }
+    traffic.push(mtCaller(pace.cps, Math.round(pace.media_s * 1000) + MT_CALLER_EXTRA_MS));
+  }
   const pidsFile = path.join(dir, 'pids');
-  fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `loadgen ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
+  fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `${p.name} ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
   const samples = [];
   const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => samples.push([t, secs]) });
   const host0 = hostCpu();
@@ -107,6 +137,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     if (!res) { errors.push(`${p.name} did not finish in ${Math.round(bound / 1000)} s: stopped`); res = await stop(p); }
     exits.push(res.code ?? 128);
   }
+  traffic.slice(1).forEach((p, i) => { if (exits[i + 1] !== 0) errors.push(`${p.name} exited ${exits[i + 1]}: ${lastLine(p.tail())}`); });
   sampler.stop();
   const hostPct = hostBusyPct(host0, hostCpu());
   await sleep(500); // immediate mode: the last packets are in the file within a few ms; keep a margin
@@ -137,7 +168,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const csv = fs.existsSync(csvFile) ? readDelayCsv(csvFile) : { to_ims: { t: [], d: [] }, to_browser: { t: [], d: [] } };
   const tp = throughput(csv);
   const window = fullLoadWindow(tp, calls, profile.pps);
-  const names = ['rtpengine', 'loadgen', 'tcpdump', ...procs.map((p) => p.name)];
+  const names = ['rtpengine', 'loadgen', 'tcpdump', ...traffic.slice(1).map((p) => p.name), ...procs.map((p) => p.name)];
   const full = cpuAverage(samples, names, window);
   const whole = cpuAverage(samples, names, null);
   const t0 = tp.t0_epoch_s ?? (samples[0]?.[0] ?? 0) / 1000;
@@ -166,7 +197,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     media: mediaSummary(lg, dmJson),
     cpu: {
       rtpengine_pct: rtpPct, loadgen_pct: full.loadgen, tcpdump_pct: full.tcpdump,
-      ...Object.fromEntries(procs.map((p) => [`${p.name}_pct`, full[p.name] ?? null])),
+      ...Object.fromEntries(names.slice(3).map((nm) => [`${nm}_pct`, full[nm] ?? null])),
       rtpengine_pct_per_call: rtpPct == null ? null : Math.round((rtpPct / calls) * 1000) / 1000,
       loadgen_pct_per_call: full.loadgen == null ? null : Math.round((full.loadgen / calls) * 1000) / 1000,
       // every sampled process, % of one core per call over the full-load window

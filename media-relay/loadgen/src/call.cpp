@@ -38,8 +38,9 @@ std::string randomToken(std::mt19937_64& rng, size_t n) {
 
 // ---------------------------------------------------------------- call
 
-Call::Call(Env& env, int index) : env_(env) {
+Call::Call(Env& env, int index, bool incoming) : env_(env) {
   res_.index = index;
+  res_.mt = incoming;
   res_.callId = "lg-" + std::to_string(getpid()) + "-" + std::to_string(index) + "-" + randomToken(env.rng, 6);
   localUfrag_ = randomToken(env.rng, 8);
   localPwd_ = randomToken(env.rng, 24);
@@ -47,6 +48,7 @@ Call::Call(Env& env, int index) : env_(env) {
   ssrc_ = static_cast<uint32_t>(env.rng());
   seq_ = static_cast<uint16_t>(env.rng());
   firstSeq_ = seq_;
+  pt_ = kOpusPt;
   ts_ = static_cast<uint32_t>(env.rng());
   sig_ = env.makeSignaling(*this, res_);
 }
@@ -121,6 +123,41 @@ void Call::start(int64_t now) {
   if (phase_ == Phase::Signaling) arm(setupDeadline_);
 }
 
+void Call::answerIncoming(const std::string& offer, int64_t now) {
+  env_.counters.started++;
+  tStart_ = now;
+  setupDeadline_ = now + static_cast<int64_t>(env_.cfg.setupTimeoutS * 1e9);
+  phase_ = Phase::Signaling;  // the gateway holds the call: a failure from here on hangs it up
+  dumpSdp("gateway-incoming.sdp", offer);
+  std::string err;
+  localPort_ = 0;
+  if (!openUdp(env_.cfg.localIp, fd_, localPort_, &err) || !env_.loop.add(fd_, this))
+    return fail("socket", err.empty() ? "epoll add failed" : err);
+  if (!sdp::parseRemote(offer, remote_, &err)) return fail("gateway", "incoming SDP: " + err);
+  if (remote_.opusPt < 0 || remote_.opusPt > 127) return fail("gateway", "incoming SDP offers no opus/48000/2");
+  pt_ = static_cast<uint8_t>(remote_.opusPt);
+  controlling_ = sdp::answererControlsIce(remote_);
+  res_.iceControlling = controlling_;
+  sdp::AnswerParams p;
+  p.port = localPort_;
+  p.ufrag = localUfrag_;
+  p.pwd = localPwd_;
+  p.fingerprint = env_.dtls.fingerprint();
+  p.setup = sdp::answerSetup(remote_);
+  p.mid = remote_.mid.empty() ? "0" : remote_.mid;
+  p.bundle = remote_.bundleGroup;
+  p.pt = pt_;
+  p.ssrc = ssrc_;
+  p.sessionId = env_.rng() >> 2;
+  std::string answer = sdp::buildBrowserAnswer(p);
+  dumpSdp("browser-answer.sdp", answer);
+  now = nowNs();  // `incoming` -> `answer` sent: our socket, parsing and SDP building
+  sig_->start(answer, now);
+  if (phase_ != Phase::Signaling) return;  // the answer could not be sent
+  tRemoteSdp_ = now;                       // the ICE phase counts from the answer
+  connectTo(offer, now, "gateway");
+}
+
 // rtpengine's browser-leg SDP, from the ng answer or the gateway's `answered` (or early `progress`).
 void Call::onRemoteSdp(const std::string& browserSdp, int64_t now) {
   tRemoteSdp_ = now;  // the ICE phase counts from here
@@ -146,6 +183,7 @@ void Call::connectPlain(const std::string& browserSdp, int64_t now) {
 // rtpengine's browser-leg SDP (from ng answer, or the gateway's `answered`) -> ICE + DTLS.
 void Call::connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase) {
   std::string perr;
+  remote_ = {};
   if (!sdp::parseRemote(browserSdp, remote_, &perr)) return fail(failPhase, "browser SDP: " + perr);
   res_.browserSdpCodec = remote_.firstCodec;
   const sdp::Candidate* cand = sdp::pickCandidate(remote_);
@@ -158,7 +196,8 @@ void Call::connectTo(const std::string& browserSdp, int64_t now, const std::stri
     return fail(failPhase, "bad candidate address " + cand->address);
   res_.browserPort = cand->port;
 
-  // a=setup:active from rtpengine makes us the DTLS server; passive/actpass make us the client.
+  // a=setup:active from rtpengine makes us the DTLS server; passive/actpass make us the client (MO: its
+  // answer; MT: its offer, which we answered with sdp::answerSetup, the same rule).
   bool server = remote_.setup == "active";
   res_.dtlsRole = server ? "server" : "client";
   dtls_ = std::make_unique<DtlsSession>(env_.dtls, server, [this](const uint8_t* d, size_t n) {
@@ -175,12 +214,9 @@ void Call::sendTo(const uint8_t* data, size_t len, const sockaddr_in& to) {
 
 void Call::sendCheck(int64_t now) {
   stun::TxId tx = stun::randomTxId();
-  stun::Builder b(stun::kBindingRequest, tx);
-  b.add(stun::kAttrUsername, remote_.iceUfrag + ":" + localUfrag_);
-  b.addU32(stun::kAttrPriority, kPeerReflexivePriority);
-  b.addU64(stun::kAttrIceControlling, tieBreaker_);  // the offerer (browser) is controlling
-  b.add(stun::kAttrUseCandidate, "");                 // aggressive nomination: one pair only
-  auto pkt = b.finish(remote_.icePwd);
+  // MO: the offerer (browser) controls and nominates; MT: controlled unless rtpengine is ICE-lite.
+  auto pkt = stun::buildCheck(tx, remote_.iceUfrag, localUfrag_, remote_.icePwd, kPeerReflexivePriority, controlling_,
+                              tieBreaker_);
   sendTo(pkt.data(), pkt.size(), remoteAddr_);
   if (checksInFlight_.size() > 32) checksInFlight_.erase(checksInFlight_.begin());
   checksInFlight_[tx] = now;
@@ -224,6 +260,8 @@ void Call::onStun(const uint8_t* d, size_t len, const sockaddr_in& from, int64_t
     b.addXorMappedV4(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
     auto pkt = b.finish(localPwd_);
     sendTo(pkt.data(), pkt.size(), from);
+    // Controlled (MT): rtpengine's check is the sign it knows our answer: a triggered check (RFC 8445 7.3.1.4).
+    if (!controlling_ && !iceOk_ && phase_ == Phase::Connecting) sendCheck(now);
     return;
   }
   if (m->type != stun::kBindingSuccess && m->type != stun::kBindingError) return;
@@ -233,7 +271,14 @@ void Call::onStun(const uint8_t* d, size_t len, const sockaddr_in& from, int64_t
   if (m->type == stun::kBindingError) {
     const stun::Attr* ec = m->get(stun::kAttrErrorCode);
     int code = ec && ec->value.size() >= 4 ? (ec->value[2] & 7) * 100 + static_cast<uint8_t>(ec->value[3]) : 0;
-    if (!iceOk_) fail("ice", "Binding error response " + std::to_string(code));
+    if (iceOk_) return;
+    // MT: our first checks may reach rtpengine before the gateway gave it our answer; retry until the
+    // setup deadline. A role conflict (487) is final.
+    if (res_.mt && code != 487) {
+      lastIceError_ = "Binding error response " + std::to_string(code);
+      return;
+    }
+    fail("ice", "Binding error response " + std::to_string(code));
     return;
   }
   if (!iceOk_) {
@@ -337,7 +382,7 @@ void Call::onRtcp(uint8_t* d, size_t len) {
 void Call::sendRtp(int64_t now) {
   alignas(8) uint8_t buf[1500 + kSrtpMaxTrailer];
   size_t payload = static_cast<size_t>(env_.cfg.profile.payloadBytes);
-  writeRtpHeader(buf, kOpusPt, seq_, ts_, ssrc_);
+  writeRtpHeader(buf, pt_, seq_, ts_, ssrc_);
   if (env_.cfg.opus) {
     // rtpengine decodes this leg: real Opus, looped (no send time inside, so no echo round trip).
     const auto& f = env_.cfg.opus->frame(res_.sent);
@@ -394,6 +439,7 @@ void Call::onTimer(int64_t when) {
     case Phase::Connecting: {
       if (now >= setupDeadline_) {
         std::string why = !iceOk_ ? "no ICE success response" : "DTLS handshake did not finish";
+        if (!iceOk_ && !lastIceError_.empty()) why += " (last: " + lastIceError_ + ")";
         if (iceOk_ && res_.stunChecksIn == 0) why += " (rtpengine sent no ICE checks)";
         return fail(phaseName(), why + " within the setup timeout");
       }
@@ -430,8 +476,13 @@ void Call::onTimer(int64_t when) {
       return;
     }
     case Phase::Draining:
-      if (now >= drainEnd_) end();
-      else arm(drainEnd_);
+      if (now < drainEnd_) return arm(drainEnd_);
+      // MT: the caller ends the call (its BYE); we hang up only if it does not within --hangup-wait
+      if (sig_->awaitRemoteEnd(now)) {
+        phase_ = Phase::Ending;
+        return;
+      }
+      end();
       return;
     default:
       return;
@@ -464,6 +515,8 @@ void Call::stop(const std::string& why) {
       end();
       return;
     case Phase::Ending:
+      if (sig_->awaitingRemoteEnd()) sig_->end(nowNs());  // stopped while waiting for the caller's BYE: hang up now
+      return;
     case Phase::Done:
       return;
     default:
@@ -485,6 +538,14 @@ void Call::endEarly(const std::string& why) {
   res_.endedEarly = true;
   if (res_.error.empty()) res_.error = why;
   if (res_.failPhase.empty()) res_.failPhase = "media";
+  finish();
+}
+
+void Call::endNormally() {
+  if (phase_ == Phase::Media) {
+    res_.mediaS = (nowNs() - mediaStart_) / 1e9;
+    env_.counters.inMedia--;
+  }
   finish();
 }
 

@@ -37,9 +37,13 @@ class Call : public EventLoop::Handler, private SignalingHost {
  public:
   enum class Phase { Idle, Signaling, Connecting, Media, Draining, Ending, Done };
 
-  Call(Env& env, int index);
+  // incoming: an MT call (gateway --answer): answerIncoming() instead of start().
+  Call(Env& env, int index, bool incoming = false);
   ~Call() override;
   void start(int64_t now);
+  // MT: rtpengine's browser-leg offer from `incoming` -> our answer (Chromium-shaped) -> ICE + DTLS.
+  // ICE role from the offer: controlled, or controlling when it is ICE-lite; DTLS client unless it says active.
+  void answerIncoming(const std::string& offer, int64_t now);
   void onReadable() override;        // browser-leg socket
   void onTimer(int64_t when);        // the call's single armed wake-up
   void stop(const std::string& why); // ends the call early (signal, overall timeout)
@@ -58,6 +62,7 @@ class Call : public EventLoop::Handler, private SignalingHost {
   void fail(const std::string& phase, const std::string& why) override;
   void failHere(const std::string& why) override { fail(phaseName(), why); }
   void endEarly(const std::string& why) override;
+  void endNormally() override;
   void finish() override;
 
   void connectTo(const std::string& browserSdp, int64_t now, const std::string& failPhase);
@@ -96,6 +101,8 @@ class Call : public EventLoop::Handler, private SignalingHost {
   sdp::Remote remote_;
   sockaddr_in remoteAddr_{};
   uint64_t tieBreaker_ = 0;
+  bool controlling_ = true;           // MO: the offerer controls; MT: see answerIncoming
+  std::string lastIceError_;          // MT: Binding error responses are retried until the setup deadline
   std::map<stun::TxId, int64_t> checksInFlight_;
   bool iceOk_ = false;
 
@@ -106,6 +113,7 @@ class Call : public EventLoop::Handler, private SignalingHost {
 
   // RTP
   uint32_t ssrc_ = 0;
+  uint8_t pt_ = 111;                  // Opus payload type (MT: the offer's)
   uint16_t seq_ = 0;
   uint16_t firstSeq_ = 0;
   uint32_t ts_ = 0;

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "media_mode.h"
 #include "profile.h"
@@ -45,19 +47,27 @@ struct Config {
   bool quiet = false;
   // --gateway mode: calls go through the gateway's browser API instead of rtpengine's ng protocol.
   bool gateway = false;
-  std::string gwUrl, gwUser, gwTo;
+  std::string gwUrl, gwUser, gwTo;  // gwUser: the first (or only) user
+  std::vector<std::pair<std::string, std::string>> gwUsers;  // (user, password): --user/--password or --users FILE
   double hangupWaitS = 5;           // gateway mode: hangup -> `ended` bound per call
+  // --answer: answer the calls `incoming` brings (MT) as gwUser; calls = 0 unless --to originates too.
+  bool answer = false;
+  int expectCalls = 0;              // >0: the run ends once this many incoming calls have ended
 };
 
 // Updated by all engine threads, read by the progress line.
 struct Counters {
   std::atomic<uint64_t> started{0}, setupOk{0}, failed{0}, iceOk{0}, dtlsOk{0};
   std::atomic<uint64_t> pktsSent{0}, pktsRecv{0}, lost{0}, ended{0}, inMedia{0};
+  std::atomic<uint64_t> incoming{0}, rejected{0};  // --answer: `incoming` accepted / refused (run stopping, beyond --expect-calls)
 };
 
 struct CallResult {
   int index = 0;
   std::string callId;
+  bool mt = false;                  // an incoming call loadgen answered (gateway --answer)
+  std::string from;                 // MT: the caller (`incoming.from`)
+  std::string user;                 // gateway mode: the logged-in user that placed or answered the call
   bool setupOk = false;
   bool deleted = false;
   std::string failPhase;            // "" when the call set up; else ng-offer|ng-answer|ice|dtls|srtp|...
@@ -80,6 +90,9 @@ struct CallResult {
   bool earlyAnswer = false;         // ICE started from a `progress` SDP (preconditions)
   bool endedEarly = false;          // set up, then ended by the gateway/far end before our hangup
   double wsCallingMs = -1, wsRingingMs = -1, wsAnsweredMs = -1, wsEarlySdpMs = -1, hangupMs = -1;
+  double wsAnswerSentMs = -1;       // MT: `incoming` received -> `answer` sent
+  bool preconditions = false;       // MT: `incoming` asked for preconditions (`media` then `answer`)
+  bool iceControlling = true;       // our ICE role (MT: controlled unless the offer is ICE-lite)
 };
 
 }  // namespace lg

@@ -13,8 +13,8 @@ constexpr int64_t kDeleteGraceNs = 4'000'000'000LL;  // > ng retransmission budg
 }  // namespace
 
 Engine::Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-               const std::atomic<bool>& stop, GatewayLink* gw)
-    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gw_(gw),
+               const std::atomic<bool>& stop, std::vector<GatewayLink*> gws)
+    : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gws_(std::move(gws)),
       rng_(std::random_device{}() ^ (static_cast<uint64_t>(id) << 32) ^ static_cast<uint64_t>(t0)) {
   for (int i = id; i < cfg.calls; i += cfg.threads) indices_.push_back(i);
 }
@@ -24,17 +24,20 @@ bool Engine::run(std::string& err) {
     err = "epoll_create failed";
     return false;
   }
-  if (gw_) {
-    gw_->attach(loop_);
-  } else {
+  bool gateway = !gws_.empty();
+  if (!gateway) {
     ng_ = std::make_unique<NgClient>(loop_, cfg_.ng,
                                      "lg" + std::to_string(getpid()) + "t" + std::to_string(id_) + "_");
     if (!ng_->open(&err)) return false;
   }
   SignalingFactory makeSignaling;
-  if (gw_)
-    makeSignaling = [this](SignalingHost& host, const CallResult&) -> std::unique_ptr<CallSignaling> {
-      return std::make_unique<GatewaySignaling>(host, *gw_, cfg_);
+  if (gateway)
+    makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
+      GatewayLink& link = call.mt && incomingLink_ ? *incomingLink_ : *gws_[static_cast<size_t>(call.index) % gws_.size()];
+      host.res().user = link.user();
+      auto sig = std::make_unique<GatewaySignaling>(host, link, cfg_);
+      if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, incomingAt_);
+      return sig;
     };
   else
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
@@ -44,13 +47,19 @@ bool Engine::run(std::string& err) {
   calls_.reserve(indices_.size());
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
+  moCalls_ = calls_.size();
+  for (GatewayLink* l : gws_) {
+    if (cfg_.answer) l->onIncoming([this, l](const gw::Event& e, int64_t now) { acceptIncoming(*l, e, now); });
+    // Attached last: frames that came with the WebSocket handshake (an early `incoming`) are handled here.
+    l->attach(loop_);
+  }
   loop_.setTimerFn([this](uint64_t key, int64_t when) { onTimer(key, when); });
   if (!calls_.empty()) loop_.schedule(t0_, kRampKey);
 
   int64_t timeoutNs = static_cast<int64_t>(cfg_.timeoutS * 1e9);
   int64_t stopAt = 0;
   // After a stop, calls get this long to be deleted (ng) or to see `ended` after their hangup.
-  int64_t graceNs = gw_ ? static_cast<int64_t>((cfg_.hangupWaitS + 1) * 1e9) : kDeleteGraceNs;
+  int64_t graceNs = gateway ? static_cast<int64_t>((cfg_.hangupWaitS + 1) * 1e9) : kDeleteGraceNs;
   for (;;) {
     int64_t now = nowNs();
     if (!stopping_ && stop_.load()) stopAll("interrupted");
@@ -59,7 +68,10 @@ bool Engine::run(std::string& err) {
       stopAll("overall timeout");
     }
     if (stopping_ && !stopAt) stopAt = now;
-    bool allDone = nextToStart_ == calls_.size() || stopping_;
+    bool allDone = nextToStart_ == moCalls_ || stopping_;
+    // --answer: an answering run ends once --expect-calls incoming calls came (and ended), else at --timeout
+    if (cfg_.answer && !stopping_ && (cfg_.expectCalls == 0 || counters_.incoming.load() < static_cast<uint64_t>(cfg_.expectCalls)))
+      allDone = false;
     for (const auto& c : calls_)
       if (!c->done()) { allDone = false; break; }
     if (allDone && (!ng_ || ng_->pending() == 0)) break;
@@ -79,7 +91,7 @@ void Engine::onTimer(uint64_t key, int64_t when) {
 void Engine::startDueCalls(int64_t now) {
   if (stopping_) return;
   double perCallNs = 1e9 / cfg_.cps;
-  while (nextToStart_ < calls_.size()) {
+  while (nextToStart_ < moCalls_) {
     int64_t due = t0_ + static_cast<int64_t>(indices_[nextToStart_] * perCallNs);
     if (due > now) {
       loop_.schedule(due, kRampKey);
@@ -87,6 +99,24 @@ void Engine::startDueCalls(int64_t now) {
     }
     calls_[nextToStart_++]->start(now);
   }
+}
+
+void Engine::acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now) {
+  if (stopping_ || (cfg_.expectCalls > 0 && counters_.incoming.load() >= static_cast<uint64_t>(cfg_.expectCalls))) {
+    counters_.rejected++;
+    link.sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
+    return;
+  }
+  counters_.incoming++;
+  int index = static_cast<int>(calls_.size());  // one engine thread: timer key = index = position
+  indices_.push_back(index);
+  incoming_ = &e;
+  incomingAt_ = now;
+  incomingLink_ = &link;
+  calls_.push_back(std::make_unique<Call>(*env_, index, true));
+  incoming_ = nullptr;
+  incomingLink_ = nullptr;
+  calls_.back()->answerIncoming(e.sdp, now);
 }
 
 void Engine::stopAll(const std::string& why) {

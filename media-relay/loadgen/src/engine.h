@@ -1,5 +1,6 @@
 // One engine = one thread: an epoll loop, an ng client and the calls whose index % threads == id.
 // Calls start on the global ramp (call i at t0 + i/cps) so T engines together keep the asked rate.
+// Gateway --answer: incoming calls are appended (index = position; one engine thread) as they arrive.
 #pragma once
 #include <atomic>
 #include <memory>
@@ -17,9 +18,10 @@ namespace lg {
 
 class Engine {
  public:
-  // gw != nullptr: gateway mode (one engine; its loop also serves the gateway's WebSocket).
+  // gws non-empty: gateway mode (one engine; its loop also serves the users' WebSockets). Originated
+  // call i goes through user i mod U; an incoming call is answered on the link it came in on.
   Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-         const std::atomic<bool>& stop, GatewayLink* gw = nullptr);
+         const std::atomic<bool>& stop, std::vector<GatewayLink*> gws = {});
   // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).
   // Returns false with err when the engine could not start at all.
   bool run(std::string& err);
@@ -32,6 +34,7 @@ class Engine {
   void onTimer(uint64_t key, int64_t when);
   void startDueCalls(int64_t now);
   void stopAll(const std::string& why);
+  void acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now);  // --answer: a new MT call
 
   const Config& cfg_;
   const DtlsContext& dtls_;
@@ -41,13 +44,17 @@ class Engine {
   const std::atomic<bool>& stop_;
   EventLoop loop_;
   std::unique_ptr<NgClient> ng_;
-  GatewayLink* gw_;
+  std::vector<GatewayLink*> gws_;
+  GatewayLink* incomingLink_ = nullptr;      // the link of the MT call being constructed
   std::mt19937_64 rng_;
   std::vector<float> rttUs_;
   std::unique_ptr<Env> env_;
   std::vector<int> indices_;                 // global call indices this engine owns
   std::vector<std::unique_ptr<Call>> calls_; // parallel to indices_
+  size_t moCalls_ = 0;                       // calls_[0, moCalls_) are originated; MT calls follow
   size_t nextToStart_ = 0;
+  const gw::Event* incoming_ = nullptr;      // set while an MT call is constructed (its signalling)
+  int64_t incomingAt_ = 0;                   // when that `incoming` arrived
   bool stopping_ = false;
   bool timedOut_ = false;
 };

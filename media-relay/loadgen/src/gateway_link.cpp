@@ -18,6 +18,12 @@ bool GatewayLink::sendHangup(const std::string& callId) {
   return !closed_ && ws_.sendText(gw::hangupMessage(callId));
 }
 
+bool GatewayLink::sendAnswer(const std::string& callId, const std::string& sdp, bool preconditions) {
+  if (closed_) return false;
+  if (preconditions) return ws_.sendText(gw::mediaMessage(callId, sdp)) && ws_.sendText(gw::answerMessage(callId, ""));
+  return ws_.sendText(gw::answerMessage(callId, sdp));
+}
+
 void GatewayLink::forget(GatewaySignaling* c) {
   for (auto it = byId_.begin(); it != byId_.end();) it = it->second == c ? byId_.erase(it) : std::next(it);
   for (auto it = awaitingCalling_.begin(); it != awaitingCalling_.end();)
@@ -57,7 +63,12 @@ void GatewayLink::onMessage(const std::string& text) {
     c->onError(e.code, e.message, true);
     return;
   }
-  if (e.type == "pong" || e.type == "incoming") return;  // nothing loadgen asked for
+  if (e.type == "incoming") {
+    if (incoming_ && !e.callId.empty()) incoming_(e, now);
+    else ++unmatched_;
+    return;
+  }
+  if (e.type == "pong") return;  // nothing loadgen asked for
   auto it = byId_.find(e.callId);
   if (it == byId_.end()) {
     ++unmatched_;
@@ -77,7 +88,7 @@ void GatewayLink::onMessage(const std::string& text) {
     c->onEnded(e.reason, e.sipCode);
   } else if (e.type == "error") {
     c->onError(e.code, e.message, false);
-  }
+  }  // `alerting` (MT with preconditions: the page would ring now; loadgen accepted already): nothing to do
 }
 
 void GatewayLink::onClosed(const std::string& why) {

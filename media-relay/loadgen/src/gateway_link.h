@@ -2,8 +2,11 @@
 // `call` carries no id of ours, so the gateway's `calling {callId}` replies are matched to calls in
 // the order the `call` messages were sent (the gateway handles one socket's messages in order and
 // answers `calling` synchronously, before any SIP response). Later events are routed by callId.
+// Incoming (MT) calls: `incoming` goes to the handler set with onIncoming (the engine creates the call
+// and adopts its callId here); `answer`/`media` go out through sendAnswer.
 #pragma once
 #include <deque>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -17,10 +20,18 @@ class GatewaySignaling;
 
 class GatewayLink {
  public:
-  GatewayLink(WsClient& ws, std::string to) : ws_(ws), to_(std::move(to)) {}
+  GatewayLink(WsClient& ws, std::string to, std::string user = "") : ws_(ws), to_(std::move(to)), user_(std::move(user)) {}
+  const std::string& user() const { return user_; }
   void attach(EventLoop& loop);
   bool sendCall(GatewaySignaling* c, const std::string& sdp);  // false: the websocket is gone
   bool sendHangup(const std::string& callId);
+  // MT: `answer {callId, sdp}`; with preconditions `media {callId, sdp}` then `answer {callId}` (the
+  // browser accepts at once: the gateway sends the 200 once the QoS segments are met).
+  bool sendAnswer(const std::string& callId, const std::string& sdp, bool preconditions);
+  // MT: route this callId's events to c (its `incoming` named it).
+  void adopt(const std::string& callId, GatewaySignaling* c) { byId_[callId] = c; }
+  // `incoming` handler; without one incoming calls are left ringing (an MO-only run).
+  void onIncoming(std::function<void(const gw::Event&, int64_t now)> fn) { incoming_ = std::move(fn); }
   void forget(GatewaySignaling* c);  // the call is done: drop routes to it
   bool closed() const { return closed_; }
   const std::string& closeReason() const { return closeReason_; }
@@ -31,8 +42,9 @@ class GatewayLink {
   void onMessage(const std::string& text);
   void onClosed(const std::string& why);
 
+  std::function<void(const gw::Event&, int64_t)> incoming_;
   WsClient& ws_;
-  std::string to_;
+  std::string to_, user_;
   std::deque<GatewaySignaling*> awaitingCalling_;
   std::unordered_map<std::string, GatewaySignaling*> byId_;
   std::string lastCallingId_, lastEndedId_, lastEndedReason_;

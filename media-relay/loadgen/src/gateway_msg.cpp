@@ -45,6 +45,16 @@ std::string hangupMessage(const std::string& callId) {
   return nlohmann::json{{"type", "hangup"}, {"callId", callId}}.dump();
 }
 
+std::string answerMessage(const std::string& callId, const std::string& sdp) {
+  nlohmann::json j{{"type", "answer"}, {"callId", callId}};
+  if (!sdp.empty()) j["sdp"] = sdp;
+  return j.dump();
+}
+
+std::string mediaMessage(const std::string& callId, const std::string& sdp) {
+  return nlohmann::json{{"type", "media"}, {"callId", callId}, {"sdp", sdp}}.dump();
+}
+
 bool parseEvent(const std::string& text, Event& out, std::string* err) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) {
@@ -55,6 +65,9 @@ bool parseEvent(const std::string& text, Event& out, std::string* err) {
   out.type = j["type"].get<std::string>();
   out.callId = str(j, "callId");
   out.to = str(j, "to");
+  out.from = str(j, "from");
+  auto pc = j.find("preconditions");
+  out.preconditions = pc != j.end() && pc->is_boolean() && pc->get<bool>();
   out.sdp = str(j, "sdp");
   out.reason = str(j, "reason");
   out.code = str(j, "code");

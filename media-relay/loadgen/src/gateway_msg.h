@@ -1,6 +1,6 @@
 // The gateway's browser API as data (docs/architecture.md "Browser API"): the login reply and the
-// WebSocket JSON messages loadgen sends (call, hangup) and receives (calling, ringing, progress,
-// answered, ended, error, pong).
+// WebSocket JSON messages loadgen sends (call, hangup; answer, media for incoming calls) and receives
+// (calling, ringing, progress, answered, ended, error, pong; incoming, alerting).
 #pragma once
 #include <string>
 #include <vector>
@@ -17,12 +17,16 @@ std::string loginBody(const std::string& user, const std::string& password);
 
 std::string callMessage(const std::string& to, const std::string& sdp);
 std::string hangupMessage(const std::string& callId);
+// MT: `answer {callId, sdp}` (sdp "" = none: the SDP went out earlier in `media`), `media {callId, sdp}`.
+std::string answerMessage(const std::string& callId, const std::string& sdp);
+std::string mediaMessage(const std::string& callId, const std::string& sdp);
 
 struct Event {
   std::string type;      // calling | ringing | progress | answered | ended | error | pong | incoming | ...
   std::string callId;    // "" when absent (error about a message without a callId)
-  std::string to, sdp, reason, code, message;
+  std::string to, from, sdp, reason, code, message;
   int sipCode = 0;       // 0 = absent or null
+  bool preconditions = false;  // `incoming`: answer the SDP at once with `media` (docs/architecture.md)
 };
 // false + err for text that is not a JSON object with a string "type".
 bool parseEvent(const std::string& text, Event& out, std::string* err);

@@ -5,7 +5,25 @@
 
 namespace lg {
 
+void GatewaySignaling::adoptIncoming(const std::string& callId, const std::string& from, bool preconditions,
+                                     int64_t tIncoming) {
+  mt_ = true;
+  preconditions_ = preconditions;
+  created_ = true;  // the gateway holds the call from its INVITE on
+  tStart_ = tIncoming;
+  host_.res().gwCallId = callId;
+  host_.res().from = from;
+  host_.res().preconditions = preconditions;
+  link_.adopt(callId, this);
+}
+
 void GatewaySignaling::start(const std::string& offer, int64_t now) {
+  if (mt_) {
+    tAnswerSent_ = now;
+    if (!link_.sendAnswer(host_.res().gwCallId, offer, preconditions_))
+      host_.fail("gateway", "websocket closed: " + link_.closeReason());
+    return;
+  }
   tStart_ = now;
   // The gateway does the rtpengine offer/answer and the SIP call.
   if (!link_.sendCall(this, offer)) return host_.fail("gateway", "websocket closed: " + link_.closeReason());
@@ -16,7 +34,16 @@ std::string GatewaySignaling::setupTimeoutReason() const {
   return tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout";
 }
 
+bool GatewaySignaling::awaitRemoteEnd(int64_t now) {
+  if (!mt_ || ended_) return false;
+  awaitingRemote_ = true;
+  hangupDeadline_ = now + static_cast<int64_t>(cfg_.hangupWaitS * 1e9);
+  host_.arm(hangupDeadline_);
+  return true;
+}
+
 void GatewaySignaling::end(int64_t now) {
+  awaitingRemote_ = false;
   hangupDeadline_ = now + static_cast<int64_t>(cfg_.hangupWaitS * 1e9);
   if (ended_) {
     host_.res().deleted = true;
@@ -32,6 +59,7 @@ void GatewaySignaling::end(int64_t now) {
 // Bounded wait for `ended` after our hangup (or for `calling`, to hang up at all).
 void GatewaySignaling::onEndTimer(int64_t now) {
   if (now < hangupDeadline_) return host_.arm(hangupDeadline_);
+  if (awaitingRemote_) return end(now);  // the caller did not hang up in time: we do
   CallResult& res = host_.res();
   if (res.error.empty()) res.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
   host_.finish();
@@ -55,6 +83,7 @@ void GatewaySignaling::report(CallResult& r) const {
   r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
   r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
   r.hangupMs = msBetween(tHangup_, tEnded_);
+  r.wsAnswerSentMs = msBetween(tStart_, tAnswerSent_);
 }
 
 void GatewaySignaling::onCalling(const std::string& callId, int64_t now) {
@@ -92,9 +121,14 @@ void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
     case CallStage::Idle:
       return;
     case CallStage::Ending:
+      awaitingRemote_ = false;
       res.deleted = true;
       return host_.finish();
     case CallStage::Media:
+      if (mt_ && reason == "remote-hangup") {  // the caller's BYE: how an incoming call ends
+        res.deleted = true;
+        return host_.endNormally();
+      }
       return host_.endEarly("the call " + why + " during media");
     default:
       return host_.failHere(why);

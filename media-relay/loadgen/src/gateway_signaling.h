@@ -1,6 +1,8 @@
 // Gateway mode signalling of one call: the browser API's `call {to, sdp}` on the run's one WebSocket
 // (GatewayLink), `calling`/`ringing`/`progress`/`answered`/`ended`/`error` routed back to it, `hangup`
-// at the end and a bounded wait for `ended` (docs/loadgen.md "Gateway mode").
+// at the end and a bounded wait for `ended` (docs/loadgen.md "Gateway mode"). An incoming (MT) call is
+// adopted from its `incoming` and start() sends the answer; the caller's BYE (`ended remote-hangup`)
+// during media is its normal end.
 #pragma once
 #include <string>
 
@@ -14,11 +16,16 @@ class GatewayLink;
 class GatewaySignaling : public CallSignaling {
  public:
   GatewaySignaling(SignalingHost& host, GatewayLink& link, const Config& cfg) : host_(host), link_(link), cfg_(cfg) {}
-  void start(const std::string& offer, int64_t now) override;
+  // MT: this signalling belongs to the incoming call callId (received at tIncoming).
+  void adoptIncoming(const std::string& callId, const std::string& from, bool preconditions, int64_t tIncoming);
+  bool incoming() const { return mt_; }
+  void start(const std::string& sdp, int64_t now) override;
   const char* setupPhase() const override { return "gateway"; }
   std::string setupTimeoutReason() const override;
   bool mayHoldCall() const override { return created_; }
   void end(int64_t now) override;
+  bool awaitRemoteEnd(int64_t now) override;  // MT: the caller hangs up; `hangup` after --hangup-wait
+  bool awaitingRemoteEnd() const override { return awaitingRemote_; }
   void onEndTimer(int64_t now) override;
   void release() override;
   void report(CallResult& r) const override;
@@ -37,9 +44,12 @@ class GatewaySignaling : public CallSignaling {
   SignalingHost& host_;
   GatewayLink& link_;
   const Config& cfg_;
-  bool created_ = false;        // `call` sent: the gateway may hold the call
+  bool mt_ = false, preconditions_ = false;
+  bool created_ = false;        // `call` sent (or `incoming` received): the gateway may hold the call
   bool ended_ = false;          // the gateway has nothing left to end (ended, rejected, socket gone)
-  bool hangupPending_ = false;  // stopped before `calling` named the call: hang up when it does
+  bool hangupPending_ = false;
+  bool awaitingRemote_ = false;  // MT: media done, waiting for the caller's BYE (`ended remote-hangup`)  // stopped before `calling` named the call: hang up when it does
+  int64_t tAnswerSent_ = 0;     // MT: `answer` sent (tStart_ = `incoming` received)
   int64_t tStart_ = 0, tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
   int64_t hangupDeadline_ = 0;
 };

@@ -40,18 +40,26 @@ constexpr int kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitInterrupted =
 const char* kUsage =
     "usage: loadgen [--raw] [options]\n"
     "       loadgen --gateway URL --user U --password P --to TARGET [options]\n"
+    "       loadgen --gateway URL --user U --password P --answer (--expect-calls N | --timeout S) [options]\n"
     "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
     "  --gateway URL         through the gateway's browser API instead (e.g. http://127.0.0.1:8088):\n"
     "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end\n"
     "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
+    "  --users FILE          gateway mode: log in every `user:password` line of FILE instead (one WebSocket\n"
+    "                        each; originated call i goes through user i mod U; --answer answers for all)\n"
     "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
     "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
+    "  --answer              gateway mode: answer the calls to --user (`incoming` -> `answer`, ICE + DTLS-SRTP,\n"
+    "                        SRTP at the profile's rate; the caller echoes); each lasts until the caller hangs\n"
+    "                        up or --duration; with --to the run also originates --calls\n"
+    "  --expect-calls N      --answer: the run ends when N incoming calls have ended (more are refused)\n"
     "  --ng HOST:PORT        rtpengine ng control address (default " LOADGEN_DEFAULT_NG ")\n"
     "  --calls N             number of calls (default 1)\n"
     "  --cps R               call setup rate, calls per second (default 10)\n"
     "  --duration S          media seconds per call after DTLS is up (default 10)\n"
     "  --setup-timeout S     per call: offer to DTLS done (default 10)\n"
-    "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10)\n"
+    "  --timeout S           overall bound; then every call is deleted (default: ramp+setup+duration+10);\n"
+    "                        --answer without --expect-calls: how long to take calls (reaching it is no failure)\n"
     "  --profile NAME        traffic profile (default A-SRTP); its browser_leg RTP/AVP (A-RTP) = plain RTP,\n"
     "                        no ICE/DTLS; its ims_codec (A-SRTP-transcode) = rtpengine transcodes real Opus\n"
     "  --ims-codec C         transcode: codec forced on the IMS leg, PCMA or AMR-WB (default: the\n"
@@ -109,6 +117,31 @@ std::string logout(const lg::http::Url& base, const std::string& token) {
   return r.status == 204 ? "ok" : "HTTP " + std::to_string(r.status);
 }
 
+// --users FILE: `user:password` per line; blank lines and # comments skipped (ims-sim/users.txt's format).
+bool readUsers(const std::string& path, std::vector<std::pair<std::string, std::string>>& out, std::string& err) {
+  std::ifstream f(path);
+  if (!f) {
+    err = "cannot read it";
+    return false;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') continue;
+    size_t c = line.find(':', b);
+    if (c == std::string::npos || c == b || c + 1 >= line.size()) {
+      err = "line " + std::to_string(n) + ": expected user:password";
+      return false;
+    }
+    out.emplace_back(line.substr(b, c - b), line.substr(c + 1));
+  }
+  if (out.empty()) err = "no user:password line";
+  return !out.empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,8 +151,8 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("BENCH_PROFILES"); env && *env) profilesPath = env;
   int relayPid = 0;
   double timeoutArg = 0;
-  bool rawAsked = false, threadsAsked = false;
-  std::string password, imsCodecArg;
+  bool rawAsked = false, threadsAsked = false, callsAsked = false;
+  std::string password, imsCodecArg, usersFile;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -139,8 +172,14 @@ int main(int argc, char** argv) {
       cfg.gwUser = next();
     } else if (a == "--password") {
       password = next();
+    } else if (a == "--users") {
+      usersFile = next();
     } else if (a == "--to") {
       cfg.gwTo = next();
+    } else if (a == "--answer") {
+      cfg.answer = true;
+    } else if (a == "--expect-calls") {
+      cfg.expectCalls = static_cast<int>(parseNum(a, next(), 1, 100000));
     } else if (a == "--hangup-wait") {
       cfg.hangupWaitS = parseNum(a, next(), 0.1, 600);
     } else if (a == "--ng") {
@@ -151,6 +190,7 @@ int main(int argc, char** argv) {
       if (!parseHostPort(cfg.ngText, cfg.ng, host, port)) usageError("--ng: expected IPv4:PORT");
     } else if (a == "--calls") {
       cfg.calls = static_cast<int>(parseNum(a, next(), 1, 100000));
+      callsAsked = true;
     } else if (a == "--cps") {
       cfg.cps = parseNum(a, next(), 0.01, 10000);
     } else if (a == "--duration") {
@@ -198,12 +238,29 @@ int main(int argc, char** argv) {
       usageError("unknown option " + a + " (see --help)");
     }
   }
+  if (!usersFile.empty() && !cfg.gateway) usageError("--users needs --gateway");
+  if ((cfg.answer || cfg.expectCalls) && !cfg.gateway) usageError("--answer and --expect-calls need --gateway (raw mode has no incoming calls)");
+  if (cfg.expectCalls && !cfg.answer) usageError("--expect-calls needs --answer");
   lg::http::Url gwBase;
   if (cfg.gateway) {
     if (rawAsked) usageError("--raw and --gateway exclude each other");
     if (!rawOnly.empty()) usageError(rawOnly.front() + " only applies to --raw (the gateway drives rtpengine, the IMS UE is the far end)");
-    if (cfg.gwUser.empty() || password.empty() || cfg.gwTo.empty())
-      usageError("--gateway needs --user, --password and --to");
+    if (!usersFile.empty()) {
+      if (!cfg.gwUser.empty() || !password.empty()) usageError("--users and --user/--password exclude each other");
+      std::string uerr;
+      if (!readUsers(usersFile, cfg.gwUsers, uerr)) usageError("--users " + usersFile + ": " + uerr);
+      cfg.gwUser = cfg.gwUsers.front().first;
+    } else if (!cfg.gwUser.empty() && !password.empty()) {
+      cfg.gwUsers.emplace_back(cfg.gwUser, password);
+    }
+    if (cfg.gwUsers.empty() || (cfg.gwTo.empty() && !cfg.answer))
+      usageError("--gateway needs --user and --password (or --users FILE), and --to (or --answer)");
+    if (cfg.answer && cfg.gwTo.empty()) {
+      if (callsAsked) usageError("--calls counts originated calls: give --to, or --expect-calls for incoming ones");
+      cfg.calls = 0;  // answer only
+    }
+    if (cfg.answer && !cfg.expectCalls && timeoutArg <= 0)
+      usageError("--answer needs --expect-calls N or --timeout S to bound the run");
     if (threadsAsked && cfg.threads != 1) usageError("--gateway runs one engine thread (one WebSocket): drop --threads");
     std::string uerr;
     if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || gwBase.scheme != "http")
@@ -221,7 +278,7 @@ int main(int argc, char** argv) {
   unsigned cores = std::thread::hardware_concurrency();
   if (cores && cfg.threads > static_cast<int>(cores))
     usageError("--threads " + std::to_string(cfg.threads) + " exceeds the " + std::to_string(cores) + " cores");
-  if (cfg.threads > cfg.calls) cfg.threads = cfg.calls;
+  if (cfg.threads > cfg.calls) cfg.threads = std::max(1, cfg.calls);
   if (cfg.farPortBase && cfg.farPortBase + 2 * (cfg.calls - 1) > 65535)
     usageError("--far-port-base " + std::to_string(cfg.farPortBase) + " leaves no room for " + std::to_string(cfg.calls) + " calls");
   std::string err;
@@ -241,7 +298,11 @@ int main(int argc, char** argv) {
     if (!opusFrames.encode(cfg.profile.pps, cfg.profile.payloadBytes, 1.0, &err)) usageError(err);
     cfg.opus = &opusFrames;
   }
-  cfg.timeoutS = timeoutArg > 0 ? timeoutArg : (cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
+  cfg.timeoutS = timeoutArg > 0 ? timeoutArg : std::max(0, cfg.calls - 1) / cfg.cps + cfg.setupTimeoutS + cfg.durationS + 10;
+  // Incoming calls: the caller's own pace is unknown here; a minute more for them to arrive.
+  if (timeoutArg <= 0 && cfg.answer) cfg.timeoutS += 60;
+  // Sockets: one per MT call (--expect-calls of them, else up to 1000 within the fd limit).
+  int fdCalls = cfg.calls + (cfg.answer ? (cfg.expectCalls ? cfg.expectCalls : 1000) : 0);
 
   // Two sockets per call plus a few: raise the soft fd limit as far as the hard limit allows.
   rlimit rl{};
@@ -249,33 +310,47 @@ int main(int argc, char** argv) {
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * cfg.calls + 64))
-    usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(cfg.calls) + " calls");
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * fdCalls + 64))
+    usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(fdCalls) + " calls");
 
   auto dtls = lg::DtlsContext::create(&err);
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
 
-  // Gateway mode: log in (the gateway REGISTERs the user with IMS), then open the one WebSocket.
-  std::string token;
-  lg::WsClient ws;
-  std::unique_ptr<lg::GatewayLink> gwLink;
-  if (cfg.gateway) {
+  // Gateway mode: log every user in (the gateway REGISTERs each with IMS), then open its WebSocket.
+  std::vector<std::string> tokens;
+  std::vector<std::unique_ptr<lg::WsClient>> sockets;
+  std::vector<std::unique_ptr<lg::GatewayLink>> gwLinks;
+  auto logoutAll = [&] { for (const auto& t : tokens) logout(gwBase, t); };
+  for (const auto& [user, pass] : cfg.gwUsers) {
     lg::http::Response resp;
-    std::string wsUrlText;
-    if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(cfg.gwUser, password),
-                           resp, 15000, &err) ||
-        !lg::gw::parseLogin(resp, token, wsUrlText, &err))
-      usageError("gateway " + cfg.gwUrl + ": " + err);
+    std::string wsUrlText, token;
+    if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(user, pass), resp, 15000, &err) ||
+        !lg::gw::parseLogin(resp, token, wsUrlText, &err)) {
+      logoutAll();
+      usageError("gateway " + cfg.gwUrl + (cfg.gwUsers.size() > 1 ? " (user " + user + ")" : "") + ": " + err);
+    }
+    tokens.push_back(token);
     lg::http::Url wsUrl;
-    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws")
+    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws") {
+      logoutAll();
       usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (only ws:// is supported)");
-    if (!ws.connect(wsUrl, 5000, &err, lg::gw::wsProtocols(token))) {
-      logout(gwBase, token);
+    }
+    sockets.push_back(std::make_unique<lg::WsClient>());
+    if (!sockets.back()->connect(wsUrl, 5000, &err, lg::gw::wsProtocols(token))) {
+      logoutAll();
       usageError(err);
     }
-    gwLink = std::make_unique<lg::GatewayLink>(ws, cfg.gwTo);
-    if (!cfg.quiet) std::cerr << "loadgen: logged in as " << cfg.gwUser << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open\n";
+    gwLinks.push_back(std::make_unique<lg::GatewayLink>(*sockets.back(), cfg.gwTo, user));
+    if (!cfg.quiet && cfg.gwUsers.size() == 1)
+      std::cerr << "loadgen: logged in as " << user << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open"
+                << (cfg.answer ? ", answering incoming calls" : "") << "\n";
   }
+  if (!cfg.quiet && cfg.gwUsers.size() > 1)
+    std::cerr << "loadgen: logged in as " << cfg.gwUsers.size() << " users (" << cfg.gwUsers.front().first << " ... "
+              << cfg.gwUsers.back().first << "), " << sockets.size() << " websockets open"
+              << (cfg.answer ? ", answering incoming calls" : "") << "\n";
+  std::vector<lg::GatewayLink*> links;
+  for (auto& l : gwLinks) links.push_back(l.get());
 
   // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
   sigset_t sigs;
@@ -297,7 +372,7 @@ int main(int argc, char** argv) {
   std::atomic<int> running{cfg.threads};
   std::vector<std::thread> threads;
   for (int t = 0; t < cfg.threads; ++t)
-    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, gwLink.get()));
+    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, links));
   for (int t = 0; t < cfg.threads; ++t)
     threads.emplace_back([&, t] {
       if (!engines[t]->run(engineErr[t])) stop = true;
@@ -325,9 +400,10 @@ int main(int argc, char** argv) {
       uint64_t started = counters.started, up = counters.setupOk, failed = counters.failed;
       uint64_t inSetup = started > up + failed ? started - up - failed : 0;
       std::fprintf(stderr,
-                   "[%5.0fs] calls %llu/%d started, %llu set up, %llu failed, %llu in setup, %llu in media, %llu ended"
+                   "[%5.0fs] calls %llu/%d started%s, %llu set up, %llu failed, %llu in setup, %llu in media, %llu ended"
                    " | pkts tx %llu rx %llu (/s tx %.0f rx %.0f) | lost %llu\n",
-                   (now - t0) / 1e9, static_cast<unsigned long long>(started), cfg.calls,
+                   (now - t0) / 1e9, static_cast<unsigned long long>(started), cfg.calls + static_cast<int>(counters.incoming.load()),
+                   cfg.answer ? (" (" + std::to_string(counters.incoming.load()) + " incoming)").c_str() : "",
                    static_cast<unsigned long long>(up), static_cast<unsigned long long>(failed),
                    static_cast<unsigned long long>(inSetup), static_cast<unsigned long long>(counters.inMedia.load()),
                    static_cast<unsigned long long>(counters.ended.load()), static_cast<unsigned long long>(sent),
@@ -356,14 +432,21 @@ int main(int argc, char** argv) {
   }
   for (auto& th : threads) th.join();
   if (cfg.gateway) {  // every call has been hung up (or given up on): end the session
-    run.gwWsIn = ws.messagesIn();
-    run.gwWsOut = ws.messagesOut();
-    run.gwPings = ws.pingsAnswered();
-    run.gwUnmatched = gwLink->unmatched();
-    run.gwBad = gwLink->badMessages();
-    run.gwClosed = gwLink->closed() ? gwLink->closeReason() : "";
-    run.gwLogout = logout(gwBase, token);
-    ws.closeBlocking(1000);
+    run.gwLogout = "ok";
+    for (size_t u = 0; u < gwLinks.size(); ++u) {
+      run.gwWsIn += sockets[u]->messagesIn();
+      run.gwWsOut += sockets[u]->messagesOut();
+      run.gwPings += sockets[u]->pingsAnswered();
+      run.gwUnmatched += gwLinks[u]->unmatched();
+      run.gwBad += gwLinks[u]->badMessages();
+      if (gwLinks[u]->closed() && run.gwClosed.empty())
+        run.gwClosed = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + gwLinks[u]->closeReason();
+      std::string lo = logout(gwBase, tokens[u]);
+      if (lo != "ok" && run.gwLogout == "ok") run.gwLogout = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + lo;
+    }
+    run.incoming = counters.incoming;
+    run.rejected = counters.rejected;
+    for (auto& s : sockets) s->closeBlocking(1000);
   }
   for (const auto& e : engineErr)
     if (!e.empty()) usageError(e);
@@ -396,7 +479,9 @@ int main(int argc, char** argv) {
   std::cout << lg::summaryText(run) << std::flush;
 
   if (interrupted) return kExitInterrupted;
-  bool allOk = !run.timedOut;
+  // --answer without --expect-calls: the timeout is the listening window, not a failure.
+  bool allOk = !run.timedOut || (cfg.answer && !cfg.expectCalls);
+  if (cfg.expectCalls && run.incoming < static_cast<uint64_t>(cfg.expectCalls)) allOk = false;
   for (const auto& c : run.calls) {
     if (!c.setupOk) allOk = false;
     if ((cfg.far == lg::FarMode::Echo || cfg.gateway) && cfg.durationS >= 1 && c.recv == 0) allOk = false;

@@ -64,7 +64,8 @@ struct Totals {
   uint64_t sent = 0, recv = 0, lost = 0, farRx = 0, farTx = 0, farVoiced = 0, rtcpSent = 0, rtcpRecv = 0, srtpErr = 0, srtpReplay = 0, srtcpErr = 0;
   std::vector<double> setup, offer, answer, ice_ms, dtls_ms;
   int endedEarly = 0;
-  std::vector<double> wsCalling, wsRinging, wsAnswered, wsEarly, hangup;
+  std::vector<double> wsCalling, wsRinging, wsAnswered, wsEarly, hangup, wsAnswerSent;
+  int mo = 0, mt = 0, mtOk = 0, mtEndedByCaller = 0;
 };
 
 Totals totals(const RunInfo& run) {
@@ -97,6 +98,14 @@ Totals totals(const RunInfo& run) {
     if (c.wsAnsweredMs >= 0) t.wsAnswered.push_back(c.wsAnsweredMs);
     if (c.wsEarlySdpMs >= 0) t.wsEarly.push_back(c.wsEarlySdpMs);
     if (c.hangupMs >= 0) t.hangup.push_back(c.hangupMs);
+    if (c.wsAnswerSentMs >= 0) t.wsAnswerSent.push_back(c.wsAnswerSentMs);
+    if (c.mt) {
+      ++t.mt;
+      if (c.setupOk) ++t.mtOk;
+      if (c.endReason == "remote-hangup" && !c.endedEarly) ++t.mtEndedByCaller;
+    } else if (c.failPhase != "not-started" || c.setupOk) {
+      ++t.mo;
+    }
   }
   return t;
 }
@@ -127,7 +136,10 @@ std::string reportJson(const RunInfo& run) {
                  {"far", cfg.far == FarMode::Echo ? "echo" : cfg.far == FarMode::Sink ? "sink" : "external"}};
   if (cfg.gateway) {
     j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS}, {"threads", cfg.threads},
-                   {"gateway", cfg.gwUrl}, {"user", cfg.gwUser}, {"to", cfg.gwTo}, {"far", "ims-ue"}};
+                   {"gateway", cfg.gwUrl}, {"user", cfg.gwUser}, {"to", cfg.gwTo}, {"far", "ims-ue"},
+                   {"answer", cfg.answer}, {"expect_calls", cfg.expectCalls}};
+    auto& users = j["config"]["users"] = nlohmann::json::array();
+    for (const auto& u : cfg.gwUsers) users.push_back(u.first);
   } else if (cfg.far == FarMode::External) {
     j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
   }
@@ -161,10 +173,18 @@ std::string reportJson(const RunInfo& run) {
     // ws_*: from sending `call` to that message; ice: answer SDP -> ICE success; hangup: hangup -> `ended`.
     j["phases_ms"] = {{"ws_calling", dist(t.wsCalling)}, {"ws_ringing", dist(t.wsRinging)},
                       {"ws_answered", dist(t.wsAnswered)}, {"ws_early_sdp", dist(t.wsEarly)},
-                      {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}, {"hangup_to_ended", dist(t.hangup)}};
+                      {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}, {"hangup_to_ended", dist(t.hangup)},
+                      {"ws_answer_sent", dist(t.wsAnswerSent)}};
     for (const char* k : {"deleted", "far_rx", "far_tx", "far_voiced", "ng_retransmits"}) j["totals"].erase(k);
     j["totals"]["hung_up"] = t.deleted;  // calls whose end the gateway confirmed with `ended`
     j["totals"]["ended_early"] = t.endedEarly;
+    j["totals"]["calls"] = static_cast<int>(run.calls.size());
+    j["totals"]["mo"] = t.mo;
+    // --answer: incoming calls answered (mt), set up, ended by the caller's BYE; refused ones (rejected)
+    j["totals"]["mt"] = t.mt;
+    j["totals"]["mt_setup_ok"] = t.mtOk;
+    j["totals"]["mt_ended_by_caller"] = t.mtEndedByCaller;
+    j["totals"]["incoming_rejected"] = run.rejected;
     j["gateway"] = {{"ws_messages_in", run.gwWsIn}, {"ws_messages_out", run.gwWsOut}, {"pings_answered", run.gwPings},
                     {"unmatched_events", run.gwUnmatched}, {"bad_messages", run.gwBad},
                     {"ws_closed", run.gwClosed.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.gwClosed)},
@@ -211,6 +231,14 @@ std::string reportJson(const RunInfo& run) {
       g["end_reason"] = c.endReason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.endReason);
       g["sip_code"] = c.sipCode ? nlohmann::json(c.sipCode) : nlohmann::json(nullptr);
       g["ended_early"] = c.endedEarly;
+      g["direction"] = c.mt ? "mt" : "mo";
+      g["user"] = c.user;
+      g["ice_role"] = c.iceControlling ? "controlling" : "controlled";
+      if (c.mt) {
+        g["from"] = c.from;
+        g["preconditions"] = c.preconditions;
+        g["ws_answer_sent_ms"] = ms(c.wsAnswerSentMs);  // `incoming` -> `answer`; setup_ms counts from `incoming`
+      }
     }
   }
   return j.dump(2) + "\n";
@@ -218,25 +246,45 @@ std::string reportJson(const RunInfo& run) {
 
 namespace {
 
+// p50 as "12.3", or "n/a" without samples (e.g. `calling` in an answer-only run).
+std::string p50Text(const std::vector<double>& v) {
+  if (v.empty()) return "n/a";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", percentile(v, 50));
+  return b;
+}
+
 std::string summaryGateway(const RunInfo& run, const Totals& t) {
   const Config& cfg = *run.cfg;
   std::vector<double> rttMs = rttMillis(run);
   char buf[1024];
   std::string out;
+  std::string who = cfg.gwUser;
+  if (cfg.gwUsers.size() > 1) who += " and " + std::to_string(cfg.gwUsers.size() - 1) + " more users";
+  std::string what = cfg.gwTo.empty() ? std::string("answering") : "-> " + cfg.gwTo;
+  if (!cfg.gwTo.empty() && cfg.answer) what += ", answering";
   std::snprintf(buf, sizeof buf,
-                "loadgen: gateway %s as %s -> %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %.1f s media%s%s\n"
+                "loadgen: gateway %s as %s %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %s%.1f s media%s%s\n"
                 "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (ended seen) %d, ended early %d\n",
-                cfg.gwUrl.c_str(), cfg.gwUser.c_str(), cfg.gwTo.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
-                cfg.profile.payloadBytes, cfg.calls, cfg.cps, cfg.durationS, run.interrupted ? " [interrupted]" : "",
-                run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice, t.dtls, t.deleted, t.endedEarly);
+                cfg.gwUrl.c_str(), who.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
+                cfg.profile.payloadBytes, cfg.calls + t.mt, cfg.cps, cfg.answer ? "up to " : "", cfg.durationS,
+                run.interrupted ? " [interrupted]" : "", run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice,
+                t.dtls, t.deleted, t.endedEarly);
   out += buf;
+  if (cfg.answer) {
+    std::snprintf(buf, sizeof buf,
+                  "  incoming (MT): %d answered, %d set up, %d ended by the caller, %llu refused; incoming->answer sent p50 %.2f ms"
+                  " (MT setup counts from `incoming`)\n",
+                  t.mt, t.mtOk, t.mtEndedByCaller, static_cast<unsigned long long>(run.rejected), percentile(t.wsAnswerSent, 50));
+    out += buf;
+  }
   std::snprintf(buf, sizeof buf,
-                "  setup ms (call -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
-                "  phases p50: call->calling %.1f, call->answered %.1f, ICE %.1f, DTLS %.1f; hangup->ended %.1f ms\n",
+                "  setup ms (call/incoming -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
+                "  phases p50: call->calling %s, call->answered %s, ICE %.1f, DTLS %.1f; hangup->ended %s ms\n",
                 percentile(t.setup, 50), percentile(t.setup, 95), percentile(t.setup, 99),
                 t.setup.empty() ? -1.0 : *std::max_element(t.setup.begin(), t.setup.end()),
-                percentile(t.wsCalling, 50), percentile(t.wsAnswered, 50), percentile(t.ice_ms, 50),
-                percentile(t.dtls_ms, 50), percentile(t.hangup, 50));
+                p50Text(t.wsCalling).c_str(), p50Text(t.wsAnswered).c_str(), percentile(t.ice_ms, 50),
+                percentile(t.dtls_ms, 50), p50Text(t.hangup).c_str());
   out += buf;
   std::snprintf(buf, sizeof buf,
                 "  packets sent %llu, received %llu, lost (seq gaps) %llu (%.3f %%), missing %llu\n"

@@ -31,6 +31,7 @@ struct RunInfo {
   uint64_t gwWsIn = 0, gwWsOut = 0, gwPings = 0, gwUnmatched = 0, gwBad = 0;
   std::string gwClosed;   // why the WebSocket closed during the run ("" = it stayed open)
   std::string gwLogout;   // "ok" | "HTTP <status>" | "failed: ..."
+  uint64_t incoming = 0, rejected = 0;  // --answer: incoming calls answered / refused
 };
 
 std::string reportJson(const RunInfo& run);

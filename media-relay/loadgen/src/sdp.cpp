@@ -38,6 +38,31 @@ std::string buildBrowserOffer(const OfferParams& p) {
   return o.str();
 }
 
+std::string buildBrowserAnswer(const AnswerParams& p) {
+  std::ostringstream o;
+  o << "v=0\r\n"
+    << "o=- " << p.sessionId << " 2 IN IP4 127.0.0.1\r\n"
+    << "s=-\r\n"
+    << "t=0 0\r\n";
+  if (p.bundle) o << "a=group:BUNDLE " << p.mid << "\r\n";
+  o << "a=msid-semantic: WMS loadgen\r\n"
+    << "m=audio " << p.port << " UDP/TLS/RTP/SAVPF " << p.pt << "\r\n"
+    << "c=IN IP4 127.0.0.1\r\n"
+    << "a=rtcp:" << p.port << " IN IP4 127.0.0.1\r\n"
+    << "a=candidate:1 1 udp 2122260223 127.0.0.1 " << p.port << " typ host generation 0\r\n"
+    << "a=ice-ufrag:" << p.ufrag << "\r\n"
+    << "a=ice-pwd:" << p.pwd << "\r\n"
+    << "a=fingerprint:sha-256 " << p.fingerprint << "\r\n"
+    << "a=setup:" << p.setup << "\r\n"
+    << "a=mid:" << p.mid << "\r\n"
+    << "a=sendrecv\r\n"
+    << "a=rtcp-mux\r\n"
+    << "a=rtpmap:" << p.pt << " opus/48000/2\r\n"
+    << "a=fmtp:" << p.pt << " minptime=10;useinbandfec=1\r\n"
+    << "a=ssrc:" << p.ssrc << " cname:loadgen\r\n";
+  return o.str();
+}
+
 std::string buildFarAnswer(const std::string& addr, uint16_t port, uint64_t sessionId, const FarCodec& codec) {
   std::ostringstream o;
   o << "v=0\r\n"
@@ -93,11 +118,20 @@ bool parseRemote(const std::string& text, Remote& out, std::string* err) {
       }
     } else if (startsWith(line, "a=setup:", rest)) {
       out.setup = rest;
-    } else if (mLines == 1 && out.firstCodec.empty() && startsWith(line, "a=rtpmap:", rest)) {
+    } else if (mLines == 1 && startsWith(line, "a=rtpmap:", rest)) {
       std::istringstream r(rest);
       int pt = -1;
       std::string enc;
-      if (r >> pt >> enc && pt == out.firstPt) out.firstCodec = enc;
+      if (r >> pt >> enc) {
+        if (pt == out.firstPt && out.firstCodec.empty()) out.firstCodec = enc;
+        if (out.opusPt < 0 && (enc == "opus/48000/2" || enc == "opus/48000")) out.opusPt = pt;
+      }
+    } else if (mLines == 1 && startsWith(line, "a=mid:", rest)) {
+      if (out.mid.empty()) out.mid = rest;
+    } else if (mLines == 0 && startsWith(line, "a=group:BUNDLE", rest)) {
+      out.bundleGroup = true;
+    } else if (line == "a=ice-lite") {
+      out.iceLite = true;
     } else if (line == "a=rtcp-mux") {
       out.rtcpMux = true;
     } else if (startsWith(line, "a=candidate:", rest)) {
@@ -129,5 +163,9 @@ const Candidate* pickCandidate(const Remote& r) {
   }
   return best;
 }
+
+bool answererControlsIce(const Remote& offer) { return offer.iceLite; }
+
+std::string answerSetup(const Remote& offer) { return offer.setup == "active" ? "passive" : "active"; }
 
 }  // namespace lg::sdp

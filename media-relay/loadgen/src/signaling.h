@@ -1,6 +1,7 @@
 // A call's signalling, behind one interface. Two variants:
 //   ng_signaling       raw ng toward rtpengine: offer -> answer -> delete (loadgen plays both legs)
-//   gateway_signaling  the gateway's browser API: `call` -> `calling`/`answered` -> `hangup` -> `ended`
+//   gateway_signaling  the gateway's browser API: `call` -> `calling`/`answered` -> `hangup` -> `ended`,
+//                      or for an incoming call `incoming` -> `answer` -> `ended` (the caller's BYE) / `hangup`
 // The call (call.cpp) keeps ICE, DTLS and RTP: its signalling delivers rtpengine's browser-leg SDP,
 // fails the call in a signalling phase, and ends the call remotely (delete / hangup) when asked.
 #pragma once
@@ -37,13 +38,15 @@ class SignalingHost {
   virtual void fail(const std::string& phase, const std::string& why) = 0;
   virtual void failHere(const std::string& why) = 0;   // fail in the phase the call is in
   virtual void endEarly(const std::string& why) = 0;   // ended remotely during media
+  virtual void endNormally() = 0;                      // MT: the caller hung up during media (its BYE)
   virtual void finish() = 0;                           // nothing left to do: the call is done
 };
 
 class CallSignaling {
  public:
   virtual ~CallSignaling() = default;
-  // Sends the browser offer; a send that fails at once fails the call through the host.
+  // Sends the browser offer (MO), or for an incoming call the browser's answer (MT); a send that fails at
+  // once fails the call through the host.
   virtual void start(const std::string& offer, int64_t now) = 0;
   // The failure phase while waiting for the browser-leg SDP: ng-offer, ng-answer or gateway.
   virtual const char* setupPhase() const = 0;
@@ -53,6 +56,10 @@ class CallSignaling {
   virtual bool mayHoldCall() const = 0;
   // Ends the call remotely (ng delete, gateway hangup); host.finish() once that is done or given up.
   virtual void end(int64_t now) = 0;
+  // After its media the call leaves the end to the far side (MT: the caller's BYE): waits for it, and
+  // ends the call itself (end()) only when it does not come in time. false: end() at once.
+  virtual bool awaitRemoteEnd(int64_t) { return false; }
+  virtual bool awaitingRemoteEnd() const { return false; }
   // The call's timer fired while Ending.
   virtual void onEndTimer(int64_t now) = 0;
   // The call is done: nothing may reach it any more.

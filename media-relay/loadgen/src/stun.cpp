@@ -162,4 +162,18 @@ bool decodeXorMappedV4(const Message& m, uint32_t& ip, uint16_t& port) {
   return true;
 }
 
+std::vector<uint8_t> buildCheck(const TxId& tx, const std::string& peerUfrag, const std::string& localUfrag,
+                                const std::string& peerPwd, uint32_t priority, bool controlling, uint64_t tieBreaker) {
+  Builder b(kBindingRequest, tx);
+  b.add(kAttrUsername, peerUfrag + ":" + localUfrag);
+  b.addU32(kAttrPriority, priority);
+  if (controlling) {
+    b.addU64(kAttrIceControlling, tieBreaker);
+    b.add(kAttrUseCandidate, "");
+  } else {
+    b.addU64(kAttrIceControlled, tieBreaker);
+  }
+  return b.finish(peerPwd);
+}
+
 }  // namespace lg::stun

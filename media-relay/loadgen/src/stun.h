@@ -64,6 +64,12 @@ bool checkIntegrity(const uint8_t* data, size_t len, const Message& m, const std
 bool checkFingerprint(const uint8_t* data, size_t len, const Message& m);
 bool decodeXorMappedV4(const Message& m, uint32_t& ipHostOrder, uint16_t& port);
 
+// An ICE connectivity check (Binding request) from the agent with local ufrag to the peer: USERNAME
+// "peerUfrag:localUfrag", PRIORITY, and either ICE-CONTROLLING + USE-CANDIDATE (the controlling agent
+// nominates aggressively: one pair only) or ICE-CONTROLLED alone; integrity keyed with the peer's pwd.
+std::vector<uint8_t> buildCheck(const TxId& tx, const std::string& peerUfrag, const std::string& localUfrag,
+                                const std::string& peerPwd, uint32_t priority, bool controlling, uint64_t tieBreaker);
+
 uint32_t crc32(const uint8_t* data, size_t len);
 TxId randomTxId();
 

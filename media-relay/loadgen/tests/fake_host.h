@@ -12,7 +12,7 @@ struct FakeHost : SignalingHost {
   CallResult r;
   std::vector<int64_t> armed;
   std::string remoteSdp, failPhase, failWhy, endedEarly;
-  bool finished = false;
+  bool finished = false, endedNormally = false;
   uint16_t far = 40000;
 
   CallStage stage() const override { return stg; }
@@ -32,6 +32,10 @@ struct FakeHost : SignalingHost {
   void failHere(const std::string& why) override { fail("(current phase)", why); }
   void endEarly(const std::string& why) override {
     endedEarly = why;
+    finish();
+  }
+  void endNormally() override {
+    endedNormally = true;
     finish();
   }
   void finish() override {

@@ -209,3 +209,143 @@ TEST_F(GatewayFixture, EarlySdpStartsIceAndSocketLossDuringMediaEndsEarly) {
   EXPECT_GE(r.wsEarlySdpMs, 0);
   EXPECT_GE(r.wsAnsweredMs, r.wsEarlySdpMs);
 }
+
+// MT: `incoming` reaches the engine's handler, the call's answer goes out as `answer {callId, sdp}`,
+// and the caller's BYE (`ended remote-hangup`) during media is the call's normal end.
+TEST_F(GatewayFixture, IncomingAnsweredAndEndedByTheCaller) {
+  std::atomic<bool> inMedia{false}, ready{false};
+  serve([&](int fd, ws::Decoder& d) {
+    while (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    MiniServer::sendText(fd, R"({"type":"incoming","callId":"m1","from":"ue2@ims.lab","to":"alice","sdp":"v=0 offer","preconditions":false})");
+    if (read(fd, d).is_null()) return;  // answer
+    while (!inMedia) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    MiniServer::sendText(fd, R"({"type":"ended","callId":"m1","reason":"remote-hangup","sipCode":null})");
+    read(fd, d);
+  });
+  GatewaySignaling sig(host, *link, cfg);
+  std::string offer;
+  link->onIncoming([&](const gw::Event& e, int64_t now) {
+    offer = e.sdp;
+    sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
+    sig.start("v=0 our answer", nowNs());
+  });
+  ready = true;
+  ASSERT_TRUE(runUntil([&] { return !offer.empty(); }));
+  EXPECT_EQ(offer, "v=0 offer");
+  EXPECT_TRUE(sig.mayHoldCall());  // the gateway holds an incoming call from its INVITE on
+  EXPECT_EQ(host.r.gwCallId, "m1");
+  EXPECT_EQ(host.r.from, "ue2@ims.lab");
+  EXPECT_FALSE(host.r.preconditions);
+  host.stg = CallStage::Media;
+  inMedia = true;
+  ASSERT_TRUE(runUntil([&] { return host.finished; }));
+  EXPECT_TRUE(host.endedNormally);
+  EXPECT_TRUE(host.endedEarly.empty()) << host.endedEarly;
+  EXPECT_TRUE(host.r.deleted);
+  EXPECT_EQ(host.r.endReason, "remote-hangup");
+  EXPECT_EQ(link->unmatched(), 0u);
+  CallResult r;
+  sig.report(r);
+  EXPECT_GE(r.wsAnswerSentMs, 0);
+  EXPECT_EQ(r.wsCallingMs, -1);
+
+  TearDown();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(got.size(), 1u);
+  EXPECT_EQ(got[0], (json{{"type", "answer"}, {"callId", "m1"}, {"sdp", "v=0 our answer"}}));
+}
+
+// MT with preconditions: the SDP goes out at once in `media`, then `answer` without SDP; `alerting`
+// changes nothing; our own hangup ends the call (`ended local-hangup`).
+TEST_F(GatewayFixture, IncomingWithPreconditionsSendsMediaThenAnswerAndHangsUp) {
+  cfg.hangupWaitS = 5;
+  std::atomic<bool> ready{false};
+  serve([&](int fd, ws::Decoder& d) {
+    while (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    MiniServer::sendText(fd, R"({"type":"incoming","callId":"m2","from":"ue5@ims.lab","sdp":"v=0 offer","preconditions":true})");
+    if (read(fd, d).is_null()) return;  // media
+    if (read(fd, d).is_null()) return;  // answer
+    MiniServer::sendText(fd, R"({"type":"alerting","callId":"m2"})");
+    if (read(fd, d).is_null()) return;  // hangup
+    MiniServer::sendText(fd, R"({"type":"ended","callId":"m2","reason":"local-hangup"})");
+    read(fd, d);
+  });
+  GatewaySignaling sig(host, *link, cfg);
+  bool got1 = false;
+  link->onIncoming([&](const gw::Event& e, int64_t now) {
+    got1 = true;
+    sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
+    sig.start("v=0 our answer", nowNs());
+  });
+  ready = true;
+  ASSERT_TRUE(runUntil([&] { return got1; }));
+  EXPECT_TRUE(host.r.preconditions);
+  ASSERT_TRUE(runUntil([&] { std::lock_guard<std::mutex> lock(mu); return got.size() >= 2; }));
+  host.stg = CallStage::Media;
+  loop.runOnce(50);  // `alerting`
+  host.stg = CallStage::Ending;
+  sig.end(nowNs());
+  ASSERT_TRUE(runUntil([&] { return host.finished; }));
+  EXPECT_FALSE(host.endedNormally);
+  EXPECT_TRUE(host.r.deleted);
+  EXPECT_EQ(host.r.endReason, "local-hangup");
+  EXPECT_EQ(link->unmatched(), 0u);
+
+  TearDown();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(got.size(), 3u);
+  EXPECT_EQ(got[0], (json{{"type", "media"}, {"callId", "m2"}, {"sdp", "v=0 our answer"}}));
+  EXPECT_EQ(got[1], (json{{"type", "answer"}, {"callId", "m2"}}));
+  EXPECT_EQ(got[2], (json{{"type", "hangup"}, {"callId", "m2"}}));
+}
+
+// MT after its media: the call waits for the caller's BYE; when none comes within --hangup-wait it
+// hangs up itself (`hangup` -> `ended local-hangup`). MO never waits.
+TEST_F(GatewayFixture, IncomingAfterMediaWaitsForTheCallerThenHangsUp) {
+  cfg.hangupWaitS = 0.2;
+  std::atomic<bool> ready{false};
+  serve([&](int fd, ws::Decoder& d) {
+    while (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    MiniServer::sendText(fd, R"({"type":"incoming","callId":"m3","from":"ue2@ims.lab","sdp":"v=0 offer"})");
+    if (read(fd, d).is_null()) return;  // answer
+    if (read(fd, d).is_null()) return;  // hangup, once the wait is over
+    MiniServer::sendText(fd, R"({"type":"ended","callId":"m3","reason":"local-hangup"})");
+    read(fd, d);
+  });
+  GatewaySignaling sig(host, *link, cfg);
+  bool in = false;
+  link->onIncoming([&](const gw::Event& e, int64_t now) {
+    in = true;
+    sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
+    sig.start("v=0 our answer", nowNs());
+  });
+  ready = true;
+  ASSERT_TRUE(runUntil([&] { return in; }));
+  host.stg = CallStage::Ending;  // media and drain done
+  int64_t t = nowNs();
+  ASSERT_TRUE(sig.awaitRemoteEnd(t));
+  EXPECT_TRUE(sig.awaitingRemoteEnd());
+  ASSERT_FALSE(host.armed.empty());
+  int64_t deadline = host.armed.back();
+  EXPECT_NEAR(static_cast<double>(deadline - t), 0.2e9, 1e6);
+  sig.onEndTimer(deadline - 1);  // early wake-up: still waiting, re-armed
+  EXPECT_TRUE(sig.awaitingRemoteEnd());
+  while (nowNs() < deadline) loop.runOnce(10);
+  sig.onEndTimer(nowNs());  // the caller stayed: we hang up
+  EXPECT_FALSE(sig.awaitingRemoteEnd());
+  ASSERT_TRUE(runUntil([&] { return host.finished; }));
+  EXPECT_TRUE(host.r.deleted);
+  EXPECT_EQ(host.r.endReason, "local-hangup");
+  TearDown();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(got[1], (json{{"type", "hangup"}, {"callId", "m3"}}));
+}
+
+TEST_F(GatewayFixture, OriginatedCallNeverWaitsForTheRemoteEnd) {
+  serve([this](int fd, ws::Decoder& d) { read(fd, d); });
+  GatewaySignaling sig(host, *link, cfg);
+  sig.start("v=0", nowNs());
+  EXPECT_FALSE(sig.awaitRemoteEnd(nowNs()));
+  EXPECT_FALSE(sig.awaitingRemoteEnd());
+}

@@ -129,3 +129,91 @@ TEST(Sdp, ParsesRtpengineTranscodeAndPlainSdps) {
   EXPECT_TRUE(plain.iceUfrag.empty());
   EXPECT_EQ(plain.firstCodec, "opus/48000/2");
 }
+
+namespace {
+// rtpengine's browser-leg offer on an MT call, shaped as the gateway sends it in `incoming`
+// (ICE force, generate-mid, the gateway's one-mid BUNDLE group); `lite` adds what ICE-lite: forward writes.
+std::string mtOffer(bool lite, const char* setup = "actpass") {
+  return std::string("v=0\r\no=- 1545997027 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n") +
+         (lite ? "a=ice-lite\r\n" : "") +
+         "m=audio 30012 UDP/TLS/RTP/SAVPF 111 8 101\r\nc=IN IP4 127.0.0.1\r\na=mid:0\r\n"
+         "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=rtpmap:8 PCMA/8000\r\n"
+         "a=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\na=rtcp:30012\r\na=rtcp-mux\r\na=setup:" + setup + "\r\n"
+         "a=fingerprint:sha-256 4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF:3E:5D:49:6B:19:E5:7C:AB:4A:AD:B9:B1:3F:82:18:3B:54:02:12:DF\r\n"
+         "a=ice-ufrag:Rkq2Hd0M\r\na=ice-pwd:EKlKz5aB0sqDYdI4mSnDkzNqtw\r\na=ice-options:trickle\r\n"
+         "a=candidate:dLGWY0EMKGxE9mzm 1 UDP 2130706431 127.0.0.1 30012 typ host\r\na=end-of-candidates\r\n";
+}
+}  // namespace
+
+TEST(Sdp, MtOfferFromFullIceRtpengineMakesUsControlledDtlsClient) {
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(mtOffer(false), r));
+  EXPECT_FALSE(r.iceLite);
+  EXPECT_FALSE(sdp::answererControlsIce(r));  // the full-ICE offerer controls
+  EXPECT_EQ(sdp::answerSetup(r), "active");   // actpass -> we are the DTLS client
+  EXPECT_EQ(r.opusPt, 111);
+  EXPECT_EQ(r.mid, "0");
+  EXPECT_TRUE(r.bundleGroup);
+  ASSERT_NE(sdp::pickCandidate(r), nullptr);
+  EXPECT_EQ(sdp::pickCandidate(r)->port, 30012);
+}
+
+TEST(Sdp, MtOfferFromIceLiteRtpengineMakesUsControlling) {
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(mtOffer(true), r));
+  EXPECT_TRUE(r.iceLite);
+  EXPECT_TRUE(sdp::answererControlsIce(r));  // a lite offerer never controls (RFC 8445 6.1.1)
+  EXPECT_EQ(sdp::answerSetup(r), "active");
+  sdp::Remote active;
+  ASSERT_TRUE(sdp::parseRemote(mtOffer(true, "active"), active));
+  EXPECT_EQ(sdp::answerSetup(active), "passive");
+}
+
+TEST(Sdp, BrowserAnswerParsesBackLikeChromiums) {
+  sdp::AnswerParams p;
+  p.port = 41000;
+  p.ufrag = "ufrag123";
+  p.pwd = "0123456789abcdefghijklmn";
+  p.fingerprint = "AA:BB";
+  p.setup = "active";
+  p.mid = "audio0";
+  p.bundle = true;
+  p.pt = 96;
+  p.ssrc = 9;
+  std::string text = sdp::buildBrowserAnswer(p);
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(text, r));
+  EXPECT_EQ(r.proto, "UDP/TLS/RTP/SAVPF");
+  EXPECT_EQ(r.setup, "active");
+  EXPECT_EQ(r.mid, "audio0");
+  EXPECT_TRUE(r.bundleGroup);
+  EXPECT_EQ(r.opusPt, 96);
+  EXPECT_EQ(r.firstPt, 96);
+  EXPECT_EQ(r.iceUfrag, "ufrag123");
+  EXPECT_TRUE(r.rtcpMux);
+  EXPECT_FALSE(r.iceLite);
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].port, 41000);
+  EXPECT_NE(text.find("a=group:BUNDLE audio0\r\n"), std::string::npos);
+  p.bundle = false;
+  EXPECT_EQ(sdp::buildBrowserAnswer(p).find("a=group:"), std::string::npos);
+}
+
+// The offer the gateway really sent in `incoming` (rtpengine 10.5 via ./lab test's gateway, SIPp ue2
+// calling; captured with --dump-sdp): full ICE, generate-mid's mid 1, the gateway's BUNDLE group.
+TEST(Sdp, ParsesRealMtOfferFromTheGateway) {
+  std::string text = readFixture("rtpengine-10.5-mt-offer-to-browser.sdp");
+  ASSERT_FALSE(text.empty()) << "fixture missing";
+  sdp::Remote r;
+  ASSERT_TRUE(sdp::parseRemote(text, r));
+  EXPECT_EQ(r.proto, "UDP/TLS/RTP/SAVPF");
+  EXPECT_EQ(r.setup, "actpass");
+  EXPECT_EQ(r.mid, "1");
+  EXPECT_TRUE(r.bundleGroup);
+  EXPECT_EQ(r.opusPt, 111);
+  EXPECT_FALSE(r.iceLite);
+  EXPECT_FALSE(sdp::answererControlsIce(r));
+  EXPECT_EQ(sdp::answerSetup(r), "active");
+  ASSERT_NE(sdp::pickCandidate(r), nullptr);
+  EXPECT_EQ(sdp::pickCandidate(r)->port, 30118);
+}

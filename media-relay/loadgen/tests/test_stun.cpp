@@ -99,3 +99,32 @@ TEST(Stun, RejectsGarbage) {
   EXPECT_FALSE(stun::parse(badCookie, sizeof badCookie));
   EXPECT_EQ(stun::crc32(reinterpret_cast<const uint8_t*>("123456789"), 9), 0xCBF43926u);
 }
+
+// ICE role in our checks: MO (and MT toward an ICE-lite rtpengine) controls and nominates; MT toward a
+// full-ICE rtpengine is controlled: ICE-CONTROLLED, no USE-CANDIDATE (else rtpengine answers 487).
+TEST(Stun, CheckOfTheControlledAgentCarriesNoNomination) {
+  stun::TxId tx = stun::randomTxId();
+  auto pkt = stun::buildCheck(tx, "theirs", "ours", "theirpwd", 1853824767u, false, 42);
+  auto m = stun::parse(pkt.data(), pkt.size());
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->type, stun::kBindingRequest);
+  EXPECT_EQ(m->get(stun::kAttrUsername)->value, "theirs:ours");
+  ASSERT_NE(m->get(stun::kAttrIceControlled), nullptr);
+  EXPECT_EQ(m->get(stun::kAttrIceControlled)->value.size(), 8u);
+  EXPECT_EQ(m->get(stun::kAttrIceControlling), nullptr);
+  EXPECT_EQ(m->get(stun::kAttrUseCandidate), nullptr);
+  EXPECT_TRUE(stun::checkIntegrity(pkt.data(), pkt.size(), *m, "theirpwd"));
+  EXPECT_TRUE(stun::checkFingerprint(pkt.data(), pkt.size(), *m));
+}
+
+TEST(Stun, CheckOfTheControllingAgentNominates) {
+  stun::TxId tx = stun::randomTxId();
+  auto pkt = stun::buildCheck(tx, "theirs", "ours", "theirpwd", 1853824767u, true, 42);
+  auto m = stun::parse(pkt.data(), pkt.size());
+  ASSERT_TRUE(m);
+  ASSERT_NE(m->get(stun::kAttrIceControlling), nullptr);
+  EXPECT_EQ(m->get(stun::kAttrIceControlled), nullptr);
+  EXPECT_NE(m->get(stun::kAttrUseCandidate), nullptr);
+  EXPECT_EQ(m->get(stun::kAttrPriority)->value.size(), 4u);
+  EXPECT_TRUE(stun::checkIntegrity(pkt.data(), pkt.size(), *m, "theirpwd"));
+}
