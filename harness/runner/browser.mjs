@@ -90,12 +90,14 @@ function toneMicScript({ tones, amplitude }) {
 // mediaPermission=false (Chromium): no --use-fake-ui-for-media-stream, so the page holds no media
 // permission and Chromium hides its host address behind an mDNS name, as Firefox always does; the
 // microphone is then WebAudio tones (testTones, default TEST_TONES_HZ), which need no permission.
+// extraOrigins: more gateway origins to treat as secure (a test's own gateway on another port).
 export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromium', extraArgs = [], fakeAudioFile = null,
-  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true } = {}) {
+  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true, extraOrigins = [] } = {}) {
+  const origins = [...gatewayOrigins(), ...extraOrigins.map((u) => new URL(u).origin)];
   if (!BINARIES[kind]) throw new Error(`unknown browser '${kind}' (chromium or firefox)`);
   if (kind === 'firefox') {
     const { executablePath, env } = browserExecutable(BINARIES.firefox, netns, { forwardBidi: true });
-    const hosts = gatewayOrigins().map((o) => new URL(o).hostname);
+    const hosts = origins.map((o) => new URL(o).hostname);
     const browser = await puppeteer.launch({ browser: 'firefox', executablePath, env, headless: true, timeout: 30000,
       protocolTimeout: 60000, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
     const tones = fakeAudioFile || testTones ? (testTones ?? TEST_TONES_HZ) : null;
@@ -115,7 +117,7 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
   const audio = fakeAudioFile ? [`--use-file-for-fake-audio-capture=${fakeAudioFile}`] : [];
   const flags = mediaPermission ? CHROMIUM_FLAGS : CHROMIUM_FLAGS.filter((f) => f !== '--use-fake-ui-for-media-stream');
   if (!mediaPermission) testTones ??= TEST_TONES_HZ;
-  const secure = [`--unsafely-treat-insecure-origin-as-secure=${gatewayOrigins().join(',')}`];
+  const secure = [`--unsafely-treat-insecure-origin-as-secure=${origins.join(',')}`];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
   const browser = await chromium.launch({ executablePath, env, headless: true, args: [...flags, ...secure, ...audio, ...extraArgs], timeout: 30000 });
   return {

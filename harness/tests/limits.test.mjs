@@ -7,12 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { labRoot, logDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 
 const HTTP_PORT = 8091;
 const SIP_PORT = 5076;
-const BASE = `http://127.0.0.1:${HTTP_PORT}`;
+// on the address the lab's own gateway serves (the browser namespace reaches it there: docs/media.md "Topology")
+const HTTP_ADDR = new URL(gatewayUrl()).hostname;
+const BASE = `http://${HTTP_ADDR}:${HTTP_PORT}`;
 const TTL_S = 6;
 let gateway;
 let browser;
@@ -31,7 +33,7 @@ async function api(method, p, { token, body } = {}) {
 before(async () => {
   const jar = path.join(labRoot(), 'signaling-gw', 'target', 'signaling-gw.jar');
   assert.ok(fs.existsSync(jar), `${jar} missing (./lab builds it)`);
-  gateway = start('gateway-limits', 'java', ['-jar', jar, '--server.address=127.0.0.1', `--server.port=${HTTP_PORT}`,
+  gateway = start('gateway-limits', 'java', ['-jar', jar, `--server.address=${HTTP_ADDR}`, `--server.port=${HTTP_PORT}`,
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=',
     `--lab.webclient.dir=${path.join(labRoot(), 'webclient', 'public')}`,
     `--lab.api.token-ttl-seconds=${TTL_S}`, '--lab.api.max-sessions=1',
@@ -46,7 +48,7 @@ before(async () => {
     if (h?.status === 200) break;
     if (Date.now() > end) throw new Error('the limits gateway did not get healthy within 90 s');
   }
-  browser = await launchBrowser();
+  browser = await launchBrowser({ extraOrigins: [BASE] });
 });
 
 after(async () => {
