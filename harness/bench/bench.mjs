@@ -290,7 +290,7 @@ function vsRaw(leg, raw) {
 // ue2 calls alice, loadgen answers as alice; ue2 echoes), in one run.
 async function runGateway(run, ctx) {
   const report = { ...baseReport(run), profile: run.profile.name, calls: run.calls, duration_s: run.durationS, gateway: ctx.gateway,
-    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', directions: ['MO', 'MT'] };
+    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, directions: ['MO', 'MT'] };
   const procs = labProcs();
   const common = { root: ROOT, logDir: ctx.logDir, profile: run.profile, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid,
     progress, progressEvery: 5, procs, imsPorts: '6000-7999' };

@@ -47,7 +47,7 @@ function gatewayPid() {
 export async function runSustained(run, ctx, { root, profilesFile, progress, finish, base }) {
   const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS,
     cps_steps: run.steps, criterion: `every call set up and setup p95 <= ${SUSTAINED_P95_MS} ms (gateway: call sent -> DTLS done, ICE + DTLS included; SIP only: INVITE -> 200)`,
-    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', steps: [], sip_only: [] };
+    gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, steps: [], sip_only: [] };
   const jvm = gatewayPid();
   if (!jvm) report.errors.push('the gateway JVM was not found in $LAB_PIDS: no JFR recording');
   progress(`setup-rate --sustained: ${run.steps.join(', ')} calls/s, ${run.stepS} s per step, calls held ${run.holdS} s (about cps x ${run.holdS} up at once); `
