@@ -17,7 +17,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
-import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
+import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage, titled } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
@@ -36,6 +36,14 @@ before(async () => {
 after(async () => page?.close());
 
 const tePt = (sdp, rate = 8000) => Number(new RegExp(`a=rtpmap:(\\d+) telephone-event/${rate}`).exec(sdp ?? '')?.[1] ?? NaN);
+
+// The telephone-event clock a relayed Opus call negotiates, from the browser's own offer: Opus's 48000 when
+// the browser offers telephone-event/48000 (Chromium offers /48000 and /8000), else /8000 (Firefox offers
+// only that one, RFC 7874 §3); ue6 answers /48000 when offered, else /8000 (sipp-scenarios/uas-dtmf.xml).
+function offeredTeClock(browserOffer) {
+  assert.ok(tePt(browserOffer, 8000) >= 96, `the browser offers telephone-event/8000 (RFC 7874 §3): ${browserOffer}`);
+  return tePt(browserOffer, 48000) >= 96 ? 48000 : 8000;
+}
 
 // rtpengine can only inject once it has seen the browser's RTP (it needs its SSRC).
 async function waitBrowserMedia(callId) {
@@ -56,6 +64,7 @@ async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during =
   try {
     callId = await client.call(ue.user, { ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}) });
     const answered = await client.waitFor('answered', callId, 15000);
+    const browserOffer = (await client.sdp(callId)).local;   // MO: the browser's offer
     await waitBrowserMedia(callId);
     const result = await during(callId, answered);
     await sleep(holdMs);
@@ -63,7 +72,7 @@ async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during =
     const ended = await client.waitFor('ended', callId, 8000);
     await cap.stop();
     const packets = await rtpPackets(cap.file, ue.mediaPort);
-    return { callId, answered, ended, result, packets, toUe: packets.filter((p) => p.dst === ue.mediaPort) };
+    return { callId, answered, browserOffer, ended, result, packets, toUe: packets.filter((p) => p.dst === ue.mediaPort) };
   } catch (e) {
     if (callId) { try { await client.hangup(callId); await client.waitFor('ended', callId, 3000); } catch { /* gone */ } }
     await cap.stop().catch(() => {});
@@ -98,11 +107,12 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
 }
 
 // The page's keypad: a click on its button for each key (webclient/public/app.js → labClient.keypad).
+// page.click(selector) and page.evaluate are the same in Playwright (Chromium) and Puppeteer (Firefox).
 async function pressKeys(keys) {
   const paths = [];
   for (const k of keys) {
-    await client.page.locator('#keypad').getByRole('button', { name: k, exact: true }).click();
-    paths.push(await client.page.textContent('#dtmf-path'));
+    await client.page.click(`#keypad button[data-key="${k}"]`);
+    paths.push(await client.page.evaluate(() => document.getElementById('dtmf-path').textContent));
     await sleep(400);   // one tone (100 ms) + gap at a time, as a person would
   }
   return paths;
@@ -116,7 +126,7 @@ function assertRelayed(info, codec = 'opus/48000') {
   assert.equal(info.media.dtmf, 'relay');
 }
 
-test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding', { timeout: 40000 }, async () => {
+test(titled('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 500 }, async (callId) => {
     const relayed = await gw.callInfo(token, callId);
     const paths = await pressKeys('4#');
@@ -126,8 +136,9 @@ test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCD
   assert.deepEqual(r.result.paths, ['sent by the browser (RTCDTMFSender)', 'sent by the browser (RTCDTMFSender)']);
   assert.deepEqual(r.result.errors, [], 'no gateway error');
   const te = ue6TelephoneEvent(r.callId);
-  assert.equal(te.clock, 48000, 'Opus with telephone-event/48000 on the IMS leg');
-  assert.match(r.answered.sdp, /a=rtpmap:\d+ telephone-event\/48000/, 'the browser is answered with telephone-event');
+  const clock = offeredTeClock(r.browserOffer);
+  assert.equal(te.clock, clock, `Opus with the telephone-event/${clock} the browser offered on the IMS leg`);
+  assert.ok(tePt(r.answered.sdp, clock) >= 96, `the browser is answered with telephone-event/${clock}: ${r.answered.sdp}`);
   assertEventsToUe(r, te, '4#', 100);
   assert.ok(r.toUe.every((p) => p.pt === Number(/m=audio \d+ RTP\/AVP (\d+)/.exec(te.answer)[1]) || p.pt === te.pt),
     'toward the UE only Opus and telephone-event, as negotiated');
@@ -135,7 +146,7 @@ test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCD
   await assertNoRtpengineSession();
 });
 
-test('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on', { timeout: 40000 }, async () => {
+test(titled('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 300 }, async (callId) => {
     const mark = await client.mark();
     await client.dtmf(callId, '7', 160);
@@ -155,7 +166,7 @@ test('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get
   await assertNoRtpengineSession();
 });
 
-test('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type', { timeout: 40000 }, async () => {
+test(titled('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { dtmf: 'inject' }, async (callId) => {
     const info = await gw.callInfo(token, callId);
     await client.dtmf(callId, '1#', 160);
@@ -172,7 +183,7 @@ test('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 even
   await assertNoRtpengineSession();
 });
 
-test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg', { timeout: 40000 }, async () => {
+test(titled('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { imsCodec: 'PCMA' }, (callId) => client.insertDtmf(callId, '9', 200, 70));
   const te = ue6TelephoneEvent(r.callId);
   const { offer, answer } = te;
@@ -191,7 +202,7 @@ test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event a
 
 // ue2's default offer is Opus + PCMA + telephone-event/8000: the call stays Opus (no transcoding), and its
 // telephone-event/8000 beside Opus/48000 is one rtpengine 10.5 cannot inject into (docs/media.md "DTMF").
-test('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works', { timeout: 40000 }, async () => {
+test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works'), { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt-inject');
   let packets = [];
@@ -231,7 +242,7 @@ test('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser 
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking', { timeout: 40000 }, async () => {
+test(titled('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking'), { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
@@ -260,7 +271,7 @@ test('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway):
   await assertNoRtpengineSession();
 });
 
-test('ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit', { timeout: 40000 }, async () => {
+test(titled('ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit'), { timeout: 40000 }, async () => {
   const mark = await client.mark();
   const r = await capturedCall(UE6, { holdMs: 0 }, async (callId) => {
     const got = [];
@@ -301,7 +312,7 @@ function tonePower(samples, f, rate = 8000) {
   return (s1 * s1 + s2 * s2 - k * s1 * s2) / energy;
 }
 
-test('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf without asking): the digit arrives as an in-band DTMF tone', { timeout: 40000 }, async () => {
+test(titled('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf without asking): the digit arrives as an in-band DTMF tone'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE1, { imsCodec: 'PCMA' }, async (callId) => { await client.dtmf(callId, '1', 200); });
   assert.doesNotMatch(r.answered.sdp, /telephone-event/, 'ue1 did not negotiate telephone-event');
   assert.ok(r.toUe.every((p) => p.pt === 8), `only PCMA toward ue1: ${[...new Set(r.toUe.map((p) => p.pt))]}`);
@@ -321,7 +332,7 @@ test('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf withou
   await assertNoRtpengineSession();
 });
 
-test('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives', { timeout: 40000 }, async () => {
+test(titled('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 500, dtmf: 'inject' }, async (callId) => {
     const errorFor = async (msg) => {
       const mark = await client.mark();
