@@ -8,7 +8,10 @@
 //  - WebSocket `dtmf` → rtpengine `play DTMF` → RFC 4733 events toward the UE under the payload type of its
 //    SDP on calls placed (MO) or answered (MT) with dtmf: "inject", and on transcoded calls (imsCodec PCMA,
 //    an MT offer of PCMA only) without asking;
-//  - the browser's insertDTMF on a transcoded call (PCMA): 48000 → 8000 Hz clock on the IMS leg;
+//  - the keypad on a transcoded call (PCMA): Chromium's RTCDTMFSender at 48000 → 8000 Hz clock on the IMS leg;
+//    Firefox (telephone-event/8000 only, which rtpengine 10.5 does not answer beside transcoded Opus) WebSocket dtmf;
+//  - each browser: its own offer decides the telephone-event clock of a relayed call (Chromium /48000, Firefox
+//    /8000; ue6 answers what it is offered), and on inject calls the gateway offers IMS /48000 (Firefox);
 //  - a UE without telephone-event (ue1, PCMA) gets the digit as an in-band tone;
 //  - bad input → bad-message / unknown-call / bad-state, and the call goes on.
 import assert from 'node:assert/strict';
@@ -17,7 +20,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
-import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage } from '../runner/testkit.mjs';
+import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage, titled } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
@@ -36,6 +39,14 @@ before(async () => {
 after(async () => page?.close());
 
 const tePt = (sdp, rate = 8000) => Number(new RegExp(`a=rtpmap:(\\d+) telephone-event/${rate}`).exec(sdp ?? '')?.[1] ?? NaN);
+
+// The telephone-event clock a relayed Opus call negotiates, from the browser's own offer: Opus's 48000 when
+// the browser offers telephone-event/48000 (Chromium offers /48000 and /8000), else /8000 (Firefox offers
+// only that one, RFC 7874 §3); ue6 answers /48000 when offered, else /8000 (sipp-scenarios/uas-dtmf.xml).
+function offeredTeClock(browserOffer) {
+  assert.ok(tePt(browserOffer, 8000) >= 96, `the browser offers telephone-event/8000 (RFC 7874 §3): ${browserOffer}`);
+  return tePt(browserOffer, 48000) >= 96 ? 48000 : 8000;
+}
 
 // rtpengine can only inject once it has seen the browser's RTP (it needs its SSRC).
 async function waitBrowserMedia(callId) {
@@ -56,6 +67,7 @@ async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during =
   try {
     callId = await client.call(ue.user, { ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}) });
     const answered = await client.waitFor('answered', callId, 15000);
+    const browserOffer = (await client.sdp(callId)).local;   // MO: the browser's offer
     await waitBrowserMedia(callId);
     const result = await during(callId, answered);
     await sleep(holdMs);
@@ -63,7 +75,7 @@ async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during =
     const ended = await client.waitFor('ended', callId, 8000);
     await cap.stop();
     const packets = await rtpPackets(cap.file, ue.mediaPort);
-    return { callId, answered, ended, result, packets, toUe: packets.filter((p) => p.dst === ue.mediaPort) };
+    return { callId, answered, browserOffer, ended, result, packets, toUe: packets.filter((p) => p.dst === ue.mediaPort) };
   } catch (e) {
     if (callId) { try { await client.hangup(callId); await client.waitFor('ended', callId, 3000); } catch { /* gone */ } }
     await cap.stop().catch(() => {});
@@ -98,11 +110,12 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
 }
 
 // The page's keypad: a click on its button for each key (webclient/public/app.js → labClient.keypad).
+// page.click(selector) and page.evaluate are the same in Playwright (Chromium) and Puppeteer (Firefox).
 async function pressKeys(keys) {
   const paths = [];
   for (const k of keys) {
-    await client.page.locator('#keypad').getByRole('button', { name: k, exact: true }).click();
-    paths.push(await client.page.textContent('#dtmf-path'));
+    await client.page.click(`#keypad button[data-key="${k}"]`);
+    paths.push(await client.page.evaluate(() => document.getElementById('dtmf-path').textContent));
     await sleep(400);   // one tone (100 ms) + gap at a time, as a person would
   }
   return paths;
@@ -116,7 +129,7 @@ function assertRelayed(info, codec = 'opus/48000') {
   assert.equal(info.media.dtmf, 'relay');
 }
 
-test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding', { timeout: 40000 }, async () => {
+test(titled('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCDTMFSender; no transcoding'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 500 }, async (callId) => {
     const relayed = await gw.callInfo(token, callId);
     const paths = await pressKeys('4#');
@@ -126,8 +139,9 @@ test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCD
   assert.deepEqual(r.result.paths, ['sent by the browser (RTCDTMFSender)', 'sent by the browser (RTCDTMFSender)']);
   assert.deepEqual(r.result.errors, [], 'no gateway error');
   const te = ue6TelephoneEvent(r.callId);
-  assert.equal(te.clock, 48000, 'Opus with telephone-event/48000 on the IMS leg');
-  assert.match(r.answered.sdp, /a=rtpmap:\d+ telephone-event\/48000/, 'the browser is answered with telephone-event');
+  const clock = offeredTeClock(r.browserOffer);
+  assert.equal(te.clock, clock, `Opus with the telephone-event/${clock} the browser offered on the IMS leg`);
+  assert.ok(tePt(r.answered.sdp, clock) >= 96, `the browser is answered with telephone-event/${clock}: ${r.answered.sdp}`);
   assertEventsToUe(r, te, '4#', 100);
   assert.ok(r.toUe.every((p) => p.pt === Number(/m=audio \d+ RTP\/AVP (\d+)/.exec(te.answer)[1]) || p.pt === te.pt),
     'toward the UE only Opus and telephone-event, as negotiated');
@@ -135,7 +149,7 @@ test('relayed call to ue6 (the default): the page keypad sends RFC 4733 via RTCD
   await assertNoRtpengineSession();
 });
 
-test('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on', { timeout: 40000 }, async () => {
+test(titled('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get it, shown on the page; the call goes on'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 300 }, async (callId) => {
     const mark = await client.mark();
     await client.dtmf(callId, '7', 160);
@@ -155,7 +169,7 @@ test('WebSocket dtmf on a relayed call: error dtmf-unavailable saying how to get
   await assertNoRtpengineSession();
 });
 
-test('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type', { timeout: 40000 }, async () => {
+test(titled('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 events 1 and # reach ue6 under its payload type'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { dtmf: 'inject' }, async (callId) => {
     const info = await gw.callInfo(token, callId);
     await client.dtmf(callId, '1#', 160);
@@ -164,34 +178,54 @@ test('WebSocket dtmf "1#" on an MO call placed with dtmf "inject": RFC 4733 even
   assert.equal(r.result.media.dtmf, 'inject');
   assert.equal(r.result.media.transcoded, true, 'inject-DTMF runs the browser\'s audio through rtpengine\'s codec engine');
   const te = ue6TelephoneEvent(r.callId);
-  assert.equal(te.clock, 48000, 'pass-through: Opus with telephone-event/48000 on the IMS leg');
-  assert.match(r.answered.sdp, /a=rtpmap:\d+ telephone-event\/48000/, 'the browser is answered with telephone-event');
+  // rtpengine 10.5 injects only at the audio codec's clock: the IMS leg gets telephone-event/48000 beside Opus,
+  // from the browser's offer (Chromium) or added by the gateway (Firefox offers only /8000: CodecPolicy)
+  assert.equal(te.clock, 48000, 'Opus with telephone-event/48000 on the IMS leg');
+  assert.ok(tePt(te.offer, 48000) >= 96, `IMS offer has telephone-event/48000: ${te.offer}`);
+  if (offeredTeClock(r.browserOffer) === 48000) {
+    assert.ok(tePt(r.answered.sdp, 48000) >= 96, `the browser is answered with telephone-event/48000: ${r.answered.sdp}`);
+  } else {
+    // rtpengine 10.5 answers the browser's transcoded Opus stream with telephone-event at Opus's clock only,
+    // which Firefox did not offer: no RTCDTMFSender on this call, the keypad takes WebSocket dtmf (next test)
+    assert.doesNotMatch(r.answered.sdp, /telephone-event/, `the browser is answered without telephone-event: ${r.answered.sdp}`);
+  }
   assertEventsToUe(r, te, '1#', 160);
   const errors = (await client.events()).filter((e) => e.msg.type === 'error' && e.msg.callId === r.callId);
   assert.deepEqual(errors, [], 'no error for the dtmf message');
   await assertNoRtpengineSession();
 });
 
-test('browser insertDTMF on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg', { timeout: 40000 }, async () => {
-  const r = await capturedCall(UE6, { imsCodec: 'PCMA' }, (callId) => client.insertDtmf(callId, '9', 200, 70));
+test(titled('the page keypad on a transcoded call (imsCodec PCMA): telephone-event at the 8000 Hz clock on the IMS leg'), { timeout: 40000 }, async () => {
+  const r = await capturedCall(UE6, { imsCodec: 'PCMA' }, () => pressKeys('9'));
   const te = ue6TelephoneEvent(r.callId);
   const { offer, answer } = te;
   assert.equal(te.clock, 8000, 'transcoded to PCMA: telephone-event/8000 on the IMS leg');
   assert.match(offer, /m=audio \d+ RTP\/AVP 8 \d+\r?\n/, `IMS offer: PCMA + telephone-event only: ${offer}`);
   assert.match(answer, /a=rtpmap:8 PCMA\/8000/);
-  // the browser leg stays Opus, and has a telephone-event for RTCDTMFSender to use
+  // the browser leg stays Opus
   assert.match(r.answered.sdp, /a=rtpmap:\d+ opus\/48000/);
   assert.ok(r.toUe.some((p) => p.pt === 8), 'PCMA audio toward the UE (transcoded)');
-  // the browser sent telephone-event/48000 (its answer has no /8000 beside Opus): rtpengine rescaled it
-  assert.ok(tePt(r.answered.sdp, 48000), `browser leg: telephone-event/48000 (${r.answered.sdp})`);
-  const [ev] = assertEventsToUe(r, te, '9', 200);
+  if (offeredTeClock(r.browserOffer) === 48000) {
+    // Chromium: answered telephone-event/48000 (no /8000 beside Opus); its RTCDTMFSender sends the key and
+    // rtpengine rescales the event to 8000 Hz (the duration bound below fails on an unscaled 48000 one)
+    assert.ok(tePt(r.answered.sdp, 48000) >= 96, `browser leg: telephone-event/48000 (${r.answered.sdp})`);
+    assert.deepEqual(r.result, ['sent by the browser (RTCDTMFSender)']);
+  } else {
+    // Firefox offers only telephone-event/8000, which rtpengine 10.5 does not answer beside a transcoded Opus:
+    // the keypad sends WebSocket dtmf, which the call takes (transcoded anyway) → play DTMF toward ue6
+    assert.doesNotMatch(r.answered.sdp, /telephone-event/, `browser leg without telephone-event: ${r.answered.sdp}`);
+    assert.deepEqual(r.result, ['sent through the gateway (WebSocket dtmf)']);
+  }
+  const [ev] = assertEventsToUe(r, te, '9', 100);
   assert.ok(ev.packets >= 5, `event sent as a series of packets (${ev.packets})`);
+  const errors = (await client.events()).filter((e) => e.msg.type === 'error' && e.msg.callId === r.callId);
+  assert.deepEqual(errors, [], 'no gateway error');
   await assertNoRtpengineSession();
 });
 
 // ue2's default offer is Opus + PCMA + telephone-event/8000: the call stays Opus (no transcoding), and its
 // telephone-event/8000 beside Opus/48000 is one rtpengine 10.5 cannot inject into (docs/media.md "DTMF").
-test('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works', { timeout: 40000 }, async () => {
+test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works'), { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt-inject');
   let packets = [];
@@ -231,7 +265,7 @@ test('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser 
   await assertNoRtpengineSession();
 });
 
-test('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking', { timeout: 40000 }, async () => {
+test(titled('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking'), { timeout: 40000 }, async () => {
   const UE2_MEDIA = 6100;
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
@@ -260,7 +294,7 @@ test('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway):
   await assertNoRtpengineSession();
 });
 
-test('ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit', { timeout: 40000 }, async () => {
+test(titled('ue6 sends RFC 4733 digits on a relayed call: the browser gets one WebSocket dtmf per digit'), { timeout: 40000 }, async () => {
   const mark = await client.mark();
   const r = await capturedCall(UE6, { holdMs: 0 }, async (callId) => {
     const got = [];
@@ -301,7 +335,7 @@ function tonePower(samples, f, rate = 8000) {
   return (s1 * s1 + s2 * s2 - k * s1 * s2) / energy;
 }
 
-test('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf without asking): the digit arrives as an in-band DTMF tone', { timeout: 40000 }, async () => {
+test(titled('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf without asking): the digit arrives as an in-band DTMF tone'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE1, { imsCodec: 'PCMA' }, async (callId) => { await client.dtmf(callId, '1', 200); });
   assert.doesNotMatch(r.answered.sdp, /telephone-event/, 'ue1 did not negotiate telephone-event');
   assert.ok(r.toUe.every((p) => p.pt === 8), `only PCMA toward ue1: ${[...new Set(r.toUe.map((p) => p.pt))]}`);
@@ -321,7 +355,7 @@ test('UE without telephone-event (ue1, PCMA, transcoded so WebSocket dtmf withou
   await assertNoRtpengineSession();
 });
 
-test('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives', { timeout: 40000 }, async () => {
+test(titled('bad dtmf messages: bad-message, unknown-call, bad-state; the call survives'), { timeout: 40000 }, async () => {
   const r = await capturedCall(UE6, { holdMs: 500, dtmf: 'inject' }, async (callId) => {
     const errorFor = async (msg) => {
       const mark = await client.mark();

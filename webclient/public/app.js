@@ -55,6 +55,7 @@ $('keypad').append(...[...KEYS].map((k) => {
   const b = document.createElement('button');
   b.type = 'button';
   b.textContent = k;
+  b.dataset.key = k;   // a selector both test drivers (Playwright, Puppeteer) understand
   b.addEventListener('click', act(() => {
     $('dtmf-path').textContent = client.keypad($('keypad-box').dataset.callId, k) === 'rtcdtmfsender'
       ? 'sent by the browser (RTCDTMFSender)' : 'sent through the gateway (WebSocket dtmf)';

@@ -20,8 +20,37 @@ final class CodecPolicy {
 
     /** MO offer without a forced codec: only the browser-only formats the offer has are stripped; null when none. */
     static Map<String, Object> moPassThrough(String browserSdp) {
+        return moPassThrough(browserSdp, false);
+    }
+
+    /**
+     * As {@link #moPassThrough(String)}; with injectDtmf (the call takes WebSocket `dtmf`) and a browser that
+     * offers telephone-event only at another clock than its first audio codec's (Firefox: Opus/48000 beside
+     * telephone-event/8000 only), `transcode: [telephone-event/48000]` also offers IMS telephone-event at the
+     * codec's clock: rtpengine 10.5 injects RFC 4733 events only there (docs/media.md "DTMF"), and the call's
+     * audio goes through its codec engine anyway with inject-DTMF.
+     */
+    static Map<String, Object> moPassThrough(String browserSdp, boolean injectDtmf) {
         List<String> strip = browserOnlyIn(browserSdp);
-        return strip.isEmpty() ? null : new LinkedHashMap<>(Map.of("strip", strip));
+        String codecClockEvent = injectDtmf ? codecClockTelephoneEventMissing(browserSdp) : null;
+        if (strip.isEmpty() && codecClockEvent == null) return null;
+        Map<String, Object> dict = new LinkedHashMap<>();
+        if (!strip.isEmpty()) dict.put("strip", strip);
+        if (codecClockEvent != null) dict.put("transcode", List.of(codecClockEvent));
+        return dict;
+    }
+
+    /**
+     * "telephone-event/48000" when the SDP offers telephone-event, none of it at the clock of its first audio
+     * codec (Opus/48000 here); null otherwise (none offered, or one at the codec's clock already).
+     */
+    static String codecClockTelephoneEventMissing(String sdp) {
+        String codec = SdpCodec.firstAudioCodec(sdp);
+        List<String> rates = SdpCodec.telephoneEventRates(sdp);
+        if (codec == null || rates.isEmpty()) return null;
+        String[] parts = codec.split("/");
+        if (parts.length < 2 || rates.contains(parts[1])) return null;
+        return "telephone-event/" + parts[1];
     }
 
     private static List<String> browserOnlyIn(String sdp) {

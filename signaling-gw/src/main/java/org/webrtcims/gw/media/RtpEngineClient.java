@@ -97,13 +97,23 @@ public class RtpEngineClient {
      */
     public String offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp, ImsCodec imsCodec)
             throws NgException {
+        return offerFromBrowser(callId, fromTag, toTag, browserSdp, imsCodec, false);
+    }
+
+    /**
+     * As above; injectDtmf: the call takes WebSocket `dtmf` (rtpengine's `play DTMF`), so a pass-through offer
+     * also gets telephone-event at the audio codec's clock toward IMS when the browser offered it only at
+     * another (CodecPolicy#moPassThrough: Firefox offers Opus with telephone-event/8000 only).
+     */
+    public String offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp, ImsCodec imsCodec,
+                                   boolean injectDtmf) throws NgException {
         Map<String, Object> cmd = sdpCommand("offer", callId, fromTag, toTag, MdnsSdp.forRtpengine(browserSdp, MDNS_PLACEHOLDER));
         towardIms(cmd);
         if (toTag != null) keepPorts(cmd);
         cmd.put("replace", List.of("origin", "session-connection"));
         fromBrowser(cmd, "backward");
         if (imsCodec == null) {
-            Map<String, Object> codec = CodecPolicy.moPassThrough(browserSdp);
+            Map<String, Object> codec = CodecPolicy.moPassThrough(browserSdp, injectDtmf);
             if (codec != null) cmd.put("codec", codec);
             return sdpOf(ng.send(cmd));
         }

@@ -260,6 +260,30 @@ class RtpEngineClientTest {
         assertFalse(sent.containsKey("codec"));
     }
 
+    private static final String FIREFOX_AUDIO = String.join("\r\n", "v=0",
+            "m=audio 9 UDP/TLS/RTP/SAVPF 109 9 0 8 101", "a=rtpmap:109 opus/48000/2",
+            "a=rtpmap:9 G722/8000/1", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000",
+            "a=rtpmap:101 telephone-event/8000/1", "");
+
+    @Test
+    void moInjectOfferFromFirefoxAddsTelephoneEventAtOpusClock() throws Exception {
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", null, FIREFOX_AUDIO, null, true),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertEquals(Map.of("transcode", List.of("telephone-event/48000")), sent.get("codec"));
+    }
+
+    @Test
+    void moOfferWithoutInjectOrWithOpusClockEventAddsNoTelephoneEvent() throws Exception {
+        Map<String, Object> relayed = exchange(() -> client.offerFromBrowser("cid", "ftag", null, FIREFOX_AUDIO, null, false),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertFalse(relayed.containsKey("codec"), "a relayed call keeps the browser's telephone-event/8000 as it is");
+        Map<String, Object> chrome = exchange(() -> client.offerFromBrowser("cid2", "ftag", null, CHROME_AUDIO, null, true),
+                Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
+        assertFalse(chrome.containsKey("codec"), "Chrome offers telephone-event/48000 itself");
+        assertEquals(null, CodecPolicy.codecClockTelephoneEventMissing(String.join("\r\n", "v=0",
+                "m=audio 9 RTP/AVP 109", "a=rtpmap:109 opus/48000/2", "")), "no telephone-event offered: none added");
+    }
+
     @Test
     void mtOfferWithoutOpusOffersTranscodedOpusFirst() throws Exception {
         String ueOffer = String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 8 0 101",
