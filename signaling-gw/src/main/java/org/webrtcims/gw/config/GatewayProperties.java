@@ -125,6 +125,22 @@ public class GatewayProperties {
         public void setTimeoutMs(int timeoutMs) { this.timeoutMs = timeoutMs; }
         public int getAttempts() { return attempts; }
         public void setAttempts(int attempts) { this.attempts = attempts; }
+
+        /**
+         * While rtpengine does not answer (an ng command got no reply after all attempts), ng commands fail at
+         * once (`media-failed`) and rtpengine is pinged this often; the first pong ends that (media/RtpEngineBreaker).
+         */
+        private long probeMs = 1000;
+        public long getProbeMs() { return probeMs; }
+        public void setProbeMs(long probeMs) { this.probeMs = probeMs; }
+
+        /**
+         * How long a browser request for an ended call's final media counters waits for the teardown's
+         * rtpengine delete, which runs off the SIP thread (call/CallMedia.release).
+         */
+        private long releaseWaitMs = 4000;
+        public long getReleaseWaitMs() { return releaseWaitMs; }
+        public void setReleaseWaitMs(long releaseWaitMs) { this.releaseWaitMs = releaseWaitMs; }
     }
 
     public static class Webclient {

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
+import org.webrtcims.gw.media.RtpEngineBreaker;
 import org.webrtcims.gw.media.RtpEngineClient;
 
 import java.time.Duration;
@@ -37,11 +38,17 @@ public class MediaConfig {
         return DtmfLogListener.start(HostPort.parse(where).socketAddress(), relay);
     }
 
+    /** Fails ng commands fast while rtpengine is down; pings it every lab.rtpengine.probe-ms meanwhile. */
+    @Bean(destroyMethod = "close")
+    public RtpEngineBreaker rtpEngineBreaker(NgClient ng, GatewayProperties props) {
+        return new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofMillis(props.getRtpengine().getProbeMs()));
+    }
+
     @Bean
-    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props) {
+    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props, RtpEngineBreaker breaker) {
         GatewayProperties.Rtpengine r = props.getRtpengine();
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
-        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()));
+        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), breaker);
     }
 }
