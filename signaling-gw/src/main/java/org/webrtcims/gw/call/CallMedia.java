@@ -146,6 +146,9 @@ public class CallMedia {
         return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 
+    /** True while rtpengine is taken for down (its breaker is open): ng commands fail at once. */
+    boolean unavailable() { return rtp.unavailable(); }
+
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats stats(Call c) {
         return statsOf(c.id, c.browserTag());
