@@ -75,7 +75,9 @@ public class CallMedia {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         c.sdp.dtlsRole = DtlsRole.answering(sdp);
-        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec)));
+        c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec)));
+        c.rtpengineSinceNanos = System.nanoTime();
+        return c.sdp.imsMediaSdp;
     }
 
     String answerFromIms(Call c, String sdp) {
@@ -89,6 +91,7 @@ public class CallMedia {
     String offerFromIms(Call c, String sdp) {
         c.sdp.injectDtmf |= RtpEngineClient.mtOfferTranscodes(sdp);
         c.sdp.mtOffer = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, null, sdp, c.sdp.injectDtmf));
+        c.rtpengineSinceNanos = System.nanoTime();
         c.sdp.imsRemoteSdp = sdp;
         return Bundle.offerWithSingleGroup(c.sdp.mtOffer);
     }
@@ -145,6 +148,12 @@ public class CallMedia {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
         return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
+
+    /** This gateway's sessions in rtpengine now (gateway call-ids). */
+    java.util.List<String> sessions() throws NgException { return rtp.list(); }
+
+    /** Deletes a session that belongs to no call of this gateway (the reconciler's orphans). */
+    void deleteOrphan(String callId) throws NgException { rtp.delete(callId, null); }
 
     /** True while rtpengine is taken for down (its breaker is open): ng commands fail at once. */
     boolean unavailable() { return rtp.unavailable(); }

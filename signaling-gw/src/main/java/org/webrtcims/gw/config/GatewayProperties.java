@@ -141,6 +141,19 @@ public class GatewayProperties {
         private long releaseWaitMs = 4000;
         public long getReleaseWaitMs() { return releaseWaitMs; }
         public void setReleaseWaitMs(long releaseWaitMs) { this.releaseWaitMs = releaseWaitMs; }
+
+        /**
+         * Put before every call-id the gateway sends rtpengine, so that its sessions are told from other
+         * gateways' (and loadgen's) on the same rtpengine; empty = `gw<lab.sip.port>-`.
+         */
+        private String sessionPrefix = "";
+        public String getSessionPrefix() { return sessionPrefix; }
+        public void setSessionPrefix(String sessionPrefix) { this.sessionPrefix = sessionPrefix; }
+
+        /** How often rtpengine's `list` is compared with the gateway's calls (call/MediaReconciler); 0 = never. */
+        private long reconcileMs = 10000;
+        public long getReconcileMs() { return reconcileMs; }
+        public void setReconcileMs(long reconcileMs) { this.reconcileMs = reconcileMs; }
     }
 
     public static class Webclient {

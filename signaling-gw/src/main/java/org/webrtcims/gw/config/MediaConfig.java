@@ -29,7 +29,12 @@ public class MediaConfig {
      * call layer's DTMF owner, found by type: config/ does not import call/ (docs/architecture.md, package map).
      */
     @Bean(destroyMethod = "close")
-    public DtmfLogListener dtmfLogListener(GatewayProperties props, Consumer<DtmfLogEvent> relay) {
+    public DtmfLogListener dtmfLogListener(GatewayProperties props, Consumer<DtmfLogEvent> calls, RtpEngineClient rtp) {
+        // rtpengine logs its own call-id: the gateway's behind the session prefix; other gateways' events are not ours.
+        Consumer<DtmfLogEvent> relay = e -> {
+            String id = rtp.callIdOf(e.callId());
+            if (id != null) calls.accept(new DtmfLogEvent(id, e.sourceTag(), e.event(), e.durationMs()));
+        };
         String where = props.getRtpengine().getDtmfLog();
         if (where == null || where.isBlank()) {
             log.info("lab.rtpengine.dtmf-log is empty: DTMF from IMS is not forwarded to browsers");
@@ -49,6 +54,7 @@ public class MediaConfig {
         GatewayProperties.Rtpengine r = props.getRtpengine();
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
-        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), breaker);
+        String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
+        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), breaker, prefix);
     }
 }

@@ -33,6 +33,8 @@ public class RtpEngineClient {
     private final NgClient ng;
     /** Fails commands fast while rtpengine does not answer (issue #12). */
     private final RtpEngineBreaker breaker;
+    /** Before every call-id sent to rtpengine: this gateway's sessions (see the constructor). */
+    private final String sessionPrefix;
     /** Codecs read from the SDP answers, used when rtpengine has not seen RTP yet. */
     private final Map<String, Negotiated> negotiated = new ConcurrentHashMap<>();
 
@@ -83,11 +85,33 @@ public class RtpEngineClient {
     }
 
     public RtpEngineClient(NgClient ng, Legs legs, RtpEngineBreaker breaker) {
+        this(ng, legs, breaker, "");
+    }
+
+    /**
+     * sessionPrefix: put before every call-id this client sends (and required of every id `list` returns), so
+     * that the sessions of one gateway are told from another's, or from loadgen's, on a shared rtpengine.
+     */
+    public RtpEngineClient(NgClient ng, Legs legs, RtpEngineBreaker breaker, String sessionPrefix) {
+        if (sessionPrefix == null || sessionPrefix.chars().anyMatch(ch -> ch <= ' ')) {
+            throw new IllegalArgumentException("rtpengine session prefix must have no spaces: '" + sessionPrefix + "'");
+        }
+        this.sessionPrefix = sessionPrefix;
         this.ng = Objects.requireNonNull(ng);
         this.legs = Objects.requireNonNull(legs, "legs");
         this.breaker = Objects.requireNonNull(breaker, "breaker");
         breaker.probeWith(this::ping);
     }
+
+    /** rtpengine's call-id for a gateway call-id. */
+    String ngId(String callId) { return sessionPrefix + Objects.requireNonNull(callId, "callId"); }
+
+    /** The gateway call-id of one of rtpengine's call-ids, or null when the session is not this gateway's. */
+    public String callIdOf(String ngCallId) {
+        return ngCallId != null && ngCallId.startsWith(sessionPrefix) ? ngCallId.substring(sessionPrefix.length()) : null;
+    }
+
+    public String sessionPrefix() { return sessionPrefix; }
 
     /** True while rtpengine is taken for down and commands fail at once (RtpEngineBreaker). */
     public boolean unavailable() { return breaker.isOpen(); }
@@ -212,7 +236,7 @@ public class RtpEngineClient {
      * so the caller must know (call/Dtmf does).
      */
     public void playDtmf(String callId, String fromTag, char digit, int durationMs) throws NgException {
-        send(playDtmfCommand(callId, fromTag, digit, durationMs));
+        send(playDtmfCommand(ngId(callId), fromTag, digit, durationMs));
     }
 
     static Map<String, Object> playDtmfCommand(String callId, String fromTag, char digit, int durationMs) {
@@ -229,7 +253,7 @@ public class RtpEngineClient {
     /** Live counters; browserTag is the from-tag for MO calls and the to-tag for MT calls. */
     public MediaStats query(String callId, String browserTag) throws NgException {
         Map<String, Object> cmd = command("query");
-        cmd.put("call-id", Objects.requireNonNull(callId, "callId"));
+        cmd.put("call-id", ngId(callId));
         MediaStats stats = statsOf(callId, send(cmd), browserTag);
         if (stats == null) {
             throw new NgException(NgException.Kind.PROTOCOL, "rtpengine query reply without 'tags'");
@@ -261,14 +285,14 @@ public class RtpEngineClient {
         }
     }
 
-    private static Map<String, Object> deleteCommand(String callId) {
+    private Map<String, Object> deleteCommand(String callId) {
         Map<String, Object> cmd = command("delete");
-        cmd.put("call-id", callId);
+        cmd.put("call-id", ngId(callId));
         cmd.put("delete-delay", 0);
         return cmd;
     }
 
-    /** Call-ids rtpengine currently holds. */
+    /** Call-ids (the gateway's, without the session prefix) of this gateway's sessions rtpengine holds now. */
     public List<String> list() throws NgException {
         Map<String, Object> cmd = command("list");
         // rtpengine's default limit is 32, too few for load runs; 1000 ids still fit one datagram.
@@ -278,7 +302,10 @@ public class RtpEngineClient {
             throw new NgException(NgException.Kind.PROTOCOL, "rtpengine list reply without 'calls'");
         }
         List<String> out = new ArrayList<>(ids.size());
-        ids.forEach(id -> out.add(String.valueOf(id)));
+        for (Object id : ids) {
+            String ours = callIdOf(String.valueOf(id));
+            if (ours != null) out.add(ours);
+        }
         return out;
     }
 
@@ -345,10 +372,10 @@ public class RtpEngineClient {
         return cmd;
     }
 
-    private static Map<String, Object> sdpCommand(String name, String callId, String fromTag, String toTag,
-                                                  String sdp) {
+    private Map<String, Object> sdpCommand(String name, String callId, String fromTag, String toTag,
+                                           String sdp) {
         Map<String, Object> cmd = command(name);
-        cmd.put("call-id", Objects.requireNonNull(callId, "callId"));
+        cmd.put("call-id", ngId(callId));
         cmd.put("from-tag", Objects.requireNonNull(fromTag, "fromTag"));
         if (toTag != null) {
             cmd.put("to-tag", toTag);
