@@ -179,6 +179,21 @@ public class GatewayProperties {
         private int maxSessions = 100;
         /** WebSocket messages per second per socket (burst of the same size); beyond it: error rate-limited. */
         private int wsMessagesPerSecond = 20;
+        /** A ping frame to every browser socket this often; 0 = none (and no idle check). */
+        private long wsPingMs = 15000;
+        /** A socket that sent nothing, not even a pong, for this long is closed as half-open; 0 = never. */
+        private long wsIdleTimeoutMs = 45000;
+        /**
+         * How long a session (its calls, its registration) outlives a lost socket, for a new socket with the same
+         * token to take it over; 0 = it ends at once (`websocket-closed`).
+         */
+        private long wsReconnectGraceMs = 0;
+        public long getWsPingMs() { return wsPingMs; }
+        public void setWsPingMs(long v) { this.wsPingMs = v; }
+        public long getWsIdleTimeoutMs() { return wsIdleTimeoutMs; }
+        public void setWsIdleTimeoutMs(long v) { this.wsIdleTimeoutMs = v; }
+        public long getWsReconnectGraceMs() { return wsReconnectGraceMs; }
+        public void setWsReconnectGraceMs(long v) { this.wsReconnectGraceMs = v; }
         public int getMaxMessageBytes() { return maxMessageBytes; }
         public void setMaxMessageBytes(int maxMessageBytes) { this.maxMessageBytes = maxMessageBytes; }
         public int getTokenTtlSeconds() { return tokenTtlSeconds; }
