@@ -147,16 +147,22 @@ async function startOwnGateway() {
   }
 }
 
+const GRACE_MS = 4000;
 const OWN_PREFIX = `gw${SIP_PORT}-`;
 const ownSessions = async () => (await ngList()).filter((id) => id.startsWith(OWN_PREFIX));
 
 async function carolCallsUe1() {
   const client = await openClient(browser, { name: 'test-faults-carol', url: `${base}/` });
-  await client.login('carol', passwordOf('carol'));
+  const { token } = await client.login('carol', passwordOf('carol'));
   const callId = await client.call('ue1');
   await client.waitFor('answered', callId, 15000);
-  return { client, callId };
+  return { client, callId, token };
 }
+
+const ownCallInfo = async (token, callId) => {
+  const res = await fetch(`${base}/api/v1/calls/${encodeURIComponent(callId)}`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: await res.json().catch(() => null) };
+};
 
 before(async () => {
   const main = commandOf('gateway').argv; // java -jar ... as ./lab started it
@@ -165,6 +171,7 @@ before(async () => {
   args = withOption(args, 'lab.sip.port', SIP_PORT);
   args = withOption(args, 'lab.rtpengine.dtmf-log', ''); // rtpengine's DTMF log goes to the lab's gateway
   args = withOption(args, 'lab.rtpengine.reconcile-ms', 2000);
+  args = withOption(args, 'lab.api.ws-reconnect-grace-ms', GRACE_MS);
   gwArgs = args;
   const u = new URL(gatewayUrl());
   u.port = String(HTTP_PORT);
@@ -186,6 +193,42 @@ test('the gateway crashes mid-call: restarted, it deletes the rtpengine session 
     client = null;
     proc = await startOwnGateway();
     await assertNoSessionOf(OWN_PREFIX, 10000); // left by the crashed run, deleted at start
+  } finally {
+    await client?.close();
+    await stop(proc, 'SIGTERM', 15000);
+  }
+});
+
+test(`the WebSocket is lost mid-call: a new one with the token within the grace period (${GRACE_MS} ms) keeps the call; without one it ends and the UE gets its BYE`, { timeout: 120000 }, async () => {
+  const proc = await startOwnGateway();
+  let client;
+  try {
+    let callId;
+    let token;
+    ({ client, callId, token } = await carolCallsUe1());
+    await client.page.evaluate(() => window.labClient.ws.close(4000)); // the socket drops; the page stays
+    await sleep(GRACE_MS / 2);
+    const url = new URL('/ws', base.replace(/^http/, 'ws')).href;
+    const reopened = await client.page.evaluate(([u, t]) => new Promise((resolve) => {
+      const w = new WebSocket(u, ['lab.v1', `lab.token.${t}`]);
+      w.onopen = () => { window.faultsSocket = w; resolve(true); };
+      w.onclose = () => resolve(false);
+    }), [url, token]);
+    assert.ok(reopened, 'a new socket with the same token is accepted within the grace period');
+    await sleep(GRACE_MS + 1500);
+    const kept = await ownCallInfo(token, callId);
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.equal(kept.body.state, 'confirmed', `the call survives its socket: ${JSON.stringify(kept.body)}`);
+
+    await client.page.evaluate(() => window.faultsSocket.close(4000)); // lost again, nobody comes back
+    await sleep(GRACE_MS / 2);
+    assert.equal((await ownCallInfo(token, callId)).body?.state, 'confirmed', 'still within the grace period');
+    const ueLog = path.join(logDir(), 'sipp-uas-ue1-messages.log');
+    let bye = null;
+    for (let i = 0; i < 40 && !bye; i++, await sleep(250)) bye = messageSeenByUe(ueLog, callId, /^BYE /);
+    assert.ok(bye, `ue1 got no BYE for ${callId} after the grace period`);
+    assert.equal((await ownCallInfo(token, callId)).status, 401, 'the session ended with the grace period');
+    await assertNoSessionOf(OWN_PREFIX);
   } finally {
     await client?.close();
     await stop(proc, 'SIGTERM', 15000);

@@ -183,6 +183,7 @@ public class DialogRequests implements InboundRequestHandler {
                 c.state = CallState.CONFIRMED;
                 c.markSetupDone();
                 MediaStartWatch.start(ctx, c);
+                MaxCallLength.start(ctx, c);
             }
         }
     }

@@ -217,6 +217,10 @@ public class GatewayProperties {
 
     /** Call quotas, checked before rtpengine is asked for anything (`lab.limits.*`). */
     public static class Limits {
+        /** A call answered this long ago is hung up (`ended {reason: "max-duration"}`, BYE toward IMS); 0 = no limit. */
+        private long maxCallMs = 4L * 3600 * 1000;
+        public long getMaxCallMs() { return maxCallMs; }
+        public void setMaxCallMs(long maxCallMs) { this.maxCallMs = maxCallMs; }
         /** Live calls (MO + MT) of one browser session. */
         private int callsPerUser = 4;
         /** Live calls of the whole gateway (rtpengine's 30000-30999 range holds about 300). */

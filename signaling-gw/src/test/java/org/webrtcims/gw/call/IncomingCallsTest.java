@@ -424,4 +424,22 @@ class IncomingCallsTest {
         assertEquals(CallState.ENDED, c.state);
         assertEquals("timeout", c.endReason);
     }
+
+    @Test
+    void anAnsweredCallIsHungUpAfterTheMaximumCallLength() throws Exception {
+        props.getLimits().setMaxCallMs(200);
+        props.getRtpengine().setMediaStartTimeoutMs(0);
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state);
+        long until = System.currentTimeMillis() + 3000;
+        while (!c.ended() && System.currentTimeMillis() < until) Thread.sleep(20);
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("max-duration", c.endReason);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+    }
 }
