@@ -17,6 +17,8 @@
 #   run-ue.sh volte-uac <user> [hold_ms] ue5: SIP 127.0.0.1:5094, RTP echo 6400; one VoLTE MO call with
 #                                        preconditions, routed by the Service-Route learnt at REGISTER
 #   run-ue.sh volte-uac-cancel <user>   ue5, same ports; VoLTE INVITE, CANCEL after the 183, expects 200 + 487
+#   run-ue.sh uas-noanswer [ignored]     ue5, same ports; rings (180) and never answers, takes the CANCEL
+#                                        (fault tests; started by the test, not by ./lab)
 #   run-ue.sh uas-reinvite               ue8: SIP 127.0.0.1:5098, RTP echo 6800; answers calls and any
 #                                        re-INVITE (hold → recvonly, inactive, resume) until the BYE
 #   run-ue.sh uac-reinvite <user> [pause_ms]  ue9: SIP 127.0.0.1:5096, RTP echo 6900; calls <user>, holds it by re-INVITE, resumes
@@ -44,7 +46,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -210,6 +212,10 @@ case "$mode" in
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     pause="${2:-2000}"; is_int "$pause" || usage
     ME=ue9 ME_PORT=5096 ME_MPORT=6900 call uac-reinvite "$1" uac-reinvite.xml -set pause "$pause" -recv_timeout 30000 ;;
+  uas-noanswer)
+    # one optional argument, ignored: harness/runner/ue.mjs passes a user
+    [ $# -le 1 ] || usage
+    serve uas-noanswer ue5 5094 6400 uas-noanswer.xml ;;
   uas-video)
     [ $# -eq 0 ] || usage
     serve uas-video ue7 5088 6600 uas-video.xml -aa ;;

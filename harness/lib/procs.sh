@@ -74,11 +74,21 @@ proc_stop() {
   return 0
 }
 
+# procs_restarted — "NAME PID" of the components a test restarted (harness/kit/restart.mjs marks their
+# lines in $LAB_PIDS with "restarted"), newest first: the lab's cleanup stops them too.
+procs_restarted() {
+  [[ -n ${LAB_PIDS:-} && -f $LAB_PIDS ]] || return 0
+  awk '$3 == "restarted" { print $1, $2 }' "$LAB_PIDS" | tac
+}
+
 # procs_cleanup — stop everything this lab process started, newest first. Runs from the EXIT trap.
 procs_cleanup() {
   ((LAB_KEEP_RUNNING)) && return 0
   trap '' INT TERM HUP   # a second Ctrl-C must not cut the cleanup short
   local i name pid
+  while read -r name pid; do
+    [[ -n $pid ]] && proc_stop "$name" "$pid"
+  done < <(procs_restarted)
   for ((i = ${#LAB_STARTED[@]} - 1; i >= 0; i--)); do
     read -r name pid <<<"${LAB_STARTED[i]}"
     proc_stop "$name" "$pid"

@@ -32,10 +32,22 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
     private final ObjectMapper json;
     private final int maxBytes;
     private final int perSecond;
+    private final SocketKeepalive keepalive;
+    /** How long a session outlives its lost socket, waiting for a new one with its token (lab.api.ws-reconnect-grace-ms). */
+    private final long graceMs;
     static final String RATE_ATTR = "messageRate";
 
     public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
                                 ObjectMapper json, GatewayProperties props) {
+        this(sessions, calls, events, json, props, new SocketKeepalive(0, 0));
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
+                                ObjectMapper json, GatewayProperties props, SocketKeepalive keepalive) {
+        this.keepalive = keepalive;
+        this.graceMs = props.getApi().getWsReconnectGraceMs();
+        keepalive.onDead(this::afterConnectionClosed);
         this.sessions = sessions;
         this.calls = calls;
         this.events = events;
@@ -78,11 +90,19 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         }
         WebSocketSession old = s.socket();
         s.attach(ws);
+        keepalive.opened(ws);
+        if (old != null && !old.isOpen()) log.info("{} reconnected: the new WebSocket takes over the session and its calls", s.user());
         if (old != null && old.isOpen()) old.close(CloseStatus.NORMAL.withReason("replaced by a new connection"));
     }
 
     @Override
+    protected void handlePongMessage(WebSocketSession ws, org.springframework.web.socket.PongMessage message) {
+        keepalive.seen(ws);
+    }
+
+    @Override
     protected void handleTextMessage(WebSocketSession ws, TextMessage frame) {
+        keepalive.seen(ws);
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
         MessageRate rate = (MessageRate) ws.getAttributes().computeIfAbsent(RATE_ATTR, k -> new MessageRate(perSecond, System.nanoTime()));
         if (!rate.take(System.nanoTime())) {
@@ -128,8 +148,18 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
 
     @Override
     public void afterConnectionClosed(WebSocketSession ws, CloseStatus status) {
+        keepalive.closed(ws);
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
-        if (s != null && s.socket() == ws) sessions.end(s, "websocket-closed", false);
+        if (s == null || s.socket() != ws) return;
+        if (graceMs <= 0) {
+            sessions.end(s, "websocket-closed", false);
+            return;
+        }
+        // The calls and the registration wait for a new socket with the same token (it attaches itself).
+        log.info("{}: WebSocket lost ({}); keeping the session {} ms for a reconnect", s.user(), status.getCode(), graceMs);
+        keepalive.after(graceMs, () -> {
+            if (s.socket() == ws) sessions.end(s, "websocket-closed", false);
+        });
     }
 
     private void error(WebSocketSession ws, String callId, String code, String message) {

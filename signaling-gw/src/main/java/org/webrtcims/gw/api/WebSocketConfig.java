@@ -50,6 +50,12 @@ public class WebSocketConfig implements WebSocketConfigurer {
         return c;
     }
 
+    /** Pings and the idle check of browser sockets (lab.api.ws-ping-ms, lab.api.ws-idle-timeout-ms). */
+    @Bean
+    public static SocketKeepalive socketKeepalive(org.webrtcims.gw.config.GatewayProperties props) {
+        return new SocketKeepalive(props.getApi().getWsPingMs(), props.getApi().getWsIdleTimeoutMs());
+    }
+
     /** The token offered as `lab.token.<token>` among the Sec-WebSocket-Protocol values, if any. */
     static Optional<String> tokenOf(List<String> protocolHeaders) {
         if (protocolHeaders == null) return Optional.empty();

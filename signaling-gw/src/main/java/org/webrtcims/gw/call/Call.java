@@ -40,6 +40,10 @@ public final class Call {
     /** An IMS re-offer (re-INVITE or UPDATE) waiting for the browser's `reanswer`. */
     ServerTransaction pendingImsOffer;
     MediaStats finalStats;
+    /** System.nanoTime() when rtpengine first answered this call's offer (0 = not yet): MediaReconciler. */
+    volatile long rtpengineSinceNanos;
+    /** The teardown's rtpengine delete, done off the SIP thread (CallMedia.release); null before teardown. */
+    java.util.concurrent.CompletableFuture<Void> released;
     String endReason;
     long endedAtMillis;
 

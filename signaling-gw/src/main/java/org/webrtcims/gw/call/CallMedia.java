@@ -1,6 +1,16 @@
 package org.webrtcims.gw.call;
 
+import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.webrtcims.gw.config.GatewayProperties;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.MediaStats;
@@ -18,8 +28,26 @@ public class CallMedia {
     private static final Logger log = LoggerFactory.getLogger(CallMedia.class);
 
     private final RtpEngineClient rtp;
+    private final long releaseWaitMs;
+    /**
+     * Teardown's query + delete run here, never on the SIP or timer thread: with rtpengine gone silent each
+     * would wait out timeout × attempts (issue #12). One thread: deletes need no order, only not to block.
+     */
+    private final ExecutorService releases = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "rtpengine-release");
+        t.setDaemon(true);
+        return t;
+    });
 
-    public CallMedia(RtpEngineClient rtp) { this.rtp = rtp; }
+    public CallMedia(RtpEngineClient rtp) { this(rtp, 4000); }
+
+    @Autowired
+    public CallMedia(RtpEngineClient rtp, GatewayProperties props) { this(rtp, props.getRtpengine().getReleaseWaitMs()); }
+
+    CallMedia(RtpEngineClient rtp, long releaseWaitMs) {
+        this.rtp = rtp;
+        this.releaseWaitMs = releaseWaitMs;
+    }
 
     @FunctionalInterface
     private interface NgCall { String run() throws NgException; }
@@ -47,7 +75,9 @@ public class CallMedia {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         c.sdp.dtlsRole = DtlsRole.answering(sdp);
-        return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec, c.sdp.injectDtmf)));
+        c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec, c.sdp.injectDtmf)));
+        c.rtpengineSinceNanos = System.nanoTime();
+        return c.sdp.imsMediaSdp;
     }
 
     String answerFromIms(Call c, String sdp) {
@@ -61,6 +91,7 @@ public class CallMedia {
     String offerFromIms(Call c, String sdp) {
         c.sdp.injectDtmf |= RtpEngineClient.mtOfferTranscodes(sdp);
         c.sdp.mtOffer = ng("offer", () -> rtp.offerFromIms(c.id, c.fromTag, null, sdp, c.sdp.injectDtmf));
+        c.rtpengineSinceNanos = System.nanoTime();
         c.sdp.imsRemoteSdp = sdp;
         return Bundle.offerWithSingleGroup(c.sdp.mtOffer);
     }
@@ -118,25 +149,78 @@ public class CallMedia {
         return c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> rtp.answerFromBrowser(c.id, c.imsTag(), c.browserTag(), sdp)));
     }
 
+    /** This gateway's sessions in rtpengine now (gateway call-ids). */
+    java.util.List<String> sessions() throws NgException { return rtp.list(); }
+
+    /** Deletes a session that belongs to no call of this gateway (the reconciler's orphans). */
+    void deleteOrphan(String callId) throws NgException { rtp.delete(callId, null); }
+
+    /** True while rtpengine is taken for down (its breaker is open): ng commands fail at once. */
+    boolean unavailable() { return rtp.unavailable(); }
+
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats stats(Call c) {
+        return statsOf(c.id, c.browserTag());
+    }
+
+    /**
+     * Takes the last counters, then deletes the rtpengine call, on the release thread: returns at once and never
+     * throws (teardown must finish). Caller holds the call's lock; c.finalStats is set under it when done. A
+     * delete that fails (rtpengine down) leaves the session to the reconciler.
+     */
+    void release(Call c) {
+        String id = c.id;
+        String tag = c.browserTag();
+        c.released = CompletableFuture.runAsync(() -> {
+            MediaStats last = statsOf(id, tag);
+            MediaStats fin = null;
+            try {
+                fin = rtp.delete(id, tag);
+            } catch (NgException e) {
+                if (e.kind() != NgException.Kind.ERROR_RESULT) log.warn("rtpengine delete {} failed: {}", id, e.getMessage());
+            }
+            synchronized (c) {
+                c.finalStats = best(fin, last);
+            }
+        }, releases);
+    }
+
+    /** Waits (up to lab.rtpengine.release-wait-ms) for an ended call's rtpengine delete; not on the SIP thread. */
+    void awaitRelease(Call c) {
+        CompletableFuture<Void> f;
+        synchronized (c) {
+            f = c.released;
+        }
+        if (f == null) return;
         try {
-            return rtp.query(c.id, c.browserTag());
-        } catch (NgException e) {
-            log.debug("query {} failed: {}", c.id, e.getMessage());
-            return null;
+            f.get(releaseWaitMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.debug("release of {} still running", c.id);
+        } catch (ExecutionException e) {
+            log.warn("release of {} failed: {}", c.id, e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
-    /** Takes the last counters, then deletes the rtpengine call; never throws (teardown must finish). */
-    void release(Call c) {
-        MediaStats last = stats(c);
+    /** Lets queued deletes go out before the gateway stops (bounded by the ng deadlines and the breaker). */
+    @PreDestroy
+    void stop() {
+        releases.shutdown();
         try {
-            MediaStats fin = rtp.delete(c.id, c.browserTag());
-            c.finalStats = best(fin, last);
+            if (!releases.awaitTermination(releaseWaitMs, TimeUnit.MILLISECONDS)) releases.shutdownNow();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            releases.shutdownNow();
+        }
+    }
+
+    private MediaStats statsOf(String id, String tag) {
+        try {
+            return rtp.query(id, tag);
         } catch (NgException e) {
-            c.finalStats = last;
-            if (e.kind() != NgException.Kind.ERROR_RESULT) log.warn("rtpengine delete {} failed: {}", c.id, e.getMessage());
+            log.debug("query {} failed: {}", id, e.getMessage());
+            return null;
         }
     }
 

@@ -27,5 +27,8 @@ public class CallRegistry {
         while (ended.size() > HISTORY) calls.remove(ended.removeFirst());
     }
 
+    /** The calls not ended yet. */
+    List<Call> live() { return calls.values().stream().filter(c -> !c.ended()).toList(); }
+
     public long liveCount() { return calls.values().stream().filter(c -> !c.ended()).count(); }
 }

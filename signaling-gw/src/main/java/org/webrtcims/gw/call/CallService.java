@@ -129,6 +129,7 @@ public class CallService {
     /** The call as GET /api/v1/calls/{id} shows it. */
     public Map<String, Object> info(String token, String callId) {
         Call c = owned(token, callId);
+        if (c.ended()) media.awaitRelease(c);
         MediaStats live = c.ended() ? null : media.stats(c);
         synchronized (c) {
             MediaStats m = live != null ? live : c.finalStats;

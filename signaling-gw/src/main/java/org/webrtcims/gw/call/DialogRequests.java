@@ -183,7 +183,70 @@ public class DialogRequests implements InboundRequestHandler {
                 c.state = CallState.CONFIRMED;
                 c.markSetupDone();
                 MediaStartWatch.start(ctx, c);
+                MaxCallLength.start(ctx, c);
             }
         }
+    }
+
+    /**
+     * The stack gave up on a call's dialog (no ACK for our 2xx within 64×T1, an early dialog left too long):
+     * the call ends with `timeout`, a BYE goes if the dialog was answered (RFC 3261 §13.3.1.4), and its
+     * rtpengine session is deleted. A BYE the browser's hang-up deferred until the ACK goes now.
+     */
+    @Override
+    public void onDialogTimeout(javax.sip.Dialog dialog, String reason) {
+        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+            synchronized (c) {
+                if (c.state == CallState.ENDED) {
+                    if (c.byeAfterAck) {
+                        c.byeAfterAck = false;
+                        ctx.teardown().sendBye(c);
+                    }
+                    return;
+                }
+                log.info("call {}: dialog timeout ({}), ending it", c.id, reason);
+                endOnTimeout(c);
+            }
+        });
+    }
+
+    /** A dialog the stack deleted under a live call (not after its BYE): the call ends with `timeout`. */
+    @Override
+    public void onDialogTerminated(javax.sip.Dialog dialog) {
+        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+            synchronized (c) {
+                if (c.state == CallState.ENDED) return;
+                log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state);
+                ctx.teardown().finish(c, "timeout", c.sipFinal);
+            }
+        });
+    }
+
+    /** The INVITE server transaction of a live MT call timed out: the call ends with `timeout`. */
+    @Override
+    public void onServerTimeout(ServerTransaction tx) {
+        if (tx == null || tx.getRequest() == null) return;
+        String callId = ((CallIdHeader) tx.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
+        ctx.registry().find(callId).filter(c -> c.inviteServerTx == tx).ifPresent(c -> {
+            synchronized (c) {
+                if (c.state == CallState.ENDED) return;
+                log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state);
+                endOnTimeout(c);
+            }
+        });
+    }
+
+    private void endOnTimeout(Call c) {
+        if (c.state == CallState.ANSWERING || c.state == CallState.CONFIRMED) {
+            ctx.teardown().sendBye(c);
+            ctx.teardown().finish(c, "timeout", c.sipFinal);
+        } else {
+            ctx.teardown().hangUp(c, "timeout");
+        }
+    }
+
+    private Optional<Call> callOf(javax.sip.Dialog dialog) {
+        if (dialog == null || dialog.getCallId() == null) return Optional.empty();
+        return ctx.registry().find(dialog.getCallId().getCallId());
     }
 }

@@ -82,7 +82,9 @@ public class IncomingCalls {
             try {
                 browserSdp = ctx.media().offerFromIms(c, offer);
             } catch (CallFailure f) {
-                inviteServer.reject(c, Response.NOT_ACCEPTABLE_HERE, f.code());
+                // rtpengine down (its breaker open): 503, the IMS may try elsewhere; else the SDP was the problem
+                int code = ctx.media().unavailable() ? Response.SERVICE_UNAVAILABLE : Response.NOT_ACCEPTABLE_HERE;
+                inviteServer.reject(c, code, f.code());
                 return;
             }
             // With preconditions the browser answers the SDP at once (`media`) but rings only on `alerting`.

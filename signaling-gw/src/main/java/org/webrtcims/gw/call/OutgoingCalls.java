@@ -170,6 +170,7 @@ public class OutgoingCalls {
             c.markSetupDone();
             ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
             MediaStartWatch.start(ctx, c);
+            MaxCallLength.start(ctx, c);
         }
 
         private void failure(int code, String phrase) {

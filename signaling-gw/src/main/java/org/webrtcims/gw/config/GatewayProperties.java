@@ -125,6 +125,35 @@ public class GatewayProperties {
         public void setTimeoutMs(int timeoutMs) { this.timeoutMs = timeoutMs; }
         public int getAttempts() { return attempts; }
         public void setAttempts(int attempts) { this.attempts = attempts; }
+
+        /**
+         * While rtpengine does not answer (an ng command got no reply after all attempts), ng commands fail at
+         * once (`media-failed`) and rtpengine is pinged this often; the first pong ends that (media/RtpEngineBreaker).
+         */
+        private long probeMs = 1000;
+        public long getProbeMs() { return probeMs; }
+        public void setProbeMs(long probeMs) { this.probeMs = probeMs; }
+
+        /**
+         * How long a browser request for an ended call's final media counters waits for the teardown's
+         * rtpengine delete, which runs off the SIP thread (call/CallMedia.release).
+         */
+        private long releaseWaitMs = 4000;
+        public long getReleaseWaitMs() { return releaseWaitMs; }
+        public void setReleaseWaitMs(long releaseWaitMs) { this.releaseWaitMs = releaseWaitMs; }
+
+        /**
+         * Put before every call-id the gateway sends rtpengine, so that its sessions are told from other
+         * gateways' (and loadgen's) on the same rtpengine; empty = `gw<lab.sip.port>-`.
+         */
+        private String sessionPrefix = "";
+        public String getSessionPrefix() { return sessionPrefix; }
+        public void setSessionPrefix(String sessionPrefix) { this.sessionPrefix = sessionPrefix; }
+
+        /** How often rtpengine's `list` is compared with the gateway's calls (call/MediaReconciler); 0 = never. */
+        private long reconcileMs = 10000;
+        public long getReconcileMs() { return reconcileMs; }
+        public void setReconcileMs(long reconcileMs) { this.reconcileMs = reconcileMs; }
     }
 
     public static class Webclient {
@@ -150,6 +179,21 @@ public class GatewayProperties {
         private int maxSessions = 100;
         /** WebSocket messages per second per socket (burst of the same size); beyond it: error rate-limited. */
         private int wsMessagesPerSecond = 20;
+        /** A ping frame to every browser socket this often; 0 = none (and no idle check). */
+        private long wsPingMs = 15000;
+        /** A socket that sent nothing, not even a pong, for this long is closed as half-open; 0 = never. */
+        private long wsIdleTimeoutMs = 45000;
+        /**
+         * How long a session (its calls, its registration) outlives a lost socket, for a new socket with the same
+         * token to take it over; 0 = it ends at once (`websocket-closed`).
+         */
+        private long wsReconnectGraceMs = 0;
+        public long getWsPingMs() { return wsPingMs; }
+        public void setWsPingMs(long v) { this.wsPingMs = v; }
+        public long getWsIdleTimeoutMs() { return wsIdleTimeoutMs; }
+        public void setWsIdleTimeoutMs(long v) { this.wsIdleTimeoutMs = v; }
+        public long getWsReconnectGraceMs() { return wsReconnectGraceMs; }
+        public void setWsReconnectGraceMs(long v) { this.wsReconnectGraceMs = v; }
         public int getMaxMessageBytes() { return maxMessageBytes; }
         public void setMaxMessageBytes(int maxMessageBytes) { this.maxMessageBytes = maxMessageBytes; }
         public int getTokenTtlSeconds() { return tokenTtlSeconds; }
@@ -173,6 +217,10 @@ public class GatewayProperties {
 
     /** Call quotas, checked before rtpengine is asked for anything (`lab.limits.*`). */
     public static class Limits {
+        /** A call answered this long ago is hung up (`ended {reason: "max-duration"}`, BYE toward IMS); 0 = no limit. */
+        private long maxCallMs = 4L * 3600 * 1000;
+        public long getMaxCallMs() { return maxCallMs; }
+        public void setMaxCallMs(long maxCallMs) { this.maxCallMs = maxCallMs; }
         /** Live calls (MO + MT) of one browser session. */
         private int callsPerUser = 4;
         /** Live calls of the whole gateway (rtpengine's 30000-30999 range holds about 300). */

@@ -59,6 +59,9 @@ public class NgClient implements AutoCloseable {
         receiver.start();
     }
 
+    /** rtpengine's ng address. */
+    public InetSocketAddress server() { return server; }
+
     public Map<String, Object> send(Map<String, Object> command) throws NgException {
         String cookie = cookiePrefix + "_" + counter.incrementAndGet();
         byte[] payload = datagram(cookie, command);

@@ -8,7 +8,12 @@ public class NgException extends Exception {
         /** rtpengine replied {@code result: error}; the message is its {@code error-reason}. */
         ERROR_RESULT,
         /** The reply (or our request) was not valid ng protocol. */
-        PROTOCOL
+        PROTOCOL,
+        /**
+         * Not sent: rtpengine stopped answering earlier and has not answered a ping since (RtpEngineBreaker),
+         * so the command fails at once instead of waiting out its retransmissions.
+         */
+        UNAVAILABLE
     }
 
     private final Kind kind;

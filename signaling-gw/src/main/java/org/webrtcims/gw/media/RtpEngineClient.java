@@ -1,6 +1,7 @@
 package org.webrtcims.gw.media;
 
 import org.webrtcims.gw.sdp.SdpCodec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,10 @@ public class RtpEngineClient {
     static final int DTMF_PAUSE_MS = 100;
 
     private final NgClient ng;
+    /** Fails commands fast while rtpengine does not answer (issue #12). */
+    private final RtpEngineBreaker breaker;
+    /** Before every call-id sent to rtpengine: this gateway's sessions (see the constructor). */
+    private final String sessionPrefix;
     /** Codecs read from the SDP answers, used when rtpengine has not seen RTP yet. */
     private final Map<String, Negotiated> negotiated = new ConcurrentHashMap<>();
 
@@ -76,8 +81,52 @@ public class RtpEngineClient {
     }
 
     public RtpEngineClient(NgClient ng, Legs legs) {
+        this(ng, legs, new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofSeconds(1)));
+    }
+
+    public RtpEngineClient(NgClient ng, Legs legs, RtpEngineBreaker breaker) {
+        this(ng, legs, breaker, "");
+    }
+
+    /**
+     * sessionPrefix: put before every call-id this client sends (and required of every id `list` returns), so
+     * that the sessions of one gateway are told from another's, or from loadgen's, on a shared rtpengine.
+     */
+    public RtpEngineClient(NgClient ng, Legs legs, RtpEngineBreaker breaker, String sessionPrefix) {
+        if (sessionPrefix == null || sessionPrefix.chars().anyMatch(ch -> ch <= ' ')) {
+            throw new IllegalArgumentException("rtpengine session prefix must have no spaces: '" + sessionPrefix + "'");
+        }
+        this.sessionPrefix = sessionPrefix;
         this.ng = Objects.requireNonNull(ng);
         this.legs = Objects.requireNonNull(legs, "legs");
+        this.breaker = Objects.requireNonNull(breaker, "breaker");
+        breaker.probeWith(this::ping);
+    }
+
+    /** rtpengine's call-id for a gateway call-id. */
+    String ngId(String callId) { return sessionPrefix + Objects.requireNonNull(callId, "callId"); }
+
+    /** The gateway call-id of one of rtpengine's call-ids, or null when the session is not this gateway's. */
+    public String callIdOf(String ngCallId) {
+        return ngCallId != null && ngCallId.startsWith(sessionPrefix) ? ngCallId.substring(sessionPrefix.length()) : null;
+    }
+
+    public String sessionPrefix() { return sessionPrefix; }
+
+    /** True while rtpengine is taken for down and commands fail at once (RtpEngineBreaker). */
+    public boolean unavailable() { return breaker.isOpen(); }
+
+    /** One ng command through the breaker: refused at once while it is open, else sent and its outcome recorded. */
+    private Map<String, Object> send(Map<String, Object> cmd) throws NgException {
+        breaker.check(cmd.get("command"));
+        try {
+            Map<String, Object> reply = ng.send(cmd);
+            breaker.record(null);
+            return reply;
+        } catch (NgException e) {
+            breaker.record(e);
+            throw e;
+        }
     }
 
     /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
@@ -115,10 +164,10 @@ public class RtpEngineClient {
         if (imsCodec == null) {
             Map<String, Object> codec = CodecPolicy.moPassThrough(browserSdp, injectDtmf);
             if (codec != null) cmd.put("codec", codec);
-            return sdpOf(ng.send(cmd));
+            return sdpOf(send(cmd));
         }
         cmd.put("codec", CodecPolicy.moForced(imsCodec, browserSdp));
-        String imsSdp = sdpOf(ng.send(cmd));
+        String imsSdp = sdpOf(send(cmd));
         // rtpengine silently leaves out a codec it cannot encode (AMR/AMR-WB without libavcodec-extra).
         if (!SdpCodec.audioEncodings(imsSdp).contains(imsCodec.wire)) {
             if (toTag == null) delete(callId, null); // a failed re-offer must not end the call
@@ -146,7 +195,7 @@ public class RtpEngineClient {
         towardBrowser(cmd, injectDtmf);
         fromIms(cmd, null);
         cmd.put("DTLS", Objects.requireNonNull(dtlsRole, "dtlsRole"));
-        String browserSdp = sdpOf(ng.send(cmd));
+        String browserSdp = sdpOf(send(cmd));
         remember(callId, browserSdp, imsSdp);
         return browserSdp;
     }
@@ -174,7 +223,7 @@ public class RtpEngineClient {
         if (codec != null) {
             cmd.put("codec", codec);
         }
-        return sdpOf(ng.send(cmd));
+        return sdpOf(send(cmd));
     }
 
     /** MT: the browser's JSEP answer in, the SDP answer toward IMS out. */
@@ -184,7 +233,7 @@ public class RtpEngineClient {
         towardIms(cmd);
         cmd.put("replace", List.of("origin")); // Firefox's o= line says IN IP4 0.0.0.0
         fromBrowser(cmd, null);
-        String imsSdp = sdpOf(ng.send(cmd));
+        String imsSdp = sdpOf(send(cmd));
         remember(callId, browserSdp, imsSdp);
         return imsSdp;
     }
@@ -197,7 +246,7 @@ public class RtpEngineClient {
      * so the caller must know (call/Dtmf does).
      */
     public void playDtmf(String callId, String fromTag, char digit, int durationMs) throws NgException {
-        ng.send(playDtmfCommand(callId, fromTag, digit, durationMs));
+        send(playDtmfCommand(ngId(callId), fromTag, digit, durationMs));
     }
 
     static Map<String, Object> playDtmfCommand(String callId, String fromTag, char digit, int durationMs) {
@@ -214,8 +263,8 @@ public class RtpEngineClient {
     /** Live counters; browserTag is the from-tag for MO calls and the to-tag for MT calls. */
     public MediaStats query(String callId, String browserTag) throws NgException {
         Map<String, Object> cmd = command("query");
-        cmd.put("call-id", Objects.requireNonNull(callId, "callId"));
-        MediaStats stats = statsOf(callId, ng.send(cmd), browserTag);
+        cmd.put("call-id", ngId(callId));
+        MediaStats stats = statsOf(callId, send(cmd), browserTag);
         if (stats == null) {
             throw new NgException(NgException.Kind.PROTOCOL, "rtpengine query reply without 'tags'");
         }
@@ -234,44 +283,50 @@ public class RtpEngineClient {
             if (browserTag != null) {
                 Map<String, Object> tagged = deleteCommand(callId);
                 tagged.put("from-tag", browserTag);
-                Map<String, Object> reply = ng.send(tagged);
+                Map<String, Object> reply = send(tagged);
                 if (reply.get("warning") == null) {
                     return statsOf(callId, reply, browserTag);
                 }
             }
-            ng.send(deleteCommand(callId));
+            send(deleteCommand(callId));
             return null;
         } finally {
             negotiated.remove(callId);
         }
     }
 
-    private static Map<String, Object> deleteCommand(String callId) {
+    private Map<String, Object> deleteCommand(String callId) {
         Map<String, Object> cmd = command("delete");
-        cmd.put("call-id", callId);
+        cmd.put("call-id", ngId(callId));
         cmd.put("delete-delay", 0);
         return cmd;
     }
 
-    /** Call-ids rtpengine currently holds. */
+    /** Call-ids (the gateway's, without the session prefix) of this gateway's sessions rtpengine holds now. */
     public List<String> list() throws NgException {
         Map<String, Object> cmd = command("list");
         // rtpengine's default limit is 32, too few for load runs; 1000 ids still fit one datagram.
         cmd.put("limit", 1000);
-        Object calls = ng.send(cmd).get("calls");
+        Object calls = send(cmd).get("calls");
         if (!(calls instanceof List<?> ids)) {
             throw new NgException(NgException.Kind.PROTOCOL, "rtpengine list reply without 'calls'");
         }
         List<String> out = new ArrayList<>(ids.size());
-        ids.forEach(id -> out.add(String.valueOf(id)));
+        for (Object id : ids) {
+            String ours = callIdOf(String.valueOf(id));
+            if (ours != null) out.add(ours);
+        }
         return out;
     }
 
     /** True when rtpengine answered pong. */
     public boolean ping() {
         try {
-            return "pong".equals(ng.send(command("ping")).get("result"));
+            boolean pong = "pong".equals(ng.send(command("ping")).get("result"));
+            breaker.record(pong ? null : new NgException(NgException.Kind.PROTOCOL, "no pong"));
+            return pong;
         } catch (NgException e) {
+            breaker.record(e);
             return false;
         }
     }
@@ -327,10 +382,10 @@ public class RtpEngineClient {
         return cmd;
     }
 
-    private static Map<String, Object> sdpCommand(String name, String callId, String fromTag, String toTag,
-                                                  String sdp) {
+    private Map<String, Object> sdpCommand(String name, String callId, String fromTag, String toTag,
+                                           String sdp) {
         Map<String, Object> cmd = command(name);
-        cmd.put("call-id", Objects.requireNonNull(callId, "callId"));
+        cmd.put("call-id", ngId(callId));
         cmd.put("from-tag", Objects.requireNonNull(fromTag, "fromTag"));
         if (toTag != null) {
             cmd.put("to-tag", toTag);

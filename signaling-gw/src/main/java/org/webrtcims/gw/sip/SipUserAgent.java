@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * dispatching responses to the handler of their client transaction and requests to the call layer.
  */
 @Component
-public class SipUserAgent implements SipListener {
+public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private static final Logger log = LoggerFactory.getLogger(SipUserAgent.class);
 
     private final GatewayProperties props;
@@ -229,7 +229,15 @@ public class SipUserAgent implements SipListener {
 
     @Override
     public void processTimeout(TimeoutEvent event) {
-        if (event.isServerTransaction()) return;
+        if (event.isServerTransaction()) {
+            InboundRequestHandler h = inbound;
+            try {
+                if (h != null) h.onServerTimeout(event.getServerTransaction());
+            } catch (RuntimeException e) {
+                log.warn("server transaction timeout handler failed: {}", e.toString());
+            }
+            return;
+        }
         ResponseHandler h = handlers.remove(event.getClientTransaction());
         if (h != null) h.onTimeout();
     }
@@ -245,7 +253,38 @@ public class SipUserAgent implements SipListener {
     }
 
     @Override
-    public void processDialogTerminated(DialogTerminatedEvent event) { }
+    public void processDialogTerminated(DialogTerminatedEvent event) {
+        InboundRequestHandler h = inbound;
+        try {
+            if (h != null) h.onDialogTerminated(event.getDialog());
+        } catch (RuntimeException e) {
+            log.warn("dialog terminated handler failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * As SipListenerExt the stack reports a dialog timeout here instead of acting alone. For the two it would
+     * otherwise delete the dialog on (no ACK for our 2xx, an early dialog left too long) the call layer ends
+     * its call (BYE), then the dialog is deleted as before; other reasons are only logged.
+     */
+    @Override
+    public void processDialogTimeout(gov.nist.javax.sip.DialogTimeoutEvent event) {
+        gov.nist.javax.sip.DialogTimeoutEvent.Reason reason = event.getReason();
+        boolean ends = reason == gov.nist.javax.sip.DialogTimeoutEvent.Reason.AckNotReceived
+                || reason == gov.nist.javax.sip.DialogTimeoutEvent.Reason.EarlyStateTimeout;
+        if (!ends) {
+            log.info("dialog {}: {} (no action)", event.getDialog() == null ? null : event.getDialog().getDialogId(), reason);
+            return;
+        }
+        InboundRequestHandler h = inbound;
+        try {
+            if (h != null) h.onDialogTimeout(event.getDialog(), reason.name());
+        } catch (RuntimeException e) {
+            log.warn("dialog timeout handler failed: {}", e.toString());
+        } finally {
+            event.getDialog().delete();
+        }
+    }
 
     @PreDestroy
     public void stop() {

@@ -133,4 +133,28 @@ class BrowserSocketHandlerTest {
         assertEquals(Optional.empty(), WebSocketConfig.tokenOf(List.of("lab.v1, lab.token.")));
         assertEquals(Optional.empty(), WebSocketConfig.tokenOf(null));
     }
+
+    @Test
+    void withAGracePeriodALostSocketsSessionWaitsForANewSocketAndEndsWithoutOne() throws Exception {
+        props.getApi().setWsReconnectGraceMs(300);
+        SocketKeepalive keepalive = new SocketKeepalive(0, 0);
+        handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props, keepalive);
+        when(sessions.byToken("tok-a")).thenReturn(Optional.of(alice));
+        handler.afterConnectionEstablished(ws);
+        handler.afterConnectionClosed(ws, CloseStatus.GOING_AWAY);
+        verify(sessions, never()).end(any(), anyString(), anyBoolean());
+
+        // a new socket with the same token within the grace period takes the session over
+        WebSocketSession again = mock(WebSocketSession.class);
+        when(again.getAttributes()).thenReturn(new HashMap<>(Map.of(BrowserSocketHandler.SESSION_ATTR, alice)));
+        handler.afterConnectionEstablished(again);
+        Thread.sleep(600);
+        verify(sessions, never()).end(any(), anyString(), anyBoolean());
+
+        // that one is lost too and nobody comes back: the session ends after the grace period
+        handler.afterConnectionClosed(again, CloseStatus.GOING_AWAY);
+        verify(sessions, never()).end(any(), anyString(), anyBoolean());
+        verify(sessions, timeout(2000)).end(alice, "websocket-closed", false);
+        keepalive.stop();
+    }
 }

@@ -83,4 +83,27 @@ class CallMediaTest {
         media.reanswerFromIms(c, "v=0 ims2");
         verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq("active"), eq(true));
     }
+
+    @Test
+    void teardownsDeleteDoesNotBlockTheCallerAndItsCountersArriveLater() throws Exception {
+        org.webrtcims.gw.media.MediaStats fin = mock(org.webrtcims.gw.media.MediaStats.class);
+        java.util.concurrent.CountDownLatch rtpengineSlow = new java.util.concurrent.CountDownLatch(1);
+        when(rtp.delete(eq("mt-1"), eq("browser-tt"))).thenAnswer(inv -> {
+            rtpengineSlow.await(5, java.util.concurrent.TimeUnit.SECONDS);
+            return fin;
+        });
+        Call c = mt();
+        long t0 = System.nanoTime();
+        synchronized (c) {
+            media.release(c);
+        }
+        assertTrue(System.nanoTime() - t0 < 200_000_000L, "release returns before rtpengine answers");
+        assertFalse(c.released.isDone());
+        rtpengineSlow.countDown();
+        media.awaitRelease(c);
+        assertTrue(c.released.isDone());
+        synchronized (c) {
+            assertEquals(fin, c.finalStats);
+        }
+    }
 }

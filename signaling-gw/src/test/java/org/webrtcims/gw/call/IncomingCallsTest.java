@@ -358,4 +358,88 @@ class IncomingCallsTest {
         invite();
         assertEquals("bad-state", assertThrows(CallFailure.class, () -> midCall.fromBrowser(call(), OFFER)).code());
     }
+
+    @Test
+    void anAnsweredCallWhoseAckNeverComesIsEndedWithByeAndItsMediaReleased() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        assertEquals(CallState.ANSWERING, c.state);
+        when(dialog.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+
+        sip.onDialogTimeout(dialog, "AckNotReceived");
+        assertEquals(CallState.ENDED, c.state);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        verify(media).release(c);
+        Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("ended", ended.get("type"));
+        assertEquals("timeout", ended.get("reason"));
+        assertEquals(List.of("INVITE", "100", "180", "200", "BYE"), c.sipFlow);
+
+        sip.onDialogTerminated(dialog); // the stack deletes the dialog afterwards: nothing more happens
+        verify(media, times(1)).release(c);
+    }
+
+    @Test
+    void aHangUpDeferredUntilTheAckSendsItsByeWhenTheAckTimesOut() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        teardown.hangUp(c, "local-hangup");
+        assertEquals(CallState.ENDED, c.state);
+        verify(ua, never()).sendInDialog(any(), any(), any());
+        when(dialog.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        sip.onDialogTimeout(dialog, "AckNotReceived");
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertEquals("local-hangup", c.endReason);
+    }
+
+    @Test
+    void aTimedOutInviteServerTransactionEndsTheRingingCall() throws Exception {
+        invite();
+        Call c = call();
+        assertEquals(CallState.INCOMING, c.state);
+        sip.onServerTimeout(inviteTx);
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("timeout", c.endReason);
+        verify(media).release(c);
+    }
+
+    @Test
+    void aDialogTheStackDeletesUnderALiveCallEndsIt() throws Exception {
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        inDialog(Request.ACK, null);
+        when(dialog.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
+        Dialog fork = mock(Dialog.class); // another dialog of the same Call-ID: not this call's
+        when(fork.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
+        sip.onDialogTerminated(fork);
+        assertEquals(CallState.CONFIRMED, c.state);
+        sip.onDialogTerminated(dialog);
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("timeout", c.endReason);
+    }
+
+    @Test
+    void anAnsweredCallIsHungUpAfterTheMaximumCallLength() throws Exception {
+        props.getLimits().setMaxCallMs(200);
+        props.getRtpengine().setMediaStartTimeoutMs(0);
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state);
+        long until = System.currentTimeMillis() + 3000;
+        while (!c.ended() && System.currentTimeMillis() < until) Thread.sleep(20);
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("max-duration", c.endReason);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+    }
 }

@@ -496,4 +496,23 @@ class RtpEngineClientTest {
             assertFalse(new RtpEngineClient(quick).ping());
         }
     }
+
+    @Test
+    void theSessionPrefixIsOnEveryCallIdSentAndListShowsOnlyThisGatewaysSessions() throws Exception {
+        RtpEngineClient gw = new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT,
+                new RtpEngineBreaker("test", Duration.ofSeconds(1)), "gw5070-");
+        List<String> sdp = new ArrayList<>();
+        Map<String, Object> offer = exchange(() -> gw.offerFromBrowser("c1", "ft", IN_SDP),
+                Map.of("result", "ok", "sdp", OUT_SDP), sdp);
+        assertEquals("gw5070-c1", offer.get("call-id"));
+        List<MediaStats> none = new ArrayList<>();
+        assertEquals("gw5070-c1", exchange(() -> gw.delete("c1", null), Map.of("result", "ok"), none).get("call-id"));
+        List<List<String>> out = new ArrayList<>();
+        exchange(() -> gw.list(), Map.of("result", "ok", "calls", List.of("gw5070-a", "loadgen-7", "gw5071-b", "gw5070-b")), out);
+        assertEquals(List.of("a", "b"), out.get(0));
+        assertEquals("a", gw.callIdOf("gw5070-a"));
+        assertNull(gw.callIdOf("gw5071-a"));
+        assertThrows(IllegalArgumentException.class, () -> new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT,
+                new RtpEngineBreaker("test", Duration.ofSeconds(1)), "a b"));
+    }
 }

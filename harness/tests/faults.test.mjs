@@ -1,0 +1,278 @@
+// Integration (issue #12): faults in the middle of a call, and what becomes of the call — the IMS UE gets its
+// BYE, the browser its `ended`, and no rtpengine session is left. Chromium only (not a media file).
+//  - rtpengine killed (SIGKILL) and started again with its own command line (harness/kit/restart.mjs): the
+//    lab's gateway notices the lost session (call/MediaReconciler) and ends the call `media-lost`;
+//  - the browser vanishes (its page closed): the call ends, BYE toward IMS;
+//  - the gateway crashes and restarts, and stops gracefully: a gateway of this file's own (the lab's
+//    gateway's command line, HTTP 8092, SIP 5077), so the lab's gateway stays up for the other tests.
+// Users: alice and bob on the lab's gateway, carol on this file's (one test file runs at a time).
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { openClient } from '../runner/browser.mjs';
+import * as gw from '../runner/gateway.mjs';
+import { incomingCall, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
+import { ADDRESSES } from '../kit/addresses.mjs';
+import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
+import { start, stop, sleep } from '../kit/procs.mjs';
+import { commandOf, restart } from '../kit/restart.mjs';
+
+// rtpengine's sessions, asked directly (ng `list` on the address in its command line): the call-ids of one
+// gateway carry its prefix `gw<SIP port>-` (lab.rtpengine.session-prefix), so each gateway's are told apart.
+function bdecode(buf) {
+  let i = 0;
+  const next = () => {
+    const c = String.fromCharCode(buf[i]);
+    if (c === 'i') { const e = buf.indexOf(0x65, i); const n = Number(buf.subarray(i + 1, e).toString()); i = e + 1; return n; }
+    if (c === 'l') { i++; const out = []; while (buf[i] !== 0x65) out.push(next()); i++; return out; }
+    if (c === 'd') { i++; const out = {}; while (buf[i] !== 0x65) { const k = next(); out[k] = next(); } i++; return out; }
+    const colon = buf.indexOf(0x3a, i);
+    const len = Number(buf.subarray(i, colon).toString());
+    const str = buf.subarray(colon + 1, colon + 1 + len).toString('latin1');
+    i = colon + 1 + len;
+    return str;
+  };
+  return next();
+}
+
+function ngAddress() {
+  const arg = commandOf('rtpengine').argv.find((a) => a.startsWith('--listen-ng='));
+  const [host, port] = (arg ? arg.slice('--listen-ng='.length) : '127.0.0.1:2223').split(':');
+  return { host, port: Number(port) };
+}
+
+async function ngList() {
+  const { host, port } = ngAddress();
+  const sock = dgram.createSocket('udp4');
+  const cookie = `faults${process.pid}_${Date.now()}`;
+  try {
+    const reply = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer from rtpengine ${host}:${port} to list`)), 3000);
+      sock.on('message', (m) => { clearTimeout(timer); resolve(m); });
+      sock.send(Buffer.from(`${cookie} d7:command4:list5:limiti1000ee`), port, host);
+    });
+    const dict = bdecode(reply.subarray(reply.indexOf(0x20) + 1));
+    return dict.calls ?? [];
+  } finally {
+    sock.close();
+  }
+}
+
+const MAIN_PREFIX = `gw${ADDRESSES.gatewaySip.split(':')[1]}-`;
+
+// No session of the gateway with `prefix` left (its deletes may trail `ended` a little: polled).
+async function assertNoSessionOf(prefix, ms = 5000) {
+  const end = Date.now() + ms;
+  let ours;
+  do {
+    ours = (await ngList()).filter((id) => id.startsWith(prefix));
+    if (!ours.length) return;
+    await sleep(250);
+  } while (Date.now() < end);
+  assert.deepEqual(ours, [], `rtpengine sessions of ${prefix} left`);
+}
+const assertNoRtpengineSession = () => assertNoSessionOf(MAIN_PREFIX);
+
+// The lab's gateway reconciles every 10 s (lab.rtpengine.reconcile-ms): a lost call ends within ~2 rounds.
+const RECONCILE_WAIT_MS = 30000;
+
+async function answered(client, user) {
+  const { ue, incoming } = await incomingCall(client, user, 'uac-wait', 90000);
+  await client.answer(incoming.callId);
+  await sleep(1500); // media flowing
+  return { ue, callId: incoming.callId };
+}
+
+test('rtpengine killed and restarted mid-call: the call ends media-lost, the UE gets its BYE, no session is left', { timeout: 90000 }, async () => {
+  const page = await loggedInPage('alice', 'test-faults-alice');
+  const { client } = page;
+  let ue;
+  try {
+    let callId;
+    ({ ue, callId } = await answered(client, 'alice'));
+    assert.deepEqual((await ngList()).filter((id) => id.startsWith(MAIN_PREFIX)), [MAIN_PREFIX + callId]);
+    await restart('rtpengine', { pauseMs: 500, ready: async () => (await gw.health()).rtpengine === 'ok' });
+    const ended = await client.waitFor('ended', callId, RECONCILE_WAIT_MS);
+    assert.equal(ended.reason, 'media-lost', JSON.stringify(ended));
+    const u = await ue.done;
+    assert.equal(u.code, 0, `the UE got no BYE: ${u.output}`);
+    await assertNoRtpengineSession();
+  } finally {
+    ue?.kill();
+    await page.close();
+  }
+});
+
+test('the browser vanishes mid-call (page closed): the call ends, the UE gets its BYE, no session is left', { timeout: 60000 }, async () => {
+  const page = await loggedInPage('bob', 'test-faults-bob');
+  let ue;
+  try {
+    ({ ue } = await answered(page.client, 'bob'));
+    await page.client.close(); // the tab goes away: no hangup, no logout
+    const u = await ue.done;
+    assert.equal(u.code, 0, `the UE got no BYE: ${u.output}`);
+    await assertNoRtpengineSession();
+  } finally {
+    ue?.kill();
+    await page.browser.close();
+  }
+});
+
+// ---- a gateway of this file's own ----
+const HTTP_PORT = 8092;
+const SIP_PORT = 5077;
+let gwArgs;
+let base;
+let browser;
+
+function withOption(args, name, value) {
+  const out = args.filter((a) => !a.startsWith(`--${name}=`));
+  return [...out, `--${name}=${value}`];
+}
+
+async function startOwnGateway() {
+  const proc = start('gateway-faults', 'java', gwArgs, {
+    log: path.join(logDir(), 'gateway-faults.log'),
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
+  });
+  const end = Date.now() + 90000;
+  for (;;) {
+    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
+    if (done) throw new Error(`the faults gateway exited (${JSON.stringify(done)}): ${proc.tail().slice(-400)}`);
+    const h = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+    if (h?.status === 200) return proc;
+    if (Date.now() > end) throw new Error('the faults gateway did not get healthy within 90 s');
+  }
+}
+
+const GRACE_MS = 4000;
+const OWN_PREFIX = `gw${SIP_PORT}-`;
+const ownSessions = async () => (await ngList()).filter((id) => id.startsWith(OWN_PREFIX));
+
+async function carolCallsUe1() {
+  const client = await openClient(browser, { name: 'test-faults-carol', url: `${base}/` });
+  const { token } = await client.login('carol', passwordOf('carol'));
+  const callId = await client.call('ue1');
+  await client.waitFor('answered', callId, 15000);
+  return { client, callId, token };
+}
+
+const ownCallInfo = async (token, callId) => {
+  const res = await fetch(`${base}/api/v1/calls/${encodeURIComponent(callId)}`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: await res.json().catch(() => null) };
+};
+
+before(async () => {
+  const main = commandOf('gateway').argv; // java -jar ... as ./lab started it
+  let args = main.slice(1);
+  args = withOption(args, 'server.port', HTTP_PORT);
+  args = withOption(args, 'lab.sip.port', SIP_PORT);
+  args = withOption(args, 'lab.rtpengine.dtmf-log', ''); // rtpengine's DTMF log goes to the lab's gateway
+  args = withOption(args, 'lab.rtpengine.reconcile-ms', 2000);
+  args = withOption(args, 'lab.api.ws-reconnect-grace-ms', GRACE_MS);
+  gwArgs = args;
+  const u = new URL(gatewayUrl());
+  u.port = String(HTTP_PORT);
+  base = u.origin;
+  // getUserMedia needs a secure context: this gateway's origin is treated as one too (the last flag counts)
+  browser = await launch({ extraArgs: [`--unsafely-treat-insecure-origin-as-secure=${[...gatewayOrigins(), base].join(',')}`] });
+});
+
+after(async () => browser?.close());
+
+test('the gateway crashes mid-call: restarted, it deletes the rtpengine session its earlier run left', { timeout: 150000 }, async () => {
+  let proc = await startOwnGateway();
+  let client;
+  try {
+    ({ client } = await carolCallsUe1());
+    assert.equal((await ownSessions()).length, 1, 'the call has its rtpengine session (this gateway\'s prefix)');
+    await stop(proc, 'SIGKILL', 1000);
+    await client.close();
+    client = null;
+    proc = await startOwnGateway();
+    await assertNoSessionOf(OWN_PREFIX, 10000); // left by the crashed run, deleted at start
+  } finally {
+    await client?.close();
+    await stop(proc, 'SIGTERM', 15000);
+  }
+});
+
+test(`the WebSocket is lost mid-call: a new one with the token within the grace period (${GRACE_MS} ms) keeps the call; without one it ends and the UE gets its BYE`, { timeout: 120000 }, async () => {
+  const proc = await startOwnGateway();
+  let client;
+  try {
+    let callId;
+    let token;
+    ({ client, callId, token } = await carolCallsUe1());
+    await client.page.evaluate(() => window.labClient.ws.close(4000)); // the socket drops; the page stays
+    await sleep(GRACE_MS / 2);
+    const url = new URL('/ws', base.replace(/^http/, 'ws')).href;
+    const reopened = await client.page.evaluate(([u, t]) => new Promise((resolve) => {
+      const w = new WebSocket(u, ['lab.v1', `lab.token.${t}`]);
+      w.onopen = () => { window.faultsSocket = w; resolve(true); };
+      w.onclose = () => resolve(false);
+    }), [url, token]);
+    assert.ok(reopened, 'a new socket with the same token is accepted within the grace period');
+    await sleep(GRACE_MS + 1500);
+    const kept = await ownCallInfo(token, callId);
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    assert.equal(kept.body.state, 'confirmed', `the call survives its socket: ${JSON.stringify(kept.body)}`);
+
+    await client.page.evaluate(() => window.faultsSocket.close(4000)); // lost again, nobody comes back
+    await sleep(GRACE_MS / 2);
+    assert.equal((await ownCallInfo(token, callId)).body?.state, 'confirmed', 'still within the grace period');
+    const ueLog = path.join(logDir(), 'sipp-uas-ue1-messages.log');
+    let bye = null;
+    for (let i = 0; i < 40 && !bye; i++, await sleep(250)) bye = messageSeenByUe(ueLog, callId, /^BYE /);
+    assert.ok(bye, `ue1 got no BYE for ${callId} after the grace period`);
+    assert.equal((await ownCallInfo(token, callId)).status, 401, 'the session ended with the grace period');
+    await assertNoSessionOf(OWN_PREFIX);
+  } finally {
+    await client?.close();
+    await stop(proc, 'SIGTERM', 15000);
+  }
+});
+
+test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is left', { timeout: 150000 }, async () => {
+  let proc = await startOwnGateway();
+  let client;
+  try {
+    let callId;
+    ({ client, callId } = await carolCallsUe1());
+    assert.equal((await ownSessions()).length, 1);
+    const exit = await stop(proc, 'SIGTERM', 15000);
+    assert.ok(exit, 'stopped');
+    const ueLog = path.join(logDir(), 'sipp-uas-ue1-messages.log');
+    let bye = null;
+    for (let i = 0; i < 20 && !bye; i++, await sleep(250)) bye = messageSeenByUe(ueLog, callId, /^BYE /);
+    assert.ok(bye, `ue1 got no BYE for ${callId}`);
+    await client.close();
+    client = null;
+    proc = await startOwnGateway();
+    assert.deepEqual(await ownSessions(), [], 'the shutdown deleted the session');
+  } finally {
+    await client?.close();
+    await stop(proc, 'SIGTERM', 15000);
+  }
+});
+
+test('the UE never answers: after lab.ims.invite-timeout-ms (30 s) the gateway CANCELs, the call ends timeout, no session is left', { timeout: 90000 }, async () => {
+  const { startUe } = await import('../runner/ue.mjs');
+  const ue = startUe('uas-noanswer', 'ue5', null, { timeoutMs: 85000 });
+  const page = await loggedInPage('alice', 'test-faults-noanswer');
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const callId = await page.client.call('ue5');
+    const ended = await page.client.waitFor('ended', callId, 45000);
+    assert.equal(ended.reason, 'timeout', JSON.stringify(ended));
+    const ueLog = path.join(logDir(), 'sipp-uas-noanswer-ue5-messages.log');
+    assert.ok(messageSeenByUe(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
+    await assertNoRtpengineSession();
+  } finally {
+    ue.kill();
+    await ue.done;
+    await page.close();
+  }
+});
