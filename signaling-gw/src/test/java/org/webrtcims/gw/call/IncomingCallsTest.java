@@ -308,8 +308,14 @@ class IncomingCallsTest {
         Call c = confirmed();
         when(media.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER);
+        // the timer thread sends the 488 first and tells the browser right after: wait for both
+        java.util.function.BooleanSupplier told = () -> {
+            synchronized (toBrowser) {
+                return toBrowser.stream().anyMatch(m -> "reoffer-failed".equals(m.get("code")));
+            }
+        };
         long until = System.currentTimeMillis() + 3000;
-        while (responses(st).isEmpty() && System.currentTimeMillis() < until) Thread.sleep(20);
+        while ((responses(st).isEmpty() || !told.getAsBoolean()) && System.currentTimeMillis() < until) Thread.sleep(20);
         assertEquals(488, responses(st).get(0).getStatusCode());
         assertEquals("reoffer-failed", toBrowser.get(toBrowser.size() - 1).get("code"));
         assertEquals(CallState.CONFIRMED, c.state);
