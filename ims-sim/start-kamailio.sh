@@ -47,7 +47,9 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
     pass="${line#*:}"
     [ "$user" != "$line" ] && [ -n "$user" ] || die "bad line in $IMS_USERS: '$line' (want user:password)"
     id=$((id + 1))
-    esc_pass="$(printf '%s' "$pass" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g')"
+    # no subshell per line: 10 000 users (./lab --users) are written in about a second
+    esc_pass="${pass//\\/\\\\}"
+    esc_pass="${esc_pass//:/\\:}"
     printf '%d:%s:%s:%s:::\n' "$id" "$user" "$IMS_DOMAIN" "$esc_pass"
   done < "$IMS_USERS"
   [ "$id" -gt 0 ] || die "no users in $IMS_USERS"
