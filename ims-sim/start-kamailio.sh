@@ -34,6 +34,8 @@ RUNDIR="$(cd "$RUNDIR" && pwd)"
 DBDIR="$RUNDIR/db"
 CFG="$RUNDIR/kamailio.cfg"
 
+# The table holds passwords (./lab --users N: generated ones): readable by this user only.
+umask 077
 # db_text tables: 'version' (auth_db checks subscriber's schema version) and 'subscriber'
 # with plain-text passwords (calculate_ha1=1). ':' and '\' are escaped as db_text requires.
 printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/version"

@@ -144,7 +144,7 @@ function registrationsBody(r) {
   const h = r.hold ?? {};
   const series = r.series ?? [];
   const line = (k) => series.map((s) => [s.t, s[k]]);
-  const rows = [['REGISTERs/s', 'registers_per_s'], ['registrations', 'registrations'], ['gateway heap MB', 'heap_mb'], ['gateway RSS MB', 'gw_rss_mb'],
+  const rows = [['REGISTERs/s', 'registers_per_s'], ['registrations', 'registrations'], ['gateway heap MB', 'heap_mb'], ['heap old generation MB', 'old_gen_mb'], ['gateway RSS MB', 'gw_rss_mb'],
     ['gateway threads', 'gw_threads'], ['gateway fds', 'gw_fds'], ['Kamailio PSS MB', 'kamailio_pss_mb'], ['gateway CPU %', 'cpu_gateway_pct'],
     ['Kamailio CPU %', 'cpu_kamailio_pct'], ['driver CPU %', 'cpu_driver_pct'], ['other jobs CPU %', 'cpu_other_pct']]
     .map(([label, k]) => [label, h[k]?.min, h[k]?.mean, h[k]?.p95, h[k]?.max]);
@@ -161,7 +161,7 @@ ${charts([
   { id: 'regs', title: 'Registrations and WebSockets held by the gateway', x: 's', y: 'count',
     datasets: [{ label: 'registrations', points: line('registrations') }, { label: 'WebSockets', points: line('websockets') }] },
   { id: 'mem', title: 'Memory (MB)', x: 's', y: 'MB',
-    datasets: [{ label: 'gateway heap used', points: line('heap_mb') }, { label: 'gateway RSS', points: line('gw_rss_mb') }, { label: 'Kamailio PSS (all processes)', points: line('kamailio_pss_mb') }] },
+    datasets: [{ label: 'gateway heap used', points: line('heap_mb') }, { label: 'heap old generation', points: line('old_gen_mb') }, { label: 'gateway RSS', points: line('gw_rss_mb') }, { label: 'Kamailio PSS (all processes)', points: line('kamailio_pss_mb') }] },
   { id: 'thr', title: 'Gateway threads and fds', x: 's', y: 'count',
     datasets: [{ label: 'threads', points: line('gw_threads') }, { label: 'fds', points: line('gw_fds') }] },
   { id: 'cpu', title: 'CPU (% of one core)', x: 's', y: '% of one core',

@@ -168,6 +168,9 @@ function sampler(base, gwPid, kamPid, clock, phaseOf) {
           register_failed_total: m ? sumWhere(m, 'gw_registrations_completed_total', 'result="failed"') : null,
           refreshes_ok_total: m ? sumWhere(m, 'gw_registrations_completed_total', 'kind="refresh",result="ok"') : null,
           heap_mb: m ? r1(sumWhere(m, 'jvm_memory_used_bytes', 'area="heap"') / 1048576) : null,
+          // the old generation: what survived young collections, i.e. what the registrations really hold (heap_mb
+          // includes garbage G1 has not collected yet; its young generation grows toward the default max heap)
+          old_gen_mb: m ? r1(sumWhere(m, 'jvm_memory_used_bytes', 'Old Gen"') / 1048576) : null,
           gw_threads: st?.threads ?? null, gw_fds: gwPid ? fds(gwPid) : null, gw_rss_mb: st ? r1(st.rss_kb / 1024) : null,
           kamailio_pss_mb: kam.length ? r1(pssKb(kam) / 1024) : null, kamailio_procs: kam.length,
           cpu_gateway_pct: r1(gwPct), cpu_kamailio_pct: r1(kamPct), cpu_driver_pct: r1(selfPct), cpu_host_pct: r1(hostPct),
@@ -296,7 +299,7 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
     registrations: stats(hold.map((s) => s.registrations)),
     websockets_closed_by_gateway: closedEarly,
     register_failed: (hold.at(-1)?.register_failed_total ?? 0) - failedAtHold,
-    heap_mb: stats(hold.map((s) => s.heap_mb)), gw_threads: stats(hold.map((s) => s.gw_threads)), gw_fds: stats(hold.map((s) => s.gw_fds)),
+    heap_mb: stats(hold.map((s) => s.heap_mb)), old_gen_mb: stats(hold.map((s) => s.old_gen_mb)), gw_threads: stats(hold.map((s) => s.gw_threads)), gw_fds: stats(hold.map((s) => s.gw_fds)),
     gw_rss_mb: stats(hold.map((s) => s.gw_rss_mb)), kamailio_pss_mb: stats(hold.map((s) => s.kamailio_pss_mb)),
     cpu_gateway_pct: stats(hold.map((s) => s.cpu_gateway_pct)), cpu_kamailio_pct: stats(hold.map((s) => s.cpu_kamailio_pct)),
     cpu_driver_pct: stats(hold.map((s) => s.cpu_driver_pct)), cpu_other_pct: stats(hold.map((s) => s.cpu_other_pct)), cpu_host_pct: stats(hold.map((s) => s.cpu_host_pct)),
@@ -329,7 +332,7 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   console.log(`\nregistrations: ${sessions.length}/${run.users} users held ${run.minutes} min, expiry ${run.expires} s (refresh every ~${report.refresh_every_s} s)`);
   console.log(`  login: ${report.login.per_s}/s, p50 ${report.login.ms?.p50} ms, p95 ${report.login.ms?.p95} ms, failed ${JSON.stringify(loginFail)}`);
   console.log('  hold                 min     mean     p95      max');
-  for (const [k, label] of [['registers_per_s', 'REGISTERs/s'], ['registrations', 'registrations'], ['heap_mb', 'gateway heap MB'], ['gw_rss_mb', 'gateway RSS MB'],
+  for (const [k, label] of [['registers_per_s', 'REGISTERs/s'], ['registrations', 'registrations'], ['heap_mb', 'gateway heap MB'], ['old_gen_mb', 'old gen MB'], ['gw_rss_mb', 'gateway RSS MB'],
     ['gw_threads', 'gateway threads'], ['gw_fds', 'gateway fds'], ['kamailio_pss_mb', 'Kamailio PSS MB'], ['cpu_gateway_pct', 'gateway CPU %'],
     ['cpu_kamailio_pct', 'Kamailio CPU %'], ['cpu_driver_pct', 'driver CPU %'], ['cpu_other_pct', 'other jobs CPU %']]) {
     console.log(`  ${label.padEnd(18)}${col(h[k]?.min, 6)}  ${col(h[k]?.mean, 7)}  ${col(h[k]?.p95, 6)}  ${col(h[k]?.max, 7)}`);
