@@ -140,6 +140,7 @@ const nproc = () => fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter(
 // One sample a second until stop(): {t, phase, registers_per_s, registrations, ...}
 function sampler(base, gwPid, kamPid, clock, phaseOf) {
   const samples = [];
+  const health = { failedScrapes: 0 }; // consecutive scrapes without an answer: the gateway stopped answering
   const cores = nproc();
   let prev = null;
   let stopped = false;
@@ -147,6 +148,7 @@ function sampler(base, gwPid, kamPid, clock, phaseOf) {
     while (!stopped) {
       const t0 = Date.now();
       const m = await scrape(base);
+      health.failedScrapes = m ? 0 : health.failedScrapes + 1;
       const kam = kamPid ? tree(kamPid) : [];
       const host = hostTicks();
       const cur = { at: t0, m, host, gw: gwPid ? ticksOf([gwPid]) : 0, kam: ticksOf(kam), self: process.cpuUsage() };
@@ -181,7 +183,7 @@ function sampler(base, gwPid, kamPid, clock, phaseOf) {
       await sleep(Math.max(0, 1000 - (Date.now() - t0)));
     }
   })();
-  return { samples, stop: async () => { stopped = true; await loop; } };
+  return { samples, health, stop: async () => { stopped = true; await loop; } };
 }
 
 async function pool(items, concurrency, fn) {
@@ -226,6 +228,7 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   const clock = Date.now();
   let phase = 'login';
   const smp = sampler(gw, gwPid, kamPid, clock, () => phase);
+  const down = () => smp.health.failedScrapes >= 10;
   const problems = [];
   const problem = (what) => {
     const t = r1((Date.now() - clock) / 1000);
@@ -240,6 +243,7 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   const t0 = Date.now();
   let lastLog = t0;
   await pool(users, run.concurrency, async (u) => {
+    if (down()) { loginFail['not tried: the gateway stopped answering'] = (loginFail['not tried: the gateway stopped answering'] ?? 0) + 1; return; }
     const s = Date.now();
     const r = await request(gw, 'POST', '/api/v1/sessions', { body: { user: u.user, password: u.password } });
     if (r.status !== 201) {
@@ -276,7 +280,7 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   phase = 'hold';
   const holdStart = Date.now();
   const failedAtHold = smp.samples.at(-1)?.register_failed_total ?? 0;
-  while (Date.now() - holdStart < run.minutes * 60000) {
+  while (Date.now() - holdStart < run.minutes * 60000 && !down()) {
     await sleep(Math.min(10000, run.minutes * 60000 - (Date.now() - holdStart)));
     const recent = smp.samples.filter((s) => s.phase === 'hold').slice(-10);
     const last = smp.samples.at(-1) ?? {};
@@ -286,6 +290,10 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
     progress(`hold ${Math.round((Date.now() - holdStart) / 1000)}/${run.minutes * 60} s: ${last.registrations} registered, ${last.websockets} sockets, ${regRate} REGISTERs/s (10 s), `
       + `heap ${last.heap_mb} MB, threads ${last.gw_threads}, fds ${last.gw_fds}, Kamailio ${last.kamailio_pss_mb} MB; CPU gateway ${last.cpu_gateway_pct} % kamailio ${last.cpu_kamailio_pct} % other ${last.cpu_other_pct} %`);
     finish(ctx.out, { ...report, series: smp.samples });
+  }
+  if (down()) {
+    problem(`the gateway stopped answering (${smp.health.failedScrapes} scrapes in a row without an answer): hold and logout cut short`);
+    report.errors.push('the gateway stopped answering during the run (see first_problem and logs/gateway.log)');
   }
   const hold = smp.samples.filter((s) => s.phase === 'hold');
   const refreshStart = hold[0]?.refreshes_ok_total ?? 0;
@@ -309,7 +317,8 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   const l0 = Date.now();
   let loggedOut = 0;
   await pool(sessions, run.concurrency, async (s) => {
-    const r = await request(gw, 'DELETE', '/api/v1/sessions/current', { token: s.token });
+    if (down()) { s.ws.terminate(); return; }
+    const r = await request(gw, 'DELETE', '/api/v1/sessions/current', { token: s.token, timeoutMs: 5000 });
     if (r.status === 200 || r.status === 204) loggedOut += 1; else problem(`logout of ${s.user}: ${r.status} ${r.body?.code ?? r.text.slice(0, 80)}`);
     s.ws.close();
   });
