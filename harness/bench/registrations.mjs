@@ -328,9 +328,16 @@ export async function runRegistrations(run, ctx, { progress, finish, base }) {
   await smp.stop();
   report.series = smp.samples;
   report.registrations_left = smp.samples.at(-1)?.registrations ?? null;
+  // what the gateway itself said went wrong (an OutOfMemoryError names the limit the driver only sees as timeouts)
+  try {
+    const lines = fs.readFileSync(`${ctx.logDir}/gateway.log`, 'utf8').split('\n');
+    const oom = lines.filter((l) => l.includes('OutOfMemoryError'));
+    report.gateway_log = { out_of_memory: oom.length, first: oom[0]?.slice(0, 200) ?? null };
+    if (oom.length) report.errors.push(`the gateway logged ${oom.length} OutOfMemoryError(s): ${oom[0].slice(0, 160)}`);
+  } catch { report.gateway_log = null; }
   report.problems = problems.slice(0, 50);
   report.what_breaks_first = report.first_problem
-    ? `${report.first_problem.what} (at ${report.first_problem.t} s, ${report.first_problem.phase})`
+    ? `${report.first_problem.what} (at ${report.first_problem.t} s, ${report.first_problem.phase})${report.gateway_log?.out_of_memory ? '; the gateway ran out of heap (OutOfMemoryError in its log)' : ''}`
     : `nothing within ${run.users} users x ${run.minutes} min: no failed login, REGISTER or socket`;
   report.ok = sessions.length > 0 && smp.samples.length > 0;
   if (!sessions.length) report.errors.push(`no user logged in: ${JSON.stringify(loginFail)}`);
