@@ -34,6 +34,8 @@ RUNDIR="$(cd "$RUNDIR" && pwd)"
 DBDIR="$RUNDIR/db"
 CFG="$RUNDIR/kamailio.cfg"
 
+# The table holds passwords (./lab --users N: generated ones): readable by this user only.
+umask 077
 # db_text tables: 'version' (auth_db checks subscriber's schema version) and 'subscriber'
 # with plain-text passwords (calculate_ha1=1). ':' and '\' are escaped as db_text requires.
 printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/version"
@@ -47,7 +49,9 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
     pass="${line#*:}"
     [ "$user" != "$line" ] && [ -n "$user" ] || die "bad line in $IMS_USERS: '$line' (want user:password)"
     id=$((id + 1))
-    esc_pass="$(printf '%s' "$pass" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g')"
+    # no subshell per line: 10 000 users (./lab --users) are written in about a second
+    esc_pass="${pass//\\/\\\\}"
+    esc_pass="${esc_pass//:/\\:}"
     printf '%d:%s:%s:%s:::\n' "$id" "$user" "$IMS_DOMAIN" "$esc_pass"
   done < "$IMS_USERS"
   [ "$id" -gt 0 ] || die "no users in $IMS_USERS"

@@ -6,7 +6,10 @@
 //   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
 //   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
-// `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` for harness/lib/bench.sh.
+//   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]
+//                                                     N users logged in and registered, refreshes running
+// `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` (registrations also `users=
+// expires= load_args=`) for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +21,7 @@ import { sleep, start, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
 import { credentials, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { runSustained, sustainedPlan } from './sustained.mjs';
+import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing } from './step.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -55,7 +59,7 @@ function loadProfiles() {
 // parse(argv) -> {mode, name, profile?, calls?, durationS, steps?, expected_s}
 export function parse(argv) {
   const [first, ...rest] = argv;
-  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>" or "setup-rate [--sustained]"');
+  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>", "setup-rate [--sustained]" or "registrations"');
   const opts = {};
   const take = (allowed) => {
     for (let i = 0; i < rest.length; i += 1) {
@@ -91,6 +95,16 @@ export function parse(argv) {
     const holdS = int('--hold', opts['--hold'] ?? d.hold, 1, 60);
     const stepS = int('--step-seconds', opts['--step-seconds'] ?? d.secs, 5, 600);
     return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
+  }
+  if (first === 'registrations') {
+    take(['--users', '--minutes', '--expires', '--concurrency']);
+    const users = int('--users', opts['--users'] ?? 100, 1, 20000);
+    const minutes = int('--minutes', opts['--minutes'] ?? 1, 1, 60);
+    // 60 s: the gateway refreshes every 48 s, so a 5-minute hold sees every binding refreshed about 6 times
+    const expires = int('--expires', opts['--expires'] ?? 60, 10, 3600);
+    const concurrency = int('--concurrency', opts['--concurrency'] ?? 20, 1, 200);
+    return { mode: 'registrations', name: 'registrations', users, minutes, expires, concurrency,
+      expected_s: registrationsPlan(users, minutes, concurrency).expected_s };
   }
   if (first === 'gateway') {
     const profile = needProfile(rest.shift(), 'bench gateway');
@@ -376,7 +390,8 @@ async function main(argv) {
   if (argv[0] === '--check') {
     const run = parse(argv.slice(1));
     const cap = Math.ceil(run.expected_s * 1.5 + 60);
-    console.log(`name=${run.name} mode=${run.mode} expected_s=${run.expected_s} cap_s=${cap}`);
+    const extra = run.mode === 'registrations' ? ` users=${run.users} load_args=${gatewayLoadArgs(run.users, run.expires).join(',')}` : '';
+    console.log(`name=${run.name} mode=${run.mode} expected_s=${run.expected_s} cap_s=${cap}${extra}`);
     return 0;
   }
   const ctx = { out: null, logDir: process.env.LAB_LOGDIR, rtpenginePid: null, gateway: null };
@@ -386,11 +401,12 @@ async function main(argv) {
   }
   const run = parse(argv);
   if (!ctx.out || !ctx.rtpenginePid) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
-  if (['setup-rate', 'setup-sustained', 'gateway'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
+  if (['setup-rate', 'setup-sustained', 'gateway', 'registrations'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
   ctx.logDir ??= path.join(ctx.out, 'logs');
   fs.mkdirSync(ctx.logDir, { recursive: true });
   const runners = { profile: runProfile, capacity: runCapacity, 'setup-rate': runSetupRate, gateway: runGateway,
-    'setup-sustained': (r, c) => runSustained(r, c, { root: ROOT, profilesFile: PROFILES, progress, finish, base: baseReport(r) }) };
+    'setup-sustained': (r, c) => runSustained(r, c, { root: ROOT, profilesFile: PROFILES, progress, finish, base: baseReport(r) }),
+    registrations: (r, c) => runRegistrations(r, c, { progress, finish, base: baseReport(r) }) };
   const report = await runners[run.mode](run, ctx);
   progress(`report: ${path.relative(ROOT, path.join(ctx.out, 'report.json'))} and report.html`);
   if (!report.ok) console.error(`bench: ${report.errors?.[0] ?? 'the run failed'}`);

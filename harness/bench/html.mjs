@@ -142,6 +142,36 @@ ${charts([
 ${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
 }
 
+function registrationsBody(r) {
+  const h = r.hold ?? {};
+  const series = r.series ?? [];
+  const line = (k) => series.map((s) => [s.t, s[k]]);
+  const rows = [['REGISTERs/s', 'registers_per_s'], ['registrations', 'registrations'], ['gateway heap MB', 'heap_mb'], ['heap old generation MB', 'old_gen_mb'], ['gateway RSS MB', 'gw_rss_mb'],
+    ['gateway threads', 'gw_threads'], ['gateway fds', 'gw_fds'], ['Kamailio PSS MB', 'kamailio_pss_mb'], ['gateway CPU %', 'cpu_gateway_pct'],
+    ['Kamailio CPU %', 'cpu_kamailio_pct'], ['driver CPU %', 'cpu_driver_pct'], ['other jobs CPU %', 'cpu_other_pct']]
+    .map(([label, k]) => [label, h[k]?.min, h[k]?.mean, h[k]?.p95, h[k]?.max]);
+  return `<p>${fmt(r.login?.logged_in)}/${fmt(r.users)} users logged in (${fmt(r.login?.per_s)}/s, p50 ${fmt(r.login?.ms?.p50)} ms, p95 ${fmt(r.login?.ms?.p95)} ms),
+held ${fmt(r.minutes)} min with expiry ${fmt(r.expires_s)} s (refresh every ~${fmt(r.refresh_every_s)} s), then logged out (${fmt(r.logout?.logged_out)} in ${fmt(r.logout?.seconds)} s).</p>
+<p>Gateway configured for load: <code>${esc(r.gateway_load_args)}</code>; ${esc(r.note)}. Other gateway arguments: ${esc(r.gateway_args)}.</p>
+<p>Refreshes during the hold: ${fmt(h.refreshes_ok)} ok (expected ~${fmt(h.refreshes_expected)}); REGISTER transactions failed: ${fmt(h.register_failed)};
+sockets closed by the gateway: ${fmt(h.websockets_closed_by_gateway)}; registrations left after logout: ${fmt(r.registrations_left)}.</p>
+<p>What breaks first: <b>${esc(r.what_breaks_first)}</b></p>
+<h2>During the hold</h2>
+${table(['figure', 'min', 'mean', 'p95', 'max'], rows)}
+${charts([
+  { id: 'reg', title: 'REGISTERs/s sent by the gateway (gw_register_requests_total)', x: 's', y: 'REGISTERs/s', datasets: [{ label: 'REGISTERs/s', points: line('registers_per_s') }] },
+  { id: 'regs', title: 'Registrations and WebSockets held by the gateway', x: 's', y: 'count',
+    datasets: [{ label: 'registrations', points: line('registrations') }, { label: 'WebSockets', points: line('websockets') }] },
+  { id: 'mem', title: 'Memory (MB)', x: 's', y: 'MB',
+    datasets: [{ label: 'gateway heap used', points: line('heap_mb') }, { label: 'heap old generation', points: line('old_gen_mb') }, { label: 'gateway RSS', points: line('gw_rss_mb') }, { label: 'Kamailio PSS (all processes)', points: line('kamailio_pss_mb') }] },
+  { id: 'thr', title: 'Gateway threads and fds', x: 's', y: 'count',
+    datasets: [{ label: 'threads', points: line('gw_threads') }, { label: 'fds', points: line('gw_fds') }] },
+  { id: 'cpu', title: 'CPU (% of one core)', x: 's', y: '% of one core',
+    datasets: [['gateway', 'cpu_gateway_pct'], ['kamailio', 'cpu_kamailio_pct'], ['driver', 'cpu_driver_pct'], ['other jobs', 'cpu_other_pct']].map(([l, k]) => ({ label: l, points: line(k) })) },
+])}
+${(r.problems ?? []).length ? `<h2>Problems</h2>${table(['t s', 'phase', 'what'], r.problems.map((p) => [p.t, p.phase, p.what]))}` : ''}`;
+}
+
 export function renderBenchHtml(r) {
   let body = '';
   if (r.kind === 'profile') {
@@ -171,6 +201,8 @@ ${charts([
     body = gatewayBody(r);
   } else if (r.kind === 'setup-sustained') {
     body = sustainedBody(r);
+  } else if (r.kind === 'registrations') {
+    body = registrationsBody(r);
   } else {
     const rows = r.steps.map((s) => [s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.errors.join('; ')]);
     body = `<p>Calls through gateway + Kamailio + rtpengine to SIPp ue1, ICE + DTLS per call; highest step with 0 failures and p95 &lt; 500 ms: <b>${fmt(r.max_cps_passing)}</b> calls/s</p>

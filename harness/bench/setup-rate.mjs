@@ -18,9 +18,12 @@ export function setupStepSeconds(calls, cps, holdS = SETUP_MEDIA_S) {
   return Math.ceil(calls / cps + holdS + 15);
 }
 
+// The password of `user`: from $LAB_USERS_FILE when the run provisioned users (./lab ... --users N: the lab's
+// users plus the generated ones), else ims-sim/users.txt.
 export function credentials(root, user) {
-  const line = fs.readFileSync(path.join(root, 'ims-sim/users.txt'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
-  if (!line) throw new Error(`no user ${user} in ims-sim/users.txt`);
+  const file = process.env.LAB_USERS_FILE || path.join(root, 'ims-sim/users.txt');
+  const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+  if (!line) throw new Error(`no user ${user} in ${file}`);
   return line.slice(user.length + 1).trim();
 }
 

@@ -12,6 +12,8 @@ import org.springframework.web.socket.config.annotation.WebSocketHandlerRegistry
 import org.springframework.web.socket.server.HandshakeInterceptor;
 import org.springframework.web.socket.server.standard.ServletServerContainerFactoryBean;
 
+import org.webrtcims.gw.metrics.GatewayMetrics;
+
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,8 +31,10 @@ public class WebSocketConfig implements WebSocketConfigurer {
 
     private final BrowserSocketHandler handler;
     private final SessionRegistry sessions;
+    private final GatewayMetrics metrics;
 
-    public WebSocketConfig(BrowserSocketHandler handler, SessionRegistry sessions) {
+    public WebSocketConfig(BrowserSocketHandler handler, SessionRegistry sessions, GatewayMetrics metrics) {
+        this.metrics = metrics;
         this.handler = handler;
         this.sessions = sessions;
     }
@@ -38,14 +42,19 @@ public class WebSocketConfig implements WebSocketConfigurer {
     @Override
     public void registerWebSocketHandlers(WebSocketHandlerRegistry registry) {
         // Origins are checked for /api and /ws alike by the OriginCheck filter, before this handshake.
-        registry.addHandler(handler, "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
+        registry.addHandler(new WebSocketMeter(handler, metrics), "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
     }
 
-    /** Frames up to 1 MiB reach the handler, which answers `too-large` above the API limit instead of dropping the socket. */
+    /**
+     * Frames up to twice the API limit (lab.api.max-message-bytes, 64 KiB) reach the handler, which answers
+     * `too-large` above the limit instead of dropping the socket; larger ones close it (1009). Tomcat keeps a
+     * buffer of this size per open socket: at 1 MiB the registration-scale bench ran the 6 GB heap out at
+     * ~1470 sockets (docs/benchmarks.md "Registration scale").
+     */
     @Bean
-    public ServletServerContainerFactoryBean webSocketContainer() {
+    public ServletServerContainerFactoryBean webSocketContainer(org.webrtcims.gw.config.GatewayProperties props) {
         ServletServerContainerFactoryBean c = new ServletServerContainerFactoryBean();
-        c.setMaxTextMessageBufferSize(1 << 20);
+        c.setMaxTextMessageBufferSize(2 * props.getApi().getMaxMessageBytes());
         c.setMaxSessionIdleTimeout(0L);
         return c;
     }

@@ -1,19 +1,44 @@
 package org.webrtcims.gw.call;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.metrics.GatewayMetrics;
 
 import java.util.*;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Live calls by Call-ID, plus a bounded history of ended ones so their reports can still be read. */
+/**
+ * Live calls by Call-ID, plus a bounded history of ended ones so their reports can still be read. A call's start,
+ * answer and end pass through here, which keeps the call meters (GatewayMetrics) in one place of the call layer.
+ */
 @Component
 public class CallRegistry {
     private static final int HISTORY = 500;
 
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
     private final Deque<String> ended = new ArrayDeque<>();
+    private final GatewayMetrics metrics;
 
-    void add(Call call) { calls.put(call.id, call); }
+    /** With meters of its own (unit tests). */
+    public CallRegistry() {
+        this(GatewayMetrics.none());
+    }
+
+    @Autowired
+    public CallRegistry(GatewayMetrics metrics) {
+        this.metrics = metrics;
+        for (Direction d : Direction.values()) metrics.activeCalls(d.wire(), () -> liveCount(d));
+    }
+
+    void add(Call call) {
+        calls.put(call.id, call);
+        metrics.callAttempt(call.direction.wire());
+    }
+
+    /** The call was answered (MO: the 200 from IMS, MT: the gateway's 200): counts it and its setup time. */
+    void answered(Call call) {
+        metrics.callAnswered(call.direction.wire(), System.nanoTime() - call.startedNanos);
+    }
 
     public Optional<Call> find(String callId) { return callId == null ? Optional.empty() : Optional.ofNullable(calls.get(callId)); }
 
@@ -23,6 +48,8 @@ public class CallRegistry {
 
     /** Keeps the call readable but counts it toward the history bound. */
     synchronized void retire(Call call) {
+        metrics.callEnded(call.direction.wire(), call.endReason, call.sipFinal,
+                call.sipFinal != null && call.sipFinal >= 200 && call.sipFinal < 300);
         ended.addLast(call.id);
         while (ended.size() > HISTORY) calls.remove(ended.removeFirst());
     }
@@ -31,4 +58,8 @@ public class CallRegistry {
     List<Call> live() { return calls.values().stream().filter(c -> !c.ended()).toList(); }
 
     public long liveCount() { return calls.values().stream().filter(c -> !c.ended()).count(); }
+
+    long liveCount(Direction direction) {
+        return calls.values().stream().filter(c -> c.direction == direction && !c.ended()).count();
+    }
 }

@@ -41,6 +41,9 @@ public class CallTeardown {
         registry.retire(c);
     }
 
+    /** The call was answered: the meters count it (see {@link CallRegistry#answered}). */
+    void answered(Call c) { registry.answered(c); }
+
     /** Ends a call from the gateway's side (browser hang-up or reject, WebSocket loss, failure). */
     void hangUp(Call c, String reason) {
         synchronized (c) {

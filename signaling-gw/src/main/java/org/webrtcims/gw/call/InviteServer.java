@@ -56,6 +56,7 @@ public class InviteServer {
         c.flow(String.valueOf(Response.OK));
         c.sipFinal = Response.OK;
         c.state = CallState.ANSWERING;
+        teardown.answered(c);
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */

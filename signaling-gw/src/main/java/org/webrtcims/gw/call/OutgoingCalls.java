@@ -168,6 +168,7 @@ public class OutgoingCalls {
             }
             c.state = CallState.CONFIRMED;
             c.markSetupDone();
+            ctx.registry().answered(c);
             ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
             MediaStartWatch.start(ctx, c);
             MaxCallLength.start(ctx, c);

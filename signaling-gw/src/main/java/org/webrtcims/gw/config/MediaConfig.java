@@ -9,6 +9,7 @@ import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
 import org.webrtcims.gw.media.RtpEngineBreaker;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.metrics.GatewayMetrics;
 
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -19,9 +20,10 @@ public class MediaConfig {
     private static final Logger log = LoggerFactory.getLogger(MediaConfig.class);
 
     @Bean(destroyMethod = "close")
-    public NgClient ngClient(GatewayProperties props) {
+    public NgClient ngClient(GatewayProperties props, GatewayMetrics metrics) {
         GatewayProperties.Rtpengine r = props.getRtpengine();
-        return new NgClient(HostPort.parse(r.getNg()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()), r.getAttempts());
+        return new NgClient(HostPort.parse(r.getNg()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()), r.getAttempts(),
+                metrics);
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.webrtcims.gw.media;
 
+import org.webrtcims.gw.metrics.GatewayMetrics;
+
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -40,7 +42,15 @@ public class NgClient implements AutoCloseable {
     private final AtomicLong counter = new AtomicLong();
     private final Thread receiver;
 
+    private final GatewayMetrics metrics;
+
     public NgClient(InetSocketAddress server, Duration timeout, int attempts) {
+        this(server, timeout, attempts, GatewayMetrics.none());
+    }
+
+    /** As above; each command's round trip and failure goes to {@code metrics} (`gw_ng_latency`, `gw_ng_errors`). */
+    public NgClient(InetSocketAddress server, Duration timeout, int attempts, GatewayMetrics metrics) {
+        this.metrics = metrics;
         if (attempts < 1 || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("attempts must be >= 1 and timeout > 0");
         }
@@ -63,6 +73,19 @@ public class NgClient implements AutoCloseable {
     public InetSocketAddress server() { return server; }
 
     public Map<String, Object> send(Map<String, Object> command) throws NgException {
+        long start = System.nanoTime();
+        String name = String.valueOf(command.get("command"));
+        try {
+            Map<String, Object> reply = exchange(command);
+            metrics.ngCommand(name, System.nanoTime() - start, null);
+            return reply;
+        } catch (NgException e) {
+            metrics.ngCommand(name, System.nanoTime() - start, e.kind().name().toLowerCase().replace('_', '-'));
+            throw e;
+        }
+    }
+
+    private Map<String, Object> exchange(Map<String, Object> command) throws NgException {
         String cookie = cookiePrefix + "_" + counter.incrementAndGet();
         byte[] payload = datagram(cookie, command);
         CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();

@@ -1,5 +1,6 @@
 package org.webrtcims.gw.sip;
 
+import org.webrtcims.gw.metrics.GatewayMetrics;
 import gov.nist.javax.sip.clientauthutils.AccountManager;
 import gov.nist.javax.sip.clientauthutils.AuthenticationHelper;
 import gov.nist.javax.sip.clientauthutils.UserCredentials;
@@ -40,6 +41,7 @@ public class RegistrationClient {
     private final GatewayProperties props;
     private final AuthenticationHelper auth;
     private final ImsCredentials credentials;
+    private final GatewayMetrics metrics;
     /** At most this many 401s are answered per REGISTER (a resync costs two). */
     private static final int MAX_CHALLENGES = 3;
     private static final int MAX_FLOW = 64;
@@ -83,6 +85,13 @@ public class RegistrationClient {
     }
 
     public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props) {
+        this(ua, requests, props, GatewayMetrics.none());
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props, GatewayMetrics metrics) {
+        this.metrics = metrics;
+        metrics.registrations(bindings::size);
         this.ua = ua;
         this.requests = requests;
         this.props = props;
@@ -175,8 +184,10 @@ public class RegistrationClient {
 
     private CompletableFuture<Void> send(Binding b, int expires) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        String kind = expires == 0 ? "deregister" : b.registeredAtMillis != 0 ? "refresh" : "initial";
+        done.whenComplete((v, e) -> metrics.registerDone(kind, e == null));
         // TS 24.229 §5.1.1.2.1: an IMS-AKA UE names its IMPI in the first REGISTER (empty nonce and response)
-        transmit(new Handler(b, expires, done),
+        transmit(new Handler(b, expires, done, kind),
                 b.aka() ? AkaDigest.initialHeader(b.sub.impi(), requests.domain(), registerUri()) : null, "");
         return done.orTimeout(props.getIms().getRegisterTimeoutMs(), TimeUnit.MILLISECONDS)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
@@ -198,6 +209,7 @@ public class RegistrationClient {
             reg.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
             if (authorization != null) reg.addHeader(ua.headers().createHeader("Authorization", authorization));
             ua.send(reg, h);
+            metrics.registerSent(h.kind);
             b.flow("sent REGISTER" + (h.expires == 0 ? " (Expires: 0)" : "") + note);
         } catch (Exception e) {
             h.done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, 0,
@@ -213,11 +225,13 @@ public class RegistrationClient {
         final Binding b;
         final int expires;
         final CompletableFuture<Void> done;
+        final String kind;
         int challenges;
         boolean sentResponse;  // the last REGISTER carried an AKA RES
         boolean sentAuts;      // a resync was already asked for
 
-        Handler(Binding b, int expires, CompletableFuture<Void> done) {
+        Handler(Binding b, int expires, CompletableFuture<Void> done, String kind) {
+            this.kind = kind;
             this.b = b;
             this.expires = expires;
             this.done = done;
@@ -248,6 +262,7 @@ public class RegistrationClient {
                 try {
                     ClientTransaction retry = auth.handleChallenge(r, event.getClientTransaction(), ua.provider(), 5);
                     ua.sendPrepared(retry, this);
+                    metrics.registerSent(kind);
                     b.flow("sent REGISTER (digest response)");
                 } catch (Exception e) {
                     done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, code,

@@ -35,7 +35,8 @@ class IncomingCallsTest {
     CallMedia media = mock(CallMedia.class);
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
     CallEventSink sink = (token, msg) -> toBrowser.add(msg);
-    CallRegistry registry = new CallRegistry();
+    org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
+    CallRegistry registry = new CallRegistry(metrics);
     Map<String, String> loggedIn = new HashMap<>(Map.of("alice", "tok-alice"));
     CallTeardown teardown;
     IncomingCalls incoming;
@@ -135,6 +136,9 @@ class IncomingCallsTest {
         assertEquals(c.toTag, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag());
         assertEquals(CallState.ANSWERING, c.state);
         assertNull(c.setupMs);
+        var m = metrics.registry();
+        assertEquals(1, m.find("gw.call.answers").tag("direction", "mt").counter().count()); // MT: INVITE → our 200
+        assertEquals(1, m.find("gw.call.setup").tag("direction", "mt").timer().count());
 
         inDialog(Request.ACK, null);
         assertEquals(CallState.CONFIRMED, c.state);
@@ -149,6 +153,9 @@ class IncomingCallsTest {
         assertEquals("ended", ended.get("type"));
         assertEquals("remote-hangup", ended.get("reason"));
         assertEquals(List.of("INVITE", "100", "180", "200", "ACK", "BYE", "200"), c.sipFlow);
+        assertEquals(1, m.find("gw.calls.ended").tags("direction", "mt", "reason", "remote-hangup").counter().count());
+        assertNull(m.find("gw.call.failures").counter());
+        assertEquals(0, m.find("gw.calls.active").tag("direction", "mt").gauge().value());
     }
 
     @Test

@@ -27,7 +27,8 @@ class OutgoingCallsTest {
     SipRequests requests = mock(SipRequests.class);
     CallMedia media = mock(CallMedia.class);
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
-    CallRegistry registry = new CallRegistry();
+    org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
+    CallRegistry registry = new CallRegistry(metrics);
     CallTeardown teardown;
     OutgoingCalls outgoing;
     ClientTransaction inviteTx = mock(ClientTransaction.class);
@@ -106,6 +107,11 @@ class OutgoingCallsTest {
         assertEquals(200, call().sipFinal);
         assertNotNull(call().setupMs);
         assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), call().sipFlow);
+        var m = metrics.registry();
+        assertEquals(1, m.find("gw.call.attempts").tag("direction", "mo").counter().count());
+        assertEquals(1, m.find("gw.call.answers").tag("direction", "mo").counter().count());
+        assertEquals(1, m.find("gw.call.setup").tag("direction", "mo").timer().count());
+        assertEquals(1, m.find("gw.calls.active").tag("direction", "mo").gauge().value());
     }
 
     @Test
@@ -130,6 +136,10 @@ class OutgoingCallsTest {
         assertEquals("ended", ended.get("type"));
         assertEquals(486, ended.get("sipCode"));
         verify(media).release(call());
+        var m = metrics.registry();
+        assertEquals(1, m.find("gw.call.failures").tags("direction", "mo", "reason", "sip-486").counter().count());
+        assertNull(m.find("gw.call.answers").counter());
+        assertEquals(0, m.find("gw.calls.active").tag("direction", "mo").gauge().value());
     }
 
     @Test

@@ -93,6 +93,23 @@ class NgClientTest {
     }
 
     @Test
+    void eachCommandsRoundTripAndFailureAreMetered() throws Exception {
+        org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
+        client = new NgClient(peer.address(), Duration.ofMillis(150), 1, metrics);
+        var ok = sendAsync(Map.of("command", "ping"));
+        peer.reply(peer.take(), Map.of("result", "pong"));
+        ok.get(5, TimeUnit.SECONDS);
+        var lost = sendAsync(Map.of("command", "query", "call-id", "x"));
+        peer.take();
+        assertEquals(NgException.Kind.TIMEOUT, ngFailure(lost).kind());
+        var r = metrics.registry();
+        assertEquals(1, r.find("gw.ng.latency").tag("command", "ping").timer().count());
+        assertEquals(1, r.find("gw.ng.latency").tag("command", "query").timer().count());
+        assertEquals(1, r.find("gw.ng.errors").tags("command", "query", "kind", "timeout").counter().count());
+        assertNull(r.find("gw.ng.errors").tag("command", "ping").counter());
+    }
+
+    @Test
     void timesOutAfterAllAttempts() throws Exception {
         client(150, 2);
         var result = sendAsync(Map.of("command", "ping"));

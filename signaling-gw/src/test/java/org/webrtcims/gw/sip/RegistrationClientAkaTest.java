@@ -37,6 +37,7 @@ class RegistrationClientAkaTest {
     final List<Request> sent = new ArrayList<>();
     final List<ResponseHandler> handlers = new ArrayList<>();
     RegistrationClient client;
+    final org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
 
     @BeforeEach
     void setUp(@TempDir Path dir) throws Exception {
@@ -53,7 +54,7 @@ class RegistrationClientAkaTest {
             handlers.add(i.getArgument(1));
             return null;
         });
-        client = new RegistrationClient(ua, new SipRequests(ua, props), props);
+        client = new RegistrationClient(ua, new SipRequests(ua, props), props, metrics);
     }
 
     byte[] rand(int seed) {
@@ -138,6 +139,10 @@ class RegistrationClientAkaTest {
         assertEquals("AKAv1-MD5", s.auth());
         assertEquals("alice@ims.lab", s.impi());
         assertEquals("sip:alice@ims.lab", s.impu());
+        var m = metrics.registry();
+        assertEquals(2, m.find("gw.register.requests").tag("kind", "initial").counter().count(), "both REGISTERs");
+        assertEquals(1, m.find("gw.registrations.completed").tags("kind", "initial", "result", "ok").counter().count());
+        assertEquals(1, m.find("gw.registrations").gauge().value());
         assertEquals(List.of("sent REGISTER", "recv 401 (AKAv1-MD5)", "sent REGISTER (AKA response)", "recv 200"), s.sipFlow());
     }
 
@@ -176,6 +181,9 @@ class RegistrationClientAkaTest {
         assertTrue(e.getMessage().contains("MAC-A"), e.getMessage());
         assertEquals(1, sent.size(), "no answer to a network that failed authentication");
         assertTrue(client.status("alice").isEmpty());
+        assertEquals(1, metrics.registry().find("gw.registrations.completed").tags("kind", "initial", "result", "failed")
+                .counter().count());
+        assertEquals(0, metrics.registry().find("gw.registrations").gauge().value());
     }
 
     @Test

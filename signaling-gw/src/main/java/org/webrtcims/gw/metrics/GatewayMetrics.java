@@ -1,0 +1,112 @@
+package org.webrtcims.gw.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The gateway's own meters, in one place (docs/architecture.md "Metrics"): the call, SIP, media and api layers
+ * call one method per event; this class names the meters and their tags. Scraped as Prometheus text at
+ * `/actuator/prometheus` (loopback clients only, docs/security.md). The bottom of the package order: it uses no
+ * gateway package.
+ */
+@Component
+public class GatewayMetrics {
+    /** `ended.reason` values a call can end with besides a SIP failure's phrase (docs/architecture.md). */
+    static final Set<String> REASONS = Set.of("local-hangup", "remote-hangup", "remote-cancel", "websocket-closed",
+            "logout", "replaced", "expired", "timeout", "media-failed", "preconditions-failed", "media-timeout",
+            "sip-failed", "bad-sdp", "no-usable-address", "rejected");
+
+    private final MeterRegistry registry;
+    private final AtomicInteger webSockets = new AtomicInteger();
+    private final Timer.Builder setup = Timer.builder("gw.call.setup")
+            .description("call setup time: MO browser `call` to the 200 from IMS, MT INVITE to the gateway's 200")
+            .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200),
+                    Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+                    Duration.ofSeconds(10), Duration.ofSeconds(30))
+            .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(60));
+
+    @Autowired
+    public GatewayMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("gw.websocket.sessions", webSockets, AtomicInteger::get)
+                .description("open browser WebSockets").register(registry);
+    }
+
+    /** Meters on a private registry: for unit tests and for objects built without Spring. */
+    public static GatewayMetrics none() {
+        return new GatewayMetrics(new SimpleMeterRegistry());
+    }
+
+    public MeterRegistry registry() { return registry; }
+
+    /** Live calls of one direction (`mo`/`mt`), read at each scrape (held strongly: Micrometer holds a gauge's source weakly by default). */
+    public void activeCalls(String direction, Supplier<Number> count) {
+        Gauge.builder("gw.calls.active", count, c -> c.get().doubleValue()).tag("direction", direction)
+                .description("live calls").strongReference(true).register(registry);
+    }
+
+    /** Registered browser users (bindings the gateway holds at the registrar), read at each scrape. */
+    public void registrations(Supplier<Number> count) {
+        Gauge.builder("gw.registrations", count, c -> c.get().doubleValue())
+                .description("browser users registered with IMS").strongReference(true).register(registry);
+    }
+
+    public void callAttempt(String direction) {
+        registry.counter("gw.call.attempts", "direction", direction).increment();
+    }
+
+    /** The call was answered (MO: 200 received, MT: 200 sent), {@code setupNanos} after it started. */
+    public void callAnswered(String direction, long setupNanos) {
+        registry.counter("gw.call.answers", "direction", direction).increment();
+        setup.tag("direction", direction).register(registry).record(setupNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The call ended with `ended.reason` {@code reason} (sipCode: the failure response, if any); not answered:
+     * it also counts as a failure. A reason outside the fixed set (a SIP reason phrase) is tagged `sip-<code>`,
+     * so the tag's values stay bounded whatever phrases IMS sends.
+     */
+    public void callEnded(String direction, String reason, Integer sipCode, boolean answered) {
+        String tag = reasonTag(reason, sipCode);
+        registry.counter("gw.calls.ended", "direction", direction, "reason", tag).increment();
+        if (!answered) registry.counter("gw.call.failures", "direction", direction, "reason", tag).increment();
+    }
+
+    static String reasonTag(String reason, Integer sipCode) {
+        if (reason != null && REASONS.contains(reason)) return reason;
+        return sipCode != null ? "sip-" + sipCode : "other";
+    }
+
+    public void webSocketOpened() { webSockets.incrementAndGet(); }
+
+    public void webSocketClosed() { webSockets.decrementAndGet(); }
+
+    /** One REGISTER request sent (each digest/AKA answer is one more); kind: `initial`, `refresh`, `deregister`. */
+    public void registerSent(String kind) {
+        registry.counter("gw.register.requests", "kind", kind).increment();
+    }
+
+    /** A registration (its REGISTERs until the final answer) ended; ok false: refused, timed out or not sent. */
+    public void registerDone(String kind, boolean ok) {
+        registry.counter("gw.registrations.completed", "kind", kind, "result", ok ? "ok" : "failed").increment();
+    }
+
+    /** One ng command's round trip (retries included); error: its kind (`timeout`, `error-result`, `protocol`), else null. */
+    public void ngCommand(String command, long nanos, String error) {
+        String cmd = command == null ? "unknown" : command;
+        Timer.builder("gw.ng.latency").tag("command", cmd).description("rtpengine ng command round trip")
+                .publishPercentiles(0.5, 0.99).register(registry).record(nanos, TimeUnit.NANOSECONDS);
+        if (error != null) registry.counter("gw.ng.errors", "command", cmd, "kind", error).increment();
+    }
+}
