@@ -67,6 +67,7 @@ bench_build() {
 # The one exception to "as shipped": the gateway's edge quotas (docs/security.md) are sized for people,
 # and a load generator is one user placing hundreds of calls on one WebSocket, so the bench lifts the
 # quotas (and nothing else: no media or SIP setting) with BENCH_GATEWAY_LOAD_ARGS; the report records it.
+# (`registrations` sets its own load arguments: registrations.mjs gatewayLoadArgs.)
 BENCH_GATEWAY_LOAD_ARGS="--lab.limits.calls-per-user=100000 --lab.limits.calls-total=100000 --lab.api.ws-messages-per-second=100000 --lab.api.max-sessions=100000"
 export BENCH_GATEWAY_LOAD_ARGS
 bench_start() {
@@ -81,8 +82,7 @@ bench_start() {
   fi
   BENCH_RTPENGINE_PID=$LAB_LAST_PID
   [[ $1 == profile || $1 == capacity ]] && return 0
-  read -r -a gw_args <<<"$BENCH_GATEWAY_LOAD_ARGS ${BENCH_GATEWAY_ARGS:-}"
-  log "gateway quotas lifted for load: $BENCH_GATEWAY_LOAD_ARGS"
+  read -r -a gw_args <<<"${BENCH_GATEWAY_ARGS:-}"
   [[ -n ${BENCH_GATEWAY_ARGS:-} ]] && log "gateway started with BENCH_GATEWAY_ARGS: ${BENCH_GATEWAY_ARGS}"
   if [[ $1 == registrations ]]; then
     # N subscribers in Kamailio's table and $LAB_USERS_FILE; the gateway configured for the load (login
@@ -94,8 +94,11 @@ bench_start() {
       start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${load[@]}" "${gw_args[@]}"
     return
   fi
+  local quotas=()
+  read -r -a quotas <<<"$BENCH_GATEWAY_LOAD_ARGS"
+  log "gateway quotas lifted for load: $BENCH_GATEWAY_LOAD_ARGS"
   # UE_QUIET: ue1 keeps no SIP message log under load
-  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${gw_args[@]}" && UE_QUIET=1 start_ue ue1 uas
+  start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${quotas[@]}" "${gw_args[@]}" && UE_QUIET=1 start_ue ue1 uas
 }
 
 # provision_users N FILE — the lab's own users (ims-sim/users.txt: alice … and the UEs) plus N generated
