@@ -3,7 +3,21 @@
 import { esc, htmlHead, scriptSafe, writeReport } from '../kit/report.mjs';
 import { judge } from './scenario.mjs';
 
-export const DELAY_NOTE = 'per-packet relay delay is not measured yet (the capture-based delay meter comes later)';
+export const DELAY_NOTE = 'relay delay: t_out - t_in of each RTP packet at rtpengine, paired by SSRC + sequence number '
+  + 'in one tcpdump capture of both legs (delaymeter, nearest-rank percentiles); loss: in copies never sent on';
+
+// delaymeter's JSON of a call's capture -> media.delay_ms / loss_pct / packets per direction.
+function relayDelayEntry(dm) {
+  const delay = {}, loss = {}, packets = {};
+  for (const k of ['to_ims', 'to_browser']) {
+    const x = dm?.directions?.[k];
+    const d = x?.delay_ms;
+    delay[k] = x?.matched ? { p50: d.p50, p95: d.p95, p99: d.p99, max: d.max, mean: d.mean } : null;
+    loss[k] = x && (x.matched || x.lost) ? x.loss_pct : null;
+    packets[k] = x ? { matched: x.matched, lost: x.lost, duplicates: x.duplicates, reordered: x.reordered, unmatched_out: x.unmatched_out } : null;
+  }
+  return { delay, loss, packets };
+}
 
 const round = (v, d = 1) => (v == null || Number.isNaN(v) ? null : Number(Number(v).toFixed(d)));
 
@@ -15,6 +29,8 @@ export function callEntry(r) {
   const t0 = r.samples[0]?.t ?? 0;
   // rtpengine's verdict from its query (gateway media.transcoded): the live one when the final is missing
   const transcoded = m.transcoded ?? r.infoDuring?.media?.transcoded ?? null;
+  const rd = r.relayDelay ? relayDelayEntry(r.relayDelay) : null;
+  const paired = rd && (rd.delay.to_ims || rd.delay.to_browser);
   return {
     direction: r.direction,
     from: r.info?.from ?? r.from,
@@ -27,8 +43,13 @@ export function callEntry(r) {
       codec: m.codecIms ?? m.codecBrowser ?? b?.codec ?? null,
       packets_to_ims: m.packetsToIms ?? null,
       packets_to_browser: m.packetsToBrowser ?? null,
-      delay_ms: null,
-      delay_note: DELAY_NOTE,
+      // rtpengine's per-packet delay per direction (capture + delaymeter); null with relay_delay_error
+      delay_ms: rd?.delay ?? null,
+      loss_pct: rd?.loss ?? null,
+      relay_packets: rd?.packets ?? null,
+      relay_delay_error: r.relayDelay ? (paired ? null : (transcoded ? 'transcoded: re-encoded packets need rtpengine\'s ports per call to pair (not known to the demo)'
+        : 'no packet of the call was paired in the capture')) : (r.relayDelayError ?? 'not captured'),
+      capture: r.relayDelay?.capture ?? null,
       codec_browser: m.codecBrowser ?? null,
       codec_ims: m.codecIms ?? null,
       // 'relayed' (same codec both legs, no decoding) or 'transcoded' (rtpengine's codec engine), null = unknown
@@ -73,11 +94,16 @@ ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).joi
 }
 
 export function renderHtml(report) {
-  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec browser / IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
+  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec browser / IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv',
+    'relay delay →IMS p50/p95/p99/max ms', 'loss →IMS %', 'relay delay →browser p50/p95/p99/max ms', 'loss →browser %', 'browser jitter ms', 'browser RTT ms', 'duration s', 'ok', 'error'];
+  const pct = (d) => (d ? `${d.p50} / ${d.p95} / ${d.p99} / ${d.max}` : '–');
   const rows = report.calls.map((c) => [
     c.direction, c.from, c.to, c.setup_ms, c.sip_final, `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`,
     c.media.relay ?? 'unknown', c.media.packets_to_ims, c.media.packets_to_browser,
-    c.browser?.packets_sent, c.browser?.packets_received, c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
+    c.browser?.packets_sent, c.browser?.packets_received,
+    c.media.delay_ms ? pct(c.media.delay_ms.to_ims) : `– (${c.media.relay_delay_error})`, c.media.loss_pct?.to_ims ?? '–',
+    pct(c.media.delay_ms?.to_browser), c.media.loss_pct?.to_browser ?? '–', c.browser?.jitter_ms, c.browser?.rtt_ms,
+    c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
   ]);
   const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))
     .map(([k, v]) => `${esc(k.replace(/_pct$/, ''))}: ${v == null ? 'n/a' : `${v} %`}`).join(' · ');
@@ -90,7 +116,7 @@ ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).joi
 </tbody></table>
 ${audioTable(report.calls)}
 ${report.registration ? `<p>gateway registration of ${esc(report.registration.user)} (${esc(report.registration.auth)}${report.registration.impi ? `, IMPI ${esc(report.registration.impi)}, IMPU ${esc(report.registration.impu)}` : ''}): ${esc((report.registration.sip_flow ?? []).join(' → '))}</p>` : ''}
-<p>${esc(DELAY_NOTE)}.</p>
+<p>${esc(DELAY_NOTE)}; jitter and RTT are the browser's own getStats.</p>
 <h2>Browser packets per second (getStats, 1 s)</h2>
 <div class="box"><canvas id="pps"></canvas></div>
 <script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>
