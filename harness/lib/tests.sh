@@ -61,7 +61,7 @@ test_only_files() {
 # The media test files (harness/tests/NAME.test.mjs) that run once per browser of LAB_BROWSERS; the
 # other files run in the first browser only (docs/media.md "Browser matrix"). dtmf is not in the list yet:
 # its expectations are Chromium's (telephone-event/48000 offered; Firefox offers only /8000).
-LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns)
+LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns phone)
 
 # run_node_tests — the integration tests against the running lab; sets LAB_T_INTEG. Every file runs
 # with the first browser of LAB_BROWSERS (default chromium,firefox), the media files again with each
