@@ -149,17 +149,43 @@ export const delaymeterBin = () => path.join(labRoot(), 'media-relay', 'build', 
 // in and out copy. All copies come from one tcpdump, stamped by one kernel clock, so t_out - t_in is
 // comparable across interfaces. Returns delaymeter's JSON (directions.to_ims / to_browser: matched,
 // lost, loss_pct, delay_ms {p50, p95, p99, max, mean}, …). Throws with delaymeter's one-line reason.
-export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-6299' } = {}) {
+// callPorts: rtpengine's [browserPort, imsPort] of each call, for transcoded calls (re-encoded streams get a
+// new SSRC; delaymeter maps it back by these ports and pairs by RTP timestamp, docs/delaymeter.md).
+export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-6299', callPorts = null } = {}) {
   const bin = delaymeterBin();
   if (!fs.existsSync(bin)) throw new Error(`${bin} is not built (cmake --build media-relay/build)`);
   const input = aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
   if (aliases.length) aliasRelayAddresses(file, input, aliases, relayAddr);
+  const extra = [];
+  if (callPorts?.length) {
+    const portsFile = file.replace(/\.pcap$/, '') + '-call-ports.txt';
+    fs.writeFileSync(portsFile, `# rtpengine browser-side port, IMS-side port\n${callPorts.map((p) => p.join(' ')).join('\n')}\n`);
+    extra.push('--call-ports', portsFile);
+  }
   try {
-    const { stdout } = await run(bin, ['--relay-addr', relayAddr, '--relay-ports', relayPorts, '--ims-ports', imsPorts, '--json', input],
+    const { stdout } = await run(bin, ['--relay-addr', relayAddr, '--relay-ports', relayPorts, '--ims-ports', imsPorts, ...extra, '--json', input],
       { maxBuffer: 16 * 1024 * 1024 });
     return JSON.parse(stdout);
   } catch (e) {
     const why = (e.stderr ?? '').trim().split('\n').pop() || e.message;
     throw new Error(`delaymeter: ${why.replace(/^delaymeter:\s*/, '')}`);
   }
+}
+
+// rtpengine's two RTP ports of the one call in a capture, [[browserPort, imsPort]] (or [] when a leg is
+// missing): the relay port the browser sends to on `pub`, and the one that sends from `ims` to a port in
+// `imsPorts` (RTP ports are even; the odd one above is RTCP).
+export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = '6000-6299' }) {
+  const range = (r) => r.split('-').map(Number);
+  const [lo, hi] = range(relayPorts);
+  const [ilo, ihi] = range(imsPorts);
+  const browser = new Set();
+  const imsSide = new Set();
+  for (const { src, dst } of await udpDatagrams(file)) {
+    const [sa, sp] = src.split(':');
+    const [da, dp] = dst.split(':');
+    if (da === pub && +dp >= lo && +dp <= hi && +dp % 2 === 0) browser.add(+dp);
+    if (sa === ims && +sp >= lo && +sp <= hi && +sp % 2 === 0 && +dp >= ilo && +dp <= ihi) imsSide.add(+sp);
+  }
+  return browser.size === 1 && imsSide.size === 1 ? [[[...browser][0], [...imsSide][0]]] : [];
 }

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launchBrowser, openClient } from './browser.mjs';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { relayDelay, startCapture } from '../kit/capture.mjs';
+import { oneCallPorts, relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
@@ -94,8 +94,8 @@ async function main() {
       c.ok = false;
       c.error = `browser leg codec ${c.media.codec_browser} (wanted opus: no transcoding)`;
     }
-    // #15: every relayed call carries rtpengine's per-packet delay both ways (capture + delaymeter)
-    if (c.ok && c.media.relay === 'relayed' && !(c.media.delay_ms?.to_ims && c.media.delay_ms?.to_browser)) {
+    // #15: every call carries rtpengine's per-packet delay both ways (capture + delaymeter)
+    if (c.ok && !(c.media.delay_ms?.to_ims && c.media.delay_ms?.to_browser)) {
       c.ok = false;
       c.error = `relay delay not measured: ${c.media.relay_delay_error ?? 'a direction had no paired packet'}`;
     }
@@ -150,7 +150,11 @@ async function captured(direction, runCall) {
   await new Promise((res) => setTimeout(res, 300));   // immediate mode: the last packets are written within ms
   const file = await cap.stop();
   try {
-    r.relayDelay = await relayDelay(file, { aliases: [ADDRESSES.pub], relayPorts: RELAY_PORTS });
+    // a transcoded call's re-encoded stream has a new SSRC: delaymeter needs the call's two rtpengine ports
+    const transcoded = r.info?.media?.transcoded ?? r.infoDuring?.media?.transcoded ?? false;
+    const callPorts = transcoded ? await oneCallPorts(file, { pub: ADDRESSES.pub, relayPorts: RELAY_PORTS }) : null;
+    if (transcoded && !callPorts.length) throw new Error('transcoded call: rtpengine\'s two ports not found in the capture');
+    r.relayDelay = await relayDelay(file, { aliases: [ADDRESSES.pub], relayPorts: RELAY_PORTS, callPorts });
     r.relayDelay.capture = path.relative(outDir(), file);
   } catch (e) {
     r.relayDelayError = e.message;

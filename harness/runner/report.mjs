@@ -47,8 +47,7 @@ export function callEntry(r) {
       delay_ms: rd?.delay ?? null,
       loss_pct: rd?.loss ?? null,
       relay_packets: rd?.packets ?? null,
-      relay_delay_error: r.relayDelay ? (paired ? null : (transcoded ? 'transcoded: re-encoded packets need rtpengine\'s ports per call to pair (not known to the demo)'
-        : 'no packet of the call was paired in the capture')) : (r.relayDelayError ?? 'not captured'),
+      relay_delay_error: r.relayDelay ? (paired ? null : 'no packet of the call was paired in the capture') : (r.relayDelayError ?? 'not captured'),
       capture: r.relayDelay?.capture ?? null,
       codec_browser: m.codecBrowser ?? null,
       codec_ims: m.codecIms ?? null,
