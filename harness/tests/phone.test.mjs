@@ -83,6 +83,21 @@ test(titled('phone: the address book is the lab users of users.txt, without pass
   for (const [, password] of users) assert.ok(!body.includes(password), 'a password is in contacts.json');
 });
 
+// Every error code docs/architecture.md names (REST and WebSocket) has a sentence in app.js's ERROR_TEXT.
+test(titled('phone: every API error code of docs/architecture.md has a message'), async () => {
+  const doc = fs.readFileSync(path.join(labRoot(), 'docs', 'architecture.md'), 'utf8');
+  const api = doc.slice(doc.indexOf('## Browser API'), doc.indexOf('## rtpengine flags'));
+  const codes = new Set([...api.matchAll(/"code":"([a-z-]+)"|\b\d{3} `([a-z-]+)`/g)].map((m) => m[1] ?? m[2]));
+  const list = api.slice(api.indexOf('error codes:'), api.indexOf('`ended.reason` is one of'));
+  assert.ok(list.length > 100, 'the WebSocket error code list in docs/architecture.md');
+  for (const m of list.matchAll(/`([a-z][a-z-]+)`/g)) if (!['dtmf', 'telephone-event'].includes(m[1])) codes.add(m[1]);
+  assert.ok(codes.size >= 25, `found ${codes.size} codes in docs/architecture.md`);
+  const js = fs.readFileSync(path.join(labRoot(), 'webclient', 'public', 'app.js'), 'utf8');
+  const table = js.slice(js.indexOf('const ERROR_TEXT = {'), js.indexOf('};', js.indexOf('const ERROR_TEXT = {')));
+  const missing = [...codes].filter((c) => !table.includes(`'${c}':`) && !new RegExp(`\\n\\s*${c}:`).test(table));
+  assert.deepEqual(missing, [], 'codes without a message in app.js ERROR_TEXT');
+});
+
 test(titled('phone: sign in (a wrong password first), registration state and contacts'), { timeout: 30000 }, async () => {
   assert.equal(await text('#reg-state'), 'Not signed in');
   await typeInto('#login-user', USER);
@@ -154,6 +169,21 @@ test(titled('phone: keypad to ue6, and the keys ue6 sends are shown'), { timeout
   await shot('keypad');
   await page.click('#hangup-btn');
   await lastLogRow(callId);
+});
+
+test(titled('phone: a video call to ue7 shows the videos; audio calls have none'), { timeout: 60000 }, async () => {
+  await page.click('#contacts li[data-user="ue7"] button');
+  const callId = await connected();
+  await visible('#videos');
+  const tracks = await until('local and remote video tracks on the page', () => {
+    const n = (id) => document.getElementById(id).srcObject?.getVideoTracks().length ?? 0;
+    return n('local-video') && n('remote-video') ? { local: n('local-video'), remote: n('remote-video') } : null;
+  });
+  assert.deepEqual(tracks, { local: 1, remote: 1 });
+  await shot('video-call');
+  await page.click('#hangup-btn');
+  await lastLogRow(callId);
+  assert.ok(await page.evaluate(() => document.querySelector('#videos').hidden), 'the videos go with the call');
 });
 
 test(titled('phone: dial ue8 on the dial pad, hold and resume'), { timeout: 60000 }, async () => {

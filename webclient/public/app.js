@@ -19,6 +19,8 @@ const ERROR_TEXT = {
   'too-many-sessions': 'The gateway has too many people signed in right now.',
   'bad-origin': 'This page was loaded from an address the gateway does not accept.',
   'bad-token': 'Your session has expired. Please sign in again.',
+  'unknown-session': 'That session is no longer signed in.',
+  'loopback-only': 'That gateway endpoint answers the lab machine itself only.',
   'http-error': 'The gateway could not be reached.',
   // WebSocket
   'bad-json': 'The gateway could not read a message from this page.',
