@@ -79,6 +79,23 @@ export function callEntry(r) {
 
 export const writeDemoReport = (dir, report) => writeReport(dir, report, renderHtml);
 
+// Two lines per call: rtpengine's per-packet delay and loss each way (capture), the browser's view beside.
+function delayTable(calls) {
+  const cols = ['call', 'direction of media', 'relay delay p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'packets paired', 'lost', 'loss %', 'browser jitter ms', 'browser RTT ms'];
+  const rows = calls.flatMap((c) => [['to_ims', 'browser → rtpengine → IMS'], ['to_browser', 'IMS → rtpengine → browser']].map(([k, label], i) => {
+    const d = c.media.delay_ms?.[k];
+    const p = c.media.relay_packets?.[k];
+    if (!d) return [i ? '' : c.direction, label, `not measured: ${c.media.relay_delay_error ?? 'no paired packet'}`, '', '', '', '', p?.matched ?? '', p?.lost ?? '', '', '', ''];
+    return [i ? '' : c.direction, label, d.p50, d.p95, d.p99, d.max, d.mean, p?.matched, p?.lost, c.media.loss_pct?.[k],
+      i ? '' : c.browser?.jitter_ms, i ? '' : c.browser?.rtt_ms];
+  }));
+  return `<h2>Per-packet relay delay (rtpengine, from the capture)</h2>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>
+<p>${esc(DELAY_NOTE)}. Jitter and RTT are the browser's own getStats, end to end.</p>`;
+}
+
 // One line per call of the audio-quality check (media.audio), nothing when no call ran it.
 function audioTable(calls) {
   const checked = calls.filter((c) => c.media.audio);
@@ -93,16 +110,11 @@ ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).joi
 }
 
 export function renderHtml(report) {
-  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec browser / IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv',
-    'relay delay →IMS p50/p95/p99/max ms', 'loss →IMS %', 'relay delay →browser p50/p95/p99/max ms', 'loss →browser %', 'browser jitter ms', 'browser RTT ms', 'duration s', 'ok', 'error'];
-  const pct = (d) => (d ? `${d.p50} / ${d.p95} / ${d.p99} / ${d.max}` : '–');
+  const cols = ['direction', 'from', 'to', 'setup ms', 'SIP final', 'codec browser / IMS', 'rtpengine', 'pkts→IMS', 'pkts→browser', 'browser sent', 'browser recv', 'duration s', 'ok', 'error'];
   const rows = report.calls.map((c) => [
     c.direction, c.from, c.to, c.setup_ms, c.sip_final, `${c.media.codec_browser ?? '?'} / ${c.media.codec_ims ?? '?'}`,
     c.media.relay ?? 'unknown', c.media.packets_to_ims, c.media.packets_to_browser,
-    c.browser?.packets_sent, c.browser?.packets_received,
-    c.media.delay_ms ? pct(c.media.delay_ms.to_ims) : `– (${c.media.relay_delay_error})`, c.media.loss_pct?.to_ims ?? '–',
-    pct(c.media.delay_ms?.to_browser), c.media.loss_pct?.to_browser ?? '–', c.browser?.jitter_ms, c.browser?.rtt_ms,
-    c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
+    c.browser?.packets_sent, c.browser?.packets_received, c.duration_s, c.ok ? 'yes' : 'NO', c.error ?? '',
   ]);
   const cpu = Object.entries(report.cpu ?? {}).filter(([k]) => k.endsWith('_pct'))
     .map(([k, v]) => `${esc(k.replace(/_pct$/, ''))}: ${v == null ? 'n/a' : `${v} %`}`).join(' · ');
@@ -113,9 +125,9 @@ export function renderHtml(report) {
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>
+${delayTable(report.calls)}
 ${audioTable(report.calls)}
 ${report.registration ? `<p>gateway registration of ${esc(report.registration.user)} (${esc(report.registration.auth)}${report.registration.impi ? `, IMPI ${esc(report.registration.impi)}, IMPU ${esc(report.registration.impu)}` : ''}): ${esc((report.registration.sip_flow ?? []).join(' → '))}</p>` : ''}
-<p>${esc(DELAY_NOTE)}; jitter and RTT are the browser's own getStats.</p>
 <h2>Browser packets per second (getStats, 1 s)</h2>
 <div class="box"><canvas id="pps"></canvas></div>
 <script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>

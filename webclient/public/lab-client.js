@@ -543,8 +543,11 @@ export class LabClient extends EventTarget {
         s.ppsSent = dt > 0 ? (s.packetsSent - prev.packetsSent) / dt : null;
         s.ppsReceived = dt > 0 ? (s.packetsReceived - prev.packetsReceived) / dt : null;
         // audio bitrate (kbit/s, RTP payload + header bytes as getStats counts them) and loss of the last interval (%)
-        s.kbpsSent = dt > 0 ? ((s.bytesSent - prev.bytesSent) * 8) / dt / 1000 : null;
-        s.kbpsReceived = dt > 0 ? ((s.bytesReceived - prev.bytesReceived) * 8) / dt / 1000 : null;
+        // (null, not a negative rate, when a counter went back: Firefox restarts them when a re-offer or an
+        // answer replaces an RTP stream)
+        const rate = (now, before) => (dt > 0 && now >= before ? ((now - before) * 8) / dt / 1000 : null);
+        s.kbpsSent = rate(s.bytesSent, prev.bytesSent);
+        s.kbpsReceived = rate(s.bytesReceived, prev.bytesReceived);
         const dLost = dt > 0 ? Math.max(0, s.packetsLost - prev.packetsLost) : null;
         const dRecv = dt > 0 ? s.packetsReceived - prev.packetsReceived : null;
         s.lossPct = dt > 0 && dLost + dRecv > 0 ? (100 * dLost) / (dLost + dRecv) : (dt > 0 ? 0 : null);
