@@ -100,6 +100,7 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
 // The page's keypad: a click on its button for each key (webclient/public/app.js → labClient.keypad).
 async function pressKeys(keys) {
   const paths = [];
+  if (await client.page.isHidden('#keypad-box')) await client.page.click('#keypad-btn');   // the call screen's Keypad button
   for (const k of keys) {
     await client.page.locator('#keypad').getByRole('button', { name: k, exact: true }).click();
     paths.push(await client.page.textContent('#dtmf-path'));

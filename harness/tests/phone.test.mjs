@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import { gatewayUrl, labRoot, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
@@ -28,6 +28,8 @@ before(async () => {
   await (page.setViewportSize ? page.setViewportSize({ width: 1280, height: 960 }) : page.setViewport({ width: 1280, height: 960 }));
   fs.mkdirSync(SHOTS, { recursive: true });
 });
+
+afterEach(async () => { if (page) await hangUpAny(); });
 
 after(async () => {
   await client?.logout().catch(() => {});
@@ -55,11 +57,27 @@ async function typeInto(sel, value) {
   await page.type(sel, value);
 }
 
-// The call screen's call once it is connected (data-state answered).
+const seen = new Set();   // calls an earlier step already had on the call screen
+
+// The call screen's new call once it is connected (data-state answered); never one seen before.
 async function connected() {
-  await until('the call screen says connected', () => document.querySelector('#active')?.dataset.state === 'answered'
-    && document.querySelector('#active-state').textContent === 'Connected', null, 20000);
-  return page.evaluate(() => document.querySelector('#active').dataset.callId);
+  const callId = await until('the call screen says connected', (old) => {
+    const el = document.querySelector('#active');
+    return el && !el.hidden && !old.includes(el.dataset.callId) && el.dataset.state === 'answered'
+      && document.querySelector('#active-state').textContent === 'Connected' && el.dataset.callId;
+  }, [...seen], 20000);
+  seen.add(callId);
+  return callId;
+}
+
+// A person's way out after a failed step: hang up whatever is on the call screen, wait for the idle screen.
+async function hangUpAny() {
+  for (let i = 0; i < 3; i++) {
+    const up = await page.evaluate(() => !document.querySelector('#active').hidden).catch(() => false);
+    if (!up) return;
+    await page.click('#hangup-btn').catch(() => {});
+    await sleep(1000);
+  }
 }
 
 // The newest call-log row: {who, direction, duration, ended, callId}.
@@ -128,7 +146,11 @@ test(titled('phone: call ue1 from the contacts, live charts with real numbers, m
     if (tx.filter((v) => v > 5).length < 3 || rx.filter((v) => v > 5).length < 3 || !rtt.length || !jitter.length || !loss.length) return null;
     return { tx: tx.at(-1), rx: rx.at(-1), rtt: rtt.at(-1), jitter: jitter.at(-1), loss: loss.at(-1),
       tiles: ['tx', 'rx', 'rtt', 'jitter', 'loss'].map((k) => document.getElementById(`tile-${k}`).textContent) };
-  }, null, 20000);
+  }, null, 30000).catch(async (e) => {
+    const data = await page.evaluate(() => ['chart-bitrate', 'chart-delay', 'chart-loss'].map((id) => window.Chart.getChart(id)?.data.datasets
+      .map((d) => `${d.label}: ${d.data.map((p) => (p.y == null ? '-' : Math.round(p.y))).join(' ')}`).join('; ')).join(' | '));
+    throw new Error(`${e.message}; charts: ${data}`);
+  });
   assert.ok(numbers.tx > 5 && numbers.tx < 200, `send bitrate ${numbers.tx} kbit/s`);
   assert.ok(numbers.rx > 5 && numbers.rx < 200, `receive bitrate ${numbers.rx} kbit/s`);
   assert.ok(numbers.rtt >= 0 && numbers.rtt < 1000, `RTT ${numbers.rtt} ms`);
@@ -164,6 +186,7 @@ test(titled('phone: keypad to ue6, and the keys ue6 sends are shown'), { timeout
   await visible('#keypad button[data-key="5"]');
   for (const k of ['5', '#']) await page.click(`#keypad button[data-key="${k}"]`);
   assert.equal(await text('#dtmf-sent'), '5#');
+  assert.match(await text('#dtmf-path'), /^sent (by the browser|through the gateway)/);
   await sleep(800);   // the tones go out before the hang-up
   assert.equal(await client.errorText(), null, 'the keys went out without an error');
   await shot('keypad');

@@ -209,7 +209,8 @@ $('keypad-btn').addEventListener('click', () => {
   $('keypad-btn').setAttribute('aria-pressed', String(!$('keypad-box').hidden));
 });
 padButtons($('keypad'), '123456789*0#', (k) => {
-  client.keypad(current, k);
+  $('dtmf-path').textContent = client.keypad(current, k) === 'rtcdtmfsender'
+    ? 'sent by the browser (RTCDTMFSender)' : 'sent through the gateway (WebSocket dtmf)';
   sentKeys.set(current, (sentKeys.get(current) ?? '') + k);
   $('dtmf-sent').textContent = sentKeys.get(current);
 });

@@ -546,8 +546,8 @@ export class LabClient extends EventTarget {
         // (null, not a negative rate, when a counter went back: Firefox restarts them when a re-offer or an
         // answer replaces an RTP stream)
         const rate = (now, before) => (dt > 0 && now >= before ? ((now - before) * 8) / dt / 1000 : null);
-        s.kbpsSent = rate(s.bytesSent, prev.bytesSent);
-        s.kbpsReceived = rate(s.bytesReceived, prev.bytesReceived);
+        s.kbpsSent = rate(s.bytesSent, prev?.bytesSent);
+        s.kbpsReceived = rate(s.bytesReceived, prev?.bytesReceived);
         const dLost = dt > 0 ? Math.max(0, s.packetsLost - prev.packetsLost) : null;
         const dRecv = dt > 0 ? s.packetsReceived - prev.packetsReceived : null;
         s.lossPct = dt > 0 && dLost + dRecv > 0 ? (100 * dLost) / (dLost + dRecv) : (dt > 0 ? 0 : null);
