@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { logDir } from './env.mjs';
+import { labRoot, logDir } from './env.mjs';
 import { start, stop } from './procs.mjs';
 
 const run = promisify(execFile);
@@ -91,4 +91,101 @@ export function rfc4733Events(packets, pt) {
     e.duration = Math.max(e.duration, duration);
   }
   return events;
+}
+
+// ---- per-packet relay delay of the calls in a capture (delaymeter, docs/delaymeter.md) ----
+
+// Offset of the IPv4 header in a frame of pcap link type `linktype`, or -1 (not IPv4 / unknown link).
+function ipv4Offset(linktype, frame) {
+  switch (linktype) {
+    case 276: return frame.length >= 20 && frame.readUInt16BE(0) === 0x0800 ? 20 : -1;   // LINUX_SLL2 (tcpdump -i any)
+    case 113: return frame.length >= 16 && frame.readUInt16BE(14) === 0x0800 ? 16 : -1;   // LINUX_SLL
+    case 1: return frame.length >= 14 && frame.readUInt16BE(12) === 0x0800 ? 14 : -1;     // EN10MB
+    case 101: case 228: return 0;                                                         // RAW, IPV4
+    default: return -1;
+  }
+}
+
+// Copies the pcap `src` to `dst` with every IPv4 source/destination address in `aliases` replaced by
+// `addr`. delaymeter knows one relay address; rtpengine has two (the browser leg on "pub", the IMS leg on
+// loopback, docs/media.md "Topology"), and pairs a packet's in and out copy by SSRC + seq, not address.
+// Returns {frames, rewritten}. Only classic pcap (what tcpdump -w writes); checksums are left as they
+// were (delaymeter does not read them).
+export function aliasRelayAddresses(src, dst, aliases, addr) {
+  const buf = fs.readFileSync(src);
+  const magic = buf.length >= 24 ? buf.readUInt32LE(0) : 0;
+  const le = magic === 0xa1b2c3d4 || magic === 0xa1b23c4d;
+  const be = [0xd4c3b2a1, 0x4d3cb2a1].includes(magic);
+  if (!le && !be) throw new Error(`${src}: not a classic pcap file`);
+  const u32 = (o) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
+  const linktype = u32(20) & 0x0fffffff;
+  const ip = (s) => Buffer.from(s.split('.').map(Number));
+  const to = ip(addr);
+  const from = aliases.map(ip);
+  let frames = 0;
+  let rewritten = 0;
+  for (let o = 24; o + 16 <= buf.length;) {
+    const incl = u32(o + 8);
+    const frame = buf.subarray(o + 16, o + 16 + incl);
+    o += 16 + incl;
+    frames += 1;
+    const at = ipv4Offset(linktype, frame);
+    if (at < 0 || frame.length < at + 20 || (frame[at] >> 4) !== 4) continue;
+    for (const field of [at + 12, at + 16]) {
+      if (from.some((f) => f.equals(frame.subarray(field, field + 4)))) {
+        to.copy(frame, field);
+        rewritten += 1;
+      }
+    }
+  }
+  fs.writeFileSync(dst, buf);
+  return { frames, rewritten };
+}
+
+export const delaymeterBin = () => path.join(labRoot(), 'media-relay', 'build', 'delaymeter', 'delaymeter');
+
+// Relay delay of the RTP in `file` (a capture of rtpengine's ports on every interface): the addresses in
+// `aliases` (rtpengine's other interfaces) become `relayAddr`, then delaymeter --json pairs each packet's
+// in and out copy. All copies come from one tcpdump, stamped by one kernel clock, so t_out - t_in is
+// comparable across interfaces. Returns delaymeter's JSON (directions.to_ims / to_browser: matched,
+// lost, loss_pct, delay_ms {p50, p95, p99, max, mean}, …). Throws with delaymeter's one-line reason.
+// callPorts: rtpengine's [browserPort, imsPort] of each call, for transcoded calls (re-encoded streams get a
+// new SSRC; delaymeter maps it back by these ports and pairs by RTP timestamp, docs/delaymeter.md).
+export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-6299', callPorts = null } = {}) {
+  const bin = delaymeterBin();
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is not built (cmake --build media-relay/build)`);
+  const input = aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
+  if (aliases.length) aliasRelayAddresses(file, input, aliases, relayAddr);
+  const extra = [];
+  if (callPorts?.length) {
+    const portsFile = file.replace(/\.pcap$/, '') + '-call-ports.txt';
+    fs.writeFileSync(portsFile, `# rtpengine browser-side port, IMS-side port\n${callPorts.map((p) => p.join(' ')).join('\n')}\n`);
+    extra.push('--call-ports', portsFile);
+  }
+  try {
+    const { stdout } = await run(bin, ['--relay-addr', relayAddr, '--relay-ports', relayPorts, '--ims-ports', imsPorts, ...extra, '--json', input],
+      { maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout);
+  } catch (e) {
+    const why = (e.stderr ?? '').trim().split('\n').pop() || e.message;
+    throw new Error(`delaymeter: ${why.replace(/^delaymeter:\s*/, '')}`);
+  }
+}
+
+// rtpengine's two RTP ports of the one call in a capture, [[browserPort, imsPort]] (or [] when a leg is
+// missing): the relay port the browser sends to on `pub`, and the one that sends from `ims` to a port in
+// `imsPorts` (RTP ports are even; the odd one above is RTCP).
+export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = '6000-6299' }) {
+  const range = (r) => r.split('-').map(Number);
+  const [lo, hi] = range(relayPorts);
+  const [ilo, ihi] = range(imsPorts);
+  const browser = new Set();
+  const imsSide = new Set();
+  for (const { src, dst } of await udpDatagrams(file)) {
+    const [sa, sp] = src.split(':');
+    const [da, dp] = dst.split(':');
+    if (da === pub && +dp >= lo && +dp <= hi && +dp % 2 === 0) browser.add(+dp);
+    if (sa === ims && +sp >= lo && +sp <= hi && +sp % 2 === 0 && +dp >= ilo && +dp <= ihi) imsSide.add(+sp);
+  }
+  return browser.size === 1 && imsSide.size === 1 ? [[[...browser][0], [...imsSide][0]]] : [];
 }

@@ -13,6 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { launchBrowser, openClient } from './browser.mjs';
+import { ADDRESSES } from '../kit/addresses.mjs';
+import { oneCallPorts, relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
@@ -22,6 +24,7 @@ import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 5000;
+const RELAY_PORTS = '30000-30999';   // rtpengine's media ports (media-relay/start-rtpengine.sh)
 // Who plays the IMS UE per call model (sipp-scenarios/run-ue.sh modes).
 const IMS_MODELS = {
   plain: { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
@@ -60,8 +63,8 @@ async function main() {
   const audio = { tones: TEST_TONES_HZ };
   log(browser.kind === 'firefox' ? `browser microphone: WebAudio oscillators at ${TEST_TONES_HZ.join(' + ')} Hz (the same tones as ${path.basename(signal)}), voice processing off`
     : `browser microphone: ${path.basename(signal)} (looped), voice processing off`);
-  results.push(await moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio }));
-  results.push(await mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio }));
+  results.push(await captured('mo', () => moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio })));
+  results.push(await captured('mt', () => mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio })));
   for (const r of results) saveRecording(r);
   for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
 
@@ -90,6 +93,11 @@ async function main() {
     } else if (want && c.ok && !codecIs(c.media.codec_browser, 'opus')) {
       c.ok = false;
       c.error = `browser leg codec ${c.media.codec_browser} (wanted opus: no transcoding)`;
+    }
+    // #15: every call carries rtpengine's per-packet delay both ways (capture + delaymeter)
+    if (c.ok && !(c.media.delay_ms?.to_ims && c.media.delay_ms?.to_browser)) {
+      c.ok = false;
+      c.error = `relay delay not measured: ${c.media.relay_delay_error ?? 'a direction had no paired packet'}`;
     }
   }
   // --ims 3gpp: the gateway must have registered by IMS-AKA: challenged (401 AKAv1-MD5), answered, 200
@@ -122,6 +130,48 @@ async function main() {
     throw new Error(`demo failed: ${why.join('; ')}`);
   }
   log('demo OK');
+}
+
+// Runs one call under a capture of rtpengine's media ports on every interface (the browser leg on the
+// veth to "pub", the IMS leg on loopback) and measures the relay delay of its packets with delaymeter:
+// r.relayDelay = delaymeter's JSON, or r.relayDelayError = why there is none.
+async function captured(direction, runCall) {
+  let cap = null;
+  try {
+    cap = await startCapture(null, `demo-${direction}-rtp`, { filter: `udp portrange ${RELAY_PORTS}` });
+  } catch (e) {
+    log(`${direction}: no capture, no relay delay: ${e.message}`);
+  }
+  const r = await runCall();
+  if (!cap) {
+    r.relayDelayError = 'tcpdump could not capture';
+    return r;
+  }
+  await new Promise((res) => setTimeout(res, 300));   // immediate mode: the last packets are written within ms
+  const file = await cap.stop();
+  try {
+    // a transcoded call's re-encoded stream has a new SSRC: delaymeter needs the call's two rtpengine ports
+    const transcoded = r.info?.media?.transcoded ?? r.infoDuring?.media?.transcoded ?? false;
+    const callPorts = transcoded ? await oneCallPorts(file, { pub: ADDRESSES.pub, relayPorts: RELAY_PORTS }) : null;
+    if (transcoded && !callPorts.length) throw new Error('transcoded call: rtpengine\'s two ports not found in the capture');
+    r.relayDelay = await relayDelay(file, { aliases: [ADDRESSES.pub], relayPorts: RELAY_PORTS, callPorts });
+    r.relayDelay.capture = path.relative(outDir(), file);
+  } catch (e) {
+    r.relayDelayError = e.message;
+  }
+  log(`${direction} relay delay: ${delayLine(r)}`);
+  return r;
+}
+
+function delayLine(r) {
+  if (!r.relayDelay) return `not measured (${r.relayDelayError})`;
+  const d = r.relayDelay.directions ?? {};
+  const f = (k) => {
+    const x = d[k];
+    if (!x?.matched) return `${k} no packet paired`;
+    return `${k} p50 ${x.delay_ms.p50} p95 ${x.delay_ms.p95} p99 ${x.delay_ms.p99} max ${x.delay_ms.max} ms, ${x.matched} pkts, loss ${x.loss_pct} %`;
+  };
+  return `${f('to_ims')}; ${f('to_browser')}`;
 }
 
 // What is wrong with the gateway's IMS-AKA registration flow (null: challenged with AKAv1-MD5, answered, 200).

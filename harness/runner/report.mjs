@@ -3,7 +3,21 @@
 import { esc, htmlHead, scriptSafe, writeReport } from '../kit/report.mjs';
 import { judge } from './scenario.mjs';
 
-export const DELAY_NOTE = 'per-packet relay delay is not measured yet (the capture-based delay meter comes later)';
+export const DELAY_NOTE = 'relay delay: t_out - t_in of each RTP packet at rtpengine, paired by SSRC + sequence number '
+  + 'in one tcpdump capture of both legs (delaymeter, nearest-rank percentiles); loss: in copies never sent on';
+
+// delaymeter's JSON of a call's capture -> media.delay_ms / loss_pct / packets per direction.
+function relayDelayEntry(dm) {
+  const delay = {}, loss = {}, packets = {};
+  for (const k of ['to_ims', 'to_browser']) {
+    const x = dm?.directions?.[k];
+    const d = x?.delay_ms;
+    delay[k] = x?.matched ? { p50: d.p50, p95: d.p95, p99: d.p99, max: d.max, mean: d.mean } : null;
+    loss[k] = x && (x.matched || x.lost) ? x.loss_pct : null;
+    packets[k] = x ? { matched: x.matched, lost: x.lost, duplicates: x.duplicates, reordered: x.reordered, unmatched_out: x.unmatched_out } : null;
+  }
+  return { delay, loss, packets };
+}
 
 const round = (v, d = 1) => (v == null || Number.isNaN(v) ? null : Number(Number(v).toFixed(d)));
 
@@ -15,6 +29,8 @@ export function callEntry(r) {
   const t0 = r.samples[0]?.t ?? 0;
   // rtpengine's verdict from its query (gateway media.transcoded): the live one when the final is missing
   const transcoded = m.transcoded ?? r.infoDuring?.media?.transcoded ?? null;
+  const rd = r.relayDelay ? relayDelayEntry(r.relayDelay) : null;
+  const paired = rd && (rd.delay.to_ims || rd.delay.to_browser);
   return {
     direction: r.direction,
     from: r.info?.from ?? r.from,
@@ -27,8 +43,12 @@ export function callEntry(r) {
       codec: m.codecIms ?? m.codecBrowser ?? b?.codec ?? null,
       packets_to_ims: m.packetsToIms ?? null,
       packets_to_browser: m.packetsToBrowser ?? null,
-      delay_ms: null,
-      delay_note: DELAY_NOTE,
+      // rtpengine's per-packet delay per direction (capture + delaymeter); null with relay_delay_error
+      delay_ms: rd?.delay ?? null,
+      loss_pct: rd?.loss ?? null,
+      relay_packets: rd?.packets ?? null,
+      relay_delay_error: r.relayDelay ? (paired ? null : 'no packet of the call was paired in the capture') : (r.relayDelayError ?? 'not captured'),
+      capture: r.relayDelay?.capture ?? null,
       codec_browser: m.codecBrowser ?? null,
       codec_ims: m.codecIms ?? null,
       // 'relayed' (same codec both legs, no decoding) or 'transcoded' (rtpengine's codec engine), null = unknown
@@ -59,6 +79,23 @@ export function callEntry(r) {
 
 export const writeDemoReport = (dir, report) => writeReport(dir, report, renderHtml);
 
+// Two lines per call: rtpengine's per-packet delay and loss each way (capture), the browser's view beside.
+function delayTable(calls) {
+  const cols = ['call', 'direction of media', 'relay delay p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'packets paired', 'lost', 'loss %', 'browser jitter ms', 'browser RTT ms'];
+  const rows = calls.flatMap((c) => [['to_ims', 'browser → rtpengine → IMS'], ['to_browser', 'IMS → rtpengine → browser']].map(([k, label], i) => {
+    const d = c.media.delay_ms?.[k];
+    const p = c.media.relay_packets?.[k];
+    if (!d) return [i ? '' : c.direction, label, `not measured: ${c.media.relay_delay_error ?? 'no paired packet'}`, '', '', '', '', p?.matched ?? '', p?.lost ?? '', '', '', ''];
+    return [i ? '' : c.direction, label, d.p50, d.p95, d.p99, d.max, d.mean, p?.matched, p?.lost, c.media.loss_pct?.[k],
+      i ? '' : c.browser?.jitter_ms, i ? '' : c.browser?.rtt_ms];
+  }));
+  return `<h2>Per-packet relay delay (rtpengine, from the capture)</h2>
+<table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>
+<p>${esc(DELAY_NOTE)}. Jitter and RTT are the browser's own getStats, end to end.</p>`;
+}
+
 // One line per call of the audio-quality check (media.audio), nothing when no call ran it.
 function audioTable(calls) {
   const checked = calls.filter((c) => c.media.audio);
@@ -88,9 +125,9 @@ export function renderHtml(report) {
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>
+${delayTable(report.calls)}
 ${audioTable(report.calls)}
 ${report.registration ? `<p>gateway registration of ${esc(report.registration.user)} (${esc(report.registration.auth)}${report.registration.impi ? `, IMPI ${esc(report.registration.impi)}, IMPU ${esc(report.registration.impu)}` : ''}): ${esc((report.registration.sip_flow ?? []).join(' → '))}</p>` : ''}
-<p>${esc(DELAY_NOTE)}.</p>
 <h2>Browser packets per second (getStats, 1 s)</h2>
 <div class="box"><canvas id="pps"></canvas></div>
 <script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>

@@ -113,6 +113,7 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
 // page.click(selector) and page.evaluate are the same in Playwright (Chromium) and Puppeteer (Firefox).
 async function pressKeys(keys) {
   const paths = [];
+  if (await client.page.evaluate(() => document.getElementById('keypad-box').hidden)) await client.page.click('#keypad-btn');   // the call screen's Keypad button (evaluate: both drivers)
   for (const k of keys) {
     await client.page.click(`#keypad button[data-key="${k}"]`);
     paths.push(await client.page.evaluate(() => document.getElementById('dtmf-path').textContent));

@@ -1,41 +1,375 @@
-// Page wiring: forms and buttons drive the LabClient; its events update the call table, the
-// incoming-call notice, the error line, the message log and the live getStats chart.
+// The web phone: sign-in and registration state, dial pad and contacts, the ringing incoming-call screen,
+// the call screen (mute, hold/resume, DTMF keypad, video only on video calls), live call-quality charts,
+// this session's call log and the gateway's events in words. All calls go through the LabClient.
 import { LabClient } from './lab-client.js';
 
 const client = new LabClient();
 window.labClient = client;   // automation entry point (harness/runner/browser.mjs)
 
 const $ = (id) => document.getElementById(id);
-const CHART_POINTS = 120;
+const CHART_POINTS = 90;
+
+// ---- errors: every code of docs/architecture.md "Browser API" in words ----
+const ERROR_TEXT = {
+  // login (REST)
+  'auth-failed': 'Wrong user name or password.',
+  'ims-timeout': 'The IMS core did not answer the registration. Try again in a moment.',
+  'ims-rejected': 'The IMS core refused the registration.',
+  'too-many-logins': 'Too many sign-in attempts. Wait a minute and try again.',
+  'too-many-sessions': 'The gateway has too many people signed in right now.',
+  'bad-origin': 'This page was loaded from an address the gateway does not accept.',
+  'bad-token': 'Your session has expired. Please sign in again.',
+  'unknown-session': 'That session is no longer signed in.',
+  'loopback-only': 'That gateway endpoint answers the lab machine itself only.',
+  'http-error': 'The gateway could not be reached.',
+  // WebSocket
+  'bad-json': 'The gateway could not read a message from this page.',
+  'bad-message': 'The gateway refused a request as malformed (for example a user name with odd characters).',
+  'unknown-type': 'The gateway does not know this request.',
+  'unknown-call': 'That call no longer exists.',
+  'bad-sdp': 'The browser\'s media description was refused.',
+  'rate-limited': 'Too many actions at once: slow down a little.',
+  'too-many-calls': 'You already have the maximum number of calls.',
+  'gateway-busy': 'The gateway is busy (too many calls). Try again later.',
+  'too-many-mlines': 'Too many media streams in this call.',
+  'too-many-candidates': 'Too many network candidates in this call.',
+  'too-large': 'A message was too large for the gateway.',
+  'media-failed': 'The media relay could not set up the call\'s audio.',
+  'sip-failed': 'The call could not be sent to the IMS network.',
+  internal: 'The gateway hit an internal error.',
+  'bad-state': 'The call is not in a state for that (wait until it is connected).',
+  'reoffer-failed': 'The other side refused the change; the call goes on as before.',
+  'dtmf-failed': 'The media relay could not play the keys.',
+  'dtmf-unavailable': 'This call cannot send keys through the gateway.',
+  'no-usable-address': 'The browser offered no network address the gateway can use.',
+};
+const ERROR_CODES = Object.keys(ERROR_TEXT).sort((a, b) => b.length - a.length);
+
+// The LabClient's error text -> {title, detail}: the code's words, the raw text as the detail.
+function explain(text) {
+  const code = ERROR_CODES.find((c) => new RegExp(`(^|[^a-z-])${c}([^a-z-]|$)`).test(text));
+  if (code) return { title: ERROR_TEXT[code], detail: text, code };
+  if (/not connected to the gateway|websocket closed/i.test(text)) return { title: 'The connection to the gateway was lost.', detail: text };
+  if (/getUserMedia|NotAllowedError|Permission/i.test(text)) return { title: 'The microphone or camera is not available.', detail: text };
+  return { title: 'Something went wrong.', detail: text };
+}
 
 function showError(text) {
-  const el = $('error');
-  el.textContent = text;
-  el.hidden = false;
+  const { title, detail, code } = explain(text);
+  $('error-title').textContent = title;
+  $('error-text').textContent = `(${detail})`;
+  $('error').dataset.code = code ?? '';
+  $('error').hidden = false;
 }
+const clearError = () => { $('error').hidden = true; };
+$('error-close').addEventListener('click', clearError);
 
 // Wraps a UI action: errors go to the page, never to an unhandled rejection.
 const act = (fn) => async (e) => {
   e?.preventDefault();
-  $('error').hidden = true;
+  clearError();
   try { await fn(); } catch (err) { showError(err.message); }
 };
 
-$('login-form').addEventListener('submit', act(() => client.login($('login-user').value.trim(), $('login-password').value)));
+// ---- sign-in ----
+$('login-form').addEventListener('submit', act(async () => {
+  $('login-btn').disabled = true;
+  $('reg-state').textContent = 'Registering…';
+  try {
+    await client.login($('login-user').value.trim(), $('login-password').value);
+    $('login-password').value = '';
+  } finally {
+    $('login-btn').disabled = false;
+    render();
+  }
+}));
 $('logout-btn').addEventListener('click', act(() => client.logout()));
-const callOptions = () => ({ video: $('call-video').checked, ...($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {}) });
-$('call-form').addEventListener('submit', act(() => client.call($('call-to').value.trim(), callOptions())));
-$('answer-btn').addEventListener('click', act(() => client.answer($('incoming').dataset.callId, callOptions())));
-$('reject-btn').addEventListener('click', act(() => client.reject($('incoming').dataset.callId)));
+
+// ---- dialing ----
+const dtmfInject = () => ($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {});
+async function dial(to, video = false) {
+  if (!to) throw new Error('Enter a name or number to call.');
+  $('call-to').value = to;
+  await client.call(to, { video, ...dtmfInject() });
+}
+$('call-form').addEventListener('submit', act(() => dial($('call-to').value.trim())));
+$('video-call-btn').addEventListener('click', act(() => dial($('call-to').value.trim(), true)));
+
+function padButtons(container, keys, onKey) {
+  container.append(...[...keys].map((k) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = k;
+    b.dataset.key = k;
+    b.addEventListener('click', act(() => onKey(k)));
+    return b;
+  }));
+}
+padButtons($('dialpad'), '123456789*0#', (k) => { $('call-to').value += k; $('call-to').focus(); });
+
+// Contacts: the lab's users, served by the gateway with the page (contacts.json: names, never passwords).
+let contacts = [];
+async function loadContacts() {
+  try {
+    const res = await fetch('contacts.json', { cache: 'no-cache' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    contacts = (await res.json()).contacts ?? [];
+  } catch (e) {
+    contacts = [];
+    $('contacts').innerHTML = '';
+    const li = document.createElement('li');
+    li.className = 'muted';
+    li.textContent = `Contacts could not be loaded (${e.message}); dial by name instead.`;
+    $('contacts').append(li);
+    return;
+  }
+  renderContacts();
+}
+
+function renderContacts() {
+  const me = client.user;
+  $('contacts').replaceChildren(...contacts.filter((c) => c.user !== me).map((c) => {
+    const li = document.createElement('li');
+    li.dataset.user = c.user;
+    const avatar = document.createElement('span');
+    avatar.className = 'avatar';
+    avatar.textContent = c.name.slice(0, 1).toUpperCase();
+    const who = document.createElement('span');
+    who.className = 'who';
+    who.innerHTML = '<strong></strong><small></small>';
+    who.querySelector('strong').textContent = `${c.name} · ${c.user}`;
+    who.querySelector('small').textContent = c.note ?? '';
+    const call = document.createElement('button');
+    call.type = 'button';
+    call.className = 'call small';
+    call.textContent = c.video ? 'Video' : 'Call';
+    call.title = `Call ${c.user}${c.video ? ' with video' : ''}`;
+    call.addEventListener('click', act(() => dial(c.user, Boolean(c.video))));
+    li.append(avatar, who, call);
+    return li;
+  }));
+}
+
+// ---- incoming call: ring tone (WebAudio, 440 + 480 Hz, 2 s on / 4 s off), answer, decline ----
+let ring = null;
+function startRinging() {
+  if (ring) return;
+  try {
+    const ctx = new AudioContext();
+    const gain = new GainNode(ctx, { gain: 0 });
+    gain.connect(ctx.destination);
+    const oscs = [440, 480].map((f) => { const o = new OscillatorNode(ctx, { frequency: f }); o.connect(gain); o.start(); return o; });
+    const cadence = () => {
+      const t = ctx.currentTime;
+      gain.gain.setValueAtTime(0.15, t);
+      gain.gain.setValueAtTime(0, t + 2);
+    };
+    cadence();
+    ring = { ctx, oscs, timer: setInterval(cadence, 6000) };
+    ctx.resume().catch(() => {});
+    $('incoming').dataset.ringing = 'yes';
+  } catch {
+    $('incoming').dataset.ringing = 'silent';   // no audio output: the screen still shows the call
+  }
+}
+function stopRinging() {
+  if (!ring) return;
+  clearInterval(ring.timer);
+  ring.oscs.forEach((o) => o.stop());
+  ring.ctx.close().catch(() => {});
+  ring = null;
+  $('incoming').dataset.ringing = 'no';
+}
+$('answer-btn').addEventListener('click', act(() => { stopRinging(); return client.answer($('incoming').dataset.callId, dtmfInject()); }));
+$('answer-video-btn').addEventListener('click', act(() => { stopRinging(); return client.answer($('incoming').dataset.callId, { video: true, ...dtmfInject() }); }));
+$('reject-btn').addEventListener('click', act(() => { stopRinging(); return client.reject($('incoming').dataset.callId); }));
+
+// ---- the call screen ----
+let current = null;   // callId on the call screen
+const sentKeys = new Map();
+$('hangup-btn').addEventListener('click', act(() => client.hangup(current)));
+$('mute-btn').addEventListener('click', act(() => {
+  const c = client.calls().find((x) => x.callId === current);
+  client.setMuted(current, !c?.muted);
+}));
+let holdBusy = false;   // a hold/resume re-offer is under way
+$('hold-btn').addEventListener('click', act(async () => {
+  const c = client.calls().find((x) => x.callId === current);
+  holdBusy = true;
+  render();
+  try {
+    await (c?.held ? client.resume(current) : client.hold(current));
+  } finally {
+    holdBusy = false;
+    render();
+  }
+}));
+$('keypad-btn').addEventListener('click', () => {
+  $('keypad-box').hidden = !$('keypad-box').hidden;
+  $('keypad-btn').setAttribute('aria-pressed', String(!$('keypad-box').hidden));
+});
+padButtons($('keypad'), '123456789*0#', (k) => {
+  $('dtmf-path').textContent = client.keypad(current, k) === 'rtcdtmfsender'
+    ? 'sent by the browser (RTCDTMFSender)' : 'sent through the gateway (WebSocket dtmf)';
+  sentKeys.set(current, (sentKeys.get(current) ?? '') + k);
+  $('dtmf-sent').textContent = sentKeys.get(current);
+});
+
+const STATE_TEXT = {
+  starting: 'Connecting…', calling: 'Calling…', ringing: 'Ringing…', progress: 'Connecting (early media)…',
+  answering: 'Answering…', answered: 'Connected', 'hanging-up': 'Hanging up…',
+};
+
+// The state shown: an incoming call is connected once our answer went out (the gateway sends no `answered`
+// to the callee; the SIP 200 is its answer).
+const shownState = (c) => (c.direction === 'mt' && c.state === 'answering' && c.answeredAt ? 'answered' : c.state);
+
+const pad2 = (n) => String(n).padStart(2, '0');
+function duration(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}` : `${pad2(Math.floor(s / 60))}:${pad2(s % 60)}`;
+}
+
+// ---- registration state, call screen, incoming screen ----
+let wasLoggedIn = false;
+function render() {
+  const loggedIn = Boolean(client.token);
+  if (loggedIn && !wasLoggedIn) { clearError(); renderContacts(); }
+  wasLoggedIn = loggedIn;
+  const reg = $('reg-state');
+  if (!loggedIn) Object.assign(reg, { textContent: 'Not signed in', className: 'badge off' });
+  else if (client.ws) Object.assign(reg, { textContent: `Registered as ${client.user}`, className: 'badge on' });
+  else Object.assign(reg, { textContent: `${client.user}: connection lost`, className: 'badge warn' });
+  reg.dataset.state = !loggedIn ? 'signed-out' : (client.ws ? 'registered' : 'disconnected');
+  $('login-panel').hidden = loggedIn;
+  $('phone').hidden = !loggedIn;
+  $('logout-btn').hidden = !loggedIn;
+
+  const calls = client.calls();
+  // A call with preconditions rings only once the gateway says `alerting` (both QoS segments met).
+  const incoming = calls.findLast((c) => c.state === 'incoming' && c.alerted !== false);
+  $('incoming').hidden = !incoming;
+  if (incoming) {
+    $('incoming').dataset.callId = incoming.callId;
+    $('incoming-from').textContent = incoming.peer;
+    $('incoming-video').hidden = !incoming.offersVideo;
+    $('answer-video-btn').hidden = !incoming.offersVideo;
+    startRinging();
+  } else {
+    stopRinging();
+  }
+
+  const live = calls.findLast((c) => c.state !== 'ended' && c.state !== 'incoming');
+  current = live?.callId ?? null;
+  $('active').hidden = !live;
+  $('idle').hidden = Boolean(live || incoming);
+  $('call-btn').disabled = !loggedIn;
+  $('video-call-btn').disabled = !loggedIn;
+  if (live) {
+    $('active').dataset.callId = live.callId ?? '';
+    const state = shownState(live);
+    $('active').dataset.state = live.held ? 'held' : state;
+    $('active-peer').textContent = live.peer;
+    $('active-state').textContent = live.held ? 'On hold' : (STATE_TEXT[state] ?? state);
+    $('mute-btn').textContent = live.muted ? 'Unmute' : 'Mute';
+    $('mute-btn').setAttribute('aria-pressed', String(live.muted));
+    $('hold-btn').textContent = live.held ? 'Resume' : 'Hold';
+    $('hold-btn').setAttribute('aria-pressed', String(live.held));
+    const connected = state === 'answered';
+    $('mute-btn').disabled = !connected;
+    $('keypad-btn').disabled = !connected;
+    $('hold-btn').disabled = !connected || holdBusy;
+    if (holdBusy) $('active-state').textContent = live.held ? 'Resuming…' : 'Putting on hold…';
+    $('videos').hidden = !live.video;
+    $('dtmf-received').textContent = live.dtmfReceived || '–';
+    $('dtmf-sent').textContent = sentKeys.get(live.callId) || '–';
+  } else {
+    $('keypad-box').hidden = true;
+    $('keypad-btn').setAttribute('aria-pressed', 'false');
+    $('videos').hidden = true;
+  }
+  $('stats').hidden = !live || shownState(live) !== 'answered';
+  renderTimer();
+  renderLog(calls);
+}
+
+function renderTimer() {
+  const c = client.calls().find((x) => x.callId === current);
+  $('active-timer').textContent = c?.answeredAt ? duration(Date.now() - c.answeredAt) : '';
+}
+setInterval(renderTimer, 1000);
+
+// ---- call log: this session's calls ----
+const REASON_TEXT = {
+  'local-hangup': 'you hung up', 'remote-hangup': 'they hung up', 'remote-cancel': 'caller gave up',
+  'websocket-closed': 'connection lost', logout: 'signed out', replaced: 'signed in elsewhere', expired: 'session expired',
+  timeout: 'no answer', 'media-failed': 'media failed', 'preconditions-failed': 'network resources failed',
+  'media-timeout': 'no audio reached the relay',
+};
+function endText(c) {
+  if (c.direction === 'mt' && !c.answeredAt) {
+    if (c.reason === 'local-hangup' || c.sipCode === 603) return 'declined';
+    return 'missed';
+  }
+  const text = REASON_TEXT[c.reason] ?? c.reason ?? '';
+  return c.sipCode && c.sipCode >= 300 ? `${text} (${c.sipCode})` : text;
+}
+const clock = (t) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+const logged = new Set();
+function renderLog(calls) {
+  const done = calls.filter((c) => c.state === 'ended' && c.callId);
+  if (done.every((c) => logged.has(c.callId))) return;
+  const tbody = $('call-log').tBodies[0];
+  tbody.replaceChildren(...done.slice().reverse().slice(0, 50).map((c) => {
+    logged.add(c.callId);
+    const tr = document.createElement('tr');
+    tr.dataset.callId = c.callId;
+    tr.dataset.direction = c.direction;
+    tr.dataset.reason = c.reason ?? '';
+    const cells = [c.peer.replace(/@ims\.lab$/, ''), c.direction === 'mo' ? '↗ out' : '↙ in', clock(c.startedAt ?? c.endedAt),
+      c.answeredAt ? duration((c.endedAt ?? Date.now()) - c.answeredAt) : '—', endText(c)];
+    for (const text of cells) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
+}
+
+// ---- gateway events, in words ----
+function describe(m) {
+  const who = (id) => client.calls().find((c) => c.callId === id)?.peer ?? 'a call';
+  switch (m.type) {
+    case 'calling': return `Calling ${m.to ?? who(m.callId)}`;
+    case 'incoming': return `Incoming call from ${m.from}${m.preconditions ? ' (reserving network resources first)' : ''}`;
+    case 'alerting': return `${who(m.callId)}: network resources ready, ringing`;
+    case 'ringing': return `${who(m.callId)} is ringing`;
+    case 'progress': return `${who(m.callId)}: call progress (${m.sipCode ?? ''})${m.sdp ? ', early media' : ''}`;
+    case 'answered': return `${who(m.callId)} answered`;
+    case 'ended': return `Call with ${who(m.callId)} ended: ${REASON_TEXT[m.reason] ?? m.reason}${m.sipCode >= 300 ? ` (SIP ${m.sipCode})` : ''}`;
+    case 'reoffer': return `${who(m.callId)} changed the call (${m.method ?? 're-offer'})`;
+    case 'reanswer': return `${who(m.callId)} accepted the change${m.sipReoffer === false ? ' (handled by the relay)' : ''}`;
+    case 'dtmf': return `${who(m.callId)} pressed ${m.digit}`;
+    case 'error': return `Problem${m.callId ? ` on the call with ${who(m.callId)}` : ''}: ${ERROR_TEXT[m.code] ?? m.code}`;
+    case 'pong': return null;
+    default: return `Gateway: ${m.type}`;
+  }
+}
+client.addEventListener('message', (e) => {
+  const text = describe(e.detail);
+  if (!text) return;
+  const li = document.createElement('li');
+  li.dataset.type = e.detail.type;
+  const time = document.createElement('time');
+  time.textContent = clock(Date.now());
+  li.append(time, ` ${text}`);
+  $('event-log').prepend(li);
+  while ($('event-log').children.length > 40) $('event-log').lastElementChild.remove();
+});
 
 client.addEventListener('failure', (e) => showError(e.detail));
-let wasLoggedIn = false;
-client.addEventListener('change', () => {
-  if (client.token && !wasLoggedIn) $('error').hidden = true;   // a successful login clears old errors
-  wasLoggedIn = Boolean(client.token);
-  render();
-});
-client.addEventListener('message', (e) => logMessage(e.detail));
+client.addEventListener('change', render);
 client.addEventListener('track', (e) => {
   const { track, streams } = e.detail;
   const stream = streams[0] ?? new MediaStream([track]);
@@ -45,135 +379,71 @@ client.addEventListener('local-media', (e) => {
   const hasVideo = e.detail.stream.getVideoTracks().length > 0;
   $('local-video').srcObject = hasVideo ? e.detail.stream : null;
 });
-client.addEventListener('sample', (e) => plotSample(e.detail.callId, e.detail.sample));
 
-// DTMF keypad for the newest live call: the browser's RTCDTMFSender (RFC 4733, relayed by rtpengine) when
-// telephone-event was negotiated, else the WebSocket `dtmf` message (the gateway says when the call does not
-// take it: tick "WebSocket DTMF" before calling or answering).
-const KEYS = '123A456B789C*0#D';
-$('keypad').append(...[...KEYS].map((k) => {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.textContent = k;
-  b.dataset.key = k;   // a selector both test drivers (Playwright, Puppeteer) understand
-  b.addEventListener('click', act(() => {
-    $('dtmf-path').textContent = client.keypad($('keypad-box').dataset.callId, k) === 'rtcdtmfsender'
-      ? 'sent by the browser (RTCDTMFSender)' : 'sent through the gateway (WebSocket dtmf)';
-  }));
-  return b;
-}));
-
-function render() {
-  const loggedIn = Boolean(client.token);
-  $('whoami').textContent = loggedIn ? `${client.user} (${client.ws ? 'connected' : 'websocket closed'})` : 'not logged in';
-  $('login-btn').disabled = loggedIn;
-  $('logout-btn').disabled = !loggedIn;
-  $('call-btn').disabled = !loggedIn;
-
-  const calls = client.calls();
-  // A call with preconditions rings only once the gateway says `alerting` (both QoS segments met).
-  const incoming = calls.findLast((c) => c.state === 'incoming' && c.alerted !== false);
-  $('incoming').hidden = !incoming;
-  if (incoming) {
-    $('incoming').dataset.callId = incoming.callId;
-    $('incoming-from').textContent = incoming.peer;
-  }
-
-  // Keypad and received digits: for the newest call with media (answered, early media, MT accepted).
-  const live = calls.findLast((c) => ['answered', 'progress', 'answering'].includes(c.state));
-  $('keypad-box').hidden = !live;
-  if (live) {
-    $('keypad-box').dataset.callId = live.callId;
-    $('dtmf-received').textContent = live.dtmfReceived || '–';
-  }
-
-  const tbody = $('calls').tBodies[0];
-  tbody.replaceChildren(...calls.slice(-10).reverse().map((c) => {
-    const tr = document.createElement('tr');
-    const state = c.state === 'ended' ? `ended: ${c.reason ?? ''} ${c.sipCode ?? ''}`.trim() : c.state;
-    for (const text of [c.callId ?? '…', c.direction, c.peer, state]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
-    const td = document.createElement('td');
-    if (c.state !== 'ended' && c.state !== 'incoming' && c.callId) {
-      const b = document.createElement('button');
-      b.textContent = 'Hang up';
-      b.className = 'hangup';
-      b.addEventListener('click', act(() => client.hangup(c.callId)));
-      td.append(b);
-      // Mid-call offers (docs/call-flows.md): hold/resume and an ICE restart on the browser leg.
-      const m = client.media(c.callId);
-      const held = m?.transceivers.some((t) => t.direction === 'sendonly' || t.direction === 'inactive');
-      for (const [label, opts] of [[held ? 'Resume' : 'Hold', { direction: held ? 'sendrecv' : 'sendonly' }], ['ICE restart', { iceRestart: true }]]) {
-        const r = document.createElement('button');
-        r.textContent = label;
-        r.addEventListener('click', act(() => client.reoffer(c.callId, opts)));
-        td.append(r);
-      }
-    }
-    tr.append(td);
-    return tr;
-  }));
-}
-
-function logMessage(msg) {
-  const li = document.createElement('li');
-  const { sdp, ...rest } = msg;  // SDP bodies would drown the log
-  li.textContent = `${new Date().toLocaleTimeString()} ${JSON.stringify(rest)}${sdp ? ' [sdp]' : ''}`;
-  $('event-log').prepend(li);
-  while ($('event-log').children.length > 50) $('event-log').lastElementChild.remove();
-}
-
-// ---- live chart (Chart.js UMD from vendor/, global `Chart`) ----
-let chart = null;
+// ---- live charts (Chart.js UMD from vendor/, global `Chart`) ----
+const charts = {};
 let chartCall = null;
 let chartT0 = 0;
 
-function makeChart() {
-  if (typeof window.Chart !== 'function') {
-    showError('chart.js not loaded (vendor/chart.umd.min.js missing: run harness/lib/vendor.sh)');
-    return null;
-  }
-  const ds = (label, color, yAxisID) => ({ label, data: [], borderColor: color, backgroundColor: color, yAxisID, pointRadius: 0, tension: 0.2 });
-  return new window.Chart($('stats-chart'), {
+function lineChart(canvas, series, unit) {
+  // the second series dashed: an echo call sends and receives the same, and one line must not hide the other
+  const ds = ([label, color], i) => ({ label, data: [], borderColor: color, backgroundColor: color, pointRadius: 0, borderWidth: 2, tension: 0.25,
+    borderDash: i === 1 ? [6, 4] : [] });
+  return new window.Chart(canvas, {
     type: 'line',
-    data: { datasets: [ds('sent pkt/s', '#1f77b4', 'y'), ds('received pkt/s', '#2ca02c', 'y'), ds('jitter ms', '#ff7f0e', 'y1'), ds('RTT ms', '#d62728', 'y1')] },
+    data: { datasets: series.map(ds) },
     options: {
-      animation: false,
-      maintainAspectRatio: false,
-      parsing: false,
+      animation: false, maintainAspectRatio: false, parsing: false,
+      plugins: { legend: { labels: { boxWidth: 12 } } },
       scales: {
-        x: { type: 'linear', title: { display: true, text: 's' } },
-        y: { beginAtZero: true, title: { display: true, text: 'packets/s' } },
-        y1: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'ms' } },
+        x: { type: 'linear', title: { display: true, text: 'seconds' }, ticks: { maxTicksLimit: 6 } },
+        y: { beginAtZero: true, suggestedMax: unit === '%' ? 5 : undefined, title: { display: true, text: unit } },
       },
     },
   });
 }
 
-function plotSample(callId, s) {
-  if (!chart) return;
-  if (callId !== chartCall) {   // a new call: start the chart over
-    chartCall = callId;
-    chartT0 = s.t;
-    chart.data.datasets.forEach((d) => { d.data = []; });
+function makeCharts() {
+  if (typeof window.Chart !== 'function') {
+    showError('chart.js not loaded (vendor/chart.umd.min.js missing: run harness/lib/vendor.sh)');
+    return;
   }
-  const x = (s.t - chartT0) / 1000;
-  const values = [s.ppsSent, s.ppsReceived, s.jitter, s.rtt];
-  chart.data.datasets.forEach((d, i) => {
-    d.data.push({ x, y: values[i] ?? null });
-    if (d.data.length > CHART_POINTS) d.data.shift();
-  });
-  chart.update('none');
-  const f = (v) => (v == null ? '–' : v.toFixed(1));
-  $('stats-line').textContent = `${callId}: ${s.codec ?? '?'}, ICE ${s.iceState}, DTLS ${s.dtlsState ?? '?'}, `
-    + `sent ${s.packetsSent} (${f(s.ppsSent)}/s), received ${s.packetsReceived} (${f(s.ppsReceived)}/s), `
-    + `jitter ${f(s.jitter)} ms, RTT ${f(s.rtt)} ms`
-    + (s.videoCodec ? `; video ${s.videoCodec} ${s.frameWidth ?? '?'}x${s.frameHeight ?? '?'}, `
-      + `${s.framesDecoded} frames decoded` : '');
+  charts.bitrate = lineChart($('chart-bitrate'), [['sending', '#2563eb'], ['receiving', '#16a34a']], 'kbit/s');
+  charts.delay = lineChart($('chart-delay'), [['round trip', '#dc2626'], ['jitter', '#f59e0b']], 'ms');
+  charts.loss = lineChart($('chart-loss'), [['received packets lost', '#7c3aed']], '%');
 }
 
-chart = makeChart();
+const fmt = (v, d = 1) => (v == null || Number.isNaN(v) ? '–' : v.toFixed(d));
+client.addEventListener('sample', (e) => {
+  const { callId, sample: s } = e.detail;
+  if (callId !== current) return;
+  if (callId !== chartCall) {   // a new call: start the charts over
+    chartCall = callId;
+    chartT0 = s.t;
+    for (const c of Object.values(charts)) c.data.datasets.forEach((d) => { d.data = []; });
+    $('stats').dataset.samples = '0';
+  }
+  const x = Math.round((s.t - chartT0) / 100) / 10;
+  const push = (chart, values) => {
+    if (!chart) return;
+    chart.data.datasets.forEach((d, i) => {
+      d.data.push({ x, y: values[i] ?? null });
+      if (d.data.length > CHART_POINTS) d.data.shift();
+    });
+    chart.update('none');
+  };
+  push(charts.bitrate, [s.kbpsSent, s.kbpsReceived]);
+  push(charts.delay, [s.rtt, s.jitter]);
+  push(charts.loss, [s.lossPct]);
+  $('tile-tx').textContent = fmt(s.kbpsSent);
+  $('tile-rx').textContent = fmt(s.kbpsReceived);
+  $('tile-rtt').textContent = fmt(s.rtt);
+  $('tile-jitter').textContent = fmt(s.jitter);
+  $('tile-loss').textContent = fmt(s.lossPct);
+  $('stats-codec').textContent = `${s.codec ?? ''}${s.videoCodec ? ` + ${s.videoCodec} ${s.frameWidth ?? '?'}×${s.frameHeight ?? '?'}` : ''}`;
+  $('stats').dataset.samples = String((Number($('stats').dataset.samples) || 0) + 1);
+});
+
+makeCharts();
+loadContacts();
 render();

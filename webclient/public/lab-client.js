@@ -81,7 +81,7 @@ export class LabClient extends EventTarget {
   // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE").
   async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy } = {}) {
     this.#requireSession();
-    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video };
+    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now() };
     try {
       call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
       this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
@@ -124,6 +124,8 @@ export class LabClient extends EventTarget {
       throw this.#fail(`call ${callId} ended before it was answered`);
     }
     this.#send({ type: 'answer', callId, ...(call.preconditions ? {} : { sdp }), ...(dtmf ? { dtmf } : {}) });
+    call.answeredAt ??= Date.now();
+    this.#changed();
     return callId;
   }
 
@@ -190,6 +192,16 @@ export class LabClient extends EventTarget {
         await sender.setParameters(params);
       }
     }
+  }
+
+  // Mute: the call's microphone track stops sending sound (silence frames go on; no re-offer needed).
+  setMuted(callId, muted) {
+    const call = this.#calls.get(callId);
+    if (!call?.stream) throw this.#fail(`call ${callId} has no microphone to mute`);
+    for (const t of call.stream.getAudioTracks()) t.enabled = !muted;
+    call.muted = Boolean(muted);
+    this.#changed();
+    return call.muted;
   }
 
   hold(callId) { return this.reoffer(callId, { direction: 'sendonly' }); }
@@ -321,8 +333,14 @@ export class LabClient extends EventTarget {
   }
 
   calls() {
-    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived }) =>
-      ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '' }));
+    // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
+    // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
+    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived,
+      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc }) =>
+      ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '',
+        startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
+        offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted),
+        held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')) }));
   }
 
   // ---- internals ----
@@ -385,7 +403,7 @@ export class LabClient extends EventTarget {
       }
       case 'incoming': {
         const c = {
-          callId: msg.callId, direction: 'mt', peer: msg.from, state: 'incoming', offerSdp: msg.sdp, samples: [], last: null,
+          callId: msg.callId, direction: 'mt', peer: msg.from, state: 'incoming', offerSdp: msg.sdp, samples: [], last: null, startedAt: Date.now(),
           preconditions: msg.preconditions === true, alerted: msg.preconditions !== true,
         };
         this.#calls.set(msg.callId, c);
@@ -404,6 +422,7 @@ export class LabClient extends EventTarget {
       case 'answered':
         if (!call?.pc) break;
         call.state = 'answered';
+        call.answeredAt ??= Date.now();
         this.#applyAnswer(call, msg);
         break;
       case 'reanswer':
@@ -420,6 +439,7 @@ export class LabClient extends EventTarget {
         if (!call) break;
         if (call.renegotiation) this.#reofferFailed(call, 'the call ended');
         call.state = 'ended';
+        call.endedAt = Date.now();
         call.reason = msg.reason;
         call.sipCode = msg.sipCode;
         this.#finish(call);
@@ -452,6 +472,7 @@ export class LabClient extends EventTarget {
     try {
       await call.pc.setRemoteDescription({ type: 'answer', sdp });
       r.resolve(call.callId);
+      this.#changed();
     } catch (e) {
       r.reject(this.#fail(`call ${call.callId}: gateway re-answer SDP rejected: ${e.message}`));
     }
@@ -521,6 +542,15 @@ export class LabClient extends EventTarget {
         // rates need two samples: the first one has none (null, not a misleading 0)
         s.ppsSent = dt > 0 ? (s.packetsSent - prev.packetsSent) / dt : null;
         s.ppsReceived = dt > 0 ? (s.packetsReceived - prev.packetsReceived) / dt : null;
+        // audio bitrate (kbit/s, RTP payload + header bytes as getStats counts them) and loss of the last interval (%)
+        // (null, not a negative rate, when a counter went back: Firefox restarts them when a re-offer or an
+        // answer replaces an RTP stream)
+        const rate = (now, before) => (dt > 0 && now >= before ? ((now - before) * 8) / dt / 1000 : null);
+        s.kbpsSent = rate(s.bytesSent, prev?.bytesSent);
+        s.kbpsReceived = rate(s.bytesReceived, prev?.bytesReceived);
+        const dLost = dt > 0 ? Math.max(0, s.packetsLost - prev.packetsLost) : null;
+        const dRecv = dt > 0 ? s.packetsReceived - prev.packetsReceived : null;
+        s.lossPct = dt > 0 && dLost + dRecv > 0 ? (100 * dLost) / (dLost + dRecv) : (dt > 0 ? 0 : null);
         call.last = s;
         call.samples.push(s);
         if (call.samples.length > MAX_SAMPLES) call.samples.shift();

@@ -2,7 +2,7 @@
 // jitter and rtt are in milliseconds (getStats gives seconds).
 
 export const EMPTY_STATS = Object.freeze({
-  packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0,
+  packetsSent: 0, packetsReceived: 0, packetsLost: 0, bytesSent: 0, bytesReceived: 0,
   codec: null, iceState: 'new', dtlsState: null, jitter: null, rtt: null,
   localCandidate: null, remoteCandidate: null, localCandidateType: null, remoteCandidateType: null, srtpCipher: null, dtlsCipher: null, tlsVersion: null, dtlsRole: null,
   // video (0/null without a video m-line): RTP packets, frames, the received stream's codec and size
@@ -26,6 +26,7 @@ export async function readStats(pc) {
     } else if (s.type === 'inbound-rtp' && s.kind === 'audio') {
       out.packetsReceived += s.packetsReceived ?? 0;
       out.bytesReceived += s.bytesReceived ?? 0;
+      out.packetsLost += Math.max(0, s.packetsLost ?? 0);
       if (s.jitter != null) out.jitter = s.jitter * 1000;
       recvCodecId ??= s.codecId;
     } else if (s.type === 'outbound-rtp' && s.kind === 'video') {
