@@ -21,7 +21,7 @@ public class CallQuotas {
 
     /** A new call of browser session `token` (MO or MT). */
     void newCall(String token) {
-        long mine = registry.ofSession(token).stream().filter(c -> !c.ended()).count();
+        long mine = registry.liveCountOfSession(token);
         if (mine >= limits.getCallsPerUser()) {
             throw new CallFailure("too-many-calls", "this session already has " + mine + " calls (lab.limits.calls-per-user="
                     + limits.getCallsPerUser() + ")");
