@@ -16,7 +16,7 @@ import { TEST_TONE_AMPLITUDE, TEST_TONES_HZ } from './test-signal.mjs';
 
 export const BINARIES = Object.freeze({ chromium: '/usr/bin/chromium', firefox: '/usr/bin/firefox-esr' });
 export const CHROMIUM = BINARIES.chromium;
-// No --allow-loopback-in-peer-connection and nothing else that changes which addresses ICE offers.
+// No flag that allows loopback ICE candidates, and nothing else that changes which addresses ICE offers.
 export const CHROMIUM_FLAGS = [
   '--headless=new', '--no-sandbox',
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
