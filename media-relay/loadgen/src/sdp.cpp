@@ -4,6 +4,29 @@
 
 namespace lg::sdp {
 
+namespace {
+// The Chromium-shaped WebRTC audio m-section both the offer (MO) and the answer (MT) carry: one host
+// candidate on our port, ICE credentials, DTLS fingerprint and role, rtcp-mux, Opus under `pt`.
+void webrtcAudio(std::ostringstream& o, uint16_t port, const std::string& ufrag, const std::string& pwd,
+                 const std::string& fingerprint, const std::string& setup, const std::string& mid, int pt,
+                 uint32_t ssrc) {
+  o << "m=audio " << port << " UDP/TLS/RTP/SAVPF " << pt << "\r\n"
+    << "c=IN IP4 127.0.0.1\r\n"
+    << "a=rtcp:" << port << " IN IP4 127.0.0.1\r\n"
+    << "a=candidate:1 1 udp 2122260223 127.0.0.1 " << port << " typ host generation 0\r\n"
+    << "a=ice-ufrag:" << ufrag << "\r\n"
+    << "a=ice-pwd:" << pwd << "\r\n"
+    << "a=fingerprint:sha-256 " << fingerprint << "\r\n"
+    << "a=setup:" << setup << "\r\n"
+    << "a=mid:" << mid << "\r\n"
+    << "a=sendrecv\r\n"
+    << "a=rtcp-mux\r\n"
+    << "a=rtpmap:" << pt << " opus/48000/2\r\n"
+    << "a=fmtp:" << pt << " minptime=10;useinbandfec=1\r\n"
+    << "a=ssrc:" << ssrc << " cname:loadgen\r\n";
+}
+}  // namespace
+
 std::string buildBrowserOffer(const OfferParams& p) {
   // Shaped like Chromium's audio-only offer without BUNDLE (lab-notes: BUNDLE broke media with 10.5).
   std::ostringstream o;
@@ -21,20 +44,7 @@ std::string buildBrowserOffer(const OfferParams& p) {
       << "a=ssrc:" << p.ssrc << " cname:loadgen\r\n";
     return o.str();
   }
-  o << "m=audio " << p.port << " UDP/TLS/RTP/SAVPF 111\r\n"
-    << "c=IN IP4 127.0.0.1\r\n"
-    << "a=rtcp:" << p.port << " IN IP4 127.0.0.1\r\n"
-    << "a=candidate:1 1 udp 2122260223 127.0.0.1 " << p.port << " typ host generation 0\r\n"
-    << "a=ice-ufrag:" << p.ufrag << "\r\n"
-    << "a=ice-pwd:" << p.pwd << "\r\n"
-    << "a=fingerprint:sha-256 " << p.fingerprint << "\r\n"
-    << "a=setup:actpass\r\n"
-    << "a=mid:0\r\n"
-    << "a=sendrecv\r\n"
-    << "a=rtcp-mux\r\n"
-    << "a=rtpmap:111 opus/48000/2\r\n"
-    << "a=fmtp:111 minptime=10;useinbandfec=1\r\n"
-    << "a=ssrc:" << p.ssrc << " cname:loadgen\r\n";
+  webrtcAudio(o, p.port, p.ufrag, p.pwd, p.fingerprint, "actpass", "0", 111, p.ssrc);
   return o.str();
 }
 
@@ -45,21 +55,8 @@ std::string buildBrowserAnswer(const AnswerParams& p) {
     << "s=-\r\n"
     << "t=0 0\r\n";
   if (p.bundle) o << "a=group:BUNDLE " << p.mid << "\r\n";
-  o << "a=msid-semantic: WMS loadgen\r\n"
-    << "m=audio " << p.port << " UDP/TLS/RTP/SAVPF " << p.pt << "\r\n"
-    << "c=IN IP4 127.0.0.1\r\n"
-    << "a=rtcp:" << p.port << " IN IP4 127.0.0.1\r\n"
-    << "a=candidate:1 1 udp 2122260223 127.0.0.1 " << p.port << " typ host generation 0\r\n"
-    << "a=ice-ufrag:" << p.ufrag << "\r\n"
-    << "a=ice-pwd:" << p.pwd << "\r\n"
-    << "a=fingerprint:sha-256 " << p.fingerprint << "\r\n"
-    << "a=setup:" << p.setup << "\r\n"
-    << "a=mid:" << p.mid << "\r\n"
-    << "a=sendrecv\r\n"
-    << "a=rtcp-mux\r\n"
-    << "a=rtpmap:" << p.pt << " opus/48000/2\r\n"
-    << "a=fmtp:" << p.pt << " minptime=10;useinbandfec=1\r\n"
-    << "a=ssrc:" << p.ssrc << " cname:loadgen\r\n";
+  o << "a=msid-semantic: WMS loadgen\r\n";
+  webrtcAudio(o, p.port, p.ufrag, p.pwd, p.fingerprint, p.setup, p.mid, p.pt, p.ssrc);
   return o.str();
 }
 
