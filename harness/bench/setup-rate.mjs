@@ -48,10 +48,16 @@ function cpuOf(sampled, host0, host1) {
   return cpu;
 }
 
-export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, user = 'alice', to = 'ue1', progress, progressEvery = 2 }) {
+// threads: loadgen engine threads; each serves its own user's WebSocket (alice, then bob, carol, dave), so
+// the generator can use more than one core. The users' passwords go to loadgen in a 0600 file, not argv.
+export const SETUP_USERS = ['alice', 'bob', 'carol', 'dave'];
+export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, threads = 1, to = 'ue1', progress, progressEvery = 2 }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
-  const args = ['--gateway', gateway, '--user', user, '--password', credentials(root, user), '--to', to, '--calls', String(calls),
+  const usersFile = path.join(dir, 'users.txt');
+  const users = SETUP_USERS.slice(0, threads);
+  fs.writeFileSync(usersFile, `# loadgen --users\n${users.map((u) => `${u}:${credentials(root, u)}`).join('\n')}\n`, { mode: 0o600 });
+  const args = ['--gateway', gateway, '--users', usersFile, '--threads', String(threads), '--to', to, '--calls', String(calls),
     '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
   let n = 0;
   let peak = 0; // most calls in media at once (loadgen's progress line)
@@ -83,7 +89,7 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
       + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
   }
   return {
-    cps, calls, hold_s: holdS, ok: errors.length === 0 && failed === 0, errors,
+    cps, calls, hold_s: holdS, loadgen_threads: threads, users, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,
     concurrent_nominal: Math.round(cps * holdS), concurrent_peak: peak,
     setup_ms: out?.setup_ms ?? null, phases_ms: out?.phases_ms ?? null,

@@ -45,12 +45,12 @@ function gatewayPid() {
 }
 
 export async function runSustained(run, ctx, { root, profilesFile, progress, finish, base }) {
-  const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS,
+  const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS, loadgen_threads: run.threads,
     cps_steps: run.steps, criterion: `every call set up and setup p95 <= ${SUSTAINED_P95_MS} ms (gateway: call sent -> DTLS done, ICE + DTLS included; SIP only: INVITE -> 200)`,
     gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, steps: [], sip_only: [] };
   const jvm = gatewayPid();
   if (!jvm) report.errors.push('the gateway JVM was not found in $LAB_PIDS: no JFR recording');
-  progress(`setup-rate --sustained: ${run.steps.join(', ')} calls/s, ${run.stepS} s per step, calls held ${run.holdS} s (about cps x ${run.holdS} up at once); `
+  progress(`setup-rate --sustained: ${run.steps.join(', ')} calls/s, ${run.stepS} s per step, calls held ${run.holdS} s (about cps x ${run.holdS} up at once), loadgen ${run.threads} thread(s); `
     + `gateway (MO, ICE + DTLS) then SIP only at each rate; expected <= ~${run.expected_s} s`);
   let gwDone = false, sipDone = false;
   for (const cps of run.steps) {
@@ -62,7 +62,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       const rec = `bench-cps-${cps}`;
       const started = jvm ? jfrStart(jvm, rec) : { ok: false, text: 'no JVM' };
       progress(`gateway step ${cps} calls/s: ${calls} calls over ${run.stepS} s, ~${cps * run.holdS} concurrent${started.ok ? ', JFR recording' : ` (no JFR: ${started.text.split('\n').pop()})`}`);
-      const s = await setupStep({ root, dir, logDir: ctx.logDir, gateway: ctx.gateway, profilesFile, cps, calls, holdS: run.holdS, progress, progressEvery: 10 });
+      const s = await setupStep({ root, dir, logDir: ctx.logDir, gateway: ctx.gateway, profilesFile, cps, calls, holdS: run.holdS, threads: run.threads, progress, progressEvery: 10 });
       if (started.ok) {
         const stopped = jfrStop(jvm, rec, path.join(dir, 'gateway.jfr'));
         s.jfr = stopped.ok ? path.relative(ctx.out, path.join(dir, 'gateway.jfr')) : null;
