@@ -12,6 +12,7 @@
 // expires= load_args=`) for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADDRESSES } from '../kit/addresses.mjs';
@@ -89,12 +90,14 @@ export function parse(argv) {
     rest.splice(rest.indexOf('--sustained'), 1);
     const quick = rest.includes('--quick');
     if (quick) rest.splice(rest.indexOf('--quick'), 1);
-    take(['--cps-steps', '--hold', '--step-seconds']);
+    take(['--cps-steps', '--hold', '--step-seconds', '--threads']);
     const d = quick ? { steps: '5,10', hold: 3, secs: 20 } : { steps: '10,25,50,100,150,200', hold: 5, secs: 60 };
     const steps = (opts['--cps-steps'] ?? d.steps).split(',').map((v) => int('--cps-steps', v.trim(), 1, 500));
     const holdS = int('--hold', opts['--hold'] ?? d.hold, 1, 60);
     const stepS = int('--step-seconds', opts['--step-seconds'] ?? d.secs, 5, 600);
-    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
+    // loadgen engine threads (one user's WebSocket each): by default as many as the machine has cores, up to 4
+    const threads = int('--threads', opts['--threads'] ?? Math.min(4, os.cpus().length), 1, Math.min(4, os.cpus().length));
+    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, threads, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
   }
   if (first === 'registrations') {
     take(['--users', '--minutes', '--expires', '--concurrency']);

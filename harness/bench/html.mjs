@@ -107,6 +107,14 @@ ${table(['on the stack (total)', '% of samples'], p.total.map((f) => [f.frame, f
 ${table(['thread', '% of samples'], p.threads.map((f) => [f.frame, f.pct]))}`;
 }
 
+function perfTables(p) {
+  if (!p) return '';
+  if (p.error) return `<p class="bad">perf: ${esc(p.error)}</p>`;
+  return `<h3>at ${p.cps} calls/s: ${p.samples} samples (199 Hz; ${esc(p.file)})</h3>
+${table(['thread (comm)', '% of samples'], p.processes.map((f) => [f.comm, f.pct]))}
+${table(['thread', 'object', 'symbol (self)', '% of samples'], p.top.slice(0, 25).map((f) => [f.comm, f.dso, f.sym, f.pct]))}`;
+}
+
 // setup-rate --sustained: the steps of both sides, knee, bottleneck, the gateway's profile.
 function sustainedBody(r) {
   const rows = [];
@@ -119,7 +127,7 @@ function sustainedBody(r) {
   const b = r.bottleneck;
   const gw = r.steps ?? [], sip = r.sip_only ?? [];
   const perCall = (s, n) => (s.cpu?.[`${n}_pct`] == null ? null : Math.round((s.cpu[`${n}_pct`] / s.cps) * 1000) / 1000);
-  return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s; criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
+  return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s, loadgen ${fmt(r.loadgen_threads ?? 1)} engine thread(s); criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
 <p>knee: gateway <b>${fmt(r.knee_cps)}</b> calls/s, SIP only ${r.sip_only_knee_is_lower_bound ? '&ge; ' : ''}<b>${fmt(r.sip_only_knee_cps)}</b> calls/s; gateway / SIP only = <b>${fmt(r.gateway_vs_sip_only)}</b></p>
 ${b ? `<p>bottleneck at ${b.at_cps} calls/s (${esc(b.step)}): <b>${esc(b.process)}</b> ${fmt(b.pct)} % of one core; whole host ${fmt(b.host_busy_pct)} %, other jobs ${fmt(b.other_pct)} %${b.note ? `; ${esc(b.note)}` : ''}</p>` : ''}
 ${table(['side', 'calls/s', 'calls', 'set up', 'failed', 'setup p50 ms', 'p95 ms', 'max ms', 'cps x hold', 'peak in media', 'gateway %', 'kamailio %', 'rtpengine %', 'sipp uas %', 'loadgen / sipp uac %', 'other jobs %', 'result'], rows)}
@@ -139,7 +147,9 @@ ${charts([
     datasets: ['kamailio', 'sipp', 'sipp_uac'].map((n) => ({ label: n, points: sip.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
 ])}
 <h2>Where the gateway's CPU goes (JFR execution samples)</h2>
-${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
+${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}
+<h2>Where loadgen's, rtpengine's and Kamailio's CPU goes (perf)</h2>
+${Object.keys(r.native_profiles ?? {}).length ? Object.entries(r.native_profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${perfTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
 }
 
 function registrationsBody(r) {
