@@ -174,6 +174,7 @@ ${(r.problems ?? []).length ? `<h2>Problems</h2>${table(['t s', 'phase', 'what']
 
 // sipp: SIPp's statistics beside the browser users', the gateway's and the relay's (harness/bench/sipp.mjs).
 function sippBody(r) {
+  const raw = (v) => (v == null ? 'n/a' : String(v)); // inside a cell: table() escapes the whole cell once
   const s = r.sipp ?? {};
   const b = r.browser ?? {};
   const g = r.gateway_metrics ?? {};
@@ -189,17 +190,17 @@ function sippBody(r) {
 <span class="${c.pass ? 'ok' : 'bad'}">${c.pass ? 'met' : `not met: ${esc((c.why ?? []).join('; '))}`}</span></p>
 <h2>SIPp's statistics</h2>
 ${table(['figure', 'value'], [['calls created', s.calls_created], ['successful', s.successful], ['failed', s.failed], ['failed by cause', JSON.stringify(s.failed_by ?? {})],
-    ['retransmissions', s.retransmissions], ['out-of-call / dead-call messages', `${fmt(s.out_of_call_msgs)} / ${fmt(s.dead_call_msgs)}`], ['mean call rate /s', s.call_rate_mean],
-    ['INVITE -> 200 p50 / p95 / p99 / max ms', `${fmt(s.invite_to_200?.ms?.p50)} / ${fmt(s.invite_to_200?.ms?.p95)} / ${fmt(s.invite_to_200?.ms?.p99)} / ${fmt(s.invite_to_200?.ms?.max)}`],
-    ['response time mean (stdev) ms', `${fmt(s.response_time_mean_ms)} (${fmt(s.response_time_stdev_ms)})`], ['call length mean ms', s.call_length_mean_ms],
+    ['retransmissions', s.retransmissions], ['out-of-call / dead-call messages', `${raw(s.out_of_call_msgs)} / ${raw(s.dead_call_msgs)}`], ['mean call rate /s', s.call_rate_mean],
+    ['INVITE -> 200 p50 / p95 / p99 / max ms', `${raw(s.invite_to_200?.ms?.p50)} / ${raw(s.invite_to_200?.ms?.p95)} / ${raw(s.invite_to_200?.ms?.p99)} / ${raw(s.invite_to_200?.ms?.max)}`],
+    ['response time mean (stdev) ms', `${raw(s.response_time_mean_ms)} (${raw(s.response_time_stdev_ms)})`], ['call length mean ms', s.call_length_mean_ms],
     ['error log lines', s.error_log?.lines], ['first error', s.error_log?.first]])}
 ${table(['#', 'message', 'count', '', 'retransmissions', 'timeouts', 'unexpected'], msgRows)}
 <h2>Browser users (loadgen --answer) and the gateway</h2>
 ${table(['figure', 'value'], [['incoming calls', b.incoming], ['answered (ICE + DTLS up)', b.answered], ['media both ways', b.media_both_ways], ['with preconditions', b.with_preconditions],
-    ['users called (calls each)', `${fmt(b.users_called)} (${fmt(b.calls_per_user?.min)}-${fmt(b.calls_per_user?.max)})`], ['end reasons', JSON.stringify(b.end_reasons ?? {})],
-    ['incoming -> DTLS done p50 / p95 ms', `${fmt(r.setup_ms_browser?.p50)} / ${fmt(r.setup_ms_browser?.p95)}`],
-    ['gateway MT attempts / answers / ended', `${fmt(g.mt_attempts)} / ${fmt(g.mt_answers)} / ${fmt(g.mt_ended)}`], ['gateway MT failures by reason', JSON.stringify(g.mt_failures_by_reason ?? {})],
-    ['gateway setup (INVITE -> 200) mean ms, p50 / p95 bucket', `${fmt(g.mt_setup_ms?.mean)}, ${fmt(g.mt_setup_ms?.p50_bucket)} / ${fmt(g.mt_setup_ms?.p95_bucket)}`], ['gateway ng errors', g.ng_errors]])}
+    ['users called (calls each)', `${raw(b.users_called)} (${raw(b.calls_per_user?.min)}-${raw(b.calls_per_user?.max)})`], ['end reasons', JSON.stringify(b.end_reasons ?? {})],
+    ['incoming -> DTLS done p50 / p95 ms', `${raw(r.setup_ms_browser?.p50)} / ${raw(r.setup_ms_browser?.p95)}`],
+    ['gateway MT attempts / answers / ended', `${raw(g.mt_attempts)} / ${raw(g.mt_answers)} / ${raw(g.mt_ended)}`], ['gateway MT failures by reason', JSON.stringify(g.mt_failures_by_reason ?? {})],
+    ['gateway setup (INVITE -> 200) mean ms, p50 / p95 bucket', `${raw(g.mt_setup_ms?.mean)}, ${raw(g.mt_setup_ms?.p50_bucket)} / ${raw(g.mt_setup_ms?.p95_bucket)}`], ['gateway ng errors', g.ng_errors]])}
 <h2>Relay: loss and per-packet delay (capture, delaymeter)</h2>
 ${table(['direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched', 'lost'], delayRows)}
 <h2>CPU (% of one core, whole run)</h2>

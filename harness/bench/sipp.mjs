@@ -295,7 +295,9 @@ export async function runSipp(run, ctx, { root, progress, finish, base, profile 
       // loadgen ends on its own: after the N calls, or at its --timeout (ramp + media + 90 s), or 5 s after a failed SIPp
       waitS: (run.calls - 1) / run.cps + run.holdS + 120,
       pace: { cps: run.cps, ramp_s: (run.calls - 1) / run.cps, media_s: run.holdS - MEDIA_TAIL_S },
-      gateway: { url: ctx.gateway, usersFile, answer: true }, mtCaller: () => caller() });
+      // the caller ends every call: loadgen's media clock starts at DTLS, which with preconditions is at the 183,
+      // long before the 200 when set-up is slow, so it waits up to hold + 30 s for the BYE instead of 5 s
+      gateway: { url: ctx.gateway, usersFile, answer: true, hangupWaitS: run.holdS + 30 }, mtCaller: () => caller() });
   } catch (e) {
     stepError = e.message; // nothing to measure on the relay (e.g. no call came through): SIPp's side is still reported
   } finally {

@@ -53,7 +53,9 @@ function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json
     : ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password];
   if (gateway?.answer) {
     const ramp = (calls - 1) / cps;
+    // gateway.hangupWaitS: how long a call waits for the caller's BYE after its media (loadgen's default 5 s)
     return [...login, '--answer', '--expect-calls', String(calls), '--duration', String(mediaS),
+      ...(gateway.hangupWaitS ? ['--hangup-wait', String(gateway.hangupWaitS)] : []),
       '--timeout', String(Math.ceil(ramp + mediaS + 90)), ...prof];
   }
   if (gateway) return [...login, '--to', gateway.to, ...common];
