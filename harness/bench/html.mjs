@@ -218,7 +218,8 @@ ${charts([
     datasets: procs.map((n) => ({ label: n, points: (ser.cpu ?? []).map((p) => [p.t_s, p[`${n}_pct`]]) })) },
   { id: 'cdf', title: 'Relay delay CDF per direction', x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
     datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (r.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) },
-])}`;
+])}
+${r.jfr ? `<h2>Where the gateway's CPU goes (JFR execution samples, --jfr)</h2>${jfrTables(r.jfr)}` : ''}`;
 }
 
 export function renderBenchHtml(r) {

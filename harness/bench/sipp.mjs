@@ -15,7 +15,7 @@ import { ADDRESSES } from '../kit/addresses.mjs';
 import { sleep, start } from '../kit/procs.mjs';
 import { measureStep } from './step.mjs';
 import { pidOf, scrape, sumOf, sumWhere, usersFrom } from './registrations.mjs';
-import { javaPid } from './jfr.mjs';
+import { javaPid, jfrStart, jfrStop, summarizeJfr } from './jfr.mjs';
 
 // bench.sh starts rtpengine with RTPENGINE_PORT_MAX=32767 for this bench: ~690 calls at 4 ports each, and below
 // the kernel's ephemeral range (32768-60999), where loadgen's own sockets are (delaymeter takes every packet
@@ -42,8 +42,9 @@ export function sippParse(rest, { int, usage }) {
   for (let i = 0; i < rest.length; i += 1) {
     const a = rest[i];
     if (a === '--volte') { opts.volte = true; continue; }
+    if (a === '--jfr') { opts.jfr = true; continue; }
     const [k, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    if (!['--cps', '--calls', '--users', '--hold'].includes(k)) usage(`unknown option for bench sipp: ${a} (--cps R --calls N --users U [--volte] [--hold S])`);
+    if (!['--cps', '--calls', '--users', '--hold'].includes(k)) usage(`unknown option for bench sipp: ${a} (--cps R --calls N --users U [--volte] [--hold S] [--jfr])`);
     const v = inline ?? rest[++i];
     if (v == null) usage(`${k} needs a value`);
     opts[k] = v;
@@ -55,7 +56,8 @@ export function sippParse(rest, { int, usage }) {
   // rtpengine's 30000-39999 and Kamailio/loadgen: bound what is up at once
   if (cps * (holdS + 2) > MAX_UP) usage(`--cps ${cps} x --hold ${holdS} s keeps ~${cps * (holdS + 2)} calls up at once; the bench holds at most ${MAX_UP} (rtpengine ports ${SIPP_RELAY_PORTS})`);
   const volte = Boolean(opts.volte);
-  return { mode: 'sipp', name: volte ? 'sipp-volte' : 'sipp', cps, calls, users, holdS, volte, expected_s: sippPlan(cps, calls, users, holdS).expected_s };
+  // --jfr: a Java Flight Recording of the gateway over the calls (opt-in: it costs the gateway CPU)
+  return { mode: 'sipp', name: volte ? 'sipp-volte' : 'sipp', cps, calls, users, holdS, volte, jfr: Boolean(opts.jfr), expected_s: sippPlan(cps, calls, users, holdS).expected_s };
 }
 
 // ---- SIPp's files ----------------------------------------------------------------------------------
@@ -287,6 +289,12 @@ export async function runSipp(run, ctx, { root, progress, finish, base, profile 
       sippProgress = line;
     } catch { /* being written */ }
   }, 5000);
+  const jvm = run.jfr ? javaPid(pidOf('gateway')) : null;
+  let jfrFile = null;
+  if (run.jfr) {
+    const started = jvm ? jfrStart(jvm, 'sipp') : { ok: false, text: 'the gateway JVM was not found' };
+    if (started.ok) jfrFile = path.join(dir, 'gateway.jfr'); else report.jfr = { error: `JFR.start: ${started.text}` };
+  }
   let step = null;
   let stepError = null;
   try {
@@ -305,6 +313,10 @@ export async function runSipp(run, ctx, { root, progress, finish, base, profile 
     await gws.stop();
   }
   const after = gatewayFigures(await scrape(ctx.gateway));
+  if (jfrFile) {
+    const stopped = jfrStop(jvm, 'sipp', jfrFile);
+    report.jfr = stopped.ok ? { cps: run.cps, ...(await summarizeJfr(jfrFile)) } : { error: `JFR.stop: ${stopped.text}` };
+  }
   const errors = stepError ? [stepError] : [...step.errors];
   if (stepError) {
     const tail = (f) => { try { return fs.readFileSync(path.join(ctx.logDir, f), 'utf8').trim().split('\n').slice(-2).join(' | '); } catch { return null; } };
@@ -377,6 +389,8 @@ export async function runSipp(run, ctx, { root, progress, finish, base, profile 
   const w = step.cpu.whole_run ?? {};
   if (echoStart) console.log(`  to_browser loss split: ${echoStart.lost_at_start} packets at the streams' start (${echoStart.streams_with_start_loss} streams, max ${echoStart.max_start_loss_per_stream}: echoes of the browser's first packets before rtpengine had the answer), ${echoStart.lost_later} later (${echoStart.loss_pct_later} %)`);
   console.log(`  CPU over the run (% of one core): ${['rtpengine', 'gateway', 'kamailio', 'sipp_uac', 'loadgen', 'tcpdump'].map((n) => `${n} ${w[n] ?? 'n/a'}`).join(', ')}; other jobs ${step.cpu.other_pct} %`);
+  if (report.jfr?.threads) console.log(`  gateway JFR (${report.jfr.samples} samples): threads ${report.jfr.threads.slice(0, 5).map((t) => `${t.frame} ${t.pct} %`).join(', ')}; top gateway frame ${report.jfr.gateway_frame[0]?.frame} ${report.jfr.gateway_frame[0]?.pct} %`);
+  else if (report.jfr?.error) console.log(`  gateway JFR: ${report.jfr.error}`);
   console.log(`  criterion (SIPp 0 failed, every call answered with media both ways, loss < ${LOSS_MAX_PCT} % (to_browser after the streams' start)): ${report.criterion.pass ? 'met' : `not met: ${report.criterion.why.join('; ')}`}`);
   return report;
 }
