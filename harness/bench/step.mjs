@@ -132,9 +132,9 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     }
     traffic.push(mtCaller(pace.cps, Math.round(pace.media_s * 1000) + MT_CALLER_EXTRA_MS));
     // A caller that fails (e.g. its REGISTER) leaves loadgen waiting for calls that never come: stop it
-    // 5 s later (it still hangs up what it has and writes its report).
-    // (30 s grace: with many users loadgen hangs up and logs out each before it writes its report)
-    traffic[1].done.then(({ code }) => { if (code !== 0) setTimeout(() => { void stop(traffic[0], 'SIGTERM', 30000); }, 5000).unref(); });
+    // 20 s later (time to finish on its own when only some calls failed; it still hangs up what it has and
+    // writes its report; 30 s grace: with many users it logs out each before it writes the report).
+    traffic[1].done.then(({ code }) => { if (code !== 0) setTimeout(() => { void stop(traffic[0], 'SIGTERM', 30000); }, 20000).unref(); });
   }
   const pidsFile = path.join(dir, 'pids');
   fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `${p.name} ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
