@@ -33,8 +33,8 @@ ext_option() {
   esac
 }
 
-# ext_check — the external-mode options are complete and sane; the credentials file is private (no
-# group/other permissions) and every line parses (harness/kit/ims-credentials.mjs, the gateway's grammar).
+# ext_check — the external-mode options are complete and sane and the credentials file is private (no
+# group/other permissions); ext_check_file then parses it (harness/kit/ims-credentials.mjs, the gateway's grammar).
 # Exits with a usage error otherwise. Exports LAB_EXT_* for the namespace re-exec and the tests.
 ext_check() {
   local host port mode out
@@ -58,10 +58,16 @@ ext_check() {
   LAB_EXT_CREDENTIALS=$(realpath "$LAB_EXT_CREDENTIALS")
   mode=$(stat -c %a "$LAB_EXT_CREDENTIALS")
   ((8#$mode & 8#077)) && usage_error "--credentials: $LAB_EXT_CREDENTIALS holds secrets and is readable by others (mode $mode); run: chmod 600 $LAB_EXT_CREDENTIALS"
+  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER
+}
+
+# ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses.
+ext_check_file() {
+  local out
+  ext_mode || return 0
   out=$(node "$ROOT/harness/kit/ims-credentials.mjs" check "$LAB_EXT_CREDENTIALS" 2>&1) ||
     usage_error "--credentials: bad file:"$'\n'"$out"
   log "external IMS: P-CSCF $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT), domain $LAB_EXT_DOMAIN, credentials $LAB_EXT_CREDENTIALS: $out"
-  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER
 }
 
 # ext_configure — before lab_start_all in external mode: the gateway's proxy, domain and transport are
@@ -96,6 +102,7 @@ ext_configure() {
 compliance_external() {
   local rc started
   ensure_packages
+  ext_check_file
   build_gateway && build_harness && need_script harness/compliance/run.mjs || return 1
   lab_prepare_run compliance
   ext_configure

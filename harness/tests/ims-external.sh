@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # External-IMS mode tried against the lab's own 3GPP core started separately, as an outside IMS would be
 # (docs/ims-sim.md "External IMS", docs/compliance.md "External mode trial"). In a private network
-# namespace of its own (loopback, plus a dummy link with a default route: Chromium gathers no ICE
+# namespace of its own (loopback, plus a veth pair with a default route: Chromium gathers no ICE
 # candidate without one):
 #   1. the "outside" IMS, NOT started by ./lab: ims-sim/3gpp/run-core.sh (P/I/S-CSCF + HSS on
 #      127.0.0.1) and ue1 (SIPp, IMS-AKA, answers and echoes);
@@ -27,8 +27,8 @@ fi
 netns_enter "$@"
 lab_use_run ims-external
 procs_install_traps
-ip link add ext0 type dummy && ip addr add 198.18.9.1/24 dev ext0 && ip link set ext0 up && ip route add default dev ext0 ||
-  die "cannot set up the dummy link"
+ip link add ext0 type veth peer name ext1 && ip addr add 198.18.9.1/24 dev ext0 && ip link set ext1 up && ip link set ext0 up &&
+  ip route add default dev ext0 || die "cannot set up the extra link"
 
 # 1. the outside IMS
 proc_start outside-core unshare --mount -- bash "$ROOT/ims-sim/3gpp/run-core.sh" "$LAB_LOGDIR/outside-core"

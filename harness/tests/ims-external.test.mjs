@@ -29,11 +29,12 @@ let cap;
 // SIP messages to/from the P-CSCF in the capture: {src, dst, first, head}
 async function sipOnWire(file) {
   const proto = TRANSPORT === 'tcp' ? 'tcp' : 'udp';
-  const { stdout } = await run('tshark', ['-r', file, '-n', '-d', `${proto}.port==${PPORT},sip`, '-Y', 'sip', '-T', 'fields', '-E', 'separator=;',
-    '-e', 'ip.src', '-e', 'ip.dst', '-e', 'sip.Request-Line', '-e', 'sip.Status-Line', '-e', 'sip.Expires', '-e', 'sip.contact.expires', '-e', 'sip.Call-ID', '-e', 'sip.CSeq'],
+  const { stdout } = await run('tshark', ['-r', file, '-n', '-d', `${proto}.port==${PPORT},sip`, '-Y', 'sip', '-T', 'fields', '-E', 'separator=/t',
+    '-e', 'ip.src', '-e', 'ip.dst', '-e', 'sip.Request-Line', '-e', 'sip.Status-Line', '-e', 'sip.Expires', '-e', 'sip.Contact', '-e', 'sip.Call-ID', '-e', 'sip.CSeq'],
   { maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim().split('\n').filter(Boolean).map((l) => l.split(';'))
-    .map(([src, dst, req, status, expires, cexp, callId, cseq]) => ({ src, dst, first: req || status, expires: expires || cexp, callId, cseq }));
+  return stdout.trim().split('\n').filter(Boolean).map((l) => l.split('\t'))
+    .map(([src, dst, req, status, expires, contact, callId, cseq]) =>
+      ({ src, dst, first: req || status, expires: expires || /;expires=(\d+)/i.exec(contact ?? '')?.[1] || '', callId, cseq }));
 }
 
 before(async () => {
