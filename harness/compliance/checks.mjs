@@ -10,7 +10,8 @@
 // when the tests it names are core-agnostic and their users/UEs exist on the 3GPP core too (every SIPp
 // UE and alice, bob, carol, dave do: ims-sim/3gpp/subscribers.txt), `['3gpp']` for tests that need the
 // 3GPP core (ims3gpp*.test.mjs), and add 'external' only for tests that need nothing but the gateway,
-// rtpengine and an outside IMS (ims-external.test.mjs).
+// rtpengine and an outside IMS (ims-external.test.mjs). `needsEnv: {VAR: reason}`: the check runs only
+// when the run set VAR (an option of ./lab compliance), else it is not-applicable with that reason.
 
 export const CHECKS = [
   {
