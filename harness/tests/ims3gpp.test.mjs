@@ -110,7 +110,7 @@ test('the gateway checks the web password itself: wrong password or unknown user
     before = n;
     await new Promise((r) => setTimeout(r, 700));
   }
-  for (const [user, password] of [['alice', 'not-alice-secret'], ['carol', 'carol-secret']]) {
+  for (const [user, password] of [['alice', 'not-alice-secret'], ['mallory', 'mallory-secret']]) {
     const res = await gw.login(user, password);
     assert.equal(res.status, 401, `${user}: ${JSON.stringify(res.body)}`);
     assert.equal(res.body.code, 'auth-failed');

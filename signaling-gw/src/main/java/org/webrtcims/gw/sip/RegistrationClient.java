@@ -108,8 +108,10 @@ public class RegistrationClient {
             String callId = ((javax.sip.header.CallIdHeader) ct.getRequest().getHeader(javax.sip.header.CallIdHeader.NAME)).getCallId();
             Binding b = byCallId.get(callId);
             String password = b == null ? "" : b.password;
+            // digest with an IMS identity (an outside IMS): the private identity authenticates
+            String name = b != null && b.sub != null && b.sub.impi() != null ? b.sub.impi() : user;
             return new UserCredentials() {
-                public String getUserName() { return user; }
+                public String getUserName() { return name; }
                 public String getPassword() { return password; }
                 public String getSipDomain() { return realm; }
             };
@@ -127,7 +129,7 @@ public class RegistrationClient {
         } catch (RegistrationException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Binding b = new Binding(user, password, sub, ua.newCallId());
+        Binding b = new Binding(user, sub != null && sub.digestPassword() != null ? sub.digestPassword() : password, sub, ua.newCallId());
         byCallId.put(b.callId, b);
         return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
             if (e != null) {
@@ -166,7 +168,7 @@ public class RegistrationClient {
 
     /**
      * What the registrar granted the user, how often the binding was refreshed since login, how it
-     * authenticates ("digest" or "AKAv1-MD5"), its IMPI and IMPU (AKA only, else null) and the SIP flow of its
+     * authenticates ("digest" or "AKAv1-MD5"), its IMPI and IMPU (when the credentials file names them, else null) and the SIP flow of its
      * REGISTERs so far.
      */
     public record Status(int grantedExpires, int refreshes, long registeredAtMillis, String auth, String impi,
@@ -176,8 +178,8 @@ public class RegistrationClient {
         Binding b = bindings.get(user);
         return b == null ? java.util.Optional.empty()
                 : java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis,
-                        b.aka() ? AkaDigest.ALGORITHM : "digest", b.aka() ? b.sub.impi() : null,
-                        b.aka() ? b.sub.impu() : null, java.util.List.copyOf(b.flow)));
+                        b.aka() ? AkaDigest.ALGORITHM : "digest", b.sub != null ? b.sub.impi() : null,
+                        b.sub != null ? b.sub.impu() : null, java.util.List.copyOf(b.flow)));
     }
 
     private String registerUri() { return "sip:" + requests.domain(); }
@@ -199,7 +201,7 @@ public class RegistrationClient {
     private void transmit(Handler h, String authorization, String note) {
         Binding b = h.b;
         try {
-            Address aor = b.aka() ? ua.addresses().createAddress(b.sub.impu()) : requests.aor(b.user);
+            Address aor = b.sub != null && b.sub.impu() != null ? ua.addresses().createAddress(b.sub.impu()) : requests.aor(b.user);
             Request reg;
             synchronized (b) {
                 reg = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),

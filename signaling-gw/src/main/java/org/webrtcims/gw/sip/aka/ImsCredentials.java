@@ -15,20 +15,21 @@ import java.util.Optional;
  * The gateway's per-user IMS credentials (`--lab.ims.credentials=FILE`, docs/ims-sim.md). One user per line,
  * '#' starts a comment, fields separated by blanks:
  * <pre>
- *   LOGIN  WEB-PASSWORD  digest
+ *   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU  SIP-PASSWORD]
  *   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
  * </pre>
  * LOGIN is the name the browser logs in with, WEB-PASSWORD what it must give (checked here, by the gateway).
  * {@code digest}: the gateway answers the registrar's digest challenge as LOGIN with WEB-PASSWORD (the light
- * core). {@code aka}: it registers IMPU with the private identity IMPI by IMS-AKA (AKAv1-MD5, RFC 3310) with
+ * core), or, with IMPI IMPU SIP-PASSWORD (an outside IMS, `./lab up --ims external`), registers IMPU and
+ * answers as IMPI with SIP-PASSWORD. {@code aka}: it registers IMPU with the private identity IMPI by IMS-AKA (AKAv1-MD5, RFC 3310) with
  * the USIM values K, OPc (32 hex digits), AMF (4) and SQN (12, the last sequence number the USIM accepted;
  * default 0).
  */
 public final class ImsCredentials {
     public enum Kind { DIGEST, AKA }
 
-    /** One user: for AKA, impi/impu/usim are set. */
-    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword) {
+    /** One user: for AKA, impi/impu/usim are set; for digest with an IMS identity, impi/impu/digestPassword. */
+    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword, String digestPassword) {
         public boolean passwordMatches(String password) {
             return password != null && MessageDigest.isEqual(webPassword, password.getBytes(StandardCharsets.UTF_8));
         }
@@ -78,22 +79,33 @@ public final class ImsCredentials {
         byte[] web = f[1].getBytes(StandardCharsets.UTF_8);
         switch (f[2]) {
             case "digest" -> {
-                if (f.length != 3) throw new IllegalArgumentException(where + "a digest user has 3 fields: LOGIN WEB-PASSWORD digest");
-                return new Subscriber(login, Kind.DIGEST, null, null, null, web);
+                if (f.length == 3) return new Subscriber(login, Kind.DIGEST, null, null, null, web, null);
+                if (f.length != 6) {
+                    throw new IllegalArgumentException(where + "a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]");
+                }
+                return new Subscriber(login, Kind.DIGEST, impi(f[3], where), impu(f[4], where), null, web, f[5]);
             }
             case "aka" -> {
                 if (f.length != 8 && f.length != 9) {
                     throw new IllegalArgumentException(where + "an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]");
                 }
-                String impi = f[3], impu = f[4];
-                if (!impi.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPI must be user@realm, not '" + impi + "'");
-                if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+                String impi = impi(f[3], where), impu = impu(f[4], where);
                 byte[] k = hex(f[5], 16, "K", where), opc = hex(f[6], 16, "OPc", where), amf = hex(f[7], 2, "AMF", where);
                 long sqn = f.length == 9 ? Usim.toLong(hex(f[8], 6, "SQN", where)) : 0;
-                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web);
+                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web, null);
             }
             default -> throw new IllegalArgumentException(where + "the third field is digest or aka, not '" + f[2] + "'");
         }
+    }
+
+    private static String impi(String impi, String where) {
+        if (!impi.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPI must be user@realm, not '" + impi + "'");
+        return impi;
+    }
+
+    private static String impu(String impu, String where) {
+        if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+        return impu;
     }
 
     private static byte[] hex(String s, int bytes, String what, String where) {

@@ -31,6 +31,21 @@ class ImsCredentialsTest {
         assertEquals(0x100, alice.usim().sqnMs());
         assertTrue(c.of("bob").isEmpty());
         assertFalse(ImsCredentials.none().enabled());
+        assertEquals(null, carol.impi());
+        assertEquals(null, carol.digestPassword());
+    }
+
+    @Test
+    void digestUserWithAnImsIdentity() {
+        // an outside IMS (./lab up --ims external): IMPI, IMPU and the SIP password, apart from the web password
+        ImsCredentials c = ImsCredentials.parse(F, List.of("erin erin-web digest 2345@op.example sip:+15552345@op.example sip-pw"));
+        ImsCredentials.Subscriber erin = c.of("erin").orElseThrow();
+        assertEquals(ImsCredentials.Kind.DIGEST, erin.kind());
+        assertEquals("2345@op.example", erin.impi());
+        assertEquals("sip:+15552345@op.example", erin.impu());
+        assertEquals("sip-pw", erin.digestPassword());
+        assertTrue(erin.passwordMatches("erin-web"));
+        assertFalse(erin.passwordMatches("sip-pw"));
     }
 
     @Test
@@ -39,7 +54,9 @@ class ImsCredentialsTest {
         for (Bad b : List.of(
                 new Bad("alice", "expected LOGIN WEB-PASSWORD digest|aka"),
                 new Bad("al/ice pw digest", "bad login 'al/ice'"),
-                new Bad("alice pw digest extra", "a digest user has 3 fields"),
+                new Bad("alice pw digest extra", "a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]"),
+                new Bad("alice pw digest alice sip:alice@ims.lab pw", "IMPI must be user@realm"),
+                new Bad("alice pw digest alice@ims.lab alice@ims.lab pw", "IMPU must be a sip: URI"),
                 new Bad("alice pw md5", "the third field is digest or aka, not 'md5'"),
                 new Bad("alice pw aka alice@ims.lab sip:alice@ims.lab", "an aka user has"),
                 new Bad(ALICE.replace("alice@ims.lab sip", "alice sip"), "IMPI must be user@realm"),
