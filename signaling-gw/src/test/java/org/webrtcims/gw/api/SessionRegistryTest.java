@@ -39,7 +39,8 @@ class SessionRegistryTest {
             assertEquals("bad-message", e.code());
         }
         assertEquals("bad-message", loginFails("alice", "").code());
-        verifyNoInteractions(registration);
+        verify(registration).onNetworkDeregistration(any()); // the registry listens from the start
+        verifyNoMoreInteractions(registration);
     }
 
     @Test
