@@ -137,6 +137,55 @@ export const CHECKS = [
       { file: 'dtmf', name: 'MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking' },
     ],
   },
+  // --- 3GPP core only (`core: '3gpp'`: their tests are harness/tests/ims3gpp.test.mjs, which needs `--ims 3gpp`;
+  // a run on the light core leaves them out, harness/compliance/run.mjs) ---
+  {
+    id: 'registration-ims-aka',
+    core: '3gpp',
+    clause: '3GPP TS 24.371 §6 (IMS authentication); 3GPP TS 24.229 §5.1.1.2; RFC 3310; 3GPP TS 33.102 §6.3',
+    requirement: 'IMS authentication scenario: the gateway registers the user IMPU/IMPI with IMS-AKA: REGISTER with the IMPI and an empty response, 401 AKAv1-MD5, REGISTER with the RES-based response, 200 (UAR, MAR, SAR at the HSS); a stale SQN is resynchronised with AUTS',
+    tests: [
+      { file: 'ims3gpp', name: 'the gateway registered alice with IMS-AKA: 401 AKAv1-MD5, response from RES, 200 (UAR, MAR, SAR at the HSS)' },
+      { file: 'ims3gpp', name: 'bob\'s USIM is ahead of the HSS: the gateway answers with AUTS, the HSS resynchronises, bob registers' },
+    ],
+  },
+  {
+    id: 'registration-web-authentication',
+    core: '3gpp',
+    clause: '3GPP TS 24.371 §6 (web authentication); 3GPP TS 23.228 Annex U; 3GPP TS 24.229 §5.4.1.1; 3GPP TS 33.203',
+    requirement: 'Web authentication scenario: the user logs in with web credentials at the gateway (WAF), which registers the mapped IMPU with trusted node authentication (integrity-protected="auth-done"): one REGISTER answered 200 without a 401, no MAR; auth-done from a node that is not trusted is refused, and the HSS gives no AKA vectors for the tna subscription',
+    tests: [
+      { file: 'ims3gpp', name: 'web authentication: dave logs in with web credentials; the gateway (WAF) registers sip:dave@ims.lab by trusted node authentication: one REGISTER with auth-done, 200 without a 401, no MAR at the HSS' },
+      { file: 'ims3gpp', name: 'trusted node authentication only from the trusted node: auth-done from another address:port gets 403 at the P-CSCF; the HSS refuses MAR for a tna subscriber' },
+    ],
+  },
+  {
+    id: 'registration-identity-pool',
+    core: '3gpp',
+    clause: '3GPP TS 24.371 §6 (public user identity from a pool)',
+    requirement: 'Identity pool scenario: a guest login gets a free public user identity of the pool, registered (trusted node authentication); two guests get different IMPUs, an exhausted pool is a clear error (503 pool-exhausted), and an identity is de-registered and reused after logout',
+    tests: [
+      { file: 'ims3gpp', name: 'identity pool: two guests get sip:guest1 and sip:guest2 (trusted node authentication), a third gets 503 pool-exhausted, a logged-out identity is de-registered and reused' },
+    ],
+  },
+  {
+    id: 'reg-event-subscription',
+    core: '3gpp',
+    clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',
+    requirement: "After registering, the gateway subscribes to the user's registration state (SUBSCRIBE Event: reg, Accept application/reginfo+xml) at the S-CSCF; 200 and a NOTIFY with the active registration, answered",
+    tests: [
+      { file: 'ims3gpp', name: 'reg-event (RFC 3680): after registering, the gateway subscribed to alice\'s registration state at the S-CSCF; 200 and a NOTIFY with her active registration' },
+    ],
+  },
+  {
+    id: 'network-initiated-deregistration',
+    core: '3gpp',
+    clause: '3GPP TS 24.229 §5.1.1.3; 3GPP TS 29.228 §6.1.3; RFC 3680',
+    requirement: "A network-initiated de-registration (HSS RTR to the S-CSCF, reg-event NOTIFY with the registration terminated) ends the user's session with a clear reason on the WebSocket (session-ended network-deregistered) and its call with a BYE",
+    tests: [
+      { file: 'ims3gpp', name: 'network-initiated de-registration: the HSS de-registers dave (RTR), the S-CSCF\'s reg-event NOTIFY ends dave\'s session with reason network-deregistered on the WebSocket and his call with a BYE' },
+    ],
+  },
 ];
 
 // The test files the catalogue needs, in a stable order.

@@ -88,7 +88,7 @@ test('MT ue2 -> alice (ue2 registered with IMS-AKA) reaches the gateway through 
   await assertNoRtpengineSession();
 });
 
-test('bob\'s USIM is ahead of the HSS: the gateway answers with AUTS, the HSS resynchronises, bob registers', async () => {
+test("bob's USIM is ahead of the HSS: the gateway answers with AUTS, the HSS resynchronises, bob registers", async () => {
   const res = await gw.login('bob', 'bob-secret');
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const { token } = res.body;
@@ -229,7 +229,7 @@ test('identity pool: two guests get sip:guest1 and sip:guest2 (trusted node auth
   }
 });
 
-test('reg-event (RFC 3680): after registering, the gateway subscribed to alice\'s registration state at the S-CSCF; 200 and a NOTIFY with her active registration', async () => {
+test("reg-event (RFC 3680): after registering, the gateway subscribed to alice's registration state at the S-CSCF; 200 and a NOTIFY with her active registration", async () => {
   let s;
   const end = Date.now() + 5000;
   do {
@@ -245,7 +245,7 @@ test('reg-event (RFC 3680): after registering, the gateway subscribed to alice\'
   assert.match(coreLog('scscf.log'), /S-CSCF reg-event SUBSCRIBE sip:alice@ims\.lab from sip:alice@ims\.lab accepted/);
 });
 
-test('network-initiated de-registration: the HSS de-registers dave (RTR), the S-CSCF\'s reg-event NOTIFY ends dave\'s session with reason network-deregistered on the WebSocket and his call with a BYE', { timeout: 45000 }, async () => {
+test("network-initiated de-registration: the HSS de-registers dave (RTR), the S-CSCF's reg-event NOTIFY ends dave's session with reason network-deregistered on the WebSocket and his call with a BYE", { timeout: 45000 }, async () => {
   const dave = await loggedInPage('dave', 'test-ims3gpp-dave');
   try {
     const end = Date.now() + 5000;
