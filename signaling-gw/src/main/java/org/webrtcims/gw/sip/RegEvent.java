@@ -109,13 +109,23 @@ final class RegEvent {
         r.addHeader(ua.headers().createExpiresHeader(props.getIms().getRegisterExpires()));
     }
 
-    /** The binding is no longer the gateway's: stop refreshing; later NOTIFYs are answered and ignored. */
+    /** How long a retired subscription's NOTIFYs are still answered 200 (then 481, RFC 6665 §4.1.3). */
+    static final long RETIRED_MS = 32_000;
+
+    /**
+     * The binding is no longer the gateway's: stop refreshing; NOTIFYs (the de-REGISTER's) are answered and
+     * ignored for {@link #RETIRED_MS}, then the subscription is dropped.
+     */
     void forget(Subscription s) {
         if (s == null) return;
         s.forgotten = true;
         ScheduledFuture<?> f = s.refresh;
         if (f != null) f.cancel(false);
+        timer.schedule(() -> byCallId.remove(s.callId, s), RETIRED_MS, TimeUnit.MILLISECONDS);
     }
+
+    /** Live subscriptions, retired ones included until they are dropped (tests, diagnostics). */
+    int size() { return byCallId.size(); }
 
     private final class Handler implements ResponseHandler {
         private final Subscription s;
@@ -190,7 +200,7 @@ final class RegEvent {
             if (f != null) f.cancel(false);
         }
         if (reason != null && !s.forgotten) {
-            s.forgotten = true;
+            forget(s);
             terminated.accept(s, reason);
         }
     }

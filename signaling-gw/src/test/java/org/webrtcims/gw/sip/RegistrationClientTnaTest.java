@@ -144,6 +144,70 @@ class RegistrationClientTnaTest {
     }
 
     @Test
+    void withRegEventTheGatewaySubscribesAndANotifyOfTheTerminatedRegistrationEndsTheBinding(@TempDir Path dir) throws Exception {
+        Path creds = dir.resolve("c.txt");
+        Files.writeString(creds, "dave dave-secret tna dave@ims.lab sip:dave@ims.lab\n");
+        GatewayProperties props = new GatewayProperties();
+        props.getIms().setCredentials(creds.toString());
+        props.getIms().setRegEvent(true);
+        SipUserAgent ua = SipTestUa.withFactories();
+        when(ua.newCallId()).thenAnswer(i -> "call-" + ++callIds);
+        when(ua.send(any(), any())).thenAnswer(i -> {
+            sent.add(i.getArgument(0));
+            handlers.add(i.getArgument(1));
+            return mock(ClientTransaction.class);
+        });
+        javax.sip.ServerTransaction st = mock(javax.sip.ServerTransaction.class);
+        List<Response> answered = new ArrayList<>();
+        doAnswer(i -> answered.add(i.getArgument(0))).when(st).sendResponse(any());
+        when(ua.serverTransaction(any())).thenReturn(st);
+        java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<javax.sip.RequestEvent>> notify = new java.util.concurrent.atomic.AtomicReference<>();
+        doAnswer(i -> { notify.set(i.getArgument(0)); return null; }).when(ua).setNotifyHandler(any());
+        RegistrationClient c = new RegistrationClient(ua, new SipRequests(ua, props), props);
+        List<String> ended = new ArrayList<>();
+        c.onNetworkDeregistration((user, reason) -> ended.add(user + ":" + reason));
+
+        CompletableFuture<Void> done = c.register("dave", "dave-secret");
+        answer(0, 200);
+        done.get();
+        Request sub = sent.get(1);
+        assertEquals("SUBSCRIBE", sub.getMethod());
+        assertEquals("sip:dave@ims.lab", sub.getRequestURI().toString());
+        assertTrue(sub.getHeader("Event").toString().contains("reg"), sub.toString());
+        assertTrue(sub.getHeader("Accept").toString().contains("application/reginfo+xml"), sub.toString());
+        answer(1, 200);
+        assertEquals("active", c.status("dave").orElseThrow().regEvent());
+
+        String callId = sub.getHeader("Call-ID").toString().replaceFirst("(?i)^Call-ID:\\s*", "").trim();
+        java.util.function.Function<String, javax.sip.RequestEvent> notifyEvent = body -> {
+            try {
+                Request n = SipFixtures.MESSAGES.createRequest("NOTIFY sip:dave@127.0.0.1:5070 SIP/2.0\r\n"
+                        + "Via: SIP/2.0/UDP 127.0.0.1:5060;branch=z9hG4bK-n" + body.length() + "\r\nMax-Forwards: 70\r\n"
+                        + "From: <sip:dave@ims.lab>;tag=s\r\nTo: <sip:dave@ims.lab>;tag=g\r\nCall-ID: " + callId + "\r\n"
+                        + "CSeq: 2 NOTIFY\r\nEvent: reg\r\nSubscription-State: active;expires=600\r\n"
+                        + "Content-Type: application/reginfo+xml\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+                javax.sip.RequestEvent ev = mock(javax.sip.RequestEvent.class);
+                when(ev.getRequest()).thenReturn(n);
+                return ev;
+            } catch (java.text.ParseException e) {
+                throw new AssertionError(e);
+            }
+        };
+        String active = "<reginfo xmlns=\"urn:ietf:params:xml:ns:reginfo\"><registration aor=\"sip:dave@ims.lab\" state=\"active\">"
+                + "<contact state=\"active\" event=\"registered\"><uri>sip:dave@127.0.0.1:5070</uri></contact></registration></reginfo>";
+        notify.get().accept(notifyEvent.apply(active));
+        assertEquals(200, answered.get(0).getStatusCode());
+        assertTrue(ended.isEmpty(), "an active registration ends nothing");
+        notify.get().accept(notifyEvent.apply(active.replace("state=\"active\" event=\"registered\"", "state=\"terminated\" event=\"deactivated\"")));
+        assertEquals(200, answered.get(1).getStatusCode());
+        assertEquals(List.of("dave:deactivated"), ended);
+        assertTrue(c.status("dave").isEmpty(), "the binding is gone, no de-REGISTER sent");
+        assertEquals(2, sent.size());
+        c.unregister("dave").get();
+        assertEquals(2, sent.size(), "nothing left to de-register");
+    }
+
+    @Test
     void withoutAPoolGuestLoginsAreOff(@TempDir Path dir) throws Exception {
         Path creds = dir.resolve("c.txt");
         Files.writeString(creds, "dave dave-secret tna dave@ims.lab sip:dave@ims.lab\n");
