@@ -335,6 +335,43 @@ export const CHECKS = [
       { file: 'ims-external', name: 'logout de-registers at the outside IMS: REGISTER with expiry 0 answered 200 on the wire' },
     ],
   },
+  {
+    id: 'registration-web-authentication',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §6 (web authentication); 3GPP TS 23.228 Annex U; 3GPP TS 24.229 §5.4.1.1; 3GPP TS 33.203',
+    requirement: 'Web authentication scenario: the user logs in with web credentials at the gateway (WAF), which registers the mapped IMPU with trusted node authentication (integrity-protected="auth-done"): one REGISTER answered 200 without a 401, no MAR; auth-done from a node that is not trusted is refused, and the HSS gives no AKA vectors for the tna subscription',
+    tests: [
+      { file: 'ims3gpp', name: 'web authentication: erin logs in with web credentials; the gateway (WAF) registers sip:erin@ims.lab by trusted node authentication: one REGISTER with auth-done, 200 without a 401, no MAR at the HSS' },
+      { file: 'ims3gpp', name: 'trusted node authentication only from the trusted node: auth-done from another address:port gets 403 at the P-CSCF; the HSS refuses MAR for a tna subscriber' },
+    ],
+  },
+  {
+    id: 'registration-identity-pool',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §6 (public user identity from a pool)',
+    requirement: 'Identity pool scenario: a guest login gets a free public user identity of the pool, registered (trusted node authentication); two guests get different IMPUs, an exhausted pool is a clear error (503 pool-exhausted), and an identity is de-registered and reused after logout',
+    tests: [
+      { file: 'ims3gpp', name: 'identity pool: two guests get sip:guest1 and sip:guest2 (trusted node authentication), a third gets 503 pool-exhausted, a logged-out identity is de-registered and reused' },
+    ],
+  },
+  {
+    id: 'reg-event-subscription',
+    cores: ['3gpp'],
+    clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',
+    requirement: "After registering, the gateway subscribes to the user's registration state (SUBSCRIBE Event: reg, Accept application/reginfo+xml) at the S-CSCF; 200 and a NOTIFY with the active registration, answered",
+    tests: [
+      { file: 'ims3gpp', name: 'reg-event (RFC 3680): after registering, the gateway subscribed to alice\'s registration state at the S-CSCF; 200 and a NOTIFY with her active registration' },
+    ],
+  },
+  {
+    id: 'network-initiated-deregistration',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.229 §5.1.1.3; 3GPP TS 29.228 §6.1.3; RFC 3680',
+    requirement: "A network-initiated de-registration (HSS RTR to the S-CSCF, reg-event NOTIFY with the registration terminated) ends the user's session with a clear reason on the WebSocket (session-ended network-deregistered) and its call with a BYE",
+    tests: [
+      { file: 'ims3gpp', name: 'network-initiated de-registration: the HSS de-registers erin (RTR), the S-CSCF\'s reg-event NOTIFY ends erin\'s session with reason network-deregistered on the WebSocket and his call with a BYE' },
+    ],
+  },
 ];
 
 export const CORES = ['light', '3gpp', 'external'];

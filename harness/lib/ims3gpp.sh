@@ -57,9 +57,10 @@ start_ims_core() {
   if ims3_lab_wanted; then start_ims3gpp; else start_kamailio; fi
 }
 
-# ims3_gateway_args — the gateway's extra arguments: its credentials file with --ims 3gpp.
+# ims3_gateway_args — the gateway's extra arguments with --ims 3gpp: its credentials file, and the
+# reg-event subscription (RFC 3680) the S-CSCF serves.
 ims3_gateway_args() {
-  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS"
+  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true"
   ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS"
   return 0
 }
@@ -77,11 +78,13 @@ ims3_start_ues() {
 # ims3_print_access SHOWN_ADDR — `./lab up --ims 3gpp`: where the page is, the logins of the
 # credentials file, whom to call.
 ims3_print_access() {
-  local login pass kind browser=()
+  local login pass kind browser=() pool=0
   while read -r login pass kind _; do
     [[ -z $login || $login == \#* ]] && continue
+    if [[ $kind == pool ]]; then pool=$((pool + 1)); continue; fi
     browser+=("$login/$pass ($kind)")
   done <"$LAB_IMS3_CREDENTIALS"
+  ((pool == 0)) || browser+=("or as a guest (POST /api/v1/sessions {\"guest\":true}: $pool pool identities)")
   log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
   log "log in as (user/password): ${browser[*]} — from $(rel "$LAB_IMS3_CREDENTIALS")"
   log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"

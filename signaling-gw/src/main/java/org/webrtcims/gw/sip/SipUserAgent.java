@@ -36,6 +36,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final MessageFactory messageFactory;
     private final Map<ClientTransaction, ResponseHandler> handlers = new ConcurrentHashMap<>();
     private volatile InboundRequestHandler inbound;
+    /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
+    private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
     public SipUserAgent(GatewayProperties props) throws Exception {
         this.props = props;
@@ -54,6 +56,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
         p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
+        // a reg-event NOTIFY may overtake the 200 to its SUBSCRIBE: the gateway matches NOTIFYs itself (481 when unknown)
+        p.setProperty("gov.nist.javax.sip.DELIVER_UNSOLICITED_NOTIFY", "true");
         // Limits against oversized or slow senders (docs/security.md).
         p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", String.valueOf(props.getSip().getMaxMessageBytes()));
         p.setProperty("gov.nist.javax.sip.READ_TIMEOUT", String.valueOf(props.getSip().getReadTimeoutMs()));
@@ -81,6 +85,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
+
+    public void setNotifyHandler(java.util.function.Consumer<RequestEvent> handler) { this.notifyHandler = handler; }
 
     public AddressFactory addresses() { return addressFactory; }
     public HeaderFactory headers() { return headerFactory; }
@@ -197,6 +203,12 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             }
             if (Request.OPTIONS.equals(request.getMethod())) {
                 serverTransaction(event).sendResponse(response(Response.OK, request));
+                return;
+            }
+            if (Request.NOTIFY.equals(request.getMethod())) {
+                java.util.function.Consumer<RequestEvent> n = notifyHandler;
+                if (n == null) respond(event, response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, request));
+                else n.accept(event);
                 return;
             }
             InboundRequestHandler h = inbound;
