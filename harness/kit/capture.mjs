@@ -14,12 +14,14 @@ let seq = 0;
 
 // Starts `tcpdump -i any` on UDP `port` (or on the pcap filter `filter`, e.g. 'udp and host 198.18.1.2');
 // resolves once it listens. stop() ends it and returns the file.
-export async function startCapture(port, name = `udp-${port}`, { filter = null } = {}) {
+// args: more tcpdump options (e.g. ['-B', '16384', '-s', '200'] for a long multi-call capture: a bigger
+// kernel buffer and headers only, so the kernel drops nothing while the host is busy).
+export async function startCapture(port, name = `udp-${port}`, { filter = null, args = [] } = {}) {
   const file = path.join(logDir(), `${name}-${process.pid}-${++seq}.pcap`);
   // --immediate-mode: without it packets of the last second are lost when tcpdump is stopped quickly
   let listening;
   const ready = new Promise((resolve) => { listening = resolve; });
-  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
+  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', ...args, '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
     { log: `${file}.log`, onLine: (l) => { if (/listening on/.test(l)) listening(); } });
   let timer;
   const state = await Promise.race([
