@@ -6,9 +6,11 @@
 //   down = core -> browser: ingress of vb
 // The spec is netem's grammar (`delay 100ms 10ms loss 5% rate 500kbit`) plus `queue 100ms` (the rate
 // limiter's queue, as tbf's latency). This kernel has no sch_netem, so each part runs on what it has:
-//   loss   iptables statistic match (random drop) in the browser namespace
-//   delay  NFQUEUE -> harness/link/linkdelay.c (holds each packet for delay ± jitter, netem's tfifo order)
-//   rate   tc tbf (rate, burst, latency = queue); the down direction through an ifb device (ingress redirect)
+//   delay, loss  iptables NFQUEUE -> harness/link/linkdelay.c: holds each packet for delay ± jitter (netem's
+//                tfifo order) or drops it at random. Every impaired direction goes through it, also with a
+//                rate limit only: a packet the kernel drops in OUTPUT (iptables DROP, a full tbf) fails the
+//                browser's sendmsg, and the browser sends it again; a queued packet counts as sent, as on a link
+//   rate         tc tbf (rate, burst, latency = queue) after it; down through an ifb device (ingress redirect)
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -156,15 +158,12 @@ export async function applyLink(imp, { netns = process.env.LAB_BROWSER_NS || 'la
       const d = imp[dir];
       if (!d) continue;
       const chain = dir === 'up' ? ['OUTPUT', '-o', dev] : ['INPUT', '-i', dev];
-      if (d.loss_pct) {
-        await ns('iptables', '-A', ...chain, '-m', 'statistic', '--mode', 'random', '--probability', String(d.loss_pct / 100),
-          '-m', 'comment', '--comment', `lab-loss-${dir}`, '-j', 'DROP');
-      }
-      if (d.delay_ms) {
+      if (d.delay_ms || d.loss_pct || d.rate_kbit) {
         const bin = linkdelayBinary();
         const file = path.join(logDir(), `linkdelay-${dir}.log`);
         const p = start(`linkdelay-${dir}`, 'ip', ['netns', 'exec', netns, bin, '--queue', String(QUEUE[dir]),
-          '--delay', String(d.delay_ms), '--jitter', String(d.jitter_ms ?? 0)], { log: file });
+          '--delay', String(d.delay_ms ?? 0), '--jitter', String(d.jitter_ms ?? 0), '--loss', String(d.loss_pct ?? 0),
+          '--seed', String((Date.now() % 100000) * 2 + (dir === 'up' ? 1 : 2))], { log: file });
         procs.push({ dir, p, file });
         await waitForLine(file, 'linkdelay: queue', 3000, p);
         await ns('iptables', '-A', ...chain, '-m', 'comment', '--comment', `lab-delay-${dir}`, '-j', 'NFQUEUE', '--queue-num', String(QUEUE[dir]));
@@ -199,13 +198,13 @@ export async function applyLink(imp, { netns = process.env.LAB_BROWSER_NS || 'la
     }
     handle.changes.push({ t, rate_kbit: kbit });
   };
-  // what the link did: drops by the loss rule, packets through the delay line, tbf sent/dropped
+  // what the link did: packets into the delay line (and at the end its own counts: dropped = random loss), tbf sent/dropped
   handle.counters = async () => {
     const c = { up: {}, down: {} };
     const ipt = (await ns('iptables', '-L', '-v', '-x', '-n').catch(() => ({ stdout: '' }))).stdout;
     for (const line of ipt.split('\n')) {
-      const m = /^\s*(\d+)\s+(\d+).*lab-(loss|delay)-(up|down)/.exec(line);
-      if (m) c[m[4]][m[3] === 'loss' ? 'loss_dropped' : 'delayed'] = Number(m[1]);
+      const m = /^\s*(\d+)\s+(\d+).*lab-delay-(up|down)/.exec(line);
+      if (m) c[m[3]].queued = Number(m[1]);
     }
     for (const [dir, where] of [['up', dev], ['down', ifb]]) {
       if (!imp[dir]?.rate_kbit) continue;
@@ -222,6 +221,7 @@ export async function applyLink(imp, { netns = process.env.LAB_BROWSER_NS || 'la
       await p.done;
       const last = fs.readFileSync(file, 'utf8').trim().split('\n').at(-1);
       try { counters[dir].delay_line = JSON.parse(last); } catch { counters[dir].delay_line = null; }
+      counters[dir].loss_dropped = counters[dir].delay_line?.dropped ?? null;
     }
     await clear(ns, dev, ifb);
     return counters;

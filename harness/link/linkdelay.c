@@ -3,9 +3,11 @@
 // would add is done here: iptables hands every packet of one direction of the browser's link to
 // NFQUEUE queue N (libnetfilter_queue), and this process gives each packet its verdict (ACCEPT) only
 // when its time has come: arrival + delay + uniform(-jitter, +jitter), in time order as netem's tfifo
-// does (so a large jitter reorders, as with netem). Loss is iptables' statistic match and rate limits
-// are tc tbf, both in the kernel (harness/kit/link.mjs sets them up).
-//   linkdelay --queue N --delay MS [--jitter MS] [--seed S]
+// does (so a large jitter reorders, as with netem). Random loss is here too (verdict DROP with
+// probability loss %): unlike an iptables DROP in OUTPUT, which fails the sender's sendmsg (EPERM) so
+// that the browser sends the packet again, a queued packet is already "sent" when it is dropped, as on a
+// real link. Rate limits are tc tbf after it (harness/kit/link.mjs sets everything up).
+//   linkdelay --queue N [--delay MS] [--jitter MS] [--loss PCT] [--seed S]
 // Runs until SIGTERM/SIGINT, then lets every held packet go and prints one JSON line of counters.
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,7 +25,8 @@ typedef struct { uint64_t due_us; uint32_t id; } held_t;
 
 static held_t *heap;
 static size_t heap_len, heap_cap, heap_max;
-static uint64_t n_packets, n_released;
+static uint64_t n_packets, n_released, n_dropped;
+static double loss_p;
 static double delay_us, jitter_us;
 static volatile sig_atomic_t stop;
 
@@ -66,14 +69,19 @@ static held_t heap_pop(void) {
 }
 
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data) {
-  (void)qh; (void)msg; (void)data;
+  (void)msg; (void)data;
   struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
   if (!ph) return 0;
+  n_packets++;
+  if (loss_p > 0 && drand48() < loss_p) {
+    nfq_set_verdict(qh, ntohl(ph->packet_id), NF_DROP, 0, NULL);
+    n_dropped++;
+    return 0;
+  }
   double d = delay_us;
   if (jitter_us > 0) d += (2.0 * drand48() - 1.0) * jitter_us;
   if (d < 0) d = 0;
   heap_push((held_t){ now_us() + (uint64_t)d, ntohl(ph->packet_id) });
-  n_packets++;
   return 0;
 }
 
@@ -88,26 +96,28 @@ static void release_due(struct nfq_q_handle *qh, uint64_t t) {
 static void on_signal(int s) { (void)s; stop = 1; }
 
 static void usage(void) {
-  fprintf(stderr, "usage: linkdelay --queue N --delay MS [--jitter MS] [--seed S]\n");
+  fprintf(stderr, "usage: linkdelay --queue N [--delay MS] [--jitter MS] [--loss PCT] [--seed S]\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
   long queue = -1, seed = 1;
-  double delay_ms = -1, jitter_ms = 0;
+  double delay_ms = 0, jitter_ms = 0, loss_pct = 0;
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) usage();
     char *end;
     if (!strcmp(argv[i], "--queue")) queue = strtol(argv[++i], &end, 10);
     else if (!strcmp(argv[i], "--delay")) delay_ms = strtod(argv[++i], &end);
     else if (!strcmp(argv[i], "--jitter")) jitter_ms = strtod(argv[++i], &end);
+    else if (!strcmp(argv[i], "--loss")) loss_pct = strtod(argv[++i], &end);
     else if (!strcmp(argv[i], "--seed")) seed = strtol(argv[++i], &end, 10);
     else usage();
     if (*end) usage();
   }
-  if (queue < 0 || queue > 65535 || delay_ms < 0 || jitter_ms < 0 || delay_ms > 60000 || jitter_ms > 60000) usage();
+  if (queue < 0 || queue > 65535 || delay_ms < 0 || jitter_ms < 0 || delay_ms > 60000 || jitter_ms > 60000 || loss_pct < 0 || loss_pct > 100) usage();
   delay_us = delay_ms * 1000.0;
   jitter_us = jitter_ms * 1000.0;
+  loss_p = loss_pct / 100.0;
   srand48(seed);
 
   struct nfq_handle *h = nfq_open();
@@ -121,7 +131,7 @@ int main(int argc, char **argv) {
   struct sigaction sa = { .sa_handler = on_signal };
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
-  printf("linkdelay: queue %ld, delay %.1f ms, jitter %.1f ms\n", queue, delay_ms, jitter_ms);
+  printf("linkdelay: queue %ld, delay %.1f ms, jitter %.1f ms, loss %.2f %%\n", queue, delay_ms, jitter_ms, loss_pct);
   fflush(stdout);
 
   char buf[65536] __attribute__((aligned));
@@ -148,8 +158,8 @@ int main(int argc, char **argv) {
     }
   }
   release_due(qh, UINT64_MAX);
-  printf("{\"queue\":%ld,\"delay_ms\":%.3f,\"jitter_ms\":%.3f,\"packets\":%llu,\"released\":%llu,\"max_held\":%zu}\n",
-         queue, delay_ms, jitter_ms, (unsigned long long)n_packets, (unsigned long long)n_released, heap_max);
+  printf("{\"queue\":%ld,\"delay_ms\":%.3f,\"jitter_ms\":%.3f,\"loss_pct\":%.3f,\"packets\":%llu,\"released\":%llu,\"dropped\":%llu,\"max_held\":%zu}\n",
+         queue, delay_ms, jitter_ms, loss_pct, (unsigned long long)n_packets, (unsigned long long)n_released, (unsigned long long)n_dropped, heap_max);
   nfq_destroy_queue(qh);
   nfq_close(h);
   return 0;

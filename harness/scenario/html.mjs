@@ -63,8 +63,8 @@ capture). Relay delay: t_out − t_in of each RTP packet at rtpengine in one tcp
 impairment is outside it, so it should not move.${report.relay.error ? ` <span class="bad">Relay delay: ${esc(report.relay.error)}</span>` : ''}</p>
 <h2>Link</h2>
 <p>${esc(report.link.where)}: ${imp ? `${imp.name ? `<b>${esc(imp.name)}</b>: ` : ''}${esc(imp.text)}${imp.schedule_kbit ? `; capacity steps ${imp.schedule_kbit.join(', ')} kbit/s` : ''}` : 'not impaired'}</p>
-${ctr ? table(['direction', 'dropped by loss', 'through delay line', 'rate limiter sent / dropped (pkts)'],
-  ['up', 'down'].map((d) => [d === 'up' ? 'up (browser → core)' : 'down (core → browser)', ctr[d]?.loss_dropped, ctr[d]?.delay_line?.released ?? ctr[d]?.delayed,
+${ctr ? table(['direction', 'into the delay line', 'dropped (random loss)', 'rate limiter sent / dropped (pkts)'],
+  ['up', 'down'].map((d) => [d === 'up' ? 'up (browser → core)' : 'down (core → browser)', ctr[d]?.delay_line?.packets ?? ctr[d]?.queued, ctr[d]?.loss_dropped,
     ctr[d]?.rate_sent_pkts != null ? `${ctr[d].rate_sent_pkts} / ${ctr[d].rate_dropped}` : null])) : ''}
 <h2>Calls</h2>
 ${table(['user', 'dir', 'ok', 'setup ms', 'RTT ms', 'jitter ms', 'loss %', 'link loss up/down %', 'concealed %', 'JB ms', 'kbit/s sent/recv', 'video kbit/s sent/recv', 'height sent', 'relay p50 →IMS/→browser ms'],

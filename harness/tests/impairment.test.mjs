@@ -1,6 +1,6 @@
 // Integration (issue #15): an impaired browser link (docs/scenarios.md "Impairments"). One MO call on
 // the plain link, then one with 100 ms delay and 10 % loss each way on the browser's veth end
-// (harness/kit/link.mjs: iptables loss, the NFQUEUE delay line, in the browser's namespace): the
+// (harness/kit/link.mjs: the NFQUEUE delay line in the browser's namespace, which also drops): the
 // browser's RTT toward rtpengine rises by about 200 ms and about 10 % of its packets never reach the
 // relay, while rtpengine's own per-packet delay (capture of both legs + delaymeter) does not move.
 import assert from 'node:assert/strict';
@@ -77,10 +77,12 @@ test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on 
   console.log(msg);
   assert.ok(rise > 170 && rise < 260, `the RTT should rise by ~200 ms: ${msg}`);
   assert.ok(imp.upLossPct > 4 && imp.upLossPct < 18, `~10 % of the browser's packets should not reach rtpengine: ${msg}`);
-  assert.ok(counters.up.loss_dropped > 0 && counters.down.loss_dropped > 0, `the loss rules dropped nothing: ${msg}`);
+  assert.ok(counters.up.loss_dropped > 0 && counters.down.loss_dropped > 0, `the delay lines dropped nothing: ${msg}`);
   // the impairment is on the link, outside the relay: rtpengine's own delay stays sub-millisecond-ish
   for (const k of ['toIms', 'toBrowser']) {
     assert.ok(imp[k].delay_ms.p50 < plain[k].delay_ms.p50 + 2 && imp[k].delay_ms.p50 < 5, `relay delay moved (${k}): ${msg}`);
-    assert.equal(imp[k].lost, 0, `the relay lost packets (${k}): ${msg}`);
+    // a few packets may arrive before rtpengine's DTLS-SRTP is up (one more round trip on this link; more if
+    // a DTLS flight is lost): docs/scenarios.md "Reading the figures". Not the link's 10 %.
+    assert.ok(imp[k].loss_pct < 4, `the relay lost packets (${k}): ${msg}`);
   }
 });
