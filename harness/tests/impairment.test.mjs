@@ -81,8 +81,9 @@ test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on 
   // the impairment is on the link, outside the relay: rtpengine's own delay stays sub-millisecond-ish
   for (const k of ['toIms', 'toBrowser']) {
     assert.ok(imp[k].delay_ms.p50 < plain[k].delay_ms.p50 + 2 && imp[k].delay_ms.p50 < 5, `relay delay moved (${k}): ${msg}`);
-    // a few packets may arrive before rtpengine's DTLS-SRTP is up (one more round trip on this link; more if
-    // a DTLS flight is lost): docs/scenarios.md "Reading the figures". Not the link's 10 %.
-    assert.ok(imp[k].loss_pct < 4, `the relay lost packets (${k}): ${msg}`);
+    // the browser's last packets, still on the delayed link or sent before the hang-up reached it, arrive
+    // after rtpengine deleted the call (seen in the capture: all such packets in the call's last 0.3 s):
+    // docs/scenarios.md "Reading the figures". At most 0.6 s of audio (30 packets), not the link's 10 %.
+    assert.ok(imp[k].lost <= 30, `the relay lost packets (${k}: ${imp[k].lost}): ${msg}`);
   }
 });
