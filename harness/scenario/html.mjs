@@ -12,7 +12,8 @@ function callCharts(c, i, report) {
   const pts = (k, scale = 1) => c.series.filter((s) => s[k] != null).map((s) => [s.t_s, s[k] * scale]);
   const out = [
     { id: `rtt${i}`, title: 'RTT, jitter, jitter buffer (ms)', y: 'ms', datasets: [
-      { label: 'RTT', points: pts('rtt_ms') }, { label: 'jitter (received)', points: pts('jitter_ms') },
+      { label: 'RTT (getStats)', points: pts('rtt_ms') }, { label: 'RTT to rtpengine (ICE consent)', points: pts('ice_rtt_ms') },
+      { label: 'jitter (received)', points: pts('jitter_ms') },
       { label: 'jitter buffer delay', points: pts('jitter_buffer_ms') }] },
     { id: `loss${i}`, title: 'Loss of the received stream and audio concealment (%)', y: '%', datasets: [
       { label: 'loss (received)', points: pts('loss_pct') }, { label: 'concealed samples', points: pts('concealed_pct') }] },

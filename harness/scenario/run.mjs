@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
-import { gatewayUrl, logDir, outDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
+import { signal as signalProc, start } from '../kit/procs.mjs';
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
 import { writeReport } from '../kit/report.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
@@ -53,12 +54,22 @@ export function parseOptions(argv) {
   const asked = values.netem || values['netem-up'] || values['netem-down'] || values.impairment;
   const impairment = asked
     ? resolveImpairment({ netem: values.netem, up: values['netem-up'], down: values['netem-down'], name: values.impairment })
-    : resolveImpairment({ netem: sc.netem, name: sc.impairment });
+    : scaled(resolveImpairment({ netem: sc.netem, name: sc.impairment }), sc.capacityScale);
   if (values.netem && (values['netem-up'] || values['netem-down'])) throw new Error('--netem sets both directions: use it or --netem-up/--netem-down');
   return { name, scenario: sc, browsers, duration, impairment, check: values.check ?? false };
 }
 
+// A scenario's own capacity schedule scaled (capacityScale, scenarios.mjs).
+function scaled(imp, k) {
+  if (!imp?.schedule_kbit || !k) return imp;
+  const steps = imp.schedule_kbit.map((r) => Math.round(r * k));
+  const dir = (d) => d && { ...d, rate_kbit: steps[0] };
+  return { ...imp, up: dir(imp.up), down: dir(imp.down), schedule_kbit: steps, scale: k,
+    text: `${imp.name} x ${k}: rate ${steps[0]}kbit queue ${imp.up?.queue_ms}ms` };
+}
+
 let browser = null;
+let echo = null;
 let link = null;
 let cpu = null;
 let cap = null;
@@ -78,7 +89,7 @@ async function main(opts) {
     const user = PAGE_USERS[i];
     const client = await openClient(browser, { name: `scenario-${user}` });
     const { token } = await client.login(user, passwordOf(user));
-    pages.push({ i, user, client, token, direction: sc.directions[i % sc.directions.length] });
+    pages.push({ i, user, client, token, scenario: name, direction: sc.directions[i % sc.directions.length] });
   }
   log(`${n} page(s) logged in (${pages.map((p) => `${p.user} ${p.direction.toUpperCase()}`).join(', ')}) in headless ${browser.version}`);
 
@@ -86,6 +97,7 @@ async function main(opts) {
   cap = await startCapture(null, 'scenario-rtp', { filter: `udp portrange ${RELAY_PORTS}`, args: CAPTURE_ARGS });
   cpu = startCpuSampler({ pidsFile: pidsWithRunner() });
 
+  if (sc.rtcpEcho) echo = await startRtcpEcho(pages);
   const t0 = Date.now();
   const schedule = startSchedule(impairment, duration, t0);
   const progress = setInterval(() => log(`t=${Math.round((Date.now() - t0) / 1000)} s of ~${duration} s: ${pages.filter((p) => p.state === 'up').length} call(s) up`
@@ -100,6 +112,11 @@ async function main(opts) {
   }));
   clearInterval(progress);
   schedule.stop();
+  if (echo) {
+    signalProc(echo, 'SIGTERM');
+    await echo.done;
+    echo = null;
+  }
   const cpuOut = cpu.stop();
   cpu = null;
   await new Promise((r) => setTimeout(r, 300));
@@ -133,7 +150,9 @@ async function main(opts) {
     browser: browserInfo,
     link: {
       where: `${process.env.LAB_BROWSER_NS ?? 'lab-browser'}/vb (the browser's end of its veth link)`,
-      impairment: impairment ? { name: impairment.name, text: impairment.text, up: impairment.up, down: impairment.down, schedule_kbit: impairment.schedule_kbit } : null,
+      impairment: impairment ? { name: impairment.name, text: impairment.text, up: impairment.up, down: impairment.down, schedule_kbit: impairment.schedule_kbit,
+        scale: impairment.scale ?? null } : null,
+      rtcp_echo: Boolean(sc.rtcpEcho),
       rate_changes: rateChanges.map((c) => ({ t_s: round((c.t - t0) / 1000, 1), rate_kbit: c.rate_kbit })),
       counters: linkCounters,
     },
@@ -176,6 +195,22 @@ async function runCall(p, sc, duration) {
   const env = { ME: 'ue2', ME_PORT: String(MT_SIP_PORT(p.i)), ME_MPORT: String(MT_MEDIA_PORT(p.i)), LAB_LOGDIR: dir };
   return mtCall(p.client, { token: p.token, user: p.user, ue: { mode: video ? 'video-uac' : 'uac', arg: mediaMs, env, from: 'ue2' },
     hangup: 'ue', mediaMs, maxMs, log: quiet, answerOptions: video ? { video: true } : {} });
+}
+
+// The UEs' RTCP ports (media port + 1, + 3 for video) echo what arrives (rtcp-echo.py): ue1 6001, ue7
+// 6601/6603, the MT callers 7001+10i/7003+10i.
+async function startRtcpEcho(pages) {
+  const ports = new Set();
+  for (const p of pages) {
+    const base = p.direction === 'mo' ? (SCENARIOS[p.scenario]?.media === 'video' ? 6600 : 6000) : MT_MEDIA_PORT(p.i);
+    ports.add(base + 1);
+    ports.add(base + 3);
+  }
+  const file = path.join(logDir(), 'rtcp-echo.log');
+  const proc = start('rtcp-echo', 'python3', [path.join(labRoot(), 'harness', 'scenario', 'rtcp-echo.py'), ...[...ports].map(String)], { log: file });
+  for (let i = 0; i < 40 && !fs.readFileSync(file, 'utf8').includes('listening'); i++) await new Promise((r) => setTimeout(r, 50));
+  log(`RTCP echo on the UEs' RTCP ports ${[...ports].join(', ')}`);
+  return proc;
 }
 
 // The capacity schedule (rmcat-w2): each rate for an equal share of the run, changed on the link's tbf.
@@ -248,7 +283,7 @@ function callEntry(r, page, dm, t0) {
   const { ok, problems } = judge(r);
   const b = r.browser ?? {};
   const series = r.samples.map((s) => ({
-    t_s: round((s.t - t0) / 1000, 2), rtt_ms: round(s.rtt, 1), jitter_ms: round(s.jitter, 2), loss_pct: round(s.lossPct, 2),
+    t_s: round((s.t - t0) / 1000, 2), rtt_ms: round(s.rtt, 1), ice_rtt_ms: round(s.iceRtt, 1), jitter_ms: round(s.jitter, 2), loss_pct: round(s.lossPct, 2),
     kbps_sent: round(s.kbpsSent), kbps_received: round(s.kbpsReceived),
     video_kbps_sent: round(s.videoKbpsSent), video_kbps_received: round(s.videoKbpsReceived),
     concealed_pct: round(s.concealedPct, 2), jitter_buffer_ms: round(s.jitterBufferMs, 1),
@@ -290,7 +325,7 @@ function callEntry(r, page, dm, t0) {
     },
     // medians over the call from SETTLE_S s after the answer on; loss: received stream, both link crossings
     summary: {
-      rtt_ms: round(median(pick('rtt_ms'))), jitter_ms: round(median(pick('jitter_ms')), 2),
+      rtt_ms: round(median(pick('rtt_ms'))), ice_rtt_ms: round(median(pick('ice_rtt_ms'))), jitter_ms: round(median(pick('jitter_ms')), 2),
       loss_pct: round(mean(pick('loss_pct')), 2), concealed_pct: round(mean(pick('concealed_pct')), 2),
       jitter_buffer_ms: round(median(pick('jitter_buffer_ms'))),
       kbps_sent: round(median(pick('kbps_sent'))), kbps_received: round(median(pick('kbps_received'))),
@@ -312,7 +347,7 @@ function summarize(report) {
   return {
     calls: calls.length, ok: ok.length, failed: calls.length - ok.length,
     setup_ms_median: med((c) => c.setup_ms), setup_ms_max: round(Math.max(...ok.map((c) => c.setup_ms ?? 0)), 1),
-    rtt_ms_median: med((c) => c.summary.rtt_ms), jitter_ms_median: med((c) => c.summary.jitter_ms),
+    rtt_ms_median: med((c) => c.summary.rtt_ms), ice_rtt_ms_median: med((c) => c.summary.ice_rtt_ms), jitter_ms_median: med((c) => c.summary.jitter_ms),
     loss_pct_received_mean: round(mean(ok.map((c) => c.summary.loss_pct)), 2),
     link_loss_up_pct_mean: round(mean(ok.map((c) => c.link_loss.up_pct)), 2),
     link_loss_down_pct_mean: round(mean(ok.map((c) => c.link_loss.down_pct)), 2),
@@ -343,6 +378,7 @@ function printSummary(report) {
 
 async function cleanup() {
   cpu?.stop();
+  if (echo) signalProc(echo, 'SIGTERM');
   await cap?.stop().catch(() => {});
   await link?.stop().catch(() => {});
   await browser?.close().catch(() => {});

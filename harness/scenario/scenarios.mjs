@@ -3,6 +3,9 @@
 // link it runs under unless --netem/--impairment says otherwise (harness/kit/link.mjs).
 //   MO: the page calls a SIPp UE that answers and echoes the media (ue1 audio, ue7 audio + video).
 //   MT: a SIPp UE (ue2 from a port of its own per call) calls the page's user and hangs up at the end.
+//   rtcpEcho: the UEs' RTCP ports echo too (rtcp-echo.py): the browser's congestion control gets feedback.
+//   capacityScale: the scenario's own capacity schedule times this (Chromium's fake camera, VP8 640x480 at
+//   15 fps, sends ~400 kbit/s at most: rmcat-w2's 1-3 Mbit/s would never limit it).
 export const SCENARIOS = {
   basic: {
     about: 'audio calls, MO and MT in turn, on the plain link (or under --netem / --impairment)',
@@ -21,8 +24,9 @@ export const SCENARIOS = {
     media: 'video', directions: ['mo', 'mt'], browsers: 2, netem: null, impairment: null,
   },
   'variable-capacity': {
-    about: 'one audio + video call (MO to ue7) while the link\'s capacity steps through rmcat-w2 (1, 3, 1, 2 Mbit/s, queue 300 ms)',
-    media: 'video', directions: ['mo'], browsers: 1, netem: null, impairment: 'rmcat-w2',
+    about: 'one audio + video call (MO to ue7, its RTCP echoed too) while the link\'s capacity steps through rmcat-w2\'s '
+      + 'shape scaled to the browser\'s video (x 0.25: 250, 750, 250, 500 kbit/s, queue 300 ms)',
+    media: 'video', directions: ['mo'], browsers: 1, netem: null, impairment: 'rmcat-w2', capacityScale: 0.25, rtcpEcho: true,
   },
 };
 

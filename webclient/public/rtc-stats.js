@@ -14,6 +14,7 @@ export const EMPTY_STATS = Object.freeze({
   videoBytesSent: 0, videoBytesReceived: 0, videoPacketsLost: 0, sentFrameWidth: null, sentFrameHeight: null,
   sentFramesPerSecond: null, qualityLimitation: null, remoteFractionLost: null, availableOutgoingBitrate: null,
   audioSsrc: null, videoSsrc: null,   // the sent streams' SSRCs (delaymeter reports per SSRC)
+  iceRtt: null,   // ms, the ICE pair's STUN consent round trip (to rtpengine), whatever RTCP says
 });
 
 export async function readStats(pc) {
@@ -78,6 +79,7 @@ export async function readStats(pc) {
     // STUN consent checks give an RTT even when no RTCP RR has arrived yet.
     if (out.rtt == null && pair.currentRoundTripTime != null) out.rtt = pair.currentRoundTripTime * 1000;
     if (pair.availableOutgoingBitrate != null) out.availableOutgoingBitrate = pair.availableOutgoingBitrate;
+    if (pair.currentRoundTripTime != null) out.iceRtt = pair.currentRoundTripTime * 1000;
     out.localCandidate = candidateText(report.get(pair.localCandidateId));
     out.remoteCandidate = candidateText(report.get(pair.remoteCandidateId));
     out.localCandidateType = report.get(pair.localCandidateId)?.candidateType ?? null;
