@@ -9,7 +9,7 @@
 //   delay, loss  iptables NFQUEUE -> harness/link/linkdelay.c: holds each packet for delay ± jitter (netem's
 //                tfifo order) or drops it at random. Every impaired direction goes through it, also with a
 //                rate limit only: a packet the kernel drops in OUTPUT (iptables DROP, a full tbf) fails the
-//                browser's sendmsg, and the browser sends it again; a queued packet counts as sent, as on a link
+//                browser's sendmsg, so the browser knows (docs/scenarios.md); a queued packet counts as sent, as on a link
 //   rate         tc tbf (rate, burst, latency = queue) after it; down through an ifb device (ingress redirect)
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -4,9 +4,9 @@
 // NFQUEUE queue N (libnetfilter_queue), and this process gives each packet its verdict (ACCEPT) only
 // when its time has come: arrival + delay + uniform(-jitter, +jitter), in time order as netem's tfifo
 // does (so a large jitter reorders, as with netem). Random loss is here too (verdict DROP with
-// probability loss %): unlike an iptables DROP in OUTPUT, which fails the sender's sendmsg (EPERM) so
-// that the browser sends the packet again, a queued packet is already "sent" when it is dropped, as on a
-// real link. Rate limits are tc tbf after it (harness/kit/link.mjs sets everything up).
+// probability loss %): unlike an iptables DROP in OUTPUT, which fails the sender's sendmsg (EPERM), so
+// the sender knows (5 % set showed as 0.2-0.4 % missing at the relay), a queued packet is already "sent"
+// when it is dropped, as on a real link. Rate limits are tc tbf after it (harness/kit/link.mjs sets everything up).
 //   linkdelay --queue N [--delay MS] [--jitter MS] [--loss PCT] [--seed S]
 // Runs until SIGTERM/SIGINT, then lets every held packet go and prints one JSON line of counters.
 #include <arpa/inet.h>
