@@ -18,6 +18,8 @@ KAMAILIO_MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules/}"
 # bench (~750 calls x 3 hops of transactions and dialogs, plus their wait timers): `build_cell(): could
 # not allocate shared memory`, then 500s. 256 MB keeps the light core from being the SIP-only bound.
 KAMAILIO_SHM_MB="${KAMAILIO_SHM_MB:-256}"
+# Largest SIP message accepted (bytes); larger ones get 513 Message Too Large (docs/ims-sim.md "Hardening").
+KAMAILIO_MAX_MSG="${KAMAILIO_MAX_MSG:-16384}"
 
 die() { echo "start-kamailio: $*" >&2; exit 2; }
 
@@ -27,6 +29,7 @@ command -v "$KAMAILIO_BIN" >/dev/null 2>&1 || die "'$KAMAILIO_BIN' not found (ap
 [ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
 [ -d "$KAMAILIO_MPATH" ] || die "module dir '$KAMAILIO_MPATH' not found"
 [[ "$KAMAILIO_PORT" =~ ^[0-9]+$ && "$SCSCF_PORT" =~ ^[0-9]+$ ]] || die "KAMAILIO_PORT and SCSCF_PORT must be numbers"
+[[ "$KAMAILIO_MAX_MSG" =~ ^[0-9]+$ ]] || die "KAMAILIO_MAX_MSG must be a number of bytes, got '$KAMAILIO_MAX_MSG'"
 [[ "$KAMAILIO_SHM_MB" =~ ^[0-9]+$ ]] || die "KAMAILIO_SHM_MB must be a number of MB, got '$KAMAILIO_SHM_MB'"
 [ "$KAMAILIO_PORT" != "$SCSCF_PORT" ] || die "KAMAILIO_PORT (P-CSCF) and SCSCF_PORT (S-CSCF) must differ, both are $SCSCF_PORT"
 mkdir -p "$RUNDIR/db" || die "cannot create '$RUNDIR/db'"
@@ -59,7 +62,7 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
 mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
 
 sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
-    -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" \
+    -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" -e "s|@MAXSIZE@|$KAMAILIO_MAX_MSG|g" \
     "$HERE/kamailio.cfg.tmpl" > "$CFG"
 
 # Fail fast with Kamailio's own message when the generated config does not parse.
