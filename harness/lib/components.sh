@@ -105,7 +105,12 @@ stun_bound() { [[ -n $(ss -H -lun "src ${LAB_STUN%:*} and sport = :${LAB_STUN##*
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
-  proc_start kamailio env KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+  local -a tls=()
+  # demo/test: the P-CSCF also takes SIP over TLS on LAB_PCSCF_TLS_PORT with the run's certificate
+  # (lab_test_cert), for harness/tests/transport-tls.test.mjs's gateway (docs/security.md "SIP over TLS")
+  [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
+    KAMAILIO_TLS_KEY="$LAB_RUN_DIR/tls/lab.key" KAMAILIO_TLS_CA="$LAB_RUN_DIR/tls/lab.crt")
+  proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
     IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
     python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
@@ -154,6 +159,7 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_stun && start_ims_core && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
