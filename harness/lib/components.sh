@@ -107,7 +107,7 @@ start_kamailio() {
   mkdir -p "$LAB_RUN_DIR/kamailio"
   local -a tls=()
   # demo/test: the P-CSCF also takes SIP over TLS on LAB_PCSCF_TLS_PORT with the run's certificate
-  # (lab_test_cert), for harness/tests/transport-tls.test.mjs's gateway (docs/security.md "SIP over TLS")
+  # (lab_test_cert), for harness/tests/tls.test.mjs's gateway (docs/security.md "SIP over TLS")
   [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
     KAMAILIO_TLS_KEY="$LAB_RUN_DIR/tls/lab.key" KAMAILIO_TLS_CA="$LAB_RUN_DIR/tls/lab.crt")
   proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
