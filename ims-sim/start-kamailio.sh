@@ -18,6 +18,15 @@ KAMAILIO_MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules/}"
 # bench (~750 calls x 3 hops of transactions and dialogs, plus their wait timers): `build_cell(): could
 # not allocate shared memory`, then 500s. 256 MB keeps the light core from being the SIP-only bound.
 KAMAILIO_SHM_MB="${KAMAILIO_SHM_MB:-256}"
+# Largest SIP message accepted (bytes); larger ones get 513 Message Too Large (docs/ims-sim.md "Hardening").
+KAMAILIO_MAX_MSG="${KAMAILIO_MAX_MSG:-16384}"
+# SIP over TLS at the P-CSCF (docs/security.md "SIP over TLS"): all three set = a tls listener on
+# $KAMAILIO_ADDR:$KAMAILIO_TLS_PORT with this PEM certificate + key; CA = the certificates Kamailio trusts
+# when it connects to a UE over TLS (a gateway's TLS contact). Unset: no TLS.
+KAMAILIO_TLS_PORT="${KAMAILIO_TLS_PORT:-5061}"
+KAMAILIO_TLS_CERT="${KAMAILIO_TLS_CERT:-}"
+KAMAILIO_TLS_KEY="${KAMAILIO_TLS_KEY:-}"
+KAMAILIO_TLS_CA="${KAMAILIO_TLS_CA:-}"
 
 die() { echo "start-kamailio: $*" >&2; exit 2; }
 
@@ -27,6 +36,16 @@ command -v "$KAMAILIO_BIN" >/dev/null 2>&1 || die "'$KAMAILIO_BIN' not found (ap
 [ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
 [ -d "$KAMAILIO_MPATH" ] || die "module dir '$KAMAILIO_MPATH' not found"
 [[ "$KAMAILIO_PORT" =~ ^[0-9]+$ && "$SCSCF_PORT" =~ ^[0-9]+$ ]] || die "KAMAILIO_PORT and SCSCF_PORT must be numbers"
+[[ "$KAMAILIO_TLS_PORT" =~ ^[0-9]+$ ]] || die "KAMAILIO_TLS_PORT must be a number"
+tls_define=()
+if [[ -n "$KAMAILIO_TLS_CERT$KAMAILIO_TLS_KEY$KAMAILIO_TLS_CA" ]]; then
+  for f in "$KAMAILIO_TLS_CERT" "$KAMAILIO_TLS_KEY" "$KAMAILIO_TLS_CA"; do
+    [[ -n "$f" && -r "$f" ]] || die "TLS needs KAMAILIO_TLS_CERT, KAMAILIO_TLS_KEY and KAMAILIO_TLS_CA as readable files (got '$f')"
+  done
+  [[ "$KAMAILIO_TLS_PORT" != "$KAMAILIO_PORT" && "$KAMAILIO_TLS_PORT" != "$SCSCF_PORT" ]] || die "KAMAILIO_TLS_PORT must differ from the UDP/TCP ports"
+  tls_define=(-A WITH_TLS)
+fi
+[[ "$KAMAILIO_MAX_MSG" =~ ^[0-9]+$ ]] || die "KAMAILIO_MAX_MSG must be a number of bytes, got '$KAMAILIO_MAX_MSG'"
 [[ "$KAMAILIO_SHM_MB" =~ ^[0-9]+$ ]] || die "KAMAILIO_SHM_MB must be a number of MB, got '$KAMAILIO_SHM_MB'"
 [ "$KAMAILIO_PORT" != "$SCSCF_PORT" ] || die "KAMAILIO_PORT (P-CSCF) and SCSCF_PORT (S-CSCF) must differ, both are $SCSCF_PORT"
 mkdir -p "$RUNDIR/db" || die "cannot create '$RUNDIR/db'"
@@ -59,15 +78,35 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
 mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
 
 sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
-    -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" \
+    -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" -e "s|@MAXSIZE@|$KAMAILIO_MAX_MSG|g" \
+    -e "s|@TLSPORT@|$KAMAILIO_TLS_PORT|g" -e "s|@RUNDIR@|$RUNDIR|g" \
     "$HERE/kamailio.cfg.tmpl" > "$CFG"
 
+if ((${#tls_define[@]})); then
+  # server side: any client (UEs present no certificate); client side (toward a UE's TLS contact): only
+  # peers whose certificate chains to KAMAILIO_TLS_CA
+  cat >"$RUNDIR/tls.cfg" <<EOF
+[server:default]
+method = TLSv1.2+
+certificate = $KAMAILIO_TLS_CERT
+private_key = $KAMAILIO_TLS_KEY
+verify_certificate = no
+require_certificate = no
+
+[client:default]
+method = TLSv1.2+
+verify_certificate = yes
+require_certificate = yes
+ca_list = $KAMAILIO_TLS_CA
+EOF
+fi
+
 # Fail fast with Kamailio's own message when the generated config does not parse.
-if ! check_out="$("$KAMAILIO_BIN" -c -f "$CFG" -Y "$RUNDIR" 2>&1)"; then
+if ! check_out="$("$KAMAILIO_BIN" -c "${tls_define[@]}" -f "$CFG" -Y "$RUNDIR" 2>&1)"; then
   echo "$check_out" | grep -E 'ERROR|CRITICAL' | head -5 >&2
   die "config check failed for $CFG"
 fi
 
 # -DD: no daemonizing, main process stays ours; -E: log to stderr; -Y: runtime dir in rundir;
 # -m: shared memory pool (MB).
-exec "$KAMAILIO_BIN" -DD -E -m "$KAMAILIO_SHM_MB" -f "$CFG" -Y "$RUNDIR"
+exec "$KAMAILIO_BIN" -DD -E -m "$KAMAILIO_SHM_MB" "${tls_define[@]}" -f "$CFG" -Y "$RUNDIR"

@@ -5,6 +5,7 @@ export const ADDRESSES = Object.freeze({
   gatewaySip: '127.0.0.1:5070',
   pcscf: '127.0.0.1:5060',
   scscf: '127.0.0.1:5062',
+  pcscfTls: '127.0.0.1:5061',   // the P-CSCF's SIP over TLS (demo/test only; tls.test.mjs)
   // The media topology of demo/test/compliance (docs/media.md "Topology"; addresses.sh has the same).
   pub: '198.18.0.1',            // gateway HTTP/WS and rtpengine's browser-facing interface "pub"
   browser: '198.18.0.2',        // the browser namespace (LAB_BROWSER_NS)

@@ -9,6 +9,7 @@ LAB_RTPENGINE_NG=127.0.0.1:2223        # rtpengine ng control (UDP)
 LAB_RTPENGINE_DTMF_LOG=127.0.0.1:2224  # rtpengine --dtmf-log-dest -> the gateway's DTMF log listener (UDP)
 LAB_PCSCF=127.0.0.1:5060               # Kamailio P-CSCF (UDP + TCP); the S-CSCF is :5062
 LAB_SCSCF_PORT=5062
+LAB_PCSCF_TLS_PORT=5061                # the P-CSCF's SIP over TLS (demo/test only: harness/tests/tls.test.mjs)
 LAB_GW_PORT=8088                       # the gateway's HTTP + WebSocket side (host: --bind, default 127.0.0.1)
 LAB_GW_SIP_PORT=5070                   # the gateway's SIP side toward Kamailio (UDP)
 LAB_GW_TCP_PORT=8089                   # ./lab test's second gateway, SIP over TCP

@@ -7,17 +7,58 @@
 # --bind ADDR` with a non-loopback ADDR does the same with ADDR as the browser-facing side.
 
 LAB_BIND=${LAB_BIND:-127.0.0.1}
+# TLS on the main gateway's HTTP/WS side (docs/security.md "TLS"): LAB_TLS=1 (./lab up with a
+# non-loopback --bind, or --tls-cert/--tls-key) serves https:// and wss:// only, with the PEM pair
+# LAB_TLS_CERT/LAB_TLS_KEY (./lab up generates one with harness/lib/tls-cert.sh unless given).
+LAB_TLS=${LAB_TLS:-0}
 # The IMS side's call model for the demo runner: plain (ue1/ue2) or volte (ue4/ue5, preconditions).
 export LAB_IMS=${LAB_IMS:-plain}
 
-# The gateway's health URL, reachable also when it listens on all addresses.
+# gw_url [PORT [TLS]] — the gateway's base URL, reachable also when it listens on all addresses
+# (TLS 1: https; default LAB_TLS for the main port, plain for the others).
 gw_url() {
-  local host=$LAB_BIND
+  local host=$LAB_BIND port=${1:-$LAB_GW_PORT} tls=${2:-} scheme=http
   [[ $host == 0.0.0.0 ]] && host=127.0.0.1
-  printf 'http://%s:%s' "$host" "${1:-$LAB_GW_PORT}"
+  [[ -z $tls && $port == "$LAB_GW_PORT" ]] && tls=$LAB_TLS
+  [[ $tls == 1 ]] && scheme=https
+  printf '%s://%s:%s' "$scheme" "$host" "$port"
 }
 
-http_200() { [[ $(curl --noproxy '*' -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
+# -k: a health probe on this host; the certificate (maybe the user's, for a host name) is not its business
+http_200() { [[ $(curl --noproxy '*' -k -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
+
+# lab_tls_sans — the names the generated certificate is for: the --bind address, or with 0.0.0.0 every
+# address of this host plus its name.
+lab_tls_sans() {
+  if [[ $LAB_BIND != 0.0.0.0 ]]; then echo "$LAB_BIND"; return; fi
+  local a h
+  for a in 127.0.0.1 $(hostname -I 2>/dev/null); do [[ $a == *:* ]] || echo "$a"; done
+  h=$(hostname 2>/dev/null) && [[ $h =~ ^[A-Za-z0-9.-]+$ ]] && echo "$h"
+  return 0
+}
+
+# lab_tls_prepare — with LAB_TLS=1 and no user pair: a self-signed one in out/tls/ (kept across runs
+# while its SANs stay the same, so a browser's exception stays valid).
+lab_tls_prepare() {
+  [[ $LAB_TLS == 1 ]] || return 0
+  if [[ -z ${LAB_TLS_CERT:-} ]]; then
+    local -a sans
+    mapfile -t sans < <(lab_tls_sans)
+    bash "$ROOT/harness/lib/tls-cert.sh" "$ROOT/out/tls" gateway "${sans[@]}" || { fail "could not generate the TLS certificate"; return 1; }
+    LAB_TLS_CERT="$ROOT/out/tls/gateway.crt" LAB_TLS_KEY="$ROOT/out/tls/gateway.key"
+    log "TLS: self-signed certificate $(rel "$LAB_TLS_CERT") for ${sans[*]} (key $(rel "$LAB_TLS_KEY"), mode 0600)"
+  fi
+  export LAB_TLS_CERT LAB_TLS_KEY
+}
+
+# lab_test_cert — (demo/test topology) a self-signed pair for 127.0.0.1 and the browser link's address in
+# the run directory, for the tests that start TLS servers of their own (gateway HTTPS, Kamailio SIP/TLS);
+# the integration tests trust it (NODE_EXTRA_CA_CERTS, lab_run_env).
+lab_test_cert() {
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] || return 0
+  bash "$ROOT/harness/lib/tls-cert.sh" "$LAB_RUN_DIR/tls" lab "$LAB_PUB_ADDR" 127.0.0.1 ||
+    { fail "could not generate the test TLS certificate"; return 1; }
+}
 
 # proc_is PID COMM — the process has exec'd COMM (run-ue.sh execs sipp only once it has registered).
 proc_is() { [[ $(cat "/proc/$1/comm" 2>/dev/null) == "$2" ]]; }
@@ -64,7 +105,12 @@ stun_bound() { [[ -n $(ss -H -lun "src ${LAB_STUN%:*} and sport = :${LAB_STUN##*
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
-  proc_start kamailio env KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+  local -a tls=()
+  # demo/test: the P-CSCF also takes SIP over TLS on LAB_PCSCF_TLS_PORT with the run's certificate
+  # (lab_test_cert), for harness/tests/tls.test.mjs's gateway (docs/security.md "SIP over TLS")
+  [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
+    KAMAILIO_TLS_KEY="$LAB_RUN_DIR/tls/lab.key" KAMAILIO_TLS_CA="$LAB_RUN_DIR/tls/lab.crt")
+  proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
     IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
     python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
@@ -74,15 +120,17 @@ start_kamailio() {
 # the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-${LAB_IMS_TRANSPORT:-udp}} url ims_args
-  local bind=${GW_BIND:-$LAB_BIND}
-  local -a legs=()
+  local bind=${GW_BIND:-$LAB_BIND} tls=${GW_TLS:-$LAB_TLS}
+  local -a legs=() ssl=()
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
-  url=$(gw_url "$http_port")
+  url=$(gw_url "$http_port" "$tls")
+  # Spring Boot reads the PEM pair itself; the port then speaks TLS only (a plain request gets no page)
+  [[ $tls == 1 ]] && ssl=(--server.ssl.certificate="file:$LAB_TLS_CERT" --server.ssl.certificate-private-key="file:$LAB_TLS_KEY")
   [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
   mapfile -t ims_args < <(ims3_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh)
-  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
+  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
@@ -111,13 +159,14 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
-  ports_free "${ports[@]}" && start_rtpengine && start_stun && start_ims_core && start_gateway || return 1
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
+  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_stun && start_ims_core && start_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
     # it listens on every address of the namespace: the browsers reach it on LAB_PUB_ADDR, loadgen's
     # CTest (media-relay/loadgen/tests/integration_gateway.sh) on 127.0.0.1
-    GW_BIND=0.0.0.0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
+    GW_BIND=0.0.0.0 GW_TLS=0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
   if ims3_lab_wanted || ext_mode; then ims3_start_ues; return; fi # ext_mode: no UE of ours (imsext.sh)
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
@@ -130,6 +179,9 @@ lab_run_env() {
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
+  # the demo/test certificate (lab_test_cert): Node trusts it, the TLS tests serve it
+  [[ -f ${LAB_RUN_DIR:-}/tls/lab.crt ]] && printf '%s\n' "NODE_EXTRA_CA_CERTS=$LAB_RUN_DIR/tls/lab.crt" \
+    "LAB_TEST_CERT=$LAB_RUN_DIR/tls/lab.crt" "LAB_TEST_KEY=$LAB_RUN_DIR/tls/lab.key"
   return 0
 }
 

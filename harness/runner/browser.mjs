@@ -91,15 +91,18 @@ function toneMicScript({ tones, amplitude }) {
 // permission and Chromium hides its host address behind an mDNS name, as Firefox always does; the
 // microphone is then WebAudio tones (testTones, default TEST_TONES_HZ), which need no permission.
 // extraOrigins: more gateway origins to treat as secure (a test's own gateway on another port).
+// acceptInsecureCerts: accept a certificate the browser does not trust (the lab's self-signed one for
+// an https:// gateway; Playwright's ignoreHTTPSErrors, puppeteer's acceptInsecureCerts).
 export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromium', extraArgs = [], fakeAudioFile = null,
-  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true, extraOrigins = [] } = {}) {
+  testTones = null, netns = process.env.LAB_BROWSER_NS || null, mediaPermission = true, extraOrigins = [],
+  acceptInsecureCerts = false } = {}) {
   const origins = [...gatewayOrigins(), ...extraOrigins.map((u) => new URL(u).origin)];
   if (!BINARIES[kind]) throw new Error(`unknown browser '${kind}' (chromium or firefox)`);
   if (kind === 'firefox') {
     const { executablePath, env } = browserExecutable(BINARIES.firefox, netns, { forwardBidi: true });
     const hosts = origins.map((o) => new URL(o).hostname);
     const browser = await puppeteer.launch({ browser: 'firefox', executablePath, env, headless: true, timeout: 30000,
-      protocolTimeout: 60000, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
+      protocolTimeout: 60000, acceptInsecureCerts, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
     const tones = fakeAudioFile || testTones ? (testTones ?? TEST_TONES_HZ) : null;
     return {
       kind,
@@ -124,7 +127,7 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
     kind,
     version: `chromium/${browser.version()}`,
     async newPage() {
-      const context = await browser.newContext();
+      const context = await browser.newContext({ ignoreHTTPSErrors: acceptInsecureCerts });
       const page = await context.newPage();
       if (testTones) await page.addInitScript(toneMicScript, { tones: testTones, amplitude: TEST_TONE_AMPLITUDE });
       return { context, page, waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, arg, { timeout }) };

@@ -1,5 +1,6 @@
 // REST helpers for the gateway's browser API (docs/architecture.md), used from Node.
 import http from 'node:http';
+import https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { gatewayUrl } from '../kit/env.mjs';
 
@@ -80,7 +81,8 @@ export function wsUpgrade({ protocols = [], query = '', headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const h = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers };
     if (protocols.length) h['sec-websocket-protocol'] = protocols.join(', ');
-    const req = http.get(`${gatewayUrl()}/ws${query}`, { timeout: 5000, headers: h });
+    // wss:// when the gateway serves TLS (tls.test.mjs); Node checks its certificate (NODE_EXTRA_CA_CERTS)
+    const req = (gatewayUrl().startsWith('https:') ? https : http).get(`${gatewayUrl()}/ws${query}`, { timeout: 5000, headers: h });
     req.on('upgrade', (res, socket) => { socket.destroy(); resolve({ status: res.statusCode, protocol: res.headers['sec-websocket-protocol'] }); });
     req.on('response', (res) => { res.resume(); resolve({ status: res.statusCode }); });
     req.on('timeout', () => req.destroy(new Error('no answer to the WebSocket upgrade within 5 s')));

@@ -49,12 +49,13 @@ sys.exit(0 if ok == 5 else 1)
 PY
 }
 
-# A UAC call with a modified offer, straight from sipp on its own port (INVITEs are not
-# challenged, so no registration is needed). Args: name sed-expr [sipp args...]
+# A UAC call with a modified offer, straight from sipp on its own port: VARIANT_PORT (5091, where
+# ue2 registers first: the P-CSCF takes originating requests only from a source that registered,
+# docs/ims-sim.md "Hardening"). Args: name sed-expr [sipp args...]
 variant_call() {
   local name="$1" expr="$2"; shift 2
   sed -e "$expr" "$S/uac.xml" > "$LAB_LOGDIR/uac-$name.xml"
-  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p 5091 -mi 127.0.0.1 -mp 6500 -nostdin \
+  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p "${VARIANT_PORT:-5091}" -mi 127.0.0.1 -mp 6500 -nostdin \
     -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
     -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" "$LAB_PCSCF" >/dev/null
 }
@@ -85,6 +86,9 @@ check "... with 404" grep -q "SIP/2.0 404" "$LAB_LOGDIR/sipp-uac-bob-messages.lo
 printf 'ue2:wrong-password\n' > "$LAB_LOGDIR/bad-users.txt"
 check "REGISTER with a wrong password fails" fails env IMS_USERS="$LAB_LOGDIR/bad-users.txt" "$S/run-ue.sh" uac ue1 500
 check "... with 403" grep -q "SIP/2.0 403" "$LAB_LOGDIR/sipp-register-ue2-messages.log"
+check "ue2 registers from 5091 too, for the variant calls" sipp -sf "$S/register.xml" -m 1 -default_behaviors abortunexp \
+  -s ue2 -au ue2 -ap "$(sed -n 's/^ue2://p' "$ROOT/ims-sim/users.txt")" -i 127.0.0.1 -p 5091 -recv_timeout 5000 -nostdin \
+  -trace_msg -message_file "$LAB_LOGDIR/sipp-register-5091-messages.log" "$LAB_PCSCF"
 check "3 concurrent calls to ue1" variant_call conc 's/^x//' -s ue1 -m 3 -l 3 -r 10
 check "opus PT 109 offered -> answered with 109" variant_call opus109 's/111/109/g' -s ue1 -m 1
 check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 109[[:space:]]*$"
@@ -108,9 +112,11 @@ check "ue2's BYE went P-CSCF -> S-CSCF -> P-CSCF -> ue1" \
 check "a UE's own P-Asserted-Identity is replaced" variant_call pai \
   's/^\( *\)Subject:.*/&\n\1P-Asserted-Identity: <sip:boss@ims.lab>/' -s ue1 -m 1
 check "... ue1 never saw <sip:boss@ims.lab>" log_lacks sipp-uas-ue1-messages.log "boss@ims.lab"
-check "INVITE from an unregistered user is refused" fails variant_call unreg \
-  's/From: <sip:ue2@ims.lab>/From: <sip:nobody@ims.lab>/' -s ue1 -m 1
+VARIANT_PORT=5093 check "INVITE from a source that registered nothing is refused" fails variant_call unreg 's/^x//' -s ue1 -m 1
 check "... with 403" answer_has unreg "^SIP/2.0 403"
+check "a spoofed From from ue2's source is carried with ue2's identity" variant_call spoof \
+  's/From: <sip:ue2@ims.lab>/From: <sip:nobody@ims.lab>/' -s ue1 -m 1
+check "... the P-CSCF asserted ue2" log_has kamailio.log "From 'nobody' is not registered from 127.0.0.1:5091/udp; asserting its identity 'ue2'"
 
 # VoLTE UEs with preconditions: ue5 (MO) -> ue4 (MT) through P-CSCF, S-CSCF, P-CSCF.
 start_ue ue4 volte-uas || die "the VoLTE UE ue4 did not start"

@@ -47,13 +47,32 @@ public class GatewayProperties {
         public void setHost(String host) { this.host = host; }
         public int getPort() { return port; }
         public void setPort(int port) { this.port = port; }
+        private final Tls tls = new Tls();
+        public Tls getTls() { return tls; }
+    }
+
+    /**
+     * SIP over TLS toward the P-CSCF (lab.ims.transport=tls; docs/security.md "SIP over TLS"): PEM files.
+     * The gateway then listens on udp + tls at lab.sip.port (no plain TCP) and presents this certificate to
+     * Kamailio when it connects for MT requests; it trusts only the certificates in `trust` (the P-CSCF's).
+     */
+    public static class Tls {
+        private String certificate = "";
+        private String privateKey = "";
+        private String trust = "";
+        public String getCertificate() { return certificate; }
+        public void setCertificate(String v) { this.certificate = v; }
+        public String getPrivateKey() { return privateKey; }
+        public void setPrivateKey(String v) { this.privateKey = v; }
+        public String getTrust() { return trust; }
+        public void setTrust(String v) { this.trust = v; }
     }
 
     public static class Ims {
         /** Outbound proxy (the P-CSCF role), host:port. */
         private String proxy = "127.0.0.1:5060";
         private String domain = "ims.lab";
-        /** udp or tcp toward the proxy. */
+        /** udp, tcp or tls toward the proxy (tls needs lab.sip.tls.*). */
         private String transport = "udp";
         private int registerExpires = 600;
         private int registerTimeoutMs = 8000;

@@ -30,7 +30,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final GatewayProperties props;
     private final SipStack stack;
     private final SipProvider udp;
+    /** TCP, or TLS with lab.ims.transport=tls (then there is no plain TCP listening point). */
     private final SipProvider tcp;
+    private final String transport;
     private final AddressFactory addressFactory;
     private final HeaderFactory headerFactory;
     private final MessageFactory messageFactory;
@@ -64,6 +66,12 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         p.setProperty("gov.nist.javax.sip.MAX_CONNECTIONS", String.valueOf(props.getSip().getMaxConnections()));
         p.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", StrictMessageParserFactory.class.getName());
         p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", String.valueOf(props.getSip().getMaxServerTransactions()));
+        String t = props.getIms().getTransport() == null ? "" : props.getIms().getTransport().trim().toLowerCase(java.util.Locale.ROOT);
+        if (!t.equals("udp") && !t.equals("tcp") && !t.equals("tls")) {
+            throw new IllegalStateException("lab.ims.transport must be udp, tcp or tls, not '" + props.getIms().getTransport() + "'");
+        }
+        transport = t;
+        if (transport.equals("tls")) SipTls.configure(p, props.getSip().getTls());
         stack = factory.createSipStack(p);
         addressFactory = factory.createAddressFactory();
         headerFactory = factory.createHeaderFactory();
@@ -72,7 +80,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         int port = props.getSip().getPort();
         try {
             udp = stack.createSipProvider(stack.createListeningPoint(host, port, ListeningPoint.UDP));
-            tcp = stack.createSipProvider(stack.createListeningPoint(host, port, ListeningPoint.TCP));
+            tcp = stack.createSipProvider(stack.createListeningPoint(host, port,
+                    transport.equals("tls") ? ListeningPoint.TLS : ListeningPoint.TCP));
         } catch (Exception e) {
             stack.stop();
             throw new IllegalStateException("cannot listen for SIP on " + host + ":" + port + " (" + e.getMessage() + ")", e);
@@ -80,7 +89,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+tcp {}:{}, outbound proxy {} ({})", host, port,
+        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({})", transport.equals("tls") ? "tls" : "tcp", host, port,
                 props.getIms().getProxy(), props.getIms().getTransport());
     }
 
@@ -94,10 +103,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
 
     /** The provider for the configured transport toward the IMS proxy. */
     public SipProvider provider() {
-        return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? tcp : udp;
+        return transport.equals("udp") ? udp : tcp;
     }
 
-    public String transport() { return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? "tcp" : "udp"; }
+    /** udp, tcp or tls: the transport toward the P-CSCF (Via, Contact and Route carry it). */
+    public String transport() { return transport; }
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
 
