@@ -27,6 +27,16 @@ export function credentials(root, user) {
   return line.slice(user.length + 1).trim();
 }
 
+// A loadgen --users file with `user`'s line (mode 0600) in dir: the password never goes on loadgen's command
+// line, where ps would show it (docs/security.md "Secrets").
+export function credentialsFile(root, user, dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `loadgen-user-${user}.txt`);
+  fs.writeFileSync(file, `# loadgen --users (mode 0600)\n${user}:${credentials(root, user)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return file;
+}
+
 // The step's pids file: the lab's processes from $LAB_PIDS (ue1 is named sipp there) plus `extra`.
 function writePids(file, extra) {
   let base = '';
@@ -51,7 +61,7 @@ function cpuOf(sampled, host0, host1) {
 export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, user = 'alice', to = 'ue1', progress, progressEvery = 2 }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
-  const args = ['--gateway', gateway, '--user', user, '--password', credentials(root, user), '--to', to, '--calls', String(calls),
+  const args = ['--gateway', gateway, '--users', credentialsFile(root, user, dir), '--to', to, '--calls', String(calls),
     '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
   let n = 0;
   let peak = 0; // most calls in media at once (loadgen's progress line)
@@ -103,7 +113,7 @@ export function readRtt(dir) {
 }
 
 // sipp's -trace_stat file: the last line's cumulative counters.
-function readStat(file) {
+export function readStat(file) {
   try {
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
     const head = lines[0].split(';');

@@ -17,7 +17,9 @@ if [ "$health" != ok ]; then
   exit 77
 fi
 mkdir -p "$work"
-"$loadgen" --gateway "$gw" --user "${LOADGEN_GW_USER:-alice}" --password "${LOADGEN_GW_PASSWORD:-alice-secret}" \
+# the credentials in a users file (mode 0600), not on loadgen's command line (ps shows argv)
+(umask 077 && printf '%s:%s\n' "${LOADGEN_GW_USER:-alice}" "${LOADGEN_GW_PASSWORD:-alice-secret}" >"$work/users.txt")
+"$loadgen" --gateway "$gw" --users "$work/users.txt" \
   --to "${LOADGEN_GW_TO:-ue1}" --calls 2 --cps 5 --duration 3 --quiet --json "$work/report.json"
 python3 - "$work/report.json" "$gw" <<'PY'
 import json, sys, urllib.request
