@@ -91,6 +91,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? tcp : udp;
     }
 
+    /** SIP dialogs (early and confirmed) the stack holds now: the soak watches it for leaks (`gw_sip_dialogs`). */
+    public int dialogCount() {
+        return ((gov.nist.javax.sip.stack.SIPTransactionStack) stack).getDialogs().size();
+    }
+
     public String transport() { return "tcp".equalsIgnoreCase(props.getIms().getTransport()) ? "tcp" : "udp"; }
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
