@@ -19,7 +19,7 @@ import { renderHtml } from './html.mjs';
 const ROOT = process.env.LAB_ROOT || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const SAMPLE_S = 5;
 const BAD_EVERY_S = 3;          // one bad input every 3 s, kinds in rotation
-const VANISH_EVERY_S = 120;     // a browser vanishes mid-call every 2 minutes (the first at 60 s)
+const VANISH_EVERY_S = 120;     // a browser vanishes mid-call every 2 minutes (the first at 60 s; 30 s in a 1-minute run)
 const SETTLE_S = 25;            // after the traffic: BYEs, deletes, one reconciler round (10 s) and JAIN-SIP's dialog cleanup
 // "flat" (docs/soak.md): heap after a full GC at the end within 20 % (at least 16 MiB) of the one after the
 // first minute; the last minute's highest thread and fd counts at most 10 / 20 above the first minute's.
@@ -192,7 +192,7 @@ async function main() {
   const bob = await openSocket(base, 'bob', pw('bob'));
   const dave = await openSocket(base, 'dave', pw('dave'));
   const kinds = [...Object.keys(WS_KINDS), 'ws-flood', 'sip', 'bad-login', 'login-flood', 'sip'];
-  let tick = 0, sipIdx = 0, floodN = 0, lastBadLogin = -60, lastFlood = -60, nextVanish = 60;
+  let tick = 0, sipIdx = 0, floodN = 0, lastBadLogin = -60, lastFlood = -60, nextVanish = Math.min(60, durS / 2);
   const record = (r) => {
     const k = r.kind.startsWith('sip:') ? 'sip-corpus' : r.kind;
     const b = (report.bad_input.by_kind[k] ??= { sent: 0, answered_as_expected: 0, mismatches: 0 });
