@@ -114,7 +114,8 @@ register_aka() {  # user port
   read -r _ k op < <(awk -v i="$impi" '$1 == i' "$IMS_AKA_KEYS")
   [ -n "${op:-}" ] || die "no AKA keys for $impi in $IMS_AKA_KEYS"
   scen="$LOGDIR/register-aka-$user.xml"
-  sed -e "s|@IMPI@|$impi|g; s|@K@|$k|g; s|@OP@|$op|g; s|@DOMAIN@|$domain|g" "$AKA_DIR/register-aka.xml.tmpl" >"$scen" ||
+  # the scenario holds the UE's K and OP: readable by this user only
+  (umask 077 && sed -e "s|@IMPI@|$impi|g; s|@K@|$k|g; s|@OP@|$op|g; s|@DOMAIN@|$domain|g" "$AKA_DIR/register-aka.xml.tmpl" >"$scen") ||
     die "cannot write $scen"
   for i in 1 2 3; do
     mapfile -t opts < <(common_opts "sipp-register-$user")
@@ -131,13 +132,19 @@ register_aka() {  # user port
 
 # abortunexp only: a 403/401 after the credentials fails at once, and no BYE is sent for a REGISTER.
 register() {  # user port
-  local user="$1" port="$2" pass opts rc
+  local user="$1" port="$2" pass opts rc inf
   if [ -n "${IMS_AKA_KEYS:-}" ]; then register_aka "$user" "$port"; return; fi
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
   mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$user")
-  sipp -sf "$HERE/register.xml" -m 1 -default_behaviors abortunexp -s "$user" -au "$user" -ap "$pass" -p "$port" \
+  # The credentials reach sipp in an injection file (mode 0600, removed after the REGISTER), never on its
+  # command line (ps shows argv to every user); register.xml sends its field 1, the
+  # [authentication] keyword with them.
+  inf="$(umask 077 && mktemp "$LOGDIR/.sipp-auth-$user.XXXXXX")" || die "cannot create a credentials file in $LOGDIR"
+  printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$user" "$user" "$pass" >"$inf"
+  sipp -sf "$HERE/register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -p "$port" \
     -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
   rc=$?
+  rm -f "$inf"
   [ $rc -eq 0 ] || { echo "run-ue: REGISTER of $user at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$user-errors.log)" >&2; exit 1; }
 }
 

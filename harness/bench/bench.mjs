@@ -22,7 +22,7 @@ import { machine, referenceRatios } from './analyze.mjs';
 import { renderBenchHtml } from './html.mjs';
 import { sleep, start, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
-import { credentials, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
+import { credentialsFile, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing } from './step.mjs';
@@ -321,8 +321,9 @@ async function runGateway(run, ctx) {
   const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farPortBase: 7000 });
   await sleep(2000);
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
-  const gw = await measureStep({ ...common, dir: path.join(ctx.out, 'gateway-mo'),
-    gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), to: 'ue1' } });
+  const moDir = path.join(ctx.out, 'gateway-mo');
+  const gw = await measureStep({ ...common, dir: moDir,
+    gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', moDir), to: 'ue1' } });
   const reencoded = (leg) => {
     const out = leg.packets?.capture?.rtp_out ?? 0;
     if (out > 0 && !leg.packets.matched.to_ims && !leg.packets.matched.to_browser) {
@@ -340,7 +341,7 @@ async function runGateway(run, ctx) {
   try {
     const mtDir = path.join(ctx.out, 'gateway-mt');
     mt = await measureStep({ ...common, dir: mtDir, mtCaller: mtCallerFor(ctx, run.calls, mtDir),
-      gateway: { url: ctx.gateway, user: 'alice', password: credentials(ROOT, 'alice'), answer: true } });
+      gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', mtDir), answer: true } });
     reencoded(mt);
     // the SIP half of MT setup, which loadgen's setup_ms (from `incoming`) leaves out
     const rtt = readRtt(mtDir).sort((a, b) => a - b);

@@ -36,6 +36,16 @@ function labPids(names) {
   } catch { return []; }
 }
 
+// A loadgen --users file with `user`'s line (mode 0600) in dir: the password never goes on loadgen's command
+// line, where ps would show it (docs/security.md "Secrets").
+export function credentialsFile(root, user, dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `loadgen-user-${user}.txt`);
+  fs.writeFileSync(file, `# loadgen --users (mode 0600)\n${user}:${credentials(root, user)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return file;
+}
+
 // The step's pids file: the lab's processes from $LAB_PIDS (ue1 is named sipp there) plus `extra`.
 function writePids(file, extra) {
   let base = '';
@@ -126,7 +136,7 @@ export function readRtt(dir) {
 }
 
 // sipp's -trace_stat file: the last line's cumulative counters.
-function readStat(file) {
+export function readStat(file) {
   try {
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
     const head = lines[0].split(';');

@@ -78,15 +78,16 @@ ims3_start_ues() {
 # ims3_print_access SHOWN_ADDR — `./lab up --ims 3gpp`: where the page is, the logins of the
 # credentials file, whom to call.
 ims3_print_access() {
-  local login pass kind browser=() pool=0
-  while read -r login pass kind _; do
+  local login kind browser=() pool=0
+  while read -r login _ kind _; do
     [[ -z $login || $login == \#* ]] && continue
     if [[ $kind == pool ]]; then pool=$((pool + 1)); continue; fi
-    browser+=("$login/$pass ($kind)")
+    browser+=("$login ($kind)")
   done <"$LAB_IMS3_CREDENTIALS"
   ((pool == 0)) || browser+=("or as a guest (POST /api/v1/sessions {\"guest\":true}: $pool pool identities)")
   log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
-  log "log in as (user/password): ${browser[*]} — from $(rel "$LAB_IMS3_CREDENTIALS")"
+  # passwords are never printed (they would stay in terminal scroll-back and CI logs): where to read them
+  log "log in as: ${browser[*]}; the passwords are in $(rel "$LAB_IMS3_CREDENTIALS") (second column)"
   log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"
   log "stop it with: ./lab down"
 }

@@ -53,6 +53,7 @@ test('a call, then the scrape shows attempts, answers, failures by reason and th
   assert.ok(get(before, 'gw_registrations') >= 1, 'the logged-in user is registered');
   assert.ok(get(before, 'gw_websocket_sessions') >= 1, 'its WebSocket is open');
   assert.ok(get(before, 'jvm_threads_live_threads') > 0, 'the JVM meters are there too');
+  assert.ok(before.has('gw_sip_dialogs'), 'the SIP stack\'s dialog count is there (./lab soak watches it for leaks)');
 
   const mo = await moCall(page.client, { token: page.token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1500 });
   assert.equal(mo.error, null, mo.error);

@@ -3,7 +3,6 @@
 // Also: SIP from an address other than the P-CSCF's is refused 403; a tel: caller's INVITE to a
 // logged-in user gets a final response after its 100; an in-dialog request with foreign tags gets 481.
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
+import { sipHeader, sipSocket } from '../kit/sip.mjs';
 import { logDir, passwordOf } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { assertNoRtpengineSession } from '../runner/testkit.mjs';
@@ -19,51 +19,9 @@ const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtur
 const CORPUS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8')).cases;
 const [GW_HOST, GW_PORT] = ADDRESSES.gatewaySip.split(':');
 
-// A UDP socket on `address` that sends SIP text (LF → CRLF, placeholders filled) and collects what comes back.
-async function sipSocket(address = '127.0.0.1') {
-  const sock = dgram.createSocket('udp4');
-  const got = [];
-  const waiters = [];
-  sock.on('message', (buf) => {
-    const text = buf.toString('latin1');
-    got.push(text);
-    for (const w of [...waiters]) if (w.match(text)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(text); }
-  });
-  await new Promise((resolve, reject) => { sock.once('error', reject); sock.bind(0, address, resolve); });
-  const port = sock.address().port;
-  return {
-    port,
-    got,
-    send(template, vars = {}) {
-      const v = { PORT: port, GW: ADDRESSES.gatewaySip, BRANCH: `z9hG4bK${randomBytes(6).toString('hex')}`,
-        CALLID: randomBytes(8).toString('hex'), FROMTAG: randomBytes(4).toString('hex'), ...vars };
-      let text = template.replace(/\r?\n/g, '\r\n');
-      const split = text.indexOf('\r\n\r\n');
-      const body = split < 0 ? '' : text.slice(split + 4);
-      v.LENGTH = v.LENGTH ?? Buffer.byteLength(body.replace(/\$\{(\w+)\}/g, (_, k) => String(v[k] ?? '')), 'latin1');
-      text = text.replace(/\$\{(\w+)\}/g, (m, k) => (k in v ? String(v[k]) : m));
-      sock.send(Buffer.from(text, 'latin1'), Number(GW_PORT), GW_HOST);
-      return { ...v, text };
-    },
-    // The next response whose first line matches `re` and that contains `key` (a Call-ID or a Via
-    // branch), or null after ms.
-    waitFor(re, key, ms = 3000) {
-      const match = (t) => re.test(t.split('\r\n')[0]) && t.includes(key);
-      const old = got.find(match);
-      if (old) { got.splice(got.indexOf(old), 1); return Promise.resolve(old); }
-      return new Promise((resolve) => {
-        const w = { match, resolve };
-        waiters.push(w);
-        setTimeout(() => { const i = waiters.indexOf(w); if (i >= 0) { waiters.splice(i, 1); resolve(null); } }, ms);
-      });
-    },
-    close: () => sock.close(),
-  };
-}
-
 const fixture = (file) => fs.readFileSync(path.join(FIXTURES, file), 'utf8');
 const statusOf = (text) => (text ? Number(text.split(' ')[1]) : null);
-const header = (text, name) => text.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
+const header = sipHeader;
 
 before(async () => {
   await gw.waitHealthy(15000);
@@ -82,10 +40,7 @@ for (const c of CORPUS) {
       assert.ok(final, `no final response to ${c.file}; got ${JSON.stringify(s.got.map((t) => t.split('\r\n')[0]))}`);
       assert.equal(statusOf(final), c.status, final.split('\r\n')[0]);
       if (c.unsupported) assert.match(header(final, 'Unsupported') ?? '', new RegExp(c.unsupported), final);
-      if (statusOf(final) >= 300 && /^INVITE /.test(sent.text)) { // ACK the non-2xx final (RFC 3261 §17.1.1.3)
-        const via = header(sent.text, 'Via');
-        s.send(`ACK sip:x@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${header(final, 'From')}\nTo: ${header(final, 'To')}\nCall-ID: ${header(final, 'Call-ID')}\nCSeq: 1 ACK\nContent-Length: 0\n\n`);
-      }
+      if (statusOf(final) >= 300 && /^INVITE /.test(sent.text)) s.ack(sent, final); // ACK the non-2xx final
     } finally {
       s.close();
     }

@@ -18,8 +18,8 @@ if [ "$health" != ok ]; then
 fi
 mkdir -p "$work"
 # Two engine threads, each serving its own user's WebSocket (alice, bob) and every other call.
-printf '# loadgen --users: user:password per line\n%s:%s\nbob:bob-secret\n' "${LOADGEN_GW_USER:-alice}" "${LOADGEN_GW_PASSWORD:-alice-secret}" >"$work/users.txt"
-chmod 600 "$work/users.txt"
+# The credentials in a users file (mode 0600), not on loadgen's command line (ps shows argv).
+(umask 077 && printf '# loadgen --users: user:password per line\n%s:%s\nbob:bob-secret\n' "${LOADGEN_GW_USER:-alice}" "${LOADGEN_GW_PASSWORD:-alice-secret}" >"$work/users.txt")
 "$loadgen" --gateway "$gw" --users "$work/users.txt" --threads 2 \
   --to "${LOADGEN_GW_TO:-ue1}" --calls 4 --cps 5 --duration 3 --quiet --json "$work/report.json"
 python3 - "$work/report.json" "$gw" <<'PY'

@@ -20,7 +20,7 @@ if [ "$health" != ok ]; then
 fi
 mkdir -p "$work"
 rm -f "$work/report.json" "$work/loadgen.log" "$work"/*.sdp
-printf '# loadgen --users: user:password per line\n' >"$work/users.txt"
+(umask 077 && printf '# loadgen --users: user:password per line\n' >"$work/users.txt")
 for u in "${users[@]}"; do printf '%s:%s-secret\n' "$u" "$u" >>"$work/users.txt"; done
 "$loadgen" --gateway "$gw" --users "$work/users.txt" --threads 2 --answer --expect-calls "${#users[@]}" \
   --duration 30 --timeout 50 --json "$work/report.json" --dump-sdp "$work" 2>"$work/loadgen.log" &

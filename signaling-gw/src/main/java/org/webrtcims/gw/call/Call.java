@@ -46,6 +46,8 @@ public final class Call {
     java.util.concurrent.CompletableFuture<Void> released;
     String endReason;
     long endedAtMillis;
+    /** The maximum-call-length timer of an answered call (MaxCallLength), cancelled when the call ends. */
+    volatile java.util.concurrent.ScheduledFuture<?> maxLength;
 
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state) {
         this.id = id;

@@ -35,6 +35,7 @@ public class CallTeardown {
         c.state = CallState.ENDED;
         c.endReason = reason;
         c.endedAtMillis = System.currentTimeMillis();
+        MaxCallLength.stop(c);
         closePendingReoffer(c);
         media.release(c);
         sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));

@@ -62,6 +62,12 @@ public class GatewayMetrics {
                 .description("browser users registered with IMS").strongReference(true).register(registry);
     }
 
+    /** SIP dialogs (early and confirmed) the SIP stack holds, read at each scrape: what `./lab soak` checks for leaks. */
+    public void sipDialogs(Supplier<Number> count) {
+        Gauge.builder("gw.sip.dialogs", count, c -> c.get().doubleValue())
+                .description("SIP dialogs the stack holds").strongReference(true).register(registry);
+    }
+
     public void callAttempt(String direction) {
         registry.counter("gw.call.attempts", "direction", direction).increment();
     }

@@ -113,6 +113,7 @@ public class RegistrationClient {
     public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props, GatewayMetrics metrics) {
         this.metrics = metrics;
         metrics.registrations(bindings::size);
+        metrics.sipDialogs(ua::dialogCount);
         this.ua = ua;
         this.requests = requests;
         this.props = props;

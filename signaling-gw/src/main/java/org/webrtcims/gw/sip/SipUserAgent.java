@@ -106,6 +106,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         return transport.equals("udp") ? udp : tcp;
     }
 
+    /** SIP dialogs (early and confirmed) the stack holds now: the soak watches it for leaks (`gw_sip_dialogs`). */
+    public int dialogCount() {
+        return ((gov.nist.javax.sip.stack.SIPTransactionStack) stack).getDialogs().size();
+    }
+
     /** udp, tcp or tls: the transport toward the P-CSCF (Via, Contact and Route carry it). */
     public String transport() { return transport; }
 

@@ -47,6 +47,8 @@ class IncomingCallsTest {
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
     MidCallOffers midCall;
 
+    private final CallTimers timers = new CallTimers();
+
     @BeforeEach
     void setUp() throws Exception {
         when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
@@ -63,7 +65,7 @@ class IncomingCallsTest {
         when(inviteTx.getDialog()).thenReturn(dialog);
         props.getIms().setReofferTimeoutMs(300);
         CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
-                watch, new CallTimers(), props);
+                watch, timers, props);
         teardown = w.teardown();
         midCall = w.midCall();
         incoming = w.incoming();
@@ -454,5 +456,25 @@ class IncomingCallsTest {
         assertEquals(CallState.ENDED, c.state);
         assertEquals("max-duration", c.endReason);
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+    }
+
+    @Test
+    void anEndedCallLeavesNoMaximumLengthTimerBehind() throws Exception {
+        props.getLimits().setMaxCallMs(3_600_000);
+        props.getRtpengine().setMediaStartTimeoutMs(0);
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state);
+        assertNotNull(c.maxLength, "the limit is armed once the call is confirmed");
+        assertEquals(1, timers.pending(), "the one-hour task is queued");
+        teardown.hangUp(c, "local-hangup");
+        assertEquals(CallState.ENDED, c.state);
+        assertNull(c.maxLength);
+        // a queued task held the call (its dialog, transactions, SDPs) until it fired: 4 h by default
+        assertEquals(0, timers.pending(), "the ended call's timer left the queue");
     }
 }

@@ -60,6 +60,8 @@ class GatewayMetricsTest {
         AtomicInteger live = new AtomicInteger(3);
         metrics.activeCalls("mo", live::get);
         metrics.registrations(() -> 7);
+        AtomicInteger dialogs = new AtomicInteger(5);
+        metrics.sipDialogs(dialogs::get);
         for (int i = 0; i < 3; i++) System.gc(); // the sources are lambdas nobody else holds: they must survive
         metrics.webSocketOpened();
         metrics.webSocketOpened();
@@ -68,6 +70,9 @@ class GatewayMetricsTest {
         live.set(0);
         assertEquals(0, r.find("gw.calls.active").tag("direction", "mo").gauge().value());
         assertEquals(7, r.find("gw.registrations").gauge().value());
+        assertEquals(5, r.find("gw.sip.dialogs").gauge().value());
+        dialogs.set(0);
+        assertEquals(0, r.find("gw.sip.dialogs").gauge().value());
         assertEquals(1, r.find("gw.websocket.sessions").gauge().value());
     }
 

@@ -1,0 +1,57 @@
+// Raw SIP over UDP at the gateway's SIP port (harness/tests/sip-robustness.test.mjs, ./lab soak): a socket
+// that sends SIP text (LF -> CRLF, ${PLACEHOLDERS} filled) and collects what comes back.
+import dgram from 'node:dgram';
+import { randomBytes } from 'node:crypto';
+import { ADDRESSES } from './addresses.mjs';
+
+const [GW_HOST, GW_PORT] = ADDRESSES.gatewaySip.split(':');
+
+export const sipHeader = (text, name) => text.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
+
+// sipSocket(address) -> {port, got, send(template, vars), waitFor(re, key, ms), ack(sent, final), close()}
+export async function sipSocket(address = '127.0.0.1') {
+  const sock = dgram.createSocket('udp4');
+  const got = [];
+  const waiters = [];
+  sock.on('message', (buf) => {
+    const text = buf.toString('latin1');
+    got.push(text);
+    for (const w of [...waiters]) if (w.match(text)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(text); }
+  });
+  await new Promise((resolve, reject) => { sock.once('error', reject); sock.bind(0, address, resolve); });
+  const port = sock.address().port;
+  const api = {
+    port,
+    got,
+    send(template, vars = {}) {
+      const v = { PORT: port, GW: ADDRESSES.gatewaySip, BRANCH: `z9hG4bK${randomBytes(6).toString('hex')}`,
+        CALLID: randomBytes(8).toString('hex'), FROMTAG: randomBytes(4).toString('hex'), ...vars };
+      let text = template.replace(/\r?\n/g, '\r\n');
+      const split = text.indexOf('\r\n\r\n');
+      const body = split < 0 ? '' : text.slice(split + 4);
+      v.LENGTH = v.LENGTH ?? Buffer.byteLength(body.replace(/\$\{(\w+)\}/g, (_, k) => String(v[k] ?? '')), 'latin1');
+      text = text.replace(/\$\{(\w+)\}/g, (m, k) => (k in v ? String(v[k]) : m));
+      sock.send(Buffer.from(text, 'latin1'), Number(GW_PORT), GW_HOST);
+      return { ...v, text };
+    },
+    // The next response whose first line matches `re` and that contains `key` (a Call-ID or a Via
+    // branch), or null after ms.
+    waitFor(re, key, ms = 3000) {
+      const match = (t) => re.test(t.split('\r\n')[0]) && t.includes(key);
+      const old = got.find(match);
+      if (old) { got.splice(got.indexOf(old), 1); return Promise.resolve(old); }
+      return new Promise((resolve) => {
+        const w = { match, resolve };
+        waiters.push(w);
+        setTimeout(() => { const i = waiters.indexOf(w); if (i >= 0) { waiters.splice(i, 1); resolve(null); } }, ms);
+      });
+    },
+    // ACK a non-2xx final response to an INVITE that was sent (RFC 3261 §17.1.1.3).
+    ack(sent, final) {
+      const via = sipHeader(sent.text, 'Via');
+      api.send(`ACK sip:x@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${sipHeader(final, 'From')}\nTo: ${sipHeader(final, 'To')}\nCall-ID: ${sipHeader(final, 'Call-ID')}\nCSeq: 1 ACK\nContent-Length: 0\n\n`);
+    },
+    close: () => sock.close(),
+  };
+  return api;
+}
