@@ -137,6 +137,17 @@ export const CHECKS = [
       { file: 'dtmf', name: 'MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking' },
     ],
   },
+  {
+    id: 'session-timers',
+    clause: 'RFC 4028 §7, §9, §10',
+    requirement: 'Session timers on the IMS leg: Supported: timer and Session-Expires/Min-SE on the gateway\'s INVITE, the interval and refresher in its 2xx (Require: timer), 422 with Min-SE and the retry, refreshes by UPDATE or re-INVITE without a new offer to the browser, BYE and ended session-expired when no refresh comes',
+    tests: [
+      { file: 'dialog', name: 'RFC 4028 MT: the UE refreshes by UPDATE, then stops: the gateway BYEs at expiry, the browser hears session-expired' },
+      { file: 'dialog', name: 'RFC 4028 MT: refresher=uas, no UPDATE allowed: the gateway refreshes by re-INVITE with its unchanged SDP, the browser sees nothing' },
+      { file: 'dialog', name: 'RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 with Min-SE; the retry with it is answered, then expires' },
+      { file: 'dialog', name: 'RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
+    ],
+  },
 ];
 
 // The test files the catalogue needs, in a stable order.

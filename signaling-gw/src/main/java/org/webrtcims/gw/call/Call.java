@@ -44,6 +44,16 @@ public final class Call {
     volatile long rtpengineSinceNanos;
     /** The teardown's rtpengine delete, done off the SIP thread (CallMedia.release); null before teardown. */
     java.util.concurrent.CompletableFuture<Void> released;
+    /** RFC 4028 (SessionTimers): the negotiated interval (null = no session timer) and its state. */
+    SessionTimer.Interval timer;
+    /** MO: the Session-Expires the INVITE asks for (0 = not yet set; after a 422, the interval it asked). */
+    int timerAskedSe;
+    boolean timer422Retried;
+    /** The IMS party said Supported/Require: timer; it allows UPDATE (the gateway then refreshes by UPDATE). */
+    boolean timerPeerSupports;
+    boolean timerPeerAllowsUpdate;
+    /** Bumped on every (re)start: a refresh or expiry task of an older interval does nothing. */
+    long timerGeneration;
     String endReason;
     long endedAtMillis;
 

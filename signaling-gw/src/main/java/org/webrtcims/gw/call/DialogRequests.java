@@ -30,10 +30,12 @@ public class DialogRequests implements InboundRequestHandler {
     private final MidCallOffers midCall;
     private final Preconditions preconditions;
     private final CallQuotas quotas;
+    private final SessionTimers sessionTimers;
 
     public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
-                          CallQuotas quotas) {
+                          CallQuotas quotas, SessionTimers sessionTimers) {
         this.quotas = quotas;
+        this.sessionTimers = sessionTimers;
         this.ctx = ctx;
         this.incoming = incoming;
         this.midCall = midCall;
@@ -115,6 +117,7 @@ public class DialogRequests implements InboundRequestHandler {
             c.flow(Request.INVITE);
             String offer = SipHeaders.sdp(event.getRequest());
             if (overQuota(st, c, offer)) return;
+            if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028)
             midCall.fromIms(st, c, offer);
         }
     }
@@ -152,6 +155,7 @@ public class DialogRequests implements InboundRequestHandler {
     private void update(ServerTransaction st, Call c) {
         String offer = SipHeaders.sdp(st.getRequest());
         if (overQuota(st, c, offer)) return;
+        if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028); else a refresh in a confirmed call
         if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
         else preconditions.update(st, c, offer);
     }
@@ -184,6 +188,7 @@ public class DialogRequests implements InboundRequestHandler {
                 c.markSetupDone();
                 MediaStartWatch.start(ctx, c);
                 MaxCallLength.start(ctx, c);
+                sessionTimers.mtConfirmed(c);
             }
         }
     }

@@ -25,10 +25,12 @@ public class IncomingCalls {
     private final Preconditions preconditions;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
+    private final SessionTimers sessionTimers;
 
     public IncomingCalls(CallContext ctx, UserDirectory users, Preconditions preconditions, InviteServer inviteServer,
-                         CallQuotas quotas) {
+                         CallQuotas quotas, SessionTimers sessionTimers) {
         this.quotas = quotas;
+        this.sessionTimers = sessionTimers;
         this.ctx = ctx;
         this.users = users;
         this.preconditions = preconditions;
@@ -50,6 +52,11 @@ public class IncomingCalls {
         String offer = SipHeaders.sdp(req);
         if (offer == null) { // offerless INVITE: see docs/call-flows.md
             ctx.replies().sip().send(st, Response.NOT_ACCEPTABLE_HERE, SipIds.tag(), null, null);
+            return;
+        }
+        SessionTimer.UasDecision timer = sessionTimers.mtDecision(req);
+        if (timer.reject422MinSe() != null) { // RFC 4028 §9: the interval asked is under the gateway's Min-SE
+            sessionTimers.reject422(null, st, timer.reject422MinSe());
             return;
         }
         try { // quotas before rtpengine: 486 for a busy user, 503 for a full gateway, 488 for an oversized SDP
@@ -77,6 +84,7 @@ public class IncomingCalls {
             c.flow(String.valueOf(Response.TRYING));
             ctx.registry().add(c);
             preconditions.mtInvite(c, req, offer);
+            sessionTimers.mtInvite(c, req, timer);
             c.dialog = st.getDialog();
             String browserSdp;
             try {

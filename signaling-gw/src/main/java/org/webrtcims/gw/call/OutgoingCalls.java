@@ -26,9 +26,11 @@ public class OutgoingCalls {
     private final Preconditions preconditions;
     private final RegistrationClient registration;
     private final long inviteTimeoutMs;
+    private final SessionTimers sessionTimers;
 
-    public OutgoingCalls(CallContext ctx, Preconditions preconditions, RegistrationClient registration) {
+    public OutgoingCalls(CallContext ctx, Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers) {
         this.ctx = ctx;
+        this.sessionTimers = sessionTimers;
         this.preconditions = preconditions;
         this.registration = registration;
         this.inviteTimeoutMs = ctx.props().getIms().getInviteTimeoutMs();
@@ -60,18 +62,7 @@ public class OutgoingCalls {
             ctx.registry().add(c);
             ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
             try {
-                Request invite = ctx.requests().create(Request.INVITE, target, ctx.requests().aor(user), c.fromTag,
-                        ctx.ua().addresses().createAddress(target), c.id, 1, user);
-                ctx.requests().setSdpBody(invite, imsSdp);
-                // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
-                for (javax.sip.address.Address hop : registration.serviceRoute(user)) {
-                    invite.addLast(ctx.ua().headers().createRouteHeader(hop));
-                }
-                invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
-                preconditions.moInviteHeaders(invite);
-                c.flow(Request.INVITE);
-                c.inviteTx = ctx.ua().send(invite, new InviteResponses(c));
-                c.dialog = c.inviteTx.getDialog();
+                sendInvite(c, target, 1);
                 ctx.timers().after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
@@ -80,6 +71,23 @@ public class OutgoingCalls {
             }
         }
         return c;
+    }
+
+    /** The INVITE (CSeq {@code cseq}: 1, or the next after a 422) with the call's SDP toward IMS; the caller holds the lock. */
+    private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
+        Request invite = ctx.requests().create(Request.INVITE, target, ctx.requests().aor(c.localUser), c.fromTag,
+                ctx.ua().addresses().createAddress(target), c.id, cseq, c.localUser);
+        ctx.requests().setSdpBody(invite, c.sdp.imsSdp);
+        // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
+        for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
+            invite.addLast(ctx.ua().headers().createRouteHeader(hop));
+        }
+        invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
+        preconditions.moInviteHeaders(invite);
+        sessionTimers.inviteHeaders(c, invite);
+        c.flow(Request.INVITE);
+        c.inviteTx = ctx.ua().send(invite, new InviteResponses(c));
+        c.dialog = c.inviteTx.getDialog();
     }
 
     /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
@@ -94,8 +102,12 @@ public class OutgoingCalls {
     private final class InviteResponses extends CallResponses {
         InviteResponses(Call c) { super(c); }
 
+        private Response lastResponse;
+
         @Override
         void response(ResponseEvent event, Response r, int code) {
+            lastResponse = r;
+            if (event.getClientTransaction() != null && event.getClientTransaction() != c.inviteTx) return; // an earlier INVITE's (422)
             if (event.getDialog() != null) c.dialog = event.getDialog();
             String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
             if (c.toTag == null && tag != null) c.toTag = tag; // rtpengine's answer names the callee's tag
@@ -172,11 +184,30 @@ public class OutgoingCalls {
             ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
             MediaStartWatch.start(ctx, c);
             MaxCallLength.start(ctx, c);
+            sessionTimers.moConfirmed(c, r);
         }
 
         private void failure(int code, String phrase) {
+            if (code == SessionTimers.SESSION_INTERVAL_TOO_SMALL && retry422()) return;
             if (c.sipFinal == null) c.sipFinal = code;
             ctx.teardown().finish(c, phrase == null ? "rejected" : phrase.toLowerCase(), code);
+        }
+
+        /** RFC 4028 §7.4: 422 → the same INVITE again (next CSeq) with the interval it asks for; false = give up. */
+        private boolean retry422() {
+            if (c.state != CallState.CALLING && c.state != CallState.EARLY) return false;
+            Response r422 = lastResponse;
+            if (r422 == null || sessionTimers.retryInterval(c, r422) == null) return false;
+            try {
+                Request first = c.inviteTx.getRequest();
+                long cseq = ((javax.sip.header.CSeqHeader) first.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
+                c.toTag = null;
+                sendInvite(c, (SipURI) first.getRequestURI(), cseq + 1);
+                return true;
+            } catch (Exception e) {
+                log.warn("INVITE after 422 for {} not sent: {}", c.id, e.toString());
+                return false;
+            }
         }
 
         @Override

@@ -198,4 +198,62 @@ class OutgoingCallsTest {
         assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
         assertTrue(registry.find("call-1").isEmpty());
     }
+
+    // ---- RFC 4028 session timers ----
+
+    private static String header(javax.sip.message.Message m, String name) {
+        String h = m.getHeader(name).toString().trim();
+        return h.substring(h.indexOf(':') + 1).trim();
+    }
+
+    @Test
+    void theInviteAsksForASessionTimerAndA422IsRetriedWithItsMinSe() throws Exception {
+        when(inviteTx.getRequest()).thenReturn(invite);
+        Request second = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer");
+        ClientTransaction tx2 = mock(ClientTransaction.class);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice"))).thenReturn(second);
+        when(ua.send(eq(second), any())).thenReturn(tx2);
+        when(tx2.getDialog()).thenReturn(dialog);
+        ResponseHandler h = place();
+        assertTrue(org.webrtcims.gw.sip.SipHeaders.supportsOrRequires(invite, "timer"));
+        assertEquals("1800", header(invite, "Session-Expires"));
+        assertEquals("90", header(invite, "Min-SE"));
+
+        Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);
+        ((ToHeader) tooSmall.getHeader(ToHeader.NAME)).setTag("uetag422");
+        tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
+        ArgumentCaptor<ResponseHandler> h2 = ArgumentCaptor.forClass(ResponseHandler.class);
+        verify(ua).send(eq(second), h2.capture());
+        assertEquals("3600", header(second, "Session-Expires"));
+        assertEquals("3600", header(second, "Min-SE"));
+        assertEquals(CallState.CALLING, call().state);
+        assertFalse(types().contains("ended"), "the call goes on");
+        assertNull(call().toTag, "the 422's To tag is not the dialog's");
+
+        // a 2xx without Session-Expires (a UAS without timers): the gateway refreshes at half the interval
+        Response ok = SipFixtures.MESSAGES.createResponse(200, second);
+        ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag("uetag");
+        ok.setContent("v=0 ims-answer", SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        when(dialog.createAck(2L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 2, null));
+        h2.getValue().onResponse(new ResponseEvent(new Object(), tx2, dialog, ok));
+        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(new SessionTimer.Interval(3600, true), call().timer);
+        verify(timers).after(eq(1_800_000L), any());
+        assertEquals(List.of("INVITE", "422", "INVITE", "200", "ACK"), call().sipFlow);
+    }
+
+    @Test
+    void aSecond422EndsTheCall() throws Exception {
+        when(inviteTx.getRequest()).thenReturn(invite);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice")))
+                .thenReturn(SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer"));
+        ResponseHandler h = place();
+        Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);
+        tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
+        h.onResponse(new ResponseEvent(new Object(), null, dialog, tooSmall));
+        assertEquals(CallState.ENDED, call().state);
+        assertEquals(422, call().sipFinal);
+    }
 }

@@ -1,0 +1,151 @@
+// Integration: SIP dialog features of the gateway (issues #12, #13) through gateway + Kamailio + rtpengine + SIPp,
+// asserting the wire at the UE (its sipp -trace_msg log) and what the browser was told.
+// RFC 4028 session timers: the UE refreshes and then stops (the gateway ends the session), the gateway refreshes
+// by re-INVITE (the browser sees nothing), 422 and the retry, and the gateway's UPDATE refreshes on MO.
+// ./lab test starts the gateway with lab.ims.min-se=2 (harness/lib/components.sh) so 4 s intervals are allowed.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { logDir } from '../kit/env.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages, titled } from '../runner/testkit.mjs';
+import { startUe } from '../runner/ue.mjs';
+
+const USER = 'carol';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let page;
+let client;
+
+before(async () => {
+  page = await loggedInPage(USER, 'test-dialog-carol');
+  ({ client } = page);
+});
+
+after(async () => page?.close());
+
+// The message blocks of a UE log for one call, as {dir: 'sent'|'received', first: first line, text}.
+function wire(log, callId) {
+  return ueMessages(log).filter((b) => b.includes(`Call-ID: ${callId}`)).map((b) => ({
+    dir: /message sent/i.test(b) ? 'sent' : 'received',
+    first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
+    text: b,
+  }));
+}
+const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
+const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
+const events = async (callId) => (await client.events()).filter((e) => e.callId === callId);
+
+test(titled('RFC 4028 MT: the UE refreshes by UPDATE, then stops: the gateway BYEs at expiry, the browser hears session-expired'), { timeout: 45000 }, async () => {
+  const { ue, incoming } = await incomingCall(client, USER, 'uac-timer', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    const t0 = Date.now();
+    await client.answer(callId);
+    const ended = await client.waitFor('ended', callId, 20000);
+    const lasted = Date.now() - t0;
+    assert.equal(ended.reason, 'session-expired', JSON.stringify(ended));
+    // two refreshes at 1.5 s and 3 s, then 4 s - 4/3 s: about 5.7 s; one interval alone would be 2.7 s
+    assert.ok(lasted > 4000, `the refreshes kept the session beyond one interval (lasted ${lasted} ms)`);
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp checks Session-Expires/Require on the 200s and gets the BYE: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer', USER), callId);
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.ok(ok, 'the UE got the 200 to its INVITE');
+    assert.equal(header(ok.text, 'Session-Expires'), '4;refresher=uac');
+    assert.match(header(ok.text, 'Require') ?? '', /timer/);
+    assert.match(ok.text, /^Supported:.*timer/mi);
+    const updOks = w.filter((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*\d+ UPDATE/i.test(m.text));
+    assert.equal(updOks.length, 2, 'both refreshes answered 200');
+    for (const u of updOks) assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
+    assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the gateway sent BYE');
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('reoffer'), `the refreshes did not reach the browser: ${types}`);
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MT: refresher=uas, no UPDATE allowed: the gateway refreshes by re-INVITE with its unchanged SDP, the browser sees nothing'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-timer-gw', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    await client.answer(callId);
+    const ended = await client.waitFor('ended', callId, 20000, mark);
+    assert.equal(ended.reason, 'remote-hangup', JSON.stringify(ended));
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp takes two re-INVITE refreshes with Session-Expires: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer-gw', USER), callId);
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.equal(header(ok.text, 'Session-Expires'), '4;refresher=uas');
+    const refreshes = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+    assert.equal(refreshes.length, 2, 'two re-INVITE refreshes');
+    const body = (t) => t.slice(t.search(/^v=0/m)).trim();
+    for (const re of refreshes) {
+      assert.equal(header(re.text, 'Session-Expires'), '4;refresher=uac');
+      assert.equal(body(re.text), body(ok.text), 'the refresh offers the SDP of the 200 again, o= version unchanged');
+    }
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('reoffer'), `no offer to the browser: ${types}`);
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 with Min-SE; the retry with it is answered, then expires'), { timeout: 45000 }, async () => {
+  const { ue, incoming } = await incomingCall(client, USER, 'uac-timer-422', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    await client.answer(callId);
+    // the UE never refreshes the 2 s interval it got: the gateway ends the call 2 s - 2/3 s after the ACK
+    const ended = await client.waitFor('ended', callId, 15000);
+    assert.equal(ended.reason, 'session-expired', JSON.stringify(ended));
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp: 422, retry, 200, BYE: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer-422', USER), callId);
+    const rej = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 422/.test(m.first));
+    assert.ok(rej, 'the UE got 422');
+    assert.equal(header(rej.text, 'Min-SE'), '2');
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*2 INVITE/i.test(m.text));
+    assert.equal(header(ok.text, 'Session-Expires'), '2;refresher=uac');
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE'), { timeout: 45000 }, async () => {
+  const ue = startUe('uas-timer', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    await sleep(5200); // refreshes at 2 s and 4 s
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('ended'), `the call is up after more than one interval: ${types}`);
+    assert.ok(!types.includes('reoffer') && !types.includes('reanswer'), `the browser saw no refresh: ${types}`);
+    await client.hangup(callId);
+    await sleep(500);
+    const w = wire(ueLog('uas-timer', 'ue5'), callId);
+    const inv = w.find((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+    assert.match(inv.text, /^Supported:.*timer/mi);
+    assert.equal(header(inv.text, 'Session-Expires'), '1800', 'lab.ims.session-expires, default 1800');
+    assert.equal(header(inv.text, 'Min-SE'), '2');
+    const updates = w.filter((m) => m.dir === 'received' && /^UPDATE /.test(m.first));
+    assert.ok(updates.length >= 2, `the gateway refreshed at half the interval: ${updates.length} UPDATE(s)`);
+    for (const u of updates) {
+      assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
+      assert.doesNotMatch(u.text, /^Content-Type: application\/sdp/mi, 'a refresh UPDATE carries no SDP');
+    }
+  } finally {
+    ue.kill();
+    await ue.done;
+    if (callId) await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
