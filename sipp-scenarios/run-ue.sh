@@ -31,10 +31,14 @@
 #   run-ue.sh uas-timer                  ue5: SIP 127.0.0.1:5094, RTP echo 6400; RFC 4028 callee: answers with
 #                                        Session-Expires 4;refresher=uac, takes the caller's UPDATE refreshes
 #                                        (started by harness/tests/dialog.test.mjs, not by ./lab)
+#   run-ue.sh uas-early                  ue5, same ports; early media: 183 with SDP (echoed RTP), 3 s later the 200
+#                                        with a changed SDP (media port +4, not echoed) (dialog.test.mjs)
 #   run-ue.sh uac-timer <user>           ue2, same ports as uac; RFC 4028 caller: refreshes twice by UPDATE, then
 #                                        stops and expects the far end's BYE (session expired)
 #   run-ue.sh uac-timer-gw <user>        ue2; asks refresher=uas: takes two re-INVITE refreshes, then hangs up
 #   run-ue.sh uac-timer-422 <user>       ue2; Session-Expires 1 -> 422, again with the 422's Min-SE, waits for BYE
+#   run-ue.sh uac-offerless <user>       ue2; INVITE without SDP, the offer in the 200, the answer in the ACK,
+#                                        4 s of echoed RTP, BYE
 # UE_QUIET=1: no SIP message log (the bench's load runs).
 # UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
 # UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
@@ -53,7 +57,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uac-timer|uac-timer-gw|uac-timer-422 <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -223,11 +227,14 @@ case "$mode" in
     # one optional argument, ignored: harness/runner/ue.mjs passes a user
     [ $# -le 1 ] || usage
     serve uas-noanswer ue5 5094 6400 uas-noanswer.xml ;;
+  uas-early)
+    [ $# -le 1 ] || usage
+    serve uas-early ue5 5094 6400 uas-early.xml ;;
   uas-timer)
     # No -aa: the scenario answers the UPDATE refreshes itself. One optional argument, ignored (ue.mjs passes a user).
     [ $# -le 1 ] || usage
     serve uas-timer ue5 5094 6400 uas-timer.xml ;;
-  uac-timer|uac-timer-gw|uac-timer-422)
+  uac-timer|uac-timer-gw|uac-timer-422|uac-offerless)
     [ $# -eq 1 ] || usage
     call "$mode" "$1" "$mode.xml" -recv_timeout 15000 ;;
   uas-video)

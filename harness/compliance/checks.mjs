@@ -148,6 +148,30 @@ export const CHECKS = [
       { file: 'dialog', name: 'RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
     ],
   },
+  {
+    id: 'offerless-invite',
+    clause: 'RFC 3261 §13.2.1; 3GPP TS 24.229',
+    requirement: 'An INVITE without SDP (delayed offer) toward the browser: the browser makes the offer, the 200 carries it as plain RTP toward IMS, the answer in the ACK reaches the browser, media both ways',
+    tests: [
+      { file: 'dialog', name: 'offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways' },
+    ],
+  },
+  {
+    id: 'early-media',
+    clause: 'RFC 3261 §13.2.1; RFC 6337 §3.1',
+    requirement: 'Early media on MO without preconditions: the SDP answer of a 183 reaches the browser before the 200 and its media plays; an unreliable 183 is not PRACKed; a changed SDP in the 200 is followed',
+    tests: [
+      { file: 'dialog', name: 'early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the browser as progress with the answer and its audio plays; the 200\'s changed SDP is followed' },
+    ],
+  },
+  {
+    id: 'asserted-identity',
+    clause: '3GPP TS 24.229 §5.1.2A, §5.2.6.3; RFC 3325',
+    requirement: 'P-Preferred-Identity on the gateway\'s INVITEs, replaced by the P-CSCF\'s P-Asserted-Identity (seen at the UE); on MT the asserted identity of the caller is shown to the browser',
+    tests: [
+      { file: 'dialog', name: 'P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 reaches the browser; MO, ue1 gets the one asserted for the browser user (the gateway asked with P-Preferred-Identity)' },
+    ],
+  },
 ];
 
 // The test files the catalogue needs, in a stable order.

@@ -2,6 +2,7 @@
 // asserting the wire at the UE (its sipp -trace_msg log) and what the browser was told.
 // RFC 4028 session timers: the UE refreshes and then stops (the gateway ends the session), the gateway refreshes
 // by re-INVITE (the browser sees nothing), 422 and the retry, and the gateway's UPDATE refreshes on MO.
+// Offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it, the ACK the answer.
 // ./lab test starts the gateway with lab.ims.min-se=2 (harness/lib/components.sh) so 4 s intervals are allowed.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -147,5 +148,96 @@ test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the 
     await ue.done;
     if (callId) await client.hangup(callId).catch(() => {});
   }
+  await assertNoRtpengineSession();
+});
+
+// Packets the browser received over `ms`.
+async function receivedDuring(callId, ms) {
+  const a = await client.stats(callId);
+  await sleep(ms);
+  const b = await client.stats(callId);
+  return b.packetsReceived - a.packetsReceived;
+}
+
+test(titled('offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-offerless', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    assert.equal(incoming.offerless, true, JSON.stringify(incoming));
+    assert.equal(incoming.sdp ?? null, null, 'no offer to show the browser');
+    await client.answer(callId);
+    const answered = await client.waitFor('answered', callId, 10000, mark);
+    assert.match(answered.sdp, /UDP\/TLS\/RTP\/SAVPF/, 'the answer to the browser is DTLS-SRTP (rtpengine)');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'the UE echoes the browser\'s audio back');
+    const ended = await client.waitFor('ended', callId, 15000, mark);
+    assert.equal(ended.reason, 'remote-hangup');
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp checks the offer in the 200 (RTP/AVP, Opus): exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-offerless', USER), callId);
+    const inv = w.find((m) => m.dir === 'sent' && /^INVITE /.test(m.first));
+    assert.match(inv.text, /Content-Length:\s*0/i, 'the INVITE had no SDP');
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.match(ok.text, /^m=audio \d+ RTP\/AVP /m, 'the offer in the 200 is plain RTP toward IMS');
+    assert.doesNotMatch(ok.text, /a=(ice-ufrag|fingerprint|rtcp-mux|group:BUNDLE)/, 'no WebRTC lines toward IMS');
+    const ack = w.find((m) => m.dir === 'sent' && /^ACK /.test(m.first));
+    assert.match(ack.text, /^m=audio \d+ RTP\/AVP /m, 'the answer went in the ACK');
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 reaches the browser; MO, ue1 gets the one asserted for the browser user (the gateway asked with P-Preferred-Identity)'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-wait', 20000, { timeoutMs: 30000 });
+  try {
+    assert.deepEqual(incoming.assertedIdentity, ['sip:ue2@ims.lab'], JSON.stringify(incoming));
+    await client.hangup(incoming.callId);
+    await client.waitFor('ended', incoming.callId, 10000, mark);
+  } finally {
+    ue.kill();
+    await ue.done;
+  }
+  const callId = await client.call('ue1');
+  try {
+    await client.waitFor('answered', callId, 15000);
+  } finally {
+    await client.hangup(callId).catch(() => {});
+  }
+  const inv = wire(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId).find((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+  assert.ok(inv, `ue1 got the INVITE of ${callId}`);
+  assert.equal(header(inv.text, 'P-Asserted-Identity'), `<sip:${USER}@ims.lab>`);
+  assert.equal(header(inv.text, 'P-Preferred-Identity'), null, 'the P-CSCF removed P-Preferred-Identity (TS 24.229 §5.2.6.3)');
+  await assertNoRtpengineSession();
+});
+
+test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the browser as progress with the answer and its audio plays; the 200\'s changed SDP is followed'), { timeout: 45000 }, async () => {
+  const ue = startUe('uas-early', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    const progress = await client.waitFor('progress', callId, 15000, mark);
+    assert.equal(progress.sipCode, 183);
+    assert.match(progress.sdp ?? '', /UDP\/TLS\/RTP\/SAVPF/, 'the early answer, as rtpengine made it for the browser');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'early media: the UE echoes the browser\'s audio before the 200');
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('answered'), `not answered yet: ${types}`);
+    await client.waitFor('answered', callId, 10000, mark);
+    await sleep(500);
+    // the 200 moved the UE's media to a port where it echoes nothing: a gateway that kept the 183's SDP would still
+    // have rtpengine send to the echoing port
+    const after = await receivedDuring(callId, 1500);
+    assert.ok(after < 5, `rtpengine follows the 200's SDP (new UE port): ${after} packets came back`);
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    await sleep(300);
+    ue.kill();
+    await ue.done;
+  }
+  const w = wire(ueLog('uas-early', 'ue5'), callId);
+  assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached ue5');
+  assert.ok(!w.some((m) => m.dir === 'received' && /^PRACK /.test(m.first)), 'an unreliable 183 is not PRACKed');
   await assertNoRtpengineSession();
 });

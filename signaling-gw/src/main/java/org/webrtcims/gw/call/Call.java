@@ -33,6 +33,8 @@ public final class Call {
     final QosState qos = new QosState();
     /** The SDP state (CallMedia and Preconditions keep it). */
     final CallSdp sdp = new CallSdp();
+    /** MT: the INVITE had no SDP: the browser's SDP is the offer (in our 200), the IMS answer comes in the ACK. */
+    boolean offerless;
     /** MT: the browser accepted the call. */
     boolean accepted;
     /** A mid-call offer is under way (from either side): a second one is refused (glare, RFC 3261 §14). */

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.ImsCodec;
+import org.webrtcims.gw.sdp.MediaChange;
 import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipHeaders;
@@ -83,6 +84,9 @@ public class OutgoingCalls {
             invite.addLast(ctx.ua().headers().createRouteHeader(hop));
         }
         invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
+        // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
+        invite.setHeader(ctx.ua().headers().createHeader("P-Preferred-Identity",
+                ctx.requests().aor(c.localUser).toString()));
         preconditions.moInviteHeaders(invite);
         sessionTimers.inviteHeaders(c, invite);
         c.flow(Request.INVITE);
@@ -167,10 +171,15 @@ public class OutgoingCalls {
             }
             c.sipFinal = r.getStatusCode();
             String sdp = SipHeaders.sdp(r);
-            if (c.sdp.browserAnswer == null) { // no early answer (183): the 200 must carry it
+            boolean earlyAnswer = c.sdp.browserAnswer != null;
+            // no early answer (183): the 200 must carry it. After one, a 200 whose SDP differs (RFC 6337 §3.1 asks for
+            // the same; UEs do change it) is given to rtpengine: the IMS side follows, the browser's side stays as it is.
+            if (!earlyAnswer || (sdp != null && MediaChange.changes(c.sdp.imsRemoteSdp, sdp))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
-                    c.sdp.browserAnswer = ctx.media().answerFromIms(c, sdp);
+                    String browserAnswer = ctx.media().answerFromIms(c, sdp);
+                    if (!earlyAnswer) c.sdp.browserAnswer = browserAnswer;
+                    else log.info("call {}: the 200's SDP differs from the early answer's; rtpengine follows it", c.id);
                 } catch (CallFailure f) {
                     ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
                     ctx.teardown().sendBye(c);

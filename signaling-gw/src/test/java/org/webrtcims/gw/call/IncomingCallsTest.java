@@ -528,4 +528,62 @@ class IncomingCallsTest {
         assertTrue(toBrowser.isEmpty(), String.valueOf(toBrowser));
         verify(media, never()).reofferFromIms(any(), anyString());
     }
+
+    // ---- offerless (delayed-offer) INVITE, RFC 3261 §13.2.1 ----
+
+    private Call offerlessAnswered() throws Exception {
+        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, null);
+        when(inviteTx.getRequest()).thenReturn(r);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        assertEquals(List.of(100, 180), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        Map<String, Object> incomingMsg = toBrowser.get(0);
+        assertEquals("incoming", incomingMsg.get("type"));
+        assertEquals(Boolean.TRUE, incomingMsg.get("offerless"));
+        assertNull(incomingMsg.get("sdp"));
+        verify(media, never()).offerFromIms(any(), anyString());
+        Call c = call();
+        when(media.offerFromBrowser(eq(c), anyString())).thenReturn("v=0 ims-offer");
+        incoming.answer(c, "v=0 browser-offer");
+        verify(media).offerFromBrowser(c, "v=0 browser-offer");
+        Response ok = responses(inviteTx).get(2);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals("v=0 ims-offer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
+        assertEquals(CallState.ANSWERING, c.state);
+        return c;
+    }
+
+    private void ackWith(String sdp) throws Exception {
+        Request ack = SipFixtures.request(Request.ACK, "alice", "call-1", "ue2tag", ourTag(), 1, sdp);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), null, dialog, ack));
+    }
+
+    @Test
+    void offerlessInviteTheBrowserOffersAndTheAckCarriesTheAnswer() throws Exception {
+        Call c = offerlessAnswered();
+        when(media.answerFromIms(c, "v=0 ue-answer")).thenReturn("v=0 browser-answer");
+        ackWith("v=0 ue-answer");
+        assertEquals(CallState.CONFIRMED, c.state);
+        Map<String, Object> last = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("answered", last.get("type"));
+        assertEquals("v=0 browser-answer", last.get("sdp"));
+    }
+
+    @Test
+    void offerlessInviteWhoseAckHasNoAnswerEndsWithBye() throws Exception {
+        Call c = offerlessAnswered();
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        ackWith(null);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("bad-sdp", c.endReason);
+    }
+
+    @Test
+    void theAssertedIdentitiesReachTheBrowser() throws Exception {
+        inviteWith("P-Asserted-Identity", "\"Ue Two\" <sip:ue2@ims.lab>", "P-Asserted-Identity", "<tel:+4930123>");
+        assertEquals(List.of("sip:ue2@ims.lab", "tel:+4930123"), toBrowser.get(0).get("assertedIdentity"));
+        toBrowser.clear();
+        registry.find("call-1").ifPresent(c -> teardown.hangUp(c, "local-hangup"));
+    }
 }

@@ -256,4 +256,47 @@ class OutgoingCallsTest {
         assertEquals(CallState.ENDED, call().state);
         assertEquals(422, call().sipFinal);
     }
+
+    @Test
+    void theInviteCarriesThePreferredIdentityOfTheUser() throws Exception {
+        place();
+        assertEquals("<sip:alice@ims.lab>", header(invite, "P-Preferred-Identity"));
+    }
+
+    // ---- early media without preconditions ----
+
+    @Test
+    void earlyMediaFromA183ThenTheChangedSdpOfThe200GoesToRtpengine() throws Exception {
+        ResponseHandler h = place();
+        String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
+        String changed = "v=0\r\no=ue1 1 2 IN IP4 127.0.0.1\r\nm=audio 6004 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            return "v=0 browser-answer";
+        });
+        respond(h, 183, early);
+        assertEquals(List.of("calling", "progress"), types());
+        assertEquals("v=0 browser-answer", toBrowser.get(1).get("sdp"));
+        assertEquals(183, toBrowser.get(1).get("sipCode"));
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
+        respond(h, 200, changed);
+        verify(media).answerFromIms(call(), changed);
+        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"), "the browser keeps the answer it has");
+    }
+
+    @Test
+    void aSameSdpIn200AfterEarlyMediaIsNotSentAgain() throws Exception {
+        ResponseHandler h = place();
+        String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            return "v=0 browser-answer";
+        });
+        respond(h, 183, early);
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
+        respond(h, 200, early);
+        verify(media, times(1)).answerFromIms(any(), anyString());
+        assertEquals(CallState.CONFIRMED, call().state);
+    }
 }
