@@ -33,6 +33,8 @@
 #                                        (started by harness/tests/dialog.test.mjs, not by ./lab)
 #   run-ue.sh uas-early                  ue5, same ports; early media: 183 with SDP (echoed RTP), 3 s later the 200
 #                                        with a changed SDP (media port +4, not echoed) (dialog.test.mjs)
+#   run-ue.sh uas-fork-a / uas-fork-b    ue5 at 5094 (RTP 6400) / ue5's second contact at 5100 (RTP 7000): a forked
+#                                        INVITE: A sends 183 + SDP and answers after 2.5 s, B rings and takes the CANCEL
 #   run-ue.sh uac-timer <user>           ue2, same ports as uac; RFC 4028 caller: refreshes twice by UPDATE, then
 #                                        stops and expects the far end's BYE (session expired)
 #   run-ue.sh uac-timer-gw <user>        ue2; asks refresher=uas: takes two re-INVITE refreshes, then hangs up
@@ -57,7 +59,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -138,8 +140,13 @@ register() {  # user port
   local user="$1" port="$2" pass opts rc
   if [ -n "${IMS_AKA_KEYS:-}" ]; then register_aka "$user" "$port"; return; fi
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
+  local scen="$HERE/register.xml"
+  if [ -n "${REG_EXPIRES:-}" ]; then  # a short-lived binding (uas-fork-b: ue5's second contact must not outlive its test)
+    scen="$LOGDIR/register-$user-$port.xml"
+    sed "s/Expires: 3600/Expires: $REG_EXPIRES/" "$HERE/register.xml" >"$scen" || die "cannot write $scen"
+  fi
   mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$user")
-  sipp -sf "$HERE/register.xml" -m 1 -default_behaviors abortunexp -s "$user" -au "$user" -ap "$pass" -p "$port" \
+  sipp -sf "$scen" -m 1 -default_behaviors abortunexp -s "$user" -au "$user" -ap "$pass" -p "$port" \
     -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
   rc=$?
   [ $rc -eq 0 ] || { echo "run-ue: REGISTER of $user at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$user-errors.log)" >&2; exit 1; }
@@ -230,6 +237,13 @@ case "$mode" in
   uas-early)
     [ $# -le 1 ] || usage
     serve uas-early ue5 5094 6400 uas-early.xml ;;
+  uas-fork-a)
+    [ $# -le 1 ] || usage
+    serve uas-fork-a ue5 5094 6400 uas-fork-a.xml ;;
+  uas-fork-b)
+    # ue5's second contact (the S-CSCF then forks ue5's calls to both)
+    [ $# -le 1 ] || usage
+    REG_EXPIRES=15 serve uas-fork-b ue5 5100 7000 uas-fork-b.xml ;;
   uas-timer)
     # No -aa: the scenario answers the UPDATE refreshes itself. One optional argument, ignored (ue.mjs passes a user).
     [ $# -le 1 ] || usage

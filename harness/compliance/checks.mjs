@@ -172,6 +172,14 @@ export const CHECKS = [
       { file: 'dialog', name: 'P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 reaches the browser; MO, ue1 gets the one asserted for the browser user (the gateway asked with P-Preferred-Identity)' },
     ],
   },
+  {
+    id: 'forking',
+    clause: 'RFC 3261 §13.2.2.4, §16.7',
+    requirement: 'A forked MO INVITE: one early dialog per branch (different To tags), the first 2xx wins and gets the ACK and the later BYE, the other branch is cancelled (no ACK, BYE or PRACK to it), the browser sees one call',
+    tests: [
+      { file: 'dialog', name: 'forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call' },
+    ],
+  },
 ];
 
 // The test files the catalogue needs, in a stable order.

@@ -33,7 +33,8 @@ function wire(log, callId) {
 }
 const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
 const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
-const events = async (callId) => (await client.events()).filter((e) => e.callId === callId);
+// The gateway's messages to the page about one call (the page keeps every message as {t, msg}).
+const events = async (callId) => (await client.events()).map((e) => e.msg).filter((m) => m.callId === callId);
 
 test(titled('RFC 4028 MT: the UE refreshes by UPDATE, then stops: the gateway BYEs at expiry, the browser hears session-expired'), { timeout: 45000 }, async () => {
   const { ue, incoming } = await incomingCall(client, USER, 'uac-timer', null, { timeoutMs: 40000 });
@@ -239,5 +240,42 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
   const w = wire(ueLog('uas-early', 'ue5'), callId);
   assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached ue5');
   assert.ok(!w.some((m) => m.dir === 'received' && /^PRACK /.test(m.first)), 'an unreliable 183 is not PRACKed');
+  await assertNoRtpengineSession();
+});
+
+test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call'), { timeout: 45000 }, async () => {
+  const a = startUe('uas-fork-a', 'ue5', null, { timeoutMs: 40000 });
+  await sleep(1200);
+  const b = startUe('uas-fork-b', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio with the branch that answered');
+    const evs = (await client.events()).slice(mark).map((e) => e.msg);
+    assert.equal(new Set(evs.filter((e) => e.callId).map((e) => e.callId)).size, 1, 'one call at the browser');
+    assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 10000, mark);
+    await sleep(500);
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    a.kill();
+    b.kill();
+    await a.done;
+    await b.done;
+  }
+  const wa = wire(ueLog('uas-fork-a', 'ue5'), callId);
+  const wb = wire(ueLog('uas-fork-b', 'ue5'), callId);
+  assert.ok(wb.some((m) => m.dir === 'sent' && /^SIP\/2\.0 180/.test(m.first)), 'branch B rang (a second early dialog)');
+  assert.ok(wa.some((m) => m.dir === 'sent' && /^SIP\/2\.0 183/.test(m.first)), 'branch A sent 183 with SDP');
+  const tagOf = (w, re) => /^To:.*;tag=([^;\s]+)/mi.exec(w.find((m) => m.dir === 'sent' && re.test(m.first))?.text ?? '')?.[1];
+  assert.notEqual(tagOf(wa, /^SIP\/2\.0 183/), tagOf(wb, /^SIP\/2\.0 180/), 'two early dialogs: different To tags');
+  assert.ok(wb.some((m) => m.dir === 'received' && /^CANCEL /.test(m.first)), 'branch B was cancelled');
+  assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
   await assertNoRtpengineSession();
 });

@@ -112,22 +112,31 @@ public class OutgoingCalls {
         void response(ResponseEvent event, Response r, int code) {
             lastResponse = r;
             if (event.getClientTransaction() != null && event.getClientTransaction() != c.inviteTx) return; // an earlier INVITE's (422)
-            if (event.getDialog() != null) c.dialog = event.getDialog();
             String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
+            javax.sip.Dialog d = event.getDialog() != null ? event.getDialog() : c.dialog;
+            if (code >= 200 && code < 300) {
+                success(r, d, tag);
+                return;
+            }
+            // Forking (RFC 3261 §13.2.2.4): each early dialog has its own To tag and dialog; the call follows the
+            // first one, or the one whose SDP answer the browser got, and at last the one that answers 2xx.
+            boolean early = c.state == CallState.CALLING || c.state == CallState.EARLY;
+            if (early && (c.toTag == null || c.toTag.equals(tag))) c.dialog = d;
             if (c.toTag == null && tag != null) c.toTag = tag; // rtpengine's answer names the callee's tag
-            if (code < 200) provisional(r);
-            else if (code < 300) success(r);
+            if (code < 200) provisional(r, d, tag);
             else failure(code, r.getReasonPhrase());
         }
 
-        private void provisional(Response r) {
+        private void provisional(Response r, javax.sip.Dialog d, String tag) {
             int code = r.getStatusCode();
             if (c.state != CallState.CALLING && c.state != CallState.EARLY) return;
             if (code == Response.TRYING) return;
             c.state = CallState.EARLY;
-            if (SipHeaders.requires(r, "100rel")) prack(r);
+            if (SipHeaders.requires(r, "100rel")) prack(r, d);
             String sdp = SipHeaders.sdp(r);
             if (sdp != null && c.sdp.browserAnswer == null) {
+                if (tag != null) c.toTag = tag; // the early dialog whose answer the browser gets
+                c.dialog = d;
                 if (!takeAnswer(sdp)) return;
                 ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code, "sdp", c.sdp.browserAnswer));
                 preconditions.moAnswered(c, sdp);
@@ -137,11 +146,11 @@ public class OutgoingCalls {
             else if (sdp == null) ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
         }
 
-        private void prack(Response r) {
+        private void prack(Response r, javax.sip.Dialog d) {
             try {
-                Request prack = c.dialog.createPrack(r);
+                Request prack = d.createPrack(r);
                 c.flow(Request.PRACK);
-                ctx.ua().sendInDialog(c.dialog, prack, ctx.teardown().flowRecorder(c));
+                ctx.ua().sendInDialog(d, prack, ctx.teardown().flowRecorder(c));
             } catch (Exception e) {
                 log.warn("PRACK for {} not sent: {}", c.id, e.toString());
             }
@@ -159,8 +168,18 @@ public class OutgoingCalls {
             }
         }
 
-        private void success(Response r) {
+        private void success(Response r, javax.sip.Dialog d, String tag) {
             boolean wanted = c.state == CallState.CALLING || c.state == CallState.EARLY;
+            if (!wanted && c.sipFinal != null && tag != null && c.toTag != null && !tag.equals(c.toTag)) {
+                otherFork(r, d, tag); // a second fork answered too: it gets ACK and BYE (RFC 3261 §13.2.2.4)
+                return;
+            }
+            // the first 2xx wins: its dialog is the call's; another fork's early answer is replaced by its SDP
+            boolean forkSwitch = wanted && tag != null && c.toTag != null && !tag.equals(c.toTag) && c.sdp.browserAnswer != null;
+            if (wanted || c.sipFinal == null) { // (ended before any 2xx: this one's dialog is closed below)
+                c.dialog = d;
+                if (tag != null) c.toTag = tag;
+            }
             c.ack(r, "the INVITE");
             if (!wanted) { // the browser hung up while the 200 was on its way: close the dialog we just got
                 if (c.sipFinal == null) {
@@ -174,7 +193,7 @@ public class OutgoingCalls {
             boolean earlyAnswer = c.sdp.browserAnswer != null;
             // no early answer (183): the 200 must carry it. After one, a 200 whose SDP differs (RFC 6337 §3.1 asks for
             // the same; UEs do change it) is given to rtpengine: the IMS side follows, the browser's side stays as it is.
-            if (!earlyAnswer || (sdp != null && MediaChange.changes(c.sdp.imsRemoteSdp, sdp))) {
+            if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.sdp.imsRemoteSdp, sdp)))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
                     String browserAnswer = ctx.media().answerFromIms(c, sdp);
@@ -195,6 +214,24 @@ public class OutgoingCalls {
             MaxCallLength.start(ctx, c);
             sessionTimers.moConfirmed(c, r);
         }
+
+        /** ACK and BYE on the dialog of a fork whose 2xx came after the call's (its own dialog, not the call's). */
+        private void otherFork(Response r, javax.sip.Dialog d, String tag) {
+            try {
+                long cseq = ((javax.sip.header.CSeqHeader) r.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
+                d.sendAck(d.createAck(cseq));
+                c.flow("ACK (fork " + tag + ")");
+                if (!forksClosed.add(tag)) return; // a retransmission of that 2xx: ACKed again, BYE already sent
+                Request bye = d.createRequest(Request.BYE);
+                c.flow("BYE (fork " + tag + ")");
+                ctx.ua().sendInDialog(d, bye, null);
+                log.info("call {}: 2xx from another fork (To tag {}) ACKed and ended with BYE", c.id, tag);
+            } catch (Exception e) {
+                log.warn("call {}: the other fork's 2xx (To tag {}) not closed: {}", c.id, tag, e.toString());
+            }
+        }
+
+        private final java.util.Set<String> forksClosed = new java.util.HashSet<>();
 
         private void failure(int code, String phrase) {
             if (code == SessionTimers.SESSION_INTERVAL_TOO_SMALL && retry422()) return;

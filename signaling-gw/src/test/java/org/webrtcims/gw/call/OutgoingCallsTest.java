@@ -299,4 +299,46 @@ class OutgoingCallsTest {
         verify(media, times(1)).answerFromIms(any(), anyString());
         assertEquals(CallState.CONFIRMED, call().state);
     }
+
+    // ---- forking (RFC 3261 §13.2.2.4) ----
+
+    private Response fromFork(int code, String tag, String body) throws Exception {
+        Response r = SipFixtures.MESSAGES.createResponse(code, invite);
+        ((ToHeader) r.getHeader(ToHeader.NAME)).setTag(tag);
+        if (body != null) r.setContent(body, SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        return r;
+    }
+
+    @Test
+    void forkedEarlyDialogsTheFirst2xxWinsTheOtherForksIsAckedAndByed() throws Exception {
+        ResponseHandler h = place();
+        Dialog forkA = mock(Dialog.class);
+        Dialog forkB = mock(Dialog.class);
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkB, fromFork(180, "tagB", null)));
+        String sdpA = "v=0\r\no=ue5 1 1 IN IP4 127.0.0.1\r\nm=audio 6400 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(sdpA))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = sdpA;
+            return "v=0 browser-answer";
+        });
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(183, "tagA", sdpA)));
+        assertEquals("tagA", call().toTag, "the early dialog whose answer the browser got");
+        assertEquals(forkA, call().dialog);
+        when(forkA.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagA", 1, null));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(200, "tagA", sdpA)));
+        assertEquals(CallState.CONFIRMED, call().state);
+        verify(forkA).sendAck(any());
+        verify(media, times(1)).answerFromIms(any(), anyString());
+
+        Request ackB = SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagB", 1, null);
+        Request byeB = SipFixtures.request(Request.BYE, "ue1", "call-1", "atag", "tagB", 2, null);
+        when(forkB.createAck(1L)).thenReturn(ackB);
+        when(forkB.createRequest(Request.BYE)).thenReturn(byeB);
+        h.onResponse(new ResponseEvent(new Object(), null, forkB, fromFork(200, "tagB", "v=0 other")));
+        verify(forkB).sendAck(ackB);
+        verify(ua).sendInDialog(eq(forkB), eq(byeB), any());
+        assertEquals(CallState.CONFIRMED, call().state, "the call goes on with fork A");
+        assertEquals("tagA", call().toTag);
+        assertEquals(forkA, call().dialog);
+        assertEquals(1, types().stream().filter("answered"::equals).count(), "the browser sees one call");
+    }
 }
