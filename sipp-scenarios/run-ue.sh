@@ -41,6 +41,13 @@
 #   run-ue.sh uac-timer-422 <user>       ue2; Session-Expires 1 -> 422, again with the 422's Min-SE, waits for BYE
 #   run-ue.sh uac-offerless <user>       ue2; INVITE without SDP, the offer in the 200, the answer in the ACK,
 #                                        4 s of echoed RTP, BYE
+#   run-ue.sh load-calls <callees.csv> <cps> <calls> <hold_ms>  ue2 (ue5 with UE_VOLTE=1), same ports as uac
+#                                        (volte-uac): load-uac.xml (load-volte-mo.xml: preconditions) at <cps>
+#                                        for <calls> calls, callee per call from the SIPp injection file
+#                                        <callees.csv>, RTP echoed for the hold; registers with
+#                                        load-register.xml (password in a 0600 injection file, not on the
+#                                        command line); statistics, response times, message counts and
+#                                        errors in LAB_LOGDIR (./lab bench sipp)
 # UE_QUIET=1: no SIP message log (the bench's load runs).
 # UE_CODEC=PCMA|PCMU|G722 (uac, video-uac): the INVITE offers only that codec + telephone-event.
 # UE_VIDEO=VP8|H264 (video-uac only): the video codec listed first in the offer (default VP8).
@@ -59,7 +66,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -208,6 +215,43 @@ load_call() {
   exit $rc
 }
 
+# load_calls callees cps calls hold_ms — the SIPp load toward many users (./lab bench sipp): the caller
+# registers with its password in an injection file (mode 0600, removed once registered: never on a command
+# line), then sipp places <calls> calls at <cps>, callee of call i = line i of <callees> (wrapping), each
+# held hold_ms with RTP echoed. Files in LAB_LOGDIR: load-<kind>-stat.csv (-trace_stat, every second),
+# load-<kind>-counts.csv (-trace_counts: per message sent/received/retransmissions/timeouts),
+# <scenario>_<pid>_rtt.csv (-trace_rtt: INVITE -> 200 per call), load-<kind>-errors.log (-trace_err).
+load_calls() {
+  local callees="$1" cps="$2" calls="$3" hold="$4" me=ue2 port=5090 mport=6100 scen=load-uac.xml kind=uac pass inf rc sr extra=()
+  [ -r "$callees" ] || die "callees file '$callees' not readable"
+  [ -z "${IMS_AKA_KEYS:-}" ] || die "load-calls registers with digest (the light IMS core), not IMS-AKA"
+  if [ "${UE_VOLTE:-0}" = 1 ]; then me=ue5 port=5094 mport=6400 scen=load-volte-mo.xml kind=volte; fi
+  pass="$(password_of "$me")" || die "user '$me' not in $IMS_USERS"
+  cd "$LOGDIR" || die "cannot enter $LOGDIR"
+  inf="$LOGDIR/load-caller-$me.csv"
+  ( umask 077; printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$me" "$me" "$pass" >"$inf" ) || die "cannot write $inf"
+  sipp -sf "$HERE/load-register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -p "$port" -recv_timeout 5000 \
+    -i "$UE_IP" -nostdin -trace_err -error_file "$LOGDIR/sipp-register-$me-errors.log" \
+    -trace_msg -message_file "$LOGDIR/sipp-register-$me-messages.log" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$me.stderr"
+  rc=$?
+  rm -f "$inf"
+  [ $rc -eq 0 ] || { echo "run-ue: REGISTER of $me at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$me-errors.log)" >&2; exit 1; }
+  if [ "$kind" = volte ]; then
+    sr="$(service_route "$me")" || exit 1
+    extra+=(-set sroute "$sr")
+    [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
+  fi
+  echo "run-ue: load-calls $me registered; $calls calls at $cps/s, hold $hold ms ($scen)"
+  sipp -sf "$HERE/$scen" -inf "$callees" -set me "$me" -set hold "$hold" "${extra[@]}" -p "$port" -i "$UE_IP" -mi "$UE_IP" \
+    -mp "$mport" -rtp_echo -r "$cps" -m "$calls" -l $((cps * (hold / 1000 + 30))) -recv_timeout 30000 -nostdin \
+    -trace_stat -stf "$LOGDIR/load-$kind-stat.csv" -fd 1 -trace_counts -trace_rtt -rtt_freq 1 \
+    -trace_err -error_file "$LOGDIR/load-$kind-errors.log" -trace_screen -screen_file "$LOGDIR/load-$kind-screen.log" \
+    "$KAMAILIO" >/dev/null
+  rc=$?
+  echo "run-ue: load-calls $me: $calls calls at $cps/s, sipp exit $rc"
+  exit $rc
+}
+
 mode="${1:-}"; shift || true
 case "$mode" in
   uas)
@@ -296,5 +340,9 @@ case "$mode" in
     [ $# -eq 4 ] || usage
     for n in "$2" "$3" "$4"; do is_int "$n" || usage; done
     load_call "$1" "$2" "$3" "$4" ;;
+  load-calls)
+    [ $# -eq 4 ] || usage
+    for n in "$2" "$3" "$4"; do is_int "$n" || usage; done
+    load_calls "$1" "$2" "$3" "$4" ;;
   *) usage ;;
 esac

@@ -8,10 +8,13 @@
 //   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
 //   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]
 //                                                     N users logged in and registered, refreshes running
+//   sipp [--cps R] [--calls N] [--users U] [--volte] [--hold S]
+//                                                     SIPp calls U browser users (loadgen --answer) at R/s (sipp.mjs)
 // `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` (registrations also `users=
 // expires= load_args=`) for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADDRESSES } from '../kit/addresses.mjs';
@@ -23,6 +26,7 @@ import { credentials, pct, readRtt, setupStep, setupStepSeconds } from './setup-
 import { runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing } from './step.mjs';
+import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The shared input next to the repo, else the copy kept in media-relay/bench/ (a clone placed elsewhere).
@@ -59,7 +63,7 @@ function loadProfiles() {
 // parse(argv) -> {mode, name, profile?, calls?, durationS, steps?, expected_s}
 export function parse(argv) {
   const [first, ...rest] = argv;
-  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>", "setup-rate [--sustained]" or "registrations"');
+  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>", "setup-rate [--sustained]", "registrations" or "sipp"');
   const opts = {};
   const take = (allowed) => {
     for (let i = 0; i < rest.length; i += 1) {
@@ -89,12 +93,14 @@ export function parse(argv) {
     rest.splice(rest.indexOf('--sustained'), 1);
     const quick = rest.includes('--quick');
     if (quick) rest.splice(rest.indexOf('--quick'), 1);
-    take(['--cps-steps', '--hold', '--step-seconds']);
+    take(['--cps-steps', '--hold', '--step-seconds', '--threads']);
     const d = quick ? { steps: '5,10', hold: 3, secs: 20 } : { steps: '10,25,50,100,150,200', hold: 5, secs: 60 };
     const steps = (opts['--cps-steps'] ?? d.steps).split(',').map((v) => int('--cps-steps', v.trim(), 1, 500));
     const holdS = int('--hold', opts['--hold'] ?? d.hold, 1, 60);
     const stepS = int('--step-seconds', opts['--step-seconds'] ?? d.secs, 5, 600);
-    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
+    // loadgen engine threads (one user's WebSocket each): by default as many as the machine has cores, up to 4
+    const threads = int('--threads', opts['--threads'] ?? Math.min(4, os.cpus().length), 1, Math.min(4, os.cpus().length));
+    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, threads, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
   }
   if (first === 'registrations') {
     take(['--users', '--minutes', '--expires', '--concurrency']);
@@ -106,6 +112,7 @@ export function parse(argv) {
     return { mode: 'registrations', name: 'registrations', users, minutes, expires, concurrency,
       expected_s: registrationsPlan(users, minutes, concurrency).expected_s };
   }
+  if (first === 'sipp') return { ...sippParse(rest, { int, usage }), profile: needProfile('A-SRTP', 'bench sipp') };
   if (first === 'gateway') {
     const profile = needProfile(rest.shift(), 'bench gateway');
     if (profile.browser_leg === 'RTP/AVP' || profile.ims_codec) usage(`bench gateway: profile ${profile.name} is not relayed by the gateway as loadgen plays it (DTLS-SRTP, no transcoding: A-SRTP, SD-SRTP, HD-SRTP)`);
@@ -390,7 +397,8 @@ async function main(argv) {
   if (argv[0] === '--check') {
     const run = parse(argv.slice(1));
     const cap = Math.ceil(run.expected_s * 1.5 + 60);
-    const extra = run.mode === 'registrations' ? ` users=${run.users} load_args=${gatewayLoadArgs(run.users, run.expires).join(',')}` : '';
+    const extra = run.mode === 'registrations' ? ` users=${run.users} load_args=${gatewayLoadArgs(run.users, run.expires).join(',')}`
+      : run.mode === 'sipp' ? ` users=${run.users} load_args=${sippGatewayArgs(run.users).join(',')}` : '';
     console.log(`name=${run.name} mode=${run.mode} expected_s=${run.expected_s} cap_s=${cap}${extra}`);
     return 0;
   }
@@ -401,12 +409,13 @@ async function main(argv) {
   }
   const run = parse(argv);
   if (!ctx.out || !ctx.rtpenginePid) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
-  if (['setup-rate', 'setup-sustained', 'gateway', 'registrations'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
+  if (['setup-rate', 'setup-sustained', 'gateway', 'registrations', 'sipp'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
   ctx.logDir ??= path.join(ctx.out, 'logs');
   fs.mkdirSync(ctx.logDir, { recursive: true });
   const runners = { profile: runProfile, capacity: runCapacity, 'setup-rate': runSetupRate, gateway: runGateway,
     'setup-sustained': (r, c) => runSustained(r, c, { root: ROOT, profilesFile: PROFILES, progress, finish, base: baseReport(r) }),
-    registrations: (r, c) => runRegistrations(r, c, { progress, finish, base: baseReport(r) }) };
+    registrations: (r, c) => runRegistrations(r, c, { progress, finish, base: baseReport(r) }),
+    sipp: (r, c) => runSipp(r, c, { root: ROOT, progress, finish, base: baseReport(r), profile: r.profile }) };
   const report = await runners[run.mode](run, ctx);
   progress(`report: ${path.relative(ROOT, path.join(ctx.out, 'report.json'))} and report.html`);
   if (!report.ok) console.error(`bench: ${report.errors?.[0] ?? 'the run failed'}`);

@@ -107,6 +107,14 @@ ${table(['on the stack (total)', '% of samples'], p.total.map((f) => [f.frame, f
 ${table(['thread', '% of samples'], p.threads.map((f) => [f.frame, f.pct]))}`;
 }
 
+function perfTables(p) {
+  if (!p) return '';
+  if (p.error) return `<p class="bad">perf: ${esc(p.error)}</p>`;
+  return `<h3>at ${p.cps} calls/s: ${p.samples} samples (199 Hz; ${esc(p.file)})</h3>
+${table(['thread (comm)', '% of samples'], p.processes.map((f) => [f.comm, f.pct]))}
+${table(['thread', 'object', 'symbol (self)', '% of samples'], p.top.slice(0, 25).map((f) => [f.comm, f.dso, f.sym, f.pct]))}`;
+}
+
 // setup-rate --sustained: the steps of both sides, knee, bottleneck, the gateway's profile.
 function sustainedBody(r) {
   const rows = [];
@@ -119,7 +127,7 @@ function sustainedBody(r) {
   const b = r.bottleneck;
   const gw = r.steps ?? [], sip = r.sip_only ?? [];
   const perCall = (s, n) => (s.cpu?.[`${n}_pct`] == null ? null : Math.round((s.cpu[`${n}_pct`] / s.cps) * 1000) / 1000);
-  return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s; criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
+  return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s, loadgen ${fmt(r.loadgen_threads ?? 1)} engine thread(s); criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
 <p>knee: gateway <b>${fmt(r.knee_cps)}</b> calls/s, SIP only ${r.sip_only_knee_is_lower_bound ? '&ge; ' : ''}<b>${fmt(r.sip_only_knee_cps)}</b> calls/s; gateway / SIP only = <b>${fmt(r.gateway_vs_sip_only)}</b></p>
 ${b ? `<p>bottleneck at ${b.at_cps} calls/s (${esc(b.step)}): <b>${esc(b.process)}</b> ${fmt(b.pct)} % of one core; whole host ${fmt(b.host_busy_pct)} %, other jobs ${fmt(b.other_pct)} %${b.note ? `; ${esc(b.note)}` : ''}</p>` : ''}
 ${table(['side', 'calls/s', 'calls', 'set up', 'failed', 'setup p50 ms', 'p95 ms', 'max ms', 'cps x hold', 'peak in media', 'gateway %', 'kamailio %', 'rtpengine %', 'sipp uas %', 'loadgen / sipp uac %', 'other jobs %', 'result'], rows)}
@@ -139,7 +147,9 @@ ${charts([
     datasets: ['kamailio', 'sipp', 'sipp_uac'].map((n) => ({ label: n, points: sip.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
 ])}
 <h2>Where the gateway's CPU goes (JFR execution samples)</h2>
-${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
+${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}
+<h2>Where loadgen's, rtpengine's and Kamailio's CPU goes (perf)</h2>
+${Object.keys(r.native_profiles ?? {}).length ? Object.entries(r.native_profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${perfTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
 }
 
 function registrationsBody(r) {
@@ -170,6 +180,56 @@ ${charts([
     datasets: [['gateway', 'cpu_gateway_pct'], ['kamailio', 'cpu_kamailio_pct'], ['driver', 'cpu_driver_pct'], ['other jobs', 'cpu_other_pct']].map(([l, k]) => ({ label: l, points: line(k) })) },
 ])}
 ${(r.problems ?? []).length ? `<h2>Problems</h2>${table(['t s', 'phase', 'what'], r.problems.map((p) => [p.t, p.phase, p.what]))}` : ''}`;
+}
+
+// sipp: SIPp's statistics beside the browser users', the gateway's and the relay's (harness/bench/sipp.mjs).
+function sippBody(r) {
+  const raw = (v) => (v == null ? 'n/a' : String(v)); // inside a cell: table() escapes the whole cell once
+  const s = r.sipp ?? {};
+  const b = r.browser ?? {};
+  const g = r.gateway_metrics ?? {};
+  const c = r.criterion ?? {};
+  const ser = r.series ?? {};
+  const w = r.cpu?.whole_run ?? {};
+  const procs = ['rtpengine', 'gateway', 'kamailio', 'sipp_uac', 'loadgen', 'tcpdump'];
+  const msgRows = (s.messages ?? []).map((m) => [m.index, m.message, m.sent ?? m.recv, m.sent != null ? 'sent' : 'received', m.retransmissions, m.timeouts, m.unexpected]);
+  const delayRows = ['to_ims', 'to_browser'].map((k) => { const x = r.delay_ms?.[k] ?? {}; return [k, x.p50, x.p95, x.p99, x.max, r.loss_pct?.[k], r.packets?.matched?.[k], r.packets?.lost?.[k]]; });
+  return `<p>SIPp ${esc(r.caller)} placed ${fmt(r.calls)} calls at ${fmt(r.cps)}/s to ${fmt(r.users)} browser users (loadgen --answer, one WebSocket each), each held ${fmt(r.hold_s)} s${r.volte ? ' with preconditions' : ''}; ${esc(r.media)}.</p>
+<p>Gateway: quotas lifted <code>${esc(r.gateway_quotas_lifted)}</code>, load <code>${esc(r.gateway_load_args)}</code>, other arguments ${esc(r.gateway_args)}.</p>
+<p>Criterion (SIPp 0 failed and ${fmt(r.calls)} successful calls, every call answered by a browser user with media both ways, loss &lt; ${fmt(c.loss_pct_below)} % per direction):
+<span class="${c.pass ? 'ok' : 'bad'}">${c.pass ? 'met' : `not met: ${esc((c.why ?? []).join('; '))}`}</span></p>
+<h2>SIPp's statistics</h2>
+${table(['figure', 'value'], [['calls created', s.calls_created], ['successful', s.successful], ['failed', s.failed], ['failed by cause', JSON.stringify(s.failed_by ?? {})],
+    ['retransmissions', s.retransmissions], ['out-of-call / dead-call messages', `${raw(s.out_of_call_msgs)} / ${raw(s.dead_call_msgs)}`], ['mean call rate /s', s.call_rate_mean],
+    ['INVITE -> 200 p50 / p95 / p99 / max ms', `${raw(s.invite_to_200?.ms?.p50)} / ${raw(s.invite_to_200?.ms?.p95)} / ${raw(s.invite_to_200?.ms?.p99)} / ${raw(s.invite_to_200?.ms?.max)}`],
+    ['response time mean (stdev) ms', `${raw(s.response_time_mean_ms)} (${raw(s.response_time_stdev_ms)})`], ['call length mean ms', s.call_length_mean_ms],
+    ['error log lines', s.error_log?.lines], ['first error', s.error_log?.first]])}
+${table(['#', 'message', 'count', '', 'retransmissions', 'timeouts', 'unexpected'], msgRows)}
+<h2>Browser users (loadgen --answer) and the gateway</h2>
+${table(['figure', 'value'], [['incoming calls', b.incoming], ['answered (ICE + DTLS up)', b.answered], ['media both ways', b.media_both_ways], ['with preconditions', b.with_preconditions],
+    ['users called (calls each)', `${raw(b.users_called)} (${raw(b.calls_per_user?.min)}-${raw(b.calls_per_user?.max)})`], ['end reasons', JSON.stringify(b.end_reasons ?? {})],
+    ['incoming -> DTLS done p50 / p95 ms', `${raw(r.setup_ms_browser?.p50)} / ${raw(r.setup_ms_browser?.p95)}`],
+    ['gateway MT attempts / answers / ended', `${raw(g.mt_attempts)} / ${raw(g.mt_answers)} / ${raw(g.mt_ended)}`], ['gateway MT failures by reason', JSON.stringify(g.mt_failures_by_reason ?? {})],
+    ['gateway setup (INVITE -> 200) mean ms, p50 / p95 bucket', `${raw(g.mt_setup_ms?.mean)}, ${raw(g.mt_setup_ms?.p50_bucket)} / ${raw(g.mt_setup_ms?.p95_bucket)}`], ['gateway ng errors', g.ng_errors]])}
+<h2>Relay: loss and per-packet delay (capture, delaymeter)</h2>
+${table(['direction', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'loss %', 'matched', 'lost'], delayRows)}
+<h2>CPU (% of one core, whole run)</h2>
+${table(['process', '% of one core'], procs.map((n) => [n, w[n]]))}
+<p>other jobs on this host: ${fmt(r.cpu?.other_pct)} % of one core (whole host ${fmt(r.cpu?.host_busy_pct)} %)</p>
+${charts([
+  { id: 'rate', title: 'Calls/s (SIPp, per second)', x: 's since SIPp started', y: 'calls/s',
+    datasets: [['placed', 'created'], ['successful (ended)', 'successful'], ['failed', 'failed']].map(([l, k]) => ({ label: l, points: (ser.sipp ?? []).map((p) => [p.t, p[k]]) })) },
+  { id: 'conc', title: 'Concurrent calls', x: 's', y: 'calls',
+    datasets: [{ label: 'SIPp CurrentCall (s since SIPp started)', points: (ser.sipp ?? []).map((p) => [p.t, p.current]) },
+      { label: 'gateway gw_calls_active{mt} (s since the bench started)', points: (ser.gateway ?? []).map((p) => [p.t, p.active]) }] },
+  { id: 'setup', title: 'Setup time per call: SIPp INVITE -> 200 (ms)', x: 's since SIPp started', y: 'ms', points: true,
+    datasets: [{ label: 'INVITE -> 200', points: ser.setup_points ?? [] }] },
+  { id: 'cpu', title: 'CPU per process (% of one core, 1 s samples)', x: 's since the first relayed packet', y: '% of one core',
+    datasets: procs.map((n) => ({ label: n, points: (ser.cpu ?? []).map((p) => [p.t_s, p[`${n}_pct`]]) })) },
+  { id: 'cdf', title: 'Relay delay CDF per direction', x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
+    datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (r.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) },
+])}
+${r.jfr ? `<h2>Where the gateway's CPU goes (JFR execution samples, --jfr)</h2>${jfrTables(r.jfr)}` : ''}`;
 }
 
 export function renderBenchHtml(r) {
@@ -203,6 +263,8 @@ ${charts([
     body = sustainedBody(r);
   } else if (r.kind === 'registrations') {
     body = registrationsBody(r);
+  } else if (r.kind === 'sipp') {
+    body = sippBody(r);
   } else {
     const rows = r.steps.map((s) => [s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.errors.join('; ')]);
     body = `<p>Calls through gateway + Kamailio + rtpengine to SIPp ue1, ICE + DTLS per call; highest step with 0 failures and p95 &lt; 500 ms: <b>${fmt(r.max_cps_passing)}</b> calls/s</p>

@@ -35,7 +35,7 @@ export function usersFrom(file, n) {
   return users.slice(0, n);
 }
 
-function request(base, method, path, { body, token, timeoutMs = 15000 } = {}) {
+export function request(base, method, path, { body, token, timeoutMs = 15000 } = {}) {
   const data = body === undefined ? null : JSON.stringify(body);
   const headers = { ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
     ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -57,7 +57,7 @@ function request(base, method, path, { body, token, timeoutMs = 15000 } = {}) {
 }
 
 // Prometheus text -> Map `name{labels}` -> number
-async function scrape(base) {
+export async function scrape(base) {
   const r = await request(base, 'GET', '/actuator/prometheus', { timeoutMs: 5000 });
   if (r.status !== 200) return null;
   const m = new Map();
@@ -68,18 +68,18 @@ async function scrape(base) {
   return m;
 }
 
-const sumOf = (m, prefix) => {
+export const sumOf = (m, prefix) => {
   let s = 0;
   for (const [k, v] of m ?? []) if (k === prefix || k.startsWith(`${prefix}{`)) s += v;
   return s;
 };
-const sumWhere = (m, prefix, needle) => {
+export const sumWhere = (m, prefix, needle) => {
   let s = 0;
   for (const [k, v] of m ?? []) if (k.startsWith(`${prefix}{`) && k.includes(needle)) s += v;
   return s;
 };
 
-function pidOf(name) {
+export function pidOf(name) {
   try {
     const line = fs.readFileSync(process.env.LAB_PIDS, 'utf8').split('\n').find((l) => l.startsWith(`${name} `));
     return line ? Number(line.split(/\s+/)[1]) : null;

@@ -8,6 +8,7 @@ import { ADDRESSES } from '../kit/addresses.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { lastLine, start, stop, waitFor } from '../kit/procs.mjs';
 import { hostBusyPct, hostCpu } from './analyze.mjs';
+import { perfStart, perfStop, withDescendants } from './perf.mjs';
 import { bin } from './step.mjs';
 
 export const SETUP_MEDIA_S = 2; // media per call: enough to see the call carry packets, short for load
@@ -25,6 +26,14 @@ export function credentials(root, user) {
   const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
   if (!line) throw new Error(`no user ${user} in ${file}`);
   return line.slice(user.length + 1).trim();
+}
+
+// The pids of these lab processes, from $LAB_PIDS ("name pid" lines).
+function labPids(names) {
+  try {
+    return fs.readFileSync(process.env.LAB_PIDS, 'utf8').split('\n').map((l) => l.trim().split(/\s+/))
+      .filter(([n, p]) => names.includes(n) && Number(p) > 0).map(([, p]) => Number(p));
+  } catch { return []; }
 }
 
 // The step's pids file: the lab's processes from $LAB_PIDS (ue1 is named sipp there) plus `extra`.
@@ -48,10 +57,17 @@ function cpuOf(sampled, host0, host1) {
   return cpu;
 }
 
-export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, user = 'alice', to = 'ue1', progress, progressEvery = 2 }) {
+// threads: loadgen engine threads; each serves its own user's WebSocket (alice, then bob, carol, dave), so
+// the generator can use more than one core. The users' passwords go to loadgen in a 0600 file, not argv.
+export const SETUP_USERS = ['alice', 'bob', 'carol', 'dave'];
+// perfFile: record loadgen, rtpengine and Kamailio with Linux perf over the step (perf.mjs) into this file.
+export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, threads = 1, to = 'ue1', perfFile = null, progress, progressEvery = 2 }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
-  const args = ['--gateway', gateway, '--user', user, '--password', credentials(root, user), '--to', to, '--calls', String(calls),
+  const usersFile = path.join(dir, 'users.txt');
+  const users = SETUP_USERS.slice(0, threads);
+  fs.writeFileSync(usersFile, `# loadgen --users\n${users.map((u) => `${u}:${credentials(root, u)}`).join('\n')}\n`, { mode: 0o600 });
+  const args = ['--gateway', gateway, '--users', usersFile, '--threads', String(threads), '--to', to, '--calls', String(calls),
     '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
   let n = 0;
   let peak = 0; // most calls in media at once (loadgen's progress line)
@@ -67,10 +83,17 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
   writePids(pidsFile, [`loadgen ${lg.pid}`]);
   const host0 = hostCpu();
   const sampler = startCpuSampler({ pidsFile });
+  const rec = perfFile ? perfStart([lg.pid, ...labPids(['rtpengine', 'kamailio']).flatMap(withDescendants)], perfFile) : null;
   const bound = (setupStepSeconds(calls, cps, holdS) + 30) * 1000;
   let res = await waitFor(lg, bound);
   const errors = [];
   if (!res) { errors.push(`loadgen did not finish in ${bound / 1000} s: stopped`); res = await stop(lg); }
+  let perf = null, perfError = null; // a missing profile does not fail the step
+  if (rec) {
+    const stopped = await perfStop(rec);
+    perf = stopped.ok ? perfFile : null;
+    if (!stopped.ok) perfError = `perf record: ${stopped.text}`;
+  }
   const cpu = cpuOf(sampler.stop(), host0, hostCpu());
   let out = null;
   try { out = JSON.parse(fs.readFileSync(json, 'utf8')); } catch { /* below */ }
@@ -83,7 +106,7 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
       + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
   }
   return {
-    cps, calls, hold_s: holdS, ok: errors.length === 0 && failed === 0, errors,
+    cps, calls, hold_s: holdS, loadgen_threads: threads, users, perf, perf_error: perfError, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,
     concurrent_nominal: Math.round(cps * holdS), concurrent_peak: peak,
     setup_ms: out?.setup_ms ?? null, phases_ms: out?.phases_ms ?? null,

@@ -27,9 +27,9 @@ export function bin(root, name) {
   return path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), name, name);
 }
 
-async function startCapture(file, log) {
+async function startCapture(file, log, relayPorts = RELAY_PORTS) {
   const td = start('tcpdump', 'tcpdump', ['-i', 'lo', '-B', '16384', '--time-stamp-precision=nano', '--immediate-mode',
-    '-s', '128', '-w', file, `udp portrange ${RELAY_PORTS}`], { log });
+    '-s', '128', '-w', file, `udp portrange ${relayPorts}`], { log });
   for (let i = 0; i < 50; i += 1) {
     if (/listening on/.test(td.tail())) return td;
     if (await waitFor(td, 100)) break;
@@ -48,10 +48,14 @@ async function startCapture(file, log) {
 function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase }) {
   const prof = ['--profile', profile.name, '--profiles', profile.file, '--relay-pid', String(rtpenginePid), '--json', json];
   const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), ...prof];
-  const login = gateway ? ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password] : [];
+  // gateway.usersFile: every user:password line of the file logs in (one WebSocket each, bench sipp)
+  const login = !gateway ? [] : gateway.usersFile ? ['--gateway', gateway.url, '--users', gateway.usersFile]
+    : ['--gateway', gateway.url, '--user', gateway.user, '--password', gateway.password];
   if (gateway?.answer) {
     const ramp = (calls - 1) / cps;
+    // gateway.hangupWaitS: how long a call waits for the caller's BYE after its media (loadgen's default 5 s)
     return [...login, '--answer', '--expect-calls', String(calls), '--duration', String(mediaS),
+      ...(gateway.hangupWaitS ? ['--hangup-wait', String(gateway.hangupWaitS)] : []),
       '--timeout', String(Math.ceil(ramp + mediaS + 90)), ...prof];
   }
   if (gateway) return [...login, '--to', gateway.to, ...common];
@@ -89,18 +93,22 @@ function mediaSummary(lg, dmJson) {
 // (raw) and which far-end ports delaymeter counts as IMS (a SIPp UE's echo port must be inside).
 // MT (gateway.answer): once loadgen is logged in and answering, mtCaller(cps, holdMs) starts the
 // calling UE (a process; its CPU is sampled under its name, its exit code must be 0).
+// pace: {cps, ramp_s, media_s} instead of pacing(calls, durationS) (bench sipp: the caller's own rate and
+// hold); relayPorts: rtpengine's port range to capture (a wider range for many calls at once);
+// answerReadyS: how long loadgen --answer may take to log its users in (many users: longer); waitS: how long
+// the traffic may take before it is stopped (default ramp + media + 40 s).
 export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null,
-  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS, mtCaller = null }) {
+  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS, mtCaller = null, pace: paceIn = null, relayPorts = RELAY_PORTS, answerReadyS = 20, waitS = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
   const pcap = path.join(dir, 'relay.pcap');
   const csvFile = path.join(dir, 'delays.csv');
   const lgJson = path.join(dir, 'loadgen.json');
-  const pace = pacing(calls, durationS);
+  const pace = paceIn ?? pacing(calls, durationS);
   const transcoded = Boolean(profile.ims_codec);
   const errors = [];
 
-  const td = await startCapture(pcap, log('tcpdump'));
+  const td = await startCapture(pcap, log('tcpdump'), relayPorts);
   // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
   let n = 0;
   let answering = false;
@@ -115,7 +123,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     // The caller may only start once the gateway has the user's session (else 480 Temporarily Unavailable).
     // (the tail too: a stderr chunk boundary can split the line onLine sees)
     const ready = () => answering || /answering incoming calls/.test(traffic[0].tail());
-    for (let i = 0; i < 200 && !ready(); i += 1) if (await waitFor(traffic[0], 100)) break;
+    for (let i = 0; i < answerReadyS * 10 && !ready(); i += 1) if (await waitFor(traffic[0], 100)) break;
     answering = ready();
     if (!answering) {
       await stop(traffic[0]);
@@ -123,6 +131,10 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
       throw new Error(`loadgen --answer did not log in: ${lastLine(traffic[0].tail()) || 'no output'}`);
     }
     traffic.push(mtCaller(pace.cps, Math.round(pace.media_s * 1000) + MT_CALLER_EXTRA_MS));
+    // A caller that fails (e.g. its REGISTER) leaves loadgen waiting for calls that never come: stop it
+    // 20 s later (time to finish on its own when only some calls failed; it still hangs up what it has and
+    // writes its report; 30 s grace: with many users it logs out each before it writes the report).
+    traffic[1].done.then(({ code }) => { if (code !== 0) setTimeout(() => { void stop(traffic[0], 'SIGTERM', 30000); }, 20000).unref(); });
   }
   const pidsFile = path.join(dir, 'pids');
   fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `${p.name} ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
@@ -130,11 +142,11 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => samples.push([t, secs]) });
   const host0 = hostCpu();
 
-  const bound = (pace.ramp_s + pace.media_s + 40) * 1000;
+  const bound = (waitS ?? pace.ramp_s + pace.media_s + 40) * 1000;
   const exits = [];
   for (const p of traffic) {
     let res = await waitFor(p, bound);
-    if (!res) { errors.push(`${p.name} did not finish in ${Math.round(bound / 1000)} s: stopped`); res = await stop(p); }
+    if (!res) { errors.push(`${p.name} did not finish in ${Math.round(bound / 1000)} s: stopped`); res = await stop(p, 'SIGTERM', 30000); }
     exits.push(res.code ?? 128);
   }
   traffic.slice(1).forEach((p, i) => { if (exits[i + 1] !== 0) errors.push(`${p.name} exited ${exits[i + 1]}: ${lastLine(p.tail())}`); });
@@ -152,7 +164,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   if (!lg) errors.push('loadgen wrote no JSON report');
   if (dropped > 0) errors.push(`tcpdump dropped ${dropped} packets: loss figures are overstated`);
 
-  const dmArgs = ['--ims-ports', imsPorts, '--relay-ports', RELAY_PORTS, '--json', '--csv', csvFile];
+  const dmArgs = ['--ims-ports', imsPorts, '--relay-ports', relayPorts, '--json', '--csv', csvFile];
   if (transcoded) {
     const portsFile = path.join(dir, 'call-ports.txt');
     if (writeCallPorts(portsFile, lg) < calls) errors.push(`loadgen reported rtpengine's ports for fewer than ${calls} calls: their streams cannot be paired`);

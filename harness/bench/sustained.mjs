@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sleep } from '../kit/procs.mjs';
 import { javaPid, jfrStart, jfrStop, summarizeJfr } from './jfr.mjs';
+import { summarizePerf } from './perf.mjs';
 import { SETUP_PROCS, setupStep, sipOnlyStep } from './setup-rate.mjs';
 
 export const SUSTAINED_P95_MS = 300;
@@ -45,12 +46,12 @@ function gatewayPid() {
 }
 
 export async function runSustained(run, ctx, { root, profilesFile, progress, finish, base }) {
-  const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS,
+  const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS, loadgen_threads: run.threads,
     cps_steps: run.steps, criterion: `every call set up and setup p95 <= ${SUSTAINED_P95_MS} ms (gateway: call sent -> DTLS done, ICE + DTLS included; SIP only: INVITE -> 200)`,
     gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, steps: [], sip_only: [] };
   const jvm = gatewayPid();
   if (!jvm) report.errors.push('the gateway JVM was not found in $LAB_PIDS: no JFR recording');
-  progress(`setup-rate --sustained: ${run.steps.join(', ')} calls/s, ${run.stepS} s per step, calls held ${run.holdS} s (about cps x ${run.holdS} up at once); `
+  progress(`setup-rate --sustained: ${run.steps.join(', ')} calls/s, ${run.stepS} s per step, calls held ${run.holdS} s (about cps x ${run.holdS} up at once), loadgen ${run.threads} thread(s); `
     + `gateway (MO, ICE + DTLS) then SIP only at each rate; expected <= ~${run.expected_s} s`);
   let gwDone = false, sipDone = false;
   for (const cps of run.steps) {
@@ -62,7 +63,8 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       const rec = `bench-cps-${cps}`;
       const started = jvm ? jfrStart(jvm, rec) : { ok: false, text: 'no JVM' };
       progress(`gateway step ${cps} calls/s: ${calls} calls over ${run.stepS} s, ~${cps * run.holdS} concurrent${started.ok ? ', JFR recording' : ` (no JFR: ${started.text.split('\n').pop()})`}`);
-      const s = await setupStep({ root, dir, logDir: ctx.logDir, gateway: ctx.gateway, profilesFile, cps, calls, holdS: run.holdS, progress, progressEvery: 10 });
+      const s = await setupStep({ root, dir, logDir: ctx.logDir, gateway: ctx.gateway, profilesFile, cps, calls, holdS: run.holdS, threads: run.threads,
+        perfFile: path.join(dir, 'native.perf'), progress, progressEvery: 10 });
       if (started.ok) {
         const stopped = jfrStop(jvm, rec, path.join(dir, 'gateway.jfr'));
         s.jfr = stopped.ok ? path.relative(ctx.out, path.join(dir, 'gateway.jfr')) : null;
@@ -108,6 +110,13 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
     progress(`summarising the gateway's JFR at ${s.cps} calls/s (${label})`);
     report.profiles[label] = { cps: s.cps, ...(await summarizeJfr(path.join(ctx.out, s.jfr))) };
   }
+  // where the native processes' time goes (loadgen, rtpengine, Kamailio: perf.mjs), same two steps
+  report.native_profiles = {};
+  for (const [label, s] of [['knee', knee], ['first_failing', failing]]) {
+    if (!s?.perf) continue;
+    progress(`summarising perf of loadgen, rtpengine and Kamailio at ${s.cps} calls/s (${label})`);
+    report.native_profiles[label] = { cps: s.cps, file: path.relative(ctx.out, s.perf), ...summarizePerf(s.perf) };
+  }
   report.ok = report.steps.length > 0 && report.steps.every((s) => s.setup_ok != null) && report.sip_only.every((s) => s.setup_ok != null);
   report.errors.push(...report.steps.flatMap((s) => s.errors.map((e) => `gateway ${s.cps} cps: ${e}`)),
     ...report.sip_only.flatMap((s) => s.errors.map((e) => `SIP only ${s.cps} cps: ${e}`)));
@@ -129,6 +138,11 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
     for (const f of p.self.slice(0, 8)) console.log(`    ${col(f.pct, 5)} %  ${f.frame}`);
     console.log('    first gateway frame:');
     for (const f of p.gateway_frame.slice(0, 6)) console.log(`    ${col(f.pct, 5)} %  ${f.frame}`);
+  }
+  for (const [label, p] of Object.entries(report.native_profiles)) {
+    if (p.error) { console.log(`  perf ${label}: ${p.error}`); continue; }
+    console.log(`  perf at ${p.cps} calls/s (${label}, ${p.samples} samples): ${p.processes.slice(0, 5).map((x) => `${x.comm} ${x.pct} %`).join(', ')}; top symbols:`);
+    for (const f of p.top.slice(0, 8)) console.log(`    ${col(f.pct, 5)} %  ${f.comm}  ${f.dso}  ${f.sym}`);
   }
   return report;
 }

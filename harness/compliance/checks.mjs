@@ -3,10 +3,20 @@
 // and assert on the SIP/SDP/packets seen on the wire. A check passes only when every test it names ran
 // and passed (mapping.mjs). Checks the lab cannot exercise carry `notApplicable` with the reason.
 // Clause numbers are given only where we are sure of them; otherwise the document alone.
+//
+// Which IMS core a check runs on (`./lab compliance [--ims 3gpp|external]`): `cores` lists them, from
+// CORES; on any other core the check is reported not-applicable with `notOn[core]`, or the core's
+// default reason below. A check without `cores` runs on the light core only. Set `cores: ['light', '3gpp']`
+// when the tests it names are core-agnostic and their users/UEs exist on the 3GPP core too (every SIPp
+// UE and alice, bob, carol, dave do: ims-sim/3gpp/subscribers.txt), `['3gpp']` for tests that need the
+// 3GPP core (ims3gpp*.test.mjs), and add 'external' only for tests that need nothing but the gateway,
+// rtpengine and an outside IMS (ims-external.test.mjs). `needsEnv: {VAR: reason}`: the check runs only
+// when the run set VAR (an option of ./lab compliance), else it is not-applicable with that reason.
 
 export const CHECKS = [
   {
     id: 'no-bundle-toward-ims',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 23.228 Annex U; RFC 8843',
     requirement: 'No BUNDLE toward IMS: the IMS leg gets one transport per m-line and no a=group:BUNDLE; an offer the relay cannot unbundle is refused',
     tests: [
@@ -17,6 +27,7 @@ export const CHECKS = [
   },
   {
     id: 'plain-rtp-toward-ims',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 23.334; 3GPP TS 23.228 Annex U',
     requirement: 'IMS leg is plain RTP/AVP with RTCP on its own port: no ICE, DTLS, rtcp-mux or WebRTC-only attributes',
     tests: [
@@ -25,6 +36,7 @@ export const CHECKS = [
   },
   {
     id: 'browser-leg-dtls-srtp-ice-rtcp-mux',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 23.334; 3GPP TS 24.371; RFC 5763/5764; RFC 8445; RFC 5761',
     requirement: 'Browser leg is UDP/TLS/RTP/SAVPF with DTLS-SRTP only (SHA-256 fingerprint, no SDES), ICE host candidates, rtcp-mux, a=mid; DTLS and SRTP come up both ways',
     tests: [
@@ -34,6 +46,7 @@ export const CHECKS = [
   },
   {
     id: 'dtls-setup-roles',
+    cores: ['light', '3gpp'],
     clause: 'RFC 5763; RFC 8842; RFC 4145',
     requirement: 'DTLS roles follow a=setup (actpass answered active, active answered passive) and the RFC 4145 default when a=setup is missing',
     tests: [
@@ -45,6 +58,7 @@ export const CHECKS = [
   },
   {
     id: 'consent-freshness',
+    cores: ['light', '3gpp'],
     clause: 'RFC 7675',
     requirement: "The relay answers the browser's STUN consent checks during the call; ICE stays connected",
     tests: [
@@ -53,6 +67,7 @@ export const CHECKS = [
   },
   {
     id: 'preconditions-mo',
+    cores: ['light', '3gpp'],
     clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
     requirement: 'Browser-originated call to a VoLTE UE: INVITE with precondition + 100rel, reliable 183, PRACK, UPDATE once the browser leg is up, then 180 and 200',
     tests: [
@@ -61,6 +76,7 @@ export const CHECKS = [
   },
   {
     id: 'preconditions-mt',
+    cores: ['light', '3gpp'],
     clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
     requirement: 'VoLTE UE calling the browser: reliable 183 with a=conf, PRACK and UPDATE answered, alerting only when both segments are met',
     tests: [
@@ -69,6 +85,8 @@ export const CHECKS = [
   },
   {
     id: 'record-route-honoured',
+    cores: ['light'],
+    notOn: { '3gpp': "reads the light Kamailio's routing log (kamailio.log, the 127.0.0.1:5062 S-CSCF hop); on the 3GPP core the same procedure is record-route-through-3gpp-core and path-mt-through-3gpp-core" },
     clause: 'RFC 3261 §12.1.1, §12.1.2, §12.2.1.1',
     requirement: "The gateway's in-dialog requests follow the Record-Route set through P-CSCF, S-CSCF, P-CSCF; as UAS it copies Record-Route into its 200",
     tests: [
@@ -77,6 +95,8 @@ export const CHECKS = [
   },
   {
     id: 'path-honoured',
+    cores: ['light'],
+    notOn: { '3gpp': "reads the light Kamailio's routing log (kamailio.log); on the 3GPP core the same procedure is path-service-route-at-registration and path-mt-through-3gpp-core" },
     clause: 'RFC 3327; RFC 3608',
     requirement: "Requests to a browser user reach the gateway through the P-CSCF that added Path at REGISTER; the gateway's initial requests carry the Service-Route",
     tests: [
@@ -85,12 +105,14 @@ export const CHECKS = [
   },
   {
     id: 'sip-over-websocket',
+    cores: ['light', '3gpp', 'external'],
     clause: 'RFC 7118',
     requirement: 'SIP over WebSocket framing where SIP over WebSocket is used',
     notApplicable: 'no SIP-over-WebSocket leg exists: browsers talk JSON over WebSocket to the gateway (docs/architecture.md), and the gateway talks SIP over UDP/TCP to Kamailio, whose configuration has no WebSocket listener',
   },
   {
     id: 'api-token-check',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 24.371',
     requirement: 'WAF role: the REST API and the WebSocket upgrade need a live session token; missing or unknown tokens are refused (401), bad credentials get no token',
     tests: [
@@ -100,6 +122,7 @@ export const CHECKS = [
   },
   {
     id: 'transcoding-amr-wb',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 26.114',
     requirement: "AMR-WB toward IMS: the gateway offers only AMR-WB on the IMS leg, the UE answers it, rtpengine transcodes the browser's Opus both ways",
     tests: [
@@ -108,6 +131,7 @@ export const CHECKS = [
   },
   {
     id: 'transcoding-pcma',
+    cores: ['light', '3gpp'],
     clause: 'ITU-T G.711; 3GPP TS 26.114',
     requirement: 'PCMA toward IMS both ways (browser-originated with imsCodec, UE offering only PCMA); the test tones survive Opus -> PCMA -> Opus',
     tests: [
@@ -118,6 +142,7 @@ export const CHECKS = [
   },
   {
     id: 'relay-without-transcoding',
+    cores: ['light', '3gpp'],
     clause: '3GPP TS 23.334',
     requirement: "No codec to change, no transcoding: a call's media is relayed (rtpengine's query shows the same codec on both legs and no transcoding), the default for every call",
     tests: [
@@ -127,6 +152,7 @@ export const CHECKS = [
   },
   {
     id: 'dtmf-rfc4733',
+    cores: ['light', '3gpp'],
     clause: 'RFC 4733; RFC 7874 §3; 3GPP TS 26.114',
     requirement: "DTMF as RFC 4733 telephone-event both ways on a relayed call (the browser's RTCDTMFSender to the UE, the UE's events to the browser); the gateway's WebSocket dtmf as RFC 4733 on calls placed with it or transcoded (MO and MT), and a clear error otherwise",
     tests: [
@@ -180,7 +206,241 @@ export const CHECKS = [
       { file: 'dialog', name: 'forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call' },
     ],
   },
+
+  // --- 3GPP core only (./lab compliance --ims 3gpp): wire evidence from harness/tests/ims3gpp-wire.test.mjs
+  // (one tcpdump of SIP + Diameter Cx) and harness/tests/ims3gpp.test.mjs.
+  {
+    id: 'registration-ims-aka',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §6 (IMS authentication); 3GPP TS 33.203; RFC 3310',
+    requirement: 'Registration scenario "IMS authentication" with IMS-AKA: the gateway registers a browser user\'s IMPU with its IMPI by AKAv1-MD5 (401, response from RES, 200) and the HSS saw UAR, MAR, SAR',
+    tests: [
+      { file: 'ims3gpp', name: 'the gateway registered alice with IMS-AKA: 401 AKAv1-MD5, response from RES, 200 (UAR, MAR, SAR at the HSS)' },
+    ],
+  },
+  {
+    id: 'aka-challenge',
+    cores: ['3gpp'],
+    clause: '3GPP TS 33.203; RFC 3310 §3',
+    requirement: 'The S-CSCF\'s 401 carries an AKAv1-MD5 challenge whose nonce is RAND || AUTN; AUTN verifies with the subscriber\'s K/OPc (MAC-A recomputed by the test)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'IMS-AKA challenge on the wire: the 401 to the REGISTER carries AKAv1-MD5 with nonce = RAND || AUTN, and AUTN verifies with the USIM key (MAC-A, SQN > 0)' },
+    ],
+  },
+  {
+    id: 'aka-response',
+    cores: ['3gpp'],
+    clause: '3GPP TS 33.203; RFC 3310 §3',
+    requirement: 'The gateway\'s second REGISTER answers with the digest whose password is RES (Milenage f2, recomputed by the test), and the core accepts it (200)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'IMS-AKA response on the wire: the second REGISTER answers with the RFC 3310 digest of RES (Milenage f2) and gets 200' },
+    ],
+  },
+  {
+    id: 'aka-sqn-resync',
+    cores: ['3gpp'],
+    clause: '3GPP TS 33.102 §6.3.5; RFC 3310 §3.4',
+    requirement: 'A USIM ahead of the HSS refuses the challenge with AUTS; the HSS verifies MAC-S, restarts from SQN_MS + 1 and the registration completes',
+    tests: [
+      { file: 'ims3gpp', name: 'bob\'s USIM is ahead of the HSS: the gateway answers with AUTS, the HSS resynchronises, bob registers' },
+    ],
+  },
+  {
+    id: 'aka-failures',
+    cores: ['3gpp'],
+    clause: '3GPP TS 33.203; 3GPP TS 33.102 §6.3.5',
+    requirement: 'A wrong RES gets 403 from the S-CSCF; an AUTS with a wrong MAC-S is refused by the HSS (no new vector)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'a REGISTER with a wrong RES is refused with 403, and an AUTS with a wrong MAC-S gets no new challenge (aka-ue.py against the P-CSCF)' },
+    ],
+  },
+  {
+    id: 'path-service-route-at-registration',
+    cores: ['3gpp'],
+    clause: 'RFC 3327; RFC 3608; 3GPP TS 24.229',
+    requirement: 'The P-CSCF adds its Path to the REGISTER through I-CSCF and S-CSCF; the 200 returns the Path, the S-CSCF\'s Service-Route and the P-Associated-URI',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Path and Service-Route: the P-CSCF adds its Path to the REGISTER toward the I-CSCF and S-CSCF; the 200 returns the Path and the S-CSCF\'s Service-Route' },
+    ],
+  },
+  {
+    id: 'cx-uar',
+    cores: ['3gpp'],
+    clause: '3GPP TS 29.228; 3GPP TS 29.229',
+    requirement: 'Cx UAR/UAA on the wire: the I-CSCF asks the HSS which S-CSCF serves the registering user (User-Name, Public-Identity) and gets success',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Cx UAR/UAA: the I-CSCF asks the HSS for the REGISTER\'s S-CSCF (User-Name, Public-Identity) and gets success' },
+    ],
+  },
+  {
+    id: 'cx-mar',
+    cores: ['3gpp'],
+    clause: '3GPP TS 29.228; 3GPP TS 29.229',
+    requirement: 'Cx MAR/MAA on the wire: the S-CSCF gets an AKA vector (SIP-Authenticate = the 401\'s RAND || AUTN, CK, IK)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Cx MAR/MAA: the S-CSCF gets an AKA vector from the HSS (SIP-Authenticate = the 401\'s RAND || AUTN, CK, IK)' },
+    ],
+  },
+  {
+    id: 'cx-sar',
+    cores: ['3gpp'],
+    clause: '3GPP TS 29.228; 3GPP TS 29.229',
+    requirement: 'Cx SAR/SAA on the wire: the S-CSCF assigns itself at registration and releases the user at logout (de-REGISTER answered 200)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Cx SAR/SAA: the S-CSCF assigns itself at registration (REGISTRATION) and releases at logout (USER_DEREGISTRATION)' },
+    ],
+  },
+  {
+    id: 'cx-lir',
+    cores: ['3gpp'],
+    clause: '3GPP TS 29.228; 3GPP TS 29.229',
+    requirement: 'Cx LIR/LIA on the wire: the I-CSCF locates the terminating user\'s S-CSCF, for a call from the browser and to it',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Cx LIR/LIA: the I-CSCF locates the terminating S-CSCF for dave\'s MO call to ue1 and for ue2\'s MT call to dave' },
+    ],
+  },
+  {
+    id: 'pai-asserted-by-core',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.229; RFC 3325',
+    requirement: 'The gateway does not assert an identity itself; the P-CSCF adds P-Asserted-Identity with the registered IMPU and the far end receives it',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'P-Asserted-Identity: the gateway\'s INVITE asserts nothing itself, the P-CSCF adds the registered identity and ue1 receives it' },
+      { file: 'ims3gpp', name: 'MO alice -> ue1 through P-CSCF, S-CSCF, I-CSCF (LIR), S-CSCF, P-CSCF; P-Asserted-Identity at ue1; media both ways' },
+    ],
+  },
+  {
+    id: 'record-route-through-3gpp-core',
+    cores: ['3gpp'],
+    clause: 'RFC 3261 §12.1.1, §12.1.2, §12.2.1.1; 3GPP TS 24.229',
+    requirement: 'The far end\'s INVITE records the 4 hops P-CSCF, S-CSCF, S-CSCF, P-CSCF; the gateway\'s BYE carries that route set and reaches the UE',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'Record-Route through the core: ue1\'s INVITE records P-CSCF, S-CSCF, S-CSCF, P-CSCF and the gateway\'s BYE carries that route set' },
+    ],
+  },
+  {
+    id: 'path-mt-through-3gpp-core',
+    cores: ['3gpp'],
+    clause: 'RFC 3327; 3GPP TS 24.229; 3GPP TS 23.228',
+    requirement: 'A call to a browser user crosses P-CSCF, S-CSCF, I-CSCF (LIR), S-CSCF and reaches the gateway\'s registered contact through the P-CSCF of the Path',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'MT through the core: ue2\'s INVITE to dave goes P-CSCF -> S-CSCF -> I-CSCF -> S-CSCF, then to the gateway\'s contact through the Path P-CSCF' },
+      { file: 'ims3gpp', name: 'MT ue2 -> alice (ue2 registered with IMS-AKA) reaches the gateway through the core; media both ways' },
+    ],
+  },
+  {
+    id: 'terminating-user-unreachable',
+    cores: ['3gpp'],
+    clause: '3GPP TS 29.228; 3GPP TS 24.229',
+    requirement: 'A call to a subscriber that is not registered ends with 480 (LIA 5003), to a public identity the HSS does not know with 604 (LIA 5001)',
+    tests: [
+      { file: 'ims3gpp-wire', name: 'terminating user not registered (ue9) -> 480; no such subscriber -> 604 after the HSS answers LIR with user unknown' },
+    ],
+  },
+
+  // --- external IMS only (./lab compliance --ims external): harness/tests/ims-external.test.mjs. `needsEnv`:
+  // the check runs only when that variable is set (an option of the run), else it is not-applicable with the reason.
+  {
+    id: 'external-registration',
+    cores: ['external'],
+    clause: '3GPP TS 24.229; RFC 3261 §10; 3GPP TS 33.203 or RFC 2617 (per the credentials file)',
+    requirement: 'Toward an outside IMS: the gateway registers the credentials file\'s first user (its IMPU, answering the P-CSCF\'s challenge with digest or IMS-AKA); REGISTER and 200 seen on the wire',
+    tests: [
+      { file: 'ims-external', name: 'registration at the outside IMS: the first user of the credentials file registers its IMPU at the P-CSCF (REGISTER, challenge answered, 200 on the wire)' },
+    ],
+  },
+  {
+    id: 'external-mo-call',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_CALL_TO: 'no --call-to USER given: the outside IMS has nobody the lab knows will answer' },
+    clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
+    requirement: 'Toward an outside IMS: a browser call to a user of that IMS (--call-to) is answered, media flows both ways through rtpengine and ends cleanly',
+    tests: [
+      { file: 'ims-external', name: 'MO call to the --call-to user of the outside IMS: answered, media both ways through rtpengine, clean end' },
+    ],
+  },
+  {
+    id: 'external-mt-call',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_SIPP_CALLER: 'no --sipp-caller: nothing in the outside IMS calls the browser on the lab\'s request (the lab\'s SIPp ue2 can, only when the outside core is the lab\'s own 3GPP core)' },
+    clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
+    requirement: 'Toward an outside IMS: a call from that IMS to the browser user reaches the gateway\'s registered contact, is answered, media both ways',
+    tests: [
+      { file: 'ims-external', name: 'MT call from the lab\'s SIPp ue2 registered at the outside P-CSCF (--sipp-caller): answered, media both ways, clean end' },
+    ],
+  },
+  {
+    id: 'external-deregistration',
+    cores: ['external'],
+    clause: 'RFC 3261 §10.2.2; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS: logout removes the binding (REGISTER with expiry 0 answered 200 on the wire)',
+    tests: [
+      { file: 'ims-external', name: 'logout de-registers at the outside IMS: REGISTER with expiry 0 answered 200 on the wire' },
+    ],
+  },
+  {
+    id: 'registration-web-authentication',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §6 (web authentication); 3GPP TS 23.228 Annex U; 3GPP TS 24.229 §5.4.1.1; 3GPP TS 33.203',
+    requirement: 'Web authentication scenario: the user logs in with web credentials at the gateway (WAF), which registers the mapped IMPU with trusted node authentication (integrity-protected="auth-done"): one REGISTER answered 200 without a 401, no MAR; auth-done from a node that is not trusted is refused, and the HSS gives no AKA vectors for the tna subscription',
+    tests: [
+      { file: 'ims3gpp', name: 'web authentication: erin logs in with web credentials; the gateway (WAF) registers sip:erin@ims.lab by trusted node authentication: one REGISTER with auth-done, 200 without a 401, no MAR at the HSS' },
+      { file: 'ims3gpp', name: 'trusted node authentication only from the trusted node: auth-done from another address:port gets 403 at the P-CSCF; the HSS refuses MAR for a tna subscriber' },
+    ],
+  },
+  {
+    id: 'registration-identity-pool',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §6 (public user identity from a pool)',
+    requirement: 'Identity pool scenario: a guest login gets a free public user identity of the pool, registered (trusted node authentication); two guests get different IMPUs, an exhausted pool is a clear error (503 pool-exhausted), and an identity is de-registered and reused after logout',
+    tests: [
+      { file: 'ims3gpp', name: 'identity pool: two guests get sip:guest1 and sip:guest2 (trusted node authentication), a third gets 503 pool-exhausted, a logged-out identity is de-registered and reused' },
+    ],
+  },
+  {
+    id: 'reg-event-subscription',
+    cores: ['3gpp'],
+    clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',
+    requirement: "After registering, the gateway subscribes to the user's registration state (SUBSCRIBE Event: reg, Accept application/reginfo+xml) at the S-CSCF; 200 and a NOTIFY with the active registration, answered",
+    tests: [
+      { file: 'ims3gpp', name: 'reg-event (RFC 3680): after registering, the gateway subscribed to alice\'s registration state at the S-CSCF; 200 and a NOTIFY with her active registration' },
+    ],
+  },
+  {
+    id: 'network-initiated-deregistration',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.229 §5.1.1.3; 3GPP TS 29.228 §6.1.3; RFC 3680',
+    requirement: "A network-initiated de-registration (HSS RTR to the S-CSCF, reg-event NOTIFY with the registration terminated) ends the user's session with a clear reason on the WebSocket (session-ended network-deregistered) and its call with a BYE",
+    tests: [
+      { file: 'ims3gpp', name: 'network-initiated de-registration: the HSS de-registers erin (RTR), the S-CSCF\'s reg-event NOTIFY ends erin\'s session with reason network-deregistered on the WebSocket and his call with a BYE' },
+    ],
+  },
 ];
+
+export const CORES = ['light', '3gpp', 'external'];
+
+const DEFAULT_NOT_ON = {
+  light: 'needs the 3GPP core (I-CSCF, HSS over Cx, IMS-AKA): ./lab compliance --ims 3gpp',
+  '3gpp': "its tests rely on the light core's single Kamailio (its log, its route set)",
+  external: "needs the lab's own SIPp UEs, users or core logs, which an outside IMS does not have",
+};
+const ONLY_EXTERNAL = 'runs only toward an outside IMS: ./lab compliance --ims external --pcscf HOST:PORT ...';
+
+export const coresOf = (check) => check.cores ?? ['light'];
+
+// Why `check` does not run on `core` (null when it does).
+export function notOnReason(check, core) {
+  if (check.notApplicable) return check.notApplicable;
+  const cores = coresOf(check);
+  if (!cores.includes(core)) {
+    return check.notOn?.[core] ?? (cores.length === 1 && cores[0] === 'external' ? ONLY_EXTERNAL : DEFAULT_NOT_ON[core]);
+  }
+  const missing = Object.keys(check.needsEnv ?? {}).find((v) => !process.env[v]);
+  return missing ? check.needsEnv[missing] : null;
+}
+
+// The checks whose tests run on `core`.
+export const checksFor = (core, checks = CHECKS) => checks.filter((c) => notOnReason(c, core) === null);
 
 // The test files the catalogue needs, in a stable order.
 export function testFiles(checks = CHECKS) {

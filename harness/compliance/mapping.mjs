@@ -2,6 +2,7 @@
 // that failed, was skipped, or is missing from the results (renamed, file crashed, not run) fails it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { notOnReason } from './checks.mjs';
 
 // Parses the reporter's JSON lines into a Map "<file>\t<name>" -> result (file = base name without
 // .test.mjs, name without a trailing " [chromium]"/" [firefox]"). A failed file-level entry (the file itself crashed: its name is its path) is kept under
@@ -27,12 +28,15 @@ export function readResults(file) {
   return parseResults(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 }
 
-// One report entry per check: {id, clause, requirement, status, evidence, duration_ms, error?}.
-export function evaluate(checks, results) {
+// One report entry per check: {id, clause, requirement, cores, status, evidence, duration_ms, error?, reason?}.
+// `core` (light, 3gpp, external): a check that does not run on it is not-applicable with the reason.
+export function evaluate(checks, results, core = 'light') {
   return checks.map((c) => {
-    const base = { id: c.id, clause: c.clause, requirement: c.requirement };
-    if (c.notApplicable) {
-      return { ...base, status: 'not-applicable', evidence: [], duration_ms: 0, reason: c.notApplicable };
+    const base = { id: c.id, clause: c.clause, requirement: c.requirement, cores: c.cores ?? ['light'] };
+    const reason = notOnReason(c, core);
+    if (reason !== null) {
+      const onCore = c.notApplicable || !(c.cores ?? ['light']).includes(core);
+      return { ...base, status: 'not-applicable', evidence: [], duration_ms: 0, reason: onCore && !c.notApplicable ? `not on the ${core} core: ${reason}` : reason };
     }
     if (!c.tests?.length) return { ...base, status: 'fail', evidence: [], duration_ms: 0, error: 'the check names no test' };
     const problems = [];

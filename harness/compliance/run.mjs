@@ -1,28 +1,32 @@
 // `./lab compliance` helper. Two commands:
-//   node run.mjs plan FILE          writes what to run: line 1 the name pattern (node --test-name-pattern,
-//                                   only the catalogue's tests), then one test file per line
-//   node run.mjs report RESULTS OUTDIR STARTED
+//   node run.mjs plan FILE [CORE]   writes what to run on CORE (light, the default, 3gpp or external: the
+//                                   checks whose `cores` list it): line 1 the name pattern (node
+//                                   --test-name-pattern, only those checks' tests), then one test file per line
+//   node run.mjs report RESULTS OUTDIR STARTED [CORE]
 //                                   maps the reporter's JSON lines (jsonl-reporter.mjs) onto checks.mjs, writes
-//                                   OUTDIR/report.json + report.html, prints one line per check and the summary;
-//                                   exit 1 when a check failed
+//                                   OUTDIR/report.json + report.html, prints one line per check and the summary
+//                                   (checks not for CORE are not-applicable, with the reason); exit 1 when a
+//                                   check failed
 import fs from 'node:fs';
 import { writeReport } from '../kit/report.mjs';
-import { CHECKS, testFiles, testNames } from './checks.mjs';
+import { CHECKS, CORES, checksFor, testFiles, testNames } from './checks.mjs';
 import { evaluate, readResults, summary } from './mapping.mjs';
 import { renderComplianceHtml } from './report-html.mjs';
 
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-function plan(file) {
+function plan(file, core) {
+  const checks = checksFor(core);
   // media tests end their titles in the browser they ran in (testkit.titled): " [chromium]" and the like
-  const pattern = `^(?:${testNames().map(escapeRegex).join('|')})(?: \\[(?:chromium|firefox)\\])?$`;
-  fs.writeFileSync(file, `${[pattern, ...testFiles().map((f) => `harness/tests/${f}.test.mjs`)].join('\n')}\n`);
+  const pattern = `^(?:${testNames(checks).map(escapeRegex).join('|')})(?: \\[(?:chromium|firefox)\\])?$`;
+  fs.writeFileSync(file, `${[pattern, ...testFiles(checks).map((f) => `harness/tests/${f}.test.mjs`)].join('\n')}\n`);
 }
 
-function report(resultsFile, outDir, started) {
-  const checks = evaluate(CHECKS, readResults(resultsFile));
+function report(resultsFile, outDir, started, core, extra) {
+  const checks = evaluate(CHECKS, readResults(resultsFile), core);
   const ok = checks.every((c) => c.status !== 'fail');
-  const doc = { tool: 'lab compliance', started, ok, summary: summary(checks), checks };
+  const skipped = checks.filter((c) => c.status === 'not-applicable').map((c) => ({ id: c.id, reason: c.reason }));
+  const doc = { tool: 'lab compliance', started, ims: core, ...extra, ok, summary: summary(checks), checks, not_applicable: skipped };
   writeReport(outDir, doc, renderComplianceHtml);
   const width = Math.max(...checks.map((c) => c.id.length));
   for (const c of checks) {
@@ -33,11 +37,18 @@ function report(resultsFile, outDir, started) {
 }
 
 const [cmd, ...args] = process.argv.slice(2);
-if (cmd === 'plan' && args.length === 1) {
-  plan(args[0]);
-} else if (cmd === 'report' && args.length === 3) {
-  process.exitCode = report(...args) ? 0 : 1;
+const core = (cmd === 'plan' ? args[1] : args[3]) ?? 'light';
+// external mode: what the run was pointed at (./lab compliance --ims external), recorded in report.json
+const extra = core === 'external' && process.env.LAB_EXT_PCSCF
+  ? { external: { pcscf: process.env.LAB_EXT_PCSCF, domain: process.env.LAB_EXT_DOMAIN, transport: process.env.LAB_EXT_TRANSPORT } } : {};
+if (!CORES.includes(core)) {
+  console.error(`run.mjs: unknown core '${core}' (${CORES.join(', ')})`);
+  process.exitCode = 2;
+} else if (cmd === 'plan' && (args.length === 1 || args.length === 2)) {
+  plan(args[0], core);
+} else if (cmd === 'report' && (args.length === 3 || args.length === 4)) {
+  process.exitCode = report(args[0], args[1], args[2], core, extra) ? 0 : 1;
 } else {
-  console.error('usage: node run.mjs plan FILE | report RESULTS OUTDIR STARTED');
+  console.error('usage: node run.mjs plan FILE [CORE] | report RESULTS OUTDIR STARTED [CORE]');
   process.exitCode = 2;
 }

@@ -13,13 +13,15 @@ const run = promisify(execFile);
 let seq = 0;
 
 // Starts `tcpdump -i any` on UDP `port` (or on the pcap filter `filter`, e.g. 'udp and host 198.18.1.2');
-// resolves once it listens. stop() ends it and returns the file.
-export async function startCapture(port, name = `udp-${port}`, { filter = null } = {}) {
+// resolves once it listens. stop() ends it and returns the file. bufferKiB: tcpdump's -B (a bigger kernel
+// buffer, for captures that must not drop a packet while the host is busy); args: more tcpdump options
+// (e.g. ['-s', '200'] for a long multi-call capture: headers only).
+export async function startCapture(port, name = `udp-${port}`, { filter = null, bufferKiB = null, args = [] } = {}) {
   const file = path.join(logDir(), `${name}-${process.pid}-${++seq}.pcap`);
   // --immediate-mode: without it packets of the last second are lost when tcpdump is stopped quickly
   let listening;
   const ready = new Promise((resolve) => { listening = resolve; });
-  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
+  const proc = start('tcpdump', 'tcpdump', ['-i', 'any', '--immediate-mode', '-U', '-n', ...(bufferKiB ? ['-B', String(bufferKiB)] : []), ...args, '-w', file, ...(filter ? filter.split(/\s+/) : ['udp', 'port', String(port)])],
     { log: `${file}.log`, onLine: (l) => { if (/listening on/.test(l)) listening(); } });
   let timer;
   const state = await Promise.race([

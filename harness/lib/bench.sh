@@ -11,7 +11,7 @@ BENCH_LOADGEN="$BENCH_BUILD_DIR/loadgen/loadgen"
 BENCH_DELAYMETER="$BENCH_BUILD_DIR/delaymeter/delaymeter"
 
 # bench_check ARGS... — validate the bench arguments; sets BENCH_NAME, BENCH_MODE, BENCH_EXPECTED,
-# BENCH_CAP (registrations: also BENCH_USERS and BENCH_LOAD_ARGS, the gateway's load configuration). Bad usage (and "not yet" profiles) exits 2 with bench.mjs's one-line reason.
+# BENCH_CAP (registrations and sipp: also BENCH_USERS and BENCH_LOAD_ARGS, the gateway's load configuration). Bad usage (and "not yet" profiles) exits 2 with bench.mjs's one-line reason.
 bench_check() {
   local out rc kv
   out=$(node "$BENCH_MJS" --check "$@" 2>&1)
@@ -74,8 +74,11 @@ bench_start() {
   local ports=("${LAB_RTPENGINE_NG##*:}/udp") gw_args=()
   [[ $1 == profile || $1 == capacity ]] || ports=("${LAB_PORTS[@]}")
   ports_free "${ports[@]}" || return 1
-  # sustained setup: cps x hold calls at once (1000 at 200/s x 5 s) need more than 30000-30999's ~300
-  if [[ $1 == setup-sustained ]]; then
+  # sustained setup: cps x hold calls at once (1000 at 200/s x 5 s) need more than 30000-30999's ~300;
+  # sipp: R x hold calls up at once, captured, so below the ephemeral ports (sipp.mjs SIPP_RELAY_PORTS)
+  if [[ $1 == sipp ]]; then
+    RTPENGINE_PORT_MAX=32767 start_rtpengine || return 1
+  elif [[ $1 == setup-sustained ]]; then
     RTPENGINE_PORT_MAX=39999 start_rtpengine || return 1
   else
     start_rtpengine || return 1
@@ -97,6 +100,16 @@ bench_start() {
   local quotas=()
   read -r -a quotas <<<"$BENCH_GATEWAY_LOAD_ARGS"
   log "gateway quotas lifted for load: $BENCH_GATEWAY_LOAD_ARGS"
+  if [[ $1 == sipp ]]; then
+    # N subscribers (Kamailio's table and $LAB_USERS_FILE), logged in by loadgen --answer: the quotas lifted,
+    # U logins from one address allowed (sipp.mjs sippGatewayArgs); SIPp is the caller, no UAS
+    local load=()
+    IFS=, read -r -a load <<<"$BENCH_LOAD_ARGS"
+    log "gateway configured for $BENCH_USERS users: ${load[*]}"
+    provision_users "$BENCH_USERS" "$LAB_RUN_DIR/users.txt" && start_kamailio &&
+      start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${quotas[@]}" "${load[@]}" "${gw_args[@]}"
+    return
+  fi
   # UE_QUIET: ue1 keeps no SIP message log under load
   start_kamailio && start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${quotas[@]}" "${gw_args[@]}" && UE_QUIET=1 start_ue ue1 uas
 }

@@ -73,7 +73,7 @@ start_kamailio() {
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
 # the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
 start_gateway() {
-  local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-udp} url ims_args
+  local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-${LAB_IMS_TRANSPORT:-udp}} url ims_args
   local bind=${GW_BIND:-$LAB_BIND}
   local -a legs=()
   shift $(($# < 4 ? $# : 4))
@@ -83,7 +83,7 @@ start_gateway() {
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
   mapfile -t ims_args < <(ims3_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh)
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
-    --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
+    --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
@@ -123,7 +123,7 @@ lab_start_all() {
     # CTest (media-relay/loadgen/tests/integration_gateway.sh) on 127.0.0.1
     GW_BIND=0.0.0.0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
-  if ims3_lab_wanted; then ims3_start_ues; return; fi
+  if ims3_lab_wanted || ext_mode; then ims3_start_ues; return; fi # ext_mode: no UE of ours (imsext.sh)
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
     start_ue ue8 uas-reinvite
 }

@@ -53,29 +53,38 @@ start_ims3gpp() {
 
 # start_ims_core — the IMS core the run asked for: the 3GPP one, or the light Kamailio.
 start_ims_core() {
+  ext_mode && return 0 # --ims external: the IMS is someone else's (imsext.sh)
   if ims3_lab_wanted; then start_ims3gpp; else start_kamailio; fi
 }
 
-# ims3_gateway_args — the gateway's extra arguments: its credentials file with --ims 3gpp.
+# ims3_gateway_args — the gateway's extra arguments with --ims 3gpp: its credentials file, and the
+# reg-event subscription (RFC 3680) the S-CSCF serves.
 ims3_gateway_args() {
-  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS"
+  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true"
+  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS"
   return 0
 }
 
-# ims3_start_ues — the SIPp UEs that have an HSS subscription (ue1 answers and echoes; ue2 is the
-# runner's caller). The light core's other UEs (ue3..ue8) are not subscribers of the 3GPP core.
+# ims3_start_ues — the same SIPp UEs as on the light core, each an HSS subscriber registering with
+# IMS-AKA (subscribers.txt, sipp/ue-keys.txt): ue1 echoes, ue3 hangs up, ue4 VoLTE MT, ue6 DTMF, ue7
+# video, ue8 re-INVITEs; ue2/ue5/ue9 are the tests' callers. So the core-agnostic integration tests
+# (./lab compliance --ims 3gpp) run here unchanged.
 ims3_start_ues() {
-  start_ue ue1 uas
+  ext_mode && return 0
+  start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
+    start_ue ue8 uas-reinvite
 }
 
 # ims3_print_access SHOWN_ADDR — `./lab up --ims 3gpp`: where the page is, the logins of the
 # credentials file, whom to call.
 ims3_print_access() {
-  local login pass kind browser=()
+  local login pass kind browser=() pool=0
   while read -r login pass kind _; do
     [[ -z $login || $login == \#* ]] && continue
+    if [[ $kind == pool ]]; then pool=$((pool + 1)); continue; fi
     browser+=("$login/$pass ($kind)")
   done <"$LAB_IMS3_CREDENTIALS"
+  ((pool == 0)) || browser+=("or as a guest (POST /api/v1/sessions {\"guest\":true}: $pool pool identities)")
   log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
   log "log in as (user/password): ${browser[*]} — from $(rel "$LAB_IMS3_CREDENTIALS")"
   log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"
@@ -84,7 +93,7 @@ ims3_print_access() {
 
 # ims3_test_pass — the default `./lab test` (no --ims, no --only) ends with a pass on the 3GPP core,
 # after the light core's components are stopped: the same lab with --ims 3gpp and
-# harness/tests/ims3gpp.test.mjs (about 30 s). Logs in out/test/logs/ims3gpp-pass/; sets LAB_T_INTEG_3GPP.
+# harness/tests/ims3gpp*.test.mjs (about a minute). Logs in out/test/logs/ims3gpp-pass/; sets LAB_T_INTEG_3GPP.
 ims3_test_pass() {
   local main_logdir=$LAB_LOGDIR main_integ=${LAB_T_INTEG:-}
   LAB_IMS=3gpp
@@ -93,7 +102,7 @@ ims3_test_pass() {
   LAB_LOGDIR="$LAB_RUN_DIR/logs/ims3gpp-pass"
   mkdir -p "$LAB_LOGDIR"
   procs_install_traps # procs_cleanup of the first pass reset them
-  log "the 3GPP core pass (as ./lab test --ims 3gpp): harness/tests/ims3gpp.test.mjs; logs: $(rel "$LAB_LOGDIR")/"
+  log "the 3GPP core pass (as ./lab test --ims 3gpp): harness/tests/ims3gpp*.test.mjs; logs: $(rel "$LAB_LOGDIR")/"
   if lab_start_all; then
     run_node_tests
   else

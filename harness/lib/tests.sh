@@ -69,13 +69,14 @@ run_node_tests() {
   local envs pass=0 fail=0 rc=0 kind n f first='' ran=() broken=''
   local -a targets=("$ROOT/harness/tests/") media kinds
   mapfile -t envs < <(lab_run_env)
-  # ims3gpp.test.mjs needs the 3GPP core (--ims 3gpp), the other files the light core's UEs
+  # ims3gpp*.test.mjs need the 3GPP core (--ims 3gpp), ims-external.test.mjs an outside IMS (./lab compliance
+  # --ims external), the other files the light core's UEs
   if [[ -n ${LAB_TEST_ONLY:-} ]]; then
     mapfile -t targets < <(test_only_files)
   elif [[ ${LAB_IMS:-} == 3gpp ]]; then
-    targets=("$ROOT/harness/tests/ims3gpp.test.mjs")
+    targets=("$ROOT"/harness/tests/ims3gpp*.test.mjs)
   else
-    mapfile -t targets < <(printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -v '/ims3gpp\.test\.mjs$')
+    mapfile -t targets < <(printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -Ev '/(ims3gpp[^/]*|ims-external)\.test\.mjs$')
   fi
   IFS=, read -r -a kinds <<<"${LAB_BROWSERS:-chromium,firefox}"
   for kind in "${kinds[@]}"; do

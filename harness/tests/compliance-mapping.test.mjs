@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CHECKS, testFiles } from '../compliance/checks.mjs';
+import { CHECKS, CORES, checksFor, testFiles } from '../compliance/checks.mjs';
 import { evaluate, parseResults, summary } from '../compliance/mapping.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -78,7 +78,7 @@ test('the catalogue: unique ids, a clause and requirement each, tests or a reaso
   for (const c of CHECKS) {
     for (const t of c.tests ?? []) {
       const src = fs.readFileSync(path.join(here, `${t.file}.test.mjs`), 'utf8');
-      const literal = src.includes(`'${t.name}'`) || src.includes(`"${t.name}"`);
+      const literal = src.includes(`'${t.name.replace(/'/g, "\\'")}'`) || src.includes(`"${t.name}"`);
       const templated = [...src.matchAll(/test\(\s*(?:titled\(\s*)?`([^`$]+)\$\{/g)].some((m) => t.name.startsWith(m[1]));
       assert.ok(literal || templated, `${c.id}: no test '${t.name}' in ${t.file}.test.mjs`);
     }
@@ -89,4 +89,44 @@ test('a media test titled with its browser ([chromium]/[firefox]) counts under i
   const results = parseResults(`${line('calls', 'A [chromium]', true)}\n${line('volte', 'B', true)}\n`);
   const [e] = evaluate([{ id: 'x', clause: 'c', requirement: 'r', tests: [{ file: 'calls', name: 'A' }, { file: 'volte', name: 'B' }] }], results);
   assert.equal(e.status, 'pass', JSON.stringify(e));
+});
+
+test('cores: a check runs only on the cores it lists; elsewhere it is not-applicable with the reason, and its tests are not planned', () => {
+  const cat = [
+    { id: 'light-only', clause: 'c', requirement: 'r', tests: [{ file: 'calls', name: 'A' }] },
+    { id: 'both', clause: 'c', requirement: 'r', cores: ['light', '3gpp'], tests: [{ file: 'calls', name: 'A' }] },
+    { id: 'why', clause: 'c', requirement: 'r', cores: ['3gpp'], notOn: { light: 'needs an HSS' }, tests: [{ file: 'volte', name: 'B' }] },
+  ];
+  const res = parseResults(`${line('calls', 'A', true)}\n${line('volte', 'B', true)}\n`);
+  const on3 = evaluate(cat, res, '3gpp');
+  assert.deepEqual(on3.map((e) => e.status), ['not-applicable', 'pass', 'pass']);
+  assert.match(on3[0].reason, /not on the 3gpp core: .*light core/);
+  const onLight = evaluate(cat, res, 'light');
+  assert.deepEqual(onLight.map((e) => e.status), ['pass', 'pass', 'not-applicable']);
+  assert.equal(onLight[2].reason, 'not on the light core: needs an HSS');
+  assert.deepEqual(checksFor('external', cat), []);
+  assert.deepEqual(checksFor('3gpp', cat).map((c) => c.id), ['both', 'why']);
+  // a not-applicable test is never a pass, whatever its results say
+  assert.equal(evaluate(cat, res, 'external').filter((e) => e.status === 'pass').length, 0);
+});
+
+test('the catalogue names only known cores, and each core has checks to run', () => {
+  for (const c of CHECKS) for (const core of c.cores ?? []) assert.ok(CORES.includes(core), `${c.id}: unknown core ${core}`);
+  for (const core of CORES) assert.ok(checksFor(core).length > 0, `no check runs on ${core}`);
+});
+
+test('needsEnv: a check whose run option is missing is not-applicable with its reason, never pass', () => {
+  const cat = [{ id: 'mo', clause: 'c', requirement: 'r', cores: ['external'], needsEnv: { LAB_TEST_NEEDS_X: 'no --x given' }, tests: [{ file: 'calls', name: 'A' }] }];
+  const res = parseResults(line('calls', 'A', true));
+  delete process.env.LAB_TEST_NEEDS_X;
+  assert.deepEqual(checksFor('external', cat), []);
+  const [e] = evaluate(cat, res, 'external');
+  assert.equal(e.status, 'not-applicable');
+  assert.equal(e.reason, 'no --x given');
+  process.env.LAB_TEST_NEEDS_X = 'bob';
+  try {
+    assert.equal(evaluate(cat, res, 'external')[0].status, 'pass');
+  } finally {
+    delete process.env.LAB_TEST_NEEDS_X;
+  }
 });

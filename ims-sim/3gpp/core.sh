@@ -21,6 +21,17 @@ ims3_resolv() {
   mount --bind "$1/run/resolv.conf" /etc/resolv.conf
 }
 
+# ims3_private_tmp LOGDIR — a private tmpfs on /tmp (in our own mount namespace): Kamailio's cdp leaves a
+# FIFO /tmp/cdp_send_<pid>_<n>_<time> per Diameter request process behind at every stop; they go with the
+# namespace. Skipped (returns 1) when LOGDIR or this directory lie under /tmp (they would be hidden).
+ims3_private_tmp() {
+  local d
+  for d in "$1" "$IMS3_HERE"; do
+    case "$(cd "$d" && pwd -P)/" in /tmp/*) return 1 ;; esac
+  done
+  mount -t tmpfs -o mode=1777,size=64m ims3-tmp /tmp
+}
+
 # ims3_wait SECONDS COMMAND... — poll every 0.2 s until COMMAND succeeds
 ims3_wait() {
   local t=$(($1 * 5)); shift

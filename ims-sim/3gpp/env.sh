@@ -9,6 +9,10 @@ IMS3_SCSCF_PORT="${IMS3_SCSCF_PORT:-6060}"   # SIP, registrar and session contro
 IMS3_HSS_DIAMETER_PORT="${IMS3_HSS_DIAMETER_PORT:-3868}"
 IMS3_ICSCF_DIAMETER_PORT="${IMS3_ICSCF_DIAMETER_PORT:-3869}"
 IMS3_SCSCF_DIAMETER_PORT="${IMS3_SCSCF_DIAMETER_PORT:-3870}"
+# Trusted nodes (TS 24.229 5.4.1.1, TS 33.203 trusted node authentication): who may send a REGISTER with
+# integrity-protected="auth-done" (a WebRTC eP-CSCF/WAF that authenticated the user itself, TS 24.371).
+# Space-separated ADDR:PORT or ADDR (any port); the lab's gateway sends SIP from 127.0.0.1:5070.
+IMS3_TRUSTED_NODES="${IMS3_TRUSTED_NODES:-127.0.0.1:5070}"
 IMS3_DB_PORT="${IMS3_DB_PORT:-3306}"         # MariaDB, I-CSCF tables only
 IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
 IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"

@@ -4,7 +4,8 @@
 # resolv.conf bind mount that points Kamailio and cdp at our dnsmasq stays private to the core).
 # Prints "ims3: ready" once every part answers; SIGTERM/SIGINT stop the parts by PID (newest first) and
 # drop the MariaDB data directory (state, not a log). Exits 1 when a part fails to start or stops.
-# Logs: LOGDIR/{dnsmasq,mariadb,hss,scscf,icscf,pcscf}.log.
+# Logs: LOGDIR/{dnsmasq,mariadb,hss,scscf,icscf,pcscf}.log. /tmp is a private tmpfs (ims3_private_tmp):
+# cdp's /tmp/cdp_send_* FIFOs do not pile up on the host.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=core.sh
@@ -22,6 +23,7 @@ trap 'echo "ims3: stopping"; stop; exit 0' TERM INT
 ((${IMS3_KEEP_CORES:-0})) || ulimit -c 0
 # XRES in the HSS log: sipp-scenarios/run-ue.sh tells SIPp's RES-with-0x00 failure apart with it
 export HSS_ARGS="${HSS_ARGS:---log-vectors}"
+ims3_private_tmp "$L" || echo "ims3: no private /tmp ($L or $HERE is under /tmp): cdp's /tmp/cdp_send_* FIFOs stay behind"
 ims3_resolv "$L" || { echo "ims3: cannot bind-mount $L/run/resolv.conf on /etc/resolv.conf (run me in a private mount namespace)"; exit 1; }
 if ! ims3_up "$L"; then
   echo "ims3: $IMS3_ERROR"

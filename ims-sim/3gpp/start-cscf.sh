@@ -20,10 +20,18 @@ MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules}"
 [ -f "$MPATH/ims_icscf.so" ] || { echo "Kamailio IMS modules missing in $MPATH: apt-get install kamailio-ims-modules kamailio-mysql-modules" >&2; exit 2; }
 mkdir -p "$rundir"
 rundir="$(cd "$rundir" && pwd)"
+# the trusted nodes as one Kamailio regex over "$si:$sp" (dots as [.]: no backslashes through sed)
+trusted_re=
+for n in $IMS3_TRUSTED_NODES; do
+  [[ $n == *:* ]] || n="$n:[0-9]+"
+  trusted_re+="${trusted_re:+|}${n//./[.]}"
+done
+trusted_re="^(${trusted_re:-none})\$"
 fill() {
   sed -e "s|@ROLE@|$role|g; s|@ADDR@|$IMS3_ADDR|g; s|@PORT@|$port|g; s|@DOMAIN@|$IMS3_DOMAIN|g" \
       -e "s|@MPATH@|$MPATH|g; s|@RUNDIR@|$rundir|g; s|@DB_PORT@|$IMS3_DB_PORT|g" \
       -e "s|@HSS_PORT@|$IMS3_HSS_DIAMETER_PORT|g; s|@DIAMETER_PORT@|$dport|g" \
+      -e "s#@TRUSTED_NODES_RE@#$trusted_re#g" \
       -e "s|@IPSEC_CLIENT_PORT@|$((IMS3_PCSCF_PORT + 40))|g; s|@IPSEC_SERVER_PORT@|$((IMS3_PCSCF_PORT + 41))|g" "$@"
 }
 { echo "#!KAMAILIO"; fill "$HERE/kamailio/common.cfg" "$HERE/kamailio/$role.cfg"; } > "$rundir/kamailio.cfg"

@@ -36,4 +36,6 @@ LoadExtension = "$FDX/dict_dcca_3gpp.fdx";
 ConnectPeer = "icscf.$IMS3_DOMAIN" { ConnectTo = "$IMS3_ADDR"; Port = $IMS3_ICSCF_DIAMETER_PORT; No_TLS; };
 ConnectPeer = "scscf.$IMS3_DOMAIN" { ConnectTo = "$IMS3_ADDR"; Port = $IMS3_SCSCF_DIAMETER_PORT; No_TLS; };
 CONF
-exec "$HSS_BIN" -c "$rundir/freeDiameter.conf" -l "$IMS3_ADDR" -s "$IMS3_SUBSCRIBERS" ${HSS_ARGS:-}
+# the control FIFO: `echo "rtr sip:user@domain" > <rundir>/control` de-registers a user from the network (RTR)
+[ -p "$rundir/control" ] || { rm -f "$rundir/control"; mkfifo -m 600 "$rundir/control"; }
+exec "$HSS_BIN" -c "$rundir/freeDiameter.conf" -l "$IMS3_ADDR" -s "$IMS3_SUBSCRIBERS" --control "$rundir/control" ${HSS_ARGS:-}

@@ -304,7 +304,7 @@ const REASON_TEXT = {
   'local-hangup': 'you hung up', 'remote-hangup': 'they hung up', 'remote-cancel': 'caller gave up',
   'websocket-closed': 'connection lost', logout: 'signed out', replaced: 'signed in elsewhere', expired: 'session expired',
   timeout: 'no answer', 'media-failed': 'media failed', 'preconditions-failed': 'network resources failed',
-  'media-timeout': 'no audio reached the relay',
+  'media-timeout': 'no audio reached the relay', 'network-deregistered': 'the network signed you out',
 };
 function endText(c) {
   if (c.direction === 'mt' && !c.answeredAt) {
@@ -352,6 +352,7 @@ function describe(m) {
     case 'reanswer': return `${who(m.callId)} accepted the change${m.sipReoffer === false ? ' (handled by the relay)' : ''}`;
     case 'dtmf': return `${who(m.callId)} pressed ${m.digit}`;
     case 'error': return `Problem${m.callId ? ` on the call with ${who(m.callId)}` : ''}: ${ERROR_TEXT[m.code] ?? m.code}`;
+    case 'session-ended': return `Signed out by the network: ${m.message ?? m.reason}`;
     case 'pong': return null;
     default: return `Gateway: ${m.type}`;
   }

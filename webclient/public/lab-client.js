@@ -570,6 +570,14 @@ export class LabClient extends EventTarget {
         const dLost = dt > 0 ? Math.max(0, s.packetsLost - prev.packetsLost) : null;
         const dRecv = dt > 0 ? s.packetsReceived - prev.packetsReceived : null;
         s.lossPct = dt > 0 && dLost + dRecv > 0 ? (100 * dLost) / (dLost + dRecv) : (dt > 0 ? 0 : null);
+        // video kbit/s each way, audio concealment (% of samples played out concealed) and jitter-buffer
+        // delay (ms per emitted sample) over the last interval
+        s.videoKbpsSent = rate(s.videoBytesSent, prev?.videoBytesSent);
+        s.videoKbpsReceived = rate(s.videoBytesReceived, prev?.videoBytesReceived);
+        const dSamples = dt > 0 ? s.totalSamplesReceived - prev.totalSamplesReceived : 0;
+        s.concealedPct = dSamples > 0 ? (100 * Math.max(0, s.concealedSamples - prev.concealedSamples)) / dSamples : null;
+        const dEmitted = dt > 0 ? s.jitterBufferEmittedCount - prev.jitterBufferEmittedCount : 0;
+        s.jitterBufferMs = dEmitted > 0 ? (1000 * (s.jitterBufferDelay - prev.jitterBufferDelay)) / dEmitted : null;
         call.last = s;
         call.samples.push(s);
         if (call.samples.length > MAX_SAMPLES) call.samples.shift();

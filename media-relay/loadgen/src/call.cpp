@@ -38,7 +38,8 @@ std::string randomToken(std::mt19937_64& rng, size_t n) {
 
 // ---------------------------------------------------------------- call
 
-Call::Call(Env& env, int index, bool incoming) : env_(env) {
+Call::Call(Env& env, int index, bool incoming, int64_t timerKey)
+    : env_(env), timerKey_(static_cast<uint64_t>(timerKey < 0 ? index : timerKey)) {
   res_.index = index;
   res_.mt = incoming;
   res_.callId = "lg-" + std::to_string(getpid()) + "-" + std::to_string(index) + "-" + randomToken(env.rng, 6);
@@ -83,7 +84,7 @@ CallStage Call::stage() const {
 
 void Call::arm(int64_t when) {
   armed_ = when;
-  env_.loop.schedule(when, static_cast<uint64_t>(res_.index));
+  env_.loop.schedule(when, timerKey_);
 }
 
 void Call::dumpSdp(const std::string& file, const std::string& sdp) const {

@@ -38,7 +38,9 @@ class Call : public EventLoop::Handler, private SignalingHost {
   enum class Phase { Idle, Signaling, Connecting, Media, Draining, Ending, Done };
 
   // incoming: an MT call (gateway --answer): answerIncoming() instead of start().
-  Call(Env& env, int index, bool incoming = false);
+  // index: the call's number in the run (report order, call-id); timerKey: its key in its engine's
+  // event loop (the engine maps keys back to calls; defaults to index).
+  Call(Env& env, int index, bool incoming = false, int64_t timerKey = -1);
   ~Call() override;
   void start(int64_t now);
   // MT: rtpengine's browser-leg offer from `incoming` -> our answer (Chromium-shaped) -> ICE + DTLS.
@@ -83,6 +85,7 @@ class Call : public EventLoop::Handler, private SignalingHost {
   void sendRtcpSr();
 
   Env& env_;
+  uint64_t timerKey_ = 0;
   Phase phase_ = Phase::Idle;
   CallResult res_;
   std::unique_ptr<CallSignaling> sig_;

@@ -33,7 +33,9 @@ bool Engine::run(std::string& err) {
   SignalingFactory makeSignaling;
   if (gateway)
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
-      GatewayLink& link = call.mt && incomingLink_ ? *incomingLink_ : *gws_[static_cast<size_t>(call.index) % gws_.size()];
+      // Originated call i belongs to this engine (i mod threads == id); its calls take the engine's users in turn.
+      GatewayLink& link = call.mt && incomingLink_ ? *incomingLink_
+                                                   : *gws_[static_cast<size_t>(call.index / cfg_.threads) % gws_.size()];
       host.res().user = link.user();
       auto sig = std::make_unique<GatewaySignaling>(host, link, cfg_);
       if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, incomingAt_);
@@ -46,7 +48,8 @@ bool Engine::run(std::string& err) {
   env_.reset(new Env{cfg_, loop_, std::move(makeSignaling), dtls_, counters_, rttUs_, rng_});
   calls_.reserve(indices_.size());
   // Call objects live until the engine ends: epoll may still hold a pointer in the current batch.
-  for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx));
+  // Timer key = position in calls_ (MO calls first, MT calls appended as they arrive).
+  for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx, false, static_cast<int64_t>(calls_.size())));
   moCalls_ = calls_.size();
   for (GatewayLink* l : gws_) {
     if (cfg_.answer) l->onIncoming([this, l](const gw::Event& e, int64_t now) { acceptIncoming(*l, e, now); });
@@ -84,8 +87,7 @@ bool Engine::run(std::string& err) {
 
 void Engine::onTimer(uint64_t key, int64_t when) {
   if (key == kRampKey) return startDueCalls(nowNs());
-  size_t local = (static_cast<size_t>(key) - static_cast<size_t>(id_)) / static_cast<size_t>(cfg_.threads);
-  if (local < calls_.size()) calls_[local]->onTimer(when);  // indices_[i] == i * threads + id
+  if (key < calls_.size()) calls_[key]->onTimer(when);  // key = position in calls_
 }
 
 void Engine::startDueCalls(int64_t now) {
@@ -102,18 +104,26 @@ void Engine::startDueCalls(int64_t now) {
 }
 
 void Engine::acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now) {
-  if (stopping_ || (cfg_.expectCalls > 0 && counters_.incoming.load() >= static_cast<uint64_t>(cfg_.expectCalls))) {
+  // Engines share the count: take the next number only while it is below --expect-calls.
+  uint64_t n = counters_.incoming.load();
+  bool take = false;
+  while (!stopping_ && (cfg_.expectCalls == 0 || n < static_cast<uint64_t>(cfg_.expectCalls)))
+    if (counters_.incoming.compare_exchange_weak(n, n + 1)) {
+      take = true;
+      break;
+    }
+  if (!take) {
     counters_.rejected++;
     link.sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
     return;
   }
-  counters_.incoming++;
-  int index = static_cast<int>(calls_.size());  // one engine thread: timer key = index = position
+  // Run-wide number (report order, call-id): after the originated calls, in order of arrival.
+  int index = cfg_.calls + static_cast<int>(n);
   indices_.push_back(index);
   incoming_ = &e;
   incomingAt_ = now;
   incomingLink_ = &link;
-  calls_.push_back(std::make_unique<Call>(*env_, index, true));
+  calls_.push_back(std::make_unique<Call>(*env_, index, true, static_cast<int64_t>(calls_.size())));
   incoming_ = nullptr;
   incomingLink_ = nullptr;
   calls_.back()->answerIncoming(e.sdp, now);

@@ -1,6 +1,7 @@
-// One engine = one thread: an epoll loop, an ng client and the calls whose index % threads == id.
-// Calls start on the global ramp (call i at t0 + i/cps) so T engines together keep the asked rate.
-// Gateway --answer: incoming calls are appended (index = position; one engine thread) as they arrive.
+// One engine = one thread: an epoll loop, an ng client (raw) or its share of the users' WebSockets
+// (gateway), and the calls whose index % threads == id. Calls start on the global ramp (call i at
+// t0 + i/cps) so T engines together keep the asked rate. Gateway --answer: an incoming call is
+// appended to the engine whose WebSocket it came on (run-wide index: --calls + arrival number).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -18,8 +19,9 @@ namespace lg {
 
 class Engine {
  public:
-  // gws non-empty: gateway mode (one engine; its loop also serves the users' WebSockets). Originated
-  // call i goes through user i mod U; an incoming call is answered on the link it came in on.
+  // gws non-empty: gateway mode; this engine's loop serves these users' WebSockets (users are dealt
+  // to engines in turn). Originated call i goes through this engine's user (i / threads) mod |gws|;
+  // an incoming call is answered on the link it came in on.
   Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
          const std::atomic<bool>& stop, std::vector<GatewayLink*> gws = {});
   // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).

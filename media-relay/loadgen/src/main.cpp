@@ -68,7 +68,8 @@ const char* kUsage =
     "  --far echo|sink       far end played by loadgen: echo RTP back, or only count it (default echo)\n"
     "  --far-port-base P     far end of call i binds P+2i (e.g. 6000 = delaymeter's default --ims-ports)\n"
     "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
-    "  --threads T           engine threads, 1..cores (default 1)\n"
+    "  --threads T           engine threads, 1..cores (default 1); --gateway: needs >= T users, each\n"
+    "                        thread serves its own users' WebSockets and their calls\n"
     "  --local-ip IP         address for loadgen's sockets and candidates (default 127.0.0.1)\n"
     "  --relay-pid PID       also report this process's CPU (rtpengine) over the run\n"
     "  --json FILE           write the full report (per call + totals) as JSON\n"
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("BENCH_PROFILES"); env && *env) profilesPath = env;
   int relayPid = 0;
   double timeoutArg = 0;
-  bool rawAsked = false, threadsAsked = false, callsAsked = false;
+  bool rawAsked = false, callsAsked = false;
   std::string password, imsCodecArg, usersFile;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
@@ -221,7 +222,6 @@ int main(int argc, char** argv) {
       cfg.farPortBase = static_cast<int>(parseNum(a, next(), 1024, 65534));
     } else if (a == "--threads") {
       cfg.threads = static_cast<int>(parseNum(a, next(), 1, 256));
-      threadsAsked = true;
     } else if (a == "--local-ip") {
       cfg.localIp = next();
       in_addr tmp;
@@ -261,14 +261,15 @@ int main(int argc, char** argv) {
     }
     if (cfg.answer && !cfg.expectCalls && timeoutArg <= 0)
       usageError("--answer needs --expect-calls N or --timeout S to bound the run");
-    if (threadsAsked && cfg.threads != 1) usageError("--gateway runs one engine thread (one WebSocket): drop --threads");
+    // Each engine thread serves its own users' WebSockets: T threads need at least T users.
+    if (cfg.threads > static_cast<int>(cfg.gwUsers.size()))
+      usageError("--threads " + std::to_string(cfg.threads) + " in --gateway mode needs at least that many users (--users FILE): each engine thread serves its own users' WebSockets");
     std::string uerr;
     if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || gwBase.scheme != "http")
       usageError("--gateway: " + (uerr.empty() ? "expected http://host:port" : uerr));
     while (gwBase.path.size() > 1 && gwBase.path.back() == '/') gwBase.path.pop_back();
     if (gwBase.path == "/") gwBase.path.clear();
     cfg.far = lg::FarMode::External;  // the IMS UE behind the gateway answers (and echoes) media
-    cfg.threads = 1;
   }
   if (cfg.ng.sin_family == 0) {
     std::string host;
@@ -278,7 +279,8 @@ int main(int argc, char** argv) {
   unsigned cores = std::thread::hardware_concurrency();
   if (cores && cfg.threads > static_cast<int>(cores))
     usageError("--threads " + std::to_string(cfg.threads) + " exceeds the " + std::to_string(cores) + " cores");
-  if (cfg.threads > cfg.calls) cfg.threads = std::max(1, cfg.calls);
+  // More engines than calls would idle (answering engines take incoming calls: keep them).
+  if (cfg.threads > cfg.calls && !cfg.answer) cfg.threads = std::max(1, cfg.calls);
   if (cfg.farPortBase && cfg.farPortBase + 2 * (cfg.calls - 1) > 65535)
     usageError("--far-port-base " + std::to_string(cfg.farPortBase) + " leaves no room for " + std::to_string(cfg.calls) + " calls");
   std::string err;
@@ -371,8 +373,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> engineErr(cfg.threads);
   std::atomic<int> running{cfg.threads};
   std::vector<std::thread> threads;
-  for (int t = 0; t < cfg.threads; ++t)
-    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, links));
+  for (int t = 0; t < cfg.threads; ++t) {
+    std::vector<lg::GatewayLink*> mine;  // users dealt to engines in turn: user u to engine u mod T
+    for (size_t u = static_cast<size_t>(t); u < links.size(); u += static_cast<size_t>(cfg.threads)) mine.push_back(links[u]);
+    engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, mine));
+  }
   for (int t = 0; t < cfg.threads; ++t)
     threads.emplace_back([&, t] {
       if (!engines[t]->run(engineErr[t])) stop = true;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Integration test, MT: loadgen --gateway --answer --users logs in as dave and carol on the `./lab test`
-# gateway (127.0.0.1:8089), SIPp ue2 (sipp-scenarios/run-ue.sh uac, RTP echo) calls each once and hangs
-# up after 3 s; loadgen must answer both on the right user's WebSocket (ICE + DTLS-SRTP), get its media
-# echoed and see the caller's BYE as the call's normal end. Exit 77 (ctest SKIP_RETURN_CODE) when no
-# gateway answers.
+# Integration test, MT: loadgen --gateway --answer --users --threads 2 logs in as dave and carol (one
+# engine thread each) on the `./lab test` gateway (127.0.0.1:8089), SIPp ue2 (sipp-scenarios/run-ue.sh
+# uac, RTP echo) calls each once and hangs up after 3 s; loadgen must answer both on the right user's
+# WebSocket (ICE + DTLS-SRTP), get its media echoed and see the caller's BYE as the call's normal end.
+# Exit 77 (ctest SKIP_RETURN_CODE) when no gateway answers.
 # usage: integration_gateway_mt.sh LOADGEN RUN_UE WORKDIR
 set -euo pipefail
 loadgen=$1 run_ue=$2 work=$3
@@ -22,7 +22,7 @@ mkdir -p "$work"
 rm -f "$work/report.json" "$work/loadgen.log" "$work"/*.sdp
 printf '# loadgen --users: user:password per line\n' >"$work/users.txt"
 for u in "${users[@]}"; do printf '%s:%s-secret\n' "$u" "$u" >>"$work/users.txt"; done
-"$loadgen" --gateway "$gw" --users "$work/users.txt" --answer --expect-calls "${#users[@]}" \
+"$loadgen" --gateway "$gw" --users "$work/users.txt" --threads 2 --answer --expect-calls "${#users[@]}" \
   --duration 30 --timeout 50 --json "$work/report.json" --dump-sdp "$work" 2>"$work/loadgen.log" &
 lg=$!
 trap 'kill "$lg" 2>/dev/null || true' EXIT

@@ -5,6 +5,7 @@
 #include <freeDiameter/libfdcore.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VENDOR_3GPP 10415
@@ -31,7 +32,9 @@ static struct dict_object *a_user_name, *a_public_identity, *a_server_name, *a_s
 	*a_sip_item_number, *a_sip_auth_scheme, *a_sip_authenticate, *a_sip_authorization,
 	*a_ck, *a_ik, *a_server_assignment_type, *a_user_data, *a_experimental_result,
 	*a_experimental_result_code, *a_vendor_id, *a_auth_session_state,
-	*a_vendor_specific_app_id, *a_auth_app_id;
+	*a_vendor_specific_app_id, *a_auth_app_id, *a_dest_host, *a_dest_realm, *a_dereg_reason,
+	*a_reason_code, *a_reason_info, *a_result_code;
+static struct dict_object *c_rtr;
 
 #define DICT (fd_g_config->cnf_dict)
 
@@ -54,6 +57,16 @@ static int ensure_public_identity(void)
 	if (fd_dict_search(DICT, DICT_TYPE, TYPE_BY_NAME, "UTF8String", &utf8, ENOENT))
 		return -1;
 	return fd_dict_new(DICT, DICT_AVP, &d, utf8, &a_public_identity);
+}
+
+/* Reason-Code (616, in Deregistration-Reason) may be missing from dict_dcca_3gpp as well. */
+static int ensure_reason_code(void)
+{
+	if (!fd_dict_search(DICT, DICT_AVP, AVP_BY_NAME_ALL_VENDORS, "Reason-Code", &a_reason_code, ENOENT))
+		return 0;
+	struct dict_avp_data d = { 616, VENDOR_3GPP, "Reason-Code", AVP_FLAG_VENDOR | AVP_FLAG_MANDATORY,
+				   AVP_FLAG_VENDOR | AVP_FLAG_MANDATORY, AVP_TYPE_INTEGER32 };
+	return fd_dict_new(DICT, DICT_AVP, &d, NULL, &a_reason_code);
 }
 
 static int command(int code, const char *req, const char *ans, struct dict_object **o)
@@ -262,6 +275,11 @@ static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void 
 		code = ERROR_USER_UNKNOWN;
 	else if (!hss_sub_has_impu(s, impu))
 		code = ERROR_IDENTITIES_DONT_MATCH;
+	else if (s->scheme == HSS_SCHEME_TNA) {
+		/* trusted node authentication only: the HSS holds no AKA scheme for this subscription */
+		fprintf(stderr, "hss: MAR %s: scheme tna (trusted node authentication), no AKA vectors\n", impi);
+		code = ERROR_AUTH_SCHEME_NOT_SUPPORTED;
+	}
 	struct hss_av av[5];
 	uint32_t made = 0;
 	int resync = 0;
@@ -288,6 +306,7 @@ static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void 
 			code = -1; /* UNABLE_TO_COMPLY */
 		} else {
 			s->sqn = sqn;
+			s->mar_since_sar = 1;
 			if (!s->scscf[0] && server[0])
 				snprintf(s->scscf, sizeof s->scscf, "%s", server);
 		}
@@ -349,6 +368,14 @@ static int on_sar(struct msg **msg, struct avp *avp, struct session *sess, void 
 	else switch (sat) {
 	case SAT_REGISTRATION:
 	case SAT_RE_REGISTRATION:
+		if (s->scheme == HSS_SCHEME_AKA && !s->mar_since_sar) {
+			/* an AKA subscription registers only after the S-CSCF fetched vectors (MAR): a REGISTER that
+			 * skipped authentication (trusted node) is not allowed for it */
+			fprintf(stderr, "hss: SAR %s: scheme aka but no MAR since the last registration: refused\n", s->impi);
+			code = -1;
+			break;
+		}
+		s->mar_since_sar = 0;
 		s->state = HSS_REGISTERED;
 		snprintf(s->scscf, sizeof s->scscf, "%s", server);
 		with_profile = 1;
@@ -390,7 +417,7 @@ static int on_sar(struct msg **msg, struct avp *avp, struct session *sess, void 
 		}
 	}
 	pthread_mutex_unlock(&g_lock);
-	return rc ? -1 : send_answer(msg, what, code);
+	return rc ? -1 : send_answer(msg, what, code < 0 ? 5012 : code);
 }
 
 /* LIR (TS 29.228 6.1.4): which S-CSCF serves this IMPU (terminating routing at the I-CSCF) */
@@ -418,6 +445,65 @@ static int on_lir(struct msg **msg, struct avp *avp, struct session *sess, void 
 		snprintf(what + strlen(what), sizeof what - strlen(what), " server=%s", s->scscf);
 	pthread_mutex_unlock(&g_lock);
 	return rc ? -1 : send_answer(msg, what, code);
+}
+
+/* RTA: log the S-CSCF's answer to our RTR */
+static void on_rta(void *data, struct msg **ans)
+{
+	char *impu = data;
+	uint32_t rc = 0;
+	struct avp *a = find(*ans, a_result_code);
+	struct avp_hdr *h;
+	if (a && !fd_msg_avp_hdr(a, &h) && h->avp_value)
+		rc = h->avp_value->u32;
+	fprintf(stderr, "hss: RTA %s -> %u\n", impu, rc);
+	free(impu);
+	fd_msg_free(*ans);
+	*ans = NULL;
+}
+
+int hss_cx_rtr(const char *impu, int reason_code, const char *reason_info)
+{
+	char impi[HSS_ID_LEN], host[HSS_ID_LEN], realm[HSS_ID_LEN];
+	pthread_mutex_lock(&g_lock);
+	struct hss_sub *s = hss_db_by_impu(g_db, impu);
+	if (!s || s->state == HSS_NOT_REGISTERED || !s->scscf[0]) {
+		pthread_mutex_unlock(&g_lock);
+		fprintf(stderr, "hss: RTR %s: %s\n", impu, s ? "not registered" : "unknown IMPU");
+		return -1;
+	}
+	/* the S-CSCF's Diameter identity is the host of its SIP URI (sip:scscf.ims.lab:6060) */
+	const char *h = s->scscf + (strncmp(s->scscf, "sip:", 4) ? 0 : 4);
+	size_t n = strcspn(h, ":;>");
+	snprintf(host, sizeof host, "%.*s", (int)(n < sizeof host ? n : sizeof host - 1), h);
+	snprintf(impi, sizeof impi, "%s", s->impi);
+	const char *at = strchr(impi, '@');
+	snprintf(realm, sizeof realm, "%s", at ? at + 1 : (char *)fd_g_config->cnf_diamrlm);
+	s->state = HSS_NOT_REGISTERED; /* TS 29.228 6.1.3: the HSS de-registers; no SAR follows */
+	s->scscf[0] = 0;
+	pthread_mutex_unlock(&g_lock);
+
+	struct msg *req = NULL;
+	struct avp *g;
+	int rc = fd_msg_new(c_rtr, MSGFL_ALLOC_ETEID, &req) ||
+		 fd_msg_new_session(req, (os0_t)"hss", 3) ||
+		 add_common(req) || fd_msg_add_origin(req, 0) ||
+		 add_str(req, a_dest_host, host) || add_str(req, a_dest_realm, realm) ||
+		 add_str(req, a_user_name, impi) || add_str(req, a_public_identity, impu) ||
+		 fd_msg_avp_new(a_dereg_reason, 0, &g) || add_u32(g, a_reason_code, (uint32_t)reason_code) ||
+		 add_str(g, a_reason_info, reason_info) || fd_msg_avp_add(req, MSG_BRW_LAST_CHILD, g);
+	char *cb = strdup(impu);
+	if (!rc)
+		rc = fd_msg_send(&req, on_rta, cb);
+	if (rc) {
+		fprintf(stderr, "hss: RTR %s: cannot build or send it\n", impu);
+		free(cb);
+		if (req)
+			fd_msg_free(req);
+		return -1;
+	}
+	fprintf(stderr, "hss: RTR %s %s to %s reason=%d (%s)\n", impi, impu, host, reason_code, reason_info);
+	return 0;
 }
 
 int hss_cx_init(struct hss_db *db, const char *default_scscf, int log_vectors)
@@ -450,12 +536,17 @@ int hss_cx_init(struct hss_db *db, const char *default_scscf, int log_vectors)
 	    find_avp("Experimental-Result-Code", &a_experimental_result_code) || find_avp("Vendor-Id", &a_vendor_id) ||
 	    find_avp("Auth-Session-State", &a_auth_session_state) ||
 	    find_avp("Vendor-Specific-Application-Id", &a_vendor_specific_app_id) ||
-	    find_avp("Auth-Application-Id", &a_auth_app_id))
+	    find_avp("Auth-Application-Id", &a_auth_app_id) ||
+	    find_avp("Destination-Host", &a_dest_host) || find_avp("Destination-Realm", &a_dest_realm) ||
+	    find_avp("Result-Code", &a_result_code) ||
+	    find_avp("Deregistration-Reason", &a_dereg_reason) || ensure_reason_code() ||
+	    find_avp("Reason-Info", &a_reason_info))
 		return -1;
 	if (command(300, "User-Authorization-Request", "User-Authorization-Answer", &uar) ||
 	    command(301, "Server-Assignment-Request", "Server-Assignment-Answer", &sar) ||
 	    command(302, "Location-Info-Request", "Location-Info-Answer", &lir) ||
-	    command(303, "Multimedia-Auth-Request", "Multimedia-Auth-Answer", &mar))
+	    command(303, "Multimedia-Auth-Request", "Multimedia-Auth-Answer", &mar) ||
+	    command(304, "Registration-Termination-Request", "Registration-Termination-Answer", &c_rtr))
 		return -1;
 	struct disp_when w = { .app = d_app };
 	w.command = uar;

@@ -4,31 +4,56 @@
 #include <freeDiameter/freeDiameter-host.h>
 #include <freeDiameter/libfdcore.h>
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The control FIFO: one command per line (opened read-write, so it never sees end of file). */
+static void *control_loop(void *arg)
+{
+	const char *path = arg;
+	FILE *f = fopen(path, "r+");
+	if (!f) {
+		fprintf(stderr, "hss: cannot open the control FIFO %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	char line[512], impu[300];
+	while (fgets(line, sizeof line, f)) {
+		int reason = 0;
+		if (sscanf(line, "rtr %299s %d", impu, &reason) >= 1)
+			hss_cx_rtr(impu, reason, "administrative de-registration (lab control)");
+		else if (line[0] != '\n')
+			fprintf(stderr, "hss: control: unknown command '%.*s' (want: rtr <IMPU> [reason-code])\n",
+				(int)strcspn(line, "\n"), line);
+	}
+	return NULL;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hss -c <freeDiameter.conf> -s <subscribers.txt> [-l <ipv4>] [--scscf <sip-uri>] [--log-vectors] [--check]\n"
+	fprintf(f, "usage: hss -c <freeDiameter.conf> -s <subscribers.txt> [-l <ipv4>] [--scscf <sip-uri>] [--log-vectors] [--control <fifo>] [--check]\n"
 		"  -c, --config       freeDiameter configuration (Identity, Realm, peers, dict_dcca_3gpp.fdx; see start-hss.sh)\n"
 		"  -s, --subscribers  table: IMPI IMPU[,IMPU...] K OPc AMF SQN per line, '#' comments\n"
 		"  -l, --listen       IPv4 address to serve on (loopback allowed; freeDiameter's ListenOn drops 127/8)\n"
 		"      --scscf        S-CSCF URI put into UAAs of unassigned users (default: Server-Capabilities)\n"
 		"      --log-vectors  also log XRES of each vector (lab use)\n"
+		"      --control      a FIFO read for commands, one per line: 'rtr <IMPU> [reason-code]' sends a\n"
+		"                     Registration-Termination-Request to the S-CSCF serving IMPU (network de-registration)\n"
 		"      --check        only parse the subscriber table and exit\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *conf = NULL, *subs = NULL, *scscf = NULL, *listen_on = NULL;
+	const char *conf = NULL, *subs = NULL, *scscf = NULL, *listen_on = NULL, *control = NULL;
 	int log_vectors = 0, check = 0, c;
 	static struct option opts[] = {
 		{ "config", required_argument, 0, 'c' }, { "listen", required_argument, 0, 'l' }, { "subscribers", required_argument, 0, 's' },
 		{ "scscf", required_argument, 0, 'S' }, { "log-vectors", no_argument, 0, 'V' },
-		{ "check", no_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+		{ "check", no_argument, 0, 'C' }, { "control", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
 	while ((c = getopt_long(argc, argv, "c:s:l:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': conf = optarg; break;
@@ -37,6 +62,7 @@ int main(int argc, char **argv)
 		case 'S': scscf = optarg; break;
 		case 'V': log_vectors = 1; break;
 		case 'C': check = 1; break;
+		case 'F': control = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -92,7 +118,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd_core_waitstartcomplete();
-	fprintf(stderr, "hss: ready (Cx, application 16777216)\n");
+	pthread_t ctl;
+	if (control && pthread_create(&ctl, NULL, control_loop, (void *)control)) {
+		fprintf(stderr, "hss: cannot start the control thread\n");
+		return 1;
+	}
+	fprintf(stderr, "hss: ready (Cx, application 16777216)%s%s\n", control ? "; control FIFO " : "", control ? control : "");
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	fprintf(stderr, "hss: signal %d, shutting down\n", sig);

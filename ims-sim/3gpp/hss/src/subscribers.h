@@ -8,6 +8,10 @@
 #define HSS_ID_LEN 256
 
 enum hss_reg_state { HSS_NOT_REGISTERED = 0, HSS_REGISTERED = 1, HSS_UNREGISTERED = 2 };
+/* How the S-CSCF authenticates the subscription (TS 24.229 5.4.1.1: "the authentication mechanism assigned
+ * in the HSS"): IMS-AKA (MAR vectors), or trusted node authentication (a WebRTC eP-CSCF/WAF authenticated
+ * the user, TS 24.371 / TS 33.203; no MAR, the SAR is the first request). */
+enum hss_scheme { HSS_SCHEME_AKA = 0, HSS_SCHEME_TNA = 1 };
 
 struct hss_sub {
 	char impi[HSS_ID_LEN];
@@ -17,6 +21,8 @@ struct hss_sub {
 	uint64_t sqn;                          /* last SQN handed out (48 bits) */
 	enum hss_reg_state state;
 	char scscf[HSS_ID_LEN];                /* assigned S-CSCF SIP URI, "" when none */
+	enum hss_scheme scheme;                /* optional 7th column: aka (default) or tna */
+	int mar_since_sar;                     /* AKA: vectors were handed out since the last REGISTRATION SAR */
 };
 
 struct hss_db {

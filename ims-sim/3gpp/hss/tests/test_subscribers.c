@@ -26,11 +26,18 @@ int main(void)
 		"# IMPI IMPU K OPc AMF SQN\n"
 		"\n"
 		"alice@ims.lab sip:alice@ims.lab,tel:+4910 " K " " OPC " 8000 000000000020   # trailing comment\n"
-		"\tbob@ims.lab  sip:bob@ims.lab " K " " OPC " 8000 ffffffffff00\n";
+		"\tbob@ims.lab  sip:bob@ims.lab " K " " OPC " 8000 ffffffffff00\n"
+		"web@ims.lab sip:web@ims.lab " K " " OPC " 8000 000000000000 tna\n"
+		"aka@ims.lab sip:aka@ims.lab " K " " OPC " 8000 000000000000 aka\n";
 	CHECK(hss_db_parse(good, "t", &db, err, sizeof err) == 0, "good table: %s", err);
-	CHECK(db.n == 2, "2 subscribers, got %zu", db.n);
+	CHECK(db.n == 4, "4 subscribers, got %zu", db.n);
+	CHECK(hss_db_by_impi(&db, "web@ims.lab") && hss_db_by_impi(&db, "web@ims.lab")->scheme == HSS_SCHEME_TNA,
+	      "web's scheme is tna");
+	CHECK(hss_db_by_impi(&db, "aka@ims.lab") && hss_db_by_impi(&db, "aka@ims.lab")->scheme == HSS_SCHEME_AKA,
+	      "aka's scheme is aka");
 	struct hss_sub *a = hss_db_by_impi(&db, "alice@ims.lab");
 	CHECK(a && a->n_impus == 2 && !strcmp(a->impus[1], "tel:+4910"), "alice has 2 IMPUs");
+	CHECK(a && a->scheme == HSS_SCHEME_AKA, "no 7th column: aka");
 	CHECK(a && a->sqn == 0x20 && a->amf[0] == 0x80 && a->amf[1] == 0 && a->k[0] == 0x46 && a->opc[15] == 0xaf,
 	      "alice's credentials");
 	CHECK(hss_db_by_impu(&db, "tel:+4910") == a, "IMPU lookup");
@@ -47,8 +54,9 @@ int main(void)
 	CHECK(a && hss_user_data(a, xml, 40) == -1, "user data does not overflow a short buffer");
 	hss_db_free(&db);
 
-	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000\n", "t:1: 5 columns");
-	bad("\n\nalice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 x\n", "t:3: too many columns");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000\n", "t:1: 5 columns, want 6 or 7");
+	bad("\n\nalice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 tna x\n", "t:3: too many columns");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 x\n", "t:1: scheme 'x': aka or tna");
 	bad("sip:alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020\n", "IMPI 'sip:alice@ims.lab'");
 	bad("alice@ims.lab alice@ims.lab " K " " OPC " 8000 000000000020\n", "IMPU 'alice@ims.lab' is not");
 	bad("alice@ims.lab sip:alice@ims.lab 465b " OPC " 8000 000000000020\n", "K must be 32 hex");

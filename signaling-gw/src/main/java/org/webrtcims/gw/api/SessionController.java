@@ -13,7 +13,8 @@ import java.util.Map;
 @RestController
 @RequestMapping("/api/v1/sessions")
 public class SessionController {
-    public record Login(String user, String password) { }
+    /** {user, password}, or {guest: true} for an identity from the pool (TS 24.371 §6). */
+    public record Login(String user, String password, Boolean guest) { }
 
     private final SessionRegistry sessions;
     private final RegistrationClient registration;
@@ -34,9 +35,11 @@ public class SessionController {
             reg.put("expires", r.grantedExpires());
             reg.put("refreshes", r.refreshes());
             reg.put("registeredAt", java.time.Instant.ofEpochMilli(r.registeredAtMillis()).toString());
-            reg.put("auth", r.auth()); // "digest" or "AKAv1-MD5" (--lab.ims.credentials)
+            reg.put("auth", r.auth()); // "digest", "AKAv1-MD5" or "trusted-node" (--lab.ims.credentials)
+            reg.put("scenario", r.scenario()); // TS 24.371 §6: ims, web or pool
             if (r.impi() != null) reg.put("impi", r.impi());
             if (r.impu() != null) reg.put("impu", r.impu());
+            if (r.regEvent() != null) reg.put("regEvent", r.regEvent()); // RFC 3680 subscription state
             reg.put("sipFlow", r.sipFlow());
             out.put("registration", reg);
         });
@@ -46,7 +49,9 @@ public class SessionController {
     @PostMapping
     public ResponseEntity<Map<String, Object>> login(@RequestBody(required = false) Login body, HttpServletRequest request) {
         if (body == null) throw new ApiException(HttpStatus.BAD_REQUEST, "bad-message", "JSON body {user, password} expected");
-        BrowserSession s = sessions.login(body.user(), body.password(), request.getRemoteAddr());
+        BrowserSession s = Boolean.TRUE.equals(body.guest())
+                ? sessions.loginGuest(request.getRemoteAddr())
+                : sessions.login(body.user(), body.password(), request.getRemoteAddr());
         String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
         Map<String, Object> out = new java.util.LinkedHashMap<>();
         out.put("token", s.token());

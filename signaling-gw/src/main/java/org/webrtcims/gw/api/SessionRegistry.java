@@ -41,6 +41,7 @@ public class SessionRegistry {
     private final long ttlMillis;
     private final int maxSessions;
     private final ScheduledExecutorService sweeper;
+    private volatile WebSocketEvents events;
 
     @Autowired
     public SessionRegistry(RegistrationClient registration, CallService calls, SessionStore store, GatewayProperties props) {
@@ -57,6 +58,7 @@ public class SessionRegistry {
         this.limiter = new LoginLimiter(props.getApi(), clock);
         this.ttlMillis = props.getApi().getTokenTtlSeconds() * 1000L;
         this.maxSessions = props.getApi().getMaxSessions();
+        registration.onNetworkDeregistration(this::networkDeregistered);
         if (sweep) {
             sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "session-expiry");
@@ -67,6 +69,54 @@ public class SessionRegistry {
         } else {
             sweeper = null;
         }
+    }
+
+    @Autowired(required = false)
+    void setEvents(WebSocketEvents events) { this.events = events; }
+
+    /**
+     * The network ended the user's registration (reg-event, RFC 3680): the browser is told why on its
+     * WebSocket (`session-ended`, reason `network-deregistered`), then its calls end (BYE) and the session.
+     */
+    void networkDeregistered(String user, String event) {
+        store.ofUser(user).ifPresent(s -> {
+            WebSocketEvents ev = events;
+            if (ev != null && s.socket() != null) {
+                ev.send(s.socket(), java.util.Map.of("type", "session-ended", "reason", "network-deregistered",
+                        "event", event, "message", "the IMS network de-registered " + user + " (reg-event: " + event + ")"));
+            }
+            calls.endAll(s.token(), "network-deregistered"); // BYE; `ended` reaches the browser while its session is live
+            end(s, "network-deregistered", true);
+        });
+    }
+
+    /**
+     * A guest login (TS 24.371 §6, an identity from the pool): no credentials; the gateway registers a free pool
+     * identity and the session's user is that identity's user part. 403 guest-login-off without a pool,
+     * 503 pool-exhausted when every identity is in use.
+     */
+    public BrowserSession loginGuest(String source) {
+        if (!registration.guestsEnabled()) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "guest-login-off", "guest logins are off: no identity pool is configured (lab.ims.credentials)");
+        }
+        limiter.attempt("guest", source);
+        if (store.size() >= maxSessions) {
+            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "too-many-sessions",
+                    "the gateway holds its maximum of " + maxSessions + " sessions");
+        }
+        String user;
+        try {
+            user = registration.registerGuest().get();
+        } catch (ExecutionException e) {
+            throw mapRegistrationFailure(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ims-timeout", "interrupted");
+        }
+        BrowserSession s = new BrowserSession(newToken(), user, clock.getAsLong() + ttlMillis);
+        store.add(s);
+        log.info("guest logged in as {} and registered", user);
+        return s;
     }
 
     /** `source`: the client's address, for the per-address login limits. */
@@ -109,6 +159,7 @@ public class SessionRegistry {
                 case AUTH_FAILED -> new ApiException(HttpStatus.UNAUTHORIZED, "auth-failed", r.getMessage());
                 case TIMEOUT -> new ApiException(HttpStatus.GATEWAY_TIMEOUT, "ims-timeout", r.getMessage());
                 case REJECTED -> new ApiException(HttpStatus.BAD_GATEWAY, "ims-rejected", r.getMessage());
+                case POOL_EXHAUSTED -> new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "pool-exhausted", r.getMessage());
             };
         }
         return new ApiException(HttpStatus.BAD_GATEWAY, "ims-rejected", String.valueOf(cause));

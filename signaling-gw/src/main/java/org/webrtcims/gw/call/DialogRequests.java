@@ -55,7 +55,9 @@ public class DialogRequests implements InboundRequestHandler {
                 case Request.INVITE -> {
                     if (call.isPresent() && SipHeaders.toTag(req) != null) reinvite(event, call.get());
                     else if (byId.isEmpty()) incoming.invite(event, callId);
-                    else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
+                    else if (SipHeaders.toTag(req) == null && isInviteRetransmission(byId.get(), req)) {
+                        log.debug("INVITE {} retransmitted after its transaction ended: dropped (§13.3.1.4)", callId);
+                    } else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
                         ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
                     } else {
                         ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
@@ -71,6 +73,32 @@ public class DialogRequests implements InboundRequestHandler {
             log.warn("{} {} failed: {}", req.getMethod(), callId, e.toString());
             finalAfterFailure(event, byId.or(() -> ctx.registry().find(callId)));
         }
+    }
+
+    /**
+     * An MT call's initial INVITE once more, with its Via branch: a retransmission that outlived the INVITE server
+     * transaction (which ends with the 2xx), e.g. one the proxy sent before our 100 reached it, delivered late
+     * under load. The UAS core retransmits the 2xx itself (RFC 3261 §13.3.1.4, §17.2.1), so the request is dropped;
+     * only another branch with the same Call-ID, From tag and CSeq is a merged request (482, §8.2.2.2).
+     */
+    static boolean isInviteRetransmission(Call c, Request req) {
+        ServerTransaction st;
+        synchronized (c) {
+            st = c.direction == Direction.MT ? c.inviteServerTx : null;
+        }
+        return st != null && isSameRequest(st.getRequest(), req);
+    }
+
+    /** Same top Via branch, From tag and CSeq: the same request again. */
+    static boolean isSameRequest(Request first, Request again) {
+        if (first == null || again == null) return false;
+        javax.sip.header.ViaHeader a = (javax.sip.header.ViaHeader) first.getHeader(javax.sip.header.ViaHeader.NAME);
+        javax.sip.header.ViaHeader b = (javax.sip.header.ViaHeader) again.getHeader(javax.sip.header.ViaHeader.NAME);
+        CSeqHeader ca = (CSeqHeader) first.getHeader(CSeqHeader.NAME);
+        CSeqHeader cb = (CSeqHeader) again.getHeader(CSeqHeader.NAME);
+        return a != null && b != null && a.getBranch() != null && a.getBranch().equals(b.getBranch())
+                && java.util.Objects.equals(SipHeaders.fromTag(first), SipHeaders.fromTag(again))
+                && ca != null && cb != null && ca.getSeqNumber() == cb.getSeqNumber() && ca.getMethod().equals(cb.getMethod());
     }
 
     /**

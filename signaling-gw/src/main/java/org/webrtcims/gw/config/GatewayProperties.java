@@ -67,6 +67,14 @@ public class GatewayProperties {
          * empty = none: the login password is the SIP digest password (docs/ims-sim.md).
          */
         private String credentials = "";
+        /**
+         * Subscribe to each user's registration state after REGISTER (RFC 3680 reg-event; a core that does not
+         * serve it, like the light Kamailio, answers the SUBSCRIBE with an error): a network-initiated
+         * de-registration then ends the user's session. Off by default; `--ims 3gpp` turns it on.
+         */
+        private boolean regEvent = false;
+        public boolean isRegEvent() { return regEvent; }
+        public void setRegEvent(boolean regEvent) { this.regEvent = regEvent; }
         public String getCredentials() { return credentials; }
         public void setCredentials(String credentials) { this.credentials = credentials; }
         public String getProxy() { return proxy; }

@@ -30,7 +30,11 @@ import java.util.concurrent.*;
  * logout. Without a credentials file the login password answers the registrar's digest challenge; with one
  * (`--lab.ims.credentials`, {@link ImsCredentials}) the web password is checked here and each user registers
  * as the file says: digest, or IMS-AKA (AKAv1-MD5, RFC 3310; Milenage USIM in {@link Usim}) with its IMPI and
- * IMPU, answering a stale SQN with AUTS (resynchronisation) and registering again.
+ * IMPU, answering a stale SQN with AUTS (resynchronisation) and registering again, or by trusted node
+ * authentication (web authentication and the guest pool of TS 24.371 §6: the gateway as WAF/eP-CSCF authenticated
+ * the user, the REGISTER carries {@code integrity-protected="auth-done"} and is not challenged). With
+ * {@code lab.ims.reg-event} it subscribes to each user's registration state (RFC 3680, {@link RegEvent}) and
+ * reports a de-registration by the network to {@link #onNetworkDeregistration}.
  */
 @Component
 public class RegistrationClient {
@@ -48,6 +52,10 @@ public class RegistrationClient {
     private final Map<String, Binding> bindings = new ConcurrentHashMap<>();
     /** By REGISTER Call-ID, also while a de-REGISTER is still being challenged (its user is gone from bindings). */
     private final Map<String, Binding> byCallId = new ConcurrentHashMap<>();
+    /** Pool identities (IMPU) held by a guest session, or being registered for one. */
+    private final java.util.Set<String> poolInUse = ConcurrentHashMap.newKeySet();
+    private final RegEvent regEvent;
+    private volatile java.util.function.BiConsumer<String, String> networkDeregistration = (user, reason) -> { };
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "register-refresh");
         t.setDaemon(true);
@@ -81,6 +89,19 @@ public class RegistrationClient {
 
         boolean aka() { return sub != null && sub.kind() == ImsCredentials.Kind.AKA; }
 
+        /** Trusted node authentication: a web-authenticated user or a guest with a pool identity. */
+        boolean tna() { return sub != null && sub.kind() == ImsCredentials.Kind.TNA; }
+
+        boolean pooled() { return tna() && sub.webPassword() == null; }
+
+        /** The IMPU and IMPI the REGISTER names (AKA, TNA, digest toward an outside IMS), else null. */
+        String impu() { return sub != null ? sub.impu() : null; }
+
+        String impi() { return sub != null ? sub.impi() : null; }
+
+        /** The reg-event subscription of this binding (RFC 3680), once sent. */
+        volatile RegEvent.Subscription subscription;
+
         void flow(String item) { if (flow.size() < MAX_FLOW) flow.add(item); }
     }
 
@@ -99,6 +120,75 @@ public class RegistrationClient {
         String file = props.getIms().getCredentials();
         this.credentials = file == null || file.isBlank() ? ImsCredentials.none() : ImsCredentials.load(java.nio.file.Path.of(file));
         if (credentials.enabled()) log.info("IMS credentials: {}", credentials);
+        this.regEvent = new RegEvent(ua, requests, props, timer, this::networkDeregistered);
+        if (props.getIms().isRegEvent()) ua.setNotifyHandler(regEvent::onNotify);
+    }
+
+    /**
+     * Called with (user, reason) when the network ended a user's registration (reg-event NOTIFY, RFC 3680:
+     * the registration or our contact terminated, e.g. reason "deactivated"); the binding is already gone.
+     */
+    public void onNetworkDeregistration(java.util.function.BiConsumer<String, String> listener) {
+        this.networkDeregistration = listener;
+    }
+
+    private void networkDeregistered(RegEvent.Subscription sub, String reason) {
+        Binding b = bindings.get(sub.user());
+        if (b == null || b.subscription != sub) return; // our own de-REGISTER, or an older binding
+        if (!bindings.remove(sub.user(), b)) return;
+        if (b.refresh != null) b.refresh.cancel(false);
+        byCallId.remove(b.callId);
+        b.flow("recv NOTIFY (registration terminated: " + reason + ")");
+        if (b.pooled()) poolInUse.remove(b.sub.impu());
+        log.info("the network de-registered {} ({}): {}", b.user, b.impu(), reason);
+        networkDeregistration.accept(b.user, reason);
+    }
+
+    /** Guest logins are possible: the credentials file lists pool identities. */
+    public boolean guestsEnabled() { return !credentials.pool().isEmpty(); }
+
+    /**
+     * A guest login (TS 24.371 §6, a public user identity from a pool): takes the first free pool identity,
+     * registers it by trusted node authentication and completes with the browser user name it gives (the
+     * IMPU's user part). No free identity: RegistrationException POOL_EXHAUSTED; not enabled: REJECTED.
+     */
+    public CompletableFuture<String> registerGuest() {
+        if (!guestsEnabled()) {
+            return CompletableFuture.failedFuture(new RegistrationException(RegistrationException.Kind.REJECTED, 0,
+                    "guest logins are off: the IMS credentials file lists no pool identities"));
+        }
+        ImsCredentials.Subscriber sub = null;
+        synchronized (poolInUse) {
+            for (ImsCredentials.Subscriber p : credentials.pool()) {
+                if (poolInUse.add(p.impu())) {
+                    sub = p;
+                    break;
+                }
+            }
+        }
+        if (sub == null) {
+            return CompletableFuture.failedFuture(new RegistrationException(RegistrationException.Kind.POOL_EXHAUSTED, 0,
+                    "all " + credentials.pool().size() + " public user identities of the guest pool are in use"));
+        }
+        ImsCredentials.Subscriber taken = sub;
+        Binding b = new Binding(sub.login(), "", sub, ua.newCallId());
+        byCallId.put(b.callId, b);
+        return send(b, props.getIms().getRegisterExpires()).handle((v, e) -> {
+            if (e != null) {
+                byCallId.remove(b.callId);
+                if (b.refresh != null) b.refresh.cancel(false);
+                poolInUse.remove(taken.impu());
+                throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+            }
+            bindings.put(b.user, b);
+            subscribeRegEvent(b);
+            return b.user;
+        });
+    }
+
+    private void subscribeRegEvent(Binding b) {
+        if (!props.getIms().isRegEvent() || b.impu() == null) return;
+        b.subscription = regEvent.subscribe(b.user, b.impu(), b::flow);
     }
 
     private AccountManager accountManager() {
@@ -108,8 +198,10 @@ public class RegistrationClient {
             String callId = ((javax.sip.header.CallIdHeader) ct.getRequest().getHeader(javax.sip.header.CallIdHeader.NAME)).getCallId();
             Binding b = byCallId.get(callId);
             String password = b == null ? "" : b.password;
+            // digest with an IMS identity (an outside IMS): the private identity authenticates
+            String name = b != null && b.sub != null && b.sub.impi() != null ? b.sub.impi() : user;
             return new UserCredentials() {
-                public String getUserName() { return user; }
+                public String getUserName() { return name; }
                 public String getPassword() { return password; }
                 public String getSipDomain() { return realm; }
             };
@@ -127,7 +219,7 @@ public class RegistrationClient {
         } catch (RegistrationException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Binding b = new Binding(user, password, sub, ua.newCallId());
+        Binding b = new Binding(user, sub != null && sub.digestPassword() != null ? sub.digestPassword() : password, sub, ua.newCallId());
         byCallId.put(b.callId, b);
         return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
             if (e != null) {
@@ -139,7 +231,9 @@ public class RegistrationClient {
             if (old != null && old != b) {
                 if (old.refresh != null) old.refresh.cancel(false);
                 byCallId.remove(old.callId);
+                regEvent.forget(old.subscription);
             }
+            subscribeRegEvent(b);
         });
     }
 
@@ -158,26 +252,37 @@ public class RegistrationClient {
         Binding b = bindings.remove(user);
         if (b == null) return CompletableFuture.completedFuture(null);
         if (b.refresh != null) b.refresh.cancel(false);
+        regEvent.forget(b.subscription); // the de-REGISTER's NOTIFY (terminated) is ours, not the network's
         return send(b, 0).whenComplete((v, e) -> {
             byCallId.remove(b.callId);
+            if (b.pooled()) poolInUse.remove(b.sub.impu()); // back to the pool once de-registered
             if (e != null) log.warn("de-REGISTER of {} failed: {}", user, unwrap(e).getMessage());
         }).exceptionally(e -> null);
     }
 
     /**
      * What the registrar granted the user, how often the binding was refreshed since login, how it
-     * authenticates ("digest" or "AKAv1-MD5"), its IMPI and IMPU (AKA only, else null) and the SIP flow of its
-     * REGISTERs so far.
+     * authenticates ("digest", "AKAv1-MD5" or "trusted-node"), its registration scenario (TS 24.371 §6: "ims"
+     * for digest/AKA, "web" for a web-authenticated user, "pool" for a guest), its IMPI and IMPU (when the
+     * credentials file names them, else null), the reg-event subscription's state (null when none) and the SIP flow so far.
      */
-    public record Status(int grantedExpires, int refreshes, long registeredAtMillis, String auth, String impi,
-                         String impu, java.util.List<String> sipFlow) { }
+    public record Status(int grantedExpires, int refreshes, long registeredAtMillis, String auth, String scenario,
+                         String impi, String impu, String regEvent, java.util.List<String> sipFlow) { }
 
     public java.util.Optional<Status> status(String user) {
         Binding b = bindings.get(user);
-        return b == null ? java.util.Optional.empty()
-                : java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis,
-                        b.aka() ? AkaDigest.ALGORITHM : "digest", b.aka() ? b.sub.impi() : null,
-                        b.aka() ? b.sub.impu() : null, java.util.List.copyOf(b.flow)));
+        if (b == null) return java.util.Optional.empty();
+        String auth = b.aka() ? AkaDigest.ALGORITHM : b.tna() ? "trusted-node" : "digest";
+        String scenario = b.pooled() ? "pool" : b.tna() ? "web" : "ims";
+        RegEvent.Subscription sub = b.subscription;
+        return java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis, auth, scenario,
+                b.impi(), b.impu(), sub == null ? null : sub.state(), java.util.List.copyOf(b.flow)));
+    }
+
+    /** TS 24.229 §5.4.1.1 / TS 33.203: a trusted node names the IMPI and says it authenticated the user itself. */
+    static String trustedNodeHeader(String impi, String realm, String uri) {
+        return "Digest username=\"" + impi + "\", realm=\"" + realm + "\", nonce=\"\", uri=\"" + uri
+                + "\", response=\"\", integrity-protected=\"auth-done\"";
     }
 
     private String registerUri() { return "sip:" + requests.domain(); }
@@ -188,7 +293,9 @@ public class RegistrationClient {
         done.whenComplete((v, e) -> metrics.registerDone(kind, e == null));
         // TS 24.229 §5.1.1.2.1: an IMS-AKA UE names its IMPI in the first REGISTER (empty nonce and response)
         transmit(new Handler(b, expires, done, kind),
-                b.aka() ? AkaDigest.initialHeader(b.sub.impi(), requests.domain(), registerUri()) : null, "");
+                b.aka() ? AkaDigest.initialHeader(b.sub.impi(), requests.domain(), registerUri())
+                        : b.tna() ? trustedNodeHeader(b.sub.impi(), requests.domain(), registerUri()) : null,
+                b.tna() ? " (auth-done)" : "");
         return done.orTimeout(props.getIms().getRegisterTimeoutMs(), TimeUnit.MILLISECONDS)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
                         ? new RegistrationException(RegistrationException.Kind.TIMEOUT, 408, "the registrar did not answer")
@@ -199,7 +306,7 @@ public class RegistrationClient {
     private void transmit(Handler h, String authorization, String note) {
         Binding b = h.b;
         try {
-            Address aor = b.aka() ? ua.addresses().createAddress(b.sub.impu()) : requests.aor(b.user);
+            Address aor = b.impu() != null ? ua.addresses().createAddress(b.impu()) : requests.aor(b.user);
             Request reg;
             synchronized (b) {
                 reg = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
@@ -250,6 +357,12 @@ public class RegistrationClient {
                     ? " (" + challenge.getAlgorithm() + ")" : ""));
             if (code == 401 && b.aka()) {
                 answerAka(challenge);
+                return;
+            }
+            if (b.tna() && (code == 401 || code == 403 || code == 407)) {
+                // the core did not take the gateway as a trusted node for this identity (or the HSS assigns AKA)
+                fail(RegistrationException.Kind.REJECTED, code, "the core refused trusted node authentication of "
+                        + b.sub.impu() + ": " + code + " " + r.getReasonPhrase());
                 return;
             }
             if (code == 401 || code == 407) {
@@ -336,8 +449,12 @@ public class RegistrationClient {
         }
 
         private void fail(RegistrationException.Kind kind, String message) {
+            fail(kind, 401, message);
+        }
+
+        private void fail(RegistrationException.Kind kind, int code, String message) {
             log.warn("REGISTER of {}: {}", b.user, message);
-            done.completeExceptionally(new RegistrationException(kind, 401, message));
+            done.completeExceptionally(new RegistrationException(kind, code, message));
         }
 
         @Override

@@ -2,7 +2,7 @@ package org.webrtcims.gw.sip;
 
 /** Why a REGISTER did not succeed, in terms the browser API maps to error codes. */
 public class RegistrationException extends RuntimeException {
-    public enum Kind { AUTH_FAILED, TIMEOUT, REJECTED }
+    public enum Kind { AUTH_FAILED, TIMEOUT, REJECTED, POOL_EXHAUSTED }
 
     private final Kind kind;
     private final int sipCode;

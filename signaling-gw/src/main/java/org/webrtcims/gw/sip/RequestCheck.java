@@ -22,7 +22,7 @@ import java.util.Set;
 public final class RequestCheck {
     /** The methods the gateway acts on; others get 501. */
     public static final Set<String> METHODS = Set.of(Request.INVITE, Request.ACK, Request.BYE, Request.CANCEL,
-            Request.OPTIONS, Request.PRACK, Request.UPDATE);
+            Request.OPTIONS, Request.PRACK, Request.UPDATE, Request.NOTIFY);
     /** The option tags the gateway implements (Require of anything else: 420). */
     public static final Set<String> EXTENSIONS = Set.of("100rel", "precondition", "path", "timer", "replaces");
     private static final List<String> SINGLE = List.of("Call-ID", "CSeq", "From", "To", "Max-Forwards", "Content-Length",
@@ -73,9 +73,11 @@ public final class RequestCheck {
             if (!unsupported.isEmpty()) return new Refusal(Response.BAD_EXTENSION, "Bad Extension", unsupported);
         }
         ContentTypeHeader ct = (ContentTypeHeader) req.getHeader(ContentTypeHeader.NAME);
+        // NOTIFY carries the reg-event package's application/reginfo+xml (RFC 3680), every other request SDP
+        String subtype = Request.NOTIFY.equals(method) ? "reginfo+xml" : "sdp";
         if (req.getRawContent() != null && req.getRawContent().length > 0 && ct != null
-                && !(ct.getContentType().equalsIgnoreCase("application") && ct.getContentSubType().equalsIgnoreCase("sdp"))) {
-            return new Refusal(Response.UNSUPPORTED_MEDIA_TYPE, "only application/sdp bodies", List.of());
+                && !(ct.getContentType().equalsIgnoreCase("application") && ct.getContentSubType().equalsIgnoreCase(subtype))) {
+            return new Refusal(Response.UNSUPPORTED_MEDIA_TYPE, "only application/" + subtype + " bodies", List.of());
         }
         return null;
     }

@@ -36,6 +36,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final MessageFactory messageFactory;
     private final Map<ClientTransaction, ResponseHandler> handlers = new ConcurrentHashMap<>();
     private volatile InboundRequestHandler inbound;
+    /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
+    private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
     public SipUserAgent(GatewayProperties props) throws Exception {
         this.props = props;
@@ -57,6 +59,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         // A forked INVITE (RFC 3261 §13.2.2.4): responses from another fork get their own dialog, and a 2xx from a
         // fork after the first one still reaches the INVITE's handler (call/OutgoingCalls ACKs and BYEs it).
         p.setProperty("gov.nist.javax.sip.MAX_FORK_TIME_SECONDS", "32");
+        // a reg-event NOTIFY may overtake the 200 to its SUBSCRIBE: the gateway matches NOTIFYs itself (481 when unknown)
+        p.setProperty("gov.nist.javax.sip.DELIVER_UNSOLICITED_NOTIFY", "true");
         // Limits against oversized or slow senders (docs/security.md).
         p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", String.valueOf(props.getSip().getMaxMessageBytes()));
         p.setProperty("gov.nist.javax.sip.READ_TIMEOUT", String.valueOf(props.getSip().getReadTimeoutMs()));
@@ -84,6 +88,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
+
+    public void setNotifyHandler(java.util.function.Consumer<RequestEvent> handler) { this.notifyHandler = handler; }
 
     public AddressFactory addresses() { return addressFactory; }
     public HeaderFactory headers() { return headerFactory; }
@@ -200,6 +206,12 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             }
             if (Request.OPTIONS.equals(request.getMethod())) {
                 serverTransaction(event).sendResponse(response(Response.OK, request));
+                return;
+            }
+            if (Request.NOTIFY.equals(request.getMethod())) {
+                java.util.function.Consumer<RequestEvent> n = notifyHandler;
+                if (n == null) respond(event, response(Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, request));
+                else n.accept(event);
                 return;
             }
             InboundRequestHandler h = inbound;

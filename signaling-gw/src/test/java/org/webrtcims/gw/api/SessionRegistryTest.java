@@ -39,7 +39,8 @@ class SessionRegistryTest {
             assertEquals("bad-message", e.code());
         }
         assertEquals("bad-message", loginFails("alice", "").code());
-        verifyNoInteractions(registration);
+        verify(registration).onNetworkDeregistration(any()); // the registry listens from the start
+        verifyNoMoreInteractions(registration);
     }
 
     @Test
@@ -56,6 +57,37 @@ class SessionRegistryTest {
             assertEquals(c.code(), e.code());
         }
         assertTrue(store.ofUser("alice").isEmpty());
+    }
+
+    @Test
+    void aGuestGetsAPoolIdentityOrAClearCode() {
+        when(registration.guestsEnabled()).thenReturn(false);
+        ApiException off = assertThrows(ApiException.class, () -> sessions.loginGuest("127.0.0.1"));
+        assertEquals(HttpStatus.FORBIDDEN, off.status());
+        assertEquals("guest-login-off", off.code());
+        verify(registration, never()).registerGuest();
+
+        when(registration.guestsEnabled()).thenReturn(true);
+        when(registration.registerGuest()).thenReturn(CompletableFuture.completedFuture("guest1"));
+        BrowserSession g = sessions.loginGuest("127.0.0.1");
+        assertEquals("guest1", g.user());
+        assertEquals(g.token(), store.sessionOf("guest1").orElseThrow());
+
+        when(registration.registerGuest()).thenReturn(CompletableFuture.failedFuture(
+                new RegistrationException(RegistrationException.Kind.POOL_EXHAUSTED, 0, "all in use")));
+        ApiException full = assertThrows(ApiException.class, () -> sessions.loginGuest("127.0.0.1"));
+        assertEquals(HttpStatus.SERVICE_UNAVAILABLE, full.status());
+        assertEquals("pool-exhausted", full.code());
+    }
+
+    @Test
+    void aNetworkDeregistrationEndsTheSessionAndItsCalls() {
+        when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
+        BrowserSession s = sessions.login("alice", "pw", "127.0.0.1");
+        sessions.networkDeregistered("alice", "deactivated");
+        verify(calls, atLeastOnce()).endAll(s.token(), "network-deregistered");
+        assertTrue(store.byToken(s.token()).isEmpty(), "the session is gone");
+        sessions.networkDeregistered("nobody", "deactivated"); // no session: nothing happens
     }
 
     @Test

@@ -22,6 +22,21 @@ class DialogMatchTest {
     }
 
     @Test
+    void aRetransmittedInitialInviteIsTheSameRequestAMergedOneIsNot() throws Exception {
+        Request first = SipFixtures.request(Request.INVITE, "alice", "c3", "caller", null, 1, null);
+        assertTrue(DialogRequests.isSameRequest(first, SipFixtures.request(Request.INVITE, "alice", "c3", "caller", null, 1, null)),
+                "same branch, From tag and CSeq: a retransmission (dropped, not 482)");
+        Request merged = SipFixtures.request(Request.INVITE, "alice", "c3", "caller", null, 1, null);
+        ((javax.sip.header.ViaHeader) merged.getHeader(javax.sip.header.ViaHeader.NAME)).setBranch("z9hG4bK-other");
+        assertFalse(DialogRequests.isSameRequest(first, merged), "another branch: a merged request (482)");
+        assertFalse(DialogRequests.isSameRequest(first, SipFixtures.request(Request.INVITE, "alice", "c3", "other", null, 1, null)));
+        assertFalse(DialogRequests.isSameRequest(first, SipFixtures.request(Request.INVITE, "alice", "c3", "caller", null, 2, null)));
+        assertFalse(DialogRequests.isSameRequest(null, first));
+        Call mo = new Call("c3", Direction.MO, "tok", "alice", "ue1@ims.lab", "gw", CallState.CALLING);
+        assertFalse(DialogRequests.isInviteRetransmission(mo, first), "MO calls have no INVITE server transaction");
+    }
+
+    @Test
     void moCallTheGatewaysFromTagAndTheCalleesTagOnceKnown() throws Exception {
         Call mo = new Call("c2", Direction.MO, "tok", "alice", "ue1@ims.lab", "gw", CallState.CALLING);
         // before the callee's tag is known any remote tag is taken (an UPDATE in the early dialog)

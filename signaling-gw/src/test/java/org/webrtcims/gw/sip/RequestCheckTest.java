@@ -57,6 +57,11 @@ class RequestCheckTest {
         assertEquals(400, status(invite("").replace("Contact: <sip:p@127.0.0.1:5999>\n", "")), "INVITE without Contact");
         assertEquals(501, status(BASE.replace("OPTIONS sip:", "FOO sip:").replace("CSeq: 1 OPTIONS", "CSeq: 1 FOO")));
         assertEquals(415, status(invite("Content-Type: text/plain\n").replace("Content-Length: 0\n\n", "Content-Length: 5\n\nhello")));
+        String notify = BASE.replace("OPTIONS sip:", "NOTIFY sip:").replace("CSeq: 1 OPTIONS", "CSeq: 1 NOTIFY");
+        assertNull(status(notify.replace("Max-Forwards: 70\n", "Max-Forwards: 70\nContent-Type: application/reginfo+xml\n")
+                .replace("Content-Length: 0\n\n", "Content-Length: 9\n\n<reginfo>")), "RFC 3680: a NOTIFY carries reginfo");
+        assertEquals(415, status(notify.replace("Max-Forwards: 70\n", "Max-Forwards: 70\nContent-Type: application/sdp\n")
+                .replace("Content-Length: 0\n\n", "Content-Length: 4\n\nv=0\n")), "a NOTIFY body other than reginfo");
     }
 
     @Test

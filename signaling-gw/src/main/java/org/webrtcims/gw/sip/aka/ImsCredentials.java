@@ -15,35 +15,48 @@ import java.util.Optional;
  * The gateway's per-user IMS credentials (`--lab.ims.credentials=FILE`, docs/ims-sim.md). One user per line,
  * '#' starts a comment, fields separated by blanks:
  * <pre>
- *   LOGIN  WEB-PASSWORD  digest
+ *   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU  SIP-PASSWORD]
  *   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
+ *   LOGIN  WEB-PASSWORD  tna  IMPI  IMPU
+ *   -      -             pool IMPI  IMPU
  * </pre>
  * LOGIN is the name the browser logs in with, WEB-PASSWORD what it must give (checked here, by the gateway).
  * {@code digest}: the gateway answers the registrar's digest challenge as LOGIN with WEB-PASSWORD (the light
- * core). {@code aka}: it registers IMPU with the private identity IMPI by IMS-AKA (AKAv1-MD5, RFC 3310) with
+ * core), or, with IMPI IMPU SIP-PASSWORD (an outside IMS, `./lab up --ims external`), registers IMPU and
+ * answers as IMPI with SIP-PASSWORD. {@code aka}: it registers IMPU with the private identity IMPI by IMS-AKA (AKAv1-MD5, RFC 3310) with
  * the USIM values K, OPc (32 hex digits), AMF (4) and SQN (12, the last sequence number the USIM accepted;
- * default 0).
+ * default 0). {@code tna}: web authentication (TS 24.371 §6): the gateway, as WAF, checks the web password and
+ * registers IMPU/IMPI with trusted node authentication ({@code integrity-protected="auth-done"}, no challenge).
+ * {@code pool}: a public user identity of the guest pool (no login of its own): a guest login takes a free one,
+ * registers it with trusted node authentication and gives it back when the session ends; the browser user is
+ * then the IMPU's user part, which must not be a LOGIN of the file.
  */
 public final class ImsCredentials {
-    public enum Kind { DIGEST, AKA }
+    public enum Kind { DIGEST, AKA, TNA }
 
-    /** One user: for AKA, impi/impu/usim are set. */
-    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword) {
+    /**
+     * One user: for AKA, impi/impu/usim are set; for digest with an IMS identity, impi/impu/digestPassword; for TNA
+     * impi/impu (webPassword null for a pool identity).
+     */
+    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword, String digestPassword) {
         public boolean passwordMatches(String password) {
-            return password != null && MessageDigest.isEqual(webPassword, password.getBytes(StandardCharsets.UTF_8));
+            return password != null && webPassword != null
+                    && MessageDigest.isEqual(webPassword, password.getBytes(StandardCharsets.UTF_8));
         }
     }
 
     private final Path file;
     private final Map<String, Subscriber> byLogin;
+    private final List<Subscriber> pool;
 
-    private ImsCredentials(Path file, Map<String, Subscriber> byLogin) {
+    private ImsCredentials(Path file, Map<String, Subscriber> byLogin, List<Subscriber> pool) {
         this.file = file;
         this.byLogin = byLogin;
+        this.pool = pool;
     }
 
     /** No file: every login is passed on to the registrar's digest check (the light core's users.txt). */
-    public static ImsCredentials none() { return new ImsCredentials(null, Map.of()); }
+    public static ImsCredentials none() { return new ImsCredentials(null, Map.of(), List.of()); }
 
     public static ImsCredentials load(Path file) {
         List<String> lines;
@@ -57,6 +70,8 @@ public final class ImsCredentials {
 
     static ImsCredentials parse(Path file, List<String> lines) {
         Map<String, Subscriber> users = new LinkedHashMap<>();
+        Map<String, Subscriber> pool = new LinkedHashMap<>();
+        java.util.Set<String> impus = new java.util.HashSet<>();
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i);
             int hash = line.indexOf('#');
@@ -64,35 +79,69 @@ public final class ImsCredentials {
             line = line.strip();
             if (line.isEmpty()) continue;
             String where = file + ":" + (i + 1) + ": ";
-            Subscriber s = subscriber(line.split("\\s+"), where);
-            if (users.putIfAbsent(s.login(), s) != null) throw new IllegalArgumentException(where + "user " + s.login() + " is listed twice");
+            String[] f = line.split("\\s+");
+            Subscriber s = f.length >= 3 && f[2].equals("pool") ? poolEntry(f, where) : subscriber(f, where);
+            Map<String, Subscriber> into = s.webPassword() == null ? pool : users;
+            if (users.containsKey(s.login()) || pool.containsKey(s.login())) {
+                throw new IllegalArgumentException(where + "user " + s.login() + " is listed twice");
+            }
+            if (s.impu() != null && !impus.add(s.impu())) throw new IllegalArgumentException(where + "IMPU " + s.impu() + " is listed twice");
+            into.put(s.login(), s);
         }
-        if (users.isEmpty()) throw new IllegalArgumentException(file + ": no users");
-        return new ImsCredentials(file, Map.copyOf(users));
+        if (users.isEmpty() && pool.isEmpty()) throw new IllegalArgumentException(file + ": no users");
+        return new ImsCredentials(file, Map.copyOf(users), List.copyOf(pool.values()));
+    }
+
+    /** {@code - - pool IMPI IMPU}: the browser user of a guest holding it is IMPU's user part. */
+    private static Subscriber poolEntry(String[] f, String where) {
+        if (f.length != 5 || !f[0].equals("-") || !f[1].equals("-")) {
+            throw new IllegalArgumentException(where + "a pool identity is: - - pool IMPI IMPU");
+        }
+        String impi = impi(f[3], where), impu = impu(f[4], where);
+        String user = impu.substring(impu.indexOf(':') + 1, impu.indexOf('@'));
+        if (!user.matches("[A-Za-z0-9._+-]{1,64}")) {
+            throw new IllegalArgumentException(where + "the user part of a pool IMPU must be a valid login, not '" + user + "'");
+        }
+        return new Subscriber(user, Kind.TNA, impi, impu, null, null, null);
+    }
+
+    private static String impi(String impi, String where) {
+        if (!impi.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPI must be user@realm, not '" + impi + "'");
+        return impi;
+    }
+
+    private static String impu(String impu, String where) {
+        if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+        return impu;
     }
 
     private static Subscriber subscriber(String[] f, String where) {
-        if (f.length < 3) throw new IllegalArgumentException(where + "expected LOGIN WEB-PASSWORD digest|aka ...");
+        if (f.length < 3) throw new IllegalArgumentException(where + "expected LOGIN WEB-PASSWORD digest|aka|tna ... (or - - pool IMPI IMPU)");
         String login = f[0];
         if (!login.matches("[A-Za-z0-9._+-]{1,64}")) throw new IllegalArgumentException(where + "bad login '" + login + "'");
         byte[] web = f[1].getBytes(StandardCharsets.UTF_8);
         switch (f[2]) {
             case "digest" -> {
-                if (f.length != 3) throw new IllegalArgumentException(where + "a digest user has 3 fields: LOGIN WEB-PASSWORD digest");
-                return new Subscriber(login, Kind.DIGEST, null, null, null, web);
+                if (f.length == 3) return new Subscriber(login, Kind.DIGEST, null, null, null, web, null);
+                if (f.length != 6) {
+                    throw new IllegalArgumentException(where + "a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]");
+                }
+                return new Subscriber(login, Kind.DIGEST, impi(f[3], where), impu(f[4], where), null, web, f[5]);
             }
             case "aka" -> {
                 if (f.length != 8 && f.length != 9) {
                     throw new IllegalArgumentException(where + "an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]");
                 }
-                String impi = f[3], impu = f[4];
-                if (!impi.matches("[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPI must be user@realm, not '" + impi + "'");
-                if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+                String impi = impi(f[3], where), impu = impu(f[4], where);
                 byte[] k = hex(f[5], 16, "K", where), opc = hex(f[6], 16, "OPc", where), amf = hex(f[7], 2, "AMF", where);
                 long sqn = f.length == 9 ? Usim.toLong(hex(f[8], 6, "SQN", where)) : 0;
-                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web);
+                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web, null);
             }
-            default -> throw new IllegalArgumentException(where + "the third field is digest or aka, not '" + f[2] + "'");
+            case "tna" -> {
+                if (f.length != 5) throw new IllegalArgumentException(where + "a tna user has LOGIN WEB-PASSWORD tna IMPI IMPU");
+                return new Subscriber(login, Kind.TNA, impi(f[3], where), impu(f[4], where), null, web, null);
+            }
+            default -> throw new IllegalArgumentException(where + "the third field is digest, aka, tna or pool, not '" + f[2] + "'");
         }
     }
 
@@ -110,6 +159,11 @@ public final class ImsCredentials {
 
     public int size() { return byLogin.size(); }
 
+    /** The guest pool's identities, in file order (empty: guest logins are off). */
+    public List<Subscriber> pool() { return pool; }
+
     @Override
-    public String toString() { return file == null ? "none" : file + " (" + byLogin.size() + " users)"; }
+    public String toString() {
+        return file == null ? "none" : file + " (" + byLogin.size() + " users" + (pool.isEmpty() ? "" : ", " + pool.size() + " pool identities") + ")";
+    }
 }

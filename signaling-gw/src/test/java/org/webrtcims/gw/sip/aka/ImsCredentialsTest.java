@@ -31,6 +31,47 @@ class ImsCredentialsTest {
         assertEquals(0x100, alice.usim().sqnMs());
         assertTrue(c.of("bob").isEmpty());
         assertFalse(ImsCredentials.none().enabled());
+        assertEquals(null, carol.impi());
+        assertEquals(null, carol.digestPassword());
+    }
+
+    @Test
+    void digestUserWithAnImsIdentity() {
+        // an outside IMS (./lab up --ims external): IMPI, IMPU and the SIP password, apart from the web password
+        ImsCredentials c = ImsCredentials.parse(F, List.of("erin erin-web digest 2345@op.example sip:+15552345@op.example sip-pw"));
+        ImsCredentials.Subscriber erin = c.of("erin").orElseThrow();
+        assertEquals(ImsCredentials.Kind.DIGEST, erin.kind());
+        assertEquals("2345@op.example", erin.impi());
+        assertEquals("sip:+15552345@op.example", erin.impu());
+        assertEquals("sip-pw", erin.digestPassword());
+        assertTrue(erin.passwordMatches("erin-web"));
+        assertFalse(erin.passwordMatches("sip-pw"));
+    }
+
+    @Test
+    void parsesWebAuthenticatedUsersAndThePool() {
+        ImsCredentials c = ImsCredentials.parse(F, List.of("dave dave-secret tna dave@ims.lab sip:dave@ims.lab",
+                "- - pool guest1@ims.lab sip:guest1@ims.lab", "-  -  pool  guest2@ims.lab  sip:guest2@ims.lab  # second"));
+        ImsCredentials.Subscriber dave = c.of("dave").orElseThrow();
+        assertEquals(ImsCredentials.Kind.TNA, dave.kind());
+        assertEquals("dave@ims.lab", dave.impi());
+        assertEquals("sip:dave@ims.lab", dave.impu());
+        assertNull(dave.usim());
+        assertTrue(dave.passwordMatches("dave-secret"));
+        assertEquals(1, c.size(), "pool identities are not logins");
+        assertEquals(List.of("guest1", "guest2"), c.pool().stream().map(ImsCredentials.Subscriber::login).toList());
+        assertEquals(List.of("sip:guest1@ims.lab", "sip:guest2@ims.lab"), c.pool().stream().map(ImsCredentials.Subscriber::impu).toList());
+        ImsCredentials.Subscriber g = c.pool().get(0);
+        assertEquals(ImsCredentials.Kind.TNA, g.kind());
+        assertFalse(g.passwordMatches(""), "a pool identity has no password");
+        assertTrue(c.of("guest1").isEmpty(), "nobody logs in as a pool identity");
+        assertTrue(ImsCredentials.parse(F, List.of("- - pool g@ims.lab sip:g@ims.lab")).enabled(), "a pool alone is a file");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F,
+                List.of("dave dave-secret tna dave@ims.lab sip:dave@ims.lab", "erin erin-secret tna erin@ims.lab sip:dave@ims.lab")))
+                .getMessage().contains("creds.txt:2: IMPU sip:dave@ims.lab is listed twice"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F,
+                List.of("guest1 pw digest", "- - pool guest1@ims.lab sip:guest1@ims.lab")))
+                .getMessage().contains("creds.txt:2: user guest1 is listed twice"));
     }
 
     @Test
@@ -39,8 +80,15 @@ class ImsCredentialsTest {
         for (Bad b : List.of(
                 new Bad("alice", "expected LOGIN WEB-PASSWORD digest|aka"),
                 new Bad("al/ice pw digest", "bad login 'al/ice'"),
-                new Bad("alice pw digest extra", "a digest user has 3 fields"),
-                new Bad("alice pw md5", "the third field is digest or aka, not 'md5'"),
+                new Bad("alice pw digest extra", "a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]"),
+                new Bad("alice pw digest alice sip:alice@ims.lab pw", "IMPI must be user@realm"),
+                new Bad("alice pw digest alice@ims.lab alice@ims.lab pw", "IMPU must be a sip: URI"),
+                new Bad("alice pw md5", "the third field is digest, aka, tna or pool, not 'md5'"),
+                new Bad("dave pw tna dave@ims.lab", "a tna user has LOGIN WEB-PASSWORD tna IMPI IMPU"),
+                new Bad("dave pw tna dave sip:dave@ims.lab", "IMPI must be user@realm"),
+                new Bad("- - pool g@ims.lab", "a pool identity is: - - pool IMPI IMPU"),
+                new Bad("x - pool g@ims.lab sip:g@ims.lab", "a pool identity is: - - pool IMPI IMPU"),
+                new Bad("- - pool g@ims.lab sip:g/x@ims.lab", "the user part of a pool IMPU must be a valid login"),
                 new Bad("alice pw aka alice@ims.lab sip:alice@ims.lab", "an aka user has"),
                 new Bad(ALICE.replace("alice@ims.lab sip", "alice sip"), "IMPI must be user@realm"),
                 new Bad(ALICE.replace("sip:alice@ims.lab", "tel:+1555"), "IMPU must be a sip: URI"),
@@ -74,7 +122,20 @@ class ImsCredentialsTest {
         ImsCredentials c = ImsCredentials.load(root.resolve("ims-sim/3gpp/gateway-credentials.txt"));
         List<String> table = Files.readAllLines(root.resolve("ims-sim/3gpp/subscribers.txt")).stream()
                 .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
-        for (String login : List.of("alice", "bob")) {
+        for (String login : List.of("erin")) {
+            // a web-authenticated user's identity must be a tna subscription of the HSS
+            ImsCredentials.Subscriber s = c.of(login).orElseThrow();
+            String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(s.impi())).findFirst().orElseThrow();
+            assertTrue(List.of(row[1].split(",")).contains(s.impu()), login + "'s IMPU in the HSS table");
+            assertEquals("tna", row.length > 6 ? row[6] : "aka", login + " is a tna subscriber");
+        }
+        assertFalse(c.pool().isEmpty(), "the lab's file has a guest pool");
+        for (ImsCredentials.Subscriber p : c.pool()) {
+            String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(p.impi())).findFirst().orElseThrow();
+            assertTrue(List.of(row[1].split(",")).contains(p.impu()), p.impu() + " in the HSS table");
+            assertEquals("tna", row.length > 6 ? row[6] : "aka", p.impu() + " is a tna subscriber");
+        }
+        for (String login : List.of("alice", "bob", "carol", "dave")) {
             ImsCredentials.Subscriber s = c.of(login).orElseThrow();
             String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(s.impi())).findFirst().orElseThrow();
             assertTrue(List.of(row[1].split(",")).contains(s.impu()), login + "'s IMPU in the HSS table");

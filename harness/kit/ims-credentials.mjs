@@ -1,0 +1,80 @@
+// The gateway's IMS credentials file (--lab.ims.credentials; the grammar of the gateway's
+// sip/aka/ImsCredentials.java, docs/ims-sim.md "External IMS"), read by `./lab up|compliance --ims external`
+// before anything starts, so that a bad line is a clear error, not a gateway that does not come up:
+//   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU  SIP-PASSWORD]
+//   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
+// CLI: node ims-credentials.mjs check FILE   exit 0 and "N users (logins)" or exit 2 and one line per problem
+//      node ims-credentials.mjs first FILE   prints the first user's "LOGIN WEB-PASSWORD IMPU"
+import fs from 'node:fs';
+
+const hex = (s, bytes) => new RegExp(`^[0-9a-fA-F]{${2 * bytes}}$`).test(s);
+const IMPI = /^[^@\s]+@[^@\s]+$/;
+const IMPU = /^sips?:[^@\s]+@[^@\s]+$/;
+
+// {users: [{login, password, kind, impi, impu}], problems: ["FILE:LINE: what"]}
+export function parseCredentials(text, name = 'credentials') {
+  const users = [];
+  const problems = [];
+  const seen = new Set();
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/#.*/, '').trim();
+    if (!line) return;
+    const where = `${name}:${i + 1}: `;
+    const f = line.split(/\s+/);
+    const bad = (m) => problems.push(where + m);
+    if (f.length < 3) return bad('expected LOGIN WEB-PASSWORD digest|aka ...');
+    if (!/^[A-Za-z0-9._+-]{1,64}$/.test(f[0])) return bad(`bad login '${f[0]}'`);
+    if (seen.has(f[0])) return bad(`user ${f[0]} is listed twice`);
+    const user = { login: f[0], password: f[1], kind: f[2], impi: null, impu: null };
+    if (f[2] === 'digest') {
+      if (f.length !== 3 && f.length !== 6) return bad('a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]');
+      if (f.length === 6) {
+        if (!IMPI.test(f[3])) return bad(`IMPI must be user@realm, not '${f[3]}'`);
+        if (!IMPU.test(f[4])) return bad(`IMPU must be a sip: URI, not '${f[4]}'`);
+        Object.assign(user, { impi: f[3], impu: f[4] });
+      }
+    } else if (f[2] === 'aka') {
+      if (f.length !== 8 && f.length !== 9) return bad('an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]');
+      if (!IMPI.test(f[3])) return bad(`IMPI must be user@realm, not '${f[3]}'`);
+      if (!IMPU.test(f[4])) return bad(`IMPU must be a sip: URI, not '${f[4]}'`);
+      for (const [v, bytes, what] of [[f[5], 16, 'K'], [f[6], 16, 'OPc'], [f[7], 2, 'AMF'], ...(f[8] ? [[f[8], 6, 'SQN']] : [])]) {
+        if (!hex(v, bytes)) return bad(`${what} must be ${2 * bytes} hex digits, not '${v}'`);
+      }
+      Object.assign(user, { impi: f[3], impu: f[4] });
+    } else {
+      return bad(`the third field is digest or aka, not '${f[2]}'`);
+    }
+    seen.add(f[0]);
+    users.push(user);
+  });
+  if (!users.length && !problems.length) problems.push(`${name}: no users`);
+  return { users, problems };
+}
+
+export function readCredentials(file) {
+  return parseCredentials(fs.readFileSync(file, 'utf8'), file);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [cmd, file] = process.argv.slice(2);
+  let parsed;
+  try {
+    parsed = readCredentials(file);
+  } catch (e) {
+    console.error(`cannot read the credentials file ${file}: ${e.message}`);
+    process.exit(2);
+  }
+  if (parsed.problems.length) {
+    for (const p of parsed.problems) console.error(p);
+    process.exit(2);
+  }
+  if (cmd === 'check') {
+    console.log(`${parsed.users.length} users (${parsed.users.map((u) => `${u.login}: ${u.kind}`).join(', ')})`);
+  } else if (cmd === 'first') {
+    const u = parsed.users[0];
+    console.log(`${u.login} ${u.password} ${u.impu ?? ''}`);
+  } else {
+    console.error('usage: node ims-credentials.mjs check|first FILE');
+    process.exit(2);
+  }
+}

@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# `--ims external` (issue #13): the gateway and rtpengine toward an IMS the lab does not run, e.g. a
+# telecom lab's core. No local core and no SIPp UE is started; the gateway registers the users of a
+# credentials file (IMPI, IMPU, SIP password or K/OPc per user) at the outside P-CSCF.
+#   ./lab up --ims external --pcscf HOST:PORT --domain D [--transport udp|tcp] --credentials FILE
+#   ./lab compliance --ims external ... [--call-to USER] [--sipp-caller]
+# --call-to USER: the compliance run's MO call goes to USER@D (someone who answers in the outside IMS).
+# --sipp-caller: the lab's SIPp ue2 registers at the outside P-CSCF with its IMS-AKA keys
+# (ims-sim/3gpp/sipp/ue-keys.txt) and calls the browser user: only for trying external mode against the
+# lab's own 3GPP core run separately (docs/ims-sim.md "External IMS"), where ue2 is a subscriber.
+# docs/ims-sim.md "External IMS".
+
+ext_mode() { [[ ${LAB_IMS:-} == external ]]; }
+
+# ext_option OPT [VALUE] — one external-mode option of up/compliance: sets LAB_EXT_* and EXT_TAKEN (how
+# many arguments it took; 0: not an external-mode option). usage_error on a missing value.
+ext_option() {
+  local opt=$1 val=${2-}
+  EXT_TAKEN=2
+  if [[ $opt == --*=* ]]; then val=${opt#*=}; opt=${opt%%=*}; EXT_TAKEN=1; fi
+  case $opt in
+    --pcscf | --domain | --transport | --credentials | --call-to) ;;
+    --sipp-caller) LAB_EXT_SIPP_CALLER=1; EXT_TAKEN=1; return 0 ;;
+    *) EXT_TAKEN=0; return 0 ;;
+  esac
+  [[ -n $val && $val != --* ]] || usage_error "$opt needs a value"
+  case $opt in
+    --pcscf) LAB_EXT_PCSCF=$val ;;
+    --domain) LAB_EXT_DOMAIN=$val ;;
+    --transport) LAB_EXT_TRANSPORT=$val ;;
+    --credentials) LAB_EXT_CREDENTIALS=$val ;;
+    --call-to) LAB_EXT_CALL_TO=$val ;;
+  esac
+}
+
+# ext_check — the external-mode options are complete and sane and the credentials file is private (no
+# group/other permissions); ext_check_file then parses it (harness/kit/ims-credentials.mjs, the gateway's grammar).
+# Exits with a usage error otherwise. Exports LAB_EXT_* for the namespace re-exec and the tests.
+ext_check() {
+  local host port mode out
+  if ! ext_mode; then
+    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-} ]] ||
+      usage_error "--pcscf, --domain, --transport, --credentials, --call-to and --sipp-caller go with --ims external"
+    return 0
+  fi
+  [[ -n ${LAB_EXT_PCSCF:-} ]] || usage_error "--ims external needs --pcscf HOST:PORT (the outside IMS's P-CSCF)"
+  [[ -n ${LAB_EXT_DOMAIN:-} ]] || usage_error "--ims external needs --domain D (the home network domain, e.g. ims.example.net)"
+  [[ -n ${LAB_EXT_CREDENTIALS:-} ]] || usage_error "--ims external needs --credentials FILE (IMPI, IMPU, password or K/OPc per user)"
+  LAB_EXT_TRANSPORT=${LAB_EXT_TRANSPORT:-udp}
+  [[ $LAB_EXT_TRANSPORT == udp || $LAB_EXT_TRANSPORT == tcp ]] || usage_error "--transport takes udp or tcp, not '$LAB_EXT_TRANSPORT'"
+  host=${LAB_EXT_PCSCF%:*} port=${LAB_EXT_PCSCF##*:}
+  [[ $LAB_EXT_PCSCF == *:* && -n $host && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
+    usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060), not '$LAB_EXT_PCSCF'"
+  [[ $host =~ ^[A-Za-z0-9.-]+$ ]] || usage_error "--pcscf: '$host' is not an IPv4 address or host name"
+  [[ $LAB_EXT_DOMAIN =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || usage_error "--domain: '$LAB_EXT_DOMAIN' is not a domain name"
+  [[ -z ${LAB_EXT_CALL_TO:-} || $LAB_EXT_CALL_TO =~ ^[A-Za-z0-9._+-]+$ ]] || usage_error "--call-to wants a user name of the outside IMS, not '$LAB_EXT_CALL_TO'"
+  [[ -f $LAB_EXT_CREDENTIALS && -r $LAB_EXT_CREDENTIALS ]] || usage_error "--credentials: no readable file '$LAB_EXT_CREDENTIALS'"
+  LAB_EXT_CREDENTIALS=$(realpath "$LAB_EXT_CREDENTIALS")
+  mode=$(stat -c %a "$LAB_EXT_CREDENTIALS")
+  ((8#$mode & 8#077)) && usage_error "--credentials: $LAB_EXT_CREDENTIALS holds secrets and is readable by others (mode $mode); run: chmod 600 $LAB_EXT_CREDENTIALS"
+  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER
+}
+
+# ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses.
+ext_check_file() {
+  local out
+  ext_mode || return 0
+  out=$(node "$ROOT/harness/kit/ims-credentials.mjs" check "$LAB_EXT_CREDENTIALS" 2>&1) ||
+    usage_error "--credentials: bad file:"$'\n'"$out"
+  log "external IMS: P-CSCF $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT), domain $LAB_EXT_DOMAIN, credentials $LAB_EXT_CREDENTIALS: $out"
+}
+
+# ext_configure — before lab_start_all in external mode: the gateway's proxy, domain and transport are
+# the outside IMS's, and only rtpengine's and the gateway's ports must be free (the IMS's ports may be
+# in use on this host: it is the outside core's business). The gateway's SIP side and rtpengine's
+# IMS-facing interface take the source address this host uses toward the P-CSCF (ip route get), so the
+# outside core can reach them; a P-CSCF off this host then needs a non-loopback --bind for the browsers.
+ext_configure() {
+  ext_mode || return 0
+  local host=${LAB_EXT_PCSCF%:*} ip src
+  if [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then ip=$host; else ip=$(getent ahostsv4 "$host" | awk 'NR == 1 {print $1}'); fi
+  [[ -n $ip ]] || die "--pcscf: cannot resolve '$host'"
+  src=$(ip -4 route get "$ip" 2>/dev/null | sed -nE 's/.* src ([0-9.]+).*/\1/p' | head -n 1)
+  [[ -n $src ]] || die "--pcscf: no route from this host to $ip"
+  if [[ $src != 127.* ]]; then
+    [[ $LAB_BIND != 127.* && $LAB_BIND != 0.0.0.0 ]] ||
+      die "the P-CSCF $ip is reached from $src: give --bind ADDR too (the browsers' side of rtpengine and the gateway, e.g. --bind $src)"
+    LAB_RTPENGINE_IFACES[1]="ims/$src"
+  fi
+  LAB_SIP_HOST=$src
+  LAB_PCSCF=$LAB_EXT_PCSCF
+  LAB_IMS_DOMAIN=$LAB_EXT_DOMAIN
+  LAB_IMS_TRANSPORT=$LAB_EXT_TRANSPORT
+  LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp")
+  export LAB_IMS_TRANSPORT LAB_SIP_HOST
+  log "external IMS: the gateway's SIP side is $LAB_SIP_HOST:$LAB_GW_SIP_PORT; no IMS core and no SIPp UE are started here"
+}
+
+# compliance_external — `./lab compliance --ims external ...` (after ext_check): on this host's network,
+# not in a private namespace (the outside P-CSCF must be reachable), without the browser topology: the
+# browser runs on this host too. Runs the checks whose cores include external (checks.mjs).
+compliance_external() {
+  local rc started
+  ensure_packages
+  ext_check_file
+  build_gateway && build_harness && need_script harness/compliance/run.mjs || return 1
+  lab_prepare_run compliance
+  ext_configure
+  procs_install_traps
+  started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  log "external IMS: on this host's network (the outside P-CSCF must be reachable, so no private namespace)"
+  lab_start_all || return 1
+  run_compliance_tests
+  procs_cleanup
+  node "$ROOT/harness/compliance/run.mjs" report "$LAB_RUN_DIR/test-results.jsonl" "$LAB_RUN_DIR" "$started" external
+  rc=$?
+  ((rc == 2)) && die "no compliance report was written"
+  log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  echo "lab compliance: $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).summary)' "$LAB_RUN_DIR/report.json")"
+  return "$rc"
+}
+
+# ext_print_access SHOWN_ADDR — `./lab up --ims external`: where the page is and who can log in.
+ext_print_access() {
+  local logins
+  logins=$(awk '{sub(/#.*/, "")} NF >= 3 {printf "%s%s (%s)", sep, $1, $3; sep=", "}' "$LAB_EXT_CREDENTIALS")
+  log "the lab is up toward the external IMS at $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT, domain $LAB_EXT_DOMAIN). Web client: http://$1:$LAB_GW_PORT/"
+  log "log in with a web password of $LAB_EXT_CREDENTIALS: $logins"
+  log "each login registers its IMPU at the P-CSCF; gateway log: $(rel "$LAB_LOGDIR")/gateway.log"
+  log "stop it with: ./lab down"
+}
