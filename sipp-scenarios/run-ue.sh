@@ -28,6 +28,19 @@
 #                                        ./lab bench setup-rate --sustained); runs in LAB_LOGDIR, where
 #                                        sipp writes every call's INVITE -> 200 time (uac_<pid>_rtt.csv);
 #                                        UE_RTP_ECHO=1: with media, RTP to 6100 echoed (./lab bench gateway MT)
+#   run-ue.sh uas-timer                  ue5: SIP 127.0.0.1:5094, RTP echo 6400; RFC 4028 callee: answers with
+#                                        Session-Expires 4;refresher=uac, takes the caller's UPDATE refreshes
+#                                        (started by harness/tests/dialog.test.mjs, not by ./lab)
+#   run-ue.sh uas-early                  ue5, same ports; early media: 183 with SDP (echoed RTP), 3 s later the 200
+#                                        with a changed SDP (media port +4, not echoed) (dialog.test.mjs)
+#   run-ue.sh uas-fork-a / uas-fork-b    ue5 at 5094 (RTP 6400) / ue5's second contact at 5100 (RTP 7000): a forked
+#                                        INVITE: A sends 183 + SDP and answers after 2.5 s, B rings and takes the CANCEL
+#   run-ue.sh uac-timer <user>           ue2, same ports as uac; RFC 4028 caller: refreshes twice by UPDATE, then
+#                                        stops and expects the far end's BYE (session expired)
+#   run-ue.sh uac-timer-gw <user>        ue2; asks refresher=uas: takes two re-INVITE refreshes, then hangs up
+#   run-ue.sh uac-timer-422 <user>       ue2; Session-Expires 1 -> 422, again with the 422's Min-SE, waits for BYE
+#   run-ue.sh uac-offerless <user>       ue2; INVITE without SDP, the offer in the 200, the answer in the ACK,
+#                                        4 s of echoed RTP, BYE
 #   run-ue.sh load-calls <callees.csv> <cps> <calls> <hold_ms>  ue2 (ue5 with UE_VOLTE=1), same ports as uac
 #                                        (volte-uac): load-uac.xml (load-volte-mo.xml: preconditions) at <cps>
 #                                        for <calls> calls, callee per call from the SIPp injection file
@@ -53,7 +66,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -135,13 +148,18 @@ register() {  # user port
   local user="$1" port="$2" pass opts rc inf
   if [ -n "${IMS_AKA_KEYS:-}" ]; then register_aka "$user" "$port"; return; fi
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
+  local scen="$HERE/register.xml"
+  if [ -n "${REG_EXPIRES:-}" ]; then  # a short-lived binding (uas-fork-b: ue5's second contact must not outlive its test)
+    scen="$LOGDIR/register-$user-$port.xml"
+    sed "s/Expires: 3600/Expires: $REG_EXPIRES/" "$HERE/register.xml" >"$scen" || die "cannot write $scen"
+  fi
   mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$user")
   # The credentials reach sipp in an injection file (mode 0600, removed after the REGISTER), never on its
   # command line (ps shows argv to every user); register.xml sends its field 1, the
   # [authentication] keyword with them.
   inf="$(umask 077 && mktemp "$LOGDIR/.sipp-auth-$user.XXXXXX")" || die "cannot create a credentials file in $LOGDIR"
   printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$user" "$user" "$pass" >"$inf"
-  sipp -sf "$HERE/register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -p "$port" \
+  sipp -sf "$scen" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -p "$port" \
     -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$user.stderr"
   rc=$?
   rm -f "$inf"
@@ -267,6 +285,23 @@ case "$mode" in
     # one optional argument, ignored: harness/runner/ue.mjs passes a user
     [ $# -le 1 ] || usage
     serve uas-noanswer ue5 5094 6400 uas-noanswer.xml ;;
+  uas-early)
+    [ $# -le 1 ] || usage
+    serve uas-early ue5 5094 6400 uas-early.xml ;;
+  uas-fork-a)
+    [ $# -le 1 ] || usage
+    serve uas-fork-a ue5 5094 6400 uas-fork-a.xml ;;
+  uas-fork-b)
+    # ue5's second contact (the S-CSCF then forks ue5's calls to both)
+    [ $# -le 1 ] || usage
+    REG_EXPIRES=15 serve uas-fork-b ue5 5100 7000 uas-fork-b.xml ;;
+  uas-timer)
+    # No -aa: the scenario answers the UPDATE refreshes itself. One optional argument, ignored (ue.mjs passes a user).
+    [ $# -le 1 ] || usage
+    serve uas-timer ue5 5094 6400 uas-timer.xml ;;
+  uac-timer|uac-timer-gw|uac-timer-422|uac-offerless)
+    [ $# -eq 1 ] || usage
+    call "$mode" "$1" "$mode.xml" -recv_timeout 15000 ;;
   uas-video)
     [ $# -eq 0 ] || usage
     serve uas-video ue7 5088 6600 uas-video.xml -aa ;;

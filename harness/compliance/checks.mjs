@@ -163,6 +163,49 @@ export const CHECKS = [
       { file: 'dtmf', name: 'MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking' },
     ],
   },
+  {
+    id: 'session-timers',
+    clause: 'RFC 4028 §7, §9, §10',
+    requirement: 'Session timers on the IMS leg: Supported: timer and Session-Expires/Min-SE on the gateway\'s INVITE, the interval and refresher in its 2xx (Require: timer), 422 with Min-SE and the retry, refreshes by UPDATE or re-INVITE without a new offer to the browser, BYE and ended session-expired when no refresh comes',
+    tests: [
+      { file: 'dialog', name: 'RFC 4028 MT: the UE refreshes by UPDATE, then stops: the gateway BYEs at expiry, the browser hears session-expired' },
+      { file: 'dialog', name: 'RFC 4028 MT: refresher=uas, no UPDATE allowed: the gateway refreshes by re-INVITE with its unchanged SDP, the browser sees nothing' },
+      { file: 'dialog', name: 'RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 with Min-SE; the retry with it is answered, then expires' },
+      { file: 'dialog', name: 'RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
+    ],
+  },
+  {
+    id: 'offerless-invite',
+    clause: 'RFC 3261 §13.2.1; 3GPP TS 24.229',
+    requirement: 'An INVITE without SDP (delayed offer) toward the browser: the browser makes the offer, the 200 carries it as plain RTP toward IMS, the answer in the ACK reaches the browser, media both ways',
+    tests: [
+      { file: 'dialog', name: 'offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways' },
+    ],
+  },
+  {
+    id: 'early-media',
+    clause: 'RFC 3261 §13.2.1; RFC 6337 §3.1',
+    requirement: 'Early media on MO without preconditions: the SDP answer of a 183 reaches the browser before the 200 and its media plays; an unreliable 183 is not PRACKed; a changed SDP in the 200 is followed',
+    tests: [
+      { file: 'dialog', name: 'early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the browser as progress with the answer and its audio plays; the 200\'s changed SDP is followed' },
+    ],
+  },
+  {
+    id: 'asserted-identity',
+    clause: '3GPP TS 24.229 §5.1.2A, §5.2.6.3; RFC 3325',
+    requirement: 'P-Preferred-Identity on the gateway\'s INVITEs, replaced by the P-CSCF\'s P-Asserted-Identity (seen at the UE); on MT the asserted identity of the caller is shown to the browser',
+    tests: [
+      { file: 'dialog', name: 'P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 reaches the browser; MO, ue1 gets the one asserted for the browser user (the gateway asked with P-Preferred-Identity)' },
+    ],
+  },
+  {
+    id: 'forking',
+    clause: 'RFC 3261 §13.2.2.4, §16.7',
+    requirement: 'A forked MO INVITE: one early dialog per branch (different To tags), the first 2xx wins and gets the ACK and the later BYE, the other branch is cancelled (no ACK, BYE or PRACK to it), the browser sees one call',
+    tests: [
+      { file: 'dialog', name: 'forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call' },
+    ],
+  },
 
   // --- 3GPP core only (./lab compliance --ims 3gpp): wire evidence from harness/tests/ims3gpp-wire.test.mjs
   // (one tcpdump of SIP + Diameter Cx) and harness/tests/ims3gpp.test.mjs.

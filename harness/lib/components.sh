@@ -160,7 +160,11 @@ lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
-  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_stun && start_ims_core && start_gateway || return 1
+  # LAB_GW_MIN_SE (./lab test and compliance: 2): RFC 4028's tests (dialog.test.mjs) use 4 s session
+  # intervals, so the gateway accepts down to that (lab.ims.min-se; default 90, the RFC's floor)
+  local -a gw=()
+  [[ -n ${LAB_GW_MIN_SE:-} ]] && gw=(gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" --lab.ims.min-se="$LAB_GW_MIN_SE")
+  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_stun && start_ims_core && start_gateway "${gw[@]}" || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

@@ -140,6 +140,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     const inc = await client.waitFor('incoming', null, 15000, mark);
     r.callId = inc.callId;
     r.incomingSdp = inc.sdp;
+    r.assertedIdentity = inc.assertedIdentity ?? null; // the caller's P-Asserted-Identity URIs (TS 24.229 §5.1.2A)
     if (inc.from) r.from = inc.from;
     if (inc.preconditions) {
       // TS 24.229: the browser's SDP went out at once (`media`); it rings when both QoS segments are met.

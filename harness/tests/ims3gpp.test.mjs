@@ -82,6 +82,7 @@ test('MT ue2 -> alice (ue2 registered with IMS-AKA) reaches the gateway through 
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
   const reg = fs.readFileSync(path.join(logDir(), 'sipp-register-ue2-messages.log'), 'utf8');
   assert.match(reg, /WWW-Authenticate: Digest .*algorithm=AKAv1-MD5/);
+  assert.deepEqual(r.assertedIdentity, ['sip:ue2@ims.lab'], 'the identity the P-CSCF asserted reaches the browser');
   assert.match(coreLog('pcscf.log'), /P-CSCF originating INVITE sip:alice@ims\.lab for sip:ue2@ims\.lab/);
   assert.match(coreLog('pcscf.log'), /P-CSCF terminating INVITE sip:alice@127\.0\.0\.1:5070/);
   assert.match(coreLog('hss.log'), /LIR sip:alice@ims\.lab server=sip:scscf\.ims\.lab:6060 -> 2001/);

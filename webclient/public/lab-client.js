@@ -130,7 +130,10 @@ export class LabClient extends EventTarget {
   }
 
   // Media for an incoming call: our tracks, the remote offer, a complete (non-trickle) answer SDP.
+  // An offerless incoming call (the IMS INVITE had no SDP): our tracks and a complete offer instead; the
+  // gateway puts it in its 200 and sends the answer from the IMS party's ACK as `answered`.
   async #prepareAnswer(call) {
+    if (call.offerless) return this.#prepareOffer(call);
     try {
       const video = call.video && /^m=video [1-9]/m.test(call.offerSdp);
       call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
@@ -141,6 +144,22 @@ export class LabClient extends EventTarget {
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       preferVideoCodec(call.pc, call.videoCodec);
       await call.pc.setLocalDescription(await call.pc.createAnswer());
+      await gatherComplete(call.pc);
+      return call.pc.localDescription.sdp;
+    } catch (e) {
+      this.#closeMedia(call);
+      throw this.#fail(`answer ${call.callId} failed: ${e.message}`);
+    }
+  }
+
+  async #prepareOffer(call) {
+    try {
+      call.stream = await navigator.mediaDevices.getUserMedia(constraints(call.video, this.audioConstraints));
+      this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
+      call.pc = this.#newPc(call, call.bundlePolicy);
+      for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
+      preferVideoCodec(call.pc, call.videoCodec);
+      await call.pc.setLocalDescription(await call.pc.createOffer());
       await gatherComplete(call.pc);
       return call.pc.localDescription.sdp;
     } catch (e) {
@@ -404,7 +423,7 @@ export class LabClient extends EventTarget {
       case 'incoming': {
         const c = {
           callId: msg.callId, direction: 'mt', peer: msg.from, state: 'incoming', offerSdp: msg.sdp, samples: [], last: null, startedAt: Date.now(),
-          preconditions: msg.preconditions === true, alerted: msg.preconditions !== true,
+          preconditions: msg.preconditions === true, alerted: msg.preconditions !== true, offerless: msg.offerless === true,
         };
         this.#calls.set(msg.callId, c);
         if (c.preconditions) this.#startEarlyMedia(c);

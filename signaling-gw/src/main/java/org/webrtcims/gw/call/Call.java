@@ -33,6 +33,8 @@ public final class Call {
     final QosState qos = new QosState();
     /** The SDP state (CallMedia and Preconditions keep it). */
     final CallSdp sdp = new CallSdp();
+    /** MT: the INVITE had no SDP: the browser's SDP is the offer (in our 200), the IMS answer comes in the ACK. */
+    boolean offerless;
     /** MT: the browser accepted the call. */
     boolean accepted;
     /** A mid-call offer is under way (from either side): a second one is refused (glare, RFC 3261 §14). */
@@ -44,6 +46,18 @@ public final class Call {
     volatile long rtpengineSinceNanos;
     /** The teardown's rtpengine delete, done off the SIP thread (CallMedia.release); null before teardown. */
     java.util.concurrent.CompletableFuture<Void> released;
+    /** RFC 4028 (SessionTimers): the negotiated interval (null = no session timer) and its state. */
+    SessionTimer.Interval timer;
+    /** MO: the Session-Expires the INVITE asks for (0 = not yet set; after a 422, the interval it asked). */
+    int timerAskedSe;
+    boolean timer422Retried;
+    /** The IMS party said Supported/Require: timer; it allows UPDATE (the gateway then refreshes by UPDATE). */
+    boolean timerPeerSupports;
+    boolean timerPeerAllowsUpdate;
+    /** Bumped on every (re)start: a refresh or expiry task of an older interval does nothing. */
+    long timerGeneration;
+    /** The session timer's pending expiry and refresh tasks (SessionTimers), cancelled on re-arm and at the end. */
+    volatile java.util.concurrent.ScheduledFuture<?> timerExpiry, timerRefresh;
     String endReason;
     long endedAtMillis;
     /** The maximum-call-length timer of an answered call (MaxCallLength), cancelled when the call ends. */

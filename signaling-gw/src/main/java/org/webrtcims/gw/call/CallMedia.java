@@ -70,19 +70,21 @@ public class CallMedia {
         if (problem != null) throw new CallFailure("no-usable-address", "browser SDP refused: " + problem);
     }
 
+    /** The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS. */
     String offerFromBrowser(Call c, String browserSdp) {
         requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         c.sdp.browserOffer = sdp;
         c.sdp.dtlsRole = DtlsRole.answering(sdp);
-        c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.fromTag, null, sdp, c.sdp.imsCodec, c.sdp.injectDtmf)));
+        c.sdp.imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> rtp.offerFromBrowser(c.id, c.browserTag(), null, sdp, c.sdp.imsCodec, c.sdp.injectDtmf)));
         c.rtpengineSinceNanos = System.nanoTime();
         return c.sdp.imsMediaSdp;
     }
 
+    /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
     String answerFromIms(Call c, String sdp) {
         String out = Bundle.answerKeepingSingleGroup(c.sdp.browserOffer,
-                ng("answer", () -> rtp.answerFromIms(c.id, c.fromTag, c.toTag, sdp, c.sdp.dtlsRole, c.sdp.injectDtmf)));
+                ng("answer", () -> rtp.answerFromIms(c.id, c.browserTag(), c.imsTag(), sdp, c.sdp.dtlsRole, c.sdp.injectDtmf)));
         c.sdp.imsRemoteSdp = sdp;
         return out;
     }

@@ -24,13 +24,21 @@ public class CallReplies {
      */
     boolean send(Call c, ServerTransaction st, int code, String toTag, boolean contact, String sdp) {
         try {
-            replies.send(st, code, toTag, contact ? c.localUser : null, sdp);
+            st.sendResponse(build(c, st.getRequest(), code, toTag, contact, sdp));
             c.flow(String.valueOf(code));
             return true;
         } catch (Exception e) {
             log.warn("{} to {} for {} not sent: {}", code, st.getRequest().getMethod(), c.id, e.toString());
             return false;
         }
+    }
+
+    /** Builds a response as {@link SipReplies#build}, with the session timer headers of a 2xx (RFC 4028, {@link SessionTimers}). */
+    javax.sip.message.Response build(Call c, javax.sip.message.Request req, int code, String toTag, boolean contact, String sdp)
+            throws java.text.ParseException {
+        javax.sip.message.Response r = replies.build(req, code, toTag, contact ? c.localUser : null, sdp);
+        SessionTimers.responseHeaders(c, req, r, replies.headers());
+        return r;
     }
 
     /** A bare response (no Contact, no body). */

@@ -36,6 +36,7 @@ public class CallTeardown {
         c.endReason = reason;
         c.endedAtMillis = System.currentTimeMillis();
         MaxCallLength.stop(c);
+        SessionTimers.stop(c);
         closePendingReoffer(c);
         media.release(c);
         sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));

@@ -30,10 +30,12 @@ public class DialogRequests implements InboundRequestHandler {
     private final MidCallOffers midCall;
     private final Preconditions preconditions;
     private final CallQuotas quotas;
+    private final SessionTimers sessionTimers;
 
     public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
-                          CallQuotas quotas) {
+                          CallQuotas quotas, SessionTimers sessionTimers) {
         this.quotas = quotas;
+        this.sessionTimers = sessionTimers;
         this.ctx = ctx;
         this.incoming = incoming;
         this.midCall = midCall;
@@ -61,7 +63,7 @@ public class DialogRequests implements InboundRequestHandler {
                         ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
                     }
                 }
-                case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber()));
+                case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber(), SipHeaders.sdp(req)));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
                 default -> ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
             }
@@ -143,6 +145,7 @@ public class DialogRequests implements InboundRequestHandler {
             c.flow(Request.INVITE);
             String offer = SipHeaders.sdp(event.getRequest());
             if (overQuota(st, c, offer)) return;
+            if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028)
             midCall.fromIms(st, c, offer);
         }
     }
@@ -180,6 +183,7 @@ public class DialogRequests implements InboundRequestHandler {
     private void update(ServerTransaction st, Call c) {
         String offer = SipHeaders.sdp(st.getRequest());
         if (overQuota(st, c, offer)) return;
+        if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028); else a refresh in a confirmed call
         if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
         else preconditions.update(st, c, offer);
     }
@@ -197,7 +201,7 @@ public class DialogRequests implements InboundRequestHandler {
     }
 
     /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */
-    private void ack(Call c, long cseq) {
+    private void ack(Call c, long cseq, String sdp) {
         synchronized (c) {
             if (cseq == c.lastAckCseq) return;
             c.lastAckCseq = cseq;
@@ -207,13 +211,34 @@ public class DialogRequests implements InboundRequestHandler {
                 ctx.teardown().sendBye(c);
                 return;
             }
+            if (c.state == CallState.ANSWERING && c.offerless && !offerlessAnswer(c, sdp)) return;
             if (c.state == CallState.ANSWERING) {
                 c.state = CallState.CONFIRMED;
                 c.markSetupDone();
                 MediaStartWatch.start(ctx, c);
                 MaxCallLength.start(ctx, c);
+                sessionTimers.mtConfirmed(c);
             }
         }
+    }
+
+    /**
+     * MT offerless: the ACK carries the IMS answer to the offer in our 200 (RFC 3261 §13.2.1); rtpengine's answer
+     * toward the browser goes as `answered`. No SDP, or one rtpengine refuses: BYE, the call ends. False then.
+     */
+    private boolean offerlessAnswer(Call c, String sdp) {
+        try {
+            if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
+            c.sdp.browserAnswer = ctx.media().answerFromIms(c, sdp);
+        } catch (CallFailure f) {
+            log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
+            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+            ctx.teardown().sendBye(c);
+            ctx.teardown().finish(c, f.code(), c.sipFinal);
+            return false;
+        }
+        ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
+        return true;
     }
 
     /**

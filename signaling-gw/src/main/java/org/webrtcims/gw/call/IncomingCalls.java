@@ -25,10 +25,12 @@ public class IncomingCalls {
     private final Preconditions preconditions;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
+    private final SessionTimers sessionTimers;
 
     public IncomingCalls(CallContext ctx, UserDirectory users, Preconditions preconditions, InviteServer inviteServer,
-                         CallQuotas quotas) {
+                         CallQuotas quotas, SessionTimers sessionTimers) {
         this.quotas = quotas;
+        this.sessionTimers = sessionTimers;
         this.ctx = ctx;
         this.users = users;
         this.preconditions = preconditions;
@@ -47,14 +49,17 @@ public class IncomingCalls {
             ctx.replies().sip().send(st, Response.TEMPORARILY_UNAVAILABLE, SipIds.tag(), null, null);
             return;
         }
+        // null: an offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it toward IMS and
+        // the ACK the answer (RFC 3261 §13.2.1; docs/call-flows.md "Offerless INVITE")
         String offer = SipHeaders.sdp(req);
-        if (offer == null) { // offerless INVITE: see docs/call-flows.md
-            ctx.replies().sip().send(st, Response.NOT_ACCEPTABLE_HERE, SipIds.tag(), null, null);
+        SessionTimer.UasDecision timer = sessionTimers.mtDecision(req);
+        if (timer.reject422MinSe() != null) { // RFC 4028 §9: the interval asked is under the gateway's Min-SE
+            sessionTimers.reject422(null, st, timer.reject422MinSe());
             return;
         }
         try { // quotas before rtpengine: 486 for a busy user, 503 for a full gateway, 488 for an oversized SDP
             quotas.newCall(session.get());
-            quotas.sdp(offer);
+            if (offer != null) quotas.sdp(offer);
         } catch (CallFailure f) {
             int code = switch (f.code()) {
                 case "too-many-calls" -> Response.BUSY_HERE;
@@ -76,8 +81,16 @@ public class IncomingCalls {
             c.flow(Request.INVITE);
             c.flow(String.valueOf(Response.TRYING));
             ctx.registry().add(c);
-            preconditions.mtInvite(c, req, offer);
+            sessionTimers.mtInvite(c, req, timer);
             c.dialog = st.getDialog();
+            if (offer == null) {
+                c.offerless = true;
+                ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", null,
+                        "preconditions", false, "offerless", true, "assertedIdentity", assertedIdentity(req)));
+                inviteServer.ring(c);
+                return;
+            }
+            preconditions.mtInvite(c, req, offer);
             String browserSdp;
             try {
                 browserSdp = ctx.media().offerFromIms(c, offer);
@@ -89,9 +102,30 @@ public class IncomingCalls {
             }
             // With preconditions the browser answers the SDP at once (`media`) but rings only on `alerting`.
             ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", browserSdp,
-                    "preconditions", c.qos.on));
+                    "preconditions", c.qos.on, "assertedIdentity", assertedIdentity(req)));
             if (!c.qos.on) inviteServer.ring(c);
         }
+    }
+
+    /**
+     * The identities the network asserted for the caller (P-Asserted-Identity, TS 24.229 §5.1.2A.1.1 / RFC 3325: a
+     * SIP URI and/or a tel URI), as URIs in their order; empty when the INVITE had none.
+     */
+    static java.util.List<String> assertedIdentity(Request req) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        java.util.ListIterator<?> it = req.getHeaders("P-Asserted-Identity");
+        while (it != null && it.hasNext()) {
+            String v = String.valueOf(it.next()).trim();
+            v = v.substring(v.indexOf(':') + 1).trim();
+            for (String part : v.split(",")) {
+                String p = part.trim();
+                int lt = p.indexOf('<');
+                int gt = p.indexOf('>');
+                if (lt >= 0 && gt > lt) p = p.substring(lt + 1, gt);
+                if (!p.isEmpty()) out.add(p);
+            }
+        }
+        return out;
     }
 
     void earlyMedia(Call c, String browserSdp) {
@@ -145,6 +179,19 @@ public class IncomingCalls {
                 return;
             }
             if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
+            if (c.offerless) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
+                c.sdp.injectDtmf = injectDtmf;
+                String imsOffer;
+                try {
+                    imsOffer = ctx.media().offerFromBrowser(c, browserSdp);
+                } catch (CallFailure f) {
+                    inviteServer.reject(c, Response.SERVER_INTERNAL_ERROR, f.code());
+                    throw f;
+                }
+                c.accepted = true;
+                inviteServer.ok(c, imsOffer);
+                return;
+            }
             if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
             c.accepted = true;
             inviteServer.ok(c, answerMedia(c, browserSdp));

@@ -45,7 +45,7 @@ public class MidCallOffers {
             c.reofferPending = true;
             try {
                 Request reinvite = c.dialog.createRequest(Request.INVITE);
-                reinvite.addHeader(ctx.requests().contact(c.localUser));
+                reinvite.setHeader(ctx.requests().contact(c.localUser)); // one Contact (the stack put in a bare one)
                 ctx.requests().setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
                 ctx.ua().sendInDialog(c.dialog, reinvite, new ReinviteResponses(c, imsOffer));
@@ -68,6 +68,12 @@ public class MidCallOffers {
             // Offerless re-INVITE (e.g. a session refresh): our offer is the unchanged current SDP, and
             // the answer in the ACK is taken as the same media (RFC 6337 §5.3).
             reply(st, c, Response.OK, c.sdp.imsMediaSdp);
+            return;
+        }
+        if (!MediaChange.changes(c.sdp.imsRemoteSdp, imsOffer)) {
+            // The same SDP again (a session refresh, RFC 4028 §10, or an UPDATE that changes nothing): the answer
+            // is the gateway's current SDP; the browser is not asked (RFC 3264 §8: nothing to negotiate).
+            reply(st, c, Response.OK, SessionTimers.lastSdpToIms(c));
             return;
         }
         String browserOffer;

@@ -109,6 +109,17 @@ public class GatewayProperties {
         public int getInviteTimeoutMs() { return inviteTimeoutMs; }
         public boolean isPreconditions() { return preconditions; }
         public void setPreconditions(boolean preconditions) { this.preconditions = preconditions; }
+        /**
+         * RFC 4028: the session interval (s) the gateway asks for on its INVITEs and puts in 2xx when the peer asked
+         * for none; 0 = none of its own (it still honours the peer's). docs/call-flows.md "Session timers".
+         */
+        private int sessionExpires = 1800;
+        /** RFC 4028: the smallest session interval (s) the gateway accepts (422 below it); the RFC's floor is 90. */
+        private int minSe = 90;
+        public int getSessionExpires() { return sessionExpires; }
+        public void setSessionExpires(int v) { this.sessionExpires = v; }
+        public int getMinSe() { return minSe; }
+        public void setMinSe(int v) { this.minSe = v; }
         /** How long an IMS re-offer waits for the browser's `reanswer` before it is refused (488). */
         private int reofferTimeoutMs = 10000;
         public int getReofferTimeoutMs() { return reofferTimeoutMs; }

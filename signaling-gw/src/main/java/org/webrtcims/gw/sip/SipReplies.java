@@ -46,6 +46,9 @@ public class SipReplies {
         st.sendResponse(build(st.getRequest(), code, toTag, contactUser, sdp));
     }
 
+    /** The stack's header factory (extension headers on a response before it goes). */
+    public javax.sip.header.HeaderFactory headers() { return ua.headers(); }
+
     /** A bare response: no tag, no Contact, no body. */
     public void send(ServerTransaction st, int code) throws ParseException, SipException, InvalidArgumentException {
         send(st, code, null, null, null);

@@ -58,6 +58,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         // A dialog may see a 2xx retransmission after the ACK: let the stack re-ACK it.
         p.setProperty("gov.nist.javax.sip.AUTOMATIC_DIALOG_ERROR_HANDLING", "true");
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
+        // A forked INVITE (RFC 3261 §13.2.2.4): responses from another fork get their own dialog, and a 2xx from a
+        // fork after the first one still reaches the INVITE's handler (call/OutgoingCalls ACKs and BYEs it).
+        p.setProperty("gov.nist.javax.sip.MAX_FORK_TIME_SECONDS", "32");
         // a reg-event NOTIFY may overtake the 200 to its SUBSCRIBE: the gateway matches NOTIFYs itself (481 when unknown)
         p.setProperty("gov.nist.javax.sip.DELIVER_UNSOLICITED_NOTIFY", "true");
         // Limits against oversized or slow senders (docs/security.md).
@@ -240,11 +243,16 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     @Override
     public void processResponse(ResponseEvent event) {
         ClientTransaction ct = event.getClientTransaction();
+        if (ct == null && event instanceof gov.nist.javax.sip.ResponseEventExt ext) ct = ext.getOriginalTransaction(); // a fork's
         if (ct == null) {
             log.debug("stray response {} dropped", event.getResponse().getStatusCode());
             return;
         }
-        ResponseHandler h = event.getResponse().getStatusCode() >= 200 ? handlers.remove(ct) : handlers.get(ct);
+        int code = event.getResponse().getStatusCode();
+        boolean invite2xx = code >= 200 && code < 300 && javax.sip.message.Request.INVITE.equals(
+                ((javax.sip.header.CSeqHeader) event.getResponse().getHeader(javax.sip.header.CSeqHeader.NAME)).getMethod());
+        // an INVITE's handler stays for 2xx retransmissions and other forks' 2xx until the transaction ends
+        ResponseHandler h = code >= 200 && !invite2xx ? handlers.remove(ct) : handlers.get(ct);
         if (h != null) {
             try {
                 h.onResponse(event);

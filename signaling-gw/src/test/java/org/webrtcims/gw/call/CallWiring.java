@@ -21,9 +21,10 @@ record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions precondi
         Preconditions preconditions = new Preconditions(ctx, watch, inviteServer);
         MidCallOffers midCall = new MidCallOffers(ctx);
         CallQuotas quotas = new CallQuotas(registry, props);
-        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, quotas);
-        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class));
-        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas);
+        SessionTimers sessionTimers = new SessionTimers(ctx);
+        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, quotas, sessionTimers);
+        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class), sessionTimers);
+        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas, sessionTimers);
         return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip);
     }
 }

@@ -52,6 +52,7 @@ class IncomingCallsTest {
     @BeforeEach
     void setUp() throws Exception {
         when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
+        when(ua.headers()).thenReturn(SipFixtures.HEADERS);
         when(ua.serverTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
         when(requests.contact(anyString())).thenAnswer(i -> SipFixtures.HEADERS.createContactHeader(
                 SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI(i.getArgument(0), "127.0.0.1"))));
@@ -470,11 +471,141 @@ class IncomingCallsTest {
         inDialog(Request.ACK, null);
         assertEquals(CallState.CONFIRMED, c.state);
         assertNotNull(c.maxLength, "the limit is armed once the call is confirmed");
-        assertEquals(1, timers.pending(), "the one-hour task is queued");
+        assertTrue(timers.pending() >= 1, "the one-hour task is queued (beside the session timer's)");
         teardown.hangUp(c, "local-hangup");
         assertEquals(CallState.ENDED, c.state);
         assertNull(c.maxLength);
         // a queued task held the call (its dialog, transactions, SDPs) until it fired: 4 h by default
-        assertEquals(0, timers.pending(), "the ended call's timer left the queue");
+        assertEquals(0, timers.pending(), "the ended call's timers left the queue");
+    }
+
+    // ---- RFC 4028 session timers ----
+
+    private Request inviteWith(String... headers) throws Exception {
+        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER);
+        for (int i = 0; i < headers.length; i += 2) r.addHeader(SipFixtures.HEADERS.createHeader(headers[i], headers[i + 1]));
+        when(inviteTx.getRequest()).thenReturn(r);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        return r;
+    }
+
+    @Test
+    void aSessionIntervalUnderMinSeGets422WithMinSe() throws Exception {
+        inviteWith("Supported", "timer", "Session-Expires", "30");
+        List<Response> sent = responses(inviteTx);
+        assertEquals(List.of(100, 422), sent.stream().map(Response::getStatusCode).toList());
+        assertTrue(sent.get(1).getHeader("Min-SE").toString().contains("90"), sent.get(1).toString());
+        verify(media, never()).offerFromIms(any(), anyString());
+        assertTrue(registry.find("call-1").isEmpty());
+    }
+
+    @Test
+    void theOkCarriesTheIntervalAndAnUnrefreshedSessionEndsWithBye() throws Exception {
+        props.getIms().setMinSe(1);
+        inviteWith("Supported", "timer", "Session-Expires", "1;refresher=uac");
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        Response ok = responses(inviteTx).get(2);
+        assertEquals(200, ok.getStatusCode());
+        assertTrue(ok.getHeader("Session-Expires").toString().contains("1;refresher=uac"), ok.toString());
+        assertTrue(SipHeaders.requires(ok, "timer"), "Require: timer to a UAC that supports it");
+        assertTrue(SipHeaders.supportsOrRequires(ok, "timer"));
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        inDialog(Request.ACK, null);
+        Thread.sleep(400);
+        verify(ua, never()).sendInDialog(any(), any(), any()); // the peer refreshes: nothing sent by the gateway
+        // a refresh (UPDATE without SDP) restarts the watch and is answered with the interval
+        ServerTransaction updTx = mock(ServerTransaction.class);
+        Request upd = SipFixtures.request(Request.UPDATE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        upd.addHeader(SipFixtures.HEADERS.createHeader("Session-Expires", "1;refresher=uac"));
+        upd.addHeader(SipFixtures.HEADERS.createHeader("Supported", "timer"));
+        when(updTx.getRequest()).thenReturn(upd);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), updTx, dialog, upd));
+        Response updOk = responses(updTx).get(0);
+        assertEquals(200, updOk.getStatusCode());
+        assertTrue(updOk.getHeader("Session-Expires").toString().contains("1;refresher=uac"));
+        Thread.sleep(400);
+        verify(ua, never()).sendInDialog(any(), any(), any());
+        assertEquals(CallState.CONFIRMED, c.state);
+        assertTrue(toBrowser.stream().noneMatch(m -> "reoffer".equals(m.get("type"))), "a refresh is not shown to the browser");
+        Thread.sleep(600); // 667 ms after the refresh: expired
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals(SessionTimers.EXPIRED, c.endReason);
+        assertEquals(SessionTimers.EXPIRED, toBrowser.get(toBrowser.size() - 1).get("reason"));
+    }
+
+    @Test
+    void anUnchangedImsReofferIsAnsweredWithoutTheBrowser() throws Exception {
+        Call c = confirmed();
+        c.sdp.imsRemoteSdp = OFFER;
+        ServerTransaction reTx = mock(ServerTransaction.class);
+        Request re = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", c.toTag, 2, OFFER);
+        when(reTx.getRequest()).thenReturn(re);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), reTx, dialog, re));
+        Response ok = responses(reTx).get(0);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals(c.sdp.imsMediaSdp, new String(ok.getRawContent(), StandardCharsets.UTF_8));
+        assertTrue(toBrowser.isEmpty(), String.valueOf(toBrowser));
+        verify(media, never()).reofferFromIms(any(), anyString());
+    }
+
+    // ---- offerless (delayed-offer) INVITE, RFC 3261 §13.2.1 ----
+
+    private Call offerlessAnswered() throws Exception {
+        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, null);
+        when(inviteTx.getRequest()).thenReturn(r);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        assertEquals(List.of(100, 180), responses(inviteTx).stream().map(Response::getStatusCode).toList());
+        Map<String, Object> incomingMsg = toBrowser.get(0);
+        assertEquals("incoming", incomingMsg.get("type"));
+        assertEquals(Boolean.TRUE, incomingMsg.get("offerless"));
+        assertNull(incomingMsg.get("sdp"));
+        verify(media, never()).offerFromIms(any(), anyString());
+        Call c = call();
+        when(media.offerFromBrowser(eq(c), anyString())).thenReturn("v=0 ims-offer");
+        incoming.answer(c, "v=0 browser-offer");
+        verify(media).offerFromBrowser(c, "v=0 browser-offer");
+        Response ok = responses(inviteTx).get(2);
+        assertEquals(200, ok.getStatusCode());
+        assertEquals("v=0 ims-offer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
+        assertEquals(CallState.ANSWERING, c.state);
+        return c;
+    }
+
+    private void ackWith(String sdp) throws Exception {
+        Request ack = SipFixtures.request(Request.ACK, "alice", "call-1", "ue2tag", ourTag(), 1, sdp);
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), null, dialog, ack));
+    }
+
+    @Test
+    void offerlessInviteTheBrowserOffersAndTheAckCarriesTheAnswer() throws Exception {
+        Call c = offerlessAnswered();
+        when(media.answerFromIms(c, "v=0 ue-answer")).thenReturn("v=0 browser-answer");
+        ackWith("v=0 ue-answer");
+        assertEquals(CallState.CONFIRMED, c.state);
+        Map<String, Object> last = toBrowser.get(toBrowser.size() - 1);
+        assertEquals("answered", last.get("type"));
+        assertEquals("v=0 browser-answer", last.get("sdp"));
+    }
+
+    @Test
+    void offerlessInviteWhoseAckHasNoAnswerEndsWithBye() throws Exception {
+        Call c = offerlessAnswered();
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 2, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        ackWith(null);
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertEquals(CallState.ENDED, c.state);
+        assertEquals("bad-sdp", c.endReason);
+    }
+
+    @Test
+    void theAssertedIdentitiesReachTheBrowser() throws Exception {
+        inviteWith("P-Asserted-Identity", "\"Ue Two\" <sip:ue2@ims.lab>", "P-Asserted-Identity", "<tel:+4930123>");
+        assertEquals(List.of("sip:ue2@ims.lab", "tel:+4930123"), toBrowser.get(0).get("assertedIdentity"));
+        toBrowser.clear();
+        registry.find("call-1").ifPresent(c -> teardown.hangUp(c, "local-hangup"));
     }
 }

@@ -198,4 +198,147 @@ class OutgoingCallsTest {
         assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
         assertTrue(registry.find("call-1").isEmpty());
     }
+
+    // ---- RFC 4028 session timers ----
+
+    private static String header(javax.sip.message.Message m, String name) {
+        String h = m.getHeader(name).toString().trim();
+        return h.substring(h.indexOf(':') + 1).trim();
+    }
+
+    @Test
+    void theInviteAsksForASessionTimerAndA422IsRetriedWithItsMinSe() throws Exception {
+        when(inviteTx.getRequest()).thenReturn(invite);
+        Request second = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer");
+        ClientTransaction tx2 = mock(ClientTransaction.class);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice"))).thenReturn(second);
+        when(ua.send(eq(second), any())).thenReturn(tx2);
+        when(tx2.getDialog()).thenReturn(dialog);
+        ResponseHandler h = place();
+        assertTrue(org.webrtcims.gw.sip.SipHeaders.supportsOrRequires(invite, "timer"));
+        assertEquals("1800", header(invite, "Session-Expires"));
+        assertEquals("90", header(invite, "Min-SE"));
+
+        Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);
+        ((ToHeader) tooSmall.getHeader(ToHeader.NAME)).setTag("uetag422");
+        tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
+        ArgumentCaptor<ResponseHandler> h2 = ArgumentCaptor.forClass(ResponseHandler.class);
+        verify(ua).send(eq(second), h2.capture());
+        assertEquals("3600", header(second, "Session-Expires"));
+        assertEquals("3600", header(second, "Min-SE"));
+        assertEquals(CallState.CALLING, call().state);
+        assertFalse(types().contains("ended"), "the call goes on");
+        assertNull(call().toTag, "the 422's To tag is not the dialog's");
+
+        // a 2xx without Session-Expires (a UAS without timers): the gateway refreshes at half the interval
+        Response ok = SipFixtures.MESSAGES.createResponse(200, second);
+        ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag("uetag");
+        ok.setContent("v=0 ims-answer", SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        when(dialog.createAck(2L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 2, null));
+        h2.getValue().onResponse(new ResponseEvent(new Object(), tx2, dialog, ok));
+        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(new SessionTimer.Interval(3600, true), call().timer);
+        verify(timers).after(eq(1_800_000L), any());
+        assertEquals(List.of("INVITE", "422", "INVITE", "200", "ACK"), call().sipFlow);
+    }
+
+    @Test
+    void aSecond422EndsTheCall() throws Exception {
+        when(inviteTx.getRequest()).thenReturn(invite);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice")))
+                .thenReturn(SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer"));
+        ResponseHandler h = place();
+        Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);
+        tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
+        h.onResponse(new ResponseEvent(new Object(), null, dialog, tooSmall));
+        assertEquals(CallState.ENDED, call().state);
+        assertEquals(422, call().sipFinal);
+    }
+
+    @Test
+    void theInviteCarriesThePreferredIdentityOfTheUser() throws Exception {
+        place();
+        assertEquals("<sip:alice@ims.lab>", header(invite, "P-Preferred-Identity"));
+    }
+
+    // ---- early media without preconditions ----
+
+    @Test
+    void earlyMediaFromA183ThenTheChangedSdpOfThe200GoesToRtpengine() throws Exception {
+        ResponseHandler h = place();
+        String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
+        String changed = "v=0\r\no=ue1 1 2 IN IP4 127.0.0.1\r\nm=audio 6004 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            return "v=0 browser-answer";
+        });
+        respond(h, 183, early);
+        assertEquals(List.of("calling", "progress"), types());
+        assertEquals("v=0 browser-answer", toBrowser.get(1).get("sdp"));
+        assertEquals(183, toBrowser.get(1).get("sipCode"));
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
+        respond(h, 200, changed);
+        verify(media).answerFromIms(call(), changed);
+        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"), "the browser keeps the answer it has");
+    }
+
+    @Test
+    void aSameSdpIn200AfterEarlyMediaIsNotSentAgain() throws Exception {
+        ResponseHandler h = place();
+        String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            return "v=0 browser-answer";
+        });
+        respond(h, 183, early);
+        when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
+        respond(h, 200, early);
+        verify(media, times(1)).answerFromIms(any(), anyString());
+        assertEquals(CallState.CONFIRMED, call().state);
+    }
+
+    // ---- forking (RFC 3261 §13.2.2.4) ----
+
+    private Response fromFork(int code, String tag, String body) throws Exception {
+        Response r = SipFixtures.MESSAGES.createResponse(code, invite);
+        ((ToHeader) r.getHeader(ToHeader.NAME)).setTag(tag);
+        if (body != null) r.setContent(body, SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
+        return r;
+    }
+
+    @Test
+    void forkedEarlyDialogsTheFirst2xxWinsTheOtherForksIsAckedAndByed() throws Exception {
+        ResponseHandler h = place();
+        Dialog forkA = mock(Dialog.class);
+        Dialog forkB = mock(Dialog.class);
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkB, fromFork(180, "tagB", null)));
+        String sdpA = "v=0\r\no=ue5 1 1 IN IP4 127.0.0.1\r\nm=audio 6400 RTP/AVP 111\r\n";
+        when(media.answerFromIms(any(), eq(sdpA))).thenAnswer(i -> {
+            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = sdpA;
+            return "v=0 browser-answer";
+        });
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(183, "tagA", sdpA)));
+        assertEquals("tagA", call().toTag, "the early dialog whose answer the browser got");
+        assertEquals(forkA, call().dialog);
+        when(forkA.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagA", 1, null));
+        h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(200, "tagA", sdpA)));
+        assertEquals(CallState.CONFIRMED, call().state);
+        verify(forkA).sendAck(any());
+        verify(media, times(1)).answerFromIms(any(), anyString());
+
+        Request ackB = SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagB", 1, null);
+        Request byeB = SipFixtures.request(Request.BYE, "ue1", "call-1", "atag", "tagB", 2, null);
+        when(forkB.createAck(1L)).thenReturn(ackB);
+        when(forkB.createRequest(Request.BYE)).thenReturn(byeB);
+        h.onResponse(new ResponseEvent(new Object(), null, forkB, fromFork(200, "tagB", "v=0 other")));
+        verify(forkB).sendAck(ackB);
+        verify(ua).sendInDialog(eq(forkB), eq(byeB), any());
+        assertEquals(CallState.CONFIRMED, call().state, "the call goes on with fork A");
+        assertEquals("tagA", call().toTag);
+        assertEquals(forkA, call().dialog);
+        assertEquals(1, types().stream().filter("answered"::equals).count(), "the browser sees one call");
+    }
 }

@@ -1,0 +1,281 @@
+// Integration: SIP dialog features of the gateway (issues #12, #13) through gateway + Kamailio + rtpengine + SIPp,
+// asserting the wire at the UE (its sipp -trace_msg log) and what the browser was told.
+// RFC 4028 session timers: the UE refreshes and then stops (the gateway ends the session), the gateway refreshes
+// by re-INVITE (the browser sees nothing), 422 and the retry, and the gateway's UPDATE refreshes on MO.
+// Offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it, the ACK the answer.
+// ./lab test starts the gateway with lab.ims.min-se=2 (harness/lib/components.sh) so 4 s intervals are allowed.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { logDir } from '../kit/env.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages, titled } from '../runner/testkit.mjs';
+import { startUe } from '../runner/ue.mjs';
+
+const USER = 'carol';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let page;
+let client;
+
+before(async () => {
+  page = await loggedInPage(USER, 'test-dialog-carol');
+  ({ client } = page);
+});
+
+after(async () => page?.close());
+
+// The message blocks of a UE log for one call, as {dir: 'sent'|'received', first: first line, text}.
+function wire(log, callId) {
+  return ueMessages(log).filter((b) => b.includes(`Call-ID: ${callId}`)).map((b) => ({
+    dir: /message sent/i.test(b) ? 'sent' : 'received',
+    first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
+    text: b,
+  }));
+}
+const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
+const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
+// The gateway's messages to the page about one call (the page keeps every message as {t, msg}).
+const events = async (callId) => (await client.events()).map((e) => e.msg).filter((m) => m.callId === callId);
+
+test(titled('RFC 4028 MT: the UE refreshes by UPDATE, then stops: the gateway BYEs at expiry, the browser hears session-expired'), { timeout: 45000 }, async () => {
+  const { ue, incoming } = await incomingCall(client, USER, 'uac-timer', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    const t0 = Date.now();
+    await client.answer(callId);
+    const ended = await client.waitFor('ended', callId, 20000);
+    const lasted = Date.now() - t0;
+    assert.equal(ended.reason, 'session-expired', JSON.stringify(ended));
+    // two refreshes at 1.5 s and 3 s, then 4 s - 4/3 s: about 5.7 s; one interval alone would be 2.7 s
+    assert.ok(lasted > 4000, `the refreshes kept the session beyond one interval (lasted ${lasted} ms)`);
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp checks Session-Expires/Require on the 200s and gets the BYE: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer', USER), callId);
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.ok(ok, 'the UE got the 200 to its INVITE');
+    assert.equal(header(ok.text, 'Session-Expires'), '4;refresher=uac');
+    assert.match(header(ok.text, 'Require') ?? '', /timer/);
+    assert.match(ok.text, /^Supported:.*timer/mi);
+    const updOks = w.filter((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*\d+ UPDATE/i.test(m.text));
+    assert.equal(updOks.length, 2, 'both refreshes answered 200');
+    for (const u of updOks) assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
+    assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the gateway sent BYE');
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('reoffer'), `the refreshes did not reach the browser: ${types}`);
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MT: refresher=uas, no UPDATE allowed: the gateway refreshes by re-INVITE with its unchanged SDP, the browser sees nothing'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-timer-gw', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    await client.answer(callId);
+    const ended = await client.waitFor('ended', callId, 20000, mark);
+    assert.equal(ended.reason, 'remote-hangup', JSON.stringify(ended));
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp takes two re-INVITE refreshes with Session-Expires: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer-gw', USER), callId);
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.equal(header(ok.text, 'Session-Expires'), '4;refresher=uas');
+    const refreshes = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+    assert.equal(refreshes.length, 2, 'two re-INVITE refreshes');
+    const body = (t) => t.slice(t.search(/^v=0/m)).trim();
+    for (const re of refreshes) {
+      assert.equal(header(re.text, 'Session-Expires'), '4;refresher=uac');
+      assert.equal(body(re.text), body(ok.text), 'the refresh offers the SDP of the 200 again, o= version unchanged');
+    }
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('reoffer'), `no offer to the browser: ${types}`);
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 with Min-SE; the retry with it is answered, then expires'), { timeout: 45000 }, async () => {
+  const { ue, incoming } = await incomingCall(client, USER, 'uac-timer-422', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    await client.answer(callId);
+    // the UE never refreshes the 2 s interval it got: the gateway ends the call 2 s - 2/3 s after the ACK
+    const ended = await client.waitFor('ended', callId, 15000);
+    assert.equal(ended.reason, 'session-expired', JSON.stringify(ended));
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp: 422, retry, 200, BYE: exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-timer-422', USER), callId);
+    const rej = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 422/.test(m.first));
+    assert.ok(rej, 'the UE got 422');
+    assert.equal(header(rej.text, 'Min-SE'), '2');
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*2 INVITE/i.test(m.text));
+    assert.equal(header(ok.text, 'Session-Expires'), '2;refresher=uac');
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE'), { timeout: 45000 }, async () => {
+  const ue = startUe('uas-timer', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    await sleep(5200); // refreshes at 2 s and 4 s
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('ended'), `the call is up after more than one interval: ${types}`);
+    assert.ok(!types.includes('reoffer') && !types.includes('reanswer'), `the browser saw no refresh: ${types}`);
+    await client.hangup(callId);
+    await sleep(500);
+    const w = wire(ueLog('uas-timer', 'ue5'), callId);
+    const inv = w.find((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+    assert.match(inv.text, /^Supported:.*timer/mi);
+    assert.equal(header(inv.text, 'Session-Expires'), '1800', 'lab.ims.session-expires, default 1800');
+    assert.equal(header(inv.text, 'Min-SE'), '2');
+    const updates = w.filter((m) => m.dir === 'received' && /^UPDATE /.test(m.first));
+    assert.ok(updates.length >= 2, `the gateway refreshed at half the interval: ${updates.length} UPDATE(s)`);
+    for (const u of updates) {
+      assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
+      assert.doesNotMatch(u.text, /^Content-Type: application\/sdp/mi, 'a refresh UPDATE carries no SDP');
+    }
+  } finally {
+    ue.kill();
+    await ue.done;
+    if (callId) await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+// Packets the browser received over `ms`.
+async function receivedDuring(callId, ms) {
+  const a = await client.stats(callId);
+  await sleep(ms);
+  const b = await client.stats(callId);
+  return b.packetsReceived - a.packetsReceived;
+}
+
+test(titled('offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-offerless', null, { timeoutMs: 40000 });
+  const { callId } = incoming;
+  try {
+    assert.equal(incoming.offerless, true, JSON.stringify(incoming));
+    assert.equal(incoming.sdp ?? null, null, 'no offer to show the browser');
+    await client.answer(callId);
+    const answered = await client.waitFor('answered', callId, 10000, mark);
+    assert.match(answered.sdp, /UDP\/TLS\/RTP\/SAVPF/, 'the answer to the browser is DTLS-SRTP (rtpengine)');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'the UE echoes the browser\'s audio back');
+    const ended = await client.waitFor('ended', callId, 15000, mark);
+    assert.equal(ended.reason, 'remote-hangup');
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp checks the offer in the 200 (RTP/AVP, Opus): exit ${r.code}: ${r.output}`);
+    const w = wire(ueLog('uac-offerless', USER), callId);
+    const inv = w.find((m) => m.dir === 'sent' && /^INVITE /.test(m.first));
+    assert.match(inv.text, /Content-Length:\s*0/i, 'the INVITE had no SDP');
+    const ok = w.find((m) => m.dir === 'received' && /^SIP\/2\.0 200/.test(m.first) && /CSeq:\s*1 INVITE/i.test(m.text));
+    assert.match(ok.text, /^m=audio \d+ RTP\/AVP /m, 'the offer in the 200 is plain RTP toward IMS');
+    assert.doesNotMatch(ok.text, /a=(ice-ufrag|fingerprint|rtcp-mux|group:BUNDLE)/, 'no WebRTC lines toward IMS');
+    const ack = w.find((m) => m.dir === 'sent' && /^ACK /.test(m.first));
+    assert.match(ack.text, /^m=audio \d+ RTP\/AVP /m, 'the answer went in the ACK');
+  } finally {
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test(titled('P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 reaches the browser; MO, ue1 gets the one asserted for the browser user (the gateway asked with P-Preferred-Identity)'), { timeout: 45000 }, async () => {
+  const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-wait', 20000, { timeoutMs: 30000 });
+  try {
+    assert.deepEqual(incoming.assertedIdentity, ['sip:ue2@ims.lab'], JSON.stringify(incoming));
+    await client.hangup(incoming.callId);
+    await client.waitFor('ended', incoming.callId, 10000, mark);
+  } finally {
+    ue.kill();
+    await ue.done;
+  }
+  const callId = await client.call('ue1');
+  try {
+    await client.waitFor('answered', callId, 15000);
+  } finally {
+    await client.hangup(callId).catch(() => {});
+  }
+  const inv = wire(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId).find((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+  assert.ok(inv, `ue1 got the INVITE of ${callId}`);
+  assert.equal(header(inv.text, 'P-Asserted-Identity'), `<sip:${USER}@ims.lab>`);
+  assert.equal(header(inv.text, 'P-Preferred-Identity'), null, 'the P-CSCF removed P-Preferred-Identity (TS 24.229 §5.2.6.3)');
+  await assertNoRtpengineSession();
+});
+
+test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the browser as progress with the answer and its audio plays; the 200\'s changed SDP is followed'), { timeout: 45000 }, async () => {
+  const ue = startUe('uas-early', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    const progress = await client.waitFor('progress', callId, 15000, mark);
+    assert.equal(progress.sipCode, 183);
+    assert.match(progress.sdp ?? '', /UDP\/TLS\/RTP\/SAVPF/, 'the early answer, as rtpengine made it for the browser');
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'early media: the UE echoes the browser\'s audio before the 200');
+    const types = (await events(callId)).map((e) => e.type);
+    assert.ok(!types.includes('answered'), `not answered yet: ${types}`);
+    await client.waitFor('answered', callId, 10000, mark);
+    await sleep(500);
+    // the 200 moved the UE's media to a port where it echoes nothing: a gateway that kept the 183's SDP would still
+    // have rtpengine send to the echoing port
+    const after = await receivedDuring(callId, 1500);
+    assert.ok(after < 5, `rtpengine follows the 200's SDP (new UE port): ${after} packets came back`);
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    await sleep(300);
+    ue.kill();
+    await ue.done;
+  }
+  const w = wire(ueLog('uas-early', 'ue5'), callId);
+  assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached ue5');
+  assert.ok(!w.some((m) => m.dir === 'received' && /^PRACK /.test(m.first)), 'an unreliable 183 is not PRACKed');
+  await assertNoRtpengineSession();
+});
+
+test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call'), { timeout: 45000 }, async () => {
+  const a = startUe('uas-fork-a', 'ue5', null, { timeoutMs: 40000 });
+  await sleep(1200);
+  const b = startUe('uas-fork-b', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio with the branch that answered');
+    const evs = (await client.events()).slice(mark).map((e) => e.msg);
+    assert.equal(new Set(evs.filter((e) => e.callId).map((e) => e.callId)).size, 1, 'one call at the browser');
+    assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 10000, mark);
+    await sleep(500);
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    a.kill();
+    b.kill();
+    await a.done;
+    await b.done;
+  }
+  const wa = wire(ueLog('uas-fork-a', 'ue5'), callId);
+  const wb = wire(ueLog('uas-fork-b', 'ue5'), callId);
+  assert.ok(wb.some((m) => m.dir === 'sent' && /^SIP\/2\.0 180/.test(m.first)), 'branch B rang (a second early dialog)');
+  assert.ok(wa.some((m) => m.dir === 'sent' && /^SIP\/2\.0 183/.test(m.first)), 'branch A sent 183 with SDP');
+  const tagOf = (w, re) => /^To:.*;tag=([^;\s]+)/mi.exec(w.find((m) => m.dir === 'sent' && re.test(m.first))?.text ?? '')?.[1];
+  assert.notEqual(tagOf(wa, /^SIP\/2\.0 183/), tagOf(wb, /^SIP\/2\.0 180/), 'two early dialogs: different To tags');
+  assert.ok(wb.some((m) => m.dir === 'received' && /^CANCEL /.test(m.first)), 'branch B was cancelled');
+  assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
+  await assertNoRtpengineSession();
+});

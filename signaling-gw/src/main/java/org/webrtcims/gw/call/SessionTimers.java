@@ -1,0 +1,281 @@
+package org.webrtcims.gw.call;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sdp.MediaChange;
+import org.webrtcims.gw.sip.SipHeaders;
+
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.message.Message;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.text.ParseException;
+import java.util.ListIterator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * RFC 4028 session timers on the IMS leg (docs/call-flows.md "Session timers"). The gateway's INVITEs and 2xx
+ * say `Supported: timer`; its INVITEs ask for `lab.ims.session-expires` (default 1800 s, 0 = none of its own)
+ * with `Min-SE: lab.ims.min-se` (default 90 s); the interval and refresher are negotiated as {@link SessionTimer}
+ * says. The refresher sends UPDATE without SDP when the peer allows UPDATE, else a re-INVITE with the SDP it last
+ * gave (unchanged, same o= version): the browser sees nothing (rtpengine keeps its ports; a changed IMS answer
+ * only updates rtpengine). A session not refreshed in time ends: BYE toward IMS, `ended` with reason
+ * {@code session-expired} to the browser.
+ */
+@Component
+public class SessionTimers {
+    private static final Logger log = LoggerFactory.getLogger(SessionTimers.class);
+    static final String EXPIRED = "session-expired";
+    static final int SESSION_INTERVAL_TOO_SMALL = 422;
+    private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
+
+    private final CallContext ctx;
+
+    public SessionTimers(CallContext ctx) { this.ctx = ctx; }
+
+    private int localSe() { return ctx.props().getIms().getSessionExpires(); }
+
+    private int localMinSe() { return ctx.props().getIms().getMinSe(); }
+
+    /** MO: the INVITE's Supported: timer, Session-Expires (what the call asks, 0 = none) and Min-SE. */
+    void inviteHeaders(Call c, Request invite) throws ParseException {
+        if (c.timerAskedSe == 0) c.timerAskedSe = localSe();
+        invite.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
+        if (c.timerAskedSe > 0) invite.setHeader(ctx.ua().headers().createHeader("Session-Expires", String.valueOf(c.timerAskedSe)));
+        // after a 422, Min-SE is the interval it asked for (§7.4)
+        invite.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(c.timer422Retried ? c.timerAskedSe : localMinSe())));
+    }
+
+    /**
+     * MO: a 422 to the INVITE (§7.4). Returns the interval to ask for in a new INVITE, or null when there is none
+     * to retry with (no Min-SE, or a second 422).
+     */
+    Integer retryInterval(Call c, Response r) {
+        if (c.timer422Retried) return null;
+        Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), c.timerAskedSe);
+        if (next == null) return null;
+        c.timer422Retried = true;
+        c.timerAskedSe = next;
+        return next;
+    }
+
+    /** MO: the 2xx to the INVITE: the negotiated interval starts (§7.2). */
+    void moConfirmed(Call c, Response ok) {
+        c.timerPeerSupports = SessionTimer.Offer.of(ok).supportsTimer();
+        c.timerPeerAllowsUpdate = allows(ok, Request.UPDATE);
+        start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timerAskedSe));
+    }
+
+    /** MT: the INVITE's session timer (§9): a Min-SE for a 422 (the caller sends it), or the interval (null = none). */
+    SessionTimer.UasDecision mtDecision(Request invite) {
+        return SessionTimer.asUas(SessionTimer.Offer.of(invite), localSe(), localMinSe());
+    }
+
+    /** MT: the call goes on with the decision of {@link #mtDecision}: its interval is kept for the 200 and starts with the ACK. */
+    void mtInvite(Call c, Request invite, SessionTimer.UasDecision d) {
+        c.timerPeerSupports = SipHeaders.supportsOrRequires(invite, "timer");
+        c.timerPeerAllowsUpdate = allows(invite, Request.UPDATE);
+        c.timer = d.interval();
+    }
+
+    /** MT: the ACK of our 200 confirmed the call: the interval agreed in the INVITE starts. */
+    void mtConfirmed(Call c) { start(c, c.timer); }
+
+    /**
+     * A re-INVITE or UPDATE from IMS in a confirmed call (the peer's refresh, or an offer: either refreshes the
+     * session, §10). Sends 422 and returns false when its interval is too small; else takes the new interval
+     * (the 2xx carries it, {@link #responseHeaders}) and restarts the watch.
+     */
+    boolean inDialogRequest(ServerTransaction st, Call c) {
+        if (c.state != CallState.CONFIRMED) return true;
+        Request req = st.getRequest();
+        SessionTimer.UasDecision d = SessionTimer.asUas(SessionTimer.Offer.of(req), localSe(), localMinSe());
+        if (d.reject422MinSe() != null) {
+            reject422(c, st, d.reject422MinSe());
+            return false;
+        }
+        c.timerPeerSupports = SipHeaders.supportsOrRequires(req, "timer");
+        if (req.getHeader("Allow") != null) c.timerPeerAllowsUpdate = allows(req, Request.UPDATE);
+        start(c, d.interval());
+        return true;
+    }
+
+    /** 422 with the gateway's Min-SE (§9); recorded in the call's flow when the call exists. */
+    void reject422(Call c, ServerTransaction st, int minSe) {
+        try {
+            Response r = ctx.replies().sip().build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
+                    st.getRequest().getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null
+                            ? org.webrtcims.gw.sip.SipIds.tag() : null, null, null);
+            r.setReasonPhrase("Session Interval Too Small");
+            r.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(minSe)));
+            st.sendResponse(r);
+            if (c != null) c.flow(String.valueOf(SESSION_INTERVAL_TOO_SMALL));
+        } catch (Exception e) {
+            log.warn("422 to {} not sent: {}", st.getRequest().getMethod(), e.toString());
+        }
+    }
+
+    /**
+     * The session timer headers of a 2xx the gateway sends to an INVITE, or to an UPDATE in a confirmed call:
+     * Supported: timer always; with a session timer, Session-Expires with the refresher and, when the peer
+     * supports timers, Require: timer (§9).
+     */
+    static void responseHeaders(Call c, Request req, Response r, javax.sip.header.HeaderFactory h) throws ParseException {
+        int code = r.getStatusCode();
+        if (code < 200 || code >= 300) return;
+        boolean invite = Request.INVITE.equals(req.getMethod());
+        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && c.state == CallState.CONFIRMED)) return;
+        r.addHeader(h.createSupportedHeader("timer"));
+        if (c.timer == null) return;
+        r.setHeader(h.createHeader("Session-Expires", c.timer.asUasHeader()));
+        if (c.timerPeerSupports) r.addHeader(h.createRequireHeader("timer"));
+    }
+
+    /** (Re)arms the call's refresh and expiry for {@code i} (null: no session timer); the caller holds the lock. */
+    void start(Call c, SessionTimer.Interval i) {
+        c.timer = i;
+        long gen = ++c.timerGeneration;
+        stop(c); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
+        if (i == null || c.ended()) return;
+        log.debug("call {}: session interval {} s, refresher {}", c.id, i.seconds(), i.gatewayRefreshes() ? "gateway" : "peer");
+        c.timerExpiry = ctx.timers().after(i.expiryDelayMs(), () -> expire(c, gen));
+        if (i.gatewayRefreshes()) c.timerRefresh = ctx.timers().after(i.refreshDelayMs(), () -> refresh(c, gen));
+    }
+
+    /** Cancels the call's pending refresh and expiry (re-arm, and the call's end: CallTeardown.finish). */
+    static void stop(Call c) {
+        java.util.concurrent.ScheduledFuture<?> e = c.timerExpiry, r = c.timerRefresh;
+        c.timerExpiry = null;
+        c.timerRefresh = null;
+        if (e != null) e.cancel(false);
+        if (r != null) r.cancel(false);
+    }
+
+    private void expire(Call c, long gen) {
+        synchronized (c) {
+            if (c.ended() || c.timerGeneration != gen) return;
+            log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer.seconds(), EXPIRED);
+            ctx.teardown().hangUp(c, EXPIRED);
+        }
+    }
+
+    /** The gateway's refresh: UPDATE without SDP when the peer allows it, else a re-INVITE with our last SDP. */
+    private void refresh(Call c, long gen) {
+        synchronized (c) {
+            if (c.ended() || c.timerGeneration != gen || c.state != CallState.CONFIRMED) return;
+            if (c.reofferPending) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
+                c.timerRefresh = ctx.timers().after(1000, () -> refresh(c, gen));
+                return;
+            }
+            String method = c.timerPeerAllowsUpdate ? Request.UPDATE : Request.INVITE;
+            try {
+                Request req = c.dialog.createRequest(method);
+                req.setHeader(ctx.requests().contact(c.localUser)); // replaces the bare Contact the stack put in
+                req.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
+                req.setHeader(ctx.ua().headers().createHeader("Session-Expires", c.timer.seconds() + ";refresher=uac"));
+                req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), c.timer.seconds()))));
+                String sdp = null;
+                if (method.equals(Request.INVITE)) {
+                    sdp = lastSdpToIms(c);
+                    ctx.requests().setSdpBody(req, sdp);
+                    c.reofferPending = true;
+                }
+                c.flow(method);
+                ctx.ua().sendInDialog(c.dialog, req, new RefreshResponses(c, method, c.timer.seconds(), gen));
+            } catch (Exception e) {
+                c.reofferPending = false;
+                log.warn("session refresh ({}) for {} not sent: {}", method, c.id, e.toString());
+            }
+        }
+    }
+
+    /** The SDP the gateway last gave IMS: the precondition-carrying one or the last media SDP, the higher o= version. */
+    static String lastSdpToIms(Call c) {
+        String a = c.sdp.imsSdp;
+        String b = c.sdp.imsMediaSdp;
+        if (a == null) return b;
+        if (b == null) return a;
+        return originVersion(b) > originVersion(a) ? b : a;
+    }
+
+    private static long originVersion(String sdp) {
+        Matcher m = ORIGIN_VERSION.matcher(sdp);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    static boolean allows(Message m, String method) {
+        ListIterator<?> it = m.getHeaders("Allow");
+        while (it != null && it.hasNext()) {
+            Object h = it.next();
+            String v = h instanceof javax.sip.header.AllowHeader a ? a.getMethod() : String.valueOf(h);
+            for (String t : v.replaceFirst("(?i)^Allow:", "").split(",")) if (t.trim().equalsIgnoreCase(method)) return true;
+        }
+        return false;
+    }
+
+    private final class RefreshResponses extends CallResponses {
+        private final String method;
+        private final int askedSe;
+        private final long gen;
+
+        RefreshResponses(Call c, String method, int askedSe, long gen) {
+            super(c);
+            this.method = method;
+            this.askedSe = askedSe;
+            this.gen = gen;
+        }
+
+        @Override
+        void response(ResponseEvent event, Response r, int code) {
+            if (code < 200) return;
+            boolean invite = Request.INVITE.equals(method);
+            if (invite) c.reofferPending = false;
+            if (code < 300) {
+                if (invite) {
+                    c.ack(r, "the session refresh");
+                    String answer = SipHeaders.sdp(r);
+                    // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
+                    if (!c.ended() && answer != null && MediaChange.changes(c.sdp.imsRemoteSdp, answer)) {
+                        try {
+                            ctx.media().reanswerFromIms(c, answer);
+                        } catch (CallFailure f) {
+                            log.warn("call {}: the refresh's SDP answer not taken by rtpengine: {}", c.id, f.getMessage());
+                        }
+                    }
+                }
+                if (!c.ended() && c.timerGeneration == gen) {
+                    c.timerPeerSupports = SessionTimer.Offer.of(r).supportsTimer();
+                    start(c, SessionTimer.asUac(SessionTimer.Offer.of(r), askedSe));
+                }
+                return;
+            }
+            if (c.ended()) return;
+            if (code == SESSION_INTERVAL_TOO_SMALL) { // §7.4: again at once, with the interval it asks for
+                Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), askedSe);
+                if (next != null && c.timerGeneration == gen) {
+                    c.timer = new SessionTimer.Interval(next, true);
+                    ctx.timers().after(0, () -> refresh(c, gen));
+                }
+                return;
+            }
+            if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
+                ctx.teardown().hangUp(c, EXPIRED); // RFC 5057: the dialog is gone
+                return;
+            }
+            if (!invite && (code == Response.METHOD_NOT_ALLOWED || code == Response.NOT_IMPLEMENTED)) {
+                c.timerPeerAllowsUpdate = false; // UPDATE refused: refresh by re-INVITE, now
+                if (c.timerGeneration == gen) ctx.timers().after(0, () -> refresh(c, gen));
+            }
+            // other failures (491, 5xx): the expiry watch still runs; the session ends if no refresh succeeds
+        }
+
+        @Override
+        void timeout() {
+            if (Request.INVITE.equals(method)) c.reofferPending = false;
+            ctx.teardown().hangUp(c, EXPIRED);
+        }
+    }
+}
