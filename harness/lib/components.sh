@@ -71,7 +71,8 @@ start_kamailio() {
 }
 
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
-# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one,
+# LAB_GW_NG the rtpengine ng address(es) (scaleout.sh: every relay's).
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-udp} url ims_args
   local bind=${GW_BIND:-$LAB_BIND}
@@ -85,7 +86,7 @@ start_gateway() {
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${legs[@]}" \
     --lab.sip.host=127.0.0.1 --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
-    --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
+    --lab.rtpengine.ng="${LAB_GW_NG:-$LAB_RTPENGINE_NG}" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }
 
@@ -111,7 +112,8 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
-  ports_free "${ports[@]}" && start_rtpengine && start_stun && start_ims_core && start_gateway || return 1
+  scale_out && mapfile -t -O "${#ports[@]}" ports < <(scale_ports) # --gateways/--relays (scaleout.sh)
+  ports_free "${ports[@]}" && scale_start_relays && start_stun && start_ims_core && scale_start_gateways || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

@@ -211,6 +211,19 @@ public class GatewayProperties {
         public int getLoginFailuresPerUser() { return loginFailuresPerUser; }
         public void setLoginFailuresPerUser(int v) { this.loginFailuresPerUser = v; }
         public int getMaxSessions() { return maxSessions; }
+        /**
+         * Put before every session token, e.g. `g1.`: with several gateways behind one HTTP load balancer it routes a
+         * session's REST requests and WebSocket to the gateway that issued the token (docs/scale-out.md); empty = none.
+         * Letters, digits, '.', '_' and '-' only (it travels in a WebSocket subprotocol and a URL path).
+         */
+        private String tokenPrefix = "";
+        public String getTokenPrefix() { return tokenPrefix; }
+        public void setTokenPrefix(String tokenPrefix) {
+            if (tokenPrefix == null || !tokenPrefix.matches("[A-Za-z0-9._-]{0,16}")) {
+                throw new IllegalArgumentException("lab.api.token-prefix: up to 16 of [A-Za-z0-9._-], got '" + tokenPrefix + "'");
+            }
+            this.tokenPrefix = tokenPrefix;
+        }
         public void setMaxSessions(int maxSessions) { this.maxSessions = maxSessions; }
         public int getWsMessagesPerSecond() { return wsMessagesPerSecond; }
         public void setWsMessagesPerSecond(int v) { this.wsMessagesPerSecond = v; }

@@ -29,8 +29,10 @@ public class MediaConfig {
      */
     static List<RtpEngineRelay> relays(GatewayProperties.Rtpengine r, GatewayMetrics metrics) {
         List<RtpEngineRelay> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (String one : r.getNg().split(",")) {
             if (one.isBlank()) continue;
+            if (!seen.add(one.trim())) throw new IllegalArgumentException("lab.rtpengine.ng names " + one.trim() + " twice: '" + r.getNg() + "'");
             NgClient ng = new NgClient(HostPort.parse(one.trim()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()),
                     r.getAttempts(), metrics);
             out.add(new RtpEngineRelay(ng, new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofMillis(r.getProbeMs()))));

@@ -110,6 +110,12 @@ class RtpEngineRelaysTest {
     }
 
     @Test
+    void fourCallsInARowGoTwoAndTwo() throws Exception {
+        for (String id : List.of("c1", "c2", "c3", "c4")) answered(() -> client.offerFromBrowser(id, "f", SDP), OK_SDP);
+        assertEquals(Map.of(name(a), 2, name(b), 2), client.callsPerRelay());
+    }
+
+    @Test
     void aCommandForACallNoRelayHoldsIsRefusedNotGuessed() {
         NgException e = assertThrows(NgException.class, () -> client.query("nobody", "t"));
         assertEquals(NgException.Kind.PROTOCOL, e.kind());

@@ -1,0 +1,150 @@
+# shellcheck shell=bash
+# Scale-out on one machine (issue #14, docs/scale-out.md): `./lab up --gateways G --relays R`.
+# R > 1: one redis-server and R rtpengine instances, each persisting its calls in its own Redis database
+# (rtpengine's --redis/--redis-write), every gateway balancing its calls across all of them
+# (lab.rtpengine.ng = the list). G > 1: G gateways, each registering its own users with Kamailio (its own
+# Contact: MT calls reach the instance that holds the user, no Kamailio change), behind HAProxy on the
+# browser port, which routes a session's REST requests and WebSocket by the token's gateway prefix.
+# With G = R = 1 nothing here runs: the lab starts as always.
+
+LAB_GATEWAYS=${LAB_GATEWAYS:-1}
+LAB_RELAYS=${LAB_RELAYS:-1}
+
+scale_out() { ((LAB_GATEWAYS > 1 || LAB_RELAYS > 1)); }
+
+# relay_ng I — relay I's ng address (1-based).
+relay_ng() { printf '%s:%d' "${LAB_RTPENGINE_NG%:*}" $((${LAB_RTPENGINE_NG##*:} + 10 * ($1 - 1))); }
+
+# relay_ng_list — every relay's ng address, comma-separated (the gateways' lab.rtpengine.ng).
+relay_ng_list() {
+  local i out=()
+  for ((i = 1; i <= LAB_RELAYS; i++)); do out+=("$(relay_ng "$i")"); done
+  (IFS=,; echo "${out[*]}")
+}
+
+# relay_name I / gateway_name I — component names: the first keeps the lab's usual one.
+relay_name() { (($1 == 1)) && echo rtpengine || echo "rtpengine$1"; }
+gateway_name() { (($1 == 1)) && echo gateway || echo "gateway$1"; }
+gateway_http_port() { echo $((LAB_SCALE_GW_HTTP_BASE + $1)); }
+gateway_sip_port() { echo $((LAB_SCALE_GW_SIP_BASE + 4 * ($1 - 1))); }
+
+redis_ping() { [[ $(redis-cli -h "${LAB_REDIS%:*}" -p "${LAB_REDIS##*:}" ping 2>/dev/null) == PONG ]]; }
+
+start_redis() {
+  mkdir -p "$LAB_RUN_DIR/redis"
+  # no RDB/AOF files: the lab's Redis holds the relays' live calls only while the lab is up
+  proc_start redis redis-server --bind "${LAB_REDIS%:*}" --port "${LAB_REDIS##*:}" --save '' --appendonly no \
+    --dir "$LAB_RUN_DIR/redis" --daemonize no
+  proc_wait_ready redis "$LAB_LAST_PID" 15 "PONG on $LAB_REDIS" redis_ping
+}
+
+# start_relay I — rtpengine instance I (1-based) of LAB_RELAYS, its calls in Redis database I.
+start_relay() {
+  local i=$1 name ng span lo hi pub
+  local -a ifaces=()
+  name=$(relay_name "$i")
+  ng=$(relay_ng "$i")
+  span=$((1000 / LAB_RELAYS))
+  lo=$((30000 + span * (i - 1)))
+  hi=$((lo + span - 1))
+  pub=$(lab_pub_addr)
+  [[ -n $pub ]] && ifaces=("--interface=pub/$pub" "--interface=${LAB_RTPENGINE_IFACES[1]}")
+  proc_start "$name" env RTPENGINE_NG="$ng" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
+    RTPENGINE_PORT_MIN="$lo" RTPENGINE_PORT_MAX="$hi" ${ifaces[0]:+RTPENGINE_IFACE="${ifaces[0]#--interface=}"} \
+    bash "$ROOT/media-relay/start-rtpengine.sh" "${ifaces[@]:1}" --redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i"
+  proc_wait_ready "$name" "$LAB_LAST_PID" 20 "ng ping answer on $ng" python3 "$ROOT/media-relay/ng-ping.py" "$ng" 1
+}
+
+# haproxy_config FILE — HAProxy in front of the gateways: a login goes to any (round robin, health-checked);
+# anything that carries a token (WebSocket subprotocol lab.token.g<i>..., Bearer g<i>...., /api/v1/sessions/g<i>....)
+# goes to gateway i, the one that issued it and holds the session.
+haproxy_config() {
+  local i
+  {
+    printf '%s\n' 'global' '  maxconn 4096' '' 'defaults' '  mode http' '  timeout connect 2s' '  timeout client 60s' \
+      '  timeout server 60s' '  timeout tunnel 1h' '  option forwardfor' ''
+    printf 'frontend browsers\n  bind %s:%s\n' "$LAB_BIND" "$LAB_GW_PORT"
+    # the gateways' host-only endpoints would see HAProxy's loopback address as the client: not through here
+    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine }\n'
+    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+      printf '  acl to_g%d req.hdr(sec-websocket-protocol) -m beg lab.token.g%d.\n' "$i" "$i"
+      printf '  acl to_g%d req.hdr(authorization) -m beg "Bearer g%d."\n' "$i" "$i"
+      printf '  acl to_g%d path_beg /api/v1/sessions/g%d.\n' "$i" "$i"
+      printf '  use_backend g%d if to_g%d\n' "$i" "$i"
+    done
+    printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n'
+    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+      printf '  server g%d 127.0.0.1:%d check inter 2s\n' "$i" "$(gateway_http_port "$i")"
+    done
+    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+      printf '\nbackend g%d\n  server g%d 127.0.0.1:%d\n' "$i" "$i" "$(gateway_http_port "$i")"
+    done
+    printf '\nfrontend stats\n  bind %s\n  stats enable\n  stats uri /\n' "$LAB_HAPROXY_STATS"
+  } >"$1"
+}
+
+start_haproxy() {
+  local cfg="$LAB_RUN_DIR/haproxy.cfg"
+  haproxy_config "$cfg"
+  haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | tail -1)"; return 1; }
+  proc_start haproxy haproxy -db -f "$cfg"
+  proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(gw_url)/api/v1/health through HAProxy" http_200 "$(gw_url)/api/v1/health"
+}
+
+# scale_ports — the ports the scale-out components need free (beside LAB_PORTS).
+scale_ports() {
+  local i
+  for ((i = 2; i <= LAB_RELAYS; i++)); do echo "$(($(relay_ng "$i" | sed 's/.*://')))/udp"; done
+  ((LAB_RELAYS > 1)) && echo "${LAB_REDIS##*:}/tcp"
+  if ((LAB_GATEWAYS > 1)); then
+    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+      echo "$(gateway_http_port "$i")/tcp"; echo "$(gateway_sip_port "$i")/udp"; echo "$(gateway_sip_port "$i")/tcp"
+    done
+    echo "${LAB_HAPROXY_STATS##*:}/tcp"
+  fi
+}
+
+# scale_start_media_and_gateways — what lab_start_all starts instead of the one rtpengine and gateway.
+scale_start_relays() {
+  local i
+  if ((LAB_RELAYS > 1)); then
+    start_redis || return 1
+    for ((i = 1; i <= LAB_RELAYS; i++)); do start_relay "$i" || return 1; done
+  else
+    start_rtpengine
+  fi
+}
+
+scale_start_gateways() {
+  local i
+  local LAB_GW_NG=$LAB_RTPENGINE_NG
+  ((LAB_RELAYS > 1)) && LAB_GW_NG=$(relay_ng_list)
+  if ((LAB_GATEWAYS == 1)); then start_gateway; return; fi
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+    # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md)
+    LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$LAB_RTPENGINE_DTMF_LOG") \
+      start_gateway "$(gateway_name "$i")" "$(gateway_http_port "$i")" "$(gateway_sip_port "$i")" udp \
+      --lab.api.token-prefix="g$i." || return 1
+  done
+  start_haproxy
+}
+
+# scale_print — pids and ports of the scale-out components (./lab up).
+scale_print() {
+  scale_out || return 0
+  local i pid
+  for ((i = 1; i <= LAB_RELAYS; i++)); do
+    pid=$(awk -v n="$(relay_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
+    log "relay $i: $(relay_name "$i") pid $pid, ng $(relay_ng "$i")$( ((LAB_RELAYS > 1)) && echo ", Redis database $i on $LAB_REDIS")"
+  done
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+    pid=$(awk -v n="$(gateway_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
+    if ((LAB_GATEWAYS > 1)); then
+      log "gateway $i: pid $pid, HTTP 127.0.0.1:$(gateway_http_port "$i"), SIP $(gateway_sip_port "$i"), tokens g$i.*"
+    else
+      log "gateway: pid $pid, HTTP $LAB_GW_PORT"
+    fi
+  done
+  ((LAB_GATEWAYS > 1)) && log "HAProxy: pid $(awk '$1 == "haproxy" {print $2}' "$LAB_PIDS" | tail -1), browsers on $(gw_url), stats http://$LAB_HAPROXY_STATS/"
+  return 0
+}
