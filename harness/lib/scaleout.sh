@@ -119,12 +119,14 @@ scale_start_gateways() {
   local i
   local LAB_GW_NG=$LAB_RTPENGINE_NG
   ((LAB_RELAYS > 1)) && LAB_GW_NG=$(relay_ng_list)
-  if ((LAB_GATEWAYS == 1)); then start_gateway; return; fi
+  local -a extra=()
+  read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}" # bench scale-out: the load quotas
+  if ((LAB_GATEWAYS == 1)); then start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${extra[@]}"; return; fi
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
     # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md)
     LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$LAB_RTPENGINE_DTMF_LOG") \
       start_gateway "$(gateway_name "$i")" "$(gateway_http_port "$i")" "$(gateway_sip_port "$i")" udp \
-      --lab.api.token-prefix="g$i." || return 1
+      --lab.api.token-prefix="g$i." "${extra[@]}" || return 1
   done
   start_haproxy
 }
@@ -147,4 +149,55 @@ scale_print() {
   done
   ((LAB_GATEWAYS > 1)) && log "HAProxy: pid $(awk '$1 == "haproxy" {print $2}' "$LAB_PIDS" | tail -1), browsers on $(gw_url), stats http://$LAB_HAPROXY_STATS/"
   return 0
+}
+
+# cmd_bench_scale_out [--calls N] [--duration S] — ./lab bench scale-out: the same MO load through one gateway +
+# one rtpengine, then through two of each behind HAProxy (rtpengine2 SIGKILLed and restarted mid-run), in one
+# private network namespace; harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
+cmd_bench_scale_out() {
+  local calls=40 duration=20 cps=10 cfg g r dir rc=0 gws i
+  local -a orig=("$@")
+  while (($#)); do
+    case $1 in
+      --calls) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 200 ]] || usage_error "bench scale-out: --calls needs 1..200"; calls=$2; shift 2 ;;
+      --duration) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -ge 10 && $2 -le 120 ]] || usage_error "bench scale-out: --duration needs 10..120 (s)"; duration=$2; shift 2 ;;
+      *) usage_error "unknown option for bench scale-out: $1" ;;
+    esac
+  done
+  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
+    ensure_packages
+    build_harness && build_gateway || exit 1
+    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
+    lab_prepare_run bench/scale-out
+  fi
+  netns_enter bench scale-out "${orig[@]}"
+  lab_use_run bench/scale-out
+  procs_install_traps
+  # two users, so that HAProxy's round robin puts one session on each gateway; the quotas lifted as in every bench
+  awk -F: '$1 == "alice" || $1 == "bob"' "$ROOT/ims-sim/users.txt" >"$LAB_RUN_DIR/users.txt"
+  chmod 600 "$LAB_RUN_DIR/users.txt"
+  log "bench scale-out: $calls calls at $cps/s, $duration s media, on 1x1 then 2x2 (about $((2 * (calls / cps + duration + 60))) s)"
+  for cfg in 1x1 2x2; do
+    g=${cfg%x*} r=${cfg#*x}
+    LAB_GATEWAYS=$g LAB_RELAYS=$r
+    dir="$LAB_RUN_DIR/$cfg"
+    mkdir -p "$dir"
+    LAB_SCALE_GW_ARGS="$BENCH_GATEWAY_LOAD_ARGS" lab_start_all || { rc=1; break; }
+    gws=()
+    if ((g > 1)); then for ((i = 1; i <= g; i++)); do gws+=("http://127.0.0.1:$(gateway_http_port "$i")"); done; else gws=("$(gw_url)"); fi
+    run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
+      node "$ROOT/harness/bench/scale-out.mjs" phase --config "$cfg" --out "$dir" --gateway "$(gw_url)" \
+      --gateways "$(IFS=,; echo "${gws[*]}")" --relays "$( ((r > 1)) && relay_ng_list || echo "$LAB_RTPENGINE_NG")" \
+      --users "$LAB_RUN_DIR/users.txt" --calls "$calls" --cps "$cps" --duration "$duration" \
+      $( ((r > 1)) && echo --kill "$(relay_name "$r")") || rc=1
+    procs_cleanup
+    mv "$LAB_PIDS" "$dir/pids" # the next configuration's CPU sampler must not follow this one's pids
+    ((rc == 0)) || break
+  done
+  LAB_GATEWAYS=1 LAB_RELAYS=1
+  if ((rc == 0)); then
+    node "$ROOT/harness/bench/scale-out.mjs" report --out "$LAB_RUN_DIR" || rc=1
+  fi
+  log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  exit "$rc"
 }

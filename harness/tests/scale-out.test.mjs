@@ -8,13 +8,17 @@
 //     untouched, relay-a's are either kept (restored from Redis, media both ways after the restart) or ended
 //     by the gateway (`media-lost`, BYE toward IMS) — which one, and how many, goes to scale-out-relay-kill.json;
 //     no session is left on either relay afterwards.
+//  3. two gateways: a second gateway (HTTP 8096, SIP 5100) on the same relays, both with token prefixes (g1., g2.)
+//     behind HAProxy (127.0.0.1:8097, the lab's harness/lib/scaleout.sh configuration); two users log in through
+//     it (one lands on each gateway), originate calls and answer MT calls from SIPp ue2: each gateway takes its
+//     share of MO calls and the MT call of the user it holds, every call with media.
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
+import { listCalls, ng } from '../kit/ng.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 
 const HTTP = 'http://127.0.0.1:8093';
@@ -32,49 +36,9 @@ const root = labRoot();
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_')));
 const procs = {};
 
-// --- a minimal ng client (bencode over UDP), to ask each rtpengine itself -----------------------------------
-function bencode(v) {
-  if (typeof v === 'number') return Buffer.from(`i${v}e`);
-  if (typeof v === 'string' || Buffer.isBuffer(v)) { const b = Buffer.from(v); return Buffer.concat([Buffer.from(`${b.length}:`), b]); }
-  if (Array.isArray(v)) return Buffer.concat([Buffer.from('l'), ...v.map(bencode), Buffer.from('e')]);
-  const keys = Object.keys(v).sort();
-  return Buffer.concat([Buffer.from('d'), ...keys.flatMap((k) => [bencode(k), bencode(v[k])]), Buffer.from('e')]);
-}
-function bdecode(b, i = 0) {
-  const c = String.fromCharCode(b[i]);
-  if (c === 'i') { const e = b.indexOf(0x65, i); return [Number(b.subarray(i + 1, e).toString()), e + 1]; }
-  if (c === 'l' || c === 'd') {
-    const list = []; i += 1;
-    while (b[i] !== 0x65) { const [x, n] = bdecode(b, i); list.push(x); i = n; }
-    if (c === 'l') return [list, i + 1];
-    const o = {};
-    for (let k = 0; k < list.length; k += 2) o[list[k]] = list[k + 1];
-    return [o, i + 1];
-  }
-  const colon = b.indexOf(0x3a, i);
-  const len = Number(b.subarray(i, colon).toString());
-  return [b.subarray(colon + 1, colon + 1 + len).toString(), colon + 1 + len];
-}
-function ng(addr, cmd, timeoutMs = 1000) {
-  const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), Number(addr.slice(addr.lastIndexOf(':') + 1))];
-  const cookie = `t${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const sock = dgram.createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { sock.close(); reject(new Error(`no ng reply from ${addr}`)); }, timeoutMs);
-    sock.on('message', (msg) => {
-      const sp = msg.indexOf(0x20);
-      if (msg.subarray(0, sp).toString() !== cookie) return;
-      clearTimeout(timer); sock.close();
-      resolve(bdecode(msg, sp + 1)[0]);
-    });
-    sock.send(Buffer.concat([Buffer.from(`${cookie} `), bencode(cmd)]), port, host);
-  });
-}
 /** This gateway's call-ids (without its prefix) that one relay holds now, from the relay itself. */
 async function held(relay) {
-  const r = await ng(relay.ng, { command: 'list', limit: 1000 });
-  assert.equal(r.result, 'ok', `${relay.name} list: ${JSON.stringify(r)}`);
-  return (r.calls ?? []).filter((id) => id.startsWith(PREFIX)).map((id) => id.slice(PREFIX.length));
+  return (await listCalls(relay.ng)).filter((id) => id.startsWith(PREFIX)).map((id) => id.slice(PREFIX.length));
 }
 
 /** True when Redis answers PING with PONG. */
@@ -121,6 +85,7 @@ before(async () => {
   procs.gateway = start('gateway-scale', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8093',
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     `--lab.limits.calls-per-user=${CALLS}`, // one loadgen user places all the calls (the default allows 4)
+    '--lab.api.token-prefix=g1.',
     `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
   { log: path.join(logDir(), 'gateway-scale.log'), env });
   await ready('gateway-scale', procs.gateway, async () => (await fetch(`${HTTP}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
@@ -130,13 +95,13 @@ before(async () => {
 });
 
 after(async () => {
-  for (const name of ['gateway-scale', 'loadgen', ...RELAYS.map((r) => r.name), 'redis']) {
+  for (const name of ['haproxy', 'gateway-scale2', 'gateway-scale', 'loadgen', 'loadgen-mt', ...RELAYS.map((r) => r.name), 'redis']) {
     const p = name === 'gateway-scale' ? procs.gateway : procs[name];
     if (p) await stop(p, 'SIGTERM', 10000);
   }
 });
 
-test(`${CALLS} calls through one gateway spread over two rtpengines; one killed mid-call and restarted on Redis: its calls kept or ended cleanly, the other's untouched, none leaked`, { timeout: 110000 }, async () => {
+test(`${CALLS} calls through one gateway spread over two rtpengines; one killed mid-call and restarted on Redis: its calls kept or ended cleanly, the other's untouched, none leaked`, { timeout: 150000 }, async () => {
   const lgJson = path.join(outDir(), 'scale-out-loadgen.json');
   procs.loadgen = start('loadgen', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen'),
     ['--gateway', HTTP, '--user', USER, '--password', passwordOf(USER), '--to', 'ue1', '--calls', String(CALLS), '--cps', '3',
@@ -212,4 +177,75 @@ test(`${CALLS} calls through one gateway spread over two rtpengines; one killed 
   assert.equal(silent.length, 0, `relay-a calls kept but without media: ${JSON.stringify(silent)} (a call must keep its media or be ended)`);
   assert.deepEqual(left, [[], []], 'no session left on the relays');
   assert.equal(gwLeft.count, 0);
+});
+
+test('two gateways behind HAProxy: logins spread, each session stays on its gateway (REST + WebSocket), MO calls on both, an MT call reaches the gateway that holds the user', { timeout: 110000 }, async () => {
+  const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
+  const HTTP2 = 'http://127.0.0.1:8096';
+  procs['gateway-scale2'] = start('gateway-scale2', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8096',
+    '--lab.sip.host=127.0.0.1', '--lab.sip.port=5100', '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
+    '--lab.limits.calls-per-user=8', '--lab.api.token-prefix=g2.',
+    `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
+  { log: path.join(logDir(), 'gateway-scale2.log'), env });
+  await ready('gateway-scale2', procs['gateway-scale2'], async () => (await fetch(`${HTTP2}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
+
+  // HAProxy with the configuration `./lab up --gateways 2` generates (harness/lib/scaleout.sh haproxy_config)
+  const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
+  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; LAB_BIND=127.0.0.1 LAB_GW_PORT=8097 `
+    + 'LAB_GATEWAYS=2 LAB_SCALE_GW_HTTP_BASE=0 LAB_HAPROXY_STATS=127.0.0.1:8098; gateway_http_port() { (($1 == 1)) && echo 8093 || echo 8096; }; '
+    + `haproxy_config "${cfg}"`;
+  const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
+  assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);
+  procs.haproxy = start('haproxy', 'haproxy', ['-db', '-f', cfg], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
+  const LB = 'http://127.0.0.1:8097';
+  await ready('haproxy', procs.haproxy, async () => (await fetch(`${LB}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 20);
+  assert.equal((await fetch(`${LB}/actuator/prometheus`)).status, 403, 'host-only endpoints are not reachable through the balancer');
+
+  const attempts = async (url) => {
+    const text = await (await fetch(`${url}/actuator/prometheus`)).text();
+    const get = (dir) => Number((text.match(new RegExp(`^gw_call_attempts_total\\{direction="${dir}"\\} (\\S+)`, 'm')) ?? [])[1] ?? 0);
+    return { mo: get('mo'), mt: get('mt') };
+  };
+  const before = await Promise.all([HTTP, HTTP2].map(attempts));
+
+  // two users through the balancer: originate 4 calls to ue1 and answer the calls made to them
+  const usersFile = path.join(outDir(), 'scale-out-users.txt');
+  fs.writeFileSync(usersFile, ['carol', 'dave'].map((u) => `${u}:${passwordOf(u)}\n`).join(''), { mode: 0o600 });
+  const lgJson = path.join(outDir(), 'scale-out-2gw-loadgen.json');
+  procs['loadgen-mt'] = start('loadgen-mt', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen'),
+    ['--gateway', LB, '--users', usersFile, '--to', 'ue1', '--calls', '4', '--cps', '2', '--duration', '6', '--answer', '--expect-calls', '2',
+      '--timeout', '70', '--profiles', path.join(root, 'media-relay', 'bench', 'profiles.json'), '--json', lgJson],
+    { log: path.join(logDir(), 'scale-out-2gw-loadgen.log'), env });
+  // both sessions up: each user registered by one of the gateways
+  const who = {};
+  const end = Date.now() + 30000;
+  while (Object.keys(who).length < 2 && Date.now() < end) {
+    await sleep(500);
+    for (const [i, url] of [HTTP, HTTP2].entries()) {
+      const text = await (await fetch(`${url}/actuator/prometheus`)).text();
+      const n = Number((text.match(/^gw_registrations (\S+)/m) ?? [])[1] ?? 0);
+      if (n > 0) who[i] = n;
+    }
+  }
+  assert.deepEqual(who, { 0: 1, 1: 1 }, 'one user registered on each gateway (HAProxy round robin)');
+  // MT: SIPp ue2 calls each user in turn (through Kamailio: the INVITE goes to the Contact the holding gateway registered)
+  for (const user of ['carol', 'dave']) {
+    const ue = start(`ue2-${user}`, 'bash', [path.join(root, 'sipp-scenarios', 'run-ue.sh'), 'load-uac', user, '1', '1', '5000'],
+      { log: path.join(logDir(), `scale-out-ue2-${user}.log`), env: { ...process.env, UE_RTP_ECHO: '1', UE_QUIET: '1' }, group: true });
+    const res = await waitFor(ue, 40000);
+    assert.equal(res?.code, 0, `ue2 -> ${user}: ${ue.tail().slice(-400)}`);
+  }
+  const lgRes = await waitFor(procs['loadgen-mt'], 80000);
+  assert.ok(lgRes, 'loadgen finished');
+  const lg = JSON.parse(fs.readFileSync(lgJson, 'utf8'));
+  const after = await Promise.all([HTTP, HTTP2].map(attempts));
+  const mo = after.map((a, i) => a.mo - before[i].mo);
+  const mt = after.map((a, i) => a.mt - before[i].mt);
+  console.log(`two gateways: MO attempts ${mo.join('/')}, MT attempts ${mt.join('/')}; loadgen set up ${lg.totals?.setup_ok}, failed ${lg.totals?.failed}`);
+  fs.writeFileSync(path.join(outDir(), 'scale-out-gateways.json'), `${JSON.stringify({ mo_per_gateway: mo, mt_per_gateway: mt, totals: lg.totals }, null, 2)}\n`);
+  assert.deepEqual(mo, [2, 2], 'MO calls: two through each gateway');
+  assert.deepEqual(mt, [1, 1], 'MT calls: each reached the gateway holding its user');
+  assert.equal(lg.totals?.failed, 0);
+  for (const c of lg.calls) assert.ok(c.recv > 0 && !c.ended_early, `call ${c.gateway_call_id} (${c.direction}): ${c.recv} packets back, ${c.end_reason}`);
+  assert.equal(lgRes.code, 0, procs['loadgen-mt'].tail().slice(-400));
 });
