@@ -79,7 +79,7 @@ start_gateway() {
   local -a legs=()
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
-  url=$(gw_url "$http_port")
+  url=$(LAB_BIND=$bind gw_url "$http_port") # where this one listens (GW_BIND)
   [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
   mapfile -t ims_args < <(ims3_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh)

@@ -62,10 +62,12 @@ haproxy_config() {
   local i
   {
     printf '%s\n' 'global' '  maxconn 4096' '' 'defaults' '  mode http' '  timeout connect 2s' '  timeout client 60s' \
-      '  timeout server 60s' '  timeout tunnel 1h' '  option forwardfor' ''
+      '  timeout server 60s' '  timeout tunnel 1h' ''
     printf 'frontend browsers\n  bind %s:%s\n' "$LAB_BIND" "$LAB_GW_PORT"
     # the gateways' host-only endpoints would see HAProxy's loopback address as the client: not through here
     printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine }\n'
+    # the client's address for the gateways (login limits per address): set, never appended to what a client sent
+    printf '  http-request set-header X-Forwarded-For %%[src]\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
       printf '  acl to_g%d req.hdr(sec-websocket-protocol) -m beg lab.token.g%d.\n' "$i" "$i"
       printf '  acl to_g%d req.hdr(authorization) -m beg "Bearer g%d."\n' "$i" "$i"
@@ -86,7 +88,7 @@ haproxy_config() {
 start_haproxy() {
   local cfg="$LAB_RUN_DIR/haproxy.cfg"
   haproxy_config "$cfg"
-  haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | tail -1)"; return 1; }
+  haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | grep -m1 ALERT)"; return 1; }
   proc_start haproxy haproxy -db -f "$cfg"
   proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(gw_url)/api/v1/health through HAProxy" http_200 "$(gw_url)/api/v1/health"
 }
@@ -123,10 +125,13 @@ scale_start_gateways() {
   read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}" # bench scale-out: the load quotas
   if ((LAB_GATEWAYS == 1)); then start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${extra[@]}"; return; fi
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-    # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md)
-    LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$LAB_RTPENGINE_DTMF_LOG") \
+    # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md). Only HAProxy (on
+    # loopback) reaches the gateways, and only its X-Forwarded-For is believed: the client's address for the
+    # per-address login limits and the host-only endpoints.
+    GW_BIND=127.0.0.1 LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$LAB_RTPENGINE_DTMF_LOG") \
       start_gateway "$(gateway_name "$i")" "$(gateway_http_port "$i")" "$(gateway_sip_port "$i")" udp \
-      --lab.api.token-prefix="g$i." "${extra[@]}" || return 1
+      --lab.api.token-prefix="g$i." --server.forward-headers-strategy=native \
+      '--server.tomcat.remoteip.internal-proxies=127\.0\.0\.1' "${extra[@]}" || return 1
   done
   start_haproxy
 }
