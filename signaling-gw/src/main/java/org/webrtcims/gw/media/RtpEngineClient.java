@@ -124,6 +124,41 @@ public class RtpEngineClient {
         return r == null ? null : r.name();
     }
 
+    /**
+     * How often the relay holding a call answered again after being taken for down (its breaker's recoveries);
+     * 0 when no relay holds it. A rise means the relay may have restarted under the call (docs/scale-out.md).
+     */
+    public long recoveriesOf(String callId) {
+        RtpEngineRelay r = holder.get(callId);
+        return r == null ? 0 : r.breaker().recoveries() + restarts.getOrDefault(r, new long[2])[1];
+    }
+
+    /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down)}. */
+    private final Map<RtpEngineRelay, long[]> restarts = new ConcurrentHashMap<>();
+
+    /**
+     * Asks every relay for its `statistics` and notes a restart when its uptime went down since the last check: a
+     * restart shorter than the ng timeout never opens the breaker, so {@link #recoveriesOf} counts these too.
+     * Relays that do not answer are skipped (their breaker notes the outage).
+     */
+    public void noteRestarts() {
+        for (RtpEngineRelay r : relays) {
+            long uptime;
+            try {
+                Object stats = r.send(command("statistics")).get("statistics");
+                Object total = stats instanceof Map<?, ?> m ? m.get("totalstatistics") : null;
+                Object up = total instanceof Map<?, ?> t ? t.get("uptime") : null;
+                if (up == null) continue;
+                uptime = Long.parseLong(String.valueOf(up).trim());
+            } catch (NgException | NumberFormatException e) {
+                continue;
+            }
+            long[] seen = restarts.computeIfAbsent(r, k -> new long[] {uptime, 0});
+            if (uptime < seen[0]) seen[1]++;
+            seen[0] = uptime;
+        }
+    }
+
     /** This gateway's calls per relay (ng address → calls it holds now), in the configured order. */
     public Map<String, Integer> callsPerRelay() {
         Map<String, Integer> out = new LinkedHashMap<>();

@@ -115,6 +115,30 @@ class RtpEngineRelaysTest {
         assertEquals(Map.of(name(a), 2, name(b), 2), client.callsPerRelay());
     }
 
+    private static Map<String, Object> uptime(String s) {
+        return Map.of("result", "ok", "statistics", Map.of("totalstatistics", Map.of("uptime", s)));
+    }
+
+    /** Both relays answer one `statistics` each. */
+    private void statistics(String upA, String upB) throws Exception {
+        CompletableFuture<Integer> f = async(() -> { client.noteRestarts(); return 0; });
+        a.reply(next(a, 2000), uptime(upA));
+        b.reply(next(b, 2000), uptime(upB));
+        f.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aRelayWhoseUptimeWentDownRestartedUnderItsCalls() throws Exception {
+        FakeNgPeer holder = answered(() -> client.offerFromBrowser("c1", "f1", SDP), OK_SDP);
+        statistics("100", "100");
+        assertEquals(0, client.recoveriesOf("c1"));
+        statistics(holder == a ? "2" : "101", holder == b ? "2" : "101");
+        assertEquals(1, client.recoveriesOf("c1"), "the holding relay restarted");
+        statistics("5", "5"); // the holder's uptime grew (2 -> 5); only the other relay restarted (101 -> 5)
+        assertEquals(1, client.recoveriesOf("c1"));
+        assertEquals(0, client.recoveriesOf("nobody"));
+    }
+
     @Test
     void aCommandForACallNoRelayHoldsIsRefusedNotGuessed() {
         NgException e = assertThrows(NgException.class, () -> client.query("nobody", "t"));
