@@ -160,7 +160,7 @@ scale_print() {
 # one rtpengine, then through two of each behind HAProxy (rtpengine2 SIGKILLed and restarted mid-run), in one
 # private network namespace; harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=20 cps=10 cfg g r dir rc=0 gws i
+  local calls=40 duration=40 cps=10 cfg g r dir rc=0 gws i
   local -a orig=("$@")
   while (($#)); do
     case $1 in

@@ -40,7 +40,7 @@ public class MediaReconciler {
     });
     /** Orphans of the last round: deleted when still orphans in the next. */
     private Set<String> suspects = Set.of();
-    /** Per confirmed call: its relay's recoveries when first seen (a rise = the relay came back under it). */
+    /** Per call whose media flowed again after its relay came back: the relay's recoveries then (watched on a further rise). */
     private final java.util.Map<String, Long> recoveriesSeen = new java.util.HashMap<>();
     /** Calls on a relay that came back: their counters {toIms, toBrowser} at the last round. */
     private final java.util.Map<String, long[]> watched = new java.util.HashMap<>();
@@ -115,9 +115,8 @@ public class MediaReconciler {
     /** A confirmed call kept by a relay that came back: its media must flow again both ways, else media-lost. */
     private void watchRestored(Call c) {
         if (c.state != CallState.CONFIRMED) return;
-        long recoveries = media.relayRecoveries(c);
-        Long base = recoveriesSeen.putIfAbsent(c.id, recoveries);
-        if (base == null || recoveries <= base) return;
+        long recoveries = media.relayRecoveries(c); // since the call was placed on its relay
+        if (recoveries <= recoveriesSeen.getOrDefault(c.id, 0L)) return;
         MediaStats s = media.stats(c);
         if (s == null) return;
         long[] now = {s.packetsToIms(), s.packetsToBrowser()};

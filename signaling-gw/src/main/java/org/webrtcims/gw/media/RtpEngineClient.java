@@ -125,13 +125,21 @@ public class RtpEngineClient {
     }
 
     /**
-     * How often the relay holding a call answered again after being taken for down (its breaker's recoveries);
-     * 0 when no relay holds it. A rise means the relay may have restarted under the call (docs/scale-out.md).
+     * How often the relay holding a call answered again after being taken for down (its breaker's recoveries) or
+     * restarted, since the call was placed on it; 0 when no relay holds it. A rise means the relay may have restarted under the call (docs/scale-out.md).
      */
     public long recoveriesOf(String callId) {
         RtpEngineRelay r = holder.get(callId);
-        return r == null ? 0 : r.breaker().recoveries() + restarts.getOrDefault(r, new long[2])[1];
+        return r == null ? 0 : Math.max(0, recoveries(r) - recoveriesAtOffer.getOrDefault(callId, 0L));
     }
+
+    /** The relay's recoveries and restarts so far. */
+    private long recoveries(RtpEngineRelay r) {
+        return r.breaker().recoveries() + restarts.getOrDefault(r, new long[2])[1];
+    }
+
+    /** Per call: its relay's recoveries when the call was placed on it (recoveriesOf counts from there). */
+    private final Map<String, Long> recoveriesAtOffer = new ConcurrentHashMap<>();
 
     /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down)}. */
     private final Map<RtpEngineRelay, long[]> restarts = new ConcurrentHashMap<>();
@@ -206,6 +214,7 @@ public class RtpEngineClient {
             if (first) {
                 RtpEngineRelay raced = holder.putIfAbsent(callId, r);
                 if (raced != null) r = raced;
+                else recoveriesAtOffer.put(callId, recoveries(r));
             }
         }
         return r.send(cmd);
@@ -398,6 +407,7 @@ public class RtpEngineClient {
         } finally {
             negotiated.remove(callId);
             holder.remove(callId);
+            recoveriesAtOffer.remove(callId);
         }
     }
 
