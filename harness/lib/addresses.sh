@@ -32,3 +32,12 @@ LAB_RTPENGINE_IFACES=(pub/$LAB_PUB_ADDR ims/127.0.0.1) # rtpengine --interface=N
 LAB_NS_BROWSER=lab-browser             # namespace names (in the lab's own mount namespace: no clash with other runs)
 LAB_NS_NAT=lab-nat
 LAB_NS_BROWSER_NAT=lab-browser-nat
+
+# Scale-out (`./lab up --gateways G --relays R`, docs/scale-out.md). Relay i (1-based) has its ng port at
+# LAB_RTPENGINE_NG's + 10*(i-1) and a 1/R share of 30000-30999; each persists its calls in its own database of
+# one redis-server. Gateway i has HTTP LAB_SCALE_GW_HTTP_BASE+i, SIP LAB_SCALE_GW_SIP_BASE+4*(i-1) and token
+# prefix g<i>.; HAProxy takes the browsers on LAB_GW_PORT and routes each session to the gateway of its token.
+LAB_REDIS=127.0.0.1:6379
+LAB_SCALE_GW_HTTP_BASE=8100            # gateway i: HTTP 8101, 8102, ... (behind HAProxy on LAB_GW_PORT)
+LAB_SCALE_GW_SIP_BASE=5070             # gateway i: SIP 5070, 5074, 5078, ...
+LAB_HAPROXY_STATS=127.0.0.1:8404       # HAProxy's stats page (per-gateway sessions and requests)

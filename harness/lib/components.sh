@@ -117,14 +117,15 @@ start_kamailio() {
 }
 
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
-# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one.
+# the lab's one, HTTP 8088, SIP 5070, UDP toward Kamailio). GW_BIND overrides LAB_BIND for this one,
+# LAB_GW_NG the rtpengine ng address(es) (scaleout.sh: every relay's).
 start_gateway() {
   local name=${1:-gateway} http_port=${2:-$LAB_GW_PORT} sip_port=${3:-$LAB_GW_SIP_PORT} transport=${4:-${LAB_IMS_TRANSPORT:-udp}} url ims_args
   local bind=${GW_BIND:-$LAB_BIND} tls=${GW_TLS:-$LAB_TLS}
   local -a legs=() ssl=()
   shift $(($# < 4 ? $# : 4))
   [[ -f $GATEWAY_JAR ]] || { fail "$(rel "$GATEWAY_JAR") is missing (build failed?)"; return 1; }
-  url=$(gw_url "$http_port" "$tls")
+  url=$(LAB_BIND=$bind gw_url "$http_port" "$tls") # where this one listens (GW_BIND)
   # Spring Boot reads the PEM pair itself; the port then speaks TLS only (a plain request gets no page)
   [[ $tls == 1 ]] && ssl=(--server.ssl.certificate="file:$LAB_TLS_CERT" --server.ssl.certificate-private-key="file:$LAB_TLS_KEY")
   [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
@@ -133,7 +134,7 @@ start_gateway() {
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
-    --lab.rtpengine.ng="$LAB_RTPENGINE_NG" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
+    --lab.rtpengine.ng="${LAB_GW_NG:-$LAB_RTPENGINE_NG}" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }
 
@@ -160,11 +161,8 @@ lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
-  # LAB_GW_MIN_SE (./lab test and compliance: 2): RFC 4028's tests (dialog.test.mjs) use 4 s session
-  # intervals, so the gateway accepts down to that (lab.ims.min-se; default 90, the RFC's floor)
-  local -a gw=()
-  [[ -n ${LAB_GW_MIN_SE:-} ]] && gw=(gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" --lab.ims.min-se="$LAB_GW_MIN_SE")
-  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_stun && start_ims_core && start_gateway "${gw[@]}" || return 1
+  scale_out && mapfile -t -O "${#ports[@]}" ports < <(scale_ports) # --gateways/--relays (scaleout.sh)
+  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_stun && start_ims_core && scale_start_gateways || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

@@ -10,6 +10,7 @@ LAB_PACKAGES=(
   libsrtp2-dev: libssl-dev: libpcap-dev: nlohmann-json3-dev: libgtest-dev: cmake:cmake g++:g++
   libavcodec-extra59: libopus-dev: linux-perf: libnetfilter-queue-dev:
   maven:mvn openjdk-17-jdk-headless:javac nodejs:node npm:npm
+  redis-server:redis-server haproxy:haproxy
 )
 
 pkg_present() { # package command

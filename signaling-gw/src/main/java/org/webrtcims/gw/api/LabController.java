@@ -29,7 +29,13 @@ public class LabController {
         m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
         m.put("imsProxy", props.getIms().getProxy());
         m.put("imsTransport", props.getIms().getTransport());
-        m.put("rtpengine", rtp.ping() ? "ok" : "down");
+        Map<String, Boolean> relays = rtp.pingEach();
+        long up = relays.values().stream().filter(b -> b).count();
+        m.put("rtpengine", up == relays.size() ? "ok" : up == 0 ? "down" : "degraded");
+        Map<String, Integer> calls = rtp.callsPerRelay();
+        Map<String, Object> each = new LinkedHashMap<>();
+        relays.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
+        m.put("rtpengines", each);
         return m;
     }
 

@@ -40,6 +40,8 @@ public class SessionRegistry {
     private final LongSupplier clock;
     private final long ttlMillis;
     private final int maxSessions;
+    /** Before every token (lab.api.token-prefix): tells a load balancer which gateway holds the session. */
+    private final String tokenPrefix;
     private final ScheduledExecutorService sweeper;
     private volatile WebSocketEvents events;
 
@@ -59,6 +61,7 @@ public class SessionRegistry {
         this.ttlMillis = props.getApi().getTokenTtlSeconds() * 1000L;
         this.maxSessions = props.getApi().getMaxSessions();
         registration.onNetworkDeregistration(this::networkDeregistered);
+        this.tokenPrefix = props.getApi().getTokenPrefix();
         if (sweep) {
             sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "session-expiry");
@@ -146,7 +149,7 @@ public class SessionRegistry {
             Thread.currentThread().interrupt();
             throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "ims-timeout", "interrupted");
         }
-        BrowserSession s = new BrowserSession(newToken(), user, clock.getAsLong() + ttlMillis);
+        BrowserSession s = new BrowserSession(tokenPrefix + newToken(), user, clock.getAsLong() + ttlMillis);
         store.add(s); // first: ending the older session then sees a live one and keeps the registration
         previous.ifPresent(old -> end(old, "replaced", true));
         log.info("{} logged in and registered", user);

@@ -157,6 +157,12 @@ public class CallMedia {
     /** Deletes a session that belongs to no call of this gateway (the reconciler's orphans). */
     void deleteOrphan(String callId) throws NgException { rtp.delete(callId, null); }
 
+    /** Notes relays that restarted since the last call (their uptime went down), for relayRecoveries. */
+    void noteRelayRestarts() { rtp.noteRestarts(); }
+
+    /** How often the relay holding the call answered again after being down (RtpEngineClient#recoveriesOf). */
+    long relayRecoveries(Call c) { return rtp.recoveriesOf(c.id); }
+
     /** True while rtpengine is taken for down (its breaker is open): ng commands fail at once. */
     boolean unavailable() { return rtp.unavailable(); }
 

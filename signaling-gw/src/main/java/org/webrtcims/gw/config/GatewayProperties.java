@@ -130,6 +130,10 @@ public class GatewayProperties {
     }
 
     public static class Rtpengine {
+        /**
+         * rtpengine's ng address, host:port; or a comma-separated list of several rtpengine instances, across which
+         * new calls are balanced with call affinity (media/RtpEngineClient, docs/scale-out.md).
+         */
         private String ng = "127.0.0.1:2223";
         private int timeoutMs = 1000;
         private int attempts = 3;
@@ -245,6 +249,19 @@ public class GatewayProperties {
         public int getLoginFailuresPerUser() { return loginFailuresPerUser; }
         public void setLoginFailuresPerUser(int v) { this.loginFailuresPerUser = v; }
         public int getMaxSessions() { return maxSessions; }
+        /**
+         * Put before every session token, e.g. `g1.`: with several gateways behind one HTTP load balancer it routes a
+         * session's REST requests and WebSocket to the gateway that issued the token (docs/scale-out.md); empty = none.
+         * Letters, digits, '.', '_' and '-' only (it travels in a WebSocket subprotocol and a URL path).
+         */
+        private String tokenPrefix = "";
+        public String getTokenPrefix() { return tokenPrefix; }
+        public void setTokenPrefix(String tokenPrefix) {
+            if (tokenPrefix == null || !tokenPrefix.matches("[A-Za-z0-9._-]{0,16}")) {
+                throw new IllegalArgumentException("lab.api.token-prefix: up to 16 of [A-Za-z0-9._-], got '" + tokenPrefix + "'");
+            }
+            this.tokenPrefix = tokenPrefix;
+        }
         public void setMaxSessions(int maxSessions) { this.maxSessions = maxSessions; }
         public int getWsMessagesPerSecond() { return wsMessagesPerSecond; }
         public void setWsMessagesPerSecond(int v) { this.wsMessagesPerSecond = v; }

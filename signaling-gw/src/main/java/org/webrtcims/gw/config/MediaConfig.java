@@ -9,9 +9,12 @@ import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
 import org.webrtcims.gw.media.RtpEngineBreaker;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.media.RtpEngineRelay;
 import org.webrtcims.gw.metrics.GatewayMetrics;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /** Wires the rtpengine ng client and the DTMF log listener from the `lab.rtpengine.*` options. */
@@ -19,11 +22,23 @@ import java.util.function.Consumer;
 public class MediaConfig {
     private static final Logger log = LoggerFactory.getLogger(MediaConfig.class);
 
-    @Bean(destroyMethod = "close")
-    public NgClient ngClient(GatewayProperties props, GatewayMetrics metrics) {
-        GatewayProperties.Rtpengine r = props.getRtpengine();
-        return new NgClient(HostPort.parse(r.getNg()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()), r.getAttempts(),
-                metrics);
+    /**
+     * The rtpengine instances of `lab.rtpengine.ng` (one "host:port" or a comma-separated list, docs/scale-out.md),
+     * each with its ng client and a breaker that fails its commands fast while it does not answer and pings it every
+     * lab.rtpengine.probe-ms meanwhile.
+     */
+    static List<RtpEngineRelay> relays(GatewayProperties.Rtpengine r, GatewayMetrics metrics) {
+        List<RtpEngineRelay> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String one : r.getNg().split(",")) {
+            if (one.isBlank()) continue;
+            if (!seen.add(one.trim())) throw new IllegalArgumentException("lab.rtpengine.ng names " + one.trim() + " twice: '" + r.getNg() + "'");
+            NgClient ng = new NgClient(HostPort.parse(one.trim()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()),
+                    r.getAttempts(), metrics);
+            out.add(new RtpEngineRelay(ng, new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofMillis(r.getProbeMs()))));
+        }
+        if (out.isEmpty()) throw new IllegalArgumentException("lab.rtpengine.ng names no rtpengine: '" + r.getNg() + "'");
+        return out;
     }
 
     /**
@@ -45,18 +60,14 @@ public class MediaConfig {
         return DtmfLogListener.start(HostPort.parse(where).socketAddress(), relay);
     }
 
-    /** Fails ng commands fast while rtpengine is down; pings it every lab.rtpengine.probe-ms meanwhile. */
     @Bean(destroyMethod = "close")
-    public RtpEngineBreaker rtpEngineBreaker(NgClient ng, GatewayProperties props) {
-        return new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofMillis(props.getRtpengine().getProbeMs()));
-    }
-
-    @Bean
-    public RtpEngineClient rtpEngineClient(NgClient ng, GatewayProperties props, RtpEngineBreaker breaker) {
+    public RtpEngineClient rtpEngineClient(GatewayProperties props, GatewayMetrics metrics) {
         GatewayProperties.Rtpengine r = props.getRtpengine();
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
-        return new RtpEngineClient(ng, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), breaker, prefix);
+        List<RtpEngineRelay> relays = relays(r, metrics);
+        if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
+        return new RtpEngineClient(relays, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), prefix);
     }
 }

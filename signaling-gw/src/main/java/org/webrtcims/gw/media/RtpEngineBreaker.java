@@ -25,6 +25,8 @@ public final class RtpEngineBreaker implements AutoCloseable {
     private final ScheduledExecutorService prober;
     private BooleanSupplier ping = () -> false;
     private volatile Instant openSince;
+    /** How often it closed again after being open: the relay answered again (after a restart, say). */
+    private final java.util.concurrent.atomic.AtomicLong recoveries = new java.util.concurrent.atomic.AtomicLong();
     private ScheduledFuture<?> probe;
 
     public RtpEngineBreaker(String where, Duration probeEvery) {
@@ -61,6 +63,9 @@ public final class RtpEngineBreaker implements AutoCloseable {
 
     public boolean isOpen() { return openSince != null; }
 
+    /** How often rtpengine answered again after the breaker had opened. */
+    public long recoveries() { return recoveries.get(); }
+
     private synchronized void open() {
         if (openSince != null) return;
         openSince = Instant.now();
@@ -76,6 +81,7 @@ public final class RtpEngineBreaker implements AutoCloseable {
         if (openSince == null) return;
         log.info("rtpengine {} answers again (down since {})", where, openSince);
         openSince = null;
+        recoveries.incrementAndGet();
         if (probe != null) probe.cancel(false);
         probe = null;
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.webrtcims.gw.sdp.MdnsSdp;
 
 /**
@@ -15,6 +16,10 @@ import org.webrtcims.gw.sdp.MdnsSdp;
  * docs/architecture.md: the browser leg is UDP/TLS/RTP/SAVPF with ICE and rtcp-mux, the IMS leg
  * plain RTP/AVP without ICE, with RTCP demuxed and RTP header extensions stripped.
  * Option spellings are the ones rtpengine 10.5 was seen to honour.
+ *
+ * <p>Several rtpengine instances (docs/scale-out.md): a new call (its first offer) goes to the relay holding the
+ * fewest of this gateway's calls among those whose breaker is closed (ties in turn), and every later command of
+ * that call to the same relay (call affinity, kept here until the call's delete). One relay is the plain case.
  */
 public class RtpEngineClient {
     /**
@@ -30,9 +35,11 @@ public class RtpEngineClient {
     /** Silence after each injected digit (rtpengine's own default and minimum). */
     static final int DTMF_PAUSE_MS = 100;
 
-    private final NgClient ng;
-    /** Fails commands fast while rtpengine does not answer (issue #12). */
-    private final RtpEngineBreaker breaker;
+    /** The rtpengine instances, each with its own breaker (fails commands fast while it does not answer, issue #12). */
+    private final List<RtpEngineRelay> relays;
+    /** Call affinity: the relay that holds each call (gateway call-id), from its first offer to its delete. */
+    private final Map<String, RtpEngineRelay> holder = new ConcurrentHashMap<>();
+    private final AtomicInteger turn = new AtomicInteger();
     /** Before every call-id sent to rtpengine: this gateway's sessions (see the constructor). */
     private final String sessionPrefix;
     /** Codecs read from the SDP answers, used when rtpengine has not seen RTP yet. */
@@ -93,14 +100,79 @@ public class RtpEngineClient {
      * that the sessions of one gateway are told from another's, or from loadgen's, on a shared rtpengine.
      */
     public RtpEngineClient(NgClient ng, Legs legs, RtpEngineBreaker breaker, String sessionPrefix) {
+        this(List.of(new RtpEngineRelay(ng, breaker)), legs, sessionPrefix);
+    }
+
+    /** Several rtpengine instances (at least one), calls balanced across them with affinity (class comment). */
+    public RtpEngineClient(List<RtpEngineRelay> relays, Legs legs, String sessionPrefix) {
         if (sessionPrefix == null || sessionPrefix.chars().anyMatch(ch -> ch <= ' ')) {
             throw new IllegalArgumentException("rtpengine session prefix must have no spaces: '" + sessionPrefix + "'");
         }
+        if (relays == null || relays.isEmpty()) throw new IllegalArgumentException("at least one rtpengine is needed");
         this.sessionPrefix = sessionPrefix;
-        this.ng = Objects.requireNonNull(ng);
+        this.relays = List.copyOf(relays);
         this.legs = Objects.requireNonNull(legs, "legs");
-        this.breaker = Objects.requireNonNull(breaker, "breaker");
-        breaker.probeWith(this::ping);
+        for (RtpEngineRelay r : this.relays) r.breaker().probeWith(r::ping);
+    }
+
+    /** The relays, in the order configured. */
+    public List<RtpEngineRelay> relays() { return relays; }
+
+    /** The ng address ("host:port") of the relay holding a call, or null when none does (before its offer, after its delete). */
+    public String relayOf(String callId) {
+        RtpEngineRelay r = holder.get(callId);
+        return r == null ? null : r.name();
+    }
+
+    /**
+     * How often the relay holding a call answered again after being taken for down (its breaker's recoveries) or
+     * restarted, since the call was placed on it; 0 when no relay holds it. A rise means the relay may have restarted under the call (docs/scale-out.md).
+     */
+    public long recoveriesOf(String callId) {
+        RtpEngineRelay r = holder.get(callId);
+        return r == null ? 0 : Math.max(0, recoveries(r) - recoveriesAtOffer.getOrDefault(callId, 0L));
+    }
+
+    /** The relay's recoveries and restarts so far. */
+    private long recoveries(RtpEngineRelay r) {
+        return r.breaker().recoveries() + restarts.getOrDefault(r, new long[2])[1];
+    }
+
+    /** Per call: its relay's recoveries when the call was placed on it (recoveriesOf counts from there). */
+    private final Map<String, Long> recoveriesAtOffer = new ConcurrentHashMap<>();
+
+    /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down)}. */
+    private final Map<RtpEngineRelay, long[]> restarts = new ConcurrentHashMap<>();
+
+    /**
+     * Asks every relay for its `statistics` and notes a restart when its uptime went down since the last check: a
+     * restart shorter than the ng timeout never opens the breaker, so {@link #recoveriesOf} counts these too.
+     * Relays that do not answer are skipped (their breaker notes the outage).
+     */
+    public void noteRestarts() {
+        for (RtpEngineRelay r : relays) {
+            long uptime;
+            try {
+                Object stats = r.send(command("statistics")).get("statistics");
+                Object total = stats instanceof Map<?, ?> m ? m.get("totalstatistics") : null;
+                Object up = total instanceof Map<?, ?> t ? t.get("uptime") : null;
+                if (up == null) continue;
+                uptime = Long.parseLong(String.valueOf(up).trim());
+            } catch (NgException | NumberFormatException e) {
+                continue;
+            }
+            long[] seen = restarts.computeIfAbsent(r, k -> new long[] {uptime, 0});
+            if (uptime < seen[0]) seen[1]++;
+            seen[0] = uptime;
+        }
+    }
+
+    /** This gateway's calls per relay (ng address → calls it holds now), in the configured order. */
+    public Map<String, Integer> callsPerRelay() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (RtpEngineRelay r : relays) out.put(r.name(), 0);
+        holder.values().forEach(r -> out.merge(r.name(), 1, Integer::sum));
+        return out;
     }
 
     /** rtpengine's call-id for a gateway call-id. */
@@ -113,20 +185,58 @@ public class RtpEngineClient {
 
     public String sessionPrefix() { return sessionPrefix; }
 
-    /** True while rtpengine is taken for down and commands fail at once (RtpEngineBreaker). */
-    public boolean unavailable() { return breaker.isOpen(); }
+    /**
+     * True while every rtpengine is taken for down: no new call can get media, commands fail at once
+     * (RtpEngineBreaker). With several relays, one of them down is {@link #someUnavailable()}.
+     */
+    public boolean unavailable() { return relays.stream().allMatch(r -> r.breaker().isOpen()); }
 
-    /** One ng command through the breaker: refused at once while it is open, else sent and its outcome recorded. */
+    /** True while at least one relay is taken for down (its calls' commands fail at once). */
+    public boolean someUnavailable() { return relays.stream().anyMatch(r -> r.breaker().isOpen()); }
+
+    /**
+     * One ng command of a call, to the relay that holds it; the first offer of a call (no to-tag, no holder yet)
+     * picks one. With one relay it always goes there.
+     */
     private Map<String, Object> send(Map<String, Object> cmd) throws NgException {
-        breaker.check(cmd.get("command"));
-        try {
-            Map<String, Object> reply = ng.send(cmd);
-            breaker.record(null);
-            return reply;
-        } catch (NgException e) {
-            breaker.record(e);
-            throw e;
+        String callId = callIdOf(String.valueOf(cmd.get("call-id")));
+        RtpEngineRelay r = callId == null ? null : holder.get(callId);
+        if (r == null) {
+            boolean first = callId != null && "offer".equals(cmd.get("command")) && !cmd.containsKey("to-tag");
+            if (relays.size() == 1) {
+                r = relays.get(0);
+            } else if (!first) {
+                throw new NgException(NgException.Kind.PROTOCOL, "no rtpengine holds call " + callId + " ('"
+                        + cmd.get("command") + "' before its offer)");
+            } else {
+                r = pick();
+            }
+            if (first) {
+                RtpEngineRelay raced = holder.putIfAbsent(callId, r);
+                if (raced != null) r = raced;
+                else recoveriesAtOffer.put(callId, recoveries(r));
+            }
         }
+        return r.send(cmd);
+    }
+
+    /** The relay for a new call: the fewest of this gateway's calls among those answering, ties in turn. */
+    private RtpEngineRelay pick() {
+        Map<RtpEngineRelay, Integer> load = new java.util.HashMap<>();
+        holder.values().forEach(r -> load.merge(r, 1, Integer::sum));
+        int start = Math.floorMod(turn.getAndIncrement(), relays.size());
+        RtpEngineRelay best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        for (int i = 0; i < relays.size(); i++) {
+            RtpEngineRelay r = relays.get((start + i) % relays.size());
+            if (r.breaker().isOpen()) continue;
+            int n = load.getOrDefault(r, 0);
+            if (n < bestLoad) {
+                best = r;
+                bestLoad = n;
+            }
+        }
+        return best != null ? best : relays.get(start); // all down: its breaker refuses at once
     }
 
     /** MO: the browser's JSEP offer in, the SDP for the INVITE toward IMS out (codecs passed through). */
@@ -279,6 +389,10 @@ public class RtpEngineClient {
      */
     public MediaStats delete(String callId, String browserTag) throws NgException {
         Objects.requireNonNull(callId, "callId");
+        if (relays.size() > 1 && !holder.containsKey(callId)) {
+            deleteEverywhere(callId);
+            return null;
+        }
         try {
             if (browserTag != null) {
                 Map<String, Object> tagged = deleteCommand(callId);
@@ -292,7 +406,28 @@ public class RtpEngineClient {
             return null;
         } finally {
             negotiated.remove(callId);
+            holder.remove(callId);
+            recoveriesAtOffer.remove(callId);
         }
+    }
+
+    /**
+     * A session no call of this gateway is known to hold (an earlier run's, an orphan the reconciler found): a
+     * tag-less delete on every relay that answers; fails only when none had it and one could not be asked.
+     */
+    private void deleteEverywhere(String callId) throws NgException {
+        NgException unreachable = null;
+        boolean deleted = false;
+        for (RtpEngineRelay r : relays) {
+            try {
+                r.send(deleteCommand(callId));
+                deleted = true;
+            } catch (NgException e) {
+                if (e.kind() != NgException.Kind.ERROR_RESULT) unreachable = e; // "unknown call-id" is the usual answer
+            }
+        }
+        negotiated.remove(callId);
+        if (!deleted && unreachable != null) throw unreachable;
     }
 
     private Map<String, Object> deleteCommand(String callId) {
@@ -302,12 +437,22 @@ public class RtpEngineClient {
         return cmd;
     }
 
-    /** Call-ids (the gateway's, without the session prefix) of this gateway's sessions rtpengine holds now. */
+    /**
+     * Call-ids (the gateway's, without the session prefix) of this gateway's sessions rtpengine holds now: every
+     * relay's, together; fails when one of them cannot be asked (a partial list would make its calls look lost).
+     */
     public List<String> list() throws NgException {
+        List<String> out = new ArrayList<>();
+        for (RtpEngineRelay r : relays) out.addAll(list(r));
+        return out;
+    }
+
+    /** This gateway's sessions on one relay. */
+    public List<String> list(RtpEngineRelay relay) throws NgException {
         Map<String, Object> cmd = command("list");
         // rtpengine's default limit is 32, too few for load runs; 1000 ids still fit one datagram.
         cmd.put("limit", 1000);
-        Object calls = send(cmd).get("calls");
+        Object calls = relay.send(cmd).get("calls");
         if (!(calls instanceof List<?> ids)) {
             throw new NgException(NgException.Kind.PROTOCOL, "rtpengine list reply without 'calls'");
         }
@@ -319,15 +464,25 @@ public class RtpEngineClient {
         return out;
     }
 
-    /** True when rtpengine answered pong. */
+    /** True when every rtpengine answered pong. */
     public boolean ping() {
-        try {
-            boolean pong = "pong".equals(ng.send(command("ping")).get("result"));
-            breaker.record(pong ? null : new NgException(NgException.Kind.PROTOCOL, "no pong"));
-            return pong;
-        } catch (NgException e) {
-            breaker.record(e);
-            return false;
+        boolean all = true;
+        for (RtpEngineRelay r : relays) all &= r.ping();
+        return all;
+    }
+
+    /** Each relay's ng address → whether it answered pong, in the configured order. */
+    public Map<String, Boolean> pingEach() {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        for (RtpEngineRelay r : relays) out.put(r.name(), r.ping());
+        return out;
+    }
+
+    /** Closes every relay's ng socket and breaker. */
+    public void close() {
+        for (RtpEngineRelay r : relays) {
+            r.breaker().close();
+            r.ng().close();
         }
     }
 

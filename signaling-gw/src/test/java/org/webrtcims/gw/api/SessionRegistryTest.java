@@ -102,6 +102,18 @@ class SessionRegistryTest {
     }
 
     @Test
+    void aTokenPrefixStartsEveryTokenAndTheTokenStillWorks() {
+        props.getApi().setTokenPrefix("g2.");
+        SessionRegistry prefixed = registry();
+        when(registration.register("alice", "pw")).thenReturn(CompletableFuture.completedFuture(null));
+        BrowserSession s = prefixed.login("alice", "pw", "127.0.0.1");
+        assertTrue(s.token().startsWith("g2.") && s.token().length() >= 35, s.token());
+        assertSame(s, Bearer.session(prefixed, "Bearer " + s.token()));
+        assertThrows(IllegalArgumentException.class, () -> props.getApi().setTokenPrefix("a b"));
+        assertThrows(IllegalArgumentException.class, () -> props.getApi().setTokenPrefix("x".repeat(17)));
+    }
+
+    @Test
     void aSecondLoginReplacesTheFirstSessionEndingItsCallsAndClosingItsSocketButKeepsTheRegistration() throws Exception {
         when(registration.register(anyString(), anyString())).thenReturn(CompletableFuture.completedFuture(null));
         BrowserSession first = sessions.login("alice", "pw", "127.0.0.1");

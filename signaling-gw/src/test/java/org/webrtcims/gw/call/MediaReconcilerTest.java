@@ -5,6 +5,7 @@ import org.webrtcims.gw.config.GatewayProperties;
 
 import java.util.List;
 
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.*;
@@ -62,6 +63,35 @@ class MediaReconcilerTest {
         r.round();
         verify(teardown).hangUp(lost, "media-lost");
         verify(teardown, never()).hangUp(eq(settingUp), anyString());
+    }
+
+    private static org.webrtcims.gw.media.MediaStats stats(long toIms, long toBrowser) {
+        return new org.webrtcims.gw.media.MediaStats("opus/48000", "opus/48000", toIms, toBrowser, 0, 0);
+    }
+
+    @Test
+    void aCallItsRelayRestoredIsEndedWhenItsMediaStaysDeadAndKeptWhenItFlows() throws Exception {
+        when(media.sessions()).thenReturn(List.of());
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        verify(media, timeout(2000)).sessions();
+        Call dead = live("c1", true);
+        Call alive = live("c2", true);
+        when(media.sessions()).thenReturn(List.of("c1", "c2"));
+        when(media.relayRecoveries(any())).thenReturn(0L);
+        r.round(); // first sight: the relay's recoveries noted
+        when(media.relayRecoveries(any())).thenReturn(1L); // the relay was down and answers again, calls restored
+        when(media.stats(dead)).thenReturn(stats(500, 480));
+        when(media.stats(alive)).thenReturn(stats(500, 480));
+        r.round();
+        verifyNoInteractions(teardown);
+        when(media.stats(dead)).thenReturn(stats(650, 480)); // nothing came back from IMS
+        when(media.stats(alive)).thenReturn(stats(650, 630));
+        r.round();
+        verify(teardown).hangUp(dead, "media-lost");
+        verify(teardown, never()).hangUp(eq(alive), anyString());
+        when(media.stats(alive)).thenReturn(stats(650, 630)); // later silence (e.g. hold) is not watched any more
+        r.round();
+        verify(teardown, never()).hangUp(eq(alive), anyString());
     }
 
     @Test

@@ -1,0 +1,251 @@
+// Integration (issue #14, docs/scale-out.md): one gateway in front of two rtpengine instances that persist their
+// calls in Redis. Its own components, started and stopped by PID (the lab's rtpengine, gateway and ports stay
+// untouched): redis-server, rtpengine "relay-a" and "relay-b" (own ng ports and media ranges, each its own Redis
+// database), a gateway (HTTP 8093, SIP 5078) with `--lab.rtpengine.ng=<a>,<b>`; the lab's Kamailio and SIPp ue1
+// (echo). loadgen's gateway mode places real WebRTC calls (ICE, DTLS-SRTP, SRTP both ways through ue1's echo).
+//  1. spread: the calls land on both relays (each relay's own ng `list`), and each call on one only;
+//  2. relay kill: relay-a is SIGKILLed mid-call and started again on the same Redis; relay-b's calls go on
+//     untouched, relay-a's are either kept (restored from Redis, media both ways after the restart) or ended
+//     by the gateway (`media-lost`, BYE toward IMS) — which one, and how many, goes to scale-out-relay-kill.json;
+//     no session is left on either relay afterwards.
+//  3. two gateways: a second gateway (HTTP 8096, SIP 5100) on the same relays, both with token prefixes (g1., g2.)
+//     behind HAProxy (127.0.0.1:8097, the lab's harness/lib/scaleout.sh configuration); two users log in through
+//     it (one lands on each gateway), originate calls and answer MT calls from SIPp ue2: each gateway takes its
+//     share of MO calls and the MT call of the user it holds, every call with media.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
+import { listCalls, ng } from '../kit/ng.mjs';
+import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
+
+const HTTP = 'http://127.0.0.1:8093';
+const SIP_PORT = 5078;
+const PREFIX = `gw${SIP_PORT}-`;
+const REDIS = { host: '127.0.0.1', port: 6390 };
+const RELAYS = [
+  { name: 'relay-a', ng: '127.0.0.1:2233', ports: [31000, 31199], db: 1 },
+  { name: 'relay-b', ng: '127.0.0.1:2243', ports: [31200, 31399], db: 2 },
+];
+const CALLS = 6;
+const MEDIA_S = 24;
+const USER = 'carol';
+const root = labRoot();
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_')));
+const procs = {};
+
+/** This gateway's call-ids (without its prefix) that one relay holds now, from the relay itself. */
+async function held(relay) {
+  return (await listCalls(relay.ng)).filter((id) => id.startsWith(PREFIX)).map((id) => id.slice(PREFIX.length));
+}
+
+/** True when Redis answers PING with PONG. */
+function redisPing() {
+  return new Promise((resolve) => {
+    const s = net.connect(REDIS.port, REDIS.host, () => s.write('PING\r\n'));
+    s.setTimeout(500, () => { s.destroy(); resolve(false); });
+    s.on('data', (d) => { s.destroy(); resolve(d.toString().startsWith('+PONG')); });
+    s.on('error', () => resolve(false));
+  });
+}
+
+// --- components ------------------------------------------------------------------------------------------
+async function ready(name, proc, check, seconds) {
+  const end = Date.now() + seconds * 1000;
+  for (;;) {
+    const done = await waitFor(proc, 300);
+    if (done) throw new Error(`${name} exited (${JSON.stringify(done)}): ${proc.tail().slice(-400)}`);
+    if (await check().catch(() => false)) return;
+    if (Date.now() > end) throw new Error(`${name} not ready within ${seconds} s: ${proc.tail().slice(-400)}`);
+  }
+}
+
+function startRelay(relay) {
+  const redis = `${REDIS.host}:${REDIS.port}/${relay.db}`;
+  const p = start(relay.name, 'bash', [path.join(root, 'media-relay', 'start-rtpengine.sh'), `--redis=${redis}`, `--redis-write=${redis}`],
+    { log: path.join(logDir(), `scale-out-${relay.name}.log`), env: { ...env, RTPENGINE_NG: relay.ng, RTPENGINE_IFACE: '127.0.0.1',
+      RTPENGINE_PORT_MIN: String(relay.ports[0]), RTPENGINE_PORT_MAX: String(relay.ports[1]) } });
+  procs[relay.name] = p;
+  return ready(relay.name, p, async () => (await ng(relay.ng, { command: 'ping' }, 300)).result === 'pong', 20);
+}
+
+before(async () => {
+  const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
+  assert.ok(fs.existsSync(jar), `${jar} missing (./lab builds it)`);
+  const loadgen = path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen');
+  assert.ok(fs.existsSync(loadgen), `${loadgen} missing (./lab test --only scale-out builds media-relay)`);
+  const redisDir = path.join(outDir(), 'scale-out-redis');
+  fs.mkdirSync(redisDir, { recursive: true });
+  procs.redis = start('redis', 'redis-server', ['--bind', REDIS.host, '--port', String(REDIS.port), '--save', '', '--appendonly', 'no',
+    '--dir', redisDir, '--daemonize', 'no'], { log: path.join(logDir(), 'scale-out-redis.log'), env });
+  await ready('redis', procs.redis, redisPing, 10);
+  for (const r of RELAYS) await startRelay(r);
+  procs.gateway = start('gateway-scale', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8093',
+    '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
+    `--lab.limits.calls-per-user=${CALLS}`, // one loadgen user places all the calls (the default allows 4)
+    '--lab.api.token-prefix=g1.',
+    `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
+  { log: path.join(logDir(), 'gateway-scale.log'), env });
+  await ready('gateway-scale', procs.gateway, async () => (await fetch(`${HTTP}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
+  const health = await (await fetch(`${HTTP}/api/v1/health`)).json();
+  assert.equal(health.rtpengine, 'ok', JSON.stringify(health));
+  assert.deepEqual(Object.keys(health.rtpengines), RELAYS.map((r) => r.ng));
+});
+
+after(async () => {
+  for (const name of ['haproxy', 'gateway-scale2', 'gateway-scale', 'loadgen', 'loadgen-mt', ...RELAYS.map((r) => r.name), 'redis']) {
+    const p = name === 'gateway-scale' ? procs.gateway : procs[name];
+    if (p) await stop(p, 'SIGTERM', 10000);
+  }
+});
+
+test(`${CALLS} calls through one gateway spread over two rtpengines; one killed mid-call and restarted on Redis: its calls kept or ended cleanly, the other's untouched, none leaked`, { timeout: 150000 }, async () => {
+  const lgJson = path.join(outDir(), 'scale-out-loadgen.json');
+  procs.loadgen = start('loadgen', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen'),
+    ['--gateway', HTTP, '--user', USER, '--password', passwordOf(USER), '--to', 'ue1', '--calls', String(CALLS), '--cps', '3',
+      '--duration', String(MEDIA_S), '--profiles', path.join(root, 'media-relay', 'bench', 'profiles.json'), '--json', lgJson],
+    { log: path.join(logDir(), 'scale-out-loadgen.log'), env });
+
+  // 1. spread: wait until all calls are up in rtpengine (each relay asked itself)
+  let before = null;
+  const end = Date.now() + 20000;
+  while (Date.now() < end) {
+    const lists = await Promise.all(RELAYS.map(held));
+    if (lists.flat().length === CALLS) { before = lists; break; }
+    if (await waitFor(procs.loadgen, 500)) break;
+  }
+  assert.ok(before, `the ${CALLS} calls did not all reach rtpengine: ${procs.loadgen.tail().slice(-600)}`);
+  const [onA, onB] = before;
+  assert.ok(onA.length > 0 && onB.length > 0, `calls on both relays: a ${onA.length}, b ${onB.length}`);
+  assert.equal(new Set([...onA, ...onB]).size, CALLS, 'each call on one relay only');
+  await sleep(4000); // media flowing on every call
+
+  // 2. kill relay-a mid-call, start it again on the same Redis database
+  const killedAt = Date.now();
+  await stop(procs['relay-a'], 'SIGKILL', 2000);
+  await sleep(1000);
+  await startRelay(RELAYS[0]);
+  const restartedMs = Date.now() - killedAt;
+  const restored = await held(RELAYS[0]);
+
+  const res = await waitFor(procs.loadgen, 80000);
+  assert.ok(res, 'loadgen finished');
+  const lg = JSON.parse(fs.readFileSync(lgJson, 'utf8'));
+  const byId = new Map(lg.calls.map((c) => [c.gateway_call_id, c]));
+  const summary = (ids) => ids.map((id) => {
+    const c = byId.get(id) ?? {};
+    return { call_id: id, ended_early: !!c.ended_early, end_reason: c.end_reason ?? null, sent: c.sent, recv: c.recv,
+      recv_pct: c.sent ? Math.round((1000 * c.recv) / c.sent) / 10 : null };
+  });
+  const a = summary(onA);
+  const b = summary(onB);
+  // relay-b's calls: untouched (ran their full time, media back on all but the last packets in flight)
+  for (const c of b) {
+    assert.equal(c.ended_early, false, `relay-b call ${c.call_id} ended early (${c.end_reason})`);
+    assert.ok(c.recv_pct >= 98, `relay-b call ${c.call_id}: ${c.recv} of ${c.sent} packets back`);
+  }
+  // relay-a's calls: each either kept with media after the restart, or ended by the gateway with media-lost
+  const kept = a.filter((c) => !c.ended_early);
+  const lost = a.filter((c) => c.ended_early);
+  for (const c of lost) assert.equal(c.end_reason, 'media-lost', `relay-a call ${c.call_id} ended with ${c.end_reason}`);
+  // kept with media: at most the kill-to-restart gap (+ DTLS/ICE recovery) missing of MEDIA_S seconds
+  const keptWithMedia = kept.filter((c) => c.recv_pct >= 100 * (1 - (restartedMs / 1000 + 3) / MEDIA_S));
+  const silent = kept.filter((c) => !keptWithMedia.includes(c));
+
+  // no session left on either relay, nor in the gateway's view
+  await sleep(500);
+  const left = await Promise.all(RELAYS.map(held));
+  const gwLeft = await (await fetch(`${HTTP}/api/v1/rtpengine/sessions`)).json();
+
+  const outcome = kept.length === a.length && silent.length === 0 ? 'kept (restored from Redis, media both ways)'
+    : lost.length === a.length ? 'ended cleanly (media-lost, BYE toward IMS)'
+      : silent.length ? 'kept by rtpengine but silent' : 'mixed';
+  const report = {
+    test: 'scale-out relay kill', relays: RELAYS.map((r) => r.ng), calls: CALLS, media_s: MEDIA_S,
+    per_relay_calls: { [RELAYS[0].ng]: onA.length, [RELAYS[1].ng]: onB.length },
+    killed: RELAYS[0].ng, restart_ms: restartedMs, restored_from_redis: restored.length,
+    outcome, killed_relay_calls: { kept_with_media: keptWithMedia.length, kept_silent: silent.length, ended_media_lost: lost.length, calls: a },
+    other_relay_calls: { untouched: b.filter((c) => !c.ended_early).length, calls: b },
+    sessions_left: { [RELAYS[0].ng]: left[0].length, [RELAYS[1].ng]: left[1].length, gateway: gwLeft.count },
+    loadgen: { setup_ok: lg.totals?.setup_ok, failed: lg.totals?.failed, ended_early: lg.totals?.ended_early },
+  };
+  fs.writeFileSync(path.join(outDir(), 'scale-out-relay-kill.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`relay kill: ${outcome}; relay-a ${a.length} calls (restored ${restored.length}, kept with media ${keptWithMedia.length}, silent ${silent.length}, media-lost ${lost.length}), relay-b ${b.length} untouched`);
+
+  assert.equal(silent.length, 0, `relay-a calls kept but without media: ${JSON.stringify(silent)} (a call must keep its media or be ended)`);
+  assert.deepEqual(left, [[], []], 'no session left on the relays');
+  assert.equal(gwLeft.count, 0);
+});
+
+test('two gateways behind HAProxy: logins spread, each session stays on its gateway (REST + WebSocket), MO calls on both, an MT call reaches the gateway that holds the user', { timeout: 110000 }, async () => {
+  const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
+  const HTTP2 = 'http://127.0.0.1:8096';
+  procs['gateway-scale2'] = start('gateway-scale2', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8096',
+    '--lab.sip.host=127.0.0.1', '--lab.sip.port=5100', '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
+    '--lab.limits.calls-per-user=8', '--lab.api.token-prefix=g2.',
+    `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
+  { log: path.join(logDir(), 'gateway-scale2.log'), env });
+  await ready('gateway-scale2', procs['gateway-scale2'], async () => (await fetch(`${HTTP2}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
+
+  // HAProxy with the configuration `./lab up --gateways 2` generates (harness/lib/scaleout.sh haproxy_config)
+  const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
+  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; LAB_BIND=127.0.0.1 LAB_GW_PORT=8097 `
+    + 'LAB_GATEWAYS=2 LAB_SCALE_GW_HTTP_BASE=0 LAB_HAPROXY_STATS=127.0.0.1:8098; gateway_http_port() { (($1 == 1)) && echo 8093 || echo 8096; }; '
+    + `haproxy_config "${cfg}"`;
+  const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
+  assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);
+  procs.haproxy = start('haproxy', 'haproxy', ['-db', '-f', cfg], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
+  const LB = 'http://127.0.0.1:8097';
+  await ready('haproxy', procs.haproxy, async () => (await fetch(`${LB}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 20);
+  assert.equal((await fetch(`${LB}/actuator/prometheus`)).status, 403, 'host-only endpoints are not reachable through the balancer');
+
+  const attempts = async (url) => {
+    const text = await (await fetch(`${url}/actuator/prometheus`)).text();
+    const get = (dir) => Number((text.match(new RegExp(`^gw_call_attempts_total\\{direction="${dir}"\\} (\\S+)`, 'm')) ?? [])[1] ?? 0);
+    return { mo: get('mo'), mt: get('mt') };
+  };
+  const before = await Promise.all([HTTP, HTTP2].map(attempts));
+
+  // two users through the balancer: originate 4 calls to ue1 and answer the calls made to them
+  const usersFile = path.join(outDir(), 'scale-out-users.txt');
+  fs.writeFileSync(usersFile, ['carol', 'dave'].map((u) => `${u}:${passwordOf(u)}\n`).join(''), { mode: 0o600 });
+  const lgJson = path.join(outDir(), 'scale-out-2gw-loadgen.json');
+  procs['loadgen-mt'] = start('loadgen-mt', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen'),
+    ['--gateway', LB, '--users', usersFile, '--to', 'ue1', '--calls', '4', '--cps', '2', '--duration', '6', '--answer', '--expect-calls', '2',
+      '--timeout', '70', '--profiles', path.join(root, 'media-relay', 'bench', 'profiles.json'), '--json', lgJson],
+    { log: path.join(logDir(), 'scale-out-2gw-loadgen.log'), env });
+  // both sessions up: each user registered by one of the gateways
+  const who = {};
+  const end = Date.now() + 30000;
+  while (Object.keys(who).length < 2 && Date.now() < end) {
+    await sleep(500);
+    for (const [i, url] of [HTTP, HTTP2].entries()) {
+      const text = await (await fetch(`${url}/actuator/prometheus`)).text();
+      const n = Number((text.match(/^gw_registrations (\S+)/m) ?? [])[1] ?? 0);
+      if (n > 0) who[i] = n;
+    }
+  }
+  assert.deepEqual(who, { 0: 1, 1: 1 }, 'one user registered on each gateway (HAProxy round robin)');
+  // MT: SIPp ue2 calls each user in turn (through Kamailio: the INVITE goes to the Contact the holding gateway registered)
+  for (const user of ['carol', 'dave']) {
+    const ue = start(`ue2-${user}`, 'bash', [path.join(root, 'sipp-scenarios', 'run-ue.sh'), 'load-uac', user, '1', '1', '5000'],
+      { log: path.join(logDir(), `scale-out-ue2-${user}.log`), env: { ...process.env, UE_RTP_ECHO: '1', UE_QUIET: '1' }, group: true });
+    const res = await waitFor(ue, 40000);
+    assert.equal(res?.code, 0, `ue2 -> ${user}: ${ue.tail().slice(-400)}`);
+  }
+  const lgRes = await waitFor(procs['loadgen-mt'], 80000);
+  assert.ok(lgRes, 'loadgen finished');
+  const lg = JSON.parse(fs.readFileSync(lgJson, 'utf8'));
+  const after = await Promise.all([HTTP, HTTP2].map(attempts));
+  const mo = after.map((a, i) => a.mo - before[i].mo);
+  const mt = after.map((a, i) => a.mt - before[i].mt);
+  console.log(`two gateways: MO attempts ${mo.join('/')}, MT attempts ${mt.join('/')}; loadgen set up ${lg.totals?.setup_ok}, failed ${lg.totals?.failed}`);
+  fs.writeFileSync(path.join(outDir(), 'scale-out-gateways.json'), `${JSON.stringify({ mo_per_gateway: mo, mt_per_gateway: mt, totals: lg.totals }, null, 2)}\n`);
+  assert.deepEqual(mo, [2, 2], 'MO calls: two through each gateway');
+  assert.deepEqual(mt, [1, 1], 'MT calls: each reached the gateway holding its user');
+  assert.equal(lg.totals?.failed, 0);
+  for (const c of lg.calls) assert.ok(c.recv > 0 && !c.ended_early, `call ${c.gateway_call_id} (${c.direction}): ${c.recv} packets back, ${c.end_reason}`);
+  assert.equal(lgRes.code, 0, procs['loadgen-mt'].tail().slice(-400));
+});

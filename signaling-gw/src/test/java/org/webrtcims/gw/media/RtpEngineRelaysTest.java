@@ -1,0 +1,190 @@
+package org.webrtcims.gw.media;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Two rtpengine stand-ins behind one client: new calls spread, each call's commands stay on its relay. */
+class RtpEngineRelaysTest {
+    private static final String SDP = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
+    private static final Map<String, Object> OK_SDP = Map.of("result", "ok", "sdp", "v=0\r\nm=audio 30000 RTP/AVP 111\r\n");
+
+    private FakeNgPeer a;
+    private FakeNgPeer b;
+    private RtpEngineClient client;
+
+    interface NgCall<T> {
+        T call() throws NgException;
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        a = new FakeNgPeer();
+        b = new FakeNgPeer();
+        client = new RtpEngineClient(List.of(relay(a), relay(b)), RtpEngineClient.Legs.DEFAULT, "gw-");
+    }
+
+    private static RtpEngineRelay relay(FakeNgPeer peer) {
+        return new RtpEngineRelay(new NgClient(peer.address(), Duration.ofMillis(300), 1),
+                new RtpEngineBreaker(String.valueOf(peer.address()), Duration.ofMillis(50)));
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        a.close();
+        b.close();
+    }
+
+    private static <T> CompletableFuture<T> async(NgCall<T> call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (NgException e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    /** The next request on a peer other than a breaker's probe ping, or null within the wait. */
+    private static FakeNgPeer.Request next(FakeNgPeer peer, long millis) throws InterruptedException {
+        long end = System.currentTimeMillis() + millis;
+        for (long left = millis; left > 0; left = end - System.currentTimeMillis()) {
+            FakeNgPeer.Request r = peer.take(left);
+            if (r == null || !"ping".equals(r.dict().get("command"))) return r;
+        }
+        return null;
+    }
+
+    /** Runs one command, answers it on whichever peer got it; returns that peer. */
+    private <T> FakeNgPeer answered(NgCall<T> call, Map<String, Object> reply) throws Exception {
+        CompletableFuture<T> f = async(call);
+        FakeNgPeer got = null;
+        FakeNgPeer.Request req = null;
+        for (int i = 0; i < 200 && req == null; i++) {
+            got = i % 2 == 0 ? a : b;
+            req = next(got, 10);
+        }
+        assertTrue(req != null, "a relay got the command");
+        got.reply(req, reply);
+        f.get(5, TimeUnit.SECONDS);
+        assertNull(next(other(got), 100), "only one relay gets a call's command");
+        return got;
+    }
+
+    private FakeNgPeer other(FakeNgPeer p) {
+        return p == a ? b : a;
+    }
+
+    @Test
+    void newCallsAlternateAndEveryCommandOfACallGoesToItsRelay() throws Exception {
+        FakeNgPeer first = answered(() -> client.offerFromBrowser("c1", "f1", SDP), OK_SDP);
+        FakeNgPeer second = answered(() -> client.offerFromIms("c2", "f2", SDP), OK_SDP);
+        assertTrue(first != second, "the second call goes to the other relay");
+        assertEquals(first == a ? 1 : 0, client.callsPerRelay().get(name(a)));
+        assertEquals(1, client.callsPerRelay().get(name(b)));
+        assertEquals(name(first), client.relayOf("c1"));
+
+        assertEquals(first, answered(() -> client.answerFromIms("c1", "f1", "t1", SDP), OK_SDP));
+        assertEquals(second, answered(() -> client.answerFromBrowser("c2", "f2", "t2", SDP), OK_SDP));
+        assertEquals(first, answered(() -> client.offerFromBrowser("c1", "f1", "t1", SDP, null), OK_SDP));
+        assertEquals(second, answered(() -> client.query("c2", "t2"), Map.of("result", "ok", "tags", Map.of())));
+        assertEquals(first, answered(() -> { client.playDtmf("c1", "f1", '5', 100); return 0; }, Map.of("result", "ok")));
+        assertEquals(first, answered(() -> client.delete("c1", null), Map.of("result", "ok")));
+        assertNull(client.relayOf("c1"), "affinity ends with the delete");
+
+        // c1's relay now holds none: the next call goes there (fewest calls first).
+        assertEquals(first, answered(() -> client.offerFromBrowser("c3", "f3", SDP), OK_SDP));
+    }
+
+    @Test
+    void fourCallsInARowGoTwoAndTwo() throws Exception {
+        for (String id : List.of("c1", "c2", "c3", "c4")) answered(() -> client.offerFromBrowser(id, "f", SDP), OK_SDP);
+        assertEquals(Map.of(name(a), 2, name(b), 2), client.callsPerRelay());
+    }
+
+    private static Map<String, Object> uptime(String s) {
+        return Map.of("result", "ok", "statistics", Map.of("totalstatistics", Map.of("uptime", s)));
+    }
+
+    /** Both relays answer one `statistics` each. */
+    private void statistics(String upA, String upB) throws Exception {
+        CompletableFuture<Integer> f = async(() -> { client.noteRestarts(); return 0; });
+        a.reply(next(a, 2000), uptime(upA));
+        b.reply(next(b, 2000), uptime(upB));
+        f.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aRelayWhoseUptimeWentDownRestartedUnderItsCalls() throws Exception {
+        FakeNgPeer holder = answered(() -> client.offerFromBrowser("c1", "f1", SDP), OK_SDP);
+        statistics("100", "100");
+        assertEquals(0, client.recoveriesOf("c1"));
+        statistics(holder == a ? "2" : "101", holder == b ? "2" : "101");
+        assertEquals(1, client.recoveriesOf("c1"), "the holding relay restarted");
+        statistics("5", "5"); // the holder's uptime grew (2 -> 5); only the other relay restarted (101 -> 5)
+        assertEquals(1, client.recoveriesOf("c1"));
+        assertEquals(0, client.recoveriesOf("nobody"));
+    }
+
+    @Test
+    void aCommandForACallNoRelayHoldsIsRefusedNotGuessed() {
+        NgException e = assertThrows(NgException.class, () -> client.query("nobody", "t"));
+        assertEquals(NgException.Kind.PROTOCOL, e.kind());
+    }
+
+    @Test
+    void aSilentRelayTakesNoNewCallsAndTheOtherKeepsServing() throws Exception {
+        // a relay that gets no answer: its breaker opens on the timeout
+        CompletableFuture<String> lost = async(() -> client.offerFromBrowser("c1", "f1", SDP));
+        FakeNgPeer.Request ra = next(a, 150);
+        FakeNgPeer silent = ra != null ? a : b;
+        FakeNgPeer alive = other(silent);
+        CompletionException failed = assertThrows(CompletionException.class, lost::join);
+        assertEquals(NgException.Kind.TIMEOUT, ((NgException) failed.getCause()).kind());
+        assertFalse(client.unavailable(), "one relay still answers");
+        assertTrue(client.someUnavailable());
+
+        for (String id : List.of("c2", "c3", "c4")) {
+            assertEquals(alive, answered(() -> client.offerFromBrowser(id, "f", SDP), OK_SDP));
+        }
+        // c1 stays with its relay: refused at once while that one is down
+        NgException down = assertThrows(NgException.class, () -> client.query("c1", "f1"));
+        assertEquals(NgException.Kind.UNAVAILABLE, down.kind());
+        // a partial list would make the silent relay's calls look lost: list fails instead
+        assertThrows(NgException.class, client::list);
+    }
+
+    @Test
+    void listIsEveryRelaysSessionsAndAnUnknownSessionIsDeletedEverywhere() throws Exception {
+        CompletableFuture<List<String>> listed = async(client::list);
+        a.reply(a.take(), Map.of("result", "ok", "calls", List.of("gw-x", "other-y")));
+        b.reply(b.take(), Map.of("result", "ok", "calls", List.of("gw-z")));
+        assertEquals(List.of("x", "z"), listed.get(5, TimeUnit.SECONDS));
+
+        CompletableFuture<Object> del = async(() -> client.delete("z", null));
+        FakeNgPeer.Request da = a.take();
+        a.reply(da, Map.of("result", "error", "error-reason", "Unknown call-id"));
+        FakeNgPeer.Request db = b.take();
+        b.reply(db, Map.of("result", "ok"));
+        del.get(5, TimeUnit.SECONDS);
+        assertEquals("gw-z", da.dict().get("call-id"));
+        assertEquals("gw-z", db.dict().get("call-id"));
+    }
+
+    private static String name(FakeNgPeer p) {
+        return p.address().getHostString() + ":" + p.address().getPort();
+    }
+}
