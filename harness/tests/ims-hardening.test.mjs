@@ -1,7 +1,7 @@
 // Integration: the light IMS core's hardening (ims-sim/kamailio.cfg.tmpl, docs/ims-sim.md "Hardening"),
 // by raw SIP over UDP at the lab's Kamailio. The lab's own components all send from 127.0.0.1; "other"
 // sources are further loopback addresses (127.0.0.2 ... 127.0.0.9), which reach Kamailio on 127.0.0.1
-// like a UE on another host would. Registers ue9 and ue5 from raw sockets and de-registers them after.
+// like a UE on another host would. Registers ue9 and erin from raw sockets and de-registers them after.
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { createHash, randomBytes } from 'node:crypto';
@@ -120,18 +120,18 @@ test('an INVITE from a source that registered nothing is refused 403 by the P-CS
 
 test('PAI is the identity registered from the source: a spoofed From and a forged PAI get the registered one', { timeout: 30000 }, async () => {
   const a = await rawSip('127.0.0.2'); // registers ue9, then claims to be alice
-  const b = await rawSip('127.0.0.4'); // registers ue5, receives the call
+  const b = await rawSip('127.0.0.4'); // registers erin, receives the call
   assert.equal(await register(a, 'ue9'), 200, 'REGISTER ue9 from 127.0.0.2');
-  assert.equal(await register(b, 'ue5'), 200, 'REGISTER ue5 from 127.0.0.4');
+  assert.equal(await register(b, 'erin'), 200, 'REGISTER erin from 127.0.0.4');
   try {
     for (const [from, forgedPai] of [['alice', 'alice'], ['ue9', 'bob']]) {
-      const r = a.request('INVITE', { ruri: `sip:ue5@${DOMAIN}`, from, to: 'ue5',
+      const r = a.request('INVITE', { ruri: `sip:erin@${DOMAIN}`, from, to: 'erin',
         extra: `P-Asserted-Identity: <sip:${forgedPai}@${DOMAIN}>\nContent-Type: application/sdp\n`, body: SDP });
       const inv = await b.next(/^INVITE /, r.callId, 5000);
-      assert.ok(inv, `ue5's socket got no INVITE (From ${from})`);
+      assert.ok(inv, `erin's socket got no INVITE (From ${from})`);
       assert.deepEqual(headers(inv, 'P-Asserted-Identity'), [`<sip:ue9@${DOMAIN}>`], `From ${from}: ${inv}`);
       assert.match(headers(inv, 'From')[0], new RegExp(`^<sip:${from}@`), 'From itself is passed on as sent');
-      // ue5 declines (486); ue9 ends its INVITE and ACKs the final answer
+      // erin declines (486); ue9 ends its INVITE and ACKs the final answer
       const vias = headers(inv, 'Via').join('\r\nVia: ');
       b.send(`SIP/2.0 486 Busy Here
 Via: ${vias}
@@ -140,13 +140,15 @@ To: ${headers(inv, 'To')[0]};tag=${rnd(4)}
 Content-Length: 0
 
 `, Number(headers(inv, 'Via')[0].match(/^SIP\/2\.0\/UDP [^:;]+:(\d+)/)?.[1] ?? 5060));
-      // ue5 may have other, stale bindings (a SIPp UE of an earlier test file): the proxy then waits for
-      // those branches before it forwards a final answer. ue9 cancels, which ends them all at once.
-      a.send(`CANCEL sip:ue5@${DOMAIN} SIP/2.0
+      // erin is registered by nothing else in the light core's tests (a UE such as ue5 has stale bindings of
+      // earlier files, whose unanswered branches kept the final answer back past this test's wait); should
+      // another binding appear, the proxy waits for its branch before it forwards a final answer: ue9
+      // cancels, which ends the branches that answered at once.
+      a.send(`CANCEL sip:erin@${DOMAIN} SIP/2.0
 Via: SIP/2.0/UDP ${a.address}:${a.port};branch=${r.branch};rport
 Max-Forwards: 70
 From: ${headers(inv, 'From')[0]}
-To: <sip:ue5@${DOMAIN}>
+To: <sip:erin@${DOMAIN}>
 Call-ID: ${r.callId}
 CSeq: 1 CANCEL
 Content-Length: 0
@@ -154,7 +156,7 @@ Content-Length: 0
 `);
       const fin = await a.next(/^SIP\/2\.0 [4-6]\d\d/, (t) => t.includes(r.callId) && /^CSeq: 1 INVITE/m.test(t), 10000);
       assert.ok(fin, 'no final answer to the INVITE after the CANCEL');
-      a.send(`ACK sip:ue5@${DOMAIN} SIP/2.0
+      a.send(`ACK sip:erin@${DOMAIN} SIP/2.0
 Via: SIP/2.0/UDP ${a.address}:${a.port};branch=${r.branch};rport
 Max-Forwards: 70
 ${['From', 'Call-ID'].map((h) => `${h}: ${headers(fin, h)[0]}`).join('\n')}
@@ -166,10 +168,10 @@ Content-Length: 0
     }
   } finally {
     await register(a, 'ue9', 0);
-    await register(b, 'ue5', 0);
+    await register(b, 'erin', 0);
   }
   // de-registered: the same source is refused again
-  const r = a.request('INVITE', { ruri: `sip:ue5@${DOMAIN}`, from: 'ue9', to: 'ue5', extra: 'Content-Type: application/sdp\n', body: SDP });
+  const r = a.request('INVITE', { ruri: `sip:erin@${DOMAIN}`, from: 'ue9', to: 'erin', extra: 'Content-Type: application/sdp\n', body: SDP });
   assert.equal(statusOf(await a.next(/^SIP\/2\.0 [2-6]/, r.branch)), 403, 'a source whose registration ended is refused');
 });
 
