@@ -98,8 +98,11 @@ export function parse(argv) {
     const steps = (opts['--cps-steps'] ?? d.steps).split(',').map((v) => int('--cps-steps', v.trim(), 1, 500));
     const holdS = int('--hold', opts['--hold'] ?? d.hold, 1, 60);
     const stepS = int('--step-seconds', opts['--step-seconds'] ?? d.secs, 5, 600);
-    // loadgen engine threads (one user's WebSocket each): by default as many as the machine has cores, up to 4
-    const threads = int('--threads', opts['--threads'] ?? Math.min(4, os.cpus().length), 1, Math.min(4, os.cpus().length));
+    // loadgen engine threads (one user's WebSocket each): by default half the cores (1 on a 2-core machine, at
+    // most 4): the generator shares the host with what it measures (on 2 cores, 2 threads took the gateway's
+    // and rtpengine's CPU: p95 915 ms at 50 calls/s against 396 ms with 1, docs/benchmarks.md)
+    const cores = os.cpus().length;
+    const threads = int('--threads', opts['--threads'] ?? Math.max(1, Math.min(4, Math.floor(cores / 2))), 1, Math.min(4, cores));
     return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, threads, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
   }
   if (first === 'registrations') {

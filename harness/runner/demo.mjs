@@ -31,7 +31,9 @@ const IMS_MODELS = {
   volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
   '3gpp': { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false, aka: true },
 };
-const ims = IMS_MODELS[process.env.LAB_IMS || 'plain'];
+// --volte with --ims 3gpp: the VoLTE UEs (HSS subscribers, AKA) through the 3GPP core
+const ims = process.env.LAB_IMS === '3gpp' && process.env.LAB_DEMO_VOLTE === '1'
+  ? { ...IMS_MODELS.volte, aka: true } : IMS_MODELS[process.env.LAB_IMS || 'plain'];
 const codec = process.env.LAB_CODEC || null;
 const UE_CODECS = ['PCMA', 'PCMU', 'G722'];   // what the SIPp UAC can offer alone (run-ue.sh UE_CODEC)
 const log = (s) => console.log(`[demo] ${s}`);
