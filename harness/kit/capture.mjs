@@ -153,7 +153,8 @@ export const delaymeterBin = () => path.join(labRoot(), 'media-relay', 'build', 
 // lost, loss_pct, delay_ms {p50, p95, p99, max, mean}, …). Throws with delaymeter's one-line reason.
 // callPorts: rtpengine's [browserPort, imsPort] of each call, for transcoded calls (re-encoded streams get a
 // new SSRC; delaymeter maps it back by these ports and pairs by RTP timestamp, docs/delaymeter.md).
-export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-6299', callPorts = null } = {}) {
+// imsPorts: the SIPp UEs' media ports (ue1 6000 ... the VoLTE ue4 6300, ue5 6400, the video ue7 6600; MT callers 7000+).
+export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-7999', callPorts = null } = {}) {
   const bin = delaymeterBin();
   if (!fs.existsSync(bin)) throw new Error(`${bin} is not built (cmake --build media-relay/build)`);
   const input = aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
@@ -177,7 +178,7 @@ export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], 
 // rtpengine's two RTP ports of the one call in a capture, [[browserPort, imsPort]] (or [] when a leg is
 // missing): the relay port the browser sends to on `pub`, and the one that sends from `ims` to a port in
 // `imsPorts` (RTP ports are even; the odd one above is RTCP).
-export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = '6000-6299' }) {
+export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = '6000-7999' }) {
   const range = (r) => r.split('-').map(Number);
   const [lo, hi] = range(relayPorts);
   const [ilo, ihi] = range(imsPorts);
