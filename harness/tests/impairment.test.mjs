@@ -4,7 +4,9 @@
 // browser's RTT toward rtpengine rises by about 200 ms and about 10 % of its packets never reach the
 // relay, while rtpengine's own per-packet delay (capture of both legs + delaymeter) does not move.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
 import { passwordOf } from '../kit/env.mjs';
@@ -36,6 +38,20 @@ after(async () => {
   await browser?.close();
 });
 
+// Packets the browser sent to rtpengine before rtpengine forwarded the first one toward IMS: the DTLS
+// handshake's last flight can be among the link's dropped packets, and then the browser already sends
+// SRTP that rtpengine cannot use until the flight is retransmitted (about 1 s later). Those are the
+// link's loss seen at call start, not packets the relay lost in the middle of a call.
+async function headPackets(file) {
+  const { stdout } = await promisify(execFile)('tshark', ['-r', file, '-n', '-T', 'fields', '-E', 'separator=;',
+    '-e', 'frame.time_epoch', '-e', 'ip.src', '-e', 'udp.srcport', '-e', 'ip.dst', '-e', 'udp.dstport'], { maxBuffer: 64 << 20 });
+  const rows = stdout.trim().split('\n').map((l) => l.split(';')).filter((f) => f.length === 5);
+  const [lo, hi] = RELAY_PORTS.split('-').map(Number);
+  const firstOut = rows.find(([, src, sport, dst]) => src === dst && Number(sport) >= lo && Number(sport) <= hi);
+  if (!firstOut) return 0;
+  return rows.filter(([t, src]) => src === ADDRESSES.browser && Number(t) < Number(firstOut[0])).length;
+}
+
 const median = (xs) => {
   const v = xs.filter((x) => x != null).sort((a, b) => a - b);
   return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
@@ -61,7 +77,7 @@ async function measuredCall() {
   const toIms = dir('to_ims');
   const toBrowser = dir('to_browser');
   assert.ok(toIms?.matched > 100 && toBrowser?.matched > 100, `delaymeter paired too few packets of ${ssrc}: ${JSON.stringify(dm.directions)}`);
-  return { r, rtt, toIms, toBrowser, upLossPct: 100 * (1 - (toIms.matched + toIms.lost) / r.browser.packetsSent) };
+  return { r, rtt, toIms, toBrowser, head: await headPackets(cap.file), upLossPct: 100 * (1 - (toIms.matched + toIms.lost) / r.browser.packetsSent) };
 }
 
 test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on the way up, relay delay unchanged'), { timeout: 85000 }, async () => {
@@ -73,7 +89,8 @@ test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on 
   link = null;
   const rise = imp.rtt - plain.rtt;
   const msg = `RTT plain ${plain.rtt} ms, impaired ${imp.rtt} ms; relay p50 to_ims ${plain.toIms.delay_ms.p50} -> ${imp.toIms.delay_ms.p50} ms, `
-    + `to_browser ${plain.toBrowser.delay_ms.p50} -> ${imp.toBrowser.delay_ms.p50} ms; up loss ${imp.upLossPct.toFixed(1)} %; link ${JSON.stringify(counters)}`;
+    + `to_browser ${plain.toBrowser.delay_ms.p50} -> ${imp.toBrowser.delay_ms.p50} ms; up loss ${imp.upLossPct.toFixed(1)} %; `
+    + `sent before rtpengine forwarded the first packet ${imp.head}; link ${JSON.stringify(counters)}`;
   console.log(msg);
   assert.ok(rise > 170 && rise < 260, `the RTT should rise by ~200 ms: ${msg}`);
   assert.ok(imp.upLossPct > 4 && imp.upLossPct < 18, `~10 % of the browser's packets should not reach rtpengine: ${msg}`);
@@ -83,7 +100,10 @@ test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on 
     assert.ok(imp[k].delay_ms.p50 < plain[k].delay_ms.p50 + 2 && imp[k].delay_ms.p50 < 5, `relay delay moved (${k}): ${msg}`);
     // the browser's last packets, still on the delayed link or sent before the hang-up reached it, arrive
     // after rtpengine deleted the call (seen in the capture: all such packets in the call's last 0.3 s):
-    // docs/scenarios.md "Reading the figures". At most 0.6 s of audio (30 packets), not the link's 10 %.
-    assert.ok(imp[k].lost <= 30, `the relay lost packets (${k}: ${imp[k].lost}): ${msg}`);
+    // docs/scenarios.md "Reading the figures". At most 0.6 s of audio (30 packets), not the link's 10 %;
+    // toward IMS also the packets sent before rtpengine could forward any (headPackets: a DTLS flight the
+    // link dropped delays the start by about a second in some runs).
+    const allowed = 30 + (k === 'toIms' ? imp.head : 0);
+    assert.ok(imp[k].lost <= allowed, `the relay lost packets (${k}: ${imp[k].lost} > ${allowed}): ${msg}`);
   }
 });
