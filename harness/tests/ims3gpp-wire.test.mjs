@@ -192,7 +192,9 @@ test('Cx MAR/MAA: the S-CSCF gets an AKA vector from the HSS (SIP-Authenticate =
 
 test('Cx SAR/SAA: the S-CSCF assigns itself at registration (REGISTRATION) and releases at logout (USER_DEREGISTRATION)', () => {
   const sars = cx.filter((c) => c.code === 301 && c.request && c.user === IMPI);
-  assert.ok(sars.some((c) => c.sat === '1'), `SAR types ${sars.map((c) => c.sat)}`);
+  // REGISTRATION (1); RE_REGISTRATION (2) when the S-CSCF still holds the user from an earlier file of the run
+  // (TS 29.229 §6.3.15): `./lab compliance --ims 3gpp` runs other files as dave first
+  assert.ok(sars.some((c) => c.sat === '1' || c.sat === '2'), `no SAR REGISTRATION or RE_REGISTRATION: types ${sars.map((c) => c.sat)}`);
   // USER_DEREGISTRATION (5) or USER_DEREGISTRATION_STORE_SERVER_NAME (6), TS 29.229 §6.3.15
   assert.ok(sars.some((c) => c.sat === '5' || c.sat === '6'), `no SAR USER_DEREGISTRATION after logout: types ${sars.map((c) => c.sat)}`);
   assert.ok(sars.every((c) => /scscf\.ims\.lab/.test(c.server)), 'Server-Name is the S-CSCF');
