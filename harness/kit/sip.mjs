@@ -1,45 +1,56 @@
-// Raw SIP over UDP at the gateway's SIP port (harness/tests/sip-robustness.test.mjs, ./lab soak): a socket
+// Raw SIP over UDP at the gateway's SIP port (harness/tests/sip-robustness.test.mjs, ./lab soak) or at
+// Kamailio (ims-hardening.test.mjs): a socket
 // that sends SIP text (LF -> CRLF, ${PLACEHOLDERS} filled) and collects what comes back.
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { ADDRESSES } from './addresses.mjs';
 
-const [GW_HOST, GW_PORT] = ADDRESSES.gatewaySip.split(':');
-
 export const sipHeader = (text, name) => text.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
 
-// sipSocket(address) -> {port, got, send(template, vars), waitFor(re, key, ms), ack(sent, final), close()}
-export async function sipSocket(address = '127.0.0.1') {
+// sipSocket(address, {target}) -> {address, port, got, send(template, vars), sendRaw(text, toPort),
+// waitFor(re, key, ms), ack(sent, final), close()}. `target` ("host:port") is where it sends: the gateway's
+// SIP port by default, the lab's Kamailio for harness/tests/ims-hardening.test.mjs. `got` keeps every
+// message received (for diagnostics); waitFor consumes each message once.
+export async function sipSocket(address = '127.0.0.1', { target = ADDRESSES.gatewaySip } = {}) {
+  const [host, targetPort] = target.split(':');
   const sock = dgram.createSocket('udp4');
   const got = [];
+  const unread = [];
   const waiters = [];
   sock.on('message', (buf) => {
     const text = buf.toString('latin1');
     got.push(text);
-    for (const w of [...waiters]) if (w.match(text)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(text); }
+    const w = waiters.find((x) => x.match(text));
+    if (w) { waiters.splice(waiters.indexOf(w), 1); w.resolve(text); } else unread.push(text);
   });
   await new Promise((resolve, reject) => { sock.once('error', reject); sock.bind(0, address, resolve); });
   const port = sock.address().port;
   const api = {
+    address,
     port,
     got,
+    // SIP text as it is (LF -> CRLF), to the target or to another port on the target's host.
+    sendRaw(text, toPort = Number(targetPort)) {
+      sock.send(Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'latin1'), toPort, host);
+    },
+    // A template: ${PORT} ${GW} ${BRANCH} ${CALLID} ${FROMTAG} ${LENGTH} and `vars` filled in.
     send(template, vars = {}) {
-      const v = { PORT: port, GW: ADDRESSES.gatewaySip, BRANCH: `z9hG4bK${randomBytes(6).toString('hex')}`,
+      const v = { PORT: port, GW: target, BRANCH: `z9hG4bK${randomBytes(6).toString('hex')}`,
         CALLID: randomBytes(8).toString('hex'), FROMTAG: randomBytes(4).toString('hex'), ...vars };
       let text = template.replace(/\r?\n/g, '\r\n');
       const split = text.indexOf('\r\n\r\n');
       const body = split < 0 ? '' : text.slice(split + 4);
       v.LENGTH = v.LENGTH ?? Buffer.byteLength(body.replace(/\$\{(\w+)\}/g, (_, k) => String(v[k] ?? '')), 'latin1');
       text = text.replace(/\$\{(\w+)\}/g, (m, k) => (k in v ? String(v[k]) : m));
-      sock.send(Buffer.from(text, 'latin1'), Number(GW_PORT), GW_HOST);
+      api.sendRaw(text);
       return { ...v, text };
     },
-    // The next response whose first line matches `re` and that contains `key` (a Call-ID or a Via
-    // branch), or null after ms.
+    // The next message whose first line matches `re` and that contains `key` (a Call-ID or a Via
+    // branch) or for which key(text) is true, or null after ms.
     waitFor(re, key, ms = 3000) {
-      const match = (t) => re.test(t.split('\r\n')[0]) && t.includes(key);
-      const old = got.find(match);
-      if (old) { got.splice(got.indexOf(old), 1); return Promise.resolve(old); }
+      const match = (t) => re.test(t.split('\r\n')[0]) && (typeof key === 'function' ? key(t) : t.includes(key));
+      const old = unread.find(match);
+      if (old) { unread.splice(unread.indexOf(old), 1); return Promise.resolve(old); }
       return new Promise((resolve) => {
         const w = { match, resolve };
         waiters.push(w);

@@ -57,14 +57,19 @@ proc_wait_ready() {
   done
 }
 
-# proc_stop NAME PID — TERM the process group, KILL it if still there after a grace period.
+# proc_stop NAME PID — TERM the process group, KILL it if still there after a grace period. A pid that
+# is alive but no longer leads its own group (a component `./lab up` started in an earlier shell) gets
+# the same, to itself only.
 proc_stop() {
-  local name=$1 pid=$2 i
-  if group_alive "$pid"; then
-    kill -TERM -- "-$pid" 2>/dev/null
-    for ((i = 0; i < 25; i++)); do group_alive "$pid" || break; sleep 0.2; done
-    if group_alive "$pid"; then
-      kill -KILL -- "-$pid" 2>/dev/null
+  local name=$1 pid=$2 target=-$2 alive=group_alive i
+  if proc_alive "$pid" && [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') != "$pid" ]]; then
+    target=$pid alive=proc_alive
+  fi
+  if $alive "$pid"; then
+    kill -TERM -- "$target" 2>/dev/null
+    for ((i = 0; i < 25; i++)); do $alive "$pid" || break; sleep 0.2; done
+    if $alive "$pid"; then
+      kill -KILL -- "$target" 2>/dev/null
       log "killed $name (pid $pid): it ignored SIGTERM for 5s"
     else
       log "stopped $name (pid $pid)"

@@ -33,22 +33,6 @@ up_running() {
   done <"$1"
 }
 
-# up_stop NAME PID — TERM (then KILL) the component's process group, or only the pid when it is
-# not a group leader any more.
-up_stop() {
-  local name=$1 pid=$2 target i
-  target=$pid
-  [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') == "$pid" ]] && target=-$pid
-  kill -TERM -- "$target" 2>/dev/null
-  for ((i = 0; i < 25; i++)); do proc_alive "$pid" || break; sleep 0.2; done
-  if proc_alive "$pid"; then
-    kill -KILL -- "$target" 2>/dev/null
-    log "killed $name (pid $pid): it ignored SIGTERM for 5s"
-  else
-    log "stopped $name (pid $pid)"
-  fi
-}
-
 lab_down() {
   local pids="$ROOT/out/up/pids" entries=() name pid i stopped=0
   if [[ ! -f $pids ]]; then log "nothing to stop: no $(rel "$pids") (the lab is not up)"; return 0; fi
@@ -57,7 +41,7 @@ lab_down() {
     read -r name pid <<<"${entries[i]}"
     [[ -n ${pid:-} ]] || continue
     if up_pid_is "$name" "$pid"; then
-      up_stop "$name" "$pid"
+      proc_stop "$name" "$pid"
       stopped=$((stopped + 1))
     else
       log "$name (pid $pid) was not running any more"

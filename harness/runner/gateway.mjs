@@ -32,6 +32,29 @@ function expect(res, status, what) {
 
 // Raw result ({status, body}) so tests can assert on failures such as 401 auth-failed.
 export const login = (user, password) => request('POST', '/api/v1/sessions', { body: { user, password } });
+// POST /api/v1/sessions from a chosen loopback source address (the per-address limits count by it), raw
+// HTTP: {status, body, code, token}; status null (code "error: …") when the gateway did not answer.
+// `base` is the gateway's URL (the soak passes its own), `headers` extra request headers (e.g. Origin).
+export function loginFrom(localAddress, user, password, { base = gatewayUrl(), headers = {} } = {}) {
+  const body = JSON.stringify({ user, password });
+  return new Promise((resolve) => {
+    const req = (base.startsWith('https:') ? https : http).request(`${base}/api/v1/sessions`, {
+      method: 'POST', localAddress, timeout: 10000,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+    }, (res) => {
+      let text = '';
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => {
+        let json = null;
+        try { json = JSON.parse(text); } catch { /* keep null */ }
+        resolve({ status: res.statusCode, body: json, code: json?.code ?? null, token: json?.token ?? null });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('login: no answer within 10 s')));
+    req.on('error', (e) => resolve({ status: null, body: null, code: `error: ${e.message}`, token: null }));
+    req.end(body);
+  });
+}
 export const logout = (token) => request('DELETE', '/api/v1/sessions/current', { token });
 
 export async function health() {

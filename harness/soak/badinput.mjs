@@ -5,37 +5,17 @@
 //   REST:      a wrong password, a login flood from one source address;
 //   SIP:       the malformed-SIP corpus (harness/tests/fixtures/sip/corpus.json) at the gateway's SIP port.
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { sipSocket } from '../kit/sip.mjs';
+import { loginFrom as gatewayLogin } from '../runner/gateway.mjs';
+
+const loginFrom = (base, localAddress, user, password) => gatewayLogin(localAddress, user, password, { base });
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'fixtures', 'sip');
 export const CORPUS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8')).cases;
-
-// POST /api/v1/sessions from a chosen loopback source address (the per-address limits count by it).
-export function loginFrom(base, localAddress, user, password) {
-  const body = JSON.stringify({ user, password });
-  return new Promise((resolve) => {
-    const req = http.request(`${base}/api/v1/sessions`, {
-      method: 'POST', localAddress, timeout: 10000,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        let json = null;
-        try { json = JSON.parse(text); } catch { /* keep null */ }
-        resolve({ status: res.statusCode, code: json?.code ?? null, token: json?.token ?? null });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
-    req.on('error', (e) => resolve({ status: null, code: `error: ${e.message}` }));
-    req.end(body);
-  });
-}
 
 // A logged-in WebSocket of `user` that collects every message; next(pred, ms) awaits one.
 export async function openSocket(base, user, password) {

@@ -2,7 +2,6 @@
 // login leaves the live session alone, login rate limits, the token as a WebSocket subprotocol (never in
 // the URL), the Origin allowlist, the WebSocket message rate. Uses carol (and made-up user names).
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
@@ -21,27 +20,7 @@ after(async () => {
   await browser?.close();
 });
 
-// POST /api/v1/sessions from a chosen loopback source address (the per-address limits), raw HTTP.
-function loginFrom(localAddress, user, password, headers = {}) {
-  const body = JSON.stringify({ user, password });
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${gatewayUrl()}/api/v1/sessions`, {
-      method: 'POST', localAddress, timeout: 10000,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-    }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => {
-        let json = null;
-        try { json = JSON.parse(text); } catch { /* keep null */ }
-        resolve({ status: res.statusCode, body: json });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('login: no answer within 10 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const loginFrom = (localAddress, user, password, headers = {}) => gw.loginFrom(localAddress, user, password, { headers });
 
 test('a failed login as a logged-in user leaves that session, its socket and its registration alone', { timeout: 40000 }, async () => {
   const page = await openClient(browser, { name: 'test-security-carol' });

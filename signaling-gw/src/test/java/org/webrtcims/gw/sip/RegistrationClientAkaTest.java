@@ -34,8 +34,8 @@ class RegistrationClientAkaTest {
     static final byte[] K = HEX.parseHex("019b6cd8b6a57181ba1e1f8e476f10ea"), OPC = HEX.parseHex("cedbd2809f80ab557b852dd9e0aefe63");
     static final byte[] AMF = HEX.parseHex("8000");
     final Milenage network = new Milenage(K, OPC);
-    final List<Request> sent = new ArrayList<>();
-    final List<ResponseHandler> handlers = new ArrayList<>();
+    List<Request> sent;
+    PlayedRegistrar registrar;
     RegistrationClient client;
     final org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
 
@@ -47,13 +47,9 @@ class RegistrationClientAkaTest {
                 "bob bob-secret aka bob@ims.lab sip:bob@ims.lab " + HEX.formatHex(K) + " " + HEX.formatHex(OPC) + " 8000 000000000400", ""));
         GatewayProperties props = new GatewayProperties();
         props.getIms().setCredentials(creds.toString());
-        SipUserAgent ua = SipTestUa.withFactories();
-        when(ua.newCallId()).thenReturn("reg-call-1");
-        when(ua.send(any(), any())).thenAnswer(i -> {
-            sent.add(i.getArgument(0));
-            handlers.add(i.getArgument(1));
-            return null;
-        });
+        registrar = new PlayedRegistrar("reg-call-");
+        sent = registrar.sent;
+        SipUserAgent ua = registrar.ua;
         client = new RegistrationClient(ua, new SipRequests(ua, props), props, metrics);
     }
 
@@ -74,16 +70,8 @@ class RegistrationClientAkaTest {
         return Base64.getEncoder().encodeToString(all);
     }
 
-    void answer(int index, int code, String wwwAuthenticate) throws Exception {
-        Request req = sent.get(index);
-        Response r = SipFixtures.MESSAGES.createResponse(code, req);
-        if (wwwAuthenticate != null) r.addHeader(SipFixtures.HEADERS.createHeader("WWW-Authenticate", wwwAuthenticate));
-        ClientTransaction ct = mock(ClientTransaction.class);
-        when(ct.getRequest()).thenReturn(req);
-        ResponseEvent ev = mock(ResponseEvent.class);
-        when(ev.getResponse()).thenReturn(r);
-        when(ev.getClientTransaction()).thenReturn(ct);
-        handlers.get(index).onResponse(ev);
+    void answer(int index, int code, String wwwAuthenticate) {
+        registrar.answer(index, code, wwwAuthenticate);
     }
 
     String challenge(String nonce) {

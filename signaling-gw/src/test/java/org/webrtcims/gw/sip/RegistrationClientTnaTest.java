@@ -27,10 +27,9 @@ import static org.mockito.Mockito.*;
  * guest logins taking identities from the pool and giving them back after the de-REGISTER.
  */
 class RegistrationClientTnaTest {
-    final List<Request> sent = new ArrayList<>();
-    final List<ResponseHandler> handlers = new ArrayList<>();
+    List<Request> sent;
+    PlayedRegistrar registrar;
     RegistrationClient client;
-    int callIds;
 
     @BeforeEach
     void setUp(@TempDir Path dir) throws Exception {
@@ -39,30 +38,14 @@ class RegistrationClientTnaTest {
                 "- - pool guest1@ims.lab sip:guest1@ims.lab", "- - pool guest2@ims.lab sip:guest2@ims.lab", ""));
         GatewayProperties props = new GatewayProperties();
         props.getIms().setCredentials(creds.toString());
-        SipUserAgent ua = SipTestUa.withFactories();
-        when(ua.newCallId()).thenAnswer(i -> "reg-call-" + ++callIds);
-        when(ua.send(any(), any())).thenAnswer(i -> {
-            sent.add(i.getArgument(0));
-            handlers.add(i.getArgument(1));
-            return null;
-        });
+        registrar = new PlayedRegistrar("reg-call-");
+        sent = registrar.sent;
+        SipUserAgent ua = registrar.ua;
         client = new RegistrationClient(ua, new SipRequests(ua, props), props);
     }
 
     void answer(int index, int code) {
-        Request req = sent.get(index);
-        Response r;
-        try {
-            r = SipFixtures.MESSAGES.createResponse(code, req);
-        } catch (java.text.ParseException e) {
-            throw new AssertionError(e);
-        }
-        ClientTransaction ct = mock(ClientTransaction.class);
-        when(ct.getRequest()).thenReturn(req);
-        ResponseEvent ev = mock(ResponseEvent.class);
-        when(ev.getResponse()).thenReturn(r);
-        when(ev.getClientTransaction()).thenReturn(ct);
-        handlers.get(index).onResponse(ev);
+        registrar.answer(index, code, null);
     }
 
     @Test
@@ -150,13 +133,9 @@ class RegistrationClientTnaTest {
         GatewayProperties props = new GatewayProperties();
         props.getIms().setCredentials(creds.toString());
         props.getIms().setRegEvent(true);
-        SipUserAgent ua = SipTestUa.withFactories();
-        when(ua.newCallId()).thenAnswer(i -> "call-" + ++callIds);
-        when(ua.send(any(), any())).thenAnswer(i -> {
-            sent.add(i.getArgument(0));
-            handlers.add(i.getArgument(1));
-            return mock(ClientTransaction.class);
-        });
+        registrar = new PlayedRegistrar("call-");
+        sent = registrar.sent;
+        SipUserAgent ua = registrar.ua;
         javax.sip.ServerTransaction st = mock(javax.sip.ServerTransaction.class);
         List<Response> answered = new ArrayList<>();
         doAnswer(i -> answered.add(i.getArgument(0))).when(st).sendResponse(any());

@@ -1,0 +1,51 @@
+package org.webrtcims.gw.sip;
+
+import javax.sip.ClientTransaction;
+import javax.sip.ResponseEvent;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+/**
+ * A registrar played by a unit test: a mocked {@link SipUserAgent} (real JAIN-SIP factories, {@link SipTestUa})
+ * that records every request the code under test sends, with its handler, and answers request i on demand with
+ * a real JAIN-SIP response. Call-IDs are {@code prefix1}, {@code prefix2} … in the order they are asked for.
+ */
+final class PlayedRegistrar {
+    final List<Request> sent = new ArrayList<>();
+    final List<ResponseHandler> handlers = new ArrayList<>();
+    final SipUserAgent ua;
+    private int callIds;
+
+    PlayedRegistrar(String callIdPrefix) throws Exception {
+        ua = SipTestUa.withFactories();
+        when(ua.newCallId()).thenAnswer(i -> callIdPrefix + ++callIds);
+        when(ua.send(any(), any())).thenAnswer(i -> {
+            sent.add(i.getArgument(0));
+            handlers.add(i.getArgument(1));
+            return mock(ClientTransaction.class);
+        });
+    }
+
+    /** Answers sent request {@code index} with {@code code} and, when not null, a WWW-Authenticate header. */
+    void answer(int index, int code, String wwwAuthenticate) {
+        Request req = sent.get(index);
+        try {
+            Response r = SipFixtures.MESSAGES.createResponse(code, req);
+            if (wwwAuthenticate != null) r.addHeader(SipFixtures.HEADERS.createHeader("WWW-Authenticate", wwwAuthenticate));
+            ClientTransaction ct = mock(ClientTransaction.class);
+            when(ct.getRequest()).thenReturn(req);
+            ResponseEvent ev = mock(ResponseEvent.class);
+            when(ev.getResponse()).thenReturn(r);
+            when(ev.getClientTransaction()).thenReturn(ct);
+            handlers.get(index).onResponse(ev);
+        } catch (java.text.ParseException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
