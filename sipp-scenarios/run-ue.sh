@@ -35,6 +35,10 @@
 #                                        with a changed SDP (media port +4, not echoed) (dialog.test.mjs)
 #   run-ue.sh uas-fork-a / uas-fork-b    ue5 at 5094 (RTP 6400) / ue5's second contact at 5100 (RTP 7000): a forked
 #                                        INVITE: A sends 183 + SDP and answers after 2.5 s, B rings and takes the CANCEL
+#   run-ue.sh uas-fork-late-2xx / uas-fork-2xx-b  the same two contacts; B answers 200 at once, A takes the
+#                                        proxy's CANCEL and answers 200 anyway (a second 2xx at the caller)
+#   run-ue.sh uas-timer-422              ue5, same ports; RFC 4028 callee: 422 with Min-SE 3600, then answers the
+#                                        retried INVITE (CSeq 2, Session-Expires 3600) (dialog.test.mjs)
 #   run-ue.sh uac-timer <user>           ue2, same ports as uac; RFC 4028 caller: refreshes twice by UPDATE, then
 #                                        stops and expects the far end's BYE (session expired)
 #   run-ue.sh uac-timer-gw <user>        ue2; asks refresher=uas: takes two re-INVITE refreshes, then hangs up
@@ -66,7 +70,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -295,6 +299,15 @@ case "$mode" in
     # ue5's second contact (the S-CSCF then forks ue5's calls to both)
     [ $# -le 1 ] || usage
     REG_EXPIRES=15 serve uas-fork-b ue5 5100 7000 uas-fork-b.xml ;;
+  uas-fork-late-2xx)
+    [ $# -le 1 ] || usage
+    serve uas-fork-late-2xx ue5 5094 6400 uas-fork-late-2xx.xml ;;
+  uas-fork-2xx-b)
+    [ $# -le 1 ] || usage
+    REG_EXPIRES=15 serve uas-fork-2xx-b ue5 5100 7000 uas-fork-2xx.xml ;;
+  uas-timer-422)
+    [ $# -le 1 ] || usage
+    serve uas-timer-422 ue5 5094 6400 uas-timer-422.xml ;;
   uas-timer)
     # No -aa: the scenario answers the UPDATE refreshes itself. One optional argument, ignored (ue.mjs passes a user).
     [ $# -le 1 ] || usage

@@ -172,6 +172,7 @@ export const CHECKS = [
       { file: 'dialog', name: 'RFC 4028 MT: refresher=uas, no UPDATE allowed: the gateway refreshes by re-INVITE with its unchanged SDP, the browser sees nothing' },
       { file: 'dialog', name: 'RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 with Min-SE; the retry with it is answered, then expires' },
       { file: 'dialog', name: 'RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
+      { file: 'dialog', name: 'RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway sends the INVITE again (same Call-ID, next CSeq) with Session-Expires and Min-SE 3600, and the browser sees one answered call' },
     ],
   },
   {
@@ -201,9 +202,10 @@ export const CHECKS = [
   {
     id: 'forking',
     clause: 'RFC 3261 §13.2.2.4, §16.7',
-    requirement: 'A forked MO INVITE: one early dialog per branch (different To tags), the first 2xx wins and gets the ACK and the later BYE, the other branch is cancelled (no ACK, BYE or PRACK to it), the browser sees one call',
+    requirement: 'A forked MO INVITE: one early dialog per branch (different To tags), the first 2xx wins and gets the ACK and the later BYE, the other branch is cancelled (no ACK, BYE or PRACK to it), a 2xx that still comes from another branch is ACKed and ended with BYE at once, the browser sees one call',
     tests: [
       { file: 'dialog', name: 'forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call' },
+      { file: 'dialog', name: 'forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call' },
     ],
   },
 

@@ -1,10 +1,12 @@
 // Integration: SIP dialog features of the gateway (issues #12, #13) through gateway + Kamailio + rtpengine + SIPp,
 // asserting the wire at the UE (its sipp -trace_msg log) and what the browser was told.
 // RFC 4028 session timers: the UE refreshes and then stops (the gateway ends the session), the gateway refreshes
-// by re-INVITE (the browser sees nothing), 422 and the retry, and the gateway's UPDATE refreshes on MO.
+// by re-INVITE (the browser sees nothing), 422 and the retry both ways, and the gateway's UPDATE refreshes on MO.
+// Forking on MO: a ringing branch cancelled by the proxy, and a second 2xx that the gateway ACKs and BYEs.
 // Offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it, the ACK the answer.
 // ./lab test starts the gateway with lab.ims.min-se=2 (harness/lib/components.sh) so 4 s intervals are allowed.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
@@ -30,6 +32,22 @@ function wire(log, callId) {
     first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
     text: b,
   }));
+}
+// wire() with each message's time (ms, from the log's separator lines), for ordering within one UE's log.
+function timedWire(log, callId) {
+  const parts = fs.readFileSync(log, 'utf8').split(/^-{20,} (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\s*$/m);
+  const out = [];
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    const b = parts[i + 1];
+    if (!b.includes(`Call-ID: ${callId}`)) continue;
+    out.push({
+      t: Date.parse(parts[i].replace(' ', 'T').slice(0, 23)),
+      dir: /message sent/i.test(b) ? 'sent' : 'received',
+      first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
+      text: b,
+    });
+  }
+  return out;
 }
 const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
 const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
@@ -149,6 +167,37 @@ test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the 
     await ue.done;
     if (callId) await client.hangup(callId).catch(() => {});
   }
+  await assertNoRtpengineSession();
+});
+
+test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway sends the INVITE again (same Call-ID, next CSeq) with Session-Expires and Min-SE 3600, and the browser sees one answered call'), { timeout: 45000 }, async () => {
+  const ue = startUe('uas-timer-422', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // ue5's REGISTER
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio after the retried INVITE was answered');
+    const types = (await events(callId)).map((e) => e.type);
+    assert.equal(types.filter((t) => t === 'answered').length, 1, `one answer at the browser: ${types}`);
+    assert.ok(!types.includes('ended'), `the 422 did not end the call: ${types}`);
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 10000, mark);
+  } finally {
+    ue.kill();
+    await ue.done;
+    if (callId) await client.hangup(callId).catch(() => {});
+  }
+  const w = wire(ueLog('uas-timer-422', 'ue5'), callId);
+  const invites = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+  assert.equal(invites.length, 2, 'the INVITE and its retry, in the same call (Call-ID)');
+  assert.equal(header(invites[0].text, 'Session-Expires'), '1800');
+  assert.ok(w.some((m) => m.dir === 'sent' && /^SIP\/2\.0 422/.test(m.first) && /^Min-SE: 3600/mi.test(m.text)), 'the UE sent 422 with Min-SE 3600');
+  assert.match(header(invites[1].text, 'CSeq'), /^2 INVITE$/, 'the retry has the next CSeq');
+  assert.match(header(invites[1].text, 'Session-Expires'), /^3600\b/, 'the retry asks for the 422\'s Min-SE');
+  assert.equal(header(invites[1].text, 'Min-SE'), '3600');
+  assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached the UE');
   await assertNoRtpengineSession();
 });
 
@@ -277,5 +326,49 @@ test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answer
   assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
   assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
   assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
+  await assertNoRtpengineSession();
+});
+
+test(titled('forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call'), { timeout: 45000 }, async () => {
+  const a = startUe('uas-fork-late-2xx', 'ue5', null, { timeoutMs: 40000 });
+  await sleep(1200);
+  const b = startUe('uas-fork-2xx-b', 'ue5', null, { timeoutMs: 40000 });
+  let callId;
+  try {
+    await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
+    const mark = await client.mark();
+    callId = await client.call('ue5');
+    await client.waitFor('answered', callId, 15000, mark);
+    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio with the branch that carries the call');
+    const evs = (await client.events()).slice(mark).map((e) => e.msg);
+    assert.equal(new Set(evs.filter((e) => e.callId).map((e) => e.callId)).size, 1, 'one call at the browser');
+    assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
+    await client.hangup(callId);
+    await client.waitFor('ended', callId, 10000, mark);
+    await sleep(500);
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    a.kill();
+    b.kill();
+    await a.done;
+    await b.done;
+  }
+  const [late, first] = ['uas-fork-late-2xx', 'uas-fork-2xx-b'].map((mode) => timedWire(ueLog(mode, 'ue5'), callId));
+  const okOf = (w) => w.find((m) => m.dir === 'sent' && /^SIP\/2\.0 200/.test(m.first) && /^CSeq: \d+ INVITE/mi.test(m.text));
+  const at = (w, re) => w.find((m) => m.dir === 'received' && re.test(m.first));
+  const [okLate, okFirst] = [okOf(late), okOf(first)];
+  assert.ok(okFirst, 'branch B (5100) answered at once');
+  assert.ok(at(late, /^CANCEL /), 'branch A (5094) got the proxy\'s CANCEL');
+  assert.ok(okLate && okLate.t >= at(late, /^CANCEL /).t, 'branch A answered 200 after the CANCEL (the race)');
+  const tagOf = (m) => /^To:.*;tag=([^;\s]+)/mi.exec(m.text)?.[1];
+  assert.notEqual(tagOf(okLate), tagOf(okFirst), 'two dialogs: different To tags');
+  for (const [name, w] of [['A', late], ['B', first]]) {
+    assert.ok(at(w, /^ACK /), `branch ${name}'s 200 was ACKed`);
+    assert.ok(at(w, /^BYE /), `branch ${name} got a BYE`);
+  }
+  const lateAckToBye = at(late, /^BYE /).t - at(late, /^ACK /).t;
+  const firstAckToBye = at(first, /^BYE /).t - at(first, /^ACK /).t;
+  assert.ok(lateAckToBye < 1000, `the second 2xx's dialog was ended right after its ACK (${lateAckToBye} ms)`);
+  assert.ok(firstAckToBye >= 1500, `the first 2xx's dialog carried the call until the hang-up (${firstAckToBye} ms)`);
   await assertNoRtpengineSession();
 });

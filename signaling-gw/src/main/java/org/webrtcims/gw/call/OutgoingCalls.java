@@ -111,7 +111,10 @@ public class OutgoingCalls {
         @Override
         void response(ResponseEvent event, Response r, int code) {
             lastResponse = r;
-            if (event.getClientTransaction() != null && event.getClientTransaction() != c.inviteTx) return; // an earlier INVITE's (422)
+            if (event.getClientTransaction() != null && event.getClientTransaction() != c.inviteTx) { // an earlier INVITE's (422)
+                log.debug("call {}: {} of an earlier INVITE ignored", c.id, code);
+                return;
+            }
             String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
             javax.sip.Dialog d = event.getDialog() != null ? event.getDialog() : c.dialog;
             if (code >= 200 && code < 300) {

@@ -37,6 +37,15 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final HeaderFactory headerFactory;
     private final MessageFactory messageFactory;
     private final Map<ClientTransaction, ResponseHandler> handlers = new ConcurrentHashMap<>();
+    /** RFC 3261 §13.2.2.4: the fork window (MAX_FORK_TIME_SECONDS below). */
+    static final int MAX_FORK_TIME_S = 32;
+    /**
+     * INVITE client transactions that ended keep their handler for the fork window: the first 2xx ends the
+     * transaction (TransactionTerminated), and another fork's 2xx, which a proxy forwards too, may come after
+     * it; the stack delivers it with the original transaction, and call/OutgoingCalls must ACK and BYE it.
+     */
+    private final Map<ClientTransaction, Lingering> forkWindow = new ConcurrentHashMap<>();
+    private record Lingering(ResponseHandler handler, long untilNanos) { }
     private volatile InboundRequestHandler inbound;
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
@@ -60,7 +69,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         p.setProperty("gov.nist.javax.sip.CANCEL_CLIENT_TRANSACTION_CHECKED", "false");
         // A forked INVITE (RFC 3261 §13.2.2.4): responses from another fork get their own dialog, and a 2xx from a
         // fork after the first one still reaches the INVITE's handler (call/OutgoingCalls ACKs and BYEs it).
-        p.setProperty("gov.nist.javax.sip.MAX_FORK_TIME_SECONDS", "32");
+        p.setProperty("gov.nist.javax.sip.MAX_FORK_TIME_SECONDS", String.valueOf(MAX_FORK_TIME_S));
         // a reg-event NOTIFY may overtake the 200 to its SUBSCRIBE: the gateway matches NOTIFYs itself (481 when unknown)
         p.setProperty("gov.nist.javax.sip.DELIVER_UNSOLICITED_NOTIFY", "true");
         // Limits against oversized or slow senders (docs/security.md).
@@ -253,6 +262,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
                 ((javax.sip.header.CSeqHeader) event.getResponse().getHeader(javax.sip.header.CSeqHeader.NAME)).getMethod());
         // an INVITE's handler stays for 2xx retransmissions and other forks' 2xx until the transaction ends
         ResponseHandler h = code >= 200 && !invite2xx ? handlers.remove(ct) : handlers.get(ct);
+        if (h == null && invite2xx) { // another fork's 2xx after the transaction ended
+            Lingering l = forkWindow.get(ct);
+            if (l != null && System.nanoTime() - l.untilNanos() < 0) h = l.handler();
+        }
+        if (h == null) log.debug("response {} to a transaction without a handler dropped", code);
         if (h != null) {
             try {
                 h.onResponse(event);
@@ -284,7 +298,13 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
 
     @Override
     public void processTransactionTerminated(TransactionTerminatedEvent event) {
-        if (!event.isServerTransaction()) handlers.remove(event.getClientTransaction());
+        if (event.isServerTransaction()) return;
+        ClientTransaction ct = event.getClientTransaction();
+        ResponseHandler h = handlers.remove(ct);
+        long now = System.nanoTime();
+        forkWindow.values().removeIf(l -> now - l.untilNanos() >= 0);
+        if (h != null && ct.getRequest() != null && javax.sip.message.Request.INVITE.equals(ct.getRequest().getMethod()))
+            forkWindow.put(ct, new Lingering(h, now + java.util.concurrent.TimeUnit.SECONDS.toNanos(MAX_FORK_TIME_S)));
     }
 
     @Override
