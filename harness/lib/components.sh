@@ -187,9 +187,36 @@ lab_run_env() {
   return 0
 }
 
-# lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file.
+# lab_reap_leftovers DIR — stop the components an earlier run in DIR left running because its ./lab was
+# killed (SIGKILL, a lost terminal: no EXIT trap ran), newest first. Only when that run's ./lab (DIR/supervisor)
+# is gone, and only pids that still run their component's command (up_pid_is): a recycled pid is never
+# signalled. Not for out/up, whose components outlive ./lab up on purpose (./lab down stops them).
+lab_reap_leftovers() {
+  local dir=$1 sup name pid
+  [[ -f $dir/pids && -f $dir/supervisor && $dir != "$ROOT/out/up" ]] || return 0
+  sup=$(<"$dir/supervisor")
+  [[ $sup =~ ^[0-9]+$ ]] || return 0
+  if proc_alive "$sup" && tr '\0' ' ' <"/proc/$sup/cmdline" 2>/dev/null | grep -q 'lab'; then return 0; fi
+  # the runners first (run_foreground: timeout + node + the load tools they started, one process group)
+  while read -r name pid _; do
+    [[ -n ${pid:-} ]] && proc_alive "$pid" || continue
+    [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == "timeout --kill-after="* ]] || continue
+    log "$name (pid $pid) was left running by an interrupted run in $(rel "$dir"): stopping it"
+    proc_stop "$name" "$pid"
+  done < <([[ -f $dir/runners ]] && tac "$dir/runners")
+  while read -r name pid _; do
+    [[ -n ${pid:-} ]] && up_pid_is "$name" "$pid" || continue
+    log "$name (pid $pid) was left running by an interrupted run in $(rel "$dir"): stopping it"
+    proc_stop "$name" "$pid"
+  done < <(tac "$dir/pids")
+}
+
+# lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file; first stops what an
+# interrupted run there left behind (lab_reap_leftovers). out/RUN/supervisor holds this ./lab's pid (the
+# namespace phase keeps it: netns_enter execs).
 lab_prepare_run() {
   LAB_RUN_DIR="$ROOT/out/$1"
+  lab_reap_leftovers "$LAB_RUN_DIR"
   if [[ -e $LAB_RUN_DIR ]]; then
     if [[ ${2:-} == archive ]]; then
       local old
@@ -201,6 +228,7 @@ lab_prepare_run() {
   fi
   lab_use_run "$1"
   : >"$LAB_PIDS"
+  echo "$$" >"$LAB_RUN_DIR/supervisor"
 }
 
 # lab_use_run RUN — point the supervision variables at out/RUN (prepared by the host phase).

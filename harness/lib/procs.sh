@@ -118,6 +118,7 @@ run_foreground() {
   : >"$logf"
   proc_spawn "$name" "$logf" timeout --kill-after=10 "$timeout" "$@"
   pid=$LAB_LAST_PID
+  [[ -n ${LAB_RUN_DIR:-} ]] && echo "$name $pid" >>"$LAB_RUN_DIR/runners" # for lab_reap_leftovers
   setsid tail -n +1 -f --pid="$pid" "$logf" &
   tailpid=$!
   LAB_STARTED+=("$name-output $tailpid")

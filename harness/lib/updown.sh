@@ -6,10 +6,11 @@
 up_cmd_pattern() {
   case $1 in
     rtpengine | rtpengine[0-9]* | kamailio) printf '%s' "${1%%[0-9]*}" ;;
-    gateway | gateway[0-9]*) printf 'signaling-gw.jar' ;;
+    gateway | gateway[0-9]* | gateway-*) printf 'signaling-gw.jar' ;;
     redis) printf 'redis-server' ;;  # --relays > 1 (harness/lib/scaleout.sh)
     haproxy) printf 'haproxy' ;;      # --gateways > 1
     ims3gpp) printf 'run-core.sh' ;;  # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh)
+    stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN)
     ue*) printf 'sipp' ;;
     *) return 1 ;;
   esac
