@@ -16,7 +16,7 @@ function referenceTable(ref) {
 }
 
 // Each chart: {id, title, type, datasets: [{label, points: [[x, y]...]}], x, y, xlog}
-function charts(list) {
+export function charts(list) {
   const boxes = list.map((c) => `<h2>${esc(c.title)}</h2><div class="box"><canvas id="${c.id}"></canvas></div>`).join('\n');
   return `${boxes}
 <script type="application/json" id="charts">${scriptSafe(JSON.stringify(list))}</script>
