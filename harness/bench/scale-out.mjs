@@ -214,6 +214,10 @@ the other relay's calls untouched ${k.other_relay_calls_untouched}/${k.other_rel
 <p>${esc(r.note)}</p></body></html>`;
 }
 
+// one colour per kind of process in the CPU plots (the second instance dashed)
+const PROC_COLORS = { gateway: '#1f77b4', gateway2: '#1f77b4', rtpengine: '#d62728', rtpengine2: '#d62728', haproxy: '#8c564b', redis: '#e377c2',
+  kamailio: '#2ca02c', sipp: '#ff7f0e', loadgen: '#9467bd' };
+
 const cell = (v) => (v == null ? '—' : esc(typeof v === 'object' ? JSON.stringify(v) : String(v)));
 
 function capacityHtml(r) {
@@ -230,7 +234,8 @@ ${['gateways', 'rtpengines'].map((k2) => `<td>${s.cpu_by_kind[k2] ?? '—'}</td>
     datasets: c.sweeps.map((w) => ({ label: w.config, points: w.steps.map((s) => [s.cps, s.setup_ms?.p95 ?? null]) }))
       .concat([{ label: `criterion (${SUSTAINED_P95_MS} ms)`, points: c.sweeps.flatMap((w) => w.steps.map((s) => s.cps)).sort((a, b) => a - b).filter((v, i, a) => i === 0 || i === a.length - 1).map((x) => [x, SUSTAINED_P95_MS]) }]) }]
     .concat(c.sweeps.map((w) => ({ id: `cpu-${w.config}`, title: `CPU per process, ${w.config} (% of one core, mean over the step)`, x: 'calls/s', y: '% of one core', points: true,
-      datasets: procs.filter((n) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)).map((n) => ({ label: n, points: w.steps.map((s) => [s.cps, s.cpu[`${n}_pct`]]) })) })));
+      datasets: procs.filter((n) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)).map((n) => ({ label: n, points: w.steps.map((s) => [s.cps, s.cpu[`${n}_pct`]]),
+        color: PROC_COLORS[n], dash: /2$/.test(n) ? [6, 3] : [] })) })));
   return `<h2>Capacity (constant-rate steps, up to the first failing one)</h2>
 <p>${esc(c.sweeps[0].step_seconds)} s per step, each call held ${esc(c.sweeps[0].hold_s)} s; steps ${esc(c.sweeps[0].cps_steps.join(', '))} calls/s; pass = ${esc(c.sweeps[0].criterion)}.
 loadgen gateway mode, one thread, two users (one on each gateway behind HAProxy in 2x2).</p>
@@ -283,7 +288,10 @@ function capacityNote(c, cores) {
   const say = (w) => {
     const b = w.capacity.bottleneck;
     if (!b) return `${w.config}: no step`;
-    return `${w.config}: at ${b.at_cps} calls/s (${b.step}) the busiest process was ${b.process} at ${b.pct} % of one core, the host ${b.host_busy_pct} % busy of ${cores * 100} % (other jobs ${b.other_pct} %)${b.host_saturated ? ': the host was out of cores' : ''}`;
+    const why = b.pct >= 90 ? `: ${b.process} had used up its core`
+      : b.host_saturated ? ': no process used a whole core, the host was out of cores'
+        : ': no process used a whole core and the host was not out of cores either (busy below 85 % of all cores over the step)';
+    return `${w.config}: at ${b.at_cps} calls/s (${b.step}) the busiest process was ${b.process} at ${b.pct} % of one core, the host ${b.host_busy_pct} % busy of ${cores * 100} % (other jobs ${b.other_pct} %)${why}`;
   };
   return `${c.sweeps.map(say).join('; ')}. Every process of both configurations, the load generator included, runs on the same ${cores} cores: `
     + 'a second gateway and a second rtpengine add instances, not cores, so 2x2 cannot double the capacity here; it spreads the same work over more processes '

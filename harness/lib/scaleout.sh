@@ -166,7 +166,7 @@ scale_print() {
 # criterion), then the same MO load on both (rtpengine2 SIGKILLed and restarted mid-run in 2x2);
 # harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=40 cps=10 steps=10,20,40,60 step_s=30 hold=5 sweep=1 cfg g r dir rc=0 gws i n v prev=0 est
+  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 cfg g r dir rc=0 gws i n v prev=0 est
   local -a orig=("$@")
   while (($#)); do
     case $1 in
