@@ -51,6 +51,7 @@ async function phase(o) {
   const calls = Number(o.calls);
   const durationS = Number(o.duration);
   const progress = (m) => console.log(`[scale-out ${o.config}] ${m}`);
+  const started = new Date();
   const before = await Promise.all(gateways.map(metrics));
   const sampler = startCpuSampler();
   const host0 = hostCpu();
@@ -117,7 +118,7 @@ async function phase(o) {
     progress(`kill outcome: ${kill.outcome}; kept with media ${kill.kept_with_media}, silent ${kill.kept_silent}, media-lost ${kill.ended_media_lost}; other relay's calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
   }
   const result = {
-    config: o.config, gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,
+    config: o.config, started: started.toISOString(), gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,
     setup_ok: report.totals?.setup_ok ?? null, failed: report.totals?.failed ?? null, ended_early: report.totals?.ended_early ?? null,
     setup_ms: { p50: pct(setup, 50), p95: pct(setup, 95), max: pct(setup, 100) },
     loss_pct: sent ? Math.round(((sent - recv) / sent) * 100000) / 1000 : null,
@@ -146,7 +147,7 @@ async function sweep(o) {
   const holdS = Number(o.hold);
   const cores = machine().nproc;
   const progress = (m) => console.log(`[scale-out ${o.config} sweep] ${m}`);
-  const result = { config: o.config, gateways: gateways.length, relays: relays.length, entry: o.gateway, cps_steps: steps, step_seconds: stepS, hold_s: holdS,
+  const result = { config: o.config, started: new Date().toISOString(), gateways: gateways.length, relays: relays.length, entry: o.gateway, cps_steps: steps, step_seconds: stepS, hold_s: holdS,
     criterion: `every call set up with media back and its end confirmed, setup p95 <= ${SUSTAINED_P95_MS} ms (call sent -> DTLS done)`, steps: [] };
   const save = () => fs.writeFileSync(path.join(o.out, 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
   fs.mkdirSync(o.out, { recursive: true });
@@ -269,7 +270,7 @@ function report(o) {
   if (two.kill && (two.kill.kept_silent || two.kill.ended_other)) problems.push(`kill: ${two.kill.kept_silent} calls kept without media, ${two.kill.ended_other} ended otherwise`);
   if (two.kill && Object.values(two.kill.sessions_left).some((n) => n)) problems.push('kill: sessions left on a relay');
   const r = {
-    tool: 'lab bench scale-out', started: o.started ?? new Date().toISOString(), machine: machine(), entry: 'HAProxy (2x2) / the gateway (1x1)',
+    tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: 'HAProxy (2x2) / the gateway (1x1)',
     ok: problems.length === 0,
     summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (2x2) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; 2x2 spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
     note: `On ${os_cores()} cores shared with other jobs, two of each cannot double capacity: both gateways and both relays compete for the same cores, and a second JVM and HAProxy add their own CPU. What scale-out buys here is fault isolation (a relay killed mid-call) and the path to more hosts (docker/compose.yaml), not throughput on one machine.`,
@@ -278,6 +279,17 @@ function report(o) {
     phases,
   };
   const { htmlFile } = writeReport(o.out, r, html);
+  if (capacity) {
+    console.log('capacity sweep (pass = every call set up with media back, setup p95 <= 300 ms)');
+    console.log('  config  calls/s  set up      p50 ms  p95 ms  lab CPU %  host busy / other %  result');
+    for (const w of sweeps) {
+      for (const s of w.steps) {
+        console.log(`  ${w.config.padEnd(6)}  ${String(s.cps).padStart(7)}  ${`${s.setup_ok ?? 'n/a'}/${s.calls}`.padEnd(10)}  ${String(s.setup_ms?.p50 ?? 'n/a').padStart(6)}  ${String(s.setup_ms?.p95 ?? 'n/a').padStart(6)}  `
+          + `${String(s.cpu_by_kind.lab_total).padStart(9)}  ${`${s.cpu.host_busy_pct ?? 'n/a'} / ${s.cpu.other_pct ?? 'n/a'}`.padStart(19)}  ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}`);
+      }
+    }
+    console.log(`  ${capacity.comparison.text}`);
+  }
   console.log(`lab bench scale-out: ${r.ok ? 'ok' : 'FAILED'}: ${r.summary}`);
   console.log(`report: ${htmlFile}`);
   return r.ok ? 0 : 1;
