@@ -15,16 +15,16 @@ function referenceTable(ref) {
     Object.entries(ref).map(([k, v]) => [k, v.ours, v.thesis, v.ratio, v.better]));
 }
 
-// Each chart: {id, title, type, datasets: [{label, points: [[x, y]...]}], x, y, xlog}
-function charts(list) {
+// Each chart: {id, title, type, datasets: [{label, points: [[x, y]...], color?, dash?}], x, y, xlog}
+export function charts(list) {
   const boxes = list.map((c) => `<h2>${esc(c.title)}</h2><div class="box"><canvas id="${c.id}"></canvas></div>`).join('\n');
   return `${boxes}
 <script type="application/json" id="charts">${scriptSafe(JSON.stringify(list))}</script>
 <script>
 const colors = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'];
 for (const c of JSON.parse(document.getElementById('charts').textContent)) {
-  const datasets = c.datasets.map((d, i) => ({ label: d.label, data: d.points.map(([x, y]) => ({ x, y })), borderColor: colors[i % 6],
-    backgroundColor: colors[i % 6], pointRadius: c.points ? 3 : 0, borderWidth: 1.5, showLine: true, stepped: c.stepped || false }));
+  const datasets = c.datasets.map((d, i) => ({ label: d.label, data: d.points.map(([x, y]) => ({ x, y })), borderColor: d.color ?? colors[i % 6],
+    backgroundColor: d.color ?? colors[i % 6], borderDash: d.dash ?? [], pointRadius: c.points ? 3 : 0, borderWidth: 1.5, showLine: true, stepped: c.stepped || false }));
   new Chart(document.getElementById(c.id), { type: 'scatter', data: { datasets }, options: { animation: false, maintainAspectRatio: false,
     scales: { x: { type: c.xlog ? 'logarithmic' : 'linear', title: { display: true, text: c.x } }, y: { beginAtZero: true, title: { display: true, text: c.y } } } } });
 }

@@ -1,5 +1,8 @@
 // ./lab bench scale-out (issue #14, docs/scale-out.md): the same MO load (loadgen's gateway mode, two users, so
-// that HAProxy spreads the sessions) on one gateway + one rtpengine and on two of each, in the same run.
+// that HAProxy spreads the sessions) on one gateway + one rtpengine and on two of each, in the same run; before it,
+// on each, a capacity sweep (setup-rate --sustained's steps and criterion: scale-capacity.mjs).
+//   node scale-out.mjs sweep --config 1x1|2x2 --out DIR --gateway URL --gateways URL,... --relays NG,...
+//        --cps-steps R1,R2,... --step-seconds S --hold S         constant-rate steps up to the first failing one
 //   node scale-out.mjs phase --config 1x1|2x2 --out DIR --gateway URL --gateways URL,... --relays NG,... --users FILE
 //        --calls N --cps R --duration S [--kill NAME]     one configuration, under ./lab (LAB_PIDS, LAB_LOGDIR)
 //   node scale-out.mjs report --out DIR                   report.json + report.html from DIR/1x1 and DIR/2x2
@@ -9,9 +12,12 @@ import { hostBusyPct, hostCpu, machine } from './analyze.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { listCalls, ng } from '../kit/ng.mjs';
 import { esc, htmlHead, writeReport } from '../kit/report.mjs';
+import { charts } from './html.mjs';
 import { start, sleep, waitFor } from '../kit/procs.mjs';
 import { restart } from '../kit/restart.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
+import { capacityOf, compareCapacity, cpuByKind, failuresByReason, judgeStep, SUSTAINED_P95_MS, SWEEP_PROCS } from './scale-capacity.mjs';
+import { setupStep } from './setup-rate.mjs';
 
 const PROCS = ['gateway', 'gateway2', 'rtpengine', 'rtpengine2', 'haproxy', 'redis', 'kamailio', 'ue1'];
 
@@ -45,6 +51,7 @@ async function phase(o) {
   const calls = Number(o.calls);
   const durationS = Number(o.duration);
   const progress = (m) => console.log(`[scale-out ${o.config}] ${m}`);
+  const started = new Date();
   const before = await Promise.all(gateways.map(metrics));
   const sampler = startCpuSampler();
   const host0 = hostCpu();
@@ -111,7 +118,7 @@ async function phase(o) {
     progress(`kill outcome: ${kill.outcome}; kept with media ${kill.kept_with_media}, silent ${kill.kept_silent}, media-lost ${kill.ended_media_lost}; other relay's calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
   }
   const result = {
-    config: o.config, gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,
+    config: o.config, started: started.toISOString(), gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,
     setup_ok: report.totals?.setup_ok ?? null, failed: report.totals?.failed ?? null, ended_early: report.totals?.ended_early ?? null,
     setup_ms: { p50: pct(setup, 50), p95: pct(setup, 95), max: pct(setup, 100) },
     loss_pct: sent ? Math.round(((sent - recv) / sent) * 100000) / 1000 : null,
@@ -126,13 +133,76 @@ async function phase(o) {
   progress(`setup ok ${result.setup_ok}/${calls}, failed ${result.failed}, setup p50 ${result.setup_ms.p50} ms, loss ${result.loss_pct} %, lab CPU ${result.cpu_lab_total_pct} % of one core, other jobs ${result.other_jobs_pct} %`);
 }
 
+// The capacity sweep of one configuration: at each rate, cps x step-seconds MO calls from loadgen (one thread,
+// alice and bob: one session on each gateway behind HAProxy), each held `hold` s, through the configuration's
+// entry (the gateway / HAProxy); per step the criterion, setup p50/p95, failures by reason, CPU per process
+// instance, calls per gateway (metrics deltas) and per relay (distinct calls in each relay's `list`, asked every
+// second). Stops at the first failing step.
+async function sweep(o) {
+  const root = labRoot();
+  const relays = o.relays.split(',');
+  const gateways = o.gateways.split(',');
+  const steps = o['cps-steps'].split(',').map(Number);
+  const stepS = Number(o['step-seconds']);
+  const holdS = Number(o.hold);
+  const cores = machine().nproc;
+  const progress = (m) => console.log(`[scale-out ${o.config} sweep] ${m}`);
+  const result = { config: o.config, started: new Date().toISOString(), gateways: gateways.length, relays: relays.length, entry: o.gateway, cps_steps: steps, step_seconds: stepS, hold_s: holdS,
+    criterion: `every call set up with media back and its end confirmed, setup p95 <= ${SUSTAINED_P95_MS} ms (call sent -> DTLS done)`, steps: [] };
+  const save = () => fs.writeFileSync(path.join(o.out, 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
+  fs.mkdirSync(o.out, { recursive: true });
+  for (const cps of steps) {
+    const calls = cps * stepS;
+    const dir = path.join(o.out, `cps-${cps}`);
+    progress(`step ${cps} calls/s: ${calls} calls over ${stepS} s, held ${holdS} s (~${cps * holdS} up at once)`);
+    const before = await Promise.all(gateways.map(metrics));
+    const seen = relays.map(() => new Set());
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const lists = await Promise.all(relays.map((r) => listCalls(r).catch(() => null)));
+        lists.forEach((l, i) => l?.forEach((id) => seen[i].add(id)));
+        await sleep(1000);
+      }
+    })();
+    const s = await setupStep({ root, dir, logDir: logDir(), gateway: o.gateway, profilesFile: path.join(root, 'media-relay', 'bench', 'profiles.json'),
+      cps, calls, holdS, threads: 1, userCount: 2, procs: SWEEP_PROCS, progress, progressEvery: 10 });
+    polling = false;
+    await poller;
+    const after = await Promise.all(gateways.map(metrics).map((p) => p.catch(() => null)));
+    let lg = null;
+    try { lg = JSON.parse(fs.readFileSync(path.join(dir, 'loadgen.json'), 'utf8')); } catch { /* setupStep reported it */ }
+    judgeStep(s);
+    Object.assign(s, {
+      failures_by_reason: failuresByReason(lg?.calls),
+      per_gateway: Object.fromEntries(gateways.map((g, i) => [g, after[i] ? { attempts: after[i].attempts - before[i].attempts, answers: after[i].answers - before[i].answers } : null])),
+      per_relay_calls: Object.fromEntries(relays.map((r, i) => [r, seen[i].size])),
+      cpu_by_kind: cpuByKind(s.cpu),
+    });
+    delete s.failure_reasons; // failures_by_reason has them all, counted
+    result.steps.push(s);
+    save();
+    const inst = SWEEP_PROCS.filter((n) => s.cpu[`${n}_pct`] != null).map((n) => `${n} ${s.cpu[`${n}_pct`]}`).join(', ');
+    progress(`step ${cps} calls/s: ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}; ${s.setup_ok ?? 'n/a'}/${calls} set up, p50 ${s.setup_ms?.p50 ?? 'n/a'} p95 ${s.setup_ms?.p95 ?? 'n/a'} ms; `
+      + `per gateway ${Object.values(s.per_gateway).map((g) => g?.attempts ?? '?').join('/')}, per relay ${Object.values(s.per_relay_calls).join('/')}; CPU % ${inst}; host ${s.cpu.host_busy_pct} %, other jobs ${s.cpu.other_pct} %`);
+    if (!s.pass) break;
+    await sleep(3000); // let BYEs, deletes and timewaits settle (as sustained.mjs)
+  }
+  result.capacity = capacityOf(result.steps, cores);
+  save();
+  const c = result.capacity;
+  progress(`capacity: ${c.bound === '<' ? `below ${c.lowest_cps}` : `${c.bound === '>=' ? '>= ' : ''}${c.capacity_cps}`} calls/s; bottleneck at ${c.bottleneck?.at_cps} calls/s: ${c.bottleneck?.process} ${c.bottleneck?.pct} % of one core, host ${c.bottleneck?.host_busy_pct} % of ${cores * 100} %`);
+}
+
 function html(r) {
   const row = (p) => `<tr><td>${esc(p.config)}</td><td>${p.setup_ok}/${p.calls}</td><td>${p.failed}</td><td>${p.setup_ms.p50} / ${p.setup_ms.p95}</td><td>${p.loss_pct}</td>
 <td>${esc(JSON.stringify(p.per_gateway))}</td><td>${esc(JSON.stringify(p.per_relay_calls))}</td><td>${p.cpu_lab_total_pct}</td><td>${p.cpu_per_call_pct}</td><td>${p.other_jobs_pct}</td></tr>`;
   const cpuRows = Object.keys(r.phases[0].cpu).filter((k) => k.endsWith('_pct')).map((k) => `<tr><td>${esc(k.replace(/_pct$/, ''))}</td>${r.phases.map((p) => `<td>${p.cpu[k] ?? '—'}</td>`).join('')}</tr>`).join('');
   const k = r.phases.find((p) => p.kill)?.kill;
-  return `${htmlHead('lab bench scale-out', { chart: false })}
+  return `${htmlHead('lab bench scale-out', { chart: r.capacity != null })}
 <h1>Scale-out: 1 gateway + 1 rtpengine vs 2 + 2</h1>
+${r.capacity ? capacityHtml(r) : ''}
+<h2>The same load on both${r.capacity ? ' (after the sweeps)' : ''}</h2>
 <p>${esc(r.started)} · ${esc(r.machine?.cpu_model ?? '')} · ${r.machine?.nproc} cores · the same load in both: ${r.phases[0].calls} MO calls at ${r.phases[0].cps}/s, ${r.phases[0].media_s} s media each (loadgen gateway mode, two users, through ${esc(r.entry)})</p>
 <p class="${r.ok ? 'ok' : 'bad'}">${r.ok ? 'ok' : 'FAILED'}: ${esc(r.summary)}</p>
 <table><tr><th>config</th><th>set up</th><th>failed</th><th>setup p50/p95 ms</th><th>loss %</th><th>per gateway</th><th>per relay (peak)</th><th>lab CPU % of one core</th><th>per call</th><th>other jobs %</th></tr>
@@ -145,10 +215,53 @@ the other relay's calls untouched ${k.other_relay_calls_untouched}/${k.other_rel
 <p>${esc(r.note)}</p></body></html>`;
 }
 
+// one colour per kind of process in the CPU plots (the second instance dashed)
+const PROC_COLORS = { gateway: '#1f77b4', gateway2: '#1f77b4', rtpengine: '#d62728', rtpengine2: '#d62728', haproxy: '#8c564b', redis: '#e377c2',
+  kamailio: '#2ca02c', sipp: '#ff7f0e', loadgen: '#9467bd' };
+
+const cell = (v) => (v == null ? '—' : esc(typeof v === 'object' ? JSON.stringify(v) : String(v)));
+
+function capacityHtml(r) {
+  const c = r.capacity;
+  const capText = (x) => (x.bound === '<' ? `below ${x.lowest_cps}` : `${x.bound === '>=' ? '≥ ' : ''}${x.capacity_cps}`);
+  const rows = c.sweeps.flatMap((w) => w.steps.map((s) => `<tr><td>${esc(w.config)}</td><td>${s.cps}</td><td>${s.setup_ok ?? '—'}/${s.calls}</td><td>${s.failures ?? '—'}</td>
+<td>${s.setup_ms?.p50 ?? '—'} / ${s.setup_ms?.p95 ?? '—'}</td><td>${s.concurrent_peak ?? '—'}</td><td>${cell(Object.values(s.per_gateway).map((g) => g?.attempts ?? '?').join(' / '))}</td>
+<td>${cell(Object.values(s.per_relay_calls).join(' / '))}</td><td>${cell(s.cpu_by_kind.lab_total)}</td><td>${s.cpu.host_busy_pct ?? '—'} / ${s.cpu.other_pct ?? '—'}</td>
+<td class="${s.pass ? 'ok' : 'bad'}">${s.pass ? 'pass' : `FAIL: ${esc(s.fail_reason)}`}</td><td>${cell(Object.keys(s.failures_by_reason).length ? s.failures_by_reason : null)}</td></tr>`)).join('\n');
+  const procs = SWEEP_PROCS.filter((n) => c.sweeps.some((w) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)));
+  const cpuRows = c.sweeps.flatMap((w) => w.steps.map((s) => `<tr><td>${esc(w.config)}</td><td>${s.cps}</td>${procs.map((n) => `<td>${s.cpu[`${n}_pct`] ?? '—'}</td>`).join('')}
+${['gateways', 'rtpengines'].map((k2) => `<td>${s.cpu_by_kind[k2] ?? '—'}</td>`).join('')}</tr>`)).join('\n');
+  const plots = [{ id: 'p95', title: 'Setup p95 per step (call sent → DTLS done)', x: 'calls/s', y: 'setup p95 ms', points: true,
+    datasets: c.sweeps.map((w) => ({ label: w.config, points: w.steps.map((s) => [s.cps, s.setup_ms?.p95 ?? null]) }))
+      .concat([{ label: `criterion (${SUSTAINED_P95_MS} ms)`, points: c.sweeps.flatMap((w) => w.steps.map((s) => s.cps)).sort((a, b) => a - b).filter((v, i, a) => i === 0 || i === a.length - 1).map((x) => [x, SUSTAINED_P95_MS]) }]) }]
+    .concat(c.sweeps.map((w) => ({ id: `cpu-${w.config}`, title: `CPU per process, ${w.config} (% of one core, mean over the step)`, x: 'calls/s', y: '% of one core', points: true,
+      datasets: procs.filter((n) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)).map((n) => ({ label: n, points: w.steps.map((s) => [s.cps, s.cpu[`${n}_pct`]]),
+        color: PROC_COLORS[n], dash: /2$/.test(n) ? [6, 3] : [] })) })));
+  return `<h2>Capacity (constant-rate steps, up to the first failing one)</h2>
+<p>${esc(c.sweeps[0].step_seconds)} s per step, each call held ${esc(c.sweeps[0].hold_s)} s; steps ${esc(c.sweeps[0].cps_steps.join(', '))} calls/s; pass = ${esc(c.sweeps[0].criterion)}.
+loadgen gateway mode, one thread, two users (one on each gateway behind HAProxy in 2x2).</p>
+<table><tr><th>config</th><th>capacity (calls/s)</th><th>first failing step</th><th>bottleneck (at that step)</th></tr>
+${c.sweeps.map((w) => `<tr><td>${esc(w.config)}</td><td><b>${capText(w.capacity)}</b></td><td>${w.capacity.first_failing_cps ?? '—'}${w.capacity.first_failing_reason ? `: ${esc(w.capacity.first_failing_reason)}` : ''}</td>
+<td>${w.capacity.bottleneck ? `${esc(w.capacity.bottleneck.process)} ${w.capacity.bottleneck.pct} % of one core; host ${w.capacity.bottleneck.host_busy_pct} % of ${r.machine?.nproc * 100} %${w.capacity.bottleneck.host_saturated ? ' (out of cores)' : ''}, other jobs ${w.capacity.bottleneck.other_pct} %` : '—'}</td></tr>`).join('')}</table>
+<p><b>${esc(c.comparison.text)}</b></p>
+<table><tr><th>config</th><th>calls/s</th><th>set up</th><th>failed</th><th>setup p50 / p95 ms</th><th>peak in media</th><th>calls per gateway</th><th>calls per relay</th><th>lab CPU % of one core</th><th>host busy / other jobs %</th><th>result</th><th>failures by reason</th></tr>
+${rows}</table>
+<h3>CPU per process instance (% of one core)</h3>
+<table><tr><th>config</th><th>calls/s</th>${procs.map((n) => `<th>${esc(n)}</th>`).join('')}<th>gateways</th><th>rtpengines</th></tr>${cpuRows}</table>
+${charts(plots)}
+<p>${esc(r.capacity_note)}</p>`;
+}
+
 function report(o) {
   const phases = ['1x1', '2x2'].map((c) => JSON.parse(fs.readFileSync(path.join(o.out, c, 'phase.json'), 'utf8')));
+  const sweeps = ['1x1', '2x2'].map((c) => { try { return JSON.parse(fs.readFileSync(path.join(o.out, c, 'sweep.json'), 'utf8')); } catch { return null; } });
   const [one, two] = phases;
   const problems = [];
+  let capacity = null;
+  if (sweeps.every(Boolean)) {
+    for (const w of sweeps) if (!w.steps.length || w.steps.some((s) => s.setup_ok == null)) problems.push(`${w.config} sweep: a step gave no result`);
+    capacity = { sweeps, comparison: compareCapacity(sweeps[0], sweeps[1]) };
+  } else if (sweeps.some(Boolean)) problems.push('the capacity sweep ran on one configuration only');
   for (const p of phases) if (p.failed || p.setup_ok !== p.calls) problems.push(`${p.config}: ${p.failed} failed, ${p.setup_ok}/${p.calls} set up`);
   const g = Object.values(two.per_gateway).map((x) => x.attempts);
   const rl = Object.values(two.per_relay_calls);
@@ -157,16 +270,44 @@ function report(o) {
   if (two.kill && (two.kill.kept_silent || two.kill.ended_other)) problems.push(`kill: ${two.kill.kept_silent} calls kept without media, ${two.kill.ended_other} ended otherwise`);
   if (two.kill && Object.values(two.kill.sessions_left).some((n) => n)) problems.push('kill: sessions left on a relay');
   const r = {
-    tool: 'lab bench scale-out', started: o.started ?? new Date().toISOString(), machine: machine(), entry: 'HAProxy (2x2) / the gateway (1x1)',
+    tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: 'HAProxy (2x2) / the gateway (1x1)',
     ok: problems.length === 0,
-    summary: problems.length ? problems.join('; ') : `same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (2x2) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; 2x2 spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
+    summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (2x2) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; 2x2 spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
     note: `On ${os_cores()} cores shared with other jobs, two of each cannot double capacity: both gateways and both relays compete for the same cores, and a second JVM and HAProxy add their own CPU. What scale-out buys here is fault isolation (a relay killed mid-call) and the path to more hosts (docker/compose.yaml), not throughput on one machine.`,
+    capacity,
+    capacity_note: capacity ? capacityNote(capacity, machine().nproc) : null,
     phases,
   };
   const { htmlFile } = writeReport(o.out, r, html);
+  if (capacity) {
+    console.log('capacity sweep (pass = every call set up with media back, setup p95 <= 300 ms)');
+    console.log('  config  calls/s  set up      p50 ms  p95 ms  lab CPU %  host busy / other %  result');
+    for (const w of sweeps) {
+      for (const s of w.steps) {
+        console.log(`  ${w.config.padEnd(6)}  ${String(s.cps).padStart(7)}  ${`${s.setup_ok ?? 'n/a'}/${s.calls}`.padEnd(10)}  ${String(s.setup_ms?.p50 ?? 'n/a').padStart(6)}  ${String(s.setup_ms?.p95 ?? 'n/a').padStart(6)}  `
+          + `${String(s.cpu_by_kind.lab_total).padStart(9)}  ${`${s.cpu.host_busy_pct ?? 'n/a'} / ${s.cpu.other_pct ?? 'n/a'}`.padStart(19)}  ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}`);
+      }
+    }
+    console.log(`  ${capacity.comparison.text}`);
+  }
   console.log(`lab bench scale-out: ${r.ok ? 'ok' : 'FAILED'}: ${r.summary}`);
   console.log(`report: ${htmlFile}`);
   return r.ok ? 0 : 1;
+}
+
+// What the sweep measured and why (which process saturates, the cores), from the figures.
+function capacityNote(c, cores) {
+  const say = (w) => {
+    const b = w.capacity.bottleneck;
+    if (!b) return `${w.config}: no step`;
+    const why = b.pct >= 90 ? `: ${b.process} had used up its core`
+      : b.host_saturated ? ': no process used a whole core, the host was out of cores'
+        : ': no process used a whole core and the host was not out of cores either (busy below 85 % of all cores over the step)';
+    return `${w.config}: at ${b.at_cps} calls/s (${b.step}) the busiest process was ${b.process} at ${b.pct} % of one core, the host ${b.host_busy_pct} % busy of ${cores * 100} % (other jobs ${b.other_pct} %)${why}`;
+  };
+  return `${c.sweeps.map(say).join('; ')}. Every process of both configurations, the load generator included, runs on the same ${cores} cores: `
+    + 'a second gateway and a second rtpengine add instances, not cores, so 2x2 cannot double the capacity here; it spreads the same work over more processes '
+    + '(and adds HAProxy\'s hop and a second JVM). What would scale is each pair on its own host (docker/).';
 }
 
 function os_cores() { return machine().nproc; }
@@ -174,6 +315,7 @@ function os_cores() { return machine().nproc; }
 const o = args(process.argv.slice(2));
 try {
   if (o._[0] === 'phase') { await phase(o); process.exit(0); }
+  if (o._[0] === 'sweep') { await sweep(o); process.exit(0); }
   if (o._[0] === 'report') process.exit(report(o));
   console.error('usage: scale-out.mjs phase|report ...');
   process.exit(2);

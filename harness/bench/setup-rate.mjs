@@ -54,10 +54,10 @@ function writePids(file, extra) {
   fs.writeFileSync(file, `${[...lines, ...extra].join('\n')}\n`);
 }
 
-function cpuOf(sampled, host0, host1) {
+function cpuOf(sampled, host0, host1, procs = SETUP_PROCS) {
   const cpu = { wall_s: sampled.wall_s };
   let ours = 0;
-  for (const n of SETUP_PROCS) {
+  for (const n of procs) {
     cpu[`${n}_pct`] = sampled[`${n}_pct`] ?? null;
     ours += cpu[`${n}_pct`] ?? 0;
   }
@@ -71,11 +71,14 @@ function cpuOf(sampled, host0, host1) {
 // the generator can use more than one core. The users' passwords go to loadgen in a 0600 file, not argv.
 export const SETUP_USERS = ['alice', 'bob', 'carol', 'dave'];
 // perfFile: record loadgen, rtpengine and Kamailio with Linux perf over the step (perf.mjs) into this file.
-export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, threads = 1, to = 'ue1', perfFile = null, progress, progressEvery = 2 }) {
+// userCount: users logged in (at least one per thread; bench scale-out: 2, one per gateway behind HAProxy);
+// procs: the processes whose CPU the step reports (bench scale-out adds gateway2, rtpengine2, haproxy, redis).
+export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, threads = 1, to = 'ue1', perfFile = null, progress, progressEvery = 2,
+  userCount = threads, procs = SETUP_PROCS }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
   const usersFile = path.join(dir, 'users.txt');
-  const users = SETUP_USERS.slice(0, threads);
+  const users = SETUP_USERS.slice(0, Math.max(threads, userCount));
   fs.writeFileSync(usersFile, `# loadgen --users\n${users.map((u) => `${u}:${credentials(root, u)}`).join('\n')}\n`, { mode: 0o600 });
   const args = ['--gateway', gateway, '--users', usersFile, '--threads', String(threads), '--to', to, '--calls', String(calls),
     '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
@@ -104,7 +107,7 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
     perf = stopped.ok ? perfFile : null;
     if (!stopped.ok) perfError = `perf record: ${stopped.text}`;
   }
-  const cpu = cpuOf(sampler.stop(), host0, hostCpu());
+  const cpu = cpuOf(sampler.stop(), host0, hostCpu(), procs);
   let out = null;
   try { out = JSON.parse(fs.readFileSync(json, 'utf8')); } catch { /* below */ }
   if (!out) errors.push(`loadgen wrote no report (exit ${res.code}): ${lastLine(lg.tail()) || 'no output'}`);

@@ -19,7 +19,8 @@ export function sustainedPlan(steps, stepS, holdS) {
   return { expected_s: steps.length * perStep + 30 };
 }
 
-function judge(s) {
+// a step's failing reasons ([] = pass); also bench scale-out's capacity sweep (scale-capacity.mjs)
+export function judge(s) {
   const why = [];
   if (s.failures == null) why.push('no result');
   else if (s.failures > 0) why.push(`${s.failures} failed call(s)`);
@@ -28,6 +29,9 @@ function judge(s) {
   why.push(...(s.errors ?? []));
   return why;
 }
+
+// the knee: the highest passing rate (the sweep stops at the first failing step)
+export const kneeOf = (steps) => steps.filter((s) => s.pass).reduce((m, s) => Math.max(m, s.cps), 0);
 
 // the process that used the most CPU in a step
 function busiest(cpu) {
@@ -91,7 +95,6 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       await sleep(PAUSE_S * 1000);
     }
   }
-  const kneeOf = (steps) => steps.filter((s) => s.pass).reduce((m, s) => Math.max(m, s.cps), 0);
   report.knee_cps = kneeOf(report.steps);
   report.sip_only_knee_cps = kneeOf(report.sip_only);
   const lastSip = report.sip_only[report.sip_only.length - 1];

@@ -44,7 +44,8 @@ start_relay() {
   local -a ifaces=()
   name=$(relay_name "$i")
   ng=$(relay_ng "$i")
-  span=$((1000 / LAB_RELAYS))
+  # the relays share 30000-30999 (LAB_SCALE_PORT_SPAN ports from 30000; bench scale-out's sweep: 30000-39999)
+  span=$((${LAB_SCALE_PORT_SPAN:-1000} / LAB_RELAYS))
   lo=$((30000 + span * (i - 1)))
   hi=$((lo + span - 1))
   pub=$(lab_pub_addr)
@@ -159,16 +160,26 @@ scale_print() {
   return 0
 }
 
-# cmd_bench_scale_out [--calls N] [--duration S] — ./lab bench scale-out: the same MO load through one gateway +
-# one rtpengine, then through two of each behind HAProxy (rtpengine2 SIGKILLed and restarted mid-run), in one
-# private network namespace; harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
+# cmd_bench_scale_out [--calls N] [--duration S] [--cps-steps R1,R2,...] [--step-seconds S] [--hold S] [--no-sweep] —
+# ./lab bench scale-out: on one gateway + one rtpengine, then on two of each behind HAProxy, in one private network
+# namespace: first a capacity sweep (constant-rate steps up to the first failing one, setup-rate --sustained's
+# criterion), then the same MO load on both (rtpengine2 SIGKILLed and restarted mid-run in 2x2);
+# harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=40 cps=10 cfg g r dir rc=0 gws i
+  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 cfg g r dir rc=0 gws i n v prev=0 est
   local -a orig=("$@")
   while (($#)); do
     case $1 in
       --calls) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 200 ]] || usage_error "bench scale-out: --calls needs 1..200"; calls=$2; shift 2 ;;
       --duration) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -ge 10 && $2 -le 120 ]] || usage_error "bench scale-out: --duration needs 10..120 (s)"; duration=$2; shift 2 ;;
+      --cps-steps) [[ ${2:-} =~ ^[1-9][0-9]*(,[1-9][0-9]*){0,7}$ ]] || usage_error "bench scale-out: --cps-steps needs 1 to 8 rates, e.g. 10,20,40"
+        for v in ${2//,/ }; do
+          ((v <= 200 && v > prev)) || usage_error "bench scale-out: --cps-steps: rates rising, each 1..200 calls/s (got $2)"; prev=$v
+        done
+        steps=$2; shift 2 ;;
+      --step-seconds) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -ge 10 && $2 -le 120 ]] || usage_error "bench scale-out: --step-seconds needs 10..120"; step_s=$2; shift 2 ;;
+      --hold) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 30 ]] || usage_error "bench scale-out: --hold needs 1..30 (s)"; hold=$2; shift 2 ;;
+      --no-sweep) sweep=0; shift ;;
       *) usage_error "unknown option for bench scale-out: $1" ;;
     esac
   done
@@ -184,7 +195,12 @@ cmd_bench_scale_out() {
   # two users, so that HAProxy's round robin puts one session on each gateway; the quotas lifted as in every bench
   awk -F: '$1 == "alice" || $1 == "bob"' "$ROOT/ims-sim/users.txt" >"$LAB_RUN_DIR/users.txt"
   chmod 600 "$LAB_RUN_DIR/users.txt"
-  log "bench scale-out: $calls calls at $cps/s, $duration s media, on 1x1 then 2x2 (about $((2 * (calls / cps + duration + 60))) s)"
+  # the sweep holds up to cps x hold calls at once: the relays get 30000-39999 (as setup-rate --sustained)
+  export RTPENGINE_PORT_MAX=39999 LAB_SCALE_PORT_SPAN=10000
+  n=$(tr ',' '\n' <<<"$steps" | wc -l)
+  est=$((2 * (calls / cps + duration + 60)))
+  ((sweep)) && est=$((est + 2 * n * (step_s + hold + 20)))
+  log "bench scale-out: on 1x1 then 2x2$( ((sweep)) && echo ", each: capacity sweep $steps calls/s ($step_s s steps, calls held $hold s, up to the first failing step), then") $calls calls at $cps/s, $duration s media (at most about $((est / 60 + 1)) min)"
   for cfg in 1x1 2x2; do
     g=${cfg%x*} r=${cfg#*x}
     LAB_GATEWAYS=$g LAB_RELAYS=$r
@@ -193,9 +209,14 @@ cmd_bench_scale_out() {
     LAB_SCALE_GW_ARGS="$BENCH_GATEWAY_LOAD_ARGS" lab_start_all || { rc=1; break; }
     gws=()
     if ((g > 1)); then for ((i = 1; i <= g; i++)); do gws+=("http://127.0.0.1:$(gateway_http_port "$i")"); done; else gws=("$(gw_url)"); fi
-    run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
-      node "$ROOT/harness/bench/scale-out.mjs" phase --config "$cfg" --out "$dir" --gateway "$(gw_url)" \
-      --gateways "$(IFS=,; echo "${gws[*]}")" --relays "$( ((r > 1)) && relay_ng_list || echo "$LAB_RTPENGINE_NG")" \
+    local -a common=(--config "$cfg" --out "$dir" --gateway "$(gw_url)" --gateways "$(IFS=,; echo "${gws[*]}")"
+      --relays "$( ((r > 1)) && relay_ng_list || echo "$LAB_RTPENGINE_NG")")
+    if ((sweep)); then
+      run_foreground "sweep-$cfg" $((n * (step_s + hold + 60) + 60)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
+        node "$ROOT/harness/bench/scale-out.mjs" sweep "${common[@]}" --cps-steps "$steps" --step-seconds "$step_s" --hold "$hold" || rc=1
+    fi
+    ((rc == 0)) && run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
+      node "$ROOT/harness/bench/scale-out.mjs" phase "${common[@]}" \
       --users "$LAB_RUN_DIR/users.txt" --calls "$calls" --cps "$cps" --duration "$duration" \
       $( ((r > 1)) && echo --kill "$(relay_name "$r")") || rc=1
     procs_cleanup
