@@ -92,6 +92,13 @@ public class GatewayProperties {
          * de-registration then ends the user's session. Off by default; `--ims 3gpp` turns it on.
          */
         private boolean regEvent = false;
+        /**
+         * OPTIONS keepalive toward the P-CSCF every this many ms (0 = off): an answer after unanswered ones (the
+         * P-CSCF restarted) re-REGISTERs every user (sip/RegistrarKeepalive, docs/security.md "Faults").
+         */
+        private int keepaliveMs = 0;
+        public int getKeepaliveMs() { return keepaliveMs; }
+        public void setKeepaliveMs(int keepaliveMs) { this.keepaliveMs = keepaliveMs; }
         public boolean isRegEvent() { return regEvent; }
         public void setRegEvent(boolean regEvent) { this.regEvent = regEvent; }
         public String getCredentials() { return credentials; }
