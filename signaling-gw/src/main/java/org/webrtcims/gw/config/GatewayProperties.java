@@ -237,6 +237,13 @@ public class GatewayProperties {
          * token to take it over; 0 = it ends at once (`websocket-closed`).
          */
         private long wsReconnectGraceMs = 0;
+        /**
+         * Open WebSockets from one source address (loopback not counted); one beyond it gets `error
+         * too-many-connections` and close code 4429. 0 = no limit.
+         */
+        private int wsConnectionsPerAddress = 20;
+        public int getWsConnectionsPerAddress() { return wsConnectionsPerAddress; }
+        public void setWsConnectionsPerAddress(int v) { this.wsConnectionsPerAddress = v; }
         public long getWsPingMs() { return wsPingMs; }
         public void setWsPingMs(long v) { this.wsPingMs = v; }
         public long getWsIdleTimeoutMs() { return wsIdleTimeoutMs; }
