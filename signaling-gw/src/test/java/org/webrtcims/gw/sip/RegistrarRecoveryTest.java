@@ -25,7 +25,15 @@ class RegistrarRecoveryTest {
     void tearDown() { timer.shutdownNow(); }
 
     static long count(List<Request> sent, String method) {
-        return sent.stream().filter(r -> r.getMethod().equals(method)).count();
+        synchronized (sent) {
+            return sent.stream().filter(r -> r.getMethod().equals(method)).count();
+        }
+    }
+
+    static Request last(List<Request> sent) {
+        synchronized (sent) {
+            return sent.get(sent.size() - 1);
+        }
     }
 
     static void waitFor(java.util.function.BooleanSupplier cond, long ms, String what) throws InterruptedException {
@@ -113,12 +121,15 @@ class RegistrarRecoveryTest {
             waitFor(() -> count(registrar.sent, Request.OPTIONS) >= 2 && client.keepaliveMissed() >= 1, 3000, "an unanswered keepalive");
             assertEquals(2, count(registrar.sent, Request.REGISTER), "no REGISTER while the proxy is silent");
             int before = registrar.sent.size();
-            waitFor(() -> registrar.sent.size() > before && registrar.sent.get(registrar.sent.size() - 1).getMethod().equals(Request.OPTIONS),
+            waitFor(() -> registrar.sent.size() > before && last(registrar.sent).getMethod().equals(Request.OPTIONS),
                     3000, "the next keepalive");
-            int last = registrar.sent.size() - 1;
-            registrar.answer(last, 200, null); // it is back
+            int probe = registrar.sent.indexOf(last(registrar.sent));
+            waitFor(() -> registrar.handlers.size() > probe, 1000, "its handler recorded");
+            registrar.answer(probe, 200, null); // it is back
             waitFor(() -> count(registrar.sent, Request.REGISTER) >= 4, 3000, "both users re-REGISTERed");
-            List<String> users = registrar.sent.stream().filter(r -> r.getMethod().equals(Request.REGISTER)).skip(2)
+            List<Request> copy;
+            synchronized (registrar.sent) { copy = List.copyOf(registrar.sent); }
+            List<String> users = copy.stream().filter(r -> r.getMethod().equals(Request.REGISTER)).skip(2)
                     .map(r -> ((javax.sip.address.SipURI) ((javax.sip.header.FromHeader) r.getHeader("From")).getAddress().getURI()).getUser())
                     .sorted().toList();
             assertEquals(List.of("alice", "bob"), users);
