@@ -15,7 +15,7 @@ import * as gw from '../runner/gateway.mjs';
 import { incomingCall, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
 import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf, restart } from '../kit/restart.mjs';
 
@@ -132,8 +132,8 @@ function withOption(args, name, value) {
   return [...out, `--${name}=${value}`];
 }
 
-async function startOwnGateway() {
-  const proc = start('gateway-faults', 'java', gwArgs, {
+async function startOwnGateway(args = gwArgs) {
+  const proc = start('gateway-faults', 'java', args, {
     log: path.join(logDir(), 'gateway-faults.log'),
     env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
   });
@@ -255,6 +255,129 @@ test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is 
   } finally {
     await client?.close();
     await stop(proc, 'SIGTERM', 15000);
+  }
+});
+
+// ---- Kamailio restarted mid-call: a Kamailio of this file's own (ims-sim/start-kamailio.sh, P-CSCF 5160, S-CSCF
+// 5162) behind this file's gateway, so the lab's Kamailio keeps the registrations of the UEs other test files use
+// (ue1, ue3 … register once, when ./lab starts them). It keeps its registrations in memory (usrloc db_mode 0, the
+// P-CSCF's htables): a restart forgets them all.
+const KAM_PCSCF_PORT = 5160;
+const KAM_SCSCF_PORT = 5162;
+const KAM_DOWN_MS = 3000; // longer than the keepalive's interval + deadline: at least one probe goes unanswered
+const KEEPALIVE_MS = 1000;
+
+async function kamailioAnswers(port) {
+  const { execFile } = await import('node:child_process');
+  const script = path.join(labRoot(), 'harness', 'lib', 'sip-options.py');
+  return new Promise((resolve) => execFile('python3', [script, `127.0.0.1:${port}`, '0.5'], (e) => resolve(!e)));
+}
+
+async function startOwnKamailio() {
+  const rundir = path.join(logDir(), '..', 'kamailio-faults');
+  const proc = start('kamailio-faults', 'bash', [path.join(labRoot(), 'ims-sim', 'start-kamailio.sh'), rundir], {
+    log: path.join(logDir(), 'kamailio-faults.log'),
+    env: { ...process.env, KAMAILIO_ADDR: '127.0.0.1', KAMAILIO_PORT: String(KAM_PCSCF_PORT), SCSCF_PORT: String(KAM_SCSCF_PORT), IMS_DOMAIN: 'ims.lab' },
+    group: true, // kamailio forks its workers: a stop reaches them all
+  });
+  const end = Date.now() + 20000;
+  for (;;) {
+    const done = await Promise.race([proc.done, sleep(200).then(() => null)]);
+    if (done) throw new Error(`the faults Kamailio exited (${JSON.stringify(done)}): ${proc.tail().slice(-400)}`);
+    if (await kamailioAnswers(KAM_PCSCF_PORT)) return proc;
+    if (Date.now() > end) throw new Error('the faults Kamailio did not answer OPTIONS within 20 s');
+  }
+}
+
+async function ownDialogs() {
+  const res = await fetch(`${base}/actuator/prometheus`, { signal: AbortSignal.timeout(3000) });
+  const line = (await res.text()).split('\n').find((l) => l.startsWith('gw_sip_dialogs'));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+async function assertNoOwnDialog(ms = 10000) {
+  const end = Date.now() + ms;
+  let n;
+  do {
+    n = await ownDialogs();
+    if (n === 0) return;
+    await sleep(250);
+  } while (Date.now() < end);
+  assert.equal(n, 0, 'SIP dialogs left in the faults gateway');
+}
+
+const registrationOf = async (token) => (await (await fetch(`${base}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } })).json()).registration;
+
+test('Kamailio restarted mid-call: media goes on, the BYE after the restart reaches the UE, the keepalive re-REGISTERs the user and an MT call reaches the browser again; no session or dialog left', { timeout: 150000 }, async () => {
+  let kam = await startOwnKamailio();
+  const args = withOption(withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`), 'lab.ims.keepalive-ms', KEEPALIVE_MS);
+  const proc = await startOwnGateway(args);
+  const ueEnv = { env: { KAMAILIO: `127.0.0.1:${KAM_PCSCF_PORT}` }, timeoutMs: 90000 };
+  let client;
+  let ue;
+  try {
+    client = await openClient(browser, { name: 'test-faults-kamailio', url: `${base}/` });
+    const { token } = await client.login('carol', passwordOf('carol'));
+    const before = await registrationOf(token);
+    assert.equal(before.refreshes, 0);
+
+    // an MT call ue2 -> carol through this Kamailio, answered, media flowing
+    let incoming;
+    ({ ue, incoming } = await incomingCall(client, 'carol', 'uac-wait', 60000, ueEnv));
+    const { callId } = incoming;
+    await client.answer(callId);
+    await sleep(1500);
+    assert.equal((await ownSessions()).length, 1, 'the call has its rtpengine session');
+    const a = await client.stats(callId);
+
+    await stop(kam, 'SIGKILL', 2000); // the whole Kamailio (its process group), nothing cleaned up
+    await sleep(KAM_DOWN_MS);
+    kam = await startOwnKamailio();
+    const backAt = Date.now();
+
+    // media does not pass Kamailio: the echo from ue2 keeps coming through rtpengine
+    await sleep(1000);
+    const b = await client.stats(callId);
+    const pkts = b.packetsReceived - a.packetsReceived;
+    assert.ok(pkts > 25 * ((KAM_DOWN_MS + 1000) / 1000), `media stopped during the restart: ${pkts} packets received in ${KAM_DOWN_MS + 1000}+ ms`);
+    assert.equal((await ownCallInfo(token, callId)).body?.state, 'confirmed', 'the call survives the restart');
+
+    // the keepalive saw the silence and the answer after it: carol is registered again with the new Kamailio
+    let reg;
+    for (let i = 0; i < 40; i++, await sleep(250)) {
+      reg = await registrationOf(token);
+      if (reg?.refreshes >= 1) break;
+    }
+    assert.ok(reg?.refreshes >= 1, `carol was not re-REGISTERed after the restart: ${JSON.stringify(reg)}`);
+    const reRegisteredMs = Date.parse(reg.registeredAt) - backAt;
+    assert.ok(reRegisteredMs < 5000, `re-REGISTER ${reRegisteredMs} ms after Kamailio answered again`);
+
+    // the browser hangs up: the in-dialog BYE follows the Record-Route through the restarted Kamailio (no state
+    // needed there) and ue2 answers it; the gateway's call and rtpengine session end
+    await client.hangup(callId);
+    const ended = await client.waitFor('ended', callId, 10000);
+    assert.equal(ended.reason, 'local-hangup', JSON.stringify(ended));
+    const u = await ue.done;
+    ue = null;
+    assert.equal(u.code, 0, `ue2 got no BYE through the restarted Kamailio: ${u.output}`);
+    await assertNoSessionOf(OWN_PREFIX);
+    await assertNoOwnDialog();
+
+    // an MT call after the restart reaches the browser (ue2 registers with the new Kamailio, carol is there again)
+    let second;
+    ({ ue, incoming: second } = await incomingCall(client, 'carol', 'uac-wait', 60000, ueEnv));
+    await client.answer(second.callId);
+    await sleep(1000);
+    await client.hangup(second.callId);
+    assert.equal((await ue.done).code, 0, 'the second call ended cleanly');
+    ue = null;
+    await assertNoSessionOf(OWN_PREFIX);
+    await assertNoOwnDialog();
+  } finally {
+    ue?.kill();
+    await client?.close();
+    await stop(proc, 'SIGTERM', 15000);
+    await stop(kam, 'SIGTERM', 5000);
   }
 });
 

@@ -1,11 +1,12 @@
 // Integration: the limits that need small values to be reached in a test (docs/security.md) — token
-// expiry, sessions in total, calls per user, m-lines per SDP — against a gateway of its own (the lab's jar,
+// expiry, sessions in total, calls per user, m-lines per SDP, WebSockets per source address — against a gateway of its own (the lab's jar,
 // HTTP 8091, SIP 5076, the lab's Kamailio and rtpengine) started with tight `--lab.*` limits and stopped
 // by PID afterwards. Uses carol and dave; one test file runs at a time, so they are free.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import WebSocket from 'ws';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
@@ -37,7 +38,7 @@ before(async () => {
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=',
     `--lab.webclient.dir=${path.join(labRoot(), 'webclient', 'public')}`,
     `--lab.api.token-ttl-seconds=${TTL_S}`, '--lab.api.max-sessions=1',
-    '--lab.limits.calls-per-user=0', '--lab.limits.mlines-per-sdp=1'],
+    '--lab.limits.calls-per-user=0', '--lab.limits.mlines-per-sdp=1', '--lab.api.ws-connections-per-address=1'],
   // without the LAB_* variables: Spring would read e.g. LAB_IMS as the property lab.ims
   { log: path.join(logDir(), 'gateway-limits.log'), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))) });
   const end = Date.now() + 90000;
@@ -99,5 +100,64 @@ test('quotas before rtpengine: a call beyond calls-per-user -> too-many-calls, a
   } finally {
     await page.logout().catch(() => {});
     await page.close();
+  }
+});
+
+// A raw WebSocket from this process (its source address is the gateway's own, 198.18.0.1 in the test topology:
+// not loopback, so counted): resolves once open or closed, records its messages and its close.
+function socket(token) {
+  const ws = new WebSocket(`${BASE.replace(/^http/, 'ws')}/ws`, ['lab.v1', `lab.token.${token}`]);
+  const s = { ws, messages: [], closed: null };
+  s.opened = new Promise((resolve) => {
+    ws.on('open', () => resolve(true));
+    ws.on('message', (data) => s.messages.push(JSON.parse(data.toString())));
+    ws.on('close', (code, reason) => { s.closed = { code, reason: reason.toString() }; resolve(false); });
+    ws.on('error', () => {}); // the close follows
+  });
+  s.close = async () => {
+    if (s.closed) return;
+    ws.close(1000);
+    for (let i = 0; i < 40 && !s.closed; i++) await sleep(50);
+  };
+  return s;
+}
+
+test('WebSockets per source address: beyond ws-connections-per-address=1 the socket gets error too-many-connections and close 4429; the open one and its session are untouched; once it closes a new one opens', { timeout: 30000 }, async () => {
+  await sleep(500); // the page of the test before has closed its socket
+  const login = await api('POST', '/api/v1/sessions', { body: { user: 'carol', password: passwordOf('carol') } });
+  assert.equal(login.status, 201, JSON.stringify(login.body));
+  let { token } = login.body;
+  const open = [];
+  try {
+    const a = socket(token);
+    open.push(a);
+    assert.equal(await a.opened, true, `the first socket opens: ${JSON.stringify(a.closed)}`);
+    const b = socket(token);
+    open.push(b);
+    await b.opened;
+    for (let i = 0; i < 40 && !b.closed; i++) await sleep(50);
+    assert.deepEqual(b.closed, { code: 4429, reason: 'too-many-connections' }, 'the second socket from this address is refused');
+    assert.equal(b.messages[0]?.type, 'error', JSON.stringify(b.messages));
+    assert.equal(b.messages[0]?.code, 'too-many-connections', JSON.stringify(b.messages));
+    assert.match(b.messages[0]?.message ?? '', /more than 1 WebSockets from /);
+    await sleep(500);
+    assert.equal(a.closed, null, 'the open socket was not replaced by the refused one');
+    assert.equal(a.ws.readyState, WebSocket.OPEN);
+    assert.equal((await api('GET', '/api/v1/sessions/current', { token })).status, 200, 'the session lives on');
+    await a.close(); // a closed socket ends its session (lab.api.ws-reconnect-grace-ms 0): log in again
+    assert.equal(a.closed?.code, 1000);
+    await sleep(500); // the gateway's side of the close, the de-REGISTER
+    const again = await api('POST', '/api/v1/sessions', { body: { user: 'carol', password: passwordOf('carol') } });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    token = again.body.token;
+    const c = socket(token);
+    open.push(c);
+    assert.equal(await c.opened, true, `a new socket opens once the first closed: ${JSON.stringify(c.closed)}`);
+    await sleep(500);
+    assert.equal(c.closed, null, 'and stays open');
+    assert.deepEqual(c.messages.filter((m) => m.type === 'error'), []);
+  } finally {
+    for (const s of open) await s.close();
+    await api('DELETE', '/api/v1/sessions/current', { token });
   }
 });

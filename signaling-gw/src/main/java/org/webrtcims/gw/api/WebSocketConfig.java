@@ -33,16 +33,20 @@ public class WebSocketConfig implements WebSocketConfigurer {
     private final SessionRegistry sessions;
     private final GatewayMetrics metrics;
 
-    public WebSocketConfig(BrowserSocketHandler handler, SessionRegistry sessions, GatewayMetrics metrics) {
+    private final SocketsPerAddress perAddress;
+
+    public WebSocketConfig(BrowserSocketHandler handler, SessionRegistry sessions, GatewayMetrics metrics,
+                           org.webrtcims.gw.config.GatewayProperties props) {
         this.metrics = metrics;
         this.handler = handler;
         this.sessions = sessions;
+        this.perAddress = new SocketsPerAddress(props.getApi().getWsConnectionsPerAddress());
     }
 
     @Override
     public void registerWebSocketHandlers(WebSocketHandlerRegistry registry) {
         // Origins are checked for /api and /ws alike by the OriginCheck filter, before this handshake.
-        registry.addHandler(new WebSocketMeter(handler, metrics), "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
+        registry.addHandler(new WebSocketMeter(handler, metrics, perAddress), "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
     }
 
     /**
@@ -85,6 +89,16 @@ public class WebSocketConfig implements WebSocketConfigurer {
                                        WebSocketHandler wsHandler, Map<String, Object> attributes) {
             return tokenOf(request.getHeaders().get("Sec-WebSocket-Protocol")).flatMap(sessions::byToken).map(s -> {
                 attributes.put(BrowserSocketHandler.SESSION_ATTR, s);
+                // over lab.api.ws-connections-per-address: no ticket, refused once open (WebSocketMeter)
+                java.net.InetSocketAddress peer = request.getRemoteAddress();
+                SocketsPerAddress.Ticket ticket = perAddress.tryOpen(peer == null ? null : peer.getAddress());
+                if (ticket != null) {
+                    attributes.put(SocketsPerAddress.TICKET_ATTR, ticket);
+                    if (request instanceof org.springframework.http.server.ServletServerHttpRequest r) {
+                        r.getServletRequest().setAttribute(SocketsPerAddress.TICKET_ATTR, ticket); // for afterHandshake
+                    }
+                }
+                else attributes.put(WebSocketMeter.REFUSED_ATTR, peer == null ? "?" : peer.getAddress().getHostAddress());
                 return true;
             }).orElseGet(() -> {
                 response.setStatusCode(HttpStatus.UNAUTHORIZED);
@@ -94,6 +108,12 @@ public class WebSocketConfig implements WebSocketConfigurer {
 
         @Override
         public void afterHandshake(ServerHttpRequest request, ServerHttpResponse response,
-                                   WebSocketHandler wsHandler, Exception exception) { }
+                                   WebSocketHandler wsHandler, Exception exception) {
+            // a failed upgrade never opens: its ticket is given back here (else on the socket's close)
+            if (exception != null && request instanceof org.springframework.http.server.ServletServerHttpRequest r) {
+                Object t = r.getServletRequest().getAttribute(SocketsPerAddress.TICKET_ATTR);
+                if (t instanceof SocketsPerAddress.Ticket ticket) ticket.release();
+            }
+        }
     }
 }

@@ -92,6 +92,13 @@ public class GatewayProperties {
          * de-registration then ends the user's session. Off by default; `--ims 3gpp` turns it on.
          */
         private boolean regEvent = false;
+        /**
+         * OPTIONS keepalive toward the P-CSCF every this many ms (0 = off): an answer after unanswered ones (the
+         * P-CSCF restarted) re-REGISTERs every user (sip/RegistrarKeepalive, docs/security.md "Faults").
+         */
+        private int keepaliveMs = 0;
+        public int getKeepaliveMs() { return keepaliveMs; }
+        public void setKeepaliveMs(int keepaliveMs) { this.keepaliveMs = keepaliveMs; }
         public boolean isRegEvent() { return regEvent; }
         public void setRegEvent(boolean regEvent) { this.regEvent = regEvent; }
         public String getCredentials() { return credentials; }
@@ -230,6 +237,13 @@ public class GatewayProperties {
          * token to take it over; 0 = it ends at once (`websocket-closed`).
          */
         private long wsReconnectGraceMs = 0;
+        /**
+         * Open WebSockets from one source address (loopback not counted); one beyond it gets `error
+         * too-many-connections` and close code 4429. 0 = no limit.
+         */
+        private int wsConnectionsPerAddress = 20;
+        public int getWsConnectionsPerAddress() { return wsConnectionsPerAddress; }
+        public void setWsConnectionsPerAddress(int v) { this.wsConnectionsPerAddress = v; }
         public long getWsPingMs() { return wsPingMs; }
         public void setWsPingMs(long v) { this.wsPingMs = v; }
         public long getWsIdleTimeoutMs() { return wsIdleTimeoutMs; }

@@ -123,6 +123,27 @@ public class RegistrationClient {
         if (credentials.enabled()) log.info("IMS credentials: {}", credentials);
         this.regEvent = new RegEvent(ua, requests, props, timer, this::networkDeregistered);
         if (props.getIms().isRegEvent()) ua.setNotifyHandler(regEvent::onNotify);
+        this.keepalive = new RegistrarKeepalive(ua, requests, props.getIms().getProxy(), props.getIms().getKeepaliveMs(),
+                timer, () -> timer.execute(this::refreshAll)); // off the SIP thread that got the answer
+        keepalive.start();
+    }
+
+    private final RegistrarKeepalive keepalive;
+
+    /**
+     * Re-REGISTERs every binding now (the P-CSCF answered again after a silence: a restarted registrar that kept
+     * its bindings in memory has lost them; the REGISTER is challenged and answered as at login). A binding whose
+     * REGISTER fails is retried as a failed refresh is. Returns how many were sent.
+     */
+    int refreshAll() {
+        int n = 0;
+        for (Binding b : bindings.values()) {
+            if (b.refresh != null) b.refresh.cancel(false);
+            refreshNow(b);
+            n++;
+        }
+        if (n > 0) log.info("re-REGISTERing {} users", n);
+        return n;
     }
 
     /**
@@ -508,13 +529,34 @@ public class RegistrationClient {
 
     private void scheduleRefresh(Binding b, int granted) {
         long delayMs = Math.max(1000L, granted * 800L); // refresh at 80 % of the granted time
-        b.refresh = timer.schedule(() -> {
-            if (bindings.get(b.user) != b) return;
-            send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
-                if (e != null) log.warn("re-REGISTER of {} failed: {}", b.user, unwrap(e).getMessage());
-            });
-        }, delayMs, TimeUnit.MILLISECONDS);
+        b.refresh = timer.schedule(() -> refreshNow(b), delayMs, TimeUnit.MILLISECONDS);
     }
+
+    /**
+     * A refresh REGISTER of a live binding. When it fails (the registrar did not answer: down or restarting; or it
+     * refused) the binding is kept and the refresh is tried again after {@link #retryDelayMs} — before, one failed
+     * refresh left the user unregistered until logout.
+     */
+    private void refreshNow(Binding b) {
+        if (bindings.get(b.user) != b) return;
+        send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
+            if (e == null) return;
+            long retry = retryDelayMs(b.grantedExpires);
+            log.warn("re-REGISTER of {} failed: {}; trying again in {} ms", b.user, unwrap(e).getMessage(), retry);
+            b.flow("refresh failed, retry in " + retry + " ms");
+            if (bindings.get(b.user) == b && !timer.isShutdown()) {
+                b.refresh = timer.schedule(() -> refreshNow(b), retry, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    /** A failed refresh is tried again after a tenth of the granted expiry, between 1 and 30 s. */
+    static long retryDelayMs(int grantedExpires) {
+        return Math.max(1000L, Math.min(30000L, grantedExpires * 100L));
+    }
+
+    /** Unanswered keepalives in a row (0 when the P-CSCF answers or keepalives are off). */
+    public int keepaliveMissed() { return keepalive.missedInARow(); }
 
     @PreDestroy
     public void shutdown() {

@@ -17,8 +17,9 @@ import static org.mockito.Mockito.when;
  * a real JAIN-SIP response. Call-IDs are {@code prefix1}, {@code prefix2} … in the order they are asked for.
  */
 final class PlayedRegistrar {
-    final List<Request> sent = new ArrayList<>();
-    final List<ResponseHandler> handlers = new ArrayList<>();
+    // synchronized: the client's own timers (refreshes, keepalives) send while the test reads
+    final List<Request> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+    final List<ResponseHandler> handlers = java.util.Collections.synchronizedList(new ArrayList<>());
     final SipUserAgent ua;
     private int callIds;
 
