@@ -25,7 +25,7 @@ import { writeReport } from '../kit/report.mjs';
 import { credentialsFile, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
 import { runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
-import { measureStep, pacing } from './step.mjs';
+import { measureStep, pacing, spreadPacing } from './step.mjs';
 import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -266,6 +266,9 @@ function labProcs() {
   return text.split('\n').map((l) => l.trim().split(/\s+/)).filter(([n, p]) => names[n] && /^\d+$/.test(p ?? '')).map(([n, p]) => ({ name: names[n], pid: Number(p) }));
 }
 
+// ue1's media port (sipp-scenarios/run-ue.sh uas: `-mp 6000 -rtp_echo`): the raw leg's far end too
+const UE1_ECHO = '127.0.0.1:6000';
+
 const ratio = (a, b) => (a == null || b == null || !(b > 0) ? null : Math.round((a / b) * 100) / 100);
 // What issue #11 asks of the product path (docs/benchmarks.md "Product path").
 const PRODUCT_CRITERION = { p50_ms: 0.1, p99_ms: 1, loss_pct: 0, rtpengine_cpu_ratio: 1.3 };
@@ -319,9 +322,15 @@ async function runGateway(run, ctx) {
   const common = { root: ROOT, logDir: ctx.logDir, profile: run.profile, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid,
     progress, progressEvery: 5, procs, imsPorts: '6000-7999' };
   progress(`gateway ${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, first --raw (ng only), then MO through the gateway to ue1, then MT from ue2; expected ~${run.expected_s} s`);
-  progress('raw: loadgen -> rtpengine (ng), loadgen echoes as the far end (ports 7000+)');
-  // ue1 holds 6000: the raw far end binds 7000 + 2i, inside delaymeter's IMS range like ue1's port
-  const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farPortBase: 7000 });
+  // The raw leg differs from the gateway legs only in the signalling: the same far end (ue1's SIPp echo, as
+  // MO's; MT's ue2 runs the same SIPp echo) and calls whose packet clocks are spread over the period as the
+  // gateway's are (spreadPacing). Before, raw's calls ticked together and loadgen echoed them itself: rtpengine
+  // then took the packets in bursts, with fewer wakeups, and the ratio measured that (docs/benchmarks.md).
+  const rawPace = spreadPacing(run.calls, run.durationS, run.profile.pps);
+  report.raw_basis = { far_end: `SIPp ue1 -rtp_echo ${UE1_ECHO} (as the MO leg)`, cps: Math.round(rawPace.cps * 1000) / 1000,
+    call_gap_ms: Math.round(rawPace.gap_ms * 1000) / 1000, packet_clock_phase_step_ms: Math.round(rawPace.phase_step_ms * 1000) / 1000 };
+  progress(`raw: loadgen -> rtpengine (ng) -> ue1's echo on ${UE1_ECHO}; calls ${report.raw_basis.call_gap_ms} ms apart (packet clocks ${report.raw_basis.packet_clock_phase_step_ms} ms apart)`);
+  const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farAddr: UE1_ECHO, pace: rawPace });
   await sleep(2000);
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
   const moDir = path.join(ctx.out, 'gateway-mo');
@@ -369,6 +378,8 @@ async function runGateway(run, ctx) {
   if (mt) console.log(`  MT setup above: \`incoming\` -> DTLS done; before it ue2's INVITE -> 200 p50 ${mt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${mt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${mt.sip_invite_to_200_ms.n})`);
   console.log('  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT');
   for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`);
+  const wk = (l) => { const w = l?.cpu.rtpengine_wakeups; return w ? `${w.per_s}/s, ${w.packets_in_per_wakeup} pkts and ${w.cpu_us_per_wakeup} µs each` : 'n/a'; };
+  console.log(`  rtpengine wakeups (full load): raw ${wk(raw)}; MO ${wk(gw)}; MT ${wk(mt)}`);
   console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'} % of one core`);
   console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw), MO and MT: ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
   return report;

@@ -22,6 +22,48 @@ export function pacing(calls, durationS) {
   return { cps, ramp_s: ramp, media_s: durationS + ramp, expected_s: Math.ceil(2 * ramp + durationS + 12) };
 }
 
+// Pacing whose calls do not tick together: loadgen starts each call's packet clock one frame after its DTLS
+// is done, and on --raw that setup takes the same ~21 ms for every call, so calls started a whole number of
+// packet periods apart (pacing(): 100 ms at 10 calls/s) send in the same instant every period: one burst
+// that rtpengine reads in a few wakeups. Calls through the gateway (or real browsers) start at scattered
+// phases. This spacing is pacing()'s rounded to whole periods plus period / calls, so the N calls' clocks sit
+// period / N apart (docs/benchmarks.md "Product path": what the aligned raw run did to the ratio).
+export function spreadPacing(calls, durationS, pps) {
+  const periodMs = 1000 / pps;
+  const gapMs = Math.max(1, Math.round(1000 / pacing(calls, durationS).cps / periodMs)) * periodMs + periodMs / calls;
+  const ramp = ((calls - 1) * gapMs) / 1000;
+  return { cps: 1000 / gapMs, gap_ms: gapMs, phase_step_ms: periodMs / calls, ramp_s: ramp, media_s: durationS + ramp,
+    expected_s: Math.ceil(2 * ramp + durationS + 12) };
+}
+
+// rtpengine's threads together: run time (ns, exact: the scheduler's sum_exec_runtime) and how often they were
+// put on a CPU (wakeups), from /proc/<pid>/task/*/schedstat; null once it is gone.
+export function schedOf(pid) {
+  let tids;
+  try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { return null; }
+  let ns = 0, slices = 0;
+  for (const t of tids) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').trim().split(/\s+/);
+      ns += Number(f[0]); slices += Number(f[2]);
+    } catch { /* thread gone */ }
+  }
+  return { ns, slices };
+}
+
+// Over the full-load window: rtpengine's wakeups per second, CPU per wakeup and packets it received per wakeup.
+export function wakeupsIn(sched, window, pktsPerS) {
+  const inside = window ? sched.filter(([t]) => t / 1000 >= window.from_epoch_s - 0.5 && t / 1000 <= window.to_epoch_s + 0.5) : sched;
+  if (inside.length < 2) return null;
+  const [ta, a] = inside[0], [tb, b] = inside[inside.length - 1];
+  const dt = (tb - ta) / 1000;
+  if (!(dt > 0)) return null;
+  const perS = (b.slices - a.slices) / dt;
+  return { per_s: Math.round(perS), cpu_us_per_wakeup: perS > 0 ? Math.round(((b.ns - a.ns) / 1000 / dt / perS) * 10) / 10 : null,
+    packets_in_per_wakeup: perS > 0 ? Math.round((pktsPerS / perS) * 100) / 100 : null,
+    basis: '/proc/<rtpengine>/task/*/schedstat over the full-load window (times a thread was put on a CPU)' };
+}
+
 // LAB_MEDIA_RELAY_BUILD: another CMake build directory of media-relay (e.g. while the shared one is mid-rebuild).
 export function bin(root, name) {
   return path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), name, name);
@@ -45,7 +87,7 @@ async function startCapture(file, log, relayPorts = RELAY_PORTS) {
 // gateway = {url, usersFile, answer: true}: MT, loadgen answers the `calls` calls a SIPp UAC places
 // to `user` (see mtCaller), sends for mediaS, then waits for the caller's BYE (the caller holds 2 s
 // longer: as on MO, the side that ends the call has stopped sending, so no packet meets a deleted call).
-function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase }) {
+function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json, gateway, farPortBase, farAddr }) {
   const prof = ['--profile', profile.name, '--profiles', profile.file, '--relay-pid', String(rtpenginePid), '--json', json];
   const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), ...prof];
   // the login from a users file (mode 0600): a password on the command line would show in ps
@@ -58,7 +100,9 @@ function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json
       '--timeout', String(Math.ceil(ramp + mediaS + 90)), ...prof];
   }
   if (gateway) return [...login, '--to', gateway.to, ...common];
-  return ['--raw', ...common, ...(imsCodec ? ['--ims-codec', imsCodec] : []), '--far', 'echo', '--far-port-base', String(farPortBase)];
+  // farAddr: an external far end (a SIPp UE's -rtp_echo) instead of loadgen's own
+  const far = farAddr ? ['--far-addr', farAddr] : ['--far', 'echo', '--far-port-base', String(farPortBase)];
+  return ['--raw', ...common, ...(imsCodec ? ['--ims-codec', imsCodec] : []), ...far];
 }
 
 // rtpengine's two ports of each call, "BROWSER IMS" a line: delaymeter maps a re-encoded stream's new
@@ -89,7 +133,8 @@ function mediaSummary(lg, dmJson) {
 // that leave nothing to measure (capture or delaymeter could not run).
 // gateway: see loadgenArgs. procs: more processes whose CPU is sampled ([{name, pid}], e.g. the gateway,
 // Kamailio and the SIPp UE of a gateway run). farPortBase/imsPorts: where loadgen's own far end binds
-// (raw) and which far-end ports delaymeter counts as IMS (a SIPp UE's echo port must be inside).
+// (raw) and which far-end ports delaymeter counts as IMS (a SIPp UE's echo port must be inside); farAddr:
+// raw with an external far end instead (host:port of a SIPp UE that echoes).
 // MT (gateway.answer): once loadgen is logged in and answering, mtCaller(cps, holdMs) starts the
 // calling UE (a process; its CPU is sampled under its name, its exit code must be 0).
 // pace: {cps, ramp_s, media_s} instead of pacing(calls, durationS) (bench sipp: the caller's own rate and
@@ -97,7 +142,7 @@ function mediaSummary(lg, dmJson) {
 // answerReadyS: how long loadgen --answer may take to log its users in (many users: longer); waitS: how long
 // the traffic may take before it is stopped (default ramp + media + 40 s).
 export async function measureStep({ root, dir, logDir, profile, calls, durationS, rtpenginePid, progress, progressEvery = 1, keepCapture = true, imsCodec = null,
-  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, imsPorts = IMS_PORTS, mtCaller = null, pace: paceIn = null, relayPorts = RELAY_PORTS, answerReadyS = 20, waitS = null }) {
+  gateway = null, procs = [], farPortBase = FAR_PORT_BASE, farAddr = null, imsPorts = IMS_PORTS, mtCaller = null, pace: paceIn = null, relayPorts = RELAY_PORTS, answerReadyS = 20, waitS = null }) {
   fs.mkdirSync(dir, { recursive: true });
   const log = (n) => path.join(logDir, `${path.basename(dir)}-${n}.log`);
   const pcap = path.join(dir, 'relay.pcap');
@@ -111,7 +156,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   // Traffic first, then the sampler: it reads its process list (pids file) once, at start.
   let n = 0;
   let answering = false;
-  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson, gateway, farPortBase }), {
+  const traffic = [start('loadgen', bin(root, 'loadgen'), loadgenArgs({ calls, cps: pace.cps, mediaS: pace.media_s, profile, imsCodec, rtpenginePid, json: lgJson, gateway, farPortBase, farAddr }), {
     log: log('loadgen'),
     onLine: (l) => {
       if (/answering incoming calls/.test(l)) answering = true;
@@ -138,7 +183,8 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   const pidsFile = path.join(dir, 'pids');
   fs.writeFileSync(pidsFile, [`rtpengine ${rtpenginePid}`, `tcpdump ${td.pid}`, ...traffic.map((p) => `${p.name} ${p.pid}`), ...procs.map((p) => `${p.name} ${p.pid}`)].join('\n') + '\n');
   const samples = [];
-  const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => samples.push([t, secs]) });
+  const sched = [];
+  const sampler = startCpuSampler({ pidsFile, onSample: (t, secs) => { samples.push([t, secs]); const w = schedOf(rtpenginePid); if (w) sched.push([t, w]); } });
   const host0 = hostCpu();
 
   const bound = (waitS ?? pace.ramp_s + pace.media_s + 40) * 1000;
@@ -214,6 +260,8 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
       // every sampled process, % of one core per call over the full-load window
       per_call: Object.fromEntries(names.map((n) => [n, full[n] == null ? null : Math.round((full[n] / calls) * 1000) / 1000])),
       relay_cores_used: rtpPct == null ? null : Math.round(rtpPct) / 100,
+      // how the packets met rtpengine: its CPU follows its wakeups more than its packets (docs/benchmarks.md)
+      rtpengine_wakeups: wakeupsIn(sched, window, 2 * calls * profile.pps),
       window: window ? { ...window, seconds: window.to_epoch_s - window.from_epoch_s, basis: 'every call sending (capture)' } : { basis: 'whole run (no full-load second found)' },
       whole_run: whole,
       // everything else on this shared machine during the step (other jobs): explains noisy tails
