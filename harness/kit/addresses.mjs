@@ -11,5 +11,7 @@ export const ADDRESSES = Object.freeze({
   browser: '198.18.0.2',        // the browser namespace (LAB_BROWSER_NS)
   natOutside: '198.18.1.2',     // the NAT router: all the core sees of the NATed browser
   browserBehindNat: '198.19.0.2', // the browser behind the NAT (LAB_BROWSER_NAT_NS)
-  stun: '198.18.1.1:3478',      // STUN server (coturn, --stun-only) on the core's link to the NAT
+  stun: '198.18.1.1:3478',      // coturn on the core's link to the NAT: STUN, and TURN (REST-API secret)
+  snatOutside: '198.18.2.2',    // the symmetric NAT (UDP only to coturn): all the core sees of the browser behind it
+  browserBehindSnat: '198.19.1.2', // the browser behind the symmetric NAT (LAB_BROWSER_SNAT_NS)
 });

@@ -27,11 +27,20 @@ LAB_NAT_CORE_ADDR=198.18.1.1           # core end of the link to the NAT router
 LAB_NAT_OUT_ADDR=198.18.1.2            # the NAT router's outside address: all the core sees of the NATed browser
 LAB_NAT_IN_ADDR=198.19.0.1             # the NAT router's inside address (the NATed browser's default route)
 LAB_BROWSER_NAT_ADDR=198.19.0.2        # the browser behind the NAT (never routed from the core)
-LAB_STUN=$LAB_NAT_CORE_ADDR:3478      # a STUN server (coturn, --stun-only) for server-reflexive candidates
+LAB_STUN=$LAB_NAT_CORE_ADDR:3478      # coturn: STUN for server-reflexive candidates, and TURN (REST-API secret) for relayed ones
+LAB_TURN_PORTS=49160-49399             # coturn's relay ports (the TURN allocations' addresses)
+# a symmetric NAT (random source port per mapping) whose firewall lets UDP out only to the TURN server
+# (harness/tests/turn.test.mjs): a browser behind it has media only through a TURN relay
+LAB_SNAT_CORE_ADDR=198.18.2.1          # core end of the link to the symmetric NAT
+LAB_SNAT_OUT_ADDR=198.18.2.2           # the symmetric NAT's outside address
+LAB_SNAT_IN_ADDR=198.19.1.1            # its inside address (the browser's default route)
+LAB_BROWSER_SNAT_ADDR=198.19.1.2       # the browser behind the symmetric NAT (never routed from the core)
 LAB_RTPENGINE_IFACES=(pub/$LAB_PUB_ADDR ims/127.0.0.1) # rtpengine --interface=NAME/ADDR, browser side first
 LAB_NS_BROWSER=lab-browser             # namespace names (in the lab's own mount namespace: no clash with other runs)
 LAB_NS_NAT=lab-nat
 LAB_NS_BROWSER_NAT=lab-browser-nat
+LAB_NS_SNAT=lab-snat
+LAB_NS_BROWSER_SNAT=lab-browser-snat
 
 # Scale-out (`./lab up --gateways G --relays R`, docs/scale-out.md). Relay i (1-based) has its ng port at
 # LAB_RTPENGINE_NG's + 10*(i-1) and a 1/R share of 30000-30999; each persists its calls in its own database of

@@ -89,18 +89,46 @@ start_rtpengine() {
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
 
-# start_stun — (topology only) coturn as a plain STUN server (no TURN, no auth) on LAB_STUN, so that
-# browsers can gather server-reflexive candidates (harness/tests/browser-nat.test.mjs).
-start_stun() {
-  [[ ${LAB_TOPOLOGY:-} == 1 ]] || return 0
-  mkdir -p "$LAB_RUN_DIR/stun"
-  proc_start stun turnserver --stun-only --no-cli --no-tls --no-dtls --no-auth --simple-log --log-file=stdout \
-    --listening-ip="${LAB_STUN%:*}" --listening-port="${LAB_STUN##*:}" --pidfile="$LAB_RUN_DIR/stun/turnserver.pid" \
-    --userdb="$LAB_RUN_DIR/stun/turndb"
-  proc_wait_ready stun "$LAB_LAST_PID" 15 "UDP ${LAB_STUN} bound" stun_bound
+# lab_turn_addr — where coturn listens (ADDR:PORT), or nothing when the run has none: the topology's
+# LAB_STUN (demo/test/compliance: STUN for the NAT tests, TURN for turn.test.mjs), or `./lab up --turn`'s
+# bound address, port 3478.
+lab_turn_addr() {
+  if [[ ${LAB_TOPOLOGY:-} == 1 ]]; then
+    echo "$LAB_STUN"
+  elif [[ ${LAB_TURN:-} == 1 ]]; then
+    echo "$LAB_BIND:${LAB_STUN##*:}"
+  fi
 }
 
-stun_bound() { [[ -n $(ss -H -lun "src ${LAB_STUN%:*} and sport = :${LAB_STUN##*:}" 2>/dev/null) ]]; }
+# start_turn — coturn (Debian's) as a STUN and TURN server on lab_turn_addr, relaying from the same address
+# (ports LAB_TURN_PORTS). TURN allocations need credentials of the TURN REST API (use-auth-secret): a random
+# shared secret in $LAB_RUN_DIR/turn/secret (mode 0600) that the gateway also reads (lab.webrtc.turn-secret-
+# file) to hand each page short-lived ones. The secret is in coturn's config file (mode 0600), never on a
+# command line (docs/security.md "TURN"). STUN Binding requests need no credentials.
+start_turn() {
+  local addr dir
+  addr=$(lab_turn_addr)
+  [[ -n $addr ]] || return 0
+  dir=$LAB_RUN_DIR/turn
+  mkdir -p "$dir" && (umask 077 && openssl rand -hex 32 >"$dir/secret" && {
+    printf '%s\n' "listening-ip=${addr%:*}" "listening-port=${addr##*:}" "relay-ip=${addr%:*}" \
+      "min-port=${LAB_TURN_PORTS%-*}" "max-port=${LAB_TURN_PORTS#*-}" use-auth-secret "realm=$LAB_IMS_DOMAIN" \
+      fingerprint no-cli no-tls no-dtls simple-log log-file=stdout "pidfile=$dir/turnserver.pid" "userdb=$dir/turndb"
+    [[ ${addr%:*} == 127.* ]] && echo allow-loopback-peers # rtpengine on loopback (./lab up without --bind)
+    echo "static-auth-secret=$(cat "$dir/secret")"
+  } >"$dir/turnserver.conf") || { fail "cannot write coturn's configuration in $(rel "$dir")"; return 1; }
+  proc_start turn turnserver -c "$dir/turnserver.conf"
+  proc_wait_ready turn "$LAB_LAST_PID" 15 "UDP $addr bound" turn_bound "$addr"
+}
+
+turn_bound() { [[ -n $(ss -H -lun "src ${1%:*} and sport = :${1##*:}" 2>/dev/null) ]]; }
+
+# turn_gateway_args — the gateway's TURN options for `./lab up --turn` (none otherwise: TURN costs a relay hop,
+# so only turn.test.mjs's own gateway uses the topology's TURN server).
+turn_gateway_args() {
+  [[ ${LAB_TURN:-} == 1 ]] || return 0
+  printf '%s\n' "--lab.webrtc.turn-uris=turn:$(lab_turn_addr)?transport=udp" "--lab.webrtc.turn-secret-file=$LAB_RUN_DIR/turn/secret"
+}
 
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
@@ -130,7 +158,7 @@ start_gateway() {
   [[ $tls == 1 ]] && ssl=(--server.ssl.certificate="file:$LAB_TLS_CERT" --server.ssl.certificate-private-key="file:$LAB_TLS_KEY")
   [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
-  mapfile -t ims_args < <(ims3_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh)
+  mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
@@ -161,8 +189,9 @@ lab_start_all() {
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
+  [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
   scale_out && mapfile -t -O "${#ports[@]}" ports < <(scale_ports) # --gateways/--relays (scaleout.sh)
-  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_stun && start_ims_core && scale_start_gateways || return 1
+  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_turn && start_ims_core && scale_start_gateways || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
@@ -179,7 +208,8 @@ lab_start_all() {
 lab_run_env() {
   printf '%s\n' "LAB_GW=$(gw_url)" "LAB_OUT=$LAB_RUN_DIR" "LAB_PIDS=$LAB_PIDS" \
     "LAB_ROOT=$ROOT" "LAB_LOGDIR=$LAB_LOGDIR" "LAB_IMS=$LAB_IMS"
-  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN"
+  [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN" \
+    "LAB_BROWSER_SNAT_NS=$LAB_NS_BROWSER_SNAT" "LAB_TURN_URI=turn:$LAB_STUN?transport=udp" "LAB_TURN_SECRET=$LAB_RUN_DIR/turn/secret"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
   # the demo/test certificate (lab_test_cert): Node trusts it, the TLS tests serve it
   [[ -f ${LAB_RUN_DIR:-}/tls/lab.crt ]] && printf '%s\n' "NODE_EXTRA_CA_CERTS=$LAB_RUN_DIR/tls/lab.crt" \

@@ -47,13 +47,17 @@ netns_veth() {
 #   LAB_NS_NAT                    vn-out LAB_NAT_OUT_ADDR/24 (default via LAB_NAT_CORE_ADDR),
 #                                 vn-in  LAB_NAT_IN_ADDR/24; forwards, masquerades out of vn-out
 #   LAB_NS_BROWSER_NAT            vbn    LAB_BROWSER_NAT_ADDR/24, default via LAB_NAT_IN_ADDR
+#   LAB_NS_SNAT                   vs-out LAB_SNAT_OUT_ADDR/24 (default via LAB_SNAT_CORE_ADDR),
+#                                 vs-in  LAB_SNAT_IN_ADDR/24; a symmetric NAT (masquerade random) that
+#                                 forwards UDP only toward the TURN server (LAB_STUN)
+#   LAB_NS_BROWSER_SNAT           vbs    LAB_BROWSER_SNAT_ADDR/24, default via LAB_SNAT_IN_ADDR
 # The browsers need a default route: without one Chromium without media permission gathers no ICE
 # candidate at all (docs/notes/browser-topology-spike.md).
 netns_topology() {
   local ns
   mkdir -p /run/netns && mount -t tmpfs -o size=64k,mode=755 lab-netns /run/netns ||
     die "cannot mount a private /run/netns for the browser namespaces"
-  for ns in "$LAB_NS_BROWSER" "$LAB_NS_NAT" "$LAB_NS_BROWSER_NAT"; do
+  for ns in "$LAB_NS_BROWSER" "$LAB_NS_NAT" "$LAB_NS_BROWSER_NAT" "$LAB_NS_SNAT" "$LAB_NS_BROWSER_SNAT"; do
     ip netns add "$ns" && ip -n "$ns" link set lo up || die "cannot create network namespace $ns"
   done
   netns_veth "" vc-br "$LAB_PUB_ADDR/24" "$LAB_NS_BROWSER" vb "$LAB_BROWSER_ADDR/24" &&
@@ -62,7 +66,12 @@ netns_topology() {
     ip -n "$LAB_NS_BROWSER" route add default via "$LAB_PUB_ADDR" &&
     ip -n "$LAB_NS_NAT" route add default via "$LAB_NAT_CORE_ADDR" &&
     ip -n "$LAB_NS_BROWSER_NAT" route add default via "$LAB_NAT_IN_ADDR" &&
-    ip netns exec "$LAB_NS_NAT" sysctl -qw net.ipv4.ip_forward=1 || die "cannot set up the browser namespaces' links"
+    ip netns exec "$LAB_NS_NAT" sysctl -qw net.ipv4.ip_forward=1 &&
+    netns_veth "" vc-snat "$LAB_SNAT_CORE_ADDR/24" "$LAB_NS_SNAT" vs-out "$LAB_SNAT_OUT_ADDR/24" &&
+    netns_veth "$LAB_NS_SNAT" vs-in "$LAB_SNAT_IN_ADDR/24" "$LAB_NS_BROWSER_SNAT" vbs "$LAB_BROWSER_SNAT_ADDR/24" &&
+    ip -n "$LAB_NS_SNAT" route add default via "$LAB_SNAT_CORE_ADDR" &&
+    ip -n "$LAB_NS_BROWSER_SNAT" route add default via "$LAB_SNAT_IN_ADDR" &&
+    ip netns exec "$LAB_NS_SNAT" sysctl -qw net.ipv4.ip_forward=1 || die "cannot set up the browser namespaces' links"
   # The core never gets a route to the NAT's inside: it only ever sees LAB_NAT_OUT_ADDR.
   ip netns exec "$LAB_NS_NAT" nft -f - <<'NFT' || die "cannot set up masquerading in $LAB_NS_NAT (nft)"
 table ip nat {
@@ -72,8 +81,26 @@ table ip nat {
   }
 }
 NFT
+  # The symmetric NAT: a random source port for every mapping (masquerade random: a new destination gets a
+  # new port, so a server-reflexive address learnt from one server is useless toward another), and a
+  # firewall that forwards UDP only toward the TURN server (TCP, e.g. the page and its WebSocket, passes).
+  ip netns exec "$LAB_NS_SNAT" nft -f - <<NFT || die "cannot set up the symmetric NAT in $LAB_NS_SNAT (nft)"
+table ip nat {
+  chain postrouting {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "vs-out" masquerade random
+  }
+}
+table ip filter {
+  chain forward {
+    type filter hook forward priority filter; policy accept;
+    iifname "vs-in" meta l4proto udp ip daddr != ${LAB_STUN%:*} drop
+    iifname "vs-in" udp dport != ${LAB_STUN##*:} drop
+  }
+}
+NFT
   LAB_TOPOLOGY=1
   LAB_BIND=$LAB_PUB_ADDR
   export LAB_TOPOLOGY LAB_BIND
-  log "browser namespaces: $LAB_NS_BROWSER ($LAB_BROWSER_ADDR) and $LAB_NS_BROWSER_NAT ($LAB_BROWSER_NAT_ADDR, behind $LAB_NS_NAT's NAT $LAB_NAT_OUT_ADDR); gateway and rtpengine \"pub\" on $LAB_PUB_ADDR"
+  log "browser namespaces: $LAB_NS_BROWSER ($LAB_BROWSER_ADDR) and $LAB_NS_BROWSER_NAT ($LAB_BROWSER_NAT_ADDR, behind $LAB_NS_NAT's NAT $LAB_NAT_OUT_ADDR), $LAB_NS_BROWSER_SNAT ($LAB_BROWSER_SNAT_ADDR, behind $LAB_NS_SNAT's symmetric NAT, UDP only to TURN); gateway and rtpengine \"pub\" on $LAB_PUB_ADDR"
 }

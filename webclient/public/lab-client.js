@@ -36,7 +36,9 @@ export class LabClient extends EventTarget {
   audioConstraints = true;
   // RTCPeerConnection iceServers (e.g. [{urls: 'stun:198.18.1.1:3478'}] for server-reflexive candidates
   // behind a NAT). None by default: rtpengine has a routable address and is ICE-lite, so host or mDNS
-  // candidates (peer-reflexive behind a NAT) are enough (docs/media.md "ICE role").
+  // candidates (peer-reflexive behind a NAT) are enough (docs/media.md "ICE role"). A gateway with
+  // TURN (lab.webrtc.turn-uris) hands each login a TURN server with short-lived credentials: login()
+  // puts it here (docs/security.md "TURN").
   iceServers = [];
 
   async login(user, password) {
@@ -50,6 +52,7 @@ export class LabClient extends EventTarget {
     if (!res.ok) throw this.#fail(`login failed: ${body.code ?? 'http-error'} (HTTP ${res.status})`);
     this.user = body.user ?? user;
     this.token = body.token;
+    if (Array.isArray(body.iceServers)) this.iceServers = body.iceServers;
     await this.#openWs(body.wsUrl, body.wsProtocols);
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();

@@ -18,10 +18,12 @@ public class SessionController {
 
     private final SessionRegistry sessions;
     private final RegistrationClient registration;
+    private final TurnCredentials turn;
 
-    public SessionController(SessionRegistry sessions, RegistrationClient registration) {
+    public SessionController(SessionRegistry sessions, RegistrationClient registration, TurnCredentials turn) {
         this.sessions = sessions;
         this.registration = registration;
+        this.turn = turn;
     }
 
     /** The caller's own session and its IMS registration (expiry granted, refreshes so far). */
@@ -60,6 +62,8 @@ public class SessionController {
         out.put("wsProtocols", java.util.List.of(WebSocketConfig.PROTOCOL, WebSocketConfig.TOKEN_PROTOCOL_PREFIX + s.token()));
         out.put("expiresAt", java.time.Instant.ofEpochMilli(s.expiresAtMillis()).toString());
         out.put("user", s.user());
+        // lab.webrtc.turn-uris: the page's RTCPeerConnection iceServers, with TURN credentials of its own (short-lived)
+        turn.iceServers(s.user(), System.currentTimeMillis()).ifPresent(servers -> out.put("iceServers", servers));
         return ResponseEntity.status(HttpStatus.CREATED).body(out);
     }
 

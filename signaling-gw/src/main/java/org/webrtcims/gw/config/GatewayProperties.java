@@ -307,4 +307,26 @@ public class GatewayProperties {
         public int getCandidatesPerSdp() { return candidatesPerSdp; }
         public void setCandidatesPerSdp(int v) { this.candidatesPerSdp = v; }
     }
+
+    private final Webrtc webrtc = new Webrtc();
+    public Webrtc getWebrtc() { return webrtc; }
+
+    /**
+     * The ICE servers handed to each logged-in page (`lab.webrtc.*`, docs/security.md "TURN"). Default none: a TURN
+     * relay costs a hop and the relay's bandwidth, and rtpengine is reachable directly unless a NAT or firewall says no.
+     */
+    public static class Webrtc {
+        /** TURN (or STUN) URIs, e.g. `turn:198.18.1.1:3478?transport=udp`; empty = the page gets no ICE server. */
+        private java.util.List<String> turnUris = new java.util.ArrayList<>();
+        /** A file holding the TURN server's shared secret (coturn `static-auth-secret`); required with turn URIs. */
+        private String turnSecretFile = "";
+        /** Lifetime of the TURN credentials a login hands out (TURN REST API: the user name carries the expiry). */
+        private int turnTtlSeconds = 3600;
+        public java.util.List<String> getTurnUris() { return turnUris; }
+        public void setTurnUris(java.util.List<String> v) { this.turnUris = v; }
+        public String getTurnSecretFile() { return turnSecretFile; }
+        public void setTurnSecretFile(String v) { this.turnSecretFile = v; }
+        public int getTurnTtlSeconds() { return turnTtlSeconds; }
+        public void setTurnTtlSeconds(int v) { this.turnTtlSeconds = v; }
+    }
 }

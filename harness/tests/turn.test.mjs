@@ -1,0 +1,183 @@
+// Integration: TURN for a browser behind a symmetric NAT (docs/security.md "TURN", docs/media.md "Topology").
+// The browser runs in LAB_BROWSER_SNAT_NS (198.19.1.2) behind lab-snat: a masquerade with a random port per
+// mapping, whose firewall forwards UDP only to the TURN server (coturn on LAB_STUN, REST-API shared secret in
+// LAB_TURN_SECRET). This file starts a gateway of its own (the lab's command line plus lab.webrtc.turn-uris and
+// lab.webrtc.turn-secret-file, HTTP 8094, SIP 5079) that hands each login short-lived TURN credentials. With
+// them the call has media both ways over a relayed candidate pair (getStats), on the wire between coturn's relay
+// address and rtpengine; without them (the page's iceServers emptied) the same call gets no media, and coturn
+// refuses a wrong credential. erin is this file's user.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ADDRESSES } from '../kit/addresses.mjs';
+import { startCapture, udpDatagrams } from '../kit/capture.mjs';
+import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
+import { start, stop, sleep } from '../kit/procs.mjs';
+import { commandOf } from '../kit/restart.mjs';
+
+const HTTP_PORT = 8094;
+const SIP_PORT = 5079;
+const HOST = new URL(gatewayUrl()).hostname; // the browser link's address (198.18.0.1 under ./lab test)
+const BASE = `http://${HOST}:${HTTP_PORT}`;
+const USER = 'erin';
+const MEDIA_MS = 3000;
+const TURN_URI = process.env.LAB_TURN_URI;
+const TURN_SECRET = process.env.LAB_TURN_SECRET;
+const TURN_HOST = ADDRESSES.stun.split(':')[0];
+const TTL = 600;
+// every runner helper below reads LAB_GW when it is called: they all talk to this file's gateway
+process.env.LAB_GW = BASE;
+
+const { launchBrowser, openClient } = await import('../runner/browser.mjs');
+const gw = await import('../runner/gateway.mjs');
+const { endedCleanly, moCall, mtCall } = await import('../runner/scenario.mjs');
+const { assertNoRtpengineSession, titled } = await import('../runner/testkit.mjs');
+
+let proc;
+let browser;
+let client;
+let token;
+let iceServers;
+
+function withOption(args, name, value) {
+  return [...args.filter((a) => !a.startsWith(`--${name}=`)), `--${name}=${value}`];
+}
+
+before(async () => {
+  assert.ok(process.env.LAB_BROWSER_SNAT_NS && TURN_URI && TURN_SECRET, 'LAB_BROWSER_SNAT_NS/LAB_TURN_URI/LAB_TURN_SECRET not set: run through ./lab test');
+  assert.equal(fs.statSync(TURN_SECRET).mode & 0o077, 0, 'the TURN secret is readable by others');
+  let args = commandOf('gateway').argv.slice(1); // java -jar ... as ./lab started the lab's gateway
+  for (const [name, value] of [['server.port', HTTP_PORT], ['lab.sip.port', SIP_PORT],
+    ['lab.rtpengine.dtmf-log', ''], // rtpengine's DTMF log goes to the lab's gateway
+    ['lab.rtpengine.media-start-timeout-ms', 6000], // the call without TURN ends sooner
+    ['lab.webrtc.turn-uris', TURN_URI], ['lab.webrtc.turn-secret-file', TURN_SECRET], ['lab.webrtc.turn-ttl-seconds', TTL]]) {
+    args = withOption(args, name, value);
+  }
+  assert.ok(!args.some((a) => a.includes(fs.readFileSync(TURN_SECRET, 'utf8').trim())), 'the secret is on the command line');
+  proc = start('gateway-turn', 'java', args, {
+    log: path.join(logDir(), 'gateway-turn.log'),
+    // without the LAB_* variables: Spring would read e.g. LAB_IMS as the property lab.ims
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
+  });
+  const end = Date.now() + 120000;
+  for (;;) {
+    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
+    if (done) throw new Error(`the TURN gateway exited (${JSON.stringify(done)}): ${proc.tail().slice(-600)}`);
+    const h = await fetch(`${BASE}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+    if (h?.status === 200) break;
+    if (Date.now() > end) throw new Error('the TURN gateway did not get healthy within 120 s');
+  }
+  browser = await launchBrowser({ netns: process.env.LAB_BROWSER_SNAT_NS });
+  client = await openClient(browser, { name: `test-turn-${USER}` });
+  ({ token } = await client.login(USER, passwordOf(USER)));
+  iceServers = await client.page.evaluate(() => window.labClient.iceServers);
+});
+
+after(async () => {
+  await client?.logout().catch(() => {});
+  await client?.close?.();
+  await browser?.close();
+  if (proc) await stop(proc, 'SIGTERM', 15000);
+});
+
+// The candidates a fresh RTCPeerConnection in the page gathers with these iceServers.
+async function gather(servers) {
+  return client.page.evaluate(async (s) => {
+    const pc = new RTCPeerConnection({ iceServers: s });
+    pc.addTransceiver('audio');
+    const found = [];
+    pc.onicecandidate = (e) => { if (e.candidate?.candidate) found.push(e.candidate.candidate); };
+    await pc.setLocalDescription(await pc.createOffer());
+    await new Promise((resolve) => {
+      const t = setTimeout(resolve, 8000);
+      pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') { clearTimeout(t); resolve(); } };
+    });
+    pc.close();
+    return found;
+  }, servers);
+}
+
+const relayOf = (cands) => cands.filter((c) => / typ relay/.test(c));
+
+// The call's datagrams on the core's side: to and from the symmetric NAT's outside address and coturn.
+async function traffic(run) {
+  const cap = await startCapture(0, `turn-${browser.kind}`, { filter: `udp and (host ${ADDRESSES.snatOutside} or host ${TURN_HOST})` });
+  let r;
+  try {
+    r = await run();
+  } finally {
+    await cap.stop();
+  }
+  const datagrams = await udpDatagrams(cap.file);
+  fs.rmSync(cap.file, { force: true });
+  return { r, datagrams };
+}
+
+function assertRelayed(r, datagrams) {
+  assert.equal(r.error, null, r.error);
+  assert.ok(r.answered, 'answered');
+  assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+  assert.ok(r.browser?.packetsSent > 20 && r.browser?.packetsReceived > 20, `browser packets ${JSON.stringify(r.browser)}`);
+  assert.equal(r.browser?.localCandidateType, 'relay', `selected pair ${r.browser?.localCandidate} (${r.browser?.localCandidateType})`);
+  const m = r.info?.media ?? {};
+  assert.ok(m.packetsToIms > 20 && m.packetsToBrowser > 20, `rtpengine packets ${JSON.stringify(m)}`);
+  // rtpengine talks to coturn's relay address, never to the NAT; the NAT talks only to coturn's port
+  const relayToRtpengine = datagrams.filter((d) => d.src.startsWith(`${TURN_HOST}:`) && d.dst.startsWith(`${ADDRESSES.pub}:`));
+  const rtpengineToRelay = datagrams.filter((d) => d.src.startsWith(`${ADDRESSES.pub}:`) && d.dst.startsWith(`${TURN_HOST}:`));
+  assert.ok(relayToRtpengine.length > 20 && rtpengineToRelay.length > 20,
+    `datagrams relay->rtpengine ${relayToRtpengine.length}, rtpengine->relay ${rtpengineToRelay.length}`);
+  const natDirect = datagrams.filter((d) => (d.src.startsWith(`${ADDRESSES.snatOutside}:`) && !d.dst.startsWith(`${ADDRESSES.stun}`))
+    || (d.dst.startsWith(`${ADDRESSES.snatOutside}:`) && !d.src.startsWith(`${ADDRESSES.stun}`)));
+  assert.equal(natDirect.length, 0, `datagrams between the NAT and anything but coturn's port: ${JSON.stringify(natDirect.slice(0, 3))}`);
+}
+
+test(titled('TURN: the login hands out short-lived REST-API credentials, and coturn relays only with them'), { timeout: 40000 }, async () => {
+  assert.ok(Array.isArray(iceServers) && iceServers.length === 1, `iceServers from the login: ${JSON.stringify(iceServers)}`);
+  const [s] = iceServers;
+  assert.deepEqual(s.urls, [TURN_URI]);
+  const [expiry, user] = s.username.split(':');
+  assert.equal(user, USER);
+  const hmac = (name) => crypto.createHmac('sha1', fs.readFileSync(TURN_SECRET, 'utf8').trim()).update(name).digest('base64');
+  assert.equal(s.credential, hmac(s.username), 'credential = base64(HMAC-SHA1(secret, username))');
+  const left = Number(expiry) - Date.now() / 1000;
+  assert.ok(left > TTL - 60 && left <= TTL + 1, `credentials valid for ${left} s, want ${TTL}`);
+  const good = relayOf(await gather(iceServers));
+  assert.ok(good.length > 0 && good.every((c) => c.includes(` ${TURN_HOST} `)), `relay candidates with the gateway's credentials: ${good}`);
+  const wrong = relayOf(await gather([{ ...s, credential: `${s.credential.slice(0, -4)}AAA=` }]));
+  assert.equal(wrong.length, 0, `coturn allocated with a wrong credential: ${wrong}`);
+  // signed with the right secret (the TURN REST API's HMAC-SHA1), but expired a minute ago
+  const old = `${Math.floor(Date.now() / 1000) - 60}:${USER}`;
+  const expired = relayOf(await gather([{ urls: s.urls, username: old, credential: hmac(old) }]));
+  assert.equal(expired.length, 0, `coturn allocated with an expired user name: ${expired}`);
+});
+
+test(titled('MO call from behind a symmetric NAT through TURN: media both ways over a relay pair'), { timeout: 45000 }, async () => {
+  const { r, datagrams } = await traffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS }));
+  assertRelayed(r, datagrams);
+  await assertNoRtpengineSession();
+});
+
+test(titled('MT call from ue2 to a browser behind a symmetric NAT through TURN: media both ways over a relay pair'), { timeout: 45000 }, async () => {
+  const { r, datagrams } = await traffic(() => mtCall(client, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS }, hangup: 'ue', maxMs: 15000 }));
+  assertRelayed(r, datagrams);
+  assert.equal(r.ue?.code, 0, `SIPp exit ${r.ue?.code}: ${r.ue?.output}`);
+  await assertNoRtpengineSession();
+});
+
+test(titled('the same MO call without TURN gets no media through the symmetric NAT (media-timeout)'), { timeout: 45000 }, async () => {
+  await client.page.evaluate(() => { window.labClient.iceServers = []; });
+  let r;
+  try {
+    r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'remote', mediaMs: 15000, maxMs: 20000 });
+  } finally {
+    await client.page.evaluate((s) => { window.labClient.iceServers = s; }, iceServers);
+  }
+  assert.ok(r.answered, `answered: ${r.error}`);
+  assert.equal(r.ended?.reason, 'media-timeout', JSON.stringify(r.ended));
+  assert.equal(r.browser?.packetsReceived ?? 0, 0, `browser packets ${JSON.stringify(r.browser)}`);
+  const m = r.info?.media ?? {};
+  assert.equal(m.packetsToIms ?? 0, 0, `rtpengine packets ${JSON.stringify(m)}`);
+  await assertNoRtpengineSession();
+});
