@@ -4,14 +4,15 @@
 // toward the P-CSCF's TLS listener (127.0.0.1:5061; SIP udp+tls 5074). Both use the run's self-signed
 // certificate (./lab's lab_test_cert: SANs 198.18.0.1 and 127.0.0.1, key mode 0600); the gateway trusts only
 // it for SIP, Node trusts it (NODE_EXTRA_CA_CERTS: chain and address are verified), the browser accepts it
-// as a user who clicked through the warning would (acceptInsecureCerts). dave is this file's user.
+// as a user who clicked through the warning would (acceptInsecureCerts), loadgen trusts it by --ca. dave is
+// this file's browser user, bob loadgen's.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 
@@ -141,4 +142,35 @@ test('MT call over SIP/TLS from ue2 (Kamailio opens TLS to the gateway\'s contac
   assertMediaBothWays(r);
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
   await assertNoRtpengineSession(); // this gateway's sessions (its prefix gw5074-)
+});
+
+// loadgen's gateway mode over HTTPS + WSS (docs/loadgen.md): it trusts the run's certificate only when told
+// (--ca); bob's credentials come from a users file (mode 0600). One call to ue1 (RTP echo), SRTP both ways.
+test('loadgen over https + wss: refuses the certificate without --ca, places a call with media both ways with it', { timeout: 60000 }, async () => {
+  const loadgen = path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(labRoot(), 'media-relay', 'build'), 'loadgen', 'loadgen');
+  assert.ok(fs.existsSync(loadgen), `${loadgen} missing (./lab test --only tls builds media-relay)`);
+  const users = path.join(outDir(), 'tls-loadgen-users.txt');
+  fs.writeFileSync(users, `bob:${passwordOf('bob')}\n`, { mode: 0o600 });
+  const json = path.join(outDir(), 'tls-loadgen.json');
+  const common = ['--gateway', BASE, '--users', users, '--to', 'ue1', '--calls', '1', '--duration', '3',
+    '--profiles', path.join(labRoot(), 'media-relay', 'bench', 'profiles.json'), '--json', json];
+  const run = async (name, args) => {
+    const p = start(name, loadgen, args, { log: path.join(logDir(), `${name}.log`) });
+    const res = await Promise.race([p.done, sleep(40000).then(() => null)]);
+    if (!res) await stop(p, 'SIGTERM', 5000);
+    return { res, tail: p.tail() };
+  };
+  const refused = await run('loadgen-tls-noca', common);
+  assert.equal(refused.res?.code, 2, `without --ca: ${JSON.stringify(refused.res)} ${refused.tail.slice(-400)}`);
+  assert.match(refused.tail, /certificate not trusted/, refused.tail.slice(-400));
+  const ok = await run('loadgen-tls', [...common, '--ca', CERT]);
+  assert.equal(ok.res?.code, 0, `with --ca: ${JSON.stringify(ok.res)} ${ok.tail.slice(-600)}`);
+  assert.match(ok.tail, /websocket \(TLS\)/, ok.tail.slice(-400));
+  const r = JSON.parse(fs.readFileSync(json, 'utf8'));
+  const t = r.totals;
+  assert.equal(r.mode, 'gateway');
+  assert.ok(t.setup_ok === 1 && t.dtls_ok === 1 && t.hung_up === 1, JSON.stringify(t));
+  assert.ok(t.pkts_sent >= 140 && t.pkts_recv >= 0.9 * t.pkts_sent, JSON.stringify(t));
+  assert.equal(r.gateway?.logout, 'ok', JSON.stringify(r.gateway));
+  await assertNoRtpengineSession();
 });

@@ -1,6 +1,9 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -69,8 +72,8 @@ bool parseUrl(const std::string& text, Url& out, std::string* err) {
     return false;
   }
   out.scheme = lower(text.substr(0, sep));
-  if (out.scheme != "http" && out.scheme != "ws") {
-    if (err) *err = "URL scheme '" + out.scheme + "' is not supported (http or ws; no TLS)";
+  if (out.scheme != "http" && out.scheme != "ws" && out.scheme != "https" && out.scheme != "wss") {
+    if (err) *err = "URL scheme '" + out.scheme + "' is not supported (http, https, ws or wss)";
     return false;
   }
   std::string rest = text.substr(sep + 3);
@@ -80,7 +83,7 @@ bool parseUrl(const std::string& text, Url& out, std::string* err) {
   if (out.path[0] == '?') out.path = "/" + out.path;
   size_t colon = hostPort.rfind(':');
   out.host = hostPort.substr(0, colon);
-  out.port = 80;
+  out.port = out.tls() ? 443 : 80;
   if (colon != std::string::npos) {
     char* stop = nullptr;
     long p = std::strtol(hostPort.c_str() + colon + 1, &stop, 10);
@@ -208,7 +211,7 @@ int connectTcp(const std::string& host, int port, int timeoutMs, std::string* er
   return fd;
 }
 
-bool exchange(int fd, const std::string& req, bool headOnly, int timeoutMs, Response& out, std::string& rest,
+bool exchange(Stream& conn, const std::string& req, bool headOnly, int timeoutMs, Response& out, std::string& rest,
               std::string* err) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   auto fail = [&](const std::string& why) {
@@ -231,16 +234,16 @@ bool exchange(int fd, const std::string& req, bool headOnly, int timeoutMs, Resp
     }
     int left = static_cast<int>((deadline - nowNs()) / 1'000'000);
     if (left <= 0) return fail("no complete response within " + std::to_string(timeoutMs) + " ms");
-    pollfd p{fd, static_cast<short>(sent < req.size() ? POLLOUT : POLLIN), 0};
+    pollfd p{conn.fd(), static_cast<short>(sent < req.size() ? POLLOUT : POLLIN), 0};
     if (poll(&p, 1, left) < 0 && errno != EINTR) return fail(std::strerror(errno));
     if (sent < req.size()) {
-      ssize_t n = send(fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
+      ssize_t n = conn.send(req.data() + sent, req.size() - sent);
       if (n > 0) sent += static_cast<size_t>(n);
       else if (n < 0 && errno != EAGAIN && errno != EINTR) return fail(std::strerror(errno));
       continue;
     }
     char chunk[4096];
-    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    ssize_t n = conn.recv(chunk, sizeof chunk);
     if (n > 0) {
       buf.append(chunk, static_cast<size_t>(n));
     } else if (n == 0) {
@@ -256,15 +259,142 @@ bool exchange(int fd, const std::string& req, bool headOnly, int timeoutMs, Resp
 bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
              Response& out, int timeoutMs, std::string* err) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
-  int fd = connectTcp(base.host, base.port, timeoutMs, err);
-  if (fd < 0) return false;
+  Stream conn;
+  if (!conn.open(base, timeoutMs, err)) return false;
   std::string req = buildRequest(method, base, path, body, "Connection: close\r\n");
   std::string rest, why;
   int left = static_cast<int>(std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000));  // connect + exchange share it
-  bool ok = exchange(fd, req, false, left, out, rest, &why);
-  close(fd);
+  bool ok = exchange(conn, req, false, left, out, rest, &why);
+  conn.close();
   if (!ok && err) *err = method + " " + path + ": " + why;
   return ok;
+}
+
+namespace {
+SSL_CTX* g_tls = nullptr;
+bool g_tlsInsecure = false;
+
+std::string sslErrors() {
+  std::string out;
+  for (unsigned long e; (e = ERR_get_error()) != 0;) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    out += (out.empty() ? "" : "; ") + std::string(buf);
+  }
+  return out.empty() ? "unknown TLS error" : out;
+}
+}  // namespace
+
+bool configureTls(const TlsOptions& options, std::string* err) {
+  auto fail = [&](const std::string& why) {
+    if (err) *err = why;
+    return false;
+  };
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (!ctx) return fail("TLS: " + sslErrors());
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // send() may be retried with a moved buffer (the WebSocket's queue grows) and may write part of it
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  if (options.insecure) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  } else {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    bool ok = options.caFile.empty() ? SSL_CTX_set_default_verify_paths(ctx) == 1
+                                     : SSL_CTX_load_verify_locations(ctx, options.caFile.c_str(), nullptr) == 1;
+    if (!ok) {
+      std::string why = sslErrors();
+      SSL_CTX_free(ctx);
+      return fail(options.caFile.empty() ? "TLS: cannot load the system's certificates: " + why
+                                         : "--ca: cannot read certificates from '" + options.caFile + "': " + why);
+    }
+  }
+  if (g_tls) SSL_CTX_free(g_tls);
+  g_tls = ctx;
+  g_tlsInsecure = options.insecure;
+  return true;
+}
+
+bool Stream::open(const Url& url, int timeoutMs, std::string* err) {
+  close();
+  int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
+  fd_ = connectTcp(url.host, url.port, timeoutMs, err);
+  if (fd_ < 0 || !url.tls()) return fd_ >= 0;
+  std::string where = url.host + ":" + std::to_string(url.port);
+  auto fail = [&](const std::string& why) {
+    if (err) *err = "TLS " + where + ": " + why;
+    close();
+    return false;
+  };
+  if (!g_tls) {
+    TlsOptions defaults;  // the system's trusted certificates
+    std::string why;
+    if (!configureTls(defaults, &why)) return fail(why);
+  }
+  ssl_ = SSL_new(g_tls);
+  if (!ssl_ || SSL_set_fd(ssl_, fd_) != 1) return fail(sslErrors());
+  in_addr ip{};
+  bool isIp = inet_pton(AF_INET, url.host.c_str(), &ip) == 1;
+  if (!isIp) SSL_set_tlsext_host_name(ssl_, url.host.c_str());  // SNI: names only (RFC 6066 §3)
+  if (!g_tlsInsecure) {
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+    if ((isIp ? X509_VERIFY_PARAM_set1_ip_asc(param, url.host.c_str()) : X509_VERIFY_PARAM_set1_host(param, url.host.c_str(), 0)) != 1)
+      return fail("cannot check the certificate against '" + url.host + "'");
+  }
+  for (;;) {
+    ERR_clear_error();
+    int rc = SSL_connect(ssl_);
+    if (rc == 1) return true;
+    int e = SSL_get_error(ssl_, rc);
+    if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+      long v = SSL_get_verify_result(ssl_);
+      if (v != X509_V_OK) return fail(std::string("certificate not trusted: ") + X509_verify_cert_error_string(v) +
+                                      " (give the gateway's certificate with --ca FILE)");
+      return fail("handshake failed: " + sslErrors());
+    }
+    int left = static_cast<int>((deadline - nowNs()) / 1'000'000);
+    if (left <= 0) return fail("handshake timed out");
+    pollfd p{fd_, static_cast<short>(e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT), 0};
+    if (poll(&p, 1, left) < 0 && errno != EINTR) return fail(std::strerror(errno));
+  }
+}
+
+namespace {
+// Maps an SSL_read/SSL_write result to the system calls' convention.
+ssize_t sslResult(ssl_st* ssl, int rc) {
+  if (rc > 0) return rc;
+  switch (SSL_get_error(ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
+    case SSL_ERROR_ZERO_RETURN: return 0;  // close_notify
+    case SSL_ERROR_SYSCALL: if (errno == 0) return 0; return -1;  // EOF without close_notify, or the socket's error
+    default: errno = EPROTO; return -1;
+  }
+}
+}  // namespace
+
+ssize_t Stream::send(const char* data, size_t size) {
+  if (!ssl_) return ::send(fd_, data, size, MSG_NOSIGNAL);
+  ERR_clear_error();
+  errno = 0;
+  return sslResult(ssl_, SSL_write(ssl_, data, static_cast<int>(size)));
+}
+
+ssize_t Stream::recv(char* data, size_t size) {
+  if (!ssl_) return ::recv(fd_, data, size, 0);
+  ERR_clear_error();
+  errno = 0;
+  return sslResult(ssl_, SSL_read(ssl_, data, static_cast<int>(size)));
+}
+
+void Stream::close() {
+  if (ssl_) {
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+  }
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 }  // namespace lg::http

@@ -43,7 +43,11 @@ const char* kUsage =
     "       loadgen --gateway URL --user U --password P --answer (--expect-calls N | --timeout S) [options]\n"
     "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
     "  --gateway URL         through the gateway's browser API instead (e.g. http://127.0.0.1:8088):\n"
-    "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end\n"
+    "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end;\n"
+    "                        https://… (./lab up --bind ADDR) logs in over TLS and opens wss://\n"
+    "  --ca FILE             https gateway: trust the certificates in FILE (PEM, e.g. out/tls/gateway.crt)\n"
+    "                        instead of the system's; the certificate must name the URL's host\n"
+    "  --insecure            https gateway: no certificate check at all (a throw-away test certificate)\n"
     "  --user U, --password P  gateway login (an IMS subscriber, ims-sim/users.txt)\n"
     "  --users FILE          gateway mode: log in every `user:password` line of FILE instead (one WebSocket\n"
     "                        each; originated call i goes through user i mod U; --answer answers for all)\n"
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
   double timeoutArg = 0;
   bool rawAsked = false, callsAsked = false;
   std::string password, imsCodecArg, usersFile;
+  lg::http::TlsOptions tlsOptions;
+  bool tlsAsked = false;
   std::vector<std::string> rawOnly;  // options that only make sense with --raw
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -169,6 +175,12 @@ int main(int argc, char** argv) {
     } else if (a == "--gateway") {
       cfg.gateway = true;
       cfg.gwUrl = next();
+    } else if (a == "--ca") {
+      tlsOptions.caFile = next();
+      tlsAsked = true;
+    } else if (a == "--insecure") {
+      tlsOptions.insecure = true;
+      tlsAsked = true;
     } else if (a == "--user") {
       cfg.gwUser = next();
     } else if (a == "--password") {
@@ -239,6 +251,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!usersFile.empty() && !cfg.gateway) usageError("--users needs --gateway");
+  if (!tlsOptions.caFile.empty() && tlsOptions.insecure) usageError("--ca and --insecure exclude each other");
   if ((cfg.answer || cfg.expectCalls) && !cfg.gateway) usageError("--answer and --expect-calls need --gateway (raw mode has no incoming calls)");
   if (cfg.expectCalls && !cfg.answer) usageError("--expect-calls needs --answer");
   lg::http::Url gwBase;
@@ -265,8 +278,13 @@ int main(int argc, char** argv) {
     if (cfg.threads > static_cast<int>(cfg.gwUsers.size()))
       usageError("--threads " + std::to_string(cfg.threads) + " in --gateway mode needs at least that many users (--users FILE): each engine thread serves its own users' WebSockets");
     std::string uerr;
-    if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || gwBase.scheme != "http")
-      usageError("--gateway: " + (uerr.empty() ? "expected http://host:port" : uerr));
+    if (!lg::http::parseUrl(cfg.gwUrl, gwBase, &uerr) || (gwBase.scheme != "http" && gwBase.scheme != "https"))
+      usageError("--gateway: " + (uerr.empty() ? "expected http://host:port or https://host:port" : uerr));
+    if (tlsAsked && !gwBase.tls()) usageError("--ca and --insecure are for an https:// gateway");
+    if (gwBase.tls()) {
+      signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write(2): a closed peer must not kill the login
+      if (!lg::http::configureTls(tlsOptions, &uerr)) usageError(uerr);
+    }
     while (gwBase.path.size() > 1 && gwBase.path.back() == '/') gwBase.path.pop_back();
     if (gwBase.path == "/") gwBase.path.clear();
     cfg.far = lg::FarMode::External;  // the IMS UE behind the gateway answers (and echoes) media
@@ -333,9 +351,9 @@ int main(int argc, char** argv) {
     }
     tokens.push_back(token);
     lg::http::Url wsUrl;
-    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != "ws") {
+    if (!lg::http::parseUrl(wsUrlText, wsUrl, &err) || wsUrl.scheme != (gwBase.tls() ? "wss" : "ws")) {
       logoutAll();
-      usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (only ws:// is supported)");
+      usageError("gateway login gave an unusable wsUrl '" + wsUrlText + "' (expected " + (gwBase.tls() ? "wss" : "ws") + "://)");
     }
     sockets.push_back(std::make_unique<lg::WsClient>());
     if (!sockets.back()->connect(wsUrl, 5000, &err, lg::gw::wsProtocols(token))) {
@@ -344,7 +362,7 @@ int main(int argc, char** argv) {
     }
     gwLinks.push_back(std::make_unique<lg::GatewayLink>(*sockets.back(), cfg.gwTo, user));
     if (!cfg.quiet && cfg.gwUsers.size() == 1)
-      std::cerr << "loadgen: logged in as " << user << ", websocket " << wsUrl.host << ":" << wsUrl.port << " open"
+      std::cerr << "loadgen: logged in as " << user << ", websocket " << (wsUrl.tls() ? "(TLS) " : "") << wsUrl.host << ":" << wsUrl.port << " open"
                 << (cfg.answer ? ", answering incoming calls" : "") << "\n";
   }
   if (!cfg.quiet && cfg.gwUsers.size() > 1)

@@ -19,16 +19,12 @@ std::string lower(std::string s) {
 }  // namespace
 
 WsClient::~WsClient() {
-  if (fd_ >= 0) {
-    if (loop_) loop_->remove(fd_);
-    ::close(fd_);
-  }
+  if (conn_.fd() >= 0 && loop_) loop_->remove(conn_.fd());
 }
 
 bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err, const std::vector<std::string>& protocols) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
-  fd_ = http::connectTcp(url.host, url.port, timeoutMs, err);
-  if (fd_ < 0) return false;
+  if (!conn_.open(url, timeoutMs, err)) return false;
   std::string key = ws::randomKey();
   std::string offered;
   for (const auto& p : protocols) offered += (offered.empty() ? "" : ", ") + p;
@@ -38,14 +34,13 @@ bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err, co
                                            (offered.empty() ? "" : "Sec-WebSocket-Protocol: " + offered + "\r\n"));
   auto fail = [&](const std::string& why) {
     if (err) *err = "websocket " + url.host + ":" + std::to_string(url.port) + ": " + why;
-    ::close(fd_);
-    fd_ = -1;
+    conn_.close();
     return false;
   };
   http::Response resp;
   std::string rest, why;
   int left = std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000);  // connect and handshake share the bound
-  if (!http::exchange(fd_, req, true, static_cast<int>(left), resp, rest, &why)) return fail("handshake: " + why);
+  if (!http::exchange(conn_, req, true, static_cast<int>(left), resp, rest, &why)) return fail("handshake: " + why);
   if (resp.status != 101) return fail("upgrade refused: HTTP " + std::to_string(resp.status) + " " + resp.reason);
   if (lower(resp.header("upgrade")) != "websocket" || lower(resp.header("connection")).find("upgrade") == std::string::npos)
     return fail("101 reply without Upgrade: websocket / Connection: Upgrade");
@@ -62,7 +57,7 @@ void WsClient::attach(EventLoop& loop, MessageFn onMessage, ClosedFn onClosed) {
   loop_ = &loop;
   onMessage_ = std::move(onMessage);
   onClosed_ = std::move(onClosed);
-  if (fd_ >= 0) loop.add(fd_, this);
+  if (conn_.fd() >= 0) loop.add(conn_.fd(), this);
   processFrames();
 }
 
@@ -75,12 +70,12 @@ bool WsClient::sendText(const std::string& text) {
 bool WsClient::queue(const std::string& frame) {
   out_ += frame;
   flush();
-  return fd_ >= 0;
+  return conn_.fd() >= 0;
 }
 
 void WsClient::flush() {
-  while (fd_ >= 0 && !out_.empty()) {
-    ssize_t n = send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+  while (conn_.fd() >= 0 && !out_.empty()) {
+    ssize_t n = conn_.send(out_.data(), out_.size());
     if (n > 0) {
       out_.erase(0, static_cast<size_t>(n));
     } else if (n < 0 && errno == EINTR) {
@@ -91,9 +86,9 @@ void WsClient::flush() {
       return shutdown(std::string("send: ") + std::strerror(errno));
     }
   }
-  bool want = fd_ >= 0 && !out_.empty();
-  if (loop_ && fd_ >= 0 && want != wantWrite_) {
-    loop_->setWantWrite(fd_, this, want);
+  bool want = conn_.fd() >= 0 && !out_.empty();
+  if (loop_ && conn_.fd() >= 0 && want != wantWrite_) {
+    loop_->setWantWrite(conn_.fd(), this, want);
     wantWrite_ = want;
   }
 }
@@ -102,8 +97,9 @@ void WsClient::onWritable() { flush(); }
 
 void WsClient::onReadable() {
   char chunk[16384];
-  while (fd_ >= 0) {
-    ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
+  // (TLS: SSL_read drains its record buffer before it reports EAGAIN, so nothing read waits in OpenSSL)
+  while (conn_.fd() >= 0) {
+    ssize_t n = conn_.recv(chunk, sizeof chunk);
     if (n > 0) {
       decoder_.feed(chunk, static_cast<size_t>(n));
       continue;
@@ -120,7 +116,7 @@ void WsClient::processFrames() {
   ws::Frame f;
   std::string err;
   for (;;) {
-    if (fd_ < 0) return;
+    if (conn_.fd() < 0) return;
     ws::Decoder::Result r = decoder_.next(f, &err);
     if (r == ws::Decoder::Result::NeedMore) return;
     if (r == ws::Decoder::Result::Error) return shutdown(err);
@@ -156,18 +152,17 @@ void WsClient::processFrames() {
 void WsClient::shutdown(const std::string& why) {
   if (closed_) return;
   closed_ = true;
-  if (fd_ >= 0) {
-    if (loop_) loop_->remove(fd_);
-    ::close(fd_);
-    fd_ = -1;
+  if (conn_.fd() >= 0) {
+    if (loop_) loop_->remove(conn_.fd());
+    conn_.close();
   }
   if (onClosed_) onClosed_(why);
 }
 
 void WsClient::closeBlocking(int timeoutMs) {
-  if (fd_ < 0) return;
+  if (conn_.fd() < 0) return;
   if (loop_) {
-    loop_->remove(fd_);
+    loop_->remove(conn_.fd());
     loop_ = nullptr;
   }
   onClosed_ = nullptr;
@@ -179,22 +174,23 @@ void WsClient::closeBlocking(int timeoutMs) {
   }
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   char chunk[4096];
-  while (fd_ >= 0) {
+  while (conn_.fd() >= 0) {
     int left = static_cast<int>((deadline - nowNs()) / 1'000'000);
     if (left <= 0) break;
-    pollfd p{fd_, static_cast<short>(out_.empty() ? POLLIN : POLLOUT), 0};
+    pollfd p{conn_.fd(), static_cast<short>(out_.empty() ? POLLIN : POLLOUT), 0};
     if (poll(&p, 1, left) <= 0) break;
     if (!out_.empty()) {
-      ssize_t n = send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+      ssize_t n = conn_.send(out_.data(), out_.size());
+      if (n < 0 && errno == EAGAIN) continue;
       if (n <= 0) break;
       out_.erase(0, static_cast<size_t>(n));
       continue;
     }
-    ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
+    ssize_t n = conn_.recv(chunk, sizeof chunk);
+    if (n < 0 && errno == EAGAIN) continue;
     if (n <= 0) break;  // EOF after the server's Close: done
   }
-  ::close(fd_);
-  fd_ = -1;
+  conn_.close();
   closed_ = true;
 }
 

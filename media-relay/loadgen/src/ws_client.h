@@ -1,4 +1,4 @@
-// One RFC 6455 client connection. The opening handshake is done blocking (bounded) before the run;
+// One RFC 6455 client connection (ws://, or wss:// over OpenSSL). The opening handshake is done blocking (bounded) before the run;
 // afterwards the socket is non-blocking and served by the engine's epoll loop: frames are decoded
 // and assembled as they arrive, pings answered, writes queued (EPOLLOUT only while a backlog exists).
 #pragma once
@@ -26,7 +26,8 @@ class WsClient : public EventLoop::Handler {
   bool sendText(const std::string& text);  // false when the connection is closed
   // Sends a Close frame (once) and waits up to timeoutMs, blocking, for the server's Close or EOF.
   void closeBlocking(int timeoutMs);
-  bool open() const { return fd_ >= 0 && !closed_; }
+  bool open() const { return conn_.fd() >= 0 && !closed_; }
+  bool tls() const { return conn_.tls(); }
   uint64_t messagesIn() const { return msgsIn_; }
   uint64_t messagesOut() const { return msgsOut_; }
   uint64_t pingsAnswered() const { return pings_; }
@@ -40,7 +41,7 @@ class WsClient : public EventLoop::Handler {
   void processFrames();
   void shutdown(const std::string& why);
 
-  int fd_ = -1;
+  http::Stream conn_;        // TCP, or TLS for wss:// (http::configureTls)
   EventLoop* loop_ = nullptr;
   MessageFn onMessage_;
   ClosedFn onClosed_;
