@@ -103,7 +103,7 @@ lab_turn_addr() {
 # start_turn — coturn (Debian's) as a STUN and TURN server on lab_turn_addr, relaying from the same address
 # (ports LAB_TURN_PORTS). TURN allocations need credentials of the TURN REST API (use-auth-secret): a random
 # shared secret in $LAB_RUN_DIR/turn/secret (mode 0600) that the gateway also reads (lab.webrtc.turn-secret-
-# file) to hand each page short-lived ones. The secret is in coturn's config file (mode 0600), never on a
+# file) to hand each page credentials that expire with its session. The secret is in coturn's config file (mode 0600), never on a
 # command line (docs/security.md "TURN"). STUN Binding requests need no credentials.
 start_turn() {
   local addr dir

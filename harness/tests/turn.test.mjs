@@ -2,7 +2,7 @@
 // The browser runs in LAB_BROWSER_SNAT_NS (198.19.1.2) behind lab-snat: a masquerade with a random port per
 // mapping, whose firewall forwards UDP only to the TURN server (coturn on LAB_STUN, REST-API shared secret in
 // LAB_TURN_SECRET). This file starts a gateway of its own (the lab's command line plus lab.webrtc.turn-uris and
-// lab.webrtc.turn-secret-file, HTTP 8094, SIP 5079) that hands each login short-lived TURN credentials. With
+// lab.webrtc.turn-secret-file, HTTP 8094, SIP 5079) that hands each login TURN credentials expiring with its session. With
 // them the call has media both ways over a relayed candidate pair (getStats), on the wire between coturn's relay
 // address and rtpengine; without them (the page's iceServers emptied) the same call gets no media, and coturn
 // refuses a wrong credential. erin is this file's user.
@@ -26,7 +26,7 @@ const MEDIA_MS = 3000;
 const TURN_URI = process.env.LAB_TURN_URI;
 const TURN_SECRET = process.env.LAB_TURN_SECRET;
 const TURN_HOST = ADDRESSES.stun.split(':')[0];
-const TTL = 600;
+const TOKEN_TTL = 3600; // the session's lifetime, which the TURN credentials share
 // every runner helper below reads LAB_GW when it is called: they all talk to this file's gateway
 process.env.LAB_GW = BASE;
 
@@ -52,7 +52,8 @@ before(async () => {
   for (const [name, value] of [['server.port', HTTP_PORT], ['lab.sip.port', SIP_PORT],
     ['lab.rtpengine.dtmf-log', ''], // rtpengine's DTMF log goes to the lab's gateway
     ['lab.rtpengine.media-start-timeout-ms', 6000], // the call without TURN ends sooner
-    ['lab.webrtc.turn-uris', TURN_URI], ['lab.webrtc.turn-secret-file', TURN_SECRET], ['lab.webrtc.turn-ttl-seconds', TTL]]) {
+    ['lab.api.token-ttl-seconds', TOKEN_TTL],
+    ['lab.webrtc.turn-uris', TURN_URI], ['lab.webrtc.turn-secret-file', TURN_SECRET]]) {
     args = withOption(args, name, value);
   }
   assert.ok(!args.some((a) => a.includes(fs.readFileSync(TURN_SECRET, 'utf8').trim())), 'the secret is on the command line');
@@ -133,7 +134,7 @@ function assertRelayed(r, datagrams) {
   assert.equal(natDirect.length, 0, `datagrams between the NAT and anything but coturn's port: ${JSON.stringify(natDirect.slice(0, 3))}`);
 }
 
-test(titled('TURN: the login hands out short-lived REST-API credentials, and coturn relays only with them'), { timeout: 40000 }, async () => {
+test(titled('TURN: the login hands out REST-API credentials that expire with the session, and coturn relays only with them'), { timeout: 90000 }, async () => {
   assert.ok(Array.isArray(iceServers) && iceServers.length === 1, `iceServers from the login: ${JSON.stringify(iceServers)}`);
   const [s] = iceServers;
   assert.deepEqual(s.urls, [TURN_URI]);
@@ -142,7 +143,7 @@ test(titled('TURN: the login hands out short-lived REST-API credentials, and cot
   const hmac = (name) => crypto.createHmac('sha1', fs.readFileSync(TURN_SECRET, 'utf8').trim()).update(name).digest('base64');
   assert.equal(s.credential, hmac(s.username), 'credential = base64(HMAC-SHA1(secret, username))');
   const left = Number(expiry) - Date.now() / 1000;
-  assert.ok(left > TTL - 60 && left <= TTL + 1, `credentials valid for ${left} s, want ${TTL}`);
+  assert.ok(left > TOKEN_TTL - 60 && left <= TOKEN_TTL + 1, `credentials valid for ${left} s, want the session's ${TOKEN_TTL}`);
   const good = relayOf(await gather(iceServers));
   assert.ok(good.length > 0 && good.every((c) => c.includes(` ${TURN_HOST} `)), `relay candidates with the gateway's credentials: ${good}`);
   const wrong = relayOf(await gather([{ ...s, credential: `${s.credential.slice(0, -4)}AAA=` }]));

@@ -37,7 +37,7 @@ export class LabClient extends EventTarget {
   // RTCPeerConnection iceServers (e.g. [{urls: 'stun:198.18.1.1:3478'}] for server-reflexive candidates
   // behind a NAT). None by default: rtpengine has a routable address and is ICE-lite, so host or mDNS
   // candidates (peer-reflexive behind a NAT) are enough (docs/media.md "ICE role"). A gateway with
-  // TURN (lab.webrtc.turn-uris) hands each login a TURN server with short-lived credentials: login()
+  // TURN (lab.webrtc.turn-uris) hands each login a TURN server with credentials that expire with the session: login()
   // puts it here (docs/security.md "TURN").
   iceServers = [];
 

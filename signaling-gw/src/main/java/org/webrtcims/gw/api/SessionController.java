@@ -62,8 +62,8 @@ public class SessionController {
         out.put("wsProtocols", java.util.List.of(WebSocketConfig.PROTOCOL, WebSocketConfig.TOKEN_PROTOCOL_PREFIX + s.token()));
         out.put("expiresAt", java.time.Instant.ofEpochMilli(s.expiresAtMillis()).toString());
         out.put("user", s.user());
-        // lab.webrtc.turn-uris: the page's RTCPeerConnection iceServers, with TURN credentials of its own (short-lived)
-        turn.iceServers(s.user(), System.currentTimeMillis()).ifPresent(servers -> out.put("iceServers", servers));
+        // lab.webrtc.turn-uris: the page's RTCPeerConnection iceServers, with TURN credentials that expire with the session
+        turn.iceServers(s.user(), s.expiresAtMillis()).ifPresent(servers -> out.put("iceServers", servers));
         return ResponseEntity.status(HttpStatus.CREATED).body(out);
     }
 

@@ -20,19 +20,19 @@ import java.util.Optional;
  * Short-lived TURN credentials for a logged-in page (`lab.webrtc.turn-*`, docs/security.md "TURN"), as the TURN REST
  * API (draft-uberti-behave-turn-rest-00, coturn `use-auth-secret`) defines them: the user name is
  * `<expiry in epoch seconds>:<user>`, the password base64(HMAC-SHA1(shared secret, user name)). The TURN server
- * checks both with the same secret and refuses the credentials after the expiry; the secret never leaves the
- * gateway and is read from a file (never from the command line).
+ * checks both with the same secret and refuses the credentials after the expiry, which is the session token's: a
+ * session's calls end with it (docs/security.md "Tokens"), so no relay it uses needs them longer, and the TURN
+ * server refuses them (new allocations, refreshes) once the session is over. The secret never leaves the gateway and
+ * is read from a file (never from the command line).
  */
 @Component
 public class TurnCredentials {
     private final List<String> uris;
     private final byte[] secret;
-    private final int ttlSeconds;
 
     public TurnCredentials(GatewayProperties props) {
         GatewayProperties.Webrtc w = props.getWebrtc();
         this.uris = List.copyOf(w.getTurnUris());
-        this.ttlSeconds = w.getTurnTtlSeconds();
         if (uris.isEmpty()) {
             this.secret = null;
             return;
@@ -42,7 +42,6 @@ public class TurnCredentials {
                 throw new IllegalStateException("lab.webrtc.turn-uris: '" + u + "' is not a turn:, turns:, stun: or stuns: URI");
             }
         }
-        if (ttlSeconds <= 0) throw new IllegalStateException("lab.webrtc.turn-ttl-seconds must be > 0, got " + ttlSeconds);
         this.secret = readSecret(w.getTurnSecretFile());
     }
 
@@ -62,10 +61,10 @@ public class TurnCredentials {
 
     public boolean enabled() { return secret != null; }
 
-    /** The RTCPeerConnection `iceServers` for this user's page, valid until now + ttl; empty when TURN is off. */
-    public Optional<List<Map<String, Object>>> iceServers(String user, long nowMillis) {
+    /** The RTCPeerConnection `iceServers` for this user's page, valid until its session expires; empty when TURN is off. */
+    public Optional<List<Map<String, Object>>> iceServers(String user, long expiresAtMillis) {
         if (secret == null) return Optional.empty();
-        long expiry = nowMillis / 1000 + ttlSeconds;
+        long expiry = expiresAtMillis / 1000;
         String username = expiry + ":" + user;
         Map<String, Object> server = new LinkedHashMap<>();
         server.put("urls", uris);
@@ -73,8 +72,6 @@ public class TurnCredentials {
         server.put("credential", password(secret, username));
         return Optional.of(List.of(server));
     }
-
-    public int ttlSeconds() { return ttlSeconds; }
 
     static String password(byte[] secret, String username) {
         try {

@@ -320,13 +320,9 @@ public class GatewayProperties {
         private java.util.List<String> turnUris = new java.util.ArrayList<>();
         /** A file holding the TURN server's shared secret (coturn `static-auth-secret`); required with turn URIs. */
         private String turnSecretFile = "";
-        /** Lifetime of the TURN credentials a login hands out (TURN REST API: the user name carries the expiry). */
-        private int turnTtlSeconds = 3600;
         public java.util.List<String> getTurnUris() { return turnUris; }
         public void setTurnUris(java.util.List<String> v) { this.turnUris = v; }
         public String getTurnSecretFile() { return turnSecretFile; }
         public void setTurnSecretFile(String v) { this.turnSecretFile = v; }
-        public int getTurnTtlSeconds() { return turnTtlSeconds; }
-        public void setTurnTtlSeconds(int v) { this.turnTtlSeconds = v; }
     }
 }

@@ -14,11 +14,10 @@ import static org.junit.jupiter.api.Assertions.*;
 class TurnCredentialsTest {
     @TempDir Path dir;
 
-    private GatewayProperties props(List<String> uris, String secretFile, int ttl) {
+    private GatewayProperties props(List<String> uris, String secretFile) {
         GatewayProperties p = new GatewayProperties();
         p.getWebrtc().setTurnUris(uris);
         p.getWebrtc().setTurnSecretFile(secretFile);
-        p.getWebrtc().setTurnTtlSeconds(ttl);
         return p;
     }
 
@@ -33,8 +32,9 @@ class TurnCredentialsTest {
     void restApiCredentials() throws Exception {
         Path f = dir.resolve("secret");
         Files.writeString(f, "north\n");
-        TurnCredentials t = new TurnCredentials(props(List.of("turn:198.18.1.1:3478?transport=udp"), f.toString(), 3600));
-        List<Map<String, Object>> servers = t.iceServers("carol", 1_700_000_000_123L).orElseThrow();
+        TurnCredentials t = new TurnCredentials(props(List.of("turn:198.18.1.1:3478?transport=udp"), f.toString()));
+        // the session's expiry (ms) -> the user name's (s)
+        List<Map<String, Object>> servers = t.iceServers("carol", 1_700_003_600_123L).orElseThrow();
         assertEquals(1, servers.size());
         assertEquals(List.of("turn:198.18.1.1:3478?transport=udp"), servers.get(0).get("urls"));
         assertEquals("1700003600:carol", servers.get(0).get("username"));
@@ -48,15 +48,13 @@ class TurnCredentialsTest {
         Files.writeString(f, "s3");
         Path empty = dir.resolve("empty");
         Files.writeString(empty, "\n");
-        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), "", 60)))
+        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), "")))
                 .getMessage().startsWith("lab.webrtc.turn-secret-file is required"));
-        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), dir.resolve("none").toString(), 60)))
+        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), dir.resolve("none").toString())))
                 .getMessage().startsWith("lab.webrtc.turn-secret-file: cannot read"));
-        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), empty.toString(), 60)))
+        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), empty.toString())))
                 .getMessage().contains("is empty"));
-        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("http://h"), f.toString(), 60)))
+        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("http://h"), f.toString())))
                 .getMessage().startsWith("lab.webrtc.turn-uris:"));
-        assertTrue(assertThrows(IllegalStateException.class, () -> new TurnCredentials(props(List.of("turn:h:3478"), f.toString(), 0)))
-                .getMessage().startsWith("lab.webrtc.turn-ttl-seconds"));
     }
 }
