@@ -115,10 +115,21 @@ start_turn() {
       "min-port=${LAB_TURN_PORTS%-*}" "max-port=${LAB_TURN_PORTS#*-}" use-auth-secret "realm=$LAB_IMS_DOMAIN" \
       fingerprint no-cli no-tls no-dtls simple-log log-file=stdout "pidfile=$dir/turnserver.pid" "userdb=$dir/turndb"
     [[ ${addr%:*} == 127.* ]] && echo allow-loopback-peers # rtpengine on loopback (./lab up without --bind)
+    # the relay reaches rtpengine's browser-facing address and nothing else (no other host or local service)
+    echo "denied-peer-ip=0.0.0.0-255.255.255.255"
+    echo "allowed-peer-ip=$(turn_peer_addr)"
     echo "static-auth-secret=$(cat "$dir/secret")"
   } >"$dir/turnserver.conf") || { fail "cannot write coturn's configuration in $(rel "$dir")"; return 1; }
   proc_start turn turnserver -c "$dir/turnserver.conf"
   proc_wait_ready turn "$LAB_LAST_PID" 15 "UDP $addr bound" turn_bound "$addr"
+}
+
+# turn_peer_addr — the one address coturn may relay to: rtpengine's browser-facing one (lab_pub_addr, else
+# its single interface on the bound loopback address).
+turn_peer_addr() {
+  local pub
+  pub=$(lab_pub_addr)
+  echo "${pub:-$LAB_BIND}"
 }
 
 turn_bound() { [[ -n $(ss -H -lun "src ${1%:*} and sport = :${1##*:}" 2>/dev/null) ]]; }

@@ -7,6 +7,7 @@
 // address and rtpengine; without them (the page's iceServers emptied) the same call gets no media, and coturn
 // refuses a wrong credential. erin is this file's user.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -152,6 +153,26 @@ test(titled('TURN: the login hands out REST-API credentials that expire with the
   const old = `${Math.floor(Date.now() / 1000) - 60}:${USER}`;
   const expired = relayOf(await gather([{ urls: s.urls, username: old, credential: hmac(old) }]));
   assert.equal(expired.length, 0, `coturn allocated with an expired user name: ${expired}`);
+});
+
+// coturn's turnutils_uclient from the core namespace: allocate, then a channel to PEER (port 3480; nothing has to
+// answer there). Its credential is one of the TURN REST API's, valid for 60 s (not the secret).
+function uclient(peer) {
+  const username = `${Math.floor(Date.now() / 1000) + 60}:probe`;
+  const credential = crypto.createHmac('sha1', fs.readFileSync(TURN_SECRET, 'utf8').trim()).update(username).digest('base64');
+  const [host, port] = ADDRESSES.stun.split(':');
+  return new Promise((resolve) => {
+    execFile('turnutils_uclient', ['-n', '1', '-m', '1', '-c', '-u', username, '-w', credential, '-e', peer, '-r', '3480', '-p', port, host],
+      { timeout: 15000 }, (error, stdout, stderr) => resolve(`${stdout}${stderr}${error && !stdout && !stderr ? error.message : ''}`));
+  });
+}
+
+test(titled('TURN: coturn relays to rtpengine\'s browser-facing address only'), { timeout: 40000 }, async () => {
+  const toRtpengine = await uclient(ADDRESSES.pub);
+  assert.match(toRtpengine, /Total transmit time/, toRtpengine.slice(-600));
+  assert.doesNotMatch(toRtpengine, /403|Forbidden/, toRtpengine.slice(-600));
+  const toBrowser = await uclient(ADDRESSES.browser); // another host on the core's links
+  assert.match(toBrowser, /403 \(Forbidden IP\)/, toBrowser.slice(-600));
 });
 
 test(titled('MO call from behind a symmetric NAT through TURN: media both ways over a relay pair'), { timeout: 45000 }, async () => {
