@@ -9,9 +9,8 @@ up_cmd_pattern() {
     gateway | gateway[0-9]* | gateway-*) printf 'signaling-gw.jar' ;;
     redis) printf 'redis-server' ;;  # --relays > 1 (harness/lib/scaleout.sh)
     haproxy) printf 'haproxy' ;;      # --gateways > 1
-    turn) printf 'turnserver' ;;      # --turn (harness/lib/components.sh start_turn)
     ims3gpp) printf 'run-core.sh' ;;  # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh)
-    stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN)
+    stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN/TURN, up --turn: components.sh start_turn)
     ue*) printf 'sipp' ;;
     *) return 1 ;;
   esac
