@@ -15,6 +15,13 @@ bool srtpGlobalInit(std::string* err) {
   return status == srtp_err_status_ok;
 }
 
+std::string srtpLibrary() { return srtp_get_version_string(); }
+
+#ifndef LOADGEN_SRTP_CRYPTO
+#define LOADGEN_SRTP_CRYPTO "system"
+#endif
+const char* srtpCrypto() { return LOADGEN_SRTP_CRYPTO; }
+
 static bool makeSession(void*& out, const uint8_t key[30], bool outbound, std::string* err) {
   srtp_policy_t policy;
   std::memset(&policy, 0, sizeof policy);

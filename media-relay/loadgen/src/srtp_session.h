@@ -10,6 +10,8 @@ namespace lg {
 constexpr size_t kSrtpMaxTrailer = 144;  // >= SRTP_MAX_TRAILER_LEN; callers leave this much room
 
 bool srtpGlobalInit(std::string* err);  // srtp_init() once per process
+std::string srtpLibrary();  // libsrtp's version string, e.g. "libsrtp2 2.5.0"
+const char* srtpCrypto();   // the crypto backend loadgen was built with: "openssl" (bundled) or "system"
 
 class SrtpSession {
  public:
