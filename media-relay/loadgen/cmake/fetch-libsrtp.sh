@@ -25,10 +25,10 @@ echo "deb-src $mirror $suite main" >"$apt_dir/sources.list"
 apt_opts=(-q -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/sources.list.d"
   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o "APT::Sandbox::User=root")
 log=$dir/fetch.log
-if ! timeout 300 apt-get "${apt_opts[@]}" update >"$log" 2>&1; then
+if ! timeout 120 apt-get "${apt_opts[@]}" update >"$log" 2>&1; then
   echo "fetch-libsrtp: apt-get update of $mirror $suite (deb-src) failed (log: $log)" >&2; exit 1
 fi
-if ! (cd "$dir/unpack" && timeout 300 apt-get "${apt_opts[@]}" --download-only source "$pkg") >>"$log" 2>&1; then
+if ! (cd "$dir/unpack" && timeout 120 apt-get "${apt_opts[@]}" --download-only source "$pkg") >>"$log" 2>&1; then
   echo "fetch-libsrtp: apt-get source $pkg failed (log: $log)" >&2; exit 1
 fi
 dsc=$(ls "$dir"/unpack/"$pkg"_*.dsc 2>/dev/null | head -1)
