@@ -99,10 +99,11 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
   const exitedAt = Date.now();
   const errors = [];
   if (!res) { errors.push(`loadgen did not finish in ${bound / 1000} s: stopped`); res = await stop(lg); }
-  let perf = null, perfError = null; // a missing profile does not fail the step
+  let perf = null, perfError = null, perfCpuPct = null; // a missing profile does not fail the step
   if (rec) {
     const stopped = await perfStop(rec);
     perf = stopped.ok ? perfFile : null;
+    if (stopped.cpu_s != null && stopped.wall_s > 0) perfCpuPct = Math.round((stopped.cpu_s / stopped.wall_s) * 10000) / 100;
     if (!stopped.ok) perfError = `perf record: ${stopped.text}`;
   }
   const cpu = cpuOf(sampler.stop(), host0, hostCpu());
@@ -120,7 +121,7 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
       + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
   }
   return {
-    cps, calls, hold_s: holdS, loadgen_threads: threads, users, perf, perf_error: perfError, ok: errors.length === 0 && failed === 0, errors,
+    cps, calls, hold_s: holdS, loadgen_threads: threads, users, perf, perf_error: perfError, perf_cpu_pct: perfCpuPct, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,
     concurrent_nominal: Math.round(cps * holdS), concurrent_peak: peak,
     setup_ms: out?.setup_ms ?? null, phases_ms: out?.phases_ms ?? null,

@@ -76,7 +76,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu) });
       report.steps.push(s);
       progress(`gateway step ${cps} calls/s: ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}; ${s.setup_ok ?? 'n/a'}/${calls} set up, p50 ${s.setup_ms?.p50 ?? 'n/a'} p95 ${s.setup_ms?.p95 ?? 'n/a'} ms, `
-        + `peak ${s.concurrent_peak} in media; CPU gateway ${s.cpu.gateway_pct} kamailio ${s.cpu.kamailio_pct} rtpengine ${s.cpu.rtpengine_pct} sipp ${s.cpu.sipp_pct} loadgen ${s.cpu.loadgen_pct}, other jobs ${s.cpu.other_pct} %; loadgen exited ${s.loadgen_exit_after_report_s ?? 'n/a'} s after its report`);
+        + `peak ${s.concurrent_peak} in media; CPU gateway ${s.cpu.gateway_pct} kamailio ${s.cpu.kamailio_pct} rtpengine ${s.cpu.rtpengine_pct} sipp ${s.cpu.sipp_pct} loadgen ${s.cpu.loadgen_pct}, other jobs ${s.cpu.other_pct} %; loadgen exited ${s.loadgen_exit_after_report_s ?? 'n/a'} s after its report${s.perf_cpu_pct != null ? `; perf record itself ${s.perf_cpu_pct} %` : ''}`);
       gwDone = !s.pass;
       finish(ctx.out, report);
       await sleep(PAUSE_S * 1000);
