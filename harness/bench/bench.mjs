@@ -3,7 +3,7 @@
 //   <profile> [--calls N] [--duration S]              one measured run
 //   capacity <profile> [--max N] [--duration S]       sweep N up to the last passing step
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
-//   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick]
+//   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick] [--perf|--no-perf]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
 //   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
 //   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]

@@ -11,8 +11,9 @@ import { summarizePerf } from './perf.mjs';
 import { SETUP_PROCS, setupStep, sipOnlyStep } from './setup-rate.mjs';
 
 export const SUSTAINED_P95_MS = 300;
-// perf record per gateway step (--perf / --no-perf); docs/benchmarks.md "Setup capacity"
-export const SUSTAINED_PERF_DEFAULT = true;
+// perf record per gateway step: opt-in (--perf), it costs the profiled processes CPU (likely the per-task perf
+// events on every context switch): docs/benchmarks.md, "setup-rate --sustained with the OpenSSL loadgen"
+export const SUSTAINED_PERF_DEFAULT = false;
 const PAUSE_S = 3; // between steps: let BYEs, deletes and timewaits settle
 
 export function sustainedPlan(steps, stepS, holdS) {
