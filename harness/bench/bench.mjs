@@ -3,7 +3,7 @@
 //   <profile> [--calls N] [--duration S]              one measured run
 //   capacity <profile> [--max N] [--duration S]       sweep N up to the last passing step
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
-//   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick]
+//   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick] [--perf|--no-perf]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
 //   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
 //   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]
@@ -23,7 +23,7 @@ import { renderBenchHtml } from './html.mjs';
 import { sleep, start, stopAll } from '../kit/procs.mjs';
 import { writeReport } from '../kit/report.mjs';
 import { credentialsFile, pct, readRtt, setupStep, setupStepSeconds } from './setup-rate.mjs';
-import { runSustained, sustainedPlan } from './sustained.mjs';
+import { SUSTAINED_PERF_DEFAULT, runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing, spreadPacing } from './step.mjs';
 import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
@@ -93,6 +93,11 @@ export function parse(argv) {
     rest.splice(rest.indexOf('--sustained'), 1);
     const quick = rest.includes('--quick');
     if (quick) rest.splice(rest.indexOf('--quick'), 1);
+    // --perf / --no-perf: Linux perf record of loadgen, rtpengine and Kamailio per gateway step (perf.mjs)
+    const perfFlag = ['--perf', '--no-perf'].filter((f) => rest.includes(f));
+    if (perfFlag.length > 1) usage('--perf and --no-perf exclude each other');
+    for (const f of perfFlag) rest.splice(rest.indexOf(f), 1);
+    const perf = perfFlag.length ? perfFlag[0] === '--perf' : SUSTAINED_PERF_DEFAULT;
     take(['--cps-steps', '--hold', '--step-seconds', '--threads']);
     const d = quick ? { steps: '5,10', hold: 3, secs: 20 } : { steps: '10,25,50,100,150,200', hold: 5, secs: 60 };
     const steps = (opts['--cps-steps'] ?? d.steps).split(',').map((v) => int('--cps-steps', v.trim(), 1, 500));
@@ -103,7 +108,7 @@ export function parse(argv) {
     // and rtpengine's CPU: p95 915 ms at 50 calls/s against 396 ms with 1, docs/benchmarks.md)
     const cores = os.cpus().length;
     const threads = int('--threads', opts['--threads'] ?? Math.max(1, Math.min(4, Math.floor(cores / 2))), 1, Math.min(4, cores));
-    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, threads, quick, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
+    return { mode: 'setup-sustained', name: 'setup-rate-sustained', steps, holdS, stepS, threads, quick, perf, expected_s: sustainedPlan(steps, stepS, holdS).expected_s };
   }
   if (first === 'registrations') {
     take(['--users', '--minutes', '--expires', '--concurrency']);

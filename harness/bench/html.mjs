@@ -149,7 +149,7 @@ ${charts([
 <h2>Where the gateway's CPU goes (JFR execution samples)</h2>
 ${Object.keys(r.profiles ?? {}).length ? Object.entries(r.profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${jfrTables(p)}`).join('\n') : '<p>no recording summarised</p>'}
 <h2>Where loadgen's, rtpengine's and Kamailio's CPU goes (perf)</h2>
-${Object.keys(r.native_profiles ?? {}).length ? Object.entries(r.native_profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${perfTables(p)}`).join('\n') : '<p>no recording summarised</p>'}`;
+${Object.keys(r.native_profiles ?? {}).length ? Object.entries(r.native_profiles).map(([k, p]) => `<h3>${esc(k)}</h3>${perfTables(p)}`).join('\n') : `<p>no recording summarised${r.perf_record === false ? ' (perf record is opt-in: --perf)' : ''}</p>`}`;
 }
 
 function registrationsBody(r) {

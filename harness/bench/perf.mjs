@@ -33,17 +33,29 @@ export function perfStart(pids, file) {
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   proc.done = new Promise((resolve) => proc.on('close', (code) => resolve({ code, stderr })));
-  return { proc, error: null };
+  return { proc, error: null, t0: Date.now() };
 }
 
-// perfStop(rec) -> { ok, text }: SIGINT makes perf write its file and exit.
+// CPU seconds (user + system) the process used so far, from /proc/PID/stat; null when gone.
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const v = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(v[11]) + Number(v[12])) / 100; // utime + stime, USER_HZ = 100 on Linux
+  } catch { return null; }
+}
+
+// perfStop(rec) -> { ok, text, cpu_s, wall_s }: SIGINT makes perf write its file and exit; cpu_s = the
+// recorder's own CPU over the step (what recording costs the host), read just before the SIGINT.
 export async function perfStop(rec) {
   if (!rec?.proc) return { ok: false, text: rec?.error ?? 'not started' };
+  const cpu_s = cpuSeconds(rec.proc.pid);
+  const wall_s = (Date.now() - rec.t0) / 1000;
   rec.proc.kill('SIGINT');
   const timer = setTimeout(() => rec.proc.kill('SIGKILL'), 20000);
   const { code, stderr } = await rec.proc.done;
   clearTimeout(timer);
-  return { ok: code === 0 || code === null || code === 130, text: stderr.trim().split('\n').pop() ?? '' };
+  return { ok: code === 0 || code === null || code === 130, text: stderr.trim().split('\n').pop() ?? '', cpu_s, wall_s };
 }
 
 // parsePerfReport(text) -> { samples, processes: [{comm, pct}], top: [{comm, dso, sym, pct}] } from

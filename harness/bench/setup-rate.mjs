@@ -99,18 +99,23 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
   const rec = perfFile ? perfStart([lg.pid, ...labPids(['rtpengine', 'kamailio']).flatMap(withDescendants)], perfFile) : null;
   const bound = (setupStepSeconds(calls, cps, holdS) + 30) * 1000;
   let res = await waitFor(lg, bound);
+  const exitedAt = Date.now();
   const errors = [];
   if (!res) { errors.push(`loadgen did not finish in ${bound / 1000} s: stopped`); res = await stop(lg); }
-  let perf = null, perfError = null; // a missing profile does not fail the step
+  let perf = null, perfError = null, perfCpuPct = null; // a missing profile does not fail the step
   if (rec) {
     const stopped = await perfStop(rec);
     perf = stopped.ok ? perfFile : null;
+    if (stopped.cpu_s != null && stopped.wall_s > 0) perfCpuPct = Math.round((stopped.cpu_s / stopped.wall_s) * 10000) / 100;
     if (!stopped.ok) perfError = `perf record: ${stopped.text}`;
   }
   const cpu = cpuOf(sampler.stop(), host0, hostCpu(), procs);
   let out = null;
   try { out = JSON.parse(fs.readFileSync(json, 'utf8')); } catch { /* below */ }
   if (!out) errors.push(`loadgen wrote no report (exit ${res.code}): ${lastLine(lg.tail()) || 'no output'}`);
+  // how long loadgen ran on after writing its report (teardown; docs/loadgen.md "SRTP library")
+  let exitAfterReportS = null;
+  try { if (out) exitAfterReportS = Math.round((exitedAt - fs.statSync(json).mtimeMs) / 10) / 100; } catch { /* no report */ }
   const t = out?.totals ?? {};
   const ok = t.setup_ok ?? null;
   const failed = t.failed ?? (ok == null ? null : calls - ok);
@@ -119,12 +124,12 @@ export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps,
       + `packets missing ${t.pkts_missing ?? 'n/a'} of ${t.pkts_sent ?? 'n/a'}`);
   }
   return {
-    cps, calls, hold_s: holdS, loadgen_threads: threads, users, perf, perf_error: perfError, ok: errors.length === 0 && failed === 0, errors,
+    cps, calls, hold_s: holdS, loadgen_threads: threads, users, perf, perf_error: perfError, perf_cpu_pct: perfCpuPct, ok: errors.length === 0 && failed === 0, errors,
     setup_ok: ok, failures: failed,
     concurrent_nominal: Math.round(cps * holdS), concurrent_peak: peak,
     setup_ms: out?.setup_ms ?? null, phases_ms: out?.phases_ms ?? null,
     failure_reasons: (out?.calls ?? []).filter((c) => c.error || c.fail_phase).slice(0, 10).map((c) => `${c.fail_phase ?? '?'}: ${c.error ?? ''}`),
-    loadgen_exit: res.code,
+    loadgen_exit: res.code, loadgen_exit_after_report_s: exitAfterReportS,
     cpu,
   };
 }

@@ -11,6 +11,9 @@ import { summarizePerf } from './perf.mjs';
 import { SETUP_PROCS, setupStep, sipOnlyStep } from './setup-rate.mjs';
 
 export const SUSTAINED_P95_MS = 300;
+// perf record per gateway step: opt-in (--perf), it costs the profiled processes CPU (likely the per-task perf
+// events on every context switch): docs/benchmarks.md, "setup-rate --sustained with the OpenSSL loadgen"
+export const SUSTAINED_PERF_DEFAULT = false;
 const PAUSE_S = 3; // between steps: let BYEs, deletes and timewaits settle
 
 export function sustainedPlan(steps, stepS, holdS) {
@@ -51,7 +54,7 @@ function gatewayPid() {
 
 export async function runSustained(run, ctx, { root, profilesFile, progress, finish, base }) {
   const report = { ...base, kind: 'setup-sustained', profile: 'A-SRTP', gateway: ctx.gateway, hold_s: run.holdS, step_seconds: run.stepS, loadgen_threads: run.threads,
-    cps_steps: run.steps, criterion: `every call set up and setup p95 <= ${SUSTAINED_P95_MS} ms (gateway: call sent -> DTLS done, ICE + DTLS included; SIP only: INVITE -> 200)`,
+    cps_steps: run.steps, perf_record: run.perf, criterion: `every call set up and setup p95 <= ${SUSTAINED_P95_MS} ms (gateway: call sent -> DTLS done, ICE + DTLS included; SIP only: INVITE -> 200)`,
     gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, steps: [], sip_only: [] };
   const jvm = gatewayPid();
   if (!jvm) report.errors.push('the gateway JVM was not found in $LAB_PIDS: no JFR recording');
@@ -68,7 +71,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       const started = jvm ? jfrStart(jvm, rec) : { ok: false, text: 'no JVM' };
       progress(`gateway step ${cps} calls/s: ${calls} calls over ${run.stepS} s, ~${cps * run.holdS} concurrent${started.ok ? ', JFR recording' : ` (no JFR: ${started.text.split('\n').pop()})`}`);
       const s = await setupStep({ root, dir, logDir: ctx.logDir, gateway: ctx.gateway, profilesFile, cps, calls, holdS: run.holdS, threads: run.threads,
-        perfFile: path.join(dir, 'native.perf'), progress, progressEvery: 10 });
+        perfFile: run.perf ? path.join(dir, 'native.perf') : null, progress, progressEvery: 10 });
       if (started.ok) {
         const stopped = jfrStop(jvm, rec, path.join(dir, 'gateway.jfr'));
         s.jfr = stopped.ok ? path.relative(ctx.out, path.join(dir, 'gateway.jfr')) : null;
@@ -78,7 +81,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu) });
       report.steps.push(s);
       progress(`gateway step ${cps} calls/s: ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}; ${s.setup_ok ?? 'n/a'}/${calls} set up, p50 ${s.setup_ms?.p50 ?? 'n/a'} p95 ${s.setup_ms?.p95 ?? 'n/a'} ms, `
-        + `peak ${s.concurrent_peak} in media; CPU gateway ${s.cpu.gateway_pct} kamailio ${s.cpu.kamailio_pct} rtpengine ${s.cpu.rtpengine_pct} sipp ${s.cpu.sipp_pct} loadgen ${s.cpu.loadgen_pct}, other jobs ${s.cpu.other_pct} %`);
+        + `peak ${s.concurrent_peak} in media; CPU gateway ${s.cpu.gateway_pct} kamailio ${s.cpu.kamailio_pct} rtpengine ${s.cpu.rtpengine_pct} sipp ${s.cpu.sipp_pct} loadgen ${s.cpu.loadgen_pct}, other jobs ${s.cpu.other_pct} %; loadgen exited ${s.loadgen_exit_after_report_s ?? 'n/a'} s after its report${s.perf_cpu_pct != null ? `; perf record itself ${s.perf_cpu_pct} %` : ''}`);
       gwDone = !s.pass;
       finish(ctx.out, report);
       await sleep(PAUSE_S * 1000);

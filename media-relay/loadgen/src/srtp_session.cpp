@@ -15,6 +15,13 @@ bool srtpGlobalInit(std::string* err) {
   return status == srtp_err_status_ok;
 }
 
+std::string srtpLibrary() { return srtp_get_version_string(); }
+
+#ifndef LOADGEN_SRTP_CRYPTO
+#define LOADGEN_SRTP_CRYPTO "system"
+#endif
+const char* srtpCrypto() { return LOADGEN_SRTP_CRYPTO; }
+
 static bool makeSession(void*& out, const uint8_t key[30], bool outbound, std::string* err) {
   srtp_policy_t policy;
   std::memset(&policy, 0, sizeof policy);
@@ -36,9 +43,12 @@ static bool makeSession(void*& out, const uint8_t key[30], bool outbound, std::s
   return true;
 }
 
-SrtpSession::~SrtpSession() {
+SrtpSession::~SrtpSession() { reset(); }
+
+void SrtpSession::reset() {
   if (tx_) srtp_dealloc(static_cast<srtp_t>(tx_));
   if (rx_) srtp_dealloc(static_cast<srtp_t>(rx_));
+  tx_ = rx_ = nullptr;
 }
 
 bool SrtpSession::init(const uint8_t localKey[30], const uint8_t remoteKey[30], std::string* err) {
@@ -47,9 +57,11 @@ bool SrtpSession::init(const uint8_t localKey[30], const uint8_t remoteKey[30], 
 }
 
 bool SrtpSession::protect(uint8_t* buf, int& len) {
+  if (!tx_) return false;
   return srtp_protect(static_cast<srtp_t>(tx_), buf, &len) == srtp_err_status_ok;
 }
 SrtpSession::Rx SrtpSession::unprotectStatus(uint8_t* buf, int& len) {
+  if (!rx_) return Rx::Other;
   switch (srtp_unprotect(static_cast<srtp_t>(rx_), buf, &len)) {
     case srtp_err_status_ok: return Rx::Ok;
     case srtp_err_status_replay_fail:
@@ -59,9 +71,11 @@ SrtpSession::Rx SrtpSession::unprotectStatus(uint8_t* buf, int& len) {
   }
 }
 bool SrtpSession::protectRtcp(uint8_t* buf, int& len) {
+  if (!tx_) return false;
   return srtp_protect_rtcp(static_cast<srtp_t>(tx_), buf, &len) == srtp_err_status_ok;
 }
 bool SrtpSession::unprotectRtcp(uint8_t* buf, int& len) {
+  if (!rx_) return false;
   return srtp_unprotect_rtcp(static_cast<srtp_t>(rx_), buf, &len) == srtp_err_status_ok;
 }
 

@@ -10,6 +10,8 @@ namespace lg {
 constexpr size_t kSrtpMaxTrailer = 144;  // >= SRTP_MAX_TRAILER_LEN; callers leave this much room
 
 bool srtpGlobalInit(std::string* err);  // srtp_init() once per process
+std::string srtpLibrary();  // libsrtp's version string, e.g. "libsrtp2 2.5.0"
+const char* srtpCrypto();   // the crypto backend loadgen was built with: "openssl" (bundled) or "system"
 
 class SrtpSession {
  public:
@@ -21,6 +23,8 @@ class SrtpSession {
   // Keys are key(16)||salt(14).
   bool init(const uint8_t localKey[30], const uint8_t remoteKey[30], std::string* err);
   bool ready() const { return tx_ && rx_; }
+  // Frees both contexts (a call frees its SRTP when it ends, not at exit); ready() is false after.
+  void reset();
   // In place; len is updated. buf must have kSrtpMaxTrailer spare bytes after len.
   bool protect(uint8_t* buf, int& len);
   enum class Rx { Ok, Replay, AuthFail, Other };  // replay = duplicate or too old for the window

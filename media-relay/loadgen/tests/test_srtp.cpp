@@ -70,3 +70,22 @@ TEST(Srtp, RtcpRoundTrip) {
   EXPECT_EQ(len, 28);
   EXPECT_EQ(sr[1], 200);
 }
+
+TEST(Srtp, ResetFreesAndRefuses) {
+  uint8_t a[30], b[30];
+  fill(a, 0x10);
+  fill(b, 0x80);
+  SrtpSession s;
+  std::string err;
+  ASSERT_TRUE(s.init(a, b, &err)) << err;
+  ASSERT_TRUE(s.ready());
+  s.reset();
+  EXPECT_FALSE(s.ready());
+  uint8_t pkt[12 + 40 + kSrtpMaxTrailer];
+  writeRtpHeader(pkt, 111, 1, 0, 0x11223344);
+  int len = 52;
+  EXPECT_FALSE(s.protect(pkt, len));
+  EXPECT_EQ(s.unprotectStatus(pkt, len), SrtpSession::Rx::Other);
+  EXPECT_FALSE(s.protectRtcp(pkt, len));
+  s.reset();  // twice is harmless
+}
