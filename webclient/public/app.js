@@ -17,6 +17,7 @@ const ERROR_TEXT = {
   'ims-rejected': 'The IMS core refused the registration.',
   'too-many-logins': 'Too many sign-in attempts. Wait a minute and try again.',
   'too-many-sessions': 'The gateway has too many people signed in right now.',
+  'too-many-connections': 'Too many open connections from your network address: close another tab or window of this page.',
   'bad-origin': 'This page was loaded from an address the gateway does not accept.',
   'bad-token': 'Your session has expired. Please sign in again.',
   'unknown-session': 'That session is no longer signed in.',
