@@ -45,6 +45,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
      * it; the stack delivers it with the original transaction, and call/OutgoingCalls must ACK and BYE it.
      */
     private final Map<ClientTransaction, Lingering> forkWindow = new ConcurrentHashMap<>();
+    /** The same transactions in the order they ended, which is their expiry order (one fixed window): expired
+     *  ones are taken off the head, so each termination costs O(1), not a scan of the window. */
+    private final java.util.Queue<ClientTransaction> forkExpiry = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private record Lingering(ResponseHandler handler, long untilNanos) { }
     private volatile InboundRequestHandler inbound;
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
@@ -302,9 +305,16 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         ClientTransaction ct = event.getClientTransaction();
         ResponseHandler h = handlers.remove(ct);
         long now = System.nanoTime();
-        forkWindow.values().removeIf(l -> now - l.untilNanos() >= 0);
-        if (h != null && ct.getRequest() != null && javax.sip.message.Request.INVITE.equals(ct.getRequest().getMethod()))
+        for (ClientTransaction head; (head = forkExpiry.peek()) != null; ) {
+            Lingering l = forkWindow.get(head);
+            if (l != null && now - l.untilNanos() < 0) break;
+            forkExpiry.poll();
+            forkWindow.remove(head);
+        }
+        if (h != null && ct.getRequest() != null && javax.sip.message.Request.INVITE.equals(ct.getRequest().getMethod())) {
             forkWindow.put(ct, new Lingering(h, now + java.util.concurrent.TimeUnit.SECONDS.toNanos(MAX_FORK_TIME_S)));
+            forkExpiry.add(ct);
+        }
     }
 
     @Override
