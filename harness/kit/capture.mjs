@@ -68,6 +68,21 @@ export async function udpDatagrams(file) {
 }
 
 // Every STUN message of the capture: {type (e.g. 0x0001 binding request, 0x0101 success), src, dst (UDP ports)}.
+// Runs `run` under a tcpdump of `filter` and returns {r: what run returned, datagrams: udpDatagrams of the
+// capture}; the capture file is removed (browser-nat.test.mjs, turn.test.mjs).
+export async function datagramsDuring(name, filter, run) {
+  const cap = await startCapture(0, name, { filter });
+  let r;
+  try {
+    r = await run();
+  } finally {
+    await cap.stop();
+  }
+  const datagrams = await udpDatagrams(cap.file);
+  fs.rmSync(cap.file, { force: true });
+  return { r, datagrams };
+}
+
 export async function stunMessages(file) {
   const rows = await fields(file, ['-Y', 'stun'], ['stun.type', 'udp.srcport', 'udp.dstport']);
   return rows.map(([type, src, dst]) => ({ type: Number(type), src: Number(src), dst: Number(dst) }));

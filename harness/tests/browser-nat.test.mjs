@@ -4,11 +4,10 @@
 // learns the NAT's mapping from the browser's checks. MO and MT calls, media both ways, checked in
 // the browser, in rtpengine's counters and on the wire; the SDP IMS got carries no browser artefact.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { startCapture, udpDatagrams } from '../kit/capture.mjs';
+import { datagramsDuring } from '../kit/capture.mjs';
 import { logDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
@@ -38,18 +37,7 @@ after(async () => {
 });
 
 // The call's datagrams between the NAT's outside address and rtpengine's browser-facing one.
-async function natTraffic(run) {
-  const cap = await startCapture(0, `nat-${browser.kind}`, { filter: `udp and host ${ADDRESSES.natOutside}` });
-  let r;
-  try {
-    r = await run();
-  } finally {
-    await cap.stop();
-  }
-  const datagrams = await udpDatagrams(cap.file);
-  fs.rmSync(cap.file, { force: true });
-  return { r, datagrams };
-}
+const natTraffic = (run) => datagramsDuring(`nat-${browser.kind}`, `udp and host ${ADDRESSES.natOutside}`, run);
 
 function assertMediaBothWaysThroughNat(r, datagrams) {
   assert.equal(r.error, null, r.error);

@@ -292,47 +292,13 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
   await assertNoRtpengineSession();
 });
 
-test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call'), { timeout: 45000 }, async () => {
-  const a = startUe('uas-fork-a', 'ue5', null, { timeoutMs: 40000 });
+// A call from the browser to ue5 while it has two contacts (SIPp modes `modeA` at 5094, `modeB` at 5100, so
+// the S-CSCF forks): answered, audio with the branch that carries it, one call and one answer at the
+// browser, hung up by the browser. Returns the Call-ID; the UEs are stopped.
+async function forkedCall(modeA, modeB) {
+  const a = startUe(modeA, 'ue5', null, { timeoutMs: 40000 });
   await sleep(1200);
-  const b = startUe('uas-fork-b', 'ue5', null, { timeoutMs: 40000 });
-  let callId;
-  try {
-    await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
-    const mark = await client.mark();
-    callId = await client.call('ue5');
-    await client.waitFor('answered', callId, 15000, mark);
-    assert.ok(await receivedDuring(callId, 1500) > 20, 'audio with the branch that answered');
-    const evs = (await client.events()).slice(mark).map((e) => e.msg);
-    assert.equal(new Set(evs.filter((e) => e.callId).map((e) => e.callId)).size, 1, 'one call at the browser');
-    assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
-    await client.hangup(callId);
-    await client.waitFor('ended', callId, 10000, mark);
-    await sleep(500);
-  } finally {
-    if (callId) await client.hangup(callId).catch(() => {});
-    a.kill();
-    b.kill();
-    await a.done;
-    await b.done;
-  }
-  const wa = wire(ueLog('uas-fork-a', 'ue5'), callId);
-  const wb = wire(ueLog('uas-fork-b', 'ue5'), callId);
-  assert.ok(wb.some((m) => m.dir === 'sent' && /^SIP\/2\.0 180/.test(m.first)), 'branch B rang (a second early dialog)');
-  assert.ok(wa.some((m) => m.dir === 'sent' && /^SIP\/2\.0 183/.test(m.first)), 'branch A sent 183 with SDP');
-  const tagOf = (w, re) => /^To:.*;tag=([^;\s]+)/mi.exec(w.find((m) => m.dir === 'sent' && re.test(m.first))?.text ?? '')?.[1];
-  assert.notEqual(tagOf(wa, /^SIP\/2\.0 183/), tagOf(wb, /^SIP\/2\.0 180/), 'two early dialogs: different To tags');
-  assert.ok(wb.some((m) => m.dir === 'received' && /^CANCEL /.test(m.first)), 'branch B was cancelled');
-  assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
-  assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
-  assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
-  await assertNoRtpengineSession();
-});
-
-test(titled('forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call'), { timeout: 45000 }, async () => {
-  const a = startUe('uas-fork-late-2xx', 'ue5', null, { timeoutMs: 40000 });
-  await sleep(1200);
-  const b = startUe('uas-fork-2xx-b', 'ue5', null, { timeoutMs: 40000 });
+  const b = startUe(modeB, 'ue5', null, { timeoutMs: 40000 });
   let callId;
   try {
     await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
@@ -353,6 +319,26 @@ test(titled('forking on MO, both branches answer: the first 2xx carries the call
     await a.done;
     await b.done;
   }
+  return callId;
+}
+
+test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call'), { timeout: 45000 }, async () => {
+  const callId = await forkedCall('uas-fork-a', 'uas-fork-b');
+  const wa = wire(ueLog('uas-fork-a', 'ue5'), callId);
+  const wb = wire(ueLog('uas-fork-b', 'ue5'), callId);
+  assert.ok(wb.some((m) => m.dir === 'sent' && /^SIP\/2\.0 180/.test(m.first)), 'branch B rang (a second early dialog)');
+  assert.ok(wa.some((m) => m.dir === 'sent' && /^SIP\/2\.0 183/.test(m.first)), 'branch A sent 183 with SDP');
+  const tagOf = (w, re) => /^To:.*;tag=([^;\s]+)/mi.exec(w.find((m) => m.dir === 'sent' && re.test(m.first))?.text ?? '')?.[1];
+  assert.notEqual(tagOf(wa, /^SIP\/2\.0 183/), tagOf(wb, /^SIP\/2\.0 180/), 'two early dialogs: different To tags');
+  assert.ok(wb.some((m) => m.dir === 'received' && /^CANCEL /.test(m.first)), 'branch B was cancelled');
+  assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
+  assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
+  await assertNoRtpengineSession();
+});
+
+test(titled('forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call'), { timeout: 45000 }, async () => {
+  const callId = await forkedCall('uas-fork-late-2xx', 'uas-fork-2xx-b');
   const [late, first] = ['uas-fork-late-2xx', 'uas-fork-2xx-b'].map((mode) => timedWire(ueLog(mode, 'ue5'), callId));
   const okOf = (w) => w.find((m) => m.dir === 'sent' && /^SIP\/2\.0 200/.test(m.first) && /^CSeq: \d+ INVITE/mi.test(m.text));
   const at = (w, re) => w.find((m) => m.dir === 'received' && re.test(m.first));

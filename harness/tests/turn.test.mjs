@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { startCapture, udpDatagrams } from '../kit/capture.mjs';
+import { datagramsDuring } from '../kit/capture.mjs';
 import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
@@ -104,18 +104,7 @@ async function gather(servers) {
 const relayOf = (cands) => cands.filter((c) => / typ relay/.test(c));
 
 // The call's datagrams on the core's side: to and from the symmetric NAT's outside address and coturn.
-async function traffic(run) {
-  const cap = await startCapture(0, `turn-${browser.kind}`, { filter: `udp and (host ${ADDRESSES.snatOutside} or host ${TURN_HOST})` });
-  let r;
-  try {
-    r = await run();
-  } finally {
-    await cap.stop();
-  }
-  const datagrams = await udpDatagrams(cap.file);
-  fs.rmSync(cap.file, { force: true });
-  return { r, datagrams };
-}
+const traffic = (run) => datagramsDuring(`turn-${browser.kind}`, `udp and (host ${ADDRESSES.snatOutside} or host ${TURN_HOST})`, run);
 
 function assertRelayed(r, datagrams) {
   assert.equal(r.error, null, r.error);
