@@ -35,9 +35,12 @@ public class WebSocketConfig implements WebSocketConfigurer {
 
     private final SocketsPerAddress perAddress;
 
+    private final WebSocketEvents events;
+
     public WebSocketConfig(BrowserSocketHandler handler, SessionRegistry sessions, GatewayMetrics metrics,
-                           org.webrtcims.gw.config.GatewayProperties props) {
+                           org.webrtcims.gw.config.GatewayProperties props, WebSocketEvents events) {
         this.metrics = metrics;
+        this.events = events;
         this.handler = handler;
         this.sessions = sessions;
         this.perAddress = new SocketsPerAddress(props.getApi().getWsConnectionsPerAddress());
@@ -46,7 +49,7 @@ public class WebSocketConfig implements WebSocketConfigurer {
     @Override
     public void registerWebSocketHandlers(WebSocketHandlerRegistry registry) {
         // Origins are checked for /api and /ws alike by the OriginCheck filter, before this handshake.
-        registry.addHandler(new WebSocketMeter(handler, metrics, perAddress), "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
+        registry.addHandler(new WebSocketMeter(handler, metrics, perAddress, events), "/ws").addInterceptors(new TokenCheck()).setAllowedOriginPatterns("*");
     }
 
     /**

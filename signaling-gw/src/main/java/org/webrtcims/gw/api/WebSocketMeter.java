@@ -1,7 +1,6 @@
 package org.webrtcims.gw.api;
 
 import org.springframework.web.socket.CloseStatus;
-import org.springframework.web.socket.TextMessage;
 import org.springframework.web.socket.WebSocketHandler;
 import org.springframework.web.socket.WebSocketSession;
 import org.springframework.web.socket.handler.WebSocketHandlerDecorator;
@@ -17,11 +16,13 @@ final class WebSocketMeter extends WebSocketHandlerDecorator {
 
     private final GatewayMetrics metrics;
     private final SocketsPerAddress perAddress;
+    private final WebSocketEvents events;
 
-    WebSocketMeter(WebSocketHandler handler, GatewayMetrics metrics, SocketsPerAddress perAddress) {
+    WebSocketMeter(WebSocketHandler handler, GatewayMetrics metrics, SocketsPerAddress perAddress, WebSocketEvents events) {
         super(handler);
         this.metrics = metrics;
         this.perAddress = perAddress;
+        this.events = events;
     }
 
     @Override
@@ -30,7 +31,7 @@ final class WebSocketMeter extends WebSocketHandlerDecorator {
         if (refused != null) {
             // refused before the session's handler sees it: the session, its socket and its calls stay as they are
             String why = "more than " + perAddress.limit() + " WebSockets from " + refused + " (lab.api.ws-connections-per-address)";
-            session.sendMessage(new TextMessage("{\"type\":\"error\",\"code\":\"too-many-connections\",\"message\":\"" + why + "\"}"));
+            events.send(session, java.util.Map.of("type", "error", "code", "too-many-connections", "message", why));
             session.close(new CloseStatus(SocketsPerAddress.CLOSE_CODE, "too-many-connections"));
             return;
         }

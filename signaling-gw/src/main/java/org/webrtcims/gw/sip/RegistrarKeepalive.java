@@ -39,11 +39,11 @@ final class RegistrarKeepalive {
         boolean settled;
     }
 
-    RegistrarKeepalive(SipUserAgent ua, SipRequests requests, String proxy, long intervalMs,
+    RegistrarKeepalive(SipUserAgent ua, SipRequests requests, long intervalMs,
                        ScheduledExecutorService timer, Runnable onBack) {
         this.ua = ua;
         this.requests = requests;
-        this.proxy = proxy;
+        this.proxy = requests.proxyAddress();
         this.timer = timer;
         this.onBack = onBack;
         this.intervalMs = intervalMs;
@@ -68,9 +68,7 @@ final class RegistrarKeepalive {
     Probe probe() {
         Probe p = new Probe();
         try {
-            int colon = proxy.lastIndexOf(':');
-            SipURI target = ua.addresses().createSipURI(null, colon > 0 ? proxy.substring(0, colon) : proxy);
-            if (colon > 0) target.setPort(Integer.parseInt(proxy.substring(colon + 1)));
+            SipURI target = requests.proxyUri();
             javax.sip.address.Address from = requests.aor("keepalive");
             Request options = requests.create(Request.OPTIONS, target, from, SipIds.tag(), from, ua.newCallId(),
                     cseq++, "keepalive");

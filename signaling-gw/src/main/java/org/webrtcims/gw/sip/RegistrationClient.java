@@ -123,7 +123,7 @@ public class RegistrationClient {
         if (credentials.enabled()) log.info("IMS credentials: {}", credentials);
         this.regEvent = new RegEvent(ua, requests, props, timer, this::networkDeregistered);
         if (props.getIms().isRegEvent()) ua.setNotifyHandler(regEvent::onNotify);
-        this.keepalive = new RegistrarKeepalive(ua, requests, props.getIms().getProxy(), props.getIms().getKeepaliveMs(),
+        this.keepalive = new RegistrarKeepalive(ua, requests, props.getIms().getKeepaliveMs(),
                 timer, () -> timer.execute(this::refreshAll)); // off the SIP thread that got the answer
         keepalive.start();
     }

@@ -57,6 +57,16 @@ public class SipRequests {
         return ua.headers().createContactHeader(ua.addresses().createAddress(uri));
     }
 
+    /** sip:host:port of the P-CSCF (lab.ims.proxy): the pre-loaded Route's URI, the keepalive OPTIONS' target. */
+    public SipURI proxyUri() throws ParseException {
+        SipURI u = ua.addresses().createSipURI(null, proxy.host());
+        u.setPort(proxy.port());
+        return u;
+    }
+
+    /** host:port of the P-CSCF, for logs. */
+    public String proxyAddress() { return proxy.toString(); }
+
     /** A request with Via, Max-Forwards, a pre-loaded Route to the proxy (loose routing) and Contact. */
     public Request create(String method, URI requestUri, Address from, String fromTag, Address to,
                           String callId, long cseq, String contactUser) throws ParseException, InvalidArgumentException {
@@ -65,8 +75,7 @@ public class SipRequests {
         Request r = ua.messages().createRequest(requestUri, method, h.createCallIdHeader(callId),
                 h.createCSeqHeader(cseq, method), h.createFromHeader(from, fromTag), h.createToHeader(to, null),
                 List.of(via), h.createMaxForwardsHeader(70));
-        SipURI route = ua.addresses().createSipURI(null, proxy.host());
-        route.setPort(proxy.port());
+        SipURI route = proxyUri();
         route.setLrParam();
         route.setTransportParam(ua.transport());
         r.addHeader(h.createRouteHeader(ua.addresses().createAddress(route)));

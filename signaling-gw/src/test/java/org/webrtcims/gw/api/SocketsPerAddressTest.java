@@ -50,8 +50,9 @@ class SocketsPerAddressTest {
     void aRefusedSocketGetsTooManyConnectionsAndCloseCode4429AndNeverReachesTheHandler() throws Exception {
         WebSocketHandler handler = mock(WebSocketHandler.class);
         GatewayMetrics metrics = mock(GatewayMetrics.class);
-        WebSocketMeter meter = new WebSocketMeter(handler, metrics, new SocketsPerAddress(20));
+        WebSocketMeter meter = new WebSocketMeter(handler, metrics, new SocketsPerAddress(20), events());
         WebSocketSession ws = mock(WebSocketSession.class);
+        when(ws.isOpen()).thenReturn(true);
         Map<String, Object> attrs = new HashMap<>(Map.of(WebSocketMeter.REFUSED_ATTR, "198.18.0.2"));
         when(ws.getAttributes()).thenReturn(attrs);
         meter.afterConnectionEstablished(ws);
@@ -70,7 +71,7 @@ class SocketsPerAddressTest {
     void anAcceptedSocketGivesItsTicketBackWhenItCloses() throws Exception {
         SocketsPerAddress p = new SocketsPerAddress(1);
         WebSocketHandler handler = mock(WebSocketHandler.class);
-        WebSocketMeter meter = new WebSocketMeter(handler, mock(GatewayMetrics.class), p);
+        WebSocketMeter meter = new WebSocketMeter(handler, mock(GatewayMetrics.class), p, events());
         InetAddress a = ip("198.18.0.2");
         WebSocketSession ws = mock(WebSocketSession.class);
         when(ws.getAttributes()).thenReturn(new HashMap<>(Map.of(SocketsPerAddress.TICKET_ATTR, p.tryOpen(a))));
@@ -79,5 +80,10 @@ class SocketsPerAddressTest {
         assertNull(p.tryOpen(a), "at the limit while it is open");
         meter.afterConnectionClosed(ws, CloseStatus.NORMAL);
         assertNotNull(p.tryOpen(a), "free again after its close");
+    }
+
+    /** The real JSON sender (Jackson), as the gateway wires it. */
+    private static WebSocketEvents events() {
+        return new WebSocketEvents(mock(SessionStore.class), new com.fasterxml.jackson.databind.ObjectMapper());
     }
 }

@@ -76,7 +76,7 @@ class RegistrarRecoveryTest {
         GatewayProperties props = new GatewayProperties();
         PlayedRegistrar registrar = new PlayedRegistrar("ka-");
         AtomicInteger back = new AtomicInteger();
-        RegistrarKeepalive ka = new RegistrarKeepalive(registrar.ua, new SipRequests(registrar.ua, props), "127.0.0.1:5060",
+        RegistrarKeepalive ka = new RegistrarKeepalive(registrar.ua, new SipRequests(registrar.ua, props),
                 60000, timer, back::incrementAndGet);
         assertEquals(2000L, ka.deadlineMs, "a probe is unanswered after at most 2 s");
         RegistrarKeepalive.Probe p1 = ka.probe();
