@@ -48,6 +48,14 @@ export function ueMessages(messageLog) {
   return fs.readFileSync(messageLog, 'utf8').split(/^-{20,}.*$/m);
 }
 
+// The same blocks with their time: [{t: ms since the epoch (the separator line's local time), text}].
+export function timedUeMessages(messageLog) {
+  const parts = fs.readFileSync(messageLog, 'utf8').split(/^-{20,} (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\s*$/m);
+  const out = [];
+  for (let i = 1; i + 1 < parts.length; i += 2) out.push({ t: Date.parse(parts[i].replace(' ', 'T').slice(0, 23)), text: parts[i + 1] });
+  return out;
+}
+
 // The body of one message block (after the "received/sent" line and the headers), trimmed.
 function bodyOf(block) {
   return block.split(/\r?\n\r?\n/).slice(2).join('\n').trim();

@@ -6,11 +6,10 @@
 // Offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it, the ACK the answer.
 // ./lab test starts the gateway with lab.ims.min-se=2 (harness/lib/components.sh) so 4 s intervals are allowed.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, timedUeMessages, titled } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'carol';
@@ -25,29 +24,15 @@ before(async () => {
 
 after(async () => page?.close());
 
-// The message blocks of a UE log for one call, as {dir: 'sent'|'received', first: first line, text}.
+// The messages of a UE log (sipp -trace_msg) for one call, as {t: ms, dir: 'sent' | 'received', first: first
+// line, text}.
 function wire(log, callId) {
-  return ueMessages(log).filter((b) => b.includes(`Call-ID: ${callId}`)).map((b) => ({
-    dir: /message sent/i.test(b) ? 'sent' : 'received',
-    first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
-    text: b,
+  return timedUeMessages(log).filter((m) => m.text.includes(`Call-ID: ${callId}`)).map(({ t, text }) => ({
+    t,
+    dir: /message sent/i.test(text) ? 'sent' : 'received',
+    first: text.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
+    text,
   }));
-}
-// wire() with each message's time (ms, from the log's separator lines), for ordering within one UE's log.
-function timedWire(log, callId) {
-  const parts = fs.readFileSync(log, 'utf8').split(/^-{20,} (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\s*$/m);
-  const out = [];
-  for (let i = 1; i + 1 < parts.length; i += 2) {
-    const b = parts[i + 1];
-    if (!b.includes(`Call-ID: ${callId}`)) continue;
-    out.push({
-      t: Date.parse(parts[i].replace(' ', 'T').slice(0, 23)),
-      dir: /message sent/i.test(b) ? 'sent' : 'received',
-      first: b.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
-      text: b,
-    });
-  }
-  return out;
 }
 const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
 const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
@@ -339,7 +324,7 @@ test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answer
 
 test(titled('forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call'), { timeout: 45000 }, async () => {
   const callId = await forkedCall('uas-fork-late-2xx', 'uas-fork-2xx-b');
-  const [late, first] = ['uas-fork-late-2xx', 'uas-fork-2xx-b'].map((mode) => timedWire(ueLog(mode, 'ue5'), callId));
+  const [late, first] = ['uas-fork-late-2xx', 'uas-fork-2xx-b'].map((mode) => wire(ueLog(mode, 'ue5'), callId));
   const okOf = (w) => w.find((m) => m.dir === 'sent' && /^SIP\/2\.0 200/.test(m.first) && /^CSeq: \d+ INVITE/mi.test(m.text));
   const at = (w, re) => w.find((m) => m.dir === 'received' && re.test(m.first));
   const [okLate, okFirst] = [okOf(late), okOf(first)];

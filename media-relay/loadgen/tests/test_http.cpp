@@ -111,6 +111,8 @@ TEST(HttpRequest, Build) {
 #include <cstdlib>
 #include <thread>
 
+#include "loopback_listener.h"
+
 namespace {
 
 struct TlsServer {
@@ -149,15 +151,7 @@ struct TlsServer {
     ctx = SSL_CTX_new(TLS_server_method());
     SSL_CTX_use_certificate(ctx, cert);
     SSL_CTX_use_PrivateKey(ctx, key);
-    listenFd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listenFd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(listenFd, 4);
-    socklen_t len = sizeof a;
-    getsockname(listenFd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
+    listenFd = listenOnLoopback(4, port);
   }
   // Serves one connection: TLS handshake, one request, "200 ok", close (a failed handshake just ends it).
   void serveOne() {

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "loopback_listener.h"
 #include "ws_frame.h"
 
 namespace lg::testing {
@@ -18,15 +19,7 @@ struct MiniServer {
   int port = 0;
   std::thread th;
   MiniServer() {
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(lfd, 1);
-    socklen_t len = sizeof a;
-    getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
+    lfd = listenOnLoopback(1, port);
   }
   ~MiniServer() {
     if (th.joinable()) th.join();
