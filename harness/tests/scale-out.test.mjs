@@ -7,7 +7,10 @@
 //  2. relay kill: relay-a is SIGKILLed mid-call and started again on the same Redis; relay-b's calls go on
 //     untouched, relay-a's are either kept (restored from Redis, media both ways after the restart) or ended
 //     by the gateway (`media-lost`, BYE toward IMS) — which one, and how many, goes to scale-out-relay-kill.json;
-//     no session is left on either relay afterwards.
+//     no session is left on either relay afterwards;
+//  2b. the same with every call's RTP sequence wrapped before the kill (rtpengine 10.5 then sends the restored calls
+//     to the browser with the wrong SRTP ROC): each of relay-a's calls is ended media-lost after the browser's
+//     media-reports, none left up silent;
 //  3. two gateways: a second gateway (HTTP 8096, SIP 5100) on the same relays, both with token prefixes (g1., g2.)
 //     behind HAProxy (127.0.0.1:8097, the lab's harness/lib/scaleout.sh configuration); two users log in through
 //     it (one lands on each gateway), originate calls and answer MT calls from SIPp ue2: each gateway takes its
@@ -20,6 +23,7 @@ import { after, before, test } from 'node:test';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { listCalls, ng } from '../kit/ng.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
 
 const HTTP = 'http://127.0.0.1:8093';
 const SIP_PORT = 5078;
@@ -86,7 +90,7 @@ before(async () => {
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     `--lab.limits.calls-per-user=${CALLS}`, // one loadgen user places all the calls (the default allows 4)
     '--lab.api.token-prefix=g1.',
-    `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
+    `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, `--lab.webclient.dir=${path.join(root, 'webclient', 'public')}`],
   { log: path.join(logDir(), 'gateway-scale.log'), env });
   await ready('gateway-scale', procs.gateway, async () => (await fetch(`${HTTP}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
   const health = await (await fetch(`${HTTP}/api/v1/health`)).json();
@@ -101,14 +105,28 @@ after(async () => {
   }
 });
 
-test(`${CALLS} calls through one gateway spread over two rtpengines; one killed mid-call and restarted on Redis: its calls kept or ended cleanly, the other's untouched, none leaked`, { timeout: 150000 }, async () => {
-  const lgJson = path.join(outDir(), 'scale-out-loadgen.json');
+/** SIGKILLs a relay and starts it again on its Redis database 1 s later; resolves the ms until it answers again. */
+async function restartRelay(relay) {
+  const killedAt = Date.now();
+  await stop(procs[relay.name], 'SIGKILL', 2000);
+  await sleep(1000);
+  await startRelay(relay);
+  return Date.now() - killedAt;
+}
+
+/**
+ * Places CALLS loadgen calls through the gateway, waits until every one is in a relay, SIGKILLs relay-a 4 s later and
+ * starts it again on its Redis database, and waits for loadgen. `name` names the logs; `lgArgs` go to loadgen.
+ * Returns each relay's calls as loadgen saw them and the outcome on relay-a: kept with media, kept silent, ended.
+ */
+async function relayKill(name, lgArgs = []) {
+  const lgJson = path.join(outDir(), `${name}-loadgen.json`);
   procs.loadgen = start('loadgen', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), 'loadgen', 'loadgen'),
     ['--gateway', HTTP, '--user', USER, '--password', passwordOf(USER), '--to', 'ue1', '--calls', String(CALLS), '--cps', '3',
-      '--duration', String(MEDIA_S), '--profiles', path.join(root, 'media-relay', 'bench', 'profiles.json'), '--json', lgJson],
-    { log: path.join(logDir(), 'scale-out-loadgen.log'), env });
+      '--duration', String(MEDIA_S), '--profiles', path.join(root, 'media-relay', 'bench', 'profiles.json'), '--json', lgJson, ...lgArgs],
+    { log: path.join(logDir(), `${name}-loadgen.log`), env });
 
-  // 1. spread: wait until all calls are up in rtpengine (each relay asked itself)
+  // spread: wait until all calls are up in rtpengine (each relay asked itself)
   let before = null;
   const end = Date.now() + 20000;
   while (Date.now() < end) {
@@ -118,16 +136,10 @@ test(`${CALLS} calls through one gateway spread over two rtpengines; one killed 
   }
   assert.ok(before, `the ${CALLS} calls did not all reach rtpengine: ${procs.loadgen.tail().slice(-600)}`);
   const [onA, onB] = before;
-  assert.ok(onA.length > 0 && onB.length > 0, `calls on both relays: a ${onA.length}, b ${onB.length}`);
-  assert.equal(new Set([...onA, ...onB]).size, CALLS, 'each call on one relay only');
   await sleep(4000); // media flowing on every call
 
-  // 2. kill relay-a mid-call, start it again on the same Redis database
-  const killedAt = Date.now();
-  await stop(procs['relay-a'], 'SIGKILL', 2000);
-  await sleep(1000);
-  await startRelay(RELAYS[0]);
-  const restartedMs = Date.now() - killedAt;
+  // kill relay-a mid-call, start it again on the same Redis database
+  const restartedMs = await restartRelay(RELAYS[0]);
   const restored = await held(RELAYS[0]);
 
   const res = await waitFor(procs.loadgen, 80000);
@@ -137,19 +149,12 @@ test(`${CALLS} calls through one gateway spread over two rtpengines; one killed 
   const summary = (ids) => ids.map((id) => {
     const c = byId.get(id) ?? {};
     return { call_id: id, ended_early: !!c.ended_early, end_reason: c.end_reason ?? null, sent: c.sent, recv: c.recv,
-      recv_pct: c.sent ? Math.round((1000 * c.recv) / c.sent) / 10 : null };
+      srtp_errors: c.srtp_errors, recv_pct: c.sent ? Math.round((1000 * c.recv) / c.sent) / 10 : null };
   });
   const a = summary(onA);
   const b = summary(onB);
-  // relay-b's calls: untouched (ran their full time, media back on all but the last packets in flight)
-  for (const c of b) {
-    assert.equal(c.ended_early, false, `relay-b call ${c.call_id} ended early (${c.end_reason})`);
-    assert.ok(c.recv_pct >= 98, `relay-b call ${c.call_id}: ${c.recv} of ${c.sent} packets back`);
-  }
-  // relay-a's calls: each either kept with media after the restart, or ended by the gateway with media-lost
   const kept = a.filter((c) => !c.ended_early);
   const lost = a.filter((c) => c.ended_early);
-  for (const c of lost) assert.equal(c.end_reason, 'media-lost', `relay-a call ${c.call_id} ended with ${c.end_reason}`);
   // kept with media: at most the kill-to-restart gap (+ DTLS/ICE recovery) missing of MEDIA_S seconds
   const keptWithMedia = kept.filter((c) => c.recv_pct >= 100 * (1 - (restartedMs / 1000 + 3) / MEDIA_S));
   const silent = kept.filter((c) => !keptWithMedia.includes(c));
@@ -158,6 +163,24 @@ test(`${CALLS} calls through one gateway spread over two rtpengines; one killed 
   await sleep(500);
   const left = await Promise.all(RELAYS.map(held));
   const gwLeft = await (await fetch(`${HTTP}/api/v1/rtpengine/sessions`)).json();
+  return { onA, onB, a, b, kept, lost, keptWithMedia, silent, restartedMs, restored, left, gwLeft, lg };
+}
+
+/** relay-b's calls ran their full time with media back on all but the last packets in flight. */
+function assertUntouched(b) {
+  for (const c of b) {
+    assert.equal(c.ended_early, false, `relay-b call ${c.call_id} ended early (${c.end_reason})`);
+    assert.ok(c.recv_pct >= 98, `relay-b call ${c.call_id}: ${c.recv} of ${c.sent} packets back`);
+  }
+}
+
+test(`${CALLS} calls through one gateway spread over two rtpengines; one killed mid-call and restarted on Redis: its calls kept or ended cleanly, the other's untouched, none leaked`, { timeout: 150000 }, async () => {
+  const { onA, onB, a, b, kept, lost, keptWithMedia, silent, restartedMs, restored, left, gwLeft, lg } = await relayKill('scale-out');
+  assert.ok(onA.length > 0 && onB.length > 0, `calls on both relays: a ${onA.length}, b ${onB.length}`);
+  assert.equal(new Set([...onA, ...onB]).size, CALLS, 'each call on one relay only');
+  assertUntouched(b);
+  // relay-a's calls: each either kept with media after the restart, or ended by the gateway with media-lost
+  for (const c of lost) assert.equal(c.end_reason, 'media-lost', `relay-a call ${c.call_id} ended with ${c.end_reason}`);
 
   const outcome = kept.length === a.length && silent.length === 0 ? 'kept (restored from Redis, media both ways)'
     : lost.length === a.length ? 'ended cleanly (media-lost, BYE toward IMS)'
@@ -177,6 +200,73 @@ test(`${CALLS} calls through one gateway spread over two rtpengines; one killed 
   assert.equal(silent.length, 0, `relay-a calls kept but without media: ${JSON.stringify(silent)} (a call must keep its media or be ended)`);
   assert.deepEqual(left, [[], []], 'no session left on the relays');
   assert.equal(gwLeft.count, 0);
+});
+
+// rtpengine 10.5 restores a call's outgoing SRTP index as of its last Redis write (the answer): a call whose RTP
+// sequence wrapped since is sent to the browser with ROC 0 while the browser is at ROC 1, and every packet fails
+// authentication there, though rtpengine's own counters grow both ways. Every call here starts at sequence 65500,
+// so all of relay-a's calls have wrapped at the kill: the browsers' media-reports show it and the gateway ends them.
+test('a restored call the relay sends to the browser with the wrong SRTP ROC (its sequence wrapped before the kill) is ended media-lost, not left silent', { timeout: 150000 }, async () => {
+  const { a, b, kept, lost, silent, left, gwLeft } = await relayKill('scale-out-wrapped', ['--first-seq', '65500']);
+  console.log(`relay kill after a sequence wrap: relay-a ${a.length} calls, kept ${kept.length} (silent ${silent.length}), ended ${lost.map((c) => c.end_reason).join(',')}`);
+  fs.writeFileSync(path.join(outDir(), 'scale-out-relay-kill-wrapped.json'), `${JSON.stringify({ killed_relay_calls: a, other_relay_calls: b }, null, 2)}\n`);
+  assert.ok(a.length > 0, 'relay-a held calls');
+  assertUntouched(b);
+  for (const c of a) {
+    assert.equal(c.end_reason, 'media-lost', `relay-a call ${JSON.stringify(c)}: ended media-lost by the gateway`);
+    assert.ok(c.srtp_errors > 0, `relay-a call ${c.call_id}: the browser saw the relay's packets fail authentication`);
+  }
+  assert.deepEqual(left, [[], []], 'no session left on the relays');
+  assert.equal(gwLeft.count, 0);
+});
+
+// The same watch with a real browser: the page (webclient/public/lab-client.js) answers each `media-check` with its
+// getStats packetsReceived, and the gateway's verdict on the restored call is taken from those reports.
+test('a browser call on a relay that restarts: the page answers the media-checks and the gateway judges the call by them', { timeout: 90000 }, async () => {
+  // In this process's network namespace: this file's gateway and relays listen on 127.0.0.1 only.
+  const browser = await launchBrowser({ netns: null, extraOrigins: [HTTP] });
+  const client = await openClient(browser, { name: 'scale-out-browser', url: `${HTTP}/` });
+  let callId = null;
+  try {
+    await client.login('dave', passwordOf('dave'));
+    callId = await client.call('ue1');
+    await client.waitFor('answered', callId, 15000);
+    const i = (await Promise.all(RELAYS.map(held))).findIndex((ids) => ids.includes(callId));
+    assert.ok(i >= 0, `call ${callId} is on one of the relays`);
+    const receivedDuring = async (ms) => {
+      const a = await client.stats(callId);
+      await sleep(ms);
+      return (await client.stats(callId)).packetsReceived - a.packetsReceived;
+    };
+    assert.ok(await receivedDuring(1500) > 20, 'audio before the kill');
+    // rtpengine writes the DTLS-SRTP keys to Redis when it confirms the peer's address, 3-4 s into the media; a
+    // kill before that restores a call without keys (ended media-lost by the relay's counters, docs/scale-out.md)
+    await sleep(4000);
+
+    const mark = await client.mark();
+    await restartRelay(RELAYS[i]);
+    await client.waitFor('media-check', callId, 15000, mark);
+    await client.waitFor('media-check', callId, 15000, mark);
+    // the verdict in the gateway's log names what the browser reported
+    const log = path.join(logDir(), 'gateway-scale.log');
+    let verdict = null;
+    for (const end = Date.now() + 15000; !verdict && Date.now() < end; await sleep(500)) {
+      verdict = fs.readFileSync(log, 'utf8').split('\n').find((l) => l.includes(`call ${callId}:`) && /the browser rec/.test(l)) ?? null;
+    }
+    console.log(`browser call on ${RELAYS[i].name}: ${verdict?.replace(/^.*MediaReconciler - /, '')}`);
+    assert.ok(verdict, 'the gateway judged the restored call by the page\'s media-reports');
+    const ended = await client.waitFor('ended', callId, 1).catch(() => null);
+    if (/media flows again/.test(verdict)) {
+      assert.equal(ended, null, 'kept: the call is still up');
+      assert.ok(await receivedDuring(1500) > 20, 'kept: audio reaches the page after the restart');
+    } else {
+      assert.equal((ended ?? await client.waitFor('ended', callId, 5000)).reason, 'media-lost');
+    }
+  } finally {
+    if (callId) await client.hangup(callId).catch(() => {});
+    await client.logout().catch(() => {});
+    await browser.close();
+  }
 });
 
 test('two gateways behind HAProxy: logins spread, each session stays on its gateway (REST + WebSocket), MO calls on both, an MT call reaches the gateway that holds the user', { timeout: 110000 }, async () => {

@@ -354,6 +354,7 @@ function describe(m) {
     case 'dtmf': return `${who(m.callId)} pressed ${m.digit}`;
     case 'error': return `Problem${m.callId ? ` on the call with ${who(m.callId)}` : ''}: ${ERROR_TEXT[m.code] ?? m.code}`;
     case 'session-ended': return `Signed out by the network: ${m.message ?? m.reason}`;
+    case 'media-check': return `${who(m.callId)}: the media relay restarted, checking the call's audio`;
     case 'pong': return null;
     default: return `Gateway: ${m.type}`;
   }

@@ -453,6 +453,9 @@ export class LabClient extends EventTarget {
       case 'reoffer':
         if (call?.pc) this.#answerReoffer(call, msg.sdp);
         break;
+      case 'media-check':   // the call's relay restarted: does our media still arrive? (docs/scale-out.md)
+        if (call?.pc) this.#reportMedia(call);
+        break;
       case 'dtmf':   // a digit the IMS party sent (RFC 4733), one message per digit
         if (call) call.dtmfReceived = (call.dtmfReceived ?? '') + msg.digit;
         this.dispatchEvent(new CustomEvent('dtmf', { detail: msg }));
@@ -479,6 +482,16 @@ export class LabClient extends EventTarget {
     }
     if (msg.callId && (msg.type === 'answered' || (msg.type === 'ended' && call))) {
       this.dispatchEvent(new CustomEvent('call', { detail: msg }));
+    }
+  }
+
+  // `media-report`: the RTP packets (audio + video) this call received and decrypted so far, from getStats.
+  async #reportMedia(call) {
+    try {
+      const s = await readStats(call.pc);
+      this.#send({ type: 'media-report', callId: call.callId, packetsReceived: s.packetsReceived + s.videoPacketsReceived });
+    } catch (e) {
+      this.#fail(`call ${call.callId}: media-check not answered: ${e.message}`);
     }
   }
 

@@ -48,6 +48,7 @@ Call::Call(Env& env, int index, bool incoming, int64_t timerKey)
   tieBreaker_ = env.rng();
   ssrc_ = static_cast<uint32_t>(env.rng());
   seq_ = static_cast<uint16_t>(env.rng());
+  if (env.cfg.firstSeq >= 0) seq_ = static_cast<uint16_t>(env.cfg.firstSeq);
   firstSeq_ = seq_;
   pt_ = kOpusPt;
   ts_ = static_cast<uint32_t>(env.rng());

@@ -45,6 +45,7 @@ struct Config {
   int farPortBase = 0;              // >0: call i's far end binds farPortBase + 2*i (else ephemeral)
   std::string dumpSdpDir;           // write call 0's SDPs here ("" = off)
   bool quiet = false;
+  int firstSeq = -1;                // --first-seq: every call's first RTP sequence number (-1 = random per call)
   // --gateway mode: calls go through the gateway's browser API instead of rtpengine's ng protocol.
   bool gateway = false;
   std::string gwUrl, gwUser, gwTo;  // gwUser: the first (or only) user

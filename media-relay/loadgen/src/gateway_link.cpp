@@ -18,6 +18,10 @@ bool GatewayLink::sendHangup(const std::string& callId) {
   return !closed_ && ws_.sendText(gw::hangupMessage(callId));
 }
 
+bool GatewayLink::sendMediaReport(const std::string& callId, uint64_t packetsReceived) {
+  return !closed_ && ws_.sendText(gw::mediaReportMessage(callId, packetsReceived));
+}
+
 bool GatewayLink::sendAnswer(const std::string& callId, const std::string& sdp, bool preconditions) {
   if (closed_) return false;
   if (preconditions) return ws_.sendText(gw::mediaMessage(callId, sdp)) && ws_.sendText(gw::answerMessage(callId, ""));
@@ -88,6 +92,8 @@ void GatewayLink::onMessage(const std::string& text) {
     c->onEnded(e.reason, e.sipCode);
   } else if (e.type == "error") {
     c->onError(e.code, e.message, false);
+  } else if (e.type == "media-check") {
+    c->onMediaCheck();
   }  // `alerting` (MT with preconditions: the page would ring now; loadgen accepted already): nothing to do
 }
 

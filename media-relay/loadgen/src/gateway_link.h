@@ -25,6 +25,8 @@ class GatewayLink {
   void attach(EventLoop& loop);
   bool sendCall(GatewaySignaling* c, const std::string& sdp);  // false: the websocket is gone
   bool sendHangup(const std::string& callId);
+  // `media-report {callId, packetsReceived}`: the answer to the gateway's `media-check`.
+  bool sendMediaReport(const std::string& callId, uint64_t packetsReceived);
   // MT: `answer {callId, sdp}`; with preconditions `media {callId, sdp}` then `answer {callId}` (the
   // browser accepts at once: the gateway sends the 200 once the QoS segments are met).
   bool sendAnswer(const std::string& callId, const std::string& sdp, bool preconditions);

@@ -55,6 +55,10 @@ std::string mediaMessage(const std::string& callId, const std::string& sdp) {
   return nlohmann::json{{"type", "media"}, {"callId", callId}, {"sdp", sdp}}.dump();
 }
 
+std::string mediaReportMessage(const std::string& callId, uint64_t packetsReceived) {
+  return nlohmann::json{{"type", "media-report"}, {"callId", callId}, {"packetsReceived", packetsReceived}}.dump();
+}
+
 bool parseEvent(const std::string& text, Event& out, std::string* err) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) {

@@ -2,6 +2,7 @@
 // WebSocket JSON messages loadgen sends (call, hangup; answer, media for incoming calls) and receives
 // (calling, ringing, progress, answered, ended, error, pong; incoming, alerting).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ std::string hangupMessage(const std::string& callId);
 // MT: `answer {callId, sdp}` (sdp "" = none: the SDP went out earlier in `media`), `media {callId, sdp}`.
 std::string answerMessage(const std::string& callId, const std::string& sdp);
 std::string mediaMessage(const std::string& callId, const std::string& sdp);
+// The answer to the gateway's `media-check`: SRTP packets received and authenticated so far (docs/scale-out.md).
+std::string mediaReportMessage(const std::string& callId, uint64_t packetsReceived);
 
 struct Event {
   std::string type;      // calling | ringing | progress | answered | ended | error | pong | incoming | ...

@@ -109,6 +109,11 @@ void GatewaySignaling::onAnswer(const std::string& sdp, int64_t now, bool early)
   host_.onRemoteSdp(sdp, now);  // the ICE phase counts from here
 }
 
+void GatewaySignaling::onMediaCheck() {
+  const CallResult& res = host_.res();
+  if (!res.gwCallId.empty() && !ended_) link_.sendMediaReport(res.gwCallId, res.recv);
+}
+
 void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
   CallResult& res = host_.res();
   res.endReason = reason;

@@ -37,6 +37,8 @@ class GatewaySignaling : public CallSignaling {
   void onEnded(const std::string& reason, int sipCode);
   void onError(const std::string& code, const std::string& message, bool beforeCalling);
   void onClosed(const std::string& why);
+  // `media-check` (the gateway watches a call whose relay restarted): reply with the packets received so far.
+  void onMediaCheck();
 
  private:
   void sendHangup(int64_t now);

@@ -74,6 +74,8 @@ const char* kUsage =
     "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
     "  --threads T           engine threads, 1..cores (default 1); --gateway: needs >= T users, each\n"
     "                        thread serves its own users' WebSockets and their calls\n"
+    "  --first-seq N         first RTP sequence number of every call (default: random per call, as browsers\n"
+    "                        do); e.g. 65300 makes each call's sequence wrap (SRTP ROC 1) after 236 packets\n"
     "  --local-ip IP         address for loadgen's sockets and candidates (default 127.0.0.1)\n"
     "  --relay-pid PID       also report this process's CPU (rtpengine) over the run\n"
     "  --json FILE           write the full report (per call + totals) as JSON\n"
@@ -234,6 +236,8 @@ int main(int argc, char** argv) {
       cfg.farPortBase = static_cast<int>(parseNum(a, next(), 1024, 65534));
     } else if (a == "--threads") {
       cfg.threads = static_cast<int>(parseNum(a, next(), 1, 256));
+    } else if (a == "--first-seq") {
+      cfg.firstSeq = static_cast<int>(parseNum(a, next(), 0, 65535));
     } else if (a == "--local-ip") {
       cfg.localIp = next();
       in_addr tmp;

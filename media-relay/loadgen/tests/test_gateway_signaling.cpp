@@ -349,3 +349,26 @@ TEST_F(GatewayFixture, OriginatedCallNeverWaitsForTheRemoteEnd) {
   EXPECT_FALSE(sig.awaitRemoteEnd(nowNs()));
   EXPECT_FALSE(sig.awaitingRemoteEnd());
 }
+
+// The gateway watches a call whose relay restarted: `media-check` is answered with the packets received so far.
+TEST_F(GatewayFixture, MediaCheckIsAnsweredWithThePacketsReceived) {
+  std::atomic<bool> reported{false};
+  serve([this, &reported](int fd, ws::Decoder& d) {
+    if (read(fd, d).is_null()) return;  // call
+    MiniServer::sendText(fd, R"({"type":"calling","callId":"c1","to":"ue1@ims.lab"})");
+    MiniServer::sendText(fd, R"({"type":"answered","callId":"c1","sdp":"v=0 rtpengine answer"})");
+    MiniServer::sendText(fd, R"({"type":"media-check","callId":"c1"})");
+    if (read(fd, d).is_null()) return;  // media-report
+    reported = true;
+    read(fd, d);  // until the client closes
+  });
+  GatewaySignaling sig(host, *link, cfg);
+  host.r.recv = 1234;
+  sig.start("v=0 browser offer", nowNs());
+  ASSERT_TRUE(runUntil([&] { return reported.load(); }));
+  EXPECT_EQ(link->unmatched(), 0u);
+  TearDown();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(got[1], (json{{"type", "media-report"}, {"callId", "c1"}, {"packetsReceived", 1234}}));
+}

@@ -135,6 +135,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
                 case "reanswer" -> calls.reanswer(s.token(), callId, text(msg, "sdp"));
                 case "dtmf" -> calls.dtmf(s.token(), callId, text(msg, "digits"), durationMs(msg));
                 case "hangup", "reject" -> calls.hangup(s.token(), callId);
+                case "media-report" -> calls.mediaReport(s.token(), callId, packetsReceived(msg));
                 case "ping" -> events.send(ws, Map.of("type", "pong"));
                 default -> error(ws, callId, "unknown-type", "unknown message type '" + type + "'");
             }
@@ -193,6 +194,15 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         if (n == null || n.isNull()) return false;
         if (n.isTextual() && n.asText().equals("inject")) return true;
         throw new CallFailure("bad-message", "'dtmf' must be \"inject\" (or left out for a relayed call), got " + n);
+    }
+
+    /** `media-report.packetsReceived`: a whole number is required. */
+    private static long packetsReceived(JsonNode msg) {
+        JsonNode n = msg.get("packetsReceived");
+        if (n == null || !n.isIntegralNumber() || !n.canConvertToLong()) {
+            throw new CallFailure("bad-message", "'packetsReceived' must be an integer");
+        }
+        return n.asLong();
     }
 
     /** `dtmf.durationMs`: absent or null = the default; anything but an integer is a bad message. */

@@ -21,10 +21,13 @@ public class CallService {
     private final MidCallOffers midCall;
     private final Dtmf dtmf;
     private final CallQuotas quotas;
+    private final MediaReconciler reconciler;
 
     public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
-                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf, CallQuotas quotas) {
+                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf, CallQuotas quotas,
+                       MediaReconciler reconciler) {
         this.quotas = quotas;
+        this.reconciler = reconciler;
         this.outgoing = outgoing;
         this.incoming = incoming;
         this.teardown = teardown;
@@ -115,6 +118,15 @@ public class CallService {
     public void dtmf(String token, String callId, String digits, Integer durationMs) {
         DtmfRequest req = DtmfRequest.of(digits, durationMs);
         dtmf.fromBrowser(owned(token, callId), req);
+    }
+
+    /**
+     * The browser's `media-report`, the answer to a `media-check`: the RTP packets it received so far on the call
+     * (a call restored by a relay that came back is judged by it; MediaReconciler). Outside a check it is ignored.
+     */
+    public void mediaReport(String token, String callId, long packetsReceived) {
+        if (packetsReceived < 0) throw new CallFailure("bad-message", "'packetsReceived' must be 0 or more");
+        reconciler.browserReport(owned(token, callId), packetsReceived);
     }
 
     public void hangup(String token, String callId) {

@@ -24,7 +24,12 @@ import java.util.concurrent.TimeUnit;
  * gateway's prefix is from an earlier run and is deleted; at shutdown every live call is ended (`shutdown`).
  * A confirmed call whose relay answered again after being down (restarted: rtpengine restores its calls from
  * Redis, docs/scale-out.md) is watched: if its media counters do not grow in both directions from one round to the
- * next, it is ended with `media-lost` too (a restored call whose media stays dead); once both grow it is left alone.
+ * next, it is ended with `media-lost` too (a restored call whose media stays dead). rtpengine's counters only say
+ * what it received, not whether the browser can decrypt what it sends (rtpengine 10.5 restores a call's outgoing
+ * SRTP index as of its last Redis write, so a call whose RTP sequence wrapped since is sent with the wrong ROC and
+ * every packet fails authentication in the browser), so the browser is asked too: `media-check` twice, a
+ * `media-report {packetsReceived}` back each time; if that count does not grow, the call is ended `media-lost`.
+ * A browser that does not answer is judged by rtpengine's counters alone. Once a call passes it is left alone.
  */
 @Component
 public class MediaReconciler {
@@ -33,6 +38,9 @@ public class MediaReconciler {
     private final CallRegistry registry;
     private final CallMedia media;
     private final CallTeardown teardown;
+    private final CallEventSink sink;
+    /** Between the two `media-check`s of a watched call (half a round, at least 500 ms; 0 = at the next round). */
+    private final long checkGapMs;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "media-reconciler");
         t.setDaemon(true);
@@ -42,14 +50,38 @@ public class MediaReconciler {
     private Set<String> suspects = Set.of();
     /** Per call whose media flowed again after its relay came back: the relay's recoveries then (watched on a further rise). */
     private final java.util.Map<String, Long> recoveriesSeen = new java.util.HashMap<>();
-    /** Calls on a relay that came back: their counters {toIms, toBrowser} at the last round. */
-    private final java.util.Map<String, long[]> watched = new java.util.HashMap<>();
+    /** Calls on a relay that came back, being watched (the browser's reports arrive on WebSocket threads). */
+    private final java.util.Map<String, Watch> watched = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public MediaReconciler(CallRegistry registry, CallMedia media, CallTeardown teardown, GatewayProperties props) {
+    /** A restored call under watch: rtpengine's counters when first seen, the browser's reports since. */
+    private static final class Watch {
+        final long toIms;
+        final long toBrowser;
+        int rounds;
+        private final List<Long> reports = new java.util.ArrayList<>();
+
+        Watch(MediaStats s) {
+            toIms = s.packetsToIms();
+            toBrowser = s.packetsToBrowser();
+        }
+
+        synchronized void report(long packetsReceived) {
+            reports.add(packetsReceived);
+        }
+
+        synchronized List<Long> reports() {
+            return List.copyOf(reports);
+        }
+    }
+
+    public MediaReconciler(CallRegistry registry, CallMedia media, CallTeardown teardown, CallEventSink sink,
+                           GatewayProperties props) {
         this.registry = registry;
         this.media = media;
         this.teardown = teardown;
+        this.sink = sink;
         long every = props.getRtpengine().getReconcileMs();
+        this.checkGapMs = every > 0 ? Math.max(500, every / 2) : 0;
         thread.execute(this::startupCleanup);
         if (every > 0) thread.scheduleWithFixedDelay(this::roundSafely, every, every, TimeUnit.MILLISECONDS);
     }
@@ -112,26 +144,73 @@ public class MediaReconciler {
         watched.keySet().retainAll(live);
     }
 
-    /** A confirmed call kept by a relay that came back: its media must flow again both ways, else media-lost. */
+    /**
+     * A confirmed call kept by a relay that came back: its media must flow again both ways through the relay, and the
+     * browser must receive it (its `media-report`s grow), else media-lost.
+     */
     private void watchRestored(Call c) {
         if (c.state != CallState.CONFIRMED) return;
         long recoveries = media.relayRecoveries(c); // since the call was placed on its relay
         if (recoveries <= recoveriesSeen.getOrDefault(c.id, 0L)) return;
         MediaStats s = media.stats(c);
         if (s == null) return;
-        long[] now = {s.packetsToIms(), s.packetsToBrowser()};
-        long[] before = watched.put(c.id, now);
-        if (before == null) return;
-        if (now[0] > before[0] && now[1] > before[1]) {
-            log.info("call {}: media flows again after its rtpengine came back", c.id);
-            recoveriesSeen.put(c.id, recoveries);
-            watched.remove(c.id);
-        } else {
-            log.warn("call {}: its rtpengine came back but the call's media did not (to IMS {} -> {}, to browser {} -> {}); ending it (media-lost)",
-                    c.id, before[0], now[0], before[1], now[1]);
-            watched.remove(c.id);
-            teardown.hangUp(c, "media-lost");
+        Watch w = watched.get(c.id);
+        if (w == null) {
+            watched.put(c.id, new Watch(s));
+            askBrowser(c);
+            if (checkGapMs > 0) thread.schedule(() -> askBrowser(c), checkGapMs, TimeUnit.MILLISECONDS);
+            return;
         }
+        w.rounds++;
+        if (!(s.packetsToIms() > w.toIms && s.packetsToBrowser() > w.toBrowser)) {
+            end(c, "its rtpengine came back but the call's media did not (to IMS " + w.toIms + " -> " + s.packetsToIms()
+                    + ", to browser " + w.toBrowser + " -> " + s.packetsToBrowser() + ")");
+            return;
+        }
+        List<Long> reports = w.reports();
+        if (reports.size() >= 2) {
+            long first = reports.get(0);
+            long last = reports.get(reports.size() - 1);
+            if (last > first) {
+                passed(c, recoveries, "media flows again after its rtpengine came back (the browser received "
+                        + (last - first) + " packets between two checks)");
+            } else {
+                end(c, "its rtpengine came back and relays, but the browser receives nothing (packets received "
+                        + first + " -> " + last + ")");
+            }
+        } else if (w.rounds >= 2) {
+            passed(c, recoveries, "media flows again through its rtpengine after it came back (the browser did not answer "
+                    + "media-check: judged by rtpengine's counters)");
+        } else {
+            askBrowser(c); // a report is missing: one more check, judged at the next round
+        }
+    }
+
+    /** `media-report` from the call's browser: its inbound packets so far; kept only while the call is watched. */
+    public void browserReport(Call c, long packetsReceived) {
+        Watch w = watched.get(c.id);
+        if (w != null) w.report(packetsReceived);
+    }
+
+    private void askBrowser(Call c) {
+        if (c.ended() || !watched.containsKey(c.id)) return;
+        try {
+            sink.toBrowser(c.owner, CallMessages.of("media-check", c.id));
+        } catch (RuntimeException e) {
+            log.debug("call {}: media-check not sent: {}", c.id, e.toString());
+        }
+    }
+
+    private void passed(Call c, long recoveries, String why) {
+        log.info("call {}: {}", c.id, why);
+        recoveriesSeen.put(c.id, recoveries);
+        watched.remove(c.id);
+    }
+
+    private void end(Call c, String why) {
+        log.warn("call {}: {}; ending it (media-lost)", c.id, why);
+        watched.remove(c.id);
+        teardown.hangUp(c, "media-lost");
     }
 
     private void deleteAll(Iterable<String> ids) {

@@ -14,6 +14,7 @@ import static org.mockito.Mockito.*;
 class MediaReconcilerTest {
     private final CallMedia media = mock(CallMedia.class);
     private final CallTeardown teardown = mock(CallTeardown.class);
+    private final CallEventSink sink = mock(CallEventSink.class);
     private final CallRegistry registry = new CallRegistry();
     private final GatewayProperties props = new GatewayProperties();
 
@@ -31,7 +32,7 @@ class MediaReconcilerTest {
     @Test
     void atStartSessionsOfAnEarlierRunAreDeleted() throws Exception {
         when(media.sessions()).thenReturn(List.of("old-1", "old-2"));
-        new MediaReconciler(registry, media, teardown, props);
+        new MediaReconciler(registry, media, teardown, sink, props);
         verify(media, timeout(2000)).deleteOrphan("old-1");
         verify(media, timeout(2000)).deleteOrphan("old-2");
     }
@@ -39,7 +40,7 @@ class MediaReconcilerTest {
     @Test
     void anOrphanIsDeletedWhenSeenInTwoRoundsInARowAndALiveCallIsNot() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
         verify(media, timeout(2000)).sessions();
         live("c1", true);
         when(media.sessions()).thenReturn(List.of("c1", "x", "y"));
@@ -56,7 +57,7 @@ class MediaReconcilerTest {
     @Test
     void aCallRtpengineLostEndsWithMediaLostButOneStillBeingSetUpDoesNot() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
         verify(media, timeout(2000)).sessions();
         Call lost = live("c1", true);
         Call settingUp = live("c2", false);
@@ -72,7 +73,7 @@ class MediaReconcilerTest {
     @Test
     void aCallItsRelayRestoredIsEndedWhenItsMediaStaysDeadAndKeptWhenItFlows() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
         verify(media, timeout(2000)).sessions();
         Call dead = live("c1", true);
         Call alive = live("c2", true);
@@ -94,10 +95,68 @@ class MediaReconcilerTest {
         verify(teardown, never()).hangUp(eq(alive), anyString());
     }
 
+    /** Two restored calls whose relay forwards both ways; each browser answers the two media-checks. */
+    private MediaReconciler restoredPair(Call a, Call b) throws Exception {
+        when(media.sessions()).thenReturn(List.of());
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        verify(media, timeout(2000)).sessions();
+        when(media.sessions()).thenReturn(List.of(a.id, b.id));
+        when(media.relayRecoveries(any())).thenReturn(0L);
+        r.round();
+        when(media.relayRecoveries(any())).thenReturn(1L);
+        when(media.stats(any())).thenReturn(stats(500, 480));
+        r.round(); // first sight after the restart: baseline, first media-check
+        verify(sink).toBrowser("tok", java.util.Map.of("type", "media-check", "callId", a.id));
+        verify(sink).toBrowser("tok", java.util.Map.of("type", "media-check", "callId", b.id));
+        when(media.stats(any())).thenReturn(stats(650, 630)); // rtpengine receives both ways
+        return r;
+    }
+
+    @Test
+    void aRestoredCallTheBrowserReceivesNothingOnIsEndedThoughItsRelayCountersGrow() throws Exception {
+        Call silent = live("c1", true);
+        Call fine = live("c2", true);
+        MediaReconciler r = restoredPair(silent, fine);
+        r.browserReport(silent, 250); // every packet since the restart failed SRTP authentication in the browser
+        r.browserReport(fine, 250);
+        r.round(); // one report each: a second check, judged next round
+        verify(sink, times(2)).toBrowser("tok", java.util.Map.of("type", "media-check", "callId", silent.id));
+        verifyNoInteractions(teardown);
+        r.browserReport(silent, 250);
+        r.browserReport(fine, 340);
+        when(media.stats(any())).thenReturn(stats(800, 780));
+        r.round();
+        verify(teardown).hangUp(silent, "media-lost");
+        verify(teardown, never()).hangUp(eq(fine), anyString());
+        r.round(); // the call that passed is not watched any more
+        verify(teardown, never()).hangUp(eq(fine), anyString());
+    }
+
+    @Test
+    void aRestoredCallWhoseBrowserNeverAnswersIsJudgedByTheRelayAlone() throws Exception {
+        Call quiet = live("c1", true);
+        Call other = live("c2", true);
+        MediaReconciler r = restoredPair(quiet, other);
+        r.round();
+        verifyNoInteractions(teardown);
+        when(media.stats(any())).thenReturn(stats(800, 780));
+        r.round(); // two rounds without a report: rtpengine's counters grew both ways, kept
+        r.round();
+        verifyNoInteractions(teardown);
+    }
+
+    @Test
+    void aReportForACallNotWatchedIsIgnored() throws Exception {
+        when(media.sessions()).thenReturn(List.of());
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        r.browserReport(live("c1", true), 10);
+        verifyNoInteractions(teardown, sink);
+    }
+
     @Test
     void nothingIsDoneWhileRtpengineIsDown() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
         verify(media, timeout(2000)).sessions();
         live("c1", true);
         when(media.unavailable()).thenReturn(true);
@@ -109,7 +168,7 @@ class MediaReconcilerTest {
     @Test
     void shutdownEndsEveryLiveCall() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
         Call a = live("a", true);
         Call b = live("b", false);
         r.shutdown();
