@@ -58,6 +58,8 @@ class BrowserSocketHandlerTest {
         assertEquals("too-large", reply("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(300) + "\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"1\",\"durationMs\":1.5}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":8}").get("code"));
+        assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\",\"packetsReceived\":\"12\"}").get("code"));
+        assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\"}").get("code"));
         Map<String, Object> badDtmf = reply("{\"type\":\"answer\",\"callId\":\"c1\",\"sdp\":\"v=0\",\"dtmf\":\"rfc4733\"}");
         assertEquals("bad-message", badDtmf.get("code"));
         assertTrue(String.valueOf(badDtmf.get("message")).contains("'dtmf' must be \"inject\""), String.valueOf(badDtmf));
@@ -78,6 +80,8 @@ class BrowserSocketHandlerTest {
         verify(calls).dtmf("tok-a", "c1", "12#", null);
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"reject\",\"callId\":\"c2\"}"));
         verify(calls).hangup("tok-a", "c2");
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"media-report\",\"callId\":\"c5\",\"packetsReceived\":1234}"));
+        verify(calls).mediaReport("tok-a", "c5", 1234L);
         assertEquals(Map.of("type", "pong"), reply("{\"type\":\"ping\"}"));
     }
 
