@@ -158,7 +158,7 @@ public class MediaReconciler {
         if (w == null) {
             watched.put(c.id, new Watch(s));
             askBrowser(c);
-            if (checkGapMs > 0) thread.schedule(() -> askBrowser(c), checkGapMs, TimeUnit.MILLISECONDS);
+            if (checkGapMs > 0 && !thread.isShutdown()) thread.schedule(() -> askBrowser(c), checkGapMs, TimeUnit.MILLISECONDS);
             return;
         }
         w.rounds++;
