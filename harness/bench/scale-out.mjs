@@ -112,7 +112,9 @@ async function phase(o) {
     kill.other_relay_calls_untouched = others.filter((c) => !c.ended_early && ratio(c) >= 0.98).length;
     kill.other_relay_calls = others.length;
     kill.outcome = kill.kept_with_media === mine.length ? 'kept (restored from Redis, media both ways)'
-      : kill.ended_media_lost === mine.length ? 'ended cleanly (media-lost, BYE toward IMS)' : 'mixed';
+      : kill.ended_media_lost === mine.length ? 'ended cleanly (media-lost, BYE toward IMS)'
+        : kill.kept_silent || kill.ended_other ? 'mixed'
+          : `${kill.kept_with_media} kept with media, ${kill.ended_media_lost} ended cleanly (media-lost), none silent`;
     kill.sessions_left = Object.fromEntries(await Promise.all(relays.map(async (r) => [r, (await listCalls(r)).length])));
     delete kill.held_ids;
     progress(`kill outcome: ${kill.outcome}; kept with media ${kill.kept_with_media}, silent ${kill.kept_silent}, media-lost ${kill.ended_media_lost}; other relay's calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
