@@ -1,6 +1,6 @@
 // The gateway's browser API as data (docs/architecture.md "Browser API"): the login reply and the
-// WebSocket JSON messages loadgen sends (call, hangup; answer, media for incoming calls) and receives
-// (calling, ringing, progress, answered, ended, error, pong; incoming, alerting).
+// WebSocket JSON messages loadgen sends (call, hangup; answer, media for incoming calls; media-report) and
+// receives (calling, ringing, progress, answered, ended, error, pong; incoming, alerting; media-check).
 #pragma once
 #include <cstdint>
 #include <string>
