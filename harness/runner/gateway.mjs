@@ -2,7 +2,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { randomBytes } from 'node:crypto';
-import { gatewayUrl } from '../kit/env.mjs';
+import path from 'node:path';
+import { gatewayUrl, logDir } from '../kit/env.mjs';
+import { start, stop, sleep } from '../kit/procs.mjs';
 
 async function request(method, path, { token, body, timeoutMs = 10000 } = {}) {
   const headers = {};
@@ -111,4 +113,31 @@ export function wsUpgrade({ protocols = [], query = '', headers = {} } = {}) {
     req.on('timeout', () => req.destroy(new Error('no answer to the WebSocket upgrade within 5 s')));
     req.on('error', reject);
   });
+}
+
+// `args` (a java command line) with `--name=value` in place of any `--name=…` it had.
+export function withOption(args, name, value) {
+  return [...args.filter((a) => !a.startsWith(`--${name}=`)), `--${name}=${value}`];
+}
+
+// A gateway of a test's own: `java args` (e.g. the lab gateway's argv through withOption), started without the LAB_*
+// variables (Spring would read e.g. LAB_IMS as the property lab.ims), logging to logDir()/<name>.log; resolves the
+// process once `${base}/api/v1/health` answers 200. When it exits first or is not healthy within `seconds`, it is
+// stopped and the error names `label` (and the log's tail).
+export async function startOwnGateway(name, args, base, { seconds = 120, label = name } = {}) {
+  const proc = start(name, 'java', args, {
+    log: path.join(logDir(), `${name}.log`),
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
+  });
+  const end = Date.now() + seconds * 1000;
+  for (;;) {
+    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
+    if (done) throw new Error(`the ${label} exited (${JSON.stringify(done)}): ${proc.tail().slice(-600)}`);
+    const h = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+    if (h?.status === 200) return proc;
+    if (Date.now() > end) {
+      await stop(proc);
+      throw new Error(`the ${label} did not get healthy within ${seconds} s`);
+    }
+  }
 }

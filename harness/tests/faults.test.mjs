@@ -127,25 +127,8 @@ let gwArgs;
 let base;
 let browser;
 
-function withOption(args, name, value) {
-  const out = args.filter((a) => !a.startsWith(`--${name}=`));
-  return [...out, `--${name}=${value}`];
-}
-
-async function startOwnGateway(args = gwArgs) {
-  const proc = start('gateway-faults', 'java', args, {
-    log: path.join(logDir(), 'gateway-faults.log'),
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
-  });
-  const end = Date.now() + 90000;
-  for (;;) {
-    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
-    if (done) throw new Error(`the faults gateway exited (${JSON.stringify(done)}): ${proc.tail().slice(-400)}`);
-    const h = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
-    if (h?.status === 200) return proc;
-    if (Date.now() > end) throw new Error('the faults gateway did not get healthy within 90 s');
-  }
-}
+// this file's gateway, healthy (90 s at most)
+const startOwnGateway = (args = gwArgs) => gw.startOwnGateway('gateway-faults', args, base, { seconds: 90, label: 'faults gateway' });
 
 const GRACE_MS = 4000;
 const OWN_PREFIX = `gw${SIP_PORT}-`;
@@ -167,11 +150,11 @@ const ownCallInfo = async (token, callId) => {
 before(async () => {
   const main = commandOf('gateway').argv; // java -jar ... as ./lab started it
   let args = main.slice(1);
-  args = withOption(args, 'server.port', HTTP_PORT);
-  args = withOption(args, 'lab.sip.port', SIP_PORT);
-  args = withOption(args, 'lab.rtpengine.dtmf-log', ''); // rtpengine's DTMF log goes to the lab's gateway
-  args = withOption(args, 'lab.rtpengine.reconcile-ms', 2000);
-  args = withOption(args, 'lab.api.ws-reconnect-grace-ms', GRACE_MS);
+  args = gw.withOption(args, 'server.port', HTTP_PORT);
+  args = gw.withOption(args, 'lab.sip.port', SIP_PORT);
+  args = gw.withOption(args, 'lab.rtpengine.dtmf-log', ''); // rtpengine's DTMF log goes to the lab's gateway
+  args = gw.withOption(args, 'lab.rtpengine.reconcile-ms', 2000);
+  args = gw.withOption(args, 'lab.api.ws-reconnect-grace-ms', GRACE_MS);
   gwArgs = args;
   const u = new URL(gatewayUrl());
   u.port = String(HTTP_PORT);
@@ -310,7 +293,7 @@ const registrationOf = async (token) => (await (await fetch(`${base}/api/v1/sess
 
 test('Kamailio restarted mid-call: media goes on, the BYE after the restart reaches the UE, the keepalive re-REGISTERs the user and an MT call reaches the browser again; no session or dialog left', { timeout: 150000 }, async () => {
   let kam = await startOwnKamailio();
-  const args = withOption(withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`), 'lab.ims.keepalive-ms', KEEPALIVE_MS);
+  const args = gw.withOption(gw.withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`), 'lab.ims.keepalive-ms', KEEPALIVE_MS);
   const proc = await startOwnGateway(args);
   const ueEnv = { env: { KAMAILIO: `127.0.0.1:${KAM_PCSCF_PORT}` }, timeoutMs: 90000 };
   let client;

@@ -37,10 +37,6 @@ let browser;
 let client;
 let token;
 
-function withOption(args, name, value) {
-  return [...args.filter((a) => !a.startsWith(`--${name}=`)), `--${name}=${value}`];
-}
-
 // Established TCP connections of a java process to the P-CSCF's TLS port, from the kernel's table.
 function tlsConnections() {
   const out = execFileSync('ss', ['-Htnp', 'state', 'established', `( dport = :${PCSCF_TLS.split(':')[1]} )`]).toString();
@@ -63,21 +59,9 @@ before(async () => {
     ['server.ssl.certificate', `file:${CERT}`], ['server.ssl.certificate-private-key', `file:${KEY}`],
     ['lab.ims.transport', 'tls'], ['lab.ims.proxy', PCSCF_TLS],
     ['lab.sip.tls.certificate', CERT], ['lab.sip.tls.private-key', KEY], ['lab.sip.tls.trust', CERT]]) {
-    args = withOption(args, name, value);
+    args = gw.withOption(args, name, value);
   }
-  proc = start('gateway-tls', 'java', args, {
-    log: path.join(logDir(), 'gateway-tls.log'),
-    // without the LAB_* variables: Spring would read e.g. LAB_IMS as the property lab.ims
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
-  });
-  const end = Date.now() + 120000;
-  for (;;) {
-    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
-    if (done) throw new Error(`the TLS gateway exited (${JSON.stringify(done)}): ${proc.tail().slice(-600)}`);
-    const h = await fetch(`${BASE}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
-    if (h?.status === 200) break;
-    if (Date.now() > end) throw new Error('the TLS gateway did not get healthy within 120 s');
-  }
+  proc = await gw.startOwnGateway('gateway-tls', args, BASE, { label: 'TLS gateway' });
   assert.equal((await gw.health()).imsTransport, 'tls');
   browser = await launchBrowser({ acceptInsecureCerts: true });
 });

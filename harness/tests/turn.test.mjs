@@ -42,10 +42,6 @@ let client;
 let token;
 let iceServers;
 
-function withOption(args, name, value) {
-  return [...args.filter((a) => !a.startsWith(`--${name}=`)), `--${name}=${value}`];
-}
-
 before(async () => {
   assert.ok(process.env.LAB_BROWSER_SNAT_NS && TURN_URI && TURN_SECRET, 'LAB_BROWSER_SNAT_NS/LAB_TURN_URI/LAB_TURN_SECRET not set: run through ./lab test');
   assert.equal(fs.statSync(TURN_SECRET).mode & 0o077, 0, 'the TURN secret is readable by others');
@@ -55,22 +51,10 @@ before(async () => {
     ['lab.rtpengine.media-start-timeout-ms', 6000], // the call without TURN ends sooner
     ['lab.api.token-ttl-seconds', TOKEN_TTL],
     ['lab.webrtc.turn-uris', TURN_URI], ['lab.webrtc.turn-secret-file', TURN_SECRET]]) {
-    args = withOption(args, name, value);
+    args = gw.withOption(args, name, value);
   }
   assert.ok(!args.some((a) => a.includes(fs.readFileSync(TURN_SECRET, 'utf8').trim())), 'the secret is on the command line');
-  proc = start('gateway-turn', 'java', args, {
-    log: path.join(logDir(), 'gateway-turn.log'),
-    // without the LAB_* variables: Spring would read e.g. LAB_IMS as the property lab.ims
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))),
-  });
-  const end = Date.now() + 120000;
-  for (;;) {
-    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
-    if (done) throw new Error(`the TURN gateway exited (${JSON.stringify(done)}): ${proc.tail().slice(-600)}`);
-    const h = await fetch(`${BASE}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
-    if (h?.status === 200) break;
-    if (Date.now() > end) throw new Error('the TURN gateway did not get healthy within 120 s');
-  }
+  proc = await gw.startOwnGateway('gateway-turn', args, BASE, { label: 'TURN gateway' });
   browser = await launchBrowser({ netns: process.env.LAB_BROWSER_SNAT_NS });
   client = await openClient(browser, { name: `test-turn-${USER}` });
   ({ token } = await client.login(USER, passwordOf(USER)));
