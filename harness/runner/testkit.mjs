@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { launchBrowser, openClient } from './browser.mjs';
 import { passwordOf } from '../kit/env.mjs';
+import { sleep } from '../kit/procs.mjs';
 import * as gw from './gateway.mjs';
 import { startUe } from './ue.mjs';
 
@@ -35,6 +36,14 @@ export async function incomingCall(client, user, mode = 'uac-wait', arg = 20000,
     ue.kill();
     throw e;
   }
+}
+
+// RTP packets a page's call received over `ms` (its getStats packetsReceived, before and after).
+export async function receivedDuring(client, callId, ms) {
+  const a = await client.stats(callId);
+  await sleep(ms);
+  const b = await client.stats(callId);
+  return b.packetsReceived - a.packetsReceived;
 }
 
 export async function assertNoRtpengineSession() {

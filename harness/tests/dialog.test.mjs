@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, timedUeMessages, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'carol';
@@ -187,12 +187,7 @@ test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway s
 });
 
 // Packets the browser received over `ms`.
-async function receivedDuring(callId, ms) {
-  const a = await client.stats(callId);
-  await sleep(ms);
-  const b = await client.stats(callId);
-  return b.packetsReceived - a.packetsReceived;
-}
+const receivedDuring = (callId, ms) => packetsReceivedDuring(client, callId, ms);
 
 test(titled('offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways'), { timeout: 45000 }, async () => {
   const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-offerless', null, { timeoutMs: 40000 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, ueMessages, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, ueMessages, titled } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -30,12 +30,7 @@ const audioDirections = (m) => m.transceivers.filter((t) => t.kind === 'audio').
 const ufrag = (sdp) => /a=ice-ufrag:(\S+)/.exec(sdp)?.[1];
 
 // Packets the browser received over `ms`.
-async function receivedDuring(callId, ms) {
-  const a = await client.stats(callId);
-  await sleep(ms);
-  const b = await client.stats(callId);
-  return b.packetsReceived - a.packetsReceived;
-}
+const receivedDuring = (callId, ms) => packetsReceivedDuring(client, callId, ms);
 
 // Waits until the browser receives audio (more than `min` packets in 500 ms), up to `ms`.
 async function waitReceiving(callId, min = 5, ms = 8000) {

@@ -24,6 +24,7 @@ import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { listCalls, ng } from '../kit/ng.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { receivedDuring } from '../runner/testkit.mjs';
 
 const HTTP = 'http://127.0.0.1:8093';
 const SIP_PORT = 5078;
@@ -233,12 +234,7 @@ test('a browser call on a relay that restarts: the page answers the media-checks
     await client.waitFor('answered', callId, 15000);
     const i = (await Promise.all(RELAYS.map(held))).findIndex((ids) => ids.includes(callId));
     assert.ok(i >= 0, `call ${callId} is on one of the relays`);
-    const receivedDuring = async (ms) => {
-      const a = await client.stats(callId);
-      await sleep(ms);
-      return (await client.stats(callId)).packetsReceived - a.packetsReceived;
-    };
-    assert.ok(await receivedDuring(1500) > 20, 'audio before the kill');
+    assert.ok(await receivedDuring(client, callId, 1500) > 20, 'audio before the kill');
     // rtpengine writes the DTLS-SRTP keys to Redis when it confirms the peer's address, 3-4 s into the media; a
     // kill before that restores a call without keys (ended media-lost by the relay's counters, docs/scale-out.md)
     await sleep(4000);
@@ -258,7 +254,7 @@ test('a browser call on a relay that restarts: the page answers the media-checks
     const ended = await client.waitFor('ended', callId, 1).catch(() => null);
     if (/media flows again/.test(verdict)) {
       assert.equal(ended, null, 'kept: the call is still up');
-      assert.ok(await receivedDuring(1500) > 20, 'kept: audio reaches the page after the restart');
+      assert.ok(await receivedDuring(client, callId, 1500) > 20, 'kept: audio reaches the page after the restart');
     } else {
       assert.equal((ended ?? await client.waitFor('ended', callId, 5000)).reason, 'media-lost');
     }
