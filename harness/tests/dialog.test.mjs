@@ -122,14 +122,30 @@ test(titled('RFC 4028 MT: Session-Expires under the gateway\'s Min-SE gets 422 w
   await assertNoRtpengineSession();
 });
 
-test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE'), { timeout: 45000 }, async () => {
-  const ue = startUe('uas-timer', 'ue5', null, { timeoutMs: 40000 });
+// Packets the browser received over `ms`.
+const receivedDuring = (callId, ms) => packetsReceivedDuring(client, callId, ms);
+
+// The page calls ue5 playing SIPp `mode`; `body(callId, mark)` runs once the call is answered (mark: the page's
+// event index before the call). The UE is stopped and the call hung up whatever happens; resolves the Call-ID.
+async function answeredUe5Call(mode, body) {
+  const ue = startUe(mode, 'ue5', null, { timeoutMs: 40000 });
   let callId;
   try {
     await sleep(1500); // ue5's REGISTER
     const mark = await client.mark();
     callId = await client.call('ue5');
     await client.waitFor('answered', callId, 15000, mark);
+    await body(callId, mark);
+  } finally {
+    ue.kill();
+    await ue.done;
+    if (callId) await client.hangup(callId).catch(() => {});
+  }
+  return callId;
+}
+
+test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the callee sets 4 s, refresher=uac: the gateway refreshes by UPDATE'), { timeout: 45000 }, async () => {
+  await answeredUe5Call('uas-timer', async (callId) => {
     await sleep(5200); // refreshes at 2 s and 4 s
     const types = (await events(callId)).map((e) => e.type);
     assert.ok(!types.includes('ended'), `the call is up after more than one interval: ${types}`);
@@ -147,33 +163,19 @@ test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the 
       assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
       assert.doesNotMatch(u.text, /^Content-Type: application\/sdp/mi, 'a refresh UPDATE carries no SDP');
     }
-  } finally {
-    ue.kill();
-    await ue.done;
-    if (callId) await client.hangup(callId).catch(() => {});
-  }
+  });
   await assertNoRtpengineSession();
 });
 
 test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway sends the INVITE again (same Call-ID, next CSeq) with Session-Expires and Min-SE 3600, and the browser sees one answered call'), { timeout: 45000 }, async () => {
-  const ue = startUe('uas-timer-422', 'ue5', null, { timeoutMs: 40000 });
-  let callId;
-  try {
-    await sleep(1500); // ue5's REGISTER
-    const mark = await client.mark();
-    callId = await client.call('ue5');
-    await client.waitFor('answered', callId, 15000, mark);
+  const callId = await answeredUe5Call('uas-timer-422', async (callId, mark) => {
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio after the retried INVITE was answered');
     const types = (await events(callId)).map((e) => e.type);
     assert.equal(types.filter((t) => t === 'answered').length, 1, `one answer at the browser: ${types}`);
     assert.ok(!types.includes('ended'), `the 422 did not end the call: ${types}`);
     await client.hangup(callId);
     await client.waitFor('ended', callId, 10000, mark);
-  } finally {
-    ue.kill();
-    await ue.done;
-    if (callId) await client.hangup(callId).catch(() => {});
-  }
+  });
   const w = wire(ueLog('uas-timer-422', 'ue5'), callId);
   const invites = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
   assert.equal(invites.length, 2, 'the INVITE and its retry, in the same call (Call-ID)');
@@ -185,9 +187,6 @@ test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway s
   assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached the UE');
   await assertNoRtpengineSession();
 });
-
-// Packets the browser received over `ms`.
-const receivedDuring = (callId, ms) => packetsReceivedDuring(client, callId, ms);
 
 test(titled('offerless INVITE from ue2: the browser offers, the 200 carries it as plain RTP/AVP, the ACK\'s answer reaches the browser, audio both ways'), { timeout: 45000 }, async () => {
   const { ue, incoming, mark } = await incomingCall(client, USER, 'uac-offerless', null, { timeoutMs: 40000 });
