@@ -23,6 +23,7 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
     const elapsed = Date.now() - t0;
     if (hangupAfterMs != null && !hungUp && elapsed >= hangupAfterMs) {
       log(`browser hangs up ${r.callId}`);
+      r.hungUpAt = Date.now();
       await client.hangup(r.callId);
       hungUp = true;
     }
