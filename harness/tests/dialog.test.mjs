@@ -36,6 +36,14 @@ function wire(log, callId) {
 }
 const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
 const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
+// Waits (up to `ms`) until the UE's log has a message of the call that `pred` takes, and returns it: the page
+// hears `ended` once the gateway sent its BYE, which still has the proxy to cross before the UE logs it.
+async function untilWire(log, callId, pred, ms = 5000) {
+  for (const t0 = Date.now(); ; await sleep(100)) {
+    const m = wire(log, callId).find(pred);
+    if (m || Date.now() - t0 > ms) return m ?? null;
+  }
+}
 // The gateway's messages to the page about one call (the page keeps every message as {t, msg}).
 const events = async (callId) => (await client.events()).map((e) => e.msg).filter((m) => m.callId === callId);
 
@@ -175,6 +183,8 @@ test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway s
     assert.ok(!types.includes('ended'), `the 422 did not end the call: ${types}`);
     await client.hangup(callId);
     await client.waitFor('ended', callId, 10000, mark);
+    assert.ok(await untilWire(ueLog('uas-timer-422', 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first)),
+      'the hang-up reached the UE (its BYE within 5 s of the page\'s ended)');
   });
   const w = wire(ueLog('uas-timer-422', 'ue5'), callId);
   const invites = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
@@ -184,7 +194,6 @@ test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway s
   assert.match(header(invites[1].text, 'CSeq'), /^2 INVITE$/, 'the retry has the next CSeq');
   assert.match(header(invites[1].text, 'Session-Expires'), /^3600\b/, 'the retry asks for the 422\'s Min-SE');
   assert.equal(header(invites[1].text, 'Min-SE'), '3600');
-  assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached the UE');
   await assertNoRtpengineSession();
 });
 
@@ -259,9 +268,10 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
     // have rtpengine send to the echoing port
     const after = await receivedDuring(callId, 1500);
     assert.ok(after < 5, `rtpengine follows the 200's SDP (new UE port): ${after} packets came back`);
+    await client.hangup(callId);
+    await untilWire(ueLog('uas-early', 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first));
   } finally {
     if (callId) await client.hangup(callId).catch(() => {});
-    await sleep(300);
     ue.kill();
     await ue.done;
   }
@@ -273,8 +283,9 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
 
 // A call from the browser to ue5 while it has two contacts (SIPp modes `modeA` at 5094, `modeB` at 5100, so
 // the S-CSCF forks): answered, audio with the branch that carries it, one call and one answer at the
-// browser, hung up by the browser. Returns the Call-ID; the UEs are stopped.
-async function forkedCall(modeA, modeB) {
+// browser, hung up by the browser (the UEs run until the hang-up's BYE reached `carrier`, the mode whose branch
+// carries the call). Returns the Call-ID; the UEs are stopped.
+async function forkedCall(modeA, modeB, carrier) {
   const a = startUe(modeA, 'ue5', null, { timeoutMs: 40000 });
   await sleep(1200);
   const b = startUe(modeB, 'ue5', null, { timeoutMs: 40000 });
@@ -290,7 +301,7 @@ async function forkedCall(modeA, modeB) {
     assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
     await client.hangup(callId);
     await client.waitFor('ended', callId, 10000, mark);
-    await sleep(500);
+    await untilWire(ueLog(carrier, 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first));
   } finally {
     if (callId) await client.hangup(callId).catch(() => {});
     a.kill();
@@ -302,7 +313,7 @@ async function forkedCall(modeA, modeB) {
 }
 
 test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answers, the other rings and is cancelled by the proxy; the browser sees one call'), { timeout: 45000 }, async () => {
-  const callId = await forkedCall('uas-fork-a', 'uas-fork-b');
+  const callId = await forkedCall('uas-fork-a', 'uas-fork-b', 'uas-fork-a');
   const wa = wire(ueLog('uas-fork-a', 'ue5'), callId);
   const wb = wire(ueLog('uas-fork-b', 'ue5'), callId);
   assert.ok(wb.some((m) => m.dir === 'sent' && /^SIP\/2\.0 180/.test(m.first)), 'branch B rang (a second early dialog)');
@@ -317,7 +328,7 @@ test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answer
 });
 
 test(titled('forking on MO, both branches answer: the first 2xx carries the call; the second, sent after the proxy\'s CANCEL, is ACKed and ended with BYE at once (RFC 3261 §13.2.2.4); the browser sees one call'), { timeout: 45000 }, async () => {
-  const callId = await forkedCall('uas-fork-late-2xx', 'uas-fork-2xx-b');
+  const callId = await forkedCall('uas-fork-late-2xx', 'uas-fork-2xx-b', 'uas-fork-2xx-b');
   const [late, first] = ['uas-fork-late-2xx', 'uas-fork-2xx-b'].map((mode) => wire(ueLog(mode, 'ue5'), callId));
   const okOf = (w) => w.find((m) => m.dir === 'sent' && /^SIP\/2\.0 200/.test(m.first) && /^CSeq: \d+ INVITE/mi.test(m.text));
   const at = (w, re) => w.find((m) => m.dir === 'received' && re.test(m.first));
