@@ -100,6 +100,17 @@ export function messageSeenByUe(messageLog, callId, startLine) {
   return msg.split(/\r?\n\r?\n/)[1] ?? null; // after the "received" line, up to the body
 }
 
+// messageSeenByUe, polled for up to `ms`: sipp writes its message log as messages come, and the page hears
+// `ended` once the gateway sent its BYE, which still has the proxy to cross before the UE logs it. Null when
+// none came.
+export async function waitForUeMessage(messageLog, callId, startLine, ms = 5000) {
+  for (const end = Date.now() + ms; ;) {
+    const msg = fs.existsSync(messageLog) ? messageSeenByUe(messageLog, callId, startLine) : null;
+    if (msg || Date.now() > end) return msg;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 // host:port of each value of header `name` in `headers`, in order, whether the values come one per
 // line or comma-separated; the default SIP port (5060) is written out.
 // Via gives the sent-by (`SIP/2.0/UDP 127.0.0.1:5062;branch=…`), Record-Route/Route the URI's host:port.

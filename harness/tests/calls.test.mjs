@@ -8,7 +8,7 @@ import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import fs from 'node:fs';
 import {
-  assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled,
+  assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled, waitForUeMessage,
 } from '../runner/testkit.mjs';
 
 const USER = 'alice';
@@ -105,16 +105,6 @@ test(titled('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE a
 const PROXY_HOPS = [ADDRESSES.pcscf, ADDRESSES.scscf, ADDRESSES.pcscf];
 const GATEWAY_HOP = ADDRESSES.gatewaySip;
 
-// sipp writes its message log as messages come; `ended` can reach the page before the BYE reaches the UE.
-async function waitForMessage(messageLog, callId, startLine, ms = 3000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const msg = messageSeenByUe(messageLog, callId, startLine);
-    if (msg || Date.now() > end) return msg;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 function kamailioLogged(callId, what) {
   const lines = fs.readFileSync(path.join(logDir(), 'kamailio.log'), 'utf8').split('\n');
   return lines.some((l) => l.includes(callId) && what.test(l));
@@ -128,7 +118,7 @@ test(titled('Record-Route and Path on the wire: BYE and 200 follow the P-CSCF/S-
   const invite = messageSeenByUe(ue1Log, mo.callId, /^INVITE /);
   assert.ok(invite, `no INVITE for ${mo.callId} in ue1's message log`);
   assert.deepEqual(hopsOf(invite, 'Record-Route'), PROXY_HOPS, invite);
-  const moBye = await waitForMessage(ue1Log, mo.callId, /^BYE /);
+  const moBye = await waitForUeMessage(ue1Log, mo.callId, /^BYE /);
   assert.ok(moBye, `no BYE for ${mo.callId} in ue1's message log`);
   assert.deepEqual(hopsOf(moBye, 'Via'), [...PROXY_HOPS, GATEWAY_HOP], moBye);
   // RFC 3608: the gateway preloaded the Service-Route the registrar gave it (the P-CSCF checks the Route).

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled, waitForUeMessage } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'carol';
@@ -36,14 +36,6 @@ function wire(log, callId) {
 }
 const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
 const ueLog = (mode, user = USER) => path.join(logDir(), `sipp-${mode}-${user}-messages.log`);
-// Waits (up to `ms`) until the UE's log has a message of the call that `pred` takes, and returns it: the page
-// hears `ended` once the gateway sent its BYE, which still has the proxy to cross before the UE logs it.
-async function untilWire(log, callId, pred, ms = 5000) {
-  for (const t0 = Date.now(); ; await sleep(100)) {
-    const m = wire(log, callId).find(pred);
-    if (m || Date.now() - t0 > ms) return m ?? null;
-  }
-}
 // The gateway's messages to the page about one call (the page keeps every message as {t, msg}).
 const events = async (callId) => (await client.events()).map((e) => e.msg).filter((m) => m.callId === callId);
 
@@ -183,8 +175,7 @@ test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway s
     assert.ok(!types.includes('ended'), `the 422 did not end the call: ${types}`);
     await client.hangup(callId);
     await client.waitFor('ended', callId, 10000, mark);
-    assert.ok(await untilWire(ueLog('uas-timer-422', 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first)),
-      'the hang-up reached the UE (its BYE within 5 s of the page\'s ended)');
+    assert.ok(await waitForUeMessage(ueLog('uas-timer-422', 'ue5'), callId, /^BYE /), 'the hang-up reached the UE (its BYE within 5 s)');
   });
   const w = wire(ueLog('uas-timer-422', 'ue5'), callId);
   const invites = w.filter((m) => m.dir === 'received' && /^INVITE /.test(m.first));
@@ -269,7 +260,7 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
     const after = await receivedDuring(callId, 1500);
     assert.ok(after < 5, `rtpengine follows the 200's SDP (new UE port): ${after} packets came back`);
     await client.hangup(callId);
-    await untilWire(ueLog('uas-early', 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first));
+    await waitForUeMessage(ueLog('uas-early', 'ue5'), callId, /^BYE /);
   } finally {
     if (callId) await client.hangup(callId).catch(() => {});
     ue.kill();
@@ -301,7 +292,7 @@ async function forkedCall(modeA, modeB, carrier) {
     assert.equal(evs.filter((e) => e.type === 'answered').length, 1);
     await client.hangup(callId);
     await client.waitFor('ended', callId, 10000, mark);
-    await untilWire(ueLog(carrier, 'ue5'), callId, (m) => m.dir === 'received' && /^BYE /.test(m.first));
+    await waitForUeMessage(ueLog(carrier, 'ue5'), callId, /^BYE /);
   } finally {
     if (callId) await client.hangup(callId).catch(() => {});
     a.kill();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
-import { incomingCall, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { incomingCall, loggedInPage, messageSeenByUe, waitForUeMessage } from '../runner/testkit.mjs';
 import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
@@ -207,9 +207,7 @@ test(`the WebSocket is lost mid-call: a new one with the token within the grace 
     await sleep(GRACE_MS / 2);
     assert.equal((await ownCallInfo(token, callId)).body?.state, 'confirmed', 'still within the grace period');
     const ueLog = path.join(logDir(), 'sipp-uas-ue1-messages.log');
-    let bye = null;
-    for (let i = 0; i < 40 && !bye; i++, await sleep(250)) bye = messageSeenByUe(ueLog, callId, /^BYE /);
-    assert.ok(bye, `ue1 got no BYE for ${callId} after the grace period`);
+    assert.ok(await waitForUeMessage(ueLog, callId, /^BYE /, 10000), `ue1 got no BYE for ${callId} after the grace period`);
     assert.equal((await ownCallInfo(token, callId)).status, 401, 'the session ended with the grace period');
     await assertNoSessionOf(OWN_PREFIX);
   } finally {
@@ -228,9 +226,7 @@ test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is 
     const exit = await stop(proc, 'SIGTERM', 15000);
     assert.ok(exit, 'stopped');
     const ueLog = path.join(logDir(), 'sipp-uas-ue1-messages.log');
-    let bye = null;
-    for (let i = 0; i < 20 && !bye; i++, await sleep(250)) bye = messageSeenByUe(ueLog, callId, /^BYE /);
-    assert.ok(bye, `ue1 got no BYE for ${callId}`);
+    assert.ok(await waitForUeMessage(ueLog, callId, /^BYE /), `ue1 got no BYE for ${callId}`);
     await client.close();
     client = null;
     proc = await startOwnGateway();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, loggedInPage, messageSeenByUe, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, loggedInPage, titled, waitForUeMessage } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const MEDIA_START_TIMEOUT_MS = 10000; // the gateway's default
@@ -72,11 +72,6 @@ test(titled('a connected call whose browser media never starts ends with media-t
   assert.equal(ended.reason, 'media-timeout', JSON.stringify(ended));
   assert.ok(after >= MEDIA_START_TIMEOUT_MS - 1500, `ended ${after} ms after the answer: not before the timeout`);
   // the UE got the gateway's BYE (ue1's message log)
-  let bye = null;
-  for (let i = 0; i < 20 && !bye; i++) {
-    bye = messageSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId, /^BYE /);
-    if (!bye) await new Promise((r) => setTimeout(r, 250));
-  }
-  assert.ok(bye, `ue1 got no BYE for ${callId}`);
+  assert.ok(await waitForUeMessage(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId, /^BYE /), `ue1 got no BYE for ${callId}`);
   await assertNoRtpengineSession();
 });
