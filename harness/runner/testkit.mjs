@@ -46,6 +46,16 @@ export async function receivedDuring(client, callId, ms) {
   return b.packetsReceived - a.packetsReceived;
 }
 
+// Waits until a page's call receives audio (more than `min` packets in 500 ms), up to `ms`: ICE and DTLS
+// start only once the answer is applied, which can take a second on a busy host, so a fixed window measured
+// from `answered` would count that setup as missing audio.
+export async function waitReceiving(client, callId, { min = 5, ms = 8000 } = {}) {
+  const until = Date.now() + ms;
+  while (await receivedDuring(client, callId, 500) <= min) {
+    if (Date.now() > until) throw new Error(`the browser received no audio within ${ms} ms`);
+  }
+}
+
 export async function assertNoRtpengineSession() {
   const s = await gw.waitNoSessions(5000);
   assert.equal(s.count, 0, `rtpengine sessions left: ${JSON.stringify(s.callIds)}`);

@@ -25,5 +25,19 @@ export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
     const output = proc.tail().split('\n').slice(-TAIL_LINES - 1).join('\n').trim();
     return { code: code ?? (sig ? 128 : 1), output, logFile };
   });
-  return { pid: proc.pid, done, kill };
+  // Resolves once run-ue.sh has exec'd sipp, which it does only after the UE's REGISTER got its 200 (a caller
+  // mode registers too, then runs sipp as a child: for those, ready() is not a registration mark).
+  let exited = false;
+  done.then(() => { exited = true; });
+  const ready = async (ms = 10000) => {
+    for (const end = Date.now() + ms; ;) {
+      if (exited) throw new Error(`UE ${mode} ${user} exited before it was ready (${logFile})`);
+      let comm = '';
+      try { comm = fs.readFileSync(`/proc/${proc.pid}/comm`, 'utf8').trim(); } catch { /* gone: exited says so next round */ }
+      if (comm === 'sipp') return;
+      if (Date.now() > end) throw new Error(`UE ${mode} ${user} not registered within ${ms} ms (${logFile})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  return { pid: proc.pid, done, kill, ready };
 }

@@ -82,14 +82,25 @@ async function ueCallResult(user) {
   return { code: done.code, text: `${done.output}\n${fs.readFileSync(done.logFile, 'utf8')}` };
 }
 
+// The gateway answers the logout (or sees the socket close) and de-REGISTERs after it: on a busy host its
+// 200 may come a moment later, so a UE's call that still reaches the gateway is tried again (3 tries, 1 s apart).
+async function ueCallAfterDeregister(user) {
+  let call;
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setTimeout(r, i ? 1000 : 500));
+    call = await ueCallResult(user);
+    if (call.code !== 0 && /404/.test(call.text)) break;
+  }
+  return call;
+}
+
 test('logout de-REGISTERs: a UE calling the user then gets 404 from the S-CSCF', { timeout: 30000 }, async () => {
   const res = await gw.login('dave', passwordOf('dave'));
   assert.equal(res.status, 201);
   const me = await gw.currentSession(res.body.token);
   assert.ok(me.registration?.expires > 0, JSON.stringify(me));
   assert.equal((await gw.logout(res.body.token)).status, 204);
-  await new Promise((r) => setTimeout(r, 500));
-  const call = await ueCallResult('dave');
+  const call = await ueCallAfterDeregister('dave');
   assert.notEqual(call.code, 0, 'the call must fail');
   assert.match(call.text, /404/, call.text);
 });
@@ -98,8 +109,7 @@ test('losing the WebSocket de-REGISTERs too', { timeout: 40000 }, async () => {
   const page = await openClient(browser, { name: 'test-api-dave' });
   await page.login('dave', passwordOf('dave'));
   await page.close(); // the page goes away: its WebSocket closes without a logout
-  await new Promise((r) => setTimeout(r, 1000));
-  const call = await ueCallResult('dave');
+  const call = await ueCallAfterDeregister('dave');
   assert.notEqual(call.code, 0, 'the call must fail');
   assert.match(call.text, /404/, call.text);
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled, waitForUeMessage } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled, waitForUeMessage, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'carol';
@@ -131,7 +131,7 @@ async function answeredUe5Call(mode, body) {
   const ue = startUe(mode, 'ue5', null, { timeoutMs: 40000 });
   let callId;
   try {
-    await sleep(1500); // ue5's REGISTER
+    await ue.ready(); // ue5's REGISTER
     const mark = await client.mark();
     callId = await client.call('ue5');
     await client.waitFor('answered', callId, 15000, mark);
@@ -169,6 +169,7 @@ test(titled('RFC 4028 MO: INVITE with Supported: timer and Session-Expires; the 
 
 test(titled('RFC 4028 MO: the callee answers 422 with Min-SE 3600: the gateway sends the INVITE again (same Call-ID, next CSeq) with Session-Expires and Min-SE 3600, and the browser sees one answered call'), { timeout: 45000 }, async () => {
   const callId = await answeredUe5Call('uas-timer-422', async (callId, mark) => {
+    await waitReceiving(client, callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio after the retried INVITE was answered');
     const types = (await events(callId)).map((e) => e.type);
     assert.equal(types.filter((t) => t === 'answered').length, 1, `one answer at the browser: ${types}`);
@@ -197,6 +198,7 @@ test(titled('offerless INVITE from ue2: the browser offers, the 200 carries it a
     await client.answer(callId);
     const answered = await client.waitFor('answered', callId, 10000, mark);
     assert.match(answered.sdp, /UDP\/TLS\/RTP\/SAVPF/, 'the answer to the browser is DTLS-SRTP (rtpengine)');
+    await waitReceiving(client, callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'the UE echoes the browser\'s audio back');
     const ended = await client.waitFor('ended', callId, 15000, mark);
     assert.equal(ended.reason, 'remote-hangup');
@@ -244,13 +246,14 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
   const ue = startUe('uas-early', 'ue5', null, { timeoutMs: 40000 });
   let callId;
   try {
-    await sleep(1500); // ue5's REGISTER
+    await ue.ready(); // ue5's REGISTER
     const mark = await client.mark();
     callId = await client.call('ue5');
     const progress = await client.waitFor('progress', callId, 15000, mark);
     assert.equal(progress.sipCode, 183);
     assert.match(progress.sdp ?? '', /UDP\/TLS\/RTP\/SAVPF/, 'the early answer, as rtpengine made it for the browser');
-    assert.ok(await receivedDuring(callId, 1500) > 20, 'early media: the UE echoes the browser\'s audio before the 200');
+    // ue5 answers 3 s after its 183: one 2 s window from the progress leaves 1.6 s for ICE and DTLS (20 packets are 0.4 s)
+    assert.ok(await receivedDuring(callId, 2000) > 20, 'early media: the UE echoes the browser\'s audio before the 200');
     const types = (await events(callId)).map((e) => e.type);
     assert.ok(!types.includes('answered'), `not answered yet: ${types}`);
     await client.waitFor('answered', callId, 10000, mark);
@@ -278,14 +281,16 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
 // carries the call). Returns the Call-ID; the UEs are stopped.
 async function forkedCall(modeA, modeB, carrier) {
   const a = startUe(modeA, 'ue5', null, { timeoutMs: 40000 });
-  await sleep(1200);
-  const b = startUe(modeB, 'ue5', null, { timeoutMs: 40000 });
+  let b = null;
   let callId;
   try {
-    await sleep(1500); // both REGISTERs: the S-CSCF now has two contacts for ue5
+    await a.ready();
+    b = startUe(modeB, 'ue5', null, { timeoutMs: 40000 });
+    await b.ready(); // both REGISTERs: the S-CSCF now has two contacts for ue5
     const mark = await client.mark();
     callId = await client.call('ue5');
     await client.waitFor('answered', callId, 15000, mark);
+    await waitReceiving(client, callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio with the branch that carries the call');
     const evs = (await client.events()).slice(mark).map((e) => e.msg);
     assert.equal(new Set(evs.filter((e) => e.callId).map((e) => e.callId)).size, 1, 'one call at the browser');
@@ -296,9 +301,9 @@ async function forkedCall(modeA, modeB, carrier) {
   } finally {
     if (callId) await client.hangup(callId).catch(() => {});
     a.kill();
-    b.kill();
+    b?.kill();
     await a.done;
-    await b.done;
+    await b?.done;
   }
   return callId;
 }
@@ -336,6 +341,8 @@ test(titled('forking on MO, both branches answer: the first 2xx carries the call
   const lateAckToBye = at(late, /^BYE /).t - at(late, /^ACK /).t;
   const firstAckToBye = at(first, /^BYE /).t - at(first, /^ACK /).t;
   assert.ok(lateAckToBye < 1000, `the second 2xx's dialog was ended right after its ACK (${lateAckToBye} ms)`);
+  // the page hangs up at least 2 s after `answered` (which the gateway sends after its ACK): audio seen within 500 ms
+  // windows, then 1.5 s of it (forkedCall)
   assert.ok(firstAckToBye >= 1500, `the first 2xx's dialog carried the call until the hang-up (${firstAckToBye} ms)`);
   await assertNoRtpengineSession();
 });

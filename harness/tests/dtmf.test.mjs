@@ -234,7 +234,8 @@ test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the b
   let err;
   let paths;
   try {
-    const { ue, incoming } = await incomingCall(client, USER, 'uac', 5000);
+    // ue2 hangs up 9 s after its ACK: time for media to start, the refused dtmf and the keypad on a busy host
+    const { ue, incoming } = await incomingCall(client, USER, 'uac', 9000);
     const { callId } = incoming;
     try {
       assert.match(incoming.sdp, /a=rtpmap:\d+ opus\/48000/);
@@ -245,7 +246,7 @@ test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the b
       await client.dtmf(callId, '8', 160);
       err = await client.waitFor('error', callId, 5000, mark);
       paths = await pressKeys('6');
-      await client.waitFor('ended', callId, 10000);
+      await client.waitFor('ended', callId, 15000);
     } finally {
       const r = await ue.done;
       assert.equal(r.code, 0, `SIPp ue2: ${r.output}`);
@@ -271,14 +272,14 @@ test(titled('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded a
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
   try {
-    const { ue, incoming } = await incomingCall(client, USER, 'uac', 4000, { env: { UE_CODEC: 'PCMA' } });
+    const { ue, incoming } = await incomingCall(client, USER, 'uac', 8000, { env: { UE_CODEC: 'PCMA' } });
     const { callId } = incoming;
     try {
       assert.match(incoming.sdp, /a=rtpmap:\d+ opus\/48000/, 'the browser is offered Opus (rtpengine transcodes PCMA)');
       await client.answer(callId);
       await waitBrowserMedia(callId);
       await client.dtmf(callId, '5', 160);
-      await client.waitFor('ended', callId, 10000);
+      await client.waitFor('ended', callId, 15000);
     } finally {
       const r = await ue.done;
       assert.equal(r.code, 0, `SIPp ue2: ${r.output}`);

@@ -365,12 +365,12 @@ test('the UE never answers: after lab.ims.invite-timeout-ms (30 s) the gateway C
   const ue = startUe('uas-noanswer', 'ue5', null, { timeoutMs: 85000 });
   const page = await loggedInPage('alice', 'test-faults-noanswer');
   try {
-    await sleep(1500); // ue5's REGISTER
+    await ue.ready(); // ue5's REGISTER
     const callId = await page.client.call('ue5');
     const ended = await page.client.waitFor('ended', callId, 45000);
     assert.equal(ended.reason, 'timeout', JSON.stringify(ended));
     const ueLog = path.join(logDir(), 'sipp-uas-noanswer-ue5-messages.log');
-    assert.ok(messageSeenByUe(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
+    assert.ok(await waitForUeMessage(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
     await assertNoRtpengineSession();
   } finally {
     ue.kill();

@@ -22,6 +22,11 @@ import { hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
 const run = promisify(execFile);
 const USER = 'dave';
 const IMPI = 'dave@ims.lab';
+// SARs of dave's de-registration (USER_DEREGISTRATION, 5, or ..._STORE_SERVER_NAME, 6) the HSS logged so far
+const deregistrationsAtHss = () => {
+  const log = path.join(logDir(), 'ims3gpp', 'hss.log');
+  return fs.existsSync(log) ? (fs.readFileSync(log, 'utf8').match(/^.*SAR dave@ims\.lab .*type=[56]\b.*$/gm) ?? []).length : 0;
+};
 const PORTS = { pcscf: 5060, icscf: 4060, scscf: 6060, gw: 5070, hss: 3868 };
 const SIP_PORTS = [PORTS.pcscf, PORTS.icscf, PORTS.scscf, PORTS.gw];
 
@@ -110,8 +115,10 @@ before(async () => {
       set({ callId, ended: await page.client.waitFor('ended', callId, 15000) });
     }
   } finally {
-    await page?.close(); // logout: de-REGISTER
-    await new Promise((r) => setTimeout(r, 1000));
+    const deregs = deregistrationsAtHss();
+    await page?.close(); // logout: de-REGISTER (after the logout's answer: it may be challenged, then SAR, then 200)
+    for (const end = Date.now() + 10000; deregistrationsAtHss() === deregs && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 500)); // the SAA and the REGISTER's 200 after the HSS logged the SAR
     await cap.stop();
   }
   await decode(cap.file);

@@ -82,7 +82,12 @@ test(`a token expires after ${TTL_S} s: refused on REST, its page's WebSocket cl
     const res = await api('GET', '/api/v1/sessions/current', { token });
     assert.equal(res.status, 401);
     assert.equal(res.body?.code, 'bad-token');
-    const wsOpen = await page.page.evaluate(() => window.labClient.ws !== null);
+    // REST checks the expiry itself; the socket is closed by the gateway's expiry sweep (once a second) and the
+    // close handshake after it: polled for up to 5 s
+    let wsOpen = true;
+    for (const end = Date.now() + 5000; wsOpen && Date.now() < end; await sleep(wsOpen ? 100 : 0)) {
+      wsOpen = await page.page.evaluate(() => window.labClient.ws !== null);
+    }
     assert.equal(wsOpen, false, 'the gateway closed the expired session\'s socket');
   } finally {
     await page.close();

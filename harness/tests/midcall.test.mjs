@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
-import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, ueMessages, titled } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, ueMessages, titled, waitReceiving as waitReceivingAudio } from '../runner/testkit.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -32,11 +32,15 @@ const ufrag = (sdp) => /a=ice-ufrag:(\S+)/.exec(sdp)?.[1];
 // Packets the browser received over `ms`.
 const receivedDuring = (callId, ms) => packetsReceivedDuring(client, callId, ms);
 
-// Waits until the browser receives audio (more than `min` packets in 500 ms), up to `ms`.
-async function waitReceiving(callId, min = 5, ms = 8000) {
-  const until = Date.now() + ms;
-  while (await receivedDuring(callId, 500) <= min) {
-    if (Date.now() > until) throw new Error(`the browser received no audio within ${ms} ms`);
+const waitReceiving = (callId, opts) => waitReceivingAudio(client, callId, opts);
+
+// The page answers a re-offer by itself (setRemoteDescription, createAnswer, setLocalDescription): the audio
+// transceivers' current directions once they are `want`, or as they are after `ms`.
+async function directionsBecome(callId, want, ms = 5000) {
+  for (const end = Date.now() + ms; ;) {
+    const dirs = audioDirections(await client.media(callId));
+    if (JSON.stringify(dirs) === JSON.stringify(want) || Date.now() > end) return dirs;
+    await sleep(100);
   }
 }
 
@@ -54,6 +58,7 @@ test(titled('MO call to ue8: hold and resume by re-INVITE, ICE restart without S
   const callId = await client.call('ue8');
   try {
     await client.waitFor('answered', callId, 15000);
+    await waitReceiving(callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows before the hold');
 
     await client.reoffer(callId, { direction: 'sendonly' });
@@ -69,6 +74,7 @@ test(titled('MO call to ue8: hold and resume by re-INVITE, ICE restart without S
     invites = invitesSeenByUe8(callId);
     assert.equal(invites.length, 3);
     assert.equal(invites[2].direction, 'sendrecv', 'the resume reached the UE');
+    await waitReceiving(callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows again after the resume');
 
     const before = await client.media(callId);
@@ -83,7 +89,7 @@ test(titled('MO call to ue8: hold and resume by re-INVITE, ICE restart without S
     // ICE "connected" can come a moment before rtpengine has latched onto the new pair (seen once in a
     // clean-clone run: a 1.5 s window right after it got fewer than 20 packets); audio must resume within 5 s
     // and then flow steadily.
-    await waitReceiving(callId, 10, 5000);
+    await waitReceiving(callId, { min: 10, ms: 5000 });
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows after the ICE restart');
 
     const info = await client.waitFor('ended', callId, 1).catch(() => null);
@@ -129,13 +135,12 @@ test(titled('MT call from ue9: hold by re-INVITE and resume by UPDATE are answer
     assert.equal(hold.method, 'INVITE');
     assert.match(hold.sdp, /a=sendonly/, 'the browser is offered a=sendonly');
     assert.match(hold.sdp, /UDP\/TLS\/RTP\/SAVPF/, 'the re-offer to the browser is DTLS-SRTP');
-    await sleep(800);
-    assert.deepEqual(audioDirections(await client.media(callId)), ['recvonly']);
+    assert.deepEqual(await directionsBecome(callId, ['recvonly']), ['recvonly']);
 
     const resume = await client.waitFor('reoffer', callId, 10000, mark);
     assert.equal(resume.method, 'UPDATE');
-    await sleep(800);
-    assert.deepEqual(audioDirections(await client.media(callId)), ['sendrecv']);
+    assert.deepEqual(await directionsBecome(callId, ['sendrecv']), ['sendrecv']);
+    await waitReceiving(callId);
     assert.ok(await receivedDuring(callId, 1000) > 20, 'audio flows after the resume');
 
     const ended = await client.waitFor('ended', callId, 10000, mark);

@@ -24,7 +24,7 @@ import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { listCalls, ng } from '../kit/ng.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { receivedDuring } from '../runner/testkit.mjs';
+import { receivedDuring, waitReceiving } from '../runner/testkit.mjs';
 
 const HTTP = 'http://127.0.0.1:8093';
 const SIP_PORT = 5078;
@@ -160,10 +160,15 @@ async function relayKill(name, lgArgs = []) {
   const keptWithMedia = kept.filter((c) => c.recv_pct >= 100 * (1 - (restartedMs / 1000 + 3) / MEDIA_S));
   const silent = kept.filter((c) => !keptWithMedia.includes(c));
 
-  // no session left on either relay, nor in the gateway's view
-  await sleep(500);
-  const left = await Promise.all(RELAYS.map(held));
-  const gwLeft = await (await fetch(`${HTTP}/api/v1/rtpengine/sessions`)).json();
+  // no session left on either relay, nor in the gateway's view: the gateway deletes a call on the relay after
+  // telling its browser `ended` (one delete after another), so this is polled for up to 10 s
+  let left;
+  let gwLeft;
+  for (const end = Date.now() + 10000; ; await sleep(250)) {
+    left = await Promise.all(RELAYS.map(held));
+    gwLeft = await (await fetch(`${HTTP}/api/v1/rtpengine/sessions`)).json();
+    if ((left.every((ids) => ids.length === 0) && gwLeft.count === 0) || Date.now() > end) break;
+  }
   return { onA, onB, a, b, kept, lost, keptWithMedia, silent, restartedMs, restored, left, gwLeft, lg };
 }
 
@@ -234,6 +239,7 @@ test('a browser call on a relay that restarts: the page answers the media-checks
     await client.waitFor('answered', callId, 15000);
     const i = (await Promise.all(RELAYS.map(held))).findIndex((ids) => ids.includes(callId));
     assert.ok(i >= 0, `call ${callId} is on one of the relays`);
+    await waitReceiving(client, callId);
     assert.ok(await receivedDuring(client, callId, 1500) > 20, 'audio before the kill');
     // rtpengine writes the DTLS-SRTP keys to Redis when it confirms the peer's address, 3-4 s into the media; a
     // kill before that restores a call without keys (ended media-lost by the relay's counters, docs/scale-out.md)

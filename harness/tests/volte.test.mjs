@@ -57,7 +57,7 @@ test('MO CANCEL in the early dialog: browser hangs up after the 183', { timeout:
   const ended = await client.waitFor('ended', callId, 10000, mark);
   assert.equal(ended.reason, 'local-hangup');
   let info;
-  for (let i = 0; i < 20; i++) { // the UE's 487 comes after our `ended`
+  for (let i = 0; i < 100; i++) { // the UE's 487 comes after our `ended` (10 s: it crosses both proxies)
     info = await gw.callInfo(token, callId);
     if (info.sipFlow.includes('487')) break;
     await new Promise((res) => setTimeout(res, 100));
