@@ -337,10 +337,12 @@ public class RegistrationClient {
             reg.addHeader(ua.headers().createExpiresHeader(h.expires));
             reg.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
             if (authorization != null) reg.addHeader(ua.headers().createHeader("Authorization", authorization));
+            // in the flow before the send: the stack can hand the answer to its own thread before send() returns
+            b.flow("sent REGISTER" + (h.expires == 0 ? " (Expires: 0)" : "") + note);
             ua.send(reg, h);
             metrics.registerSent(h.kind);
-            b.flow("sent REGISTER" + (h.expires == 0 ? " (Expires: 0)" : "") + note);
         } catch (Exception e) {
+            b.flow("REGISTER not sent: " + e.getMessage());
             h.done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, 0,
                     "cannot send REGISTER: " + e.getMessage()));
         }
@@ -396,10 +398,11 @@ public class RegistrationClient {
                 }
                 try {
                     ClientTransaction retry = auth.handleChallenge(r, event.getClientTransaction(), ua.provider(), 5);
+                    b.flow("sent REGISTER (digest response)"); // before the send, as in transmit
                     ua.sendPrepared(retry, this);
                     metrics.registerSent(kind);
-                    b.flow("sent REGISTER (digest response)");
                 } catch (Exception e) {
+                    b.flow("REGISTER not sent: " + e.getMessage());
                     done.completeExceptionally(new RegistrationException(RegistrationException.Kind.REJECTED, code,
                             "cannot answer the digest challenge: " + e.getMessage()));
                 }

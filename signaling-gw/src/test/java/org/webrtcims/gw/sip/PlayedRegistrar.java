@@ -22,6 +22,9 @@ final class PlayedRegistrar {
     final List<ResponseHandler> handlers = java.util.Collections.synchronizedList(new ArrayList<>());
     final SipUserAgent ua;
     private int callIds;
+    /** When set, each request is answered with this code inside send(), before it returns (as a fast registrar
+     *  whose answer the stack hands to its own thread while the sending thread is still in send()). */
+    volatile Integer answerDuringSend;
 
     PlayedRegistrar(String callIdPrefix) throws Exception {
         ua = SipTestUa.withFactories();
@@ -29,6 +32,8 @@ final class PlayedRegistrar {
         when(ua.send(any(), any())).thenAnswer(i -> {
             sent.add(i.getArgument(0));
             handlers.add(i.getArgument(1));
+            Integer code = answerDuringSend;
+            if (code != null) answer(sent.size() - 1, code, null);
             return mock(ClientTransaction.class);
         });
     }

@@ -70,6 +70,13 @@ class RegistrationClientTnaTest {
     }
 
     @Test
+    void theFlowShowsTheRegisterBeforeItsAnswerWhenTheAnswerComesBackDuringTheSend() throws Exception {
+        registrar.answerDuringSend = 200;
+        client.register("dave", "dave-secret").get();
+        assertEquals(List.of("sent REGISTER (auth-done)", "recv 200"), client.status("dave").orElseThrow().sipFlow());
+    }
+
+    @Test
     void theWebPasswordIsCheckedAndAChallengeOrRefusalFailsTheLogin() {
         ExecutionException e = assertThrows(ExecutionException.class, () -> client.register("dave", "wrong").get());
         assertEquals(RegistrationException.Kind.AUTH_FAILED, ((RegistrationException) e.getCause()).kind());
