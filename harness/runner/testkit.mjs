@@ -117,7 +117,7 @@ export async function waitForUeMessage(messageLog, callId, startLine, ms = 5000)
   for (const end = Date.now() + ms; ;) {
     const msg = fs.existsSync(messageLog) ? messageSeenByUe(messageLog, callId, startLine) : null;
     if (msg || Date.now() > end) return msg;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

@@ -9,7 +9,7 @@ import { signal, start } from '../kit/procs.mjs';
 const TAIL_LINES = 30;
 let seq = 0;
 
-// Returns {pid, done: Promise<{code, output, logFile}>, kill()}; `output` is the tail of stdout+stderr.
+// Returns {pid, done: Promise<{code, output, logFile}>, kill(), ready(ms)}; `output` is the tail of stdout+stderr.
 // env: extra environment for run-ue.sh (e.g. UE_CODEC=PCMA).
 export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
   const script = path.join(labRoot(), 'sipp-scenarios', 'run-ue.sh');
@@ -25,8 +25,8 @@ export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
     const output = proc.tail().split('\n').slice(-TAIL_LINES - 1).join('\n').trim();
     return { code: code ?? (sig ? 128 : 1), output, logFile };
   });
-  // Resolves once run-ue.sh has exec'd sipp, which it does only after the UE's REGISTER got its 200 (a caller
-  // mode registers too, then runs sipp as a child: for those, ready() is not a registration mark).
+  // Resolves once run-ue.sh has exec'd sipp, which it does only after the UE's REGISTER got its 200. UAS (serve)
+  // modes only: a caller mode runs sipp as a child and never execs, so ready() throws for it.
   let exited = false;
   done.then(() => { exited = true; });
   const ready = async (ms = 10000) => {

@@ -252,10 +252,10 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
     const progress = await client.waitFor('progress', callId, 15000, mark);
     assert.equal(progress.sipCode, 183);
     assert.match(progress.sdp ?? '', /UDP\/TLS\/RTP\/SAVPF/, 'the early answer, as rtpengine made it for the browser');
-    // ue5 answers 3 s after its 183: one 2 s window from the progress leaves 1.6 s for ICE and DTLS (20 packets are 0.4 s)
+    // ue5 answers 3 s after its 183: one 2 s window from the progress leaves 1.6 s for ICE and DTLS (20 packets are
+    // 0.4 s). Only the 183's port echoes (the 200 moves the media to one that does not, checked below), so what
+    // comes back is early media even if the 200 arrived at the window's end.
     assert.ok(await receivedDuring(callId, 2000) > 20, 'early media: the UE echoes the browser\'s audio before the 200');
-    const types = (await events(callId)).map((e) => e.type);
-    assert.ok(!types.includes('answered'), `not answered yet: ${types}`);
     await client.waitFor('answered', callId, 10000, mark);
     await sleep(500);
     // the 200 moved the UE's media to a port where it echoes nothing: a gateway that kept the 183's SDP would still

@@ -117,8 +117,10 @@ before(async () => {
   } finally {
     const deregs = deregistrationsAtHss();
     await page?.close(); // logout: de-REGISTER (after the logout's answer: it may be challenged, then SAR, then 200)
-    for (const end = Date.now() + 10000; deregistrationsAtHss() === deregs && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 500)); // the SAA and the REGISTER's 200 after the HSS logged the SAR
+    if (page) {
+      for (const end = Date.now() + 10000; deregistrationsAtHss() === deregs && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500)); // the SAA and the REGISTER's 200 after the HSS logged the SAR
+    }
     await cap.stop();
   }
   await decode(cap.file);

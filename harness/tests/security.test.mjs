@@ -144,10 +144,10 @@ test('WebSocket messages beyond 20 a second get error rate-limited; the socket s
     const pongs = replies.filter((m) => m.type === 'pong').length;
     const limited = replies.filter((m) => m.type === 'error' && m.code === 'rate-limited').length;
     // the bucket holds 20 and refills at 20 a second from the first message: on a quiet host the 40 are handled
-    // within ~150 ms (20-23 answered), a busy one spreads them a little (a pause of 0.35 s lets 7 more through)
+    // within ~150 ms (20-23 answered), a busy one spreads them (0.5 s lets 10 more through); with the 41 replies
+    // counted, at least 11 were refused
     assert.ok(pongs >= 20 && pongs <= 30, `pongs ${pongs}`);
-    assert.equal(pongs + limited, 41, JSON.stringify(replies.slice(0, 3)));
-    assert.ok(limited >= 10, `rate-limited ${limited}`);
+    assert.equal(pongs + limited, 41, `${pongs} pongs + ${limited} rate-limited: ${JSON.stringify(replies.slice(0, 3))}`);
     assert.equal(replies.at(-1).type, 'pong', 'after a pause the socket is answered again');
   } finally {
     await page.logout().catch(() => {});
