@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { labRoot, logDir } from '../kit/env.mjs';
-import { signal, start } from '../kit/procs.mjs';
+import { signal, sleep, start } from '../kit/procs.mjs';
 
 const TAIL_LINES = 30;
 let seq = 0;
@@ -36,7 +36,7 @@ export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
       try { comm = fs.readFileSync(`/proc/${proc.pid}/comm`, 'utf8').trim(); } catch { /* gone: exited says so next round */ }
       if (comm === 'sipp') return;
       if (Date.now() > end) throw new Error(`UE ${mode} ${user} not registered within ${ms} ms (${logFile})`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   };
   return { pid: proc.pid, done, kill, ready };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
-import { incomingCall, loggedInPage, messageSeenByUe, waitForUeMessage } from '../runner/testkit.mjs';
+import { incomingCall, loggedInPage, waitForUeMessage } from '../runner/testkit.mjs';
 import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
