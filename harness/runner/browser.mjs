@@ -149,6 +149,14 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
   page.on('console', (m) => line(m.type(), m.text()));
   page.on('pageerror', (e) => line('pageerror', e.message));
   page.on('requestfailed', (r) => line('requestfailed', `${r.url()} ${r.failure()?.errorText ?? ''}`));
+  // every Content-Security-Policy violation of the page (the gateway's policy, docs/security.md), kept in the
+  // page from before its first script runs: cspViolations() below
+  await (page.addInitScript ?? page.evaluateOnNewDocument).call(page, () => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.effectiveDirective || e.violatedDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile || '?'}:${e.lineNumber}`);
+    });
+  });
   try {
     const res = await page.goto(url, { waitUntil: 'load', timeout: 15000 });
     if (!res || !res.ok()) throw new Error(`HTTP ${res?.status() ?? 'no response'}`);
@@ -197,6 +205,8 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
       const r = await fetch(u);
       return { status: r.status, body: await r.json().catch(() => null) };
     }, p),
+    // the page's CSP violations since it was loaded (strings: directive, what was blocked, where)
+    cspViolations: () => page.evaluate(() => window.__cspViolations ?? ['no CSP recorder in the page']),
     errorText: () => page.evaluate(() => (document.getElementById('error').hidden ? null : document.getElementById('error').textContent)),
     close: async () => { await context.close().catch(() => {}); log.end(); },
   };

@@ -273,3 +273,17 @@ test(titled('phone: an incoming call from ue2 is declined'), { timeout: 60000 },
     ue.kill();
   }
 });
+
+// Last: the page ran everything above (sign-in, charts, video, keypad, the audio worklet) under the gateway's
+// Content-Security-Policy without one violation, and "Sign out" ends the session without an error.
+test(titled('phone: no Content-Security-Policy violation in all of the above; sign out by the button'), { timeout: 30000 }, async () => {
+  const policy = await page.evaluate(async () => (await fetch('/')).headers.get('content-security-policy'));
+  assert.match(policy ?? '', /script-src 'self'/, `the page is served with its policy: ${policy}`);
+  assert.deepEqual(await client.cspViolations(), [], 'CSP violations while the page was used');
+  const token = await page.evaluate(() => window.labClient.token);
+  assert.ok(token, 'still signed in before the sign-out');
+  await page.click('#logout-btn');
+  await until('signed out', () => document.querySelector('#reg-state').dataset.state === 'signed-out');
+  assert.equal(await client.errorText(), null, 'no error shown after signing out');
+  assert.equal((await gw.logout(token)).status, 401, 'the session is gone after the button');
+});

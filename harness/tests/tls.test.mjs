@@ -78,10 +78,14 @@ test('HTTPS: the page with the certificate for the bound address, and no plain H
   const page = await fetch(`${BASE}/`, { signal: AbortSignal.timeout(5000) });
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<html/i);
+  // HSTS over HTTPS only (docs/security.md "Response headers"); the page's WebSocket is wss:// of this origin
+  assert.equal(page.headers.get('strict-transport-security'), 'max-age=31536000', 'HSTS on the HTTPS page');
+  assert.match(page.headers.get('content-security-policy') ?? '', new RegExp(`connect-src 'self' wss://${HOST}:${HTTP_PORT};`));
   const plain = await fetch(`http://${HOST}:${HTTP_PORT}/`, { signal: AbortSignal.timeout(5000) }).catch((e) => ({ error: e }));
   if (!plain.error) {
     // Tomcat answers a plain request on a TLS port with 400 "This combination of host and port requires TLS."
     assert.equal(plain.status, 400);
+    assert.equal(plain.headers.get('strict-transport-security'), null, 'no HSTS over plain HTTP (RFC 6797 §7.2)');
     assert.doesNotMatch(await plain.text(), /<html/i, 'the page was served over plain HTTP');
   }
   const res = await fetch(`http://${HOST}:${HTTP_PORT}/api/v1/health`, { signal: AbortSignal.timeout(5000) }).catch(() => null);

@@ -59,20 +59,27 @@ export class LabClient extends EventTarget {
     return { user: this.user, token: this.token };
   }
 
+  // The DELETE goes first and the socket is closed after its answer: a gateway without a reconnect grace
+  // (lab.api.ws-reconnect-grace-ms=0, the default) ends the session as soon as its socket closes, and a DELETE that
+  // came after that close was refused 401 (issue #29).
   async logout() {
     const token = this.token;
     this.token = null;
     clearInterval(this.#sampler);
     for (const call of this.#calls.values()) this.#closeMedia(call);
-    this.ws?.close(1000, 'logout');
-    this.ws = null;
+    const ws = this.ws;
+    this.ws = null; // its close (the gateway's, after the DELETE, or ours) is no failure to show
     let status = null;
-    if (token) {
-      const res = await fetch('/api/v1/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
-      status = res.status;
+    try {
+      if (token) {
+        const res = await fetch('/api/v1/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+        status = res.status;
+      }
+    } finally {
+      ws?.close(1000, 'logout');
+      this.user = null;
+      this.#changed();
     }
-    this.user = null;
-    this.#changed();
     return { status };
   }
 

@@ -12,7 +12,7 @@ import json, sys, urllib.request
 print(json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/health", timeout=2)).get("status", ""))
 PY
 )
-if [ "$health" != ok ]; then
+if [ "$health" != up ]; then
   echo "SKIP: no gateway answering $gw/api/v1/health"
   exit 77
 fi

@@ -7,8 +7,12 @@ final class Bearer {
     private Bearer() { }
 
     static BrowserSession session(SessionRegistry sessions, String header) {
-        String token = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
-        return sessions.byToken(token).orElseThrow(() ->
+        return sessions.byToken(token(header)).orElseThrow(() ->
                 new ApiException(HttpStatus.UNAUTHORIZED, "bad-token", "a valid 'Authorization: Bearer <token>' is required"));
+    }
+
+    /** The token of an `Authorization: Bearer <token>` header; null without one. */
+    static String token(String header) {
+        return header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
     }
 }

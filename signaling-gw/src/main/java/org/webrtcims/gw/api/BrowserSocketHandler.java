@@ -117,7 +117,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         try {
             msg = json.readTree(frame.getPayload());
         } catch (Exception e) {
-            error(ws, null, "bad-json", "not JSON: " + firstLine(e.getMessage()));
+            error(ws, null, "bad-json", notJson(e));
             return;
         }
         if (msg == null || !msg.isObject() || !msg.path("type").isTextual()) {
@@ -143,7 +143,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
             error(ws, f.callId() != null ? f.callId() : callId, f.code(), f.getMessage());
         } catch (RuntimeException e) {
             log.warn("{} from {} failed", type, s.user(), e);
-            error(ws, callId, "internal", "the gateway failed to handle '" + type + "': " + e.getMessage());
+            error(ws, callId, "internal", "the gateway failed to handle '" + type + "'");
         }
     }
 
@@ -213,9 +213,17 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         return n.asInt();
     }
 
-    private static String firstLine(String s) {
-        if (s == null) return "";
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
+    /**
+     * What was wrong with a message that is no JSON, without the parser's own text (it names its classes, e.g.
+     * `StreamReadConstraints.getMaxNestingDepth()` for a too-deep message): the limit it broke or where it stopped.
+     */
+    static String notJson(Exception e) {
+        if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException) {
+            return "not JSON the gateway reads: nested too deep or a number or string too long";
+        }
+        if (e instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getLocation() != null) {
+            return "not JSON: malformed at line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr();
+        }
+        return "not JSON";
     }
 }

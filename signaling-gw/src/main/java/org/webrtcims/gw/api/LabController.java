@@ -1,6 +1,8 @@
 package org.webrtcims.gw.api;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.webrtcims.gw.config.GatewayProperties;
@@ -16,27 +18,44 @@ import java.util.Map;
 public class LabController {
     private final RtpEngineClient rtp;
     private final GatewayProperties props;
+    private final SessionRegistry sessions;
 
-    public LabController(RtpEngineClient rtp, GatewayProperties props) {
+    public LabController(RtpEngineClient rtp, GatewayProperties props, SessionRegistry sessions) {
         this.rtp = rtp;
         this.props = props;
+        this.sessions = sessions;
     }
 
+    /**
+     * `{"status": "up"}` (200) while at least one rtpengine answers its ng ping, `{"status": "down"}` (503) when
+     * none does (no call can get media). The details (the gateway's SIP address, the IMS proxy and transport, each
+     * rtpengine's state and calls) only for a caller with a live session token or on the gateway's host (the lab's
+     * readiness checks, tests and tools): others learn nothing of the topology (docs/security.md).
+     */
     @GetMapping("/api/v1/health")
-    public Map<String, Object> health() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("status", "ok");
-        m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
-        m.put("imsProxy", props.getIms().getProxy());
-        m.put("imsTransport", props.getIms().getTransport());
+    public ResponseEntity<Map<String, Object>> health(@RequestHeader(value = "Authorization", required = false) String auth,
+                                                      jakarta.servlet.http.HttpServletRequest request) {
         Map<String, Boolean> relays = rtp.pingEach();
         long up = relays.values().stream().filter(b -> b).count();
-        m.put("rtpengine", up == relays.size() ? "ok" : up == 0 ? "down" : "degraded");
-        Map<String, Integer> calls = rtp.callsPerRelay();
-        Map<String, Object> each = new LinkedHashMap<>();
-        relays.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
-        m.put("rtpengines", each);
-        return m;
+        boolean healthy = up > 0;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", healthy ? "up" : "down");
+        if (isThisHost(request.getRemoteAddr(), request.getLocalAddr()) || hasLiveToken(auth)) {
+            m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
+            m.put("imsProxy", props.getIms().getProxy());
+            m.put("imsTransport", props.getIms().getTransport());
+            m.put("rtpengine", up == relays.size() ? "ok" : up == 0 ? "down" : "degraded");
+            Map<String, Integer> calls = rtp.callsPerRelay();
+            Map<String, Object> each = new LinkedHashMap<>();
+            relays.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
+            m.put("rtpengines", each);
+        }
+        return ResponseEntity.status(healthy ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE).body(m);
+    }
+
+    private boolean hasLiveToken(String auth) {
+        String token = Bearer.token(auth);
+        return token != null && sessions.byToken(token).isPresent();
     }
 
     /**

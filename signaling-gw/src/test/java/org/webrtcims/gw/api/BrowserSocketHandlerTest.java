@@ -67,6 +67,30 @@ class BrowserSocketHandlerTest {
     }
 
     @Test
+    void notJsonSaysWhereOrWhichLimitWithoutTheParsersClasses() {
+        props.getApi().setMaxMessageBytes(10000);
+        handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props);
+        Map<String, Object> deep = reply("[".repeat(1500) + "]".repeat(1500));
+        assertEquals("bad-json", deep.get("code"));
+        String m = String.valueOf(deep.get("message"));
+        assertTrue(m.contains("nested too deep"), m);
+        assertFalse(m.matches("(?s).*(Constraints|Exception|\\bjava\\.|getMax|fasterxml).*"), "a class name in the message: " + m);
+        Map<String, Object> broken = reply("{\"type\":\n\"ping\"");
+        assertEquals("bad-json", broken.get("code"));
+        assertTrue(String.valueOf(broken.get("message")).matches("not JSON: malformed at line 2, column \\d+"), String.valueOf(broken));
+        verifyNoInteractions(calls);
+    }
+
+    @Test
+    void aFailureInsideTheGatewayNamesNoException() {
+        doThrow(new NullPointerException("Cannot invoke \"String.split(String)\" because \"value\" is null"))
+                .when(calls).hangup("tok-a", "c1");
+        Map<String, Object> r = reply("{\"type\":\"hangup\",\"callId\":\"c1\"}");
+        assertEquals("internal", r.get("code"));
+        assertEquals("the gateway failed to handle 'hangup'", r.get("message"));
+    }
+
+    @Test
     void messagesReachCallServiceWithTheSessionsToken() {
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":\"PCMA\"}"));
         verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA", false);
