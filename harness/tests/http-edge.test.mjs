@@ -66,6 +66,7 @@ const TABLE = [
   ['GET /api/v1/sessions', 'GET', '/api/v1/sessions', {}, undefined, 405, 'method-not-allowed', 'POST'],
   ['PUT /api/v1/sessions', 'PUT', '/api/v1/sessions', { 'content-type': 'application/json' }, JSON_LOGIN, 405, 'method-not-allowed', 'POST'],
   ['POST /api/v1/health', 'POST', '/api/v1/health', {}, undefined, 405, 'method-not-allowed', 'GET'],
+  ['TRACE /api/v1/sessions', 'TRACE', '/api/v1/sessions', {}, undefined, 405, 'method-not-allowed', 'POST'],
   ['PATCH /api/v1/sessions/current', 'PATCH', '/api/v1/sessions/current', {}, undefined, 405, 'method-not-allowed', 'DELETE'],
   ['health with Accept: application/xml', 'GET', '/api/v1/health', { accept: 'application/xml' }, undefined, 406, 'not-acceptable'],
   ['an unknown API path', 'GET', '/api/v1/no-such-thing', {}, undefined, 404, 'not-found'],

@@ -28,6 +28,8 @@ public class ContainerErrors implements WebServerFactoryCustomizer<TomcatServlet
 
     /** Tomcat's error report valve with the API's error body. */
     public static class JsonErrorReport extends ErrorReportValve {
+        static final String ALLOW = "GET, HEAD, POST, PUT, DELETE, OPTIONS";
+
         @Override
         protected void report(Request request, Response response, Throwable t) {
             int status = response.getStatus();
@@ -35,6 +37,13 @@ public class ContainerErrors implements WebServerFactoryCustomizer<TomcatServlet
             if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) return;
             try {
                 try {
+                    if (status == 501) {
+                        // a method Tomcat does not implement (CONNECT: this is no proxy) is the client's mistake,
+                        // not a server failure: 405 with what the port serves (RFC 9110 §15.5.6)
+                        status = 405;
+                        response.setStatus(status);
+                        response.setHeader("Allow", ALLOW);
+                    }
                     response.setContentType("application/json");
                     response.setCharacterEncoding("UTF-8");
                     response.setHeader("Content-Security-Policy", SecurityHeaders.policy(null, false));
