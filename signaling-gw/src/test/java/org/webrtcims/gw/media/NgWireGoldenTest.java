@@ -128,11 +128,9 @@ class NgWireGoldenTest {
     @Test
     void theMainFlowsSendTheRecordedDatagrams() throws Exception {
         try (NgClient ng = new NgClient(peer.address(), Duration.ofSeconds(2), 1)) {
-            RtpEngineClient plain = new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT,
-                    new RtpEngineBreaker("golden", Duration.ofSeconds(1)), "gw5070-");
+            RtpEngineClient plain = Clients.over(ng, RtpEngineLegs.DEFAULT, "gw5070-");
             flows("default legs, prefix gw5070-", plain);
-            RtpEngineClient named = new RtpEngineClient(ng, new RtpEngineClient.Legs("pub", "ims", true),
-                    new RtpEngineBreaker("golden", Duration.ofSeconds(1)), "");
+            RtpEngineClient named = Clients.over(ng, new RtpEngineLegs("pub", "ims", true), "");
             flows("named legs, ICE-lite", named);
         }
         List<String> golden = golden();
@@ -185,9 +183,9 @@ class NgWireGoldenTest {
         note("orphan delete", rtp.delete("old-1", null));
         // the relays: list, statistics, ping
         note("list", rtp.list());
-        rtp.noteRestarts();
+        rtp.relays().noteRestarts();
         note("statistics", "asked");
-        note("ping", rtp.ping());
+        note("ping", rtp.relays().ping());
     }
 
     private static List<String> golden() throws IOException {
