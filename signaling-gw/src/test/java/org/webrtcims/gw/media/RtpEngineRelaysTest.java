@@ -184,6 +184,35 @@ class RtpEngineRelaysTest {
         assertEquals("gw-z", db.dict().get("call-id"));
     }
 
+    /** The relay set on its own: a call's first offer places it, later commands follow, release ends it. */
+    @Test
+    void theRelaySetPlacesACallOnItsOpeningCommandOnlyAndReleasesIt() throws Exception {
+        RtpEngineRelays set = client.relays();
+        NgException early = assertThrows(NgException.class, () -> set.send("c9", false, Map.of("command", "answer")));
+        assertEquals(NgException.Kind.PROTOCOL, early.kind(), "no relay holds c9 before its offer");
+        assertFalse(set.holds("c9"));
+        CompletableFuture<Map<String, Object>> opened = async(() -> set.send("c9", true, Map.of("command", "offer")));
+        FakeNgPeer got = null;
+        FakeNgPeer.Request req = null;
+        for (int i = 0; i < 200 && req == null; i++) {
+            got = i % 2 == 0 ? a : b;
+            req = next(got, 10);
+        }
+        assertTrue(req != null, "a relay got the opening offer");
+        got.reply(req, Map.of("result", "ok"));
+        opened.get(5, TimeUnit.SECONDS);
+        assertTrue(set.holds("c9"));
+        assertEquals(name(got), set.relayOf("c9"));
+        set.release("c9");
+        assertFalse(set.holds("c9"), "released with the call's delete");
+        assertEquals(0, set.recoveriesOf("c9"));
+    }
+
+    @Test
+    void aRelaySetNeedsARelay() {
+        assertThrows(IllegalArgumentException.class, () -> new RtpEngineRelays(List.of()));
+    }
+
     private static String name(FakeNgPeer p) {
         return p.address().getHostString() + ":" + p.address().getPort();
     }
