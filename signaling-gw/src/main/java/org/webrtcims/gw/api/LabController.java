@@ -4,8 +4,8 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.webrtcims.gw.config.GatewayProperties;
-import org.webrtcims.gw.media.NgException;
-import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.call.CallFailure;
+import org.webrtcims.gw.call.RelayStatus;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,11 +14,11 @@ import java.util.Map;
 /** Health and the lab's view of rtpengine (used by teardown checks). */
 @RestController
 public class LabController {
-    private final RtpEngineClient rtp;
+    private final RelayStatus relays;
     private final GatewayProperties props;
 
-    public LabController(RtpEngineClient rtp, GatewayProperties props) {
-        this.rtp = rtp;
+    public LabController(RelayStatus relays, GatewayProperties props) {
+        this.relays = relays;
         this.props = props;
     }
 
@@ -29,12 +29,12 @@ public class LabController {
         m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
         m.put("imsProxy", props.getIms().getProxy());
         m.put("imsTransport", props.getIms().getTransport());
-        Map<String, Boolean> relays = rtp.pingEach();
-        long up = relays.values().stream().filter(b -> b).count();
-        m.put("rtpengine", up == relays.size() ? "ok" : up == 0 ? "down" : "degraded");
-        Map<String, Integer> calls = rtp.callsPerRelay();
+        Map<String, Boolean> pongs = relays.pingEach();
+        long up = pongs.values().stream().filter(b -> b).count();
+        m.put("rtpengine", up == pongs.size() ? "ok" : up == 0 ? "down" : "degraded");
+        Map<String, Integer> calls = relays.callsPerRelay();
         Map<String, Object> each = new LinkedHashMap<>();
-        relays.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
+        pongs.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
         m.put("rtpengines", each);
         return m;
     }
@@ -51,10 +51,10 @@ public class LabController {
             throw new ApiException(HttpStatus.FORBIDDEN, "loopback-only", "this endpoint answers clients on the gateway's host only");
         }
         try {
-            List<String> ids = rtp.list();
+            List<String> ids = relays.sessions();
             return Map.of("count", ids.size(), "callIds", ids);
-        } catch (NgException e) {
-            throw new ApiException(HttpStatus.BAD_GATEWAY, "media-failed", "rtpengine list failed: " + e.getMessage());
+        } catch (CallFailure e) {
+            throw new ApiException(HttpStatus.BAD_GATEWAY, e.code(), e.getMessage());
         }
     }
 

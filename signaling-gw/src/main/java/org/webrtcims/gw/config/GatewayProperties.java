@@ -139,7 +139,7 @@ public class GatewayProperties {
     public static class Rtpengine {
         /**
          * rtpengine's ng address, host:port; or a comma-separated list of several rtpengine instances, across which
-         * new calls are balanced with call affinity (media/RtpEngineClient, docs/scale-out.md).
+         * new calls are balanced with call affinity (media/RtpEngineRelays, docs/scale-out.md).
          */
         private String ng = "127.0.0.1:2223";
         private int timeoutMs = 1000;

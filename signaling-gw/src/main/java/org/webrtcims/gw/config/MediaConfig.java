@@ -9,7 +9,9 @@ import org.webrtcims.gw.media.DtmfLogListener;
 import org.webrtcims.gw.media.NgClient;
 import org.webrtcims.gw.media.RtpEngineBreaker;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.media.RtpEngineLegs;
 import org.webrtcims.gw.media.RtpEngineRelay;
+import org.webrtcims.gw.media.RtpEngineRelays;
 import org.webrtcims.gw.metrics.GatewayMetrics;
 
 import java.time.Duration;
@@ -60,14 +62,21 @@ public class MediaConfig {
         return DtmfLogListener.start(HostPort.parse(where).socketAddress(), relay);
     }
 
+    /** The relay set: every rtpengine of `lab.rtpengine.ng`, call affinity, health (closed with the context). */
     @Bean(destroyMethod = "close")
-    public RtpEngineClient rtpEngineClient(GatewayProperties props, GatewayMetrics metrics) {
+    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics) {
+        List<RtpEngineRelay> relays = relays(props.getRtpengine(), metrics);
+        if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
+        return new RtpEngineRelays(relays);
+    }
+
+    /** The ng commands over the relay set, with the legs' interfaces and ICE-lite and the session prefix. */
+    @Bean
+    public RtpEngineClient rtpEngineClient(GatewayProperties props, RtpEngineRelays relays) {
         GatewayProperties.Rtpengine r = props.getRtpengine();
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
-        List<RtpEngineRelay> relays = relays(r, metrics);
-        if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
-        return new RtpEngineClient(relays, new RtpEngineClient.Legs(browser, ims, r.isIceLite()), prefix);
+        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, r.isIceLite()), prefix);
     }
 }
