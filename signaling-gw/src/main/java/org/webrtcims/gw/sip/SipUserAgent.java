@@ -248,7 +248,37 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             }
             h.onRequest(event);
         } catch (Exception e) {
-            log.warn("failed to handle {}: {}", request.getMethod(), e.toString());
+            log.warn("failed to handle {} from the IMS side", request.getMethod(), e);
+            answerFailure(event, e);
+        }
+    }
+
+    /**
+     * The response to a request the gateway failed on ({@link RequestFailure}: 400 with a Warning for the peer's
+     * input, 500 only for the gateway's own stack), unless it was answered already or is an ACK.
+     */
+    public Response failureResponse(Request request, Throwable e) throws java.text.ParseException {
+        RequestFailure f = RequestFailure.of(e);
+        Response r = response(f.status(), request);
+        f.addWarning(r, headerFactory, props.getSip().getHost());
+        return r;
+    }
+
+    /** Sends {@link #failureResponse} when the request still waits for a final response (none for an ACK). */
+    public void answerFailure(RequestEvent event, Throwable e) {
+        Request request = event.getRequest();
+        if (Request.ACK.equals(request.getMethod())) return;
+        try {
+            ServerTransaction st = existingServerTransaction(event);
+            if (st != null && st.getState() != null && st.getState().getValue() > TransactionState._PROCEEDING) return;
+            Response r = failureResponse(request, e);
+            if (r.getHeader(javax.sip.header.ToHeader.NAME) instanceof javax.sip.header.ToHeader to && to.getTag() == null) {
+                to.setTag(SipIds.tag());
+            }
+            if (st != null) st.sendResponse(r);
+            else respond(event, r);
+        } catch (Exception again) {
+            log.warn("no final response to the failed {}: {}", request.getMethod(), again.toString());
         }
     }
 
