@@ -30,6 +30,6 @@ class RequestFailureTest {
         String all = resp.toString();
         assertFalse(all.contains("Exception") || all.contains("java.") || all.contains("String.split"),
                 "no exception or class name reaches the peer: " + all);
-        assertEquals("Bad Request", resp.getReasonPhrase());
+        assertEquals(400, resp.getStatusCode());
     }
 }
