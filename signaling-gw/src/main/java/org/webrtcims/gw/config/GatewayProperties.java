@@ -97,6 +97,14 @@ public class GatewayProperties {
          * P-CSCF restarted) re-REGISTERs every user (sip/RegistrarKeepalive, docs/security.md "Faults").
          */
         private int keepaliveMs = 0;
+        /**
+         * Where a browser may call besides the IMS's own domain (lab.ims.domain, no port) and tel: URIs: SIP hosts,
+         * as `host` (any port) or `host:port`; empty = nowhere else (docs/security.md "Call targets"). A raw host
+         * such as sip:ue1@127.0.0.1:5080 would bypass the IMS's routing, so it needs an entry here.
+         */
+        private java.util.List<String> callAllowlist = new java.util.ArrayList<>();
+        public java.util.List<String> getCallAllowlist() { return callAllowlist; }
+        public void setCallAllowlist(java.util.List<String> v) { this.callAllowlist = v; }
         public int getKeepaliveMs() { return keepaliveMs; }
         public void setKeepaliveMs(int keepaliveMs) { this.keepaliveMs = keepaliveMs; }
         public boolean isRegEvent() { return regEvent; }
