@@ -29,8 +29,9 @@ public class GatewayProperties {
         /** Server transactions at most (beyond: the stack answers 503 on its own). */
         private int maxServerTransactions = 2000;
         /**
-         * Source addresses SIP is accepted from; empty = the host of lab.ims.proxy (the P-CSCF). Others get
-         * 403 (an ACK is dropped).
+         * Sources SIP requests are accepted from: `host:port` (that port; over TCP/TLS also the connections of the
+         * process listening there, sip/SipSources) or a bare `host` (every port of it); empty = lab.ims.proxy (the
+         * P-CSCF's address and port). Others get 403 (an ACK is dropped). docs/security.md "SIP sources".
          */
         private java.util.List<String> trustedSources = new java.util.ArrayList<>();
         public int getMaxMessageBytes() { return maxMessageBytes; }

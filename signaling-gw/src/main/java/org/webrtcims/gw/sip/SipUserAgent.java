@@ -49,12 +49,14 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
      *  ones are taken off the head, so each termination costs O(1), not a scan of the window. */
     private final java.util.Queue<ClientTransaction> forkExpiry = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private record Lingering(ResponseHandler handler, long untilNanos) { }
+    private final SipSources sources;
     private volatile InboundRequestHandler inbound;
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
     public SipUserAgent(GatewayProperties props) throws Exception {
         this.props = props;
+        this.sources = new SipSources(props, new org.webrtcims.gw.net.LocalSockets());
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
         Properties p = new Properties();
@@ -104,8 +106,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({})", transport.equals("tls") ? "tls" : "tcp", host, port,
-                props.getIms().getProxy(), props.getIms().getTransport());
+        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
+                host, port, props.getIms().getProxy(), props.getIms().getTransport(), sources.describe());
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
@@ -192,16 +194,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         }
     }
 
-    /** Whether a request from `address` is accepted: the configured trusted sources, by default the P-CSCF's host. */
-    boolean trustedSource(String address) {
-        java.util.List<String> trusted = props.getSip().getTrustedSources().stream().map(String::trim)
-                .filter(x -> !x.isEmpty()).toList();
-        if (trusted.isEmpty()) {
-            String proxy = props.getIms().getProxy();
-            int colon = proxy.lastIndexOf(':');
-            trusted = java.util.List.of(colon > 0 ? proxy.substring(0, colon) : proxy);
-        }
-        return address != null && trusted.contains(address);
+    /** Whether a request from address:port over that transport is accepted (lab.sip.trusted-sources, {@link SipSources}). */
+    boolean trustedSource(String transport, String address, int port) {
+        return sources.accepts(transport, address, port);
     }
 
     @Override
@@ -209,8 +204,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         Request request = event.getRequest();
         try {
             String source = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemoteIpAddress() : null;
-            if (!trustedSource(source)) {
-                log.warn("{} from {} refused: not a trusted SIP source (lab.sip.trusted-sources)", request.getMethod(), source);
+            int sourcePort = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemotePort() : -1;
+            String over = event.getSource() == udp ? "udp" : transport.equals("tls") ? "tls" : "tcp";
+            if (!trustedSource(over, source, sourcePort)) {
+                log.warn("{} from {}:{} ({}) refused: not a trusted SIP source ({})", request.getMethod(), source, sourcePort,
+                        over, sources.describe());
                 if (!Request.ACK.equals(request.getMethod())) respond(event, response(Response.FORBIDDEN, request));
                 return;
             }
