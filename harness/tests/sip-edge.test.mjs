@@ -18,12 +18,13 @@ const USER = 'erin';
 const DTMF_LOG = { host: '127.0.0.1', port: 2224 }; // harness/lib/addresses.sh LAB_RTPENGINE_DTMF_LOG
 let browser;
 let page;
+let token;
 
 before(async () => {
   await gw.waitHealthy(15000);
   browser = await launchBrowser();
   page = await openClient(browser, { name: 'test-sip-edge-erin' });
-  await page.login(USER, passwordOf(USER));
+  ({ token } = await page.login(USER, passwordOf(USER)));
 });
 
 after(async () => {
@@ -158,6 +159,40 @@ test('a forged DTMF-log datagram (from 127.0.0.1, a live call\'s rtpengine call-
     forger.close();
     await page.hangup(callId);
     await page.waitFor('ended', callId, 8000).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+test('a BYE of the gateway answered 478 (as a proxy that cannot reach a GRUU contact) is logged and reported: sip-failure to the browser, failedRequests', { timeout: 30000 }, async () => {
+  const s = await sipSocket();
+  try {
+    const mark = await page.mark();
+    const inv = s.send(invite(USER, 'Contact: <sip:ue9@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n'),
+      { ADDR: s.address });
+    await page.waitFor('incoming', inv.CALLID, 8000, mark);
+    await page.answer(inv.CALLID);
+    const ok = await s.waitFor(/^SIP\/2\.0 200 /, inv.CALLID, 8000);
+    assert.ok(ok, `no 200 to the INVITE; got ${firstLines(s)}`);
+    const target = /<([^>]+)>/.exec(sipHeader(ok, 'Contact'))[1];
+    s.send(`ACK ${target} SIP/2.0\nVia: SIP/2.0/UDP \${ADDR}:\${PORT};branch=\${BRANCH};rport\nMax-Forwards: 70\n`
+      + `From: ${sipHeader(inv.text, 'From')}\nTo: ${sipHeader(ok, 'To')}\nCall-ID: ${inv.CALLID}\nCSeq: 1 ACK\nContent-Length: 0\n\n`,
+    { ADDR: s.address });
+    await new Promise((r) => setTimeout(r, 500));
+    await page.hangup(inv.CALLID);
+    const bye = await s.waitFor(/^BYE /, inv.CALLID, 5000);
+    assert.ok(bye, `the gateway sent no BYE; got ${firstLines(s)}`);
+    const copy = ['Via', 'From', 'To', 'Call-ID', 'CSeq'].map((h) => `${h}: ${sipHeader(bye, h)}`).join('\n');
+    s.sendRaw(`SIP/2.0 478 Unresolvable destination\n${copy}\nContent-Length: 0\n\n`);
+    const failure = await page.waitFor('sip-failure', inv.CALLID, 5000, mark);
+    assert.equal(failure.method, 'BYE');
+    assert.equal(failure.sipCode, 478);
+    assert.equal(failure.reason, 'Unresolvable destination');
+    const info = await gw.callInfo(token, inv.CALLID);
+    assert.deepEqual(info.failedRequests, ['BYE 478 Unresolvable destination'], JSON.stringify(info));
+    assert.match(fs.readFileSync(path.join(logDir(), 'gateway.log'), 'utf8'),
+      new RegExp(`call ${inv.CALLID}: the gateway's BYE failed: 478 Unresolvable destination`), 'the gateway logs it');
+  } finally {
+    s.close();
   }
   await assertNoRtpengineSession();
 });

@@ -216,7 +216,7 @@ public class SessionTimers {
         private final long gen;
 
         RefreshResponses(Call c, String method, int askedSe, long gen) {
-            super(c);
+            super(c, ctx.sink());
             this.method = method;
             this.askedSe = askedSe;
             this.gen = gen;

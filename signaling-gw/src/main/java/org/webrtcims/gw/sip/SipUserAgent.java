@@ -141,6 +141,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public ClientTransaction send(Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = provider().getNewClientTransaction(request);
         handlers.put(ct, handler);
+        handler.sending(request);
         ct.sendRequest();
         return ct;
     }
@@ -148,7 +149,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** Sends a request that the dialog built (BYE, re-INVITE …) through that dialog. */
     public ClientTransaction sendInDialog(Dialog dialog, Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = providerOf(dialog).getNewClientTransaction(request);
-        if (handler != null) handlers.put(ct, handler);
+        if (handler != null) {
+            handlers.put(ct, handler);
+            handler.sending(request);
+        }
         dialog.sendRequest(ct);
         return ct;
     }
@@ -156,6 +160,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** Tracks a transaction made elsewhere (e.g. by the authentication helper) and sends it. */
     public void sendPrepared(ClientTransaction ct, ResponseHandler handler) throws SipException {
         handlers.put(ct, handler);
+        handler.sending(ct.getRequest());
         ct.sendRequest();
     }
 
