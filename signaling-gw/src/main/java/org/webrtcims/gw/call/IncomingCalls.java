@@ -71,8 +71,10 @@ public class IncomingCalls {
         }
         FromHeader from = (FromHeader) req.getHeader(FromHeader.NAME);
         // a tel: (or any non-SIP) From is shown as its URI: the caller needs no SIP user part
+        // a SIP From without a user part (sip:ims.lab, an anonymous caller) is shown as its host
         String remote = from.getAddress().getURI() instanceof SipURI fromUri
-                ? fromUri.getUser() + "@" + fromUri.getHost() : from.getAddress().getURI().toString();
+                ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
+                : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
                 from.getTag(), CallState.INCOMING);
         c.toTag = SipIds.tag();

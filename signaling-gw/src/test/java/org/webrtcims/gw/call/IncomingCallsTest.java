@@ -145,6 +145,15 @@ class IncomingCallsTest {
     }
 
     @Test
+    void aCallerWithoutAUserPartIsShownAsItsHost() throws Exception {
+        Request r = phoneInvite("anon-1", "Supported:\n");
+        r.setHeader(SipFixtures.HEADERS.createFromHeader(SipFixtures.ADDRESSES.createAddress(
+                SipFixtures.ADDRESSES.createSipURI(null, "anonymous.invalid")), "anontag"));
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        assertEquals("anonymous.invalid", toBrowser.get(0).get("from"), "no 'null@' in the caller: " + toBrowser);
+    }
+
+    @Test
     void aHandlerFailureIsAnsweredByTheUaNotLeftUnansweredAndEndsTheCall() throws Exception {
         RuntimeException boom = new IllegalStateException("boom");
         when(media.offerFromIms(any(), anyString())).thenThrow(boom);
