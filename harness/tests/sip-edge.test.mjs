@@ -98,18 +98,20 @@ test('an INVITE from the P-CSCF\'s address but another port is refused 403 and r
   }
 });
 
-test('a scanner\'s guesses (svwar-style INVITE/OPTIONS to users that exist, are logged in, or not) all get the same answer', { timeout: 20000 }, async () => {
+test('a scanner\'s guesses (svwar-style INVITE/OPTIONS/REGISTER for users that exist, are logged in, or not) all get the same answer', { timeout: 20000 }, async () => {
   const answers = new Map();
   const mark = await page.mark();
   for (const address of ['127.0.0.1', '127.0.0.2']) {
     const s = await sipSocket(address);
     try {
       for (const user of [USER, 'alice', 'nosuchuser', '1000', 'admin']) {
-        for (const method of ['INVITE', 'OPTIONS']) {
+        for (const method of ['INVITE', 'OPTIONS', 'REGISTER']) { // svwar's three methods
+          const ruri = method === 'REGISTER' ? 'sip:ims.lab' : `sip:${user}@\${GW}`;
           const text = method === 'INVITE'
             ? invite(user, 'Contact: <sip:scan@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n')
-            : `OPTIONS sip:${user}@\${GW} SIP/2.0\nVia: SIP/2.0/UDP \${ADDR}:\${PORT};branch=\${BRANCH};rport\nMax-Forwards: 70\n`
-              + `From: <sip:scan@ims.lab>;tag=\${FROMTAG}\nTo: <sip:${user}@ims.lab>\nCall-ID: \${CALLID}\nCSeq: 1 OPTIONS\nContent-Length: 0\n\n`;
+            : `${method} ${ruri} SIP/2.0\nVia: SIP/2.0/UDP \${ADDR}:\${PORT};branch=\${BRANCH};rport\nMax-Forwards: 70\n`
+              + `From: <sip:${user}@ims.lab>;tag=\${FROMTAG}\nTo: <sip:${user}@ims.lab>\nCall-ID: \${CALLID}\nCSeq: 1 ${method}\n`
+              + 'Contact: <sip:scan@${ADDR}:${PORT}>\nContent-Length: 0\n\n';
           const sent = s.send(text, { ADDR: s.address });
           const first = await s.waitFor(/^SIP\/2\.0 /, sent.CALLID, 3000);
           answers.set(`${method} ${user} from ${address}`, statusLine(first));
