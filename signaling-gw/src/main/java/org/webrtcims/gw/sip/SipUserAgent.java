@@ -208,8 +208,11 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public void processRequest(RequestEvent event) {
         Request request = event.getRequest();
         try {
-            String source = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemoteIpAddress() : null;
-            int sourcePort = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemotePort() : -1;
+            // the datagram's or connection's real source: the event's "remote port" is the Via's sent-by port, which
+            // the sender writes itself (a forged Via: 127.0.0.1:5060 from another port would pass a check on it)
+            java.net.InetAddress packetFrom = request instanceof gov.nist.javax.sip.message.SIPMessage m ? m.getPeerPacketSourceAddress() : null;
+            int sourcePort = request instanceof gov.nist.javax.sip.message.SIPMessage m ? m.getPeerPacketSourcePort() : -1;
+            String source = packetFrom != null ? packetFrom.getHostAddress() : null;
             String over = event.getSource() == udp ? "udp" : transport.equals("tls") ? "tls" : "tcp";
             if (!trustedSource(over, source, sourcePort)) {
                 log.warn("{} from {}:{} ({}) refused: not a trusted SIP source ({})", request.getMethod(), source, sourcePort,
