@@ -140,6 +140,8 @@ class IncomingCallsTest {
             assertEquals(List.of(100, 180), responses(inviteTx).stream().map(Response::getStatusCode).toList(),
                     "an INVITE with " + headers.replace("\n", " | ") + " must ring, not fail");
             assertEquals("incoming", toBrowser.get(0).get("type"), "the browser is told of the call: " + toBrowser);
+            assertEquals("v=0 browser-offer", toBrowser.get(0).get("sdp"),
+                    "the SDP was read (over UDP without Content-Length too, RFC 3261 §18.3), not taken for an offerless INVITE");
             verify(ua, never()).answerFailure(any(), any());
         }
     }

@@ -39,6 +39,18 @@ class SipHeadersTest {
     }
 
     @Test
+    void aDatagramWithoutContentLengthHasItsBodyAndOneWithItKeepsItsLength() throws Exception {
+        String sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
+        String lf = sdp.replace("\r\n", "\n");
+        Request noLength = parse("Content-Type: application/sdp\n\n" + lf.substring(0, lf.length() - 1)); // parse() ends it
+        assertEquals(sdp, SipHeaders.sdp(noLength), "RFC 3261 §18.3: over UDP the body runs to the datagram's end");
+        Request zero = parse("Content-Type: application/sdp\nContent-Length: 0\n\n" + lf);
+        assertNull(SipHeaders.sdp(zero), "an explicit Content-Length: 0 stays empty");
+        Request none = parse("\n");
+        assertNull(SipHeaders.sdp(none), "no body, no Content-Length, a trailing CRLF: none");
+    }
+
+    @Test
     void headerShapesRealPhonesSendAreReadWithoutFailing() throws Exception {
         // RFC 3261 §25: Supported, Require, Allow … may be empty; phones send them empty, repeated, compact
         Request empty = parse("Supported:\nRequire:\nAllow:\nAllow-Events:\nUnsupported:\nSession-Expires:\n");
