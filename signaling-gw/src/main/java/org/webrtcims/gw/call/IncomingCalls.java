@@ -153,13 +153,21 @@ public class IncomingCalls {
         try {
             return ctx.media().answerFromBrowser(c, browserSdp);
         } catch (CallFailure f) {
-            inviteServer.reject(c, Response.SERVER_INTERNAL_ERROR, f.code());
+            inviteServer.reject(c, mediaFailure(), f.code());
             throw f;
         }
     }
 
     void answer(Call c, String browserSdp) {
         answer(c, browserSdp, false);
+    }
+
+    /**
+     * The status for an MT INVITE whose media rtpengine could not set up from the browser's answer: 503 while
+     * rtpengine is down (the IMS may try elsewhere), else 500 — the gateway's side failed, not the caller's request.
+     */
+    private int mediaFailure() {
+        return ctx.media().unavailable() ? Response.SERVICE_UNAVAILABLE : Response.SERVER_INTERNAL_ERROR;
     }
 
     /**
@@ -187,7 +195,7 @@ public class IncomingCalls {
                 try {
                     imsOffer = ctx.media().offerFromBrowser(c, browserSdp);
                 } catch (CallFailure f) {
-                    inviteServer.reject(c, Response.SERVER_INTERNAL_ERROR, f.code());
+                    inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;
                 }
                 c.accepted = true;

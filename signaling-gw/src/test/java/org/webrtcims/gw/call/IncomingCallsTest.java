@@ -147,6 +147,16 @@ class IncomingCallsTest {
     }
 
     @Test
+    void anAnswerRtpengineCannotTakeWhileItIsDownIs503NotA500() throws Exception {
+        invite();
+        when(media.answerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "rtpengine down"));
+        when(media.unavailable()).thenReturn(true);
+        assertThrows(CallFailure.class, () -> incoming.answer(call(), "v=0 browser-answer"));
+        assertEquals(List.of(100, 180, 503), responses(inviteTx).stream().map(Response::getStatusCode).toList(),
+                "rtpengine down: 503, the IMS may try elsewhere");
+    }
+
+    @Test
     void aCallerWithoutAUserPartIsShownAsItsHost() throws Exception {
         Request r = phoneInvite("anon-1", "Supported:\n");
         r.setHeader(SipFixtures.HEADERS.createFromHeader(SipFixtures.ADDRESSES.createAddress(
