@@ -15,7 +15,9 @@ import java.util.Set;
  * Who sent a datagram or opened a connection on this host: the kernel's socket tables (/proc/net/udp, tcp and
  * their IPv6 twins) give the inode of the peer's socket, /proc/PID/fd which process holds it. A sender on the
  * loopback can pick any source port, but it cannot put its socket into another process: "the socket that sent
- * this is held by the process that listens at the service's address" holds on one host (docs/security.md,
+ * this is held by the process that listens at the service's address" (or by another process of the same
+ * program instance: a child of the same main process running the same executable, as Kamailio's workers and
+ * its TCP manager) holds on one host (docs/security.md,
  * "SIP sources" and "DTMF from rtpengine"). It needs the same network namespace and the right to read the other
  * process's fd table (the same user, or root); where it cannot tell, the answer is no.
  */
@@ -54,21 +56,64 @@ public final class LocalSockets {
             Long s = verified.get(p);
             if (s != null && serviceInodes.contains(s)) return true;
         }
+        java.util.Map<Long, Long> peerHolders = new java.util.HashMap<>(); // pid → the peer socket's inode it holds
+        java.util.Map<Long, Long> serviceHolders = new java.util.HashMap<>();
         try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path pid : pids) {
                 Set<Long> held = socketsOf(pid);
-                Long p = held.stream().filter(peerInodes::contains).findFirst().orElse(null);
-                Long s = p == null ? null : held.stream().filter(serviceInodes::contains).findFirst().orElse(null);
-                if (s != null) {
-                    if (verified.size() > 1024) verified.clear();
-                    verified.put(p, s);
-                    return true;
-                }
+                long id = Long.parseLong(pid.getFileName().toString());
+                held.stream().filter(peerInodes::contains).findFirst().ifPresent(i -> peerHolders.put(id, i));
+                held.stream().filter(serviceInodes::contains).findFirst().ifPresent(i -> serviceHolders.put(id, i));
             }
         } catch (IOException e) {
             return false;
         }
+        // one program: the same process, or processes of one program instance (a forking server such as Kamailio:
+        // a worker opens the connection, another child holds the listening socket; both descend from its main
+        // process through parents running the same executable)
+        for (var p : peerHolders.entrySet()) {
+            long peerRoot = root(p.getKey());
+            for (var sv : serviceHolders.entrySet()) {
+                if (p.getKey().equals(sv.getKey()) || (peerRoot > 0 && peerRoot == root(sv.getKey()))) {
+                    if (verified.size() > 1024) verified.clear();
+                    verified.put(p.getValue(), sv.getValue());
+                    return true;
+                }
+            }
+        }
         return false;
+    }
+
+    /** The topmost ancestor of pid that runs the same executable (pid itself when its parent runs another); -1 unknown. */
+    long root(long pid) {
+        String exe = exe(pid);
+        if (exe == null) return -1;
+        long at = pid;
+        for (int depth = 0; depth < 64; depth++) {
+            long parent = parent(at);
+            if (parent <= 1 || !exe.equals(exe(parent))) return at;
+            at = parent;
+        }
+        return at;
+    }
+
+    private String exe(long pid) {
+        try {
+            return Files.readSymbolicLink(proc.resolve(pid + "/exe")).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    private long parent(long pid) {
+        try {
+            for (String line : Files.readAllLines(proc.resolve(pid + "/status"))) {
+                if (line.startsWith("PPid:")) return Long.parseLong(line.substring(5).trim());
+            }
+        } catch (IOException | NumberFormatException e) {
+            // gone
+        }
+        return -1;
     }
 
     /** Whether {@code address} is one of this host's own (loopback or an interface's): only then can /proc tell. */

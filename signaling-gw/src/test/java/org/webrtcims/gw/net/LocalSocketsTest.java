@@ -56,6 +56,40 @@ class LocalSocketsTest {
         assertFalse(s.sameProcess("tcp", new InetSocketAddress("127.0.0.1", 40000), null, ng), "no such TCP socket");
     }
 
+    @Test
+    void aWorkerOfTheSameForkingServerCountsAnotherInstanceOfItDoesNot(@TempDir Path proc) throws Exception {
+        // Kamailio: main (5) forks a worker (30) that opens the TCP connection 127.0.0.1:41000 → gateway 127.0.0.1:5070,
+        // and tcp_main (31) that holds the listening socket 127.0.0.1:5060; pid 40 is another kamailio the same shell started
+        Files.createDirectories(proc.resolve("net"));
+        Files.writeString(proc.resolve("net/tcp"), """
+                  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+                   0: 0100007F:13C4 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 500 1 0
+                   1: 0100007F:A028 0100007F:13CE 01 00000000:00000000 00:00000000 00000000     0        0 501 1 0
+                   2: 0100007F:A029 0100007F:13CE 01 00000000:00000000 00:00000000 00000000     0        0 502 1 0
+                """);
+        process(proc, 2, 1, "/bin/bash");
+        process(proc, 5, 2, "/usr/sbin/kamailio");
+        process(proc, 30, 5, "/usr/sbin/kamailio");
+        process(proc, 31, 5, "/usr/sbin/kamailio");
+        process(proc, 40, 2, "/usr/sbin/kamailio");
+        link(proc, 31, 3, 500);
+        link(proc, 30, 7, 501);
+        link(proc, 40, 3, 502);
+        LocalSockets s = new LocalSockets(proc);
+        InetSocketAddress gw = new InetSocketAddress("127.0.0.1", 5070);
+        InetSocketAddress pcscf = new InetSocketAddress("127.0.0.1", 5060);
+        assertTrue(s.sameProcess("tcp", new InetSocketAddress("127.0.0.1", 41000), gw, pcscf),
+                "the worker's connection belongs to the P-CSCF (same main process, same executable)");
+        assertFalse(s.sameProcess("tcp", new InetSocketAddress("127.0.0.1", 41001), gw, pcscf),
+                "another kamailio started beside it is not the P-CSCF");
+    }
+
+    private static void process(Path proc, int pid, int ppid, String exe) throws Exception {
+        Path dir = Files.createDirectories(proc.resolve(String.valueOf(pid)));
+        Files.writeString(dir.resolve("status"), "Name:\tx\nPPid:\t" + ppid + "\n");
+        Files.createSymbolicLink(dir.resolve("exe"), Path.of(exe));
+    }
+
     private static void link(Path proc, int pid, int fd, long inode) throws Exception {
         Path dir = Files.createDirectories(proc.resolve(pid + "/fd"));
         Files.createSymbolicLink(dir.resolve(String.valueOf(fd)), Path.of("socket:[" + inode + "]"));
