@@ -4,6 +4,8 @@ export const ADDRESSES = Object.freeze({
   gatewayHttp: 'http://127.0.0.1:8088', // default of LAB_GW when ./lab did not set it
   gatewaySip: '127.0.0.1:5070',
   pcscf: '127.0.0.1:5060',
+  // the harness's raw-SIP peer (kit/sip.mjs): ./lab test/compliance/soak trust it beside the P-CSCF (addresses.sh)
+  sipTestPeer: '127.0.0.9',
   scscf: '127.0.0.1:5062',
   pcscfTls: '127.0.0.1:5061',   // the P-CSCF's SIP over TLS (demo/test only; tls.test.mjs)
   // The media topology of demo/test/compliance (docs/media.md "Topology"; addresses.sh has the same).

@@ -15,6 +15,10 @@ LAB_GW_SIP_PORT=5070                   # the gateway's SIP side toward Kamailio 
 LAB_GW_TCP_PORT=8089                   # ./lab test's second gateway, SIP over TCP
 LAB_GW_TCP_SIP_PORT=5072
 LAB_IMS_DOMAIN=ims.lab
+# The harness's raw-SIP peer (harness/kit/sip.mjs): test, compliance and soak runs add it to the gateway's
+# lab.sip.trusted-sources beside the P-CSCF (any port of it), so malformed SIP can be sent straight to the
+# gateway; the P-CSCF's own address from another port stays refused (docs/security.md "SIP sources").
+LAB_SIP_TEST_PEER_ADDR=127.0.0.9
 
 # The media topology of demo/test/compliance (harness/lib/netns.sh, docs/media.md "Topology"): the
 # browsers run in namespaces of their own and reach the gateway's HTTP/WS side and rtpengine's

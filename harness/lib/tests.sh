@@ -118,7 +118,7 @@ run_node_pass() {
   mapfile -t envs < <(lab_run_env)
   # One test file at a time: each asserts that rtpengine holds no session after its calls.
   log "integration tests in $kind: node --test --test-concurrency=1 --test-reporter=spec ${*#"$ROOT/"}"
-  run_foreground "$name" 780 env "${envs[@]}" LAB_BROWSER="$kind" node --test --test-concurrency=1 --test-reporter=spec "$@"
+  run_foreground "$name" 1500 env "${envs[@]}" LAB_BROWSER="$kind" node --test --test-concurrency=1 --test-reporter=spec "$@"
   rc=$?
   LAB_T_PASS=$(sed -nE 's/^ℹ pass ([0-9]+)$/\1/p' "$logf" | tail -n 1)
   LAB_T_FAIL=$(sed -nE 's/^ℹ fail ([0-9]+)$/\1/p' "$logf" | tail -n 1)

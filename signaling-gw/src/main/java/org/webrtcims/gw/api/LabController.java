@@ -6,8 +6,8 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.webrtcims.gw.config.GatewayProperties;
-import org.webrtcims.gw.media.NgException;
-import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.call.CallFailure;
+import org.webrtcims.gw.call.RelayStatus;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,12 +16,12 @@ import java.util.Map;
 /** Health and the lab's view of rtpengine (used by teardown checks). */
 @RestController
 public class LabController {
-    private final RtpEngineClient rtp;
+    private final RelayStatus relays;
     private final GatewayProperties props;
     private final SessionRegistry sessions;
 
-    public LabController(RtpEngineClient rtp, GatewayProperties props, SessionRegistry sessions) {
-        this.rtp = rtp;
+    public LabController(RelayStatus relays, GatewayProperties props, SessionRegistry sessions) {
+        this.relays = relays;
         this.props = props;
         this.sessions = sessions;
     }
@@ -35,8 +35,8 @@ public class LabController {
     @GetMapping("/api/v1/health")
     public ResponseEntity<Map<String, Object>> health(@RequestHeader(value = "Authorization", required = false) String auth,
                                                       jakarta.servlet.http.HttpServletRequest request) {
-        Map<String, Boolean> relays = rtp.pingEach();
-        long up = relays.values().stream().filter(b -> b).count();
+        Map<String, Boolean> pongs = relays.pingEach();
+        long up = pongs.values().stream().filter(b -> b).count();
         boolean healthy = up > 0;
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", healthy ? "up" : "down");
@@ -44,10 +44,10 @@ public class LabController {
             m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
             m.put("imsProxy", props.getIms().getProxy());
             m.put("imsTransport", props.getIms().getTransport());
-            m.put("rtpengine", up == relays.size() ? "ok" : up == 0 ? "down" : "degraded");
-            Map<String, Integer> calls = rtp.callsPerRelay();
+            m.put("rtpengine", up == pongs.size() ? "ok" : up == 0 ? "down" : "degraded");
+            Map<String, Integer> calls = relays.callsPerRelay();
             Map<String, Object> each = new LinkedHashMap<>();
-            relays.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
+            pongs.forEach((ng, pong) -> each.put(ng, Map.of("status", pong ? "ok" : "down", "calls", calls.getOrDefault(ng, 0))));
             m.put("rtpengines", each);
         }
         return ResponseEntity.status(healthy ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE).body(m);
@@ -70,10 +70,10 @@ public class LabController {
             throw new ApiException(HttpStatus.FORBIDDEN, "loopback-only", "this endpoint answers clients on the gateway's host only");
         }
         try {
-            List<String> ids = rtp.list();
+            List<String> ids = relays.sessions();
             return Map.of("count", ids.size(), "callIds", ids);
-        } catch (NgException e) {
-            throw new ApiException(HttpStatus.BAD_GATEWAY, "media-failed", "rtpengine list failed: " + e.getMessage());
+        } catch (CallFailure e) {
+            throw new ApiException(HttpStatus.BAD_GATEWAY, e.code(), e.getMessage());
         }
     }
 

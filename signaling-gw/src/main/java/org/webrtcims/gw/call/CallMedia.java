@@ -100,7 +100,7 @@ public class CallMedia {
 
     /**
      * MT, before the browser's answer: `answer {dtmf: "inject"}` on a relayed call. rtpengine marks the browser's
-     * stream for injection from the offer (RtpEngineClient.INJECT_DTMF), so the IMS offer is sent again with the
+     * stream for injection from the offer (NgFlags.INJECT_DTMF in media/), so the IMS offer is sent again with the
      * flag; the browser already has the first offer, so rtpengine must give the same SDP back.
      */
     void injectDtmfBeforeAnswer(Call c) {
@@ -158,13 +158,13 @@ public class CallMedia {
     void deleteOrphan(String callId) throws NgException { rtp.delete(callId, null); }
 
     /** Notes relays that restarted since the last call (their uptime went down), for relayRecoveries. */
-    void noteRelayRestarts() { rtp.noteRestarts(); }
+    void noteRelayRestarts() { rtp.relays().noteRestarts(); }
 
-    /** How often the relay holding the call answered again after being down (RtpEngineClient#recoveriesOf). */
-    long relayRecoveries(Call c) { return rtp.recoveriesOf(c.id); }
+    /** How often the relay holding the call answered again after being down (RtpEngineRelays#recoveriesOf). */
+    long relayRecoveries(Call c) { return rtp.relays().recoveriesOf(c.id); }
 
     /** True while rtpengine is taken for down (its breaker is open): ng commands fail at once. */
-    boolean unavailable() { return rtp.unavailable(); }
+    boolean unavailable() { return rtp.relays().unavailable(); }
 
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats stats(Call c) {

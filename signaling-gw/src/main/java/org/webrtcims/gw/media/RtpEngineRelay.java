@@ -21,7 +21,7 @@ public record RtpEngineRelay(NgClient ng, RtpEngineBreaker breaker) {
 
     /** One ng command through the breaker: refused at once while it is open, else sent and its outcome recorded. */
     Map<String, Object> send(Map<String, Object> cmd) throws NgException {
-        breaker.check(cmd.get("command"));
+        breaker.check(cmd.get(NgFlags.COMMAND));
         try {
             Map<String, Object> reply = ng.send(cmd);
             breaker.record(null);
@@ -35,7 +35,7 @@ public record RtpEngineRelay(NgClient ng, RtpEngineBreaker breaker) {
     /** True when it answered pong (the breaker learns either way). */
     boolean ping() {
         try {
-            boolean pong = "pong".equals(ng.send(Map.of("command", "ping")).get("result"));
+            boolean pong = "pong".equals(ng.send(NgCommands.ping()).get("result"));
             breaker.record(pong ? null : new NgException(NgException.Kind.PROTOCOL, "no pong"));
             return pong;
         } catch (NgException e) {

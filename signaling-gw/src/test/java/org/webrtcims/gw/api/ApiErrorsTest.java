@@ -9,7 +9,7 @@ import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.RequestBuilder;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.webrtcims.gw.config.GatewayProperties;
-import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.call.RelayStatus;
 import org.webrtcims.gw.sip.RegistrationClient;
 
 import java.util.Map;
@@ -29,7 +29,7 @@ class ApiErrorsTest {
     /** A Java class or exception name as a body could leak it: `SomethingException`, `java.`, `org.springframework`. */
     private static final Pattern CLASS_NAME = Pattern.compile("[A-Z][A-Za-z]+(Exception|Error|Constraints)\\b|\\bjava\\.|org\\.springframework|com\\.fasterxml|\\.getMax");
 
-    private final RtpEngineClient rtp = mock(RtpEngineClient.class);
+    private final RelayStatus rtp = mock(RelayStatus.class);
     private MockMvc mvc;
 
     @BeforeEach

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.http.ResponseEntity;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.webrtcims.gw.config.GatewayProperties;
-import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.call.RelayStatus;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +17,7 @@ import static org.mockito.Mockito.when;
 
 /** `/api/v1/health`: up/down (200/503) for anyone, the details only on the gateway's host or with a live token. */
 class HealthTest {
-    private final RtpEngineClient rtp = mock(RtpEngineClient.class);
+    private final RelayStatus rtp = mock(RelayStatus.class);
     private final SessionRegistry sessions = mock(SessionRegistry.class);
     private LabController lab;
 

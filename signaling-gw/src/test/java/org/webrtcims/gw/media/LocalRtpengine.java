@@ -78,12 +78,12 @@ final class LocalRtpengine implements AutoCloseable {
     private void awaitPong(Duration within) throws Exception {
         long deadline = System.nanoTime() + within.toNanos();
         try (NgClient client = new NgClient(ng, Duration.ofMillis(200), 1)) {
-            RtpEngineClient rtp = new RtpEngineClient(client);
+            RtpEngineClient rtp = Clients.over(client);
             while (System.nanoTime() < deadline) {
                 if (!process.isAlive()) {
                     fail("rtpengine exited with " + process.exitValue() + " before answering ping:\n" + tail());
                 }
-                if (rtp.ping()) return; // false while it is not listening yet
+                if (rtp.relays().ping()) return; // false while it is not listening yet
                 Thread.sleep(100);
             }
         }

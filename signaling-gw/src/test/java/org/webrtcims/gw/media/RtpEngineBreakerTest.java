@@ -28,7 +28,7 @@ class RtpEngineBreakerTest {
         peer = new FakeNgPeer();
         ng = new NgClient(peer.address(), Duration.ofMillis(150), 1);
         breaker = new RtpEngineBreaker("test", Duration.ofMillis(50));
-        client = new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT, breaker);
+        client = Clients.over(ng, breaker, RtpEngineLegs.DEFAULT, "");
     }
 
     @AfterEach
@@ -53,7 +53,7 @@ class RtpEngineBreakerTest {
         NgException first = assertThrows(NgException.class, client::list);
         assertEquals(NgException.Kind.TIMEOUT, first.kind());
         assertEquals("list", peer.take().dict().get("command"));
-        assertTrue(client.unavailable());
+        assertTrue(client.relays().unavailable());
 
         long t0 = System.nanoTime();
         NgException fast = assertThrows(NgException.class, () -> client.delete("c1", null));
@@ -66,8 +66,8 @@ class RtpEngineBreakerTest {
         assertEquals("ping", ping.dict().get("command"), "nothing but pings while open");
         peer.reply(ping, Map.of("result", "pong"));
         long until = System.currentTimeMillis() + 3000;
-        while (client.unavailable() && System.currentTimeMillis() < until) Thread.sleep(10);
-        assertFalse(client.unavailable(), "a pong closes the breaker");
+        while (client.relays().unavailable() && System.currentTimeMillis() < until) Thread.sleep(10);
+        assertFalse(client.relays().unavailable(), "a pong closes the breaker");
 
         CompletableFuture<List<String>> ok = listAsync(client);
         FakeNgPeer.Request req;
@@ -84,7 +84,7 @@ class RtpEngineBreakerTest {
         peer.reply(peer.take(), Map.of("result", "error", "error-reason", "Unknown call-id"));
         CompletionException e = assertThrows(CompletionException.class, () -> f.join());
         assertEquals(NgException.Kind.ERROR_RESULT, ((NgException) e.getCause()).kind());
-        assertFalse(client.unavailable());
+        assertFalse(client.relays().unavailable());
         assertNull(peer.take(200), "no probe while closed");
     }
 }

@@ -36,7 +36,7 @@ class RtpEngineClientTest {
     void setUp() throws Exception {
         peer = new FakeNgPeer();
         ng = new NgClient(peer.address(), Duration.ofSeconds(2), 1);
-        client = new RtpEngineClient(ng);
+        client = Clients.over(ng);
     }
 
     @AfterEach
@@ -70,127 +70,11 @@ class RtpEngineClientTest {
     }
 
     @Test
-    void moOfferFromBrowserTowardIms() throws Exception {
-        assertEquals(Map.of(
-                "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", IN_SDP,
-                "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap"),
-                "replace", List.of("origin", "session-connection")), sdpExchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP)));
-    }
-
-    @Test
-    void moAnswerFromImsTowardBrowserRelaysByDefault() throws Exception {
-        assertEquals(Map.of(
-                "command", "answer", "call-id", "cid", "from-tag", "ftag", "to-tag", "ttag", "sdp", IN_SDP,
-                "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
-                "rtcp-mux", List.of("offer", "require"), "DTLS", "active"), sdpExchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP)));
-    }
-
-    /** Per call: inject-DTMF only on the commands toward the browser, and only when the call asks for it. */
-    @Test
-    void dtmfInjectionIsAPerCallFlagOnTheCommandsTowardTheBrowser() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> moAnswer = exchange(() -> client.answerFromIms("cid", "ftag", "ttag", IN_SDP, "active", true),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("inject-DTMF"), moAnswer.get("flags"));
-        Map<String, Object> mtOffer = exchange(() -> client.offerFromIms("cid", "imstag", null, IN_SDP, true),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("generate-mid", "trust-address", "inject-DTMF"), mtOffer.get("flags"));
-        Map<String, Object> mtRelayed = exchange(() -> client.offerFromIms("cid", "imstag", null, IN_SDP, false),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("generate-mid", "trust-address"), mtRelayed.get("flags"));
-        // the commands toward IMS never carry it, also on a call that injects
-        Map<String, Object> mtAnswer = exchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("trust-address", "strip-extmap"), mtAnswer.get("flags"));
-    }
-
-    @Test
     void mtOfferTranscodesOnlyWithoutOpusFromIms() {
         assertTrue(RtpEngineClient.mtOfferTranscodes(String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 8 101",
                 "a=rtpmap:8 PCMA/8000", "a=rtpmap:101 telephone-event/8000", "")));
         assertFalse(RtpEngineClient.mtOfferTranscodes(String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 111 110",
                 "a=rtpmap:111 opus/48000/2", "a=rtpmap:110 telephone-event/48000", "")));
-    }
-
-    @Test
-    void reoffersNameBothTagsKeepPortsAndTheDtlsRole() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> fromBrowser = exchange(() -> client.offerFromBrowser("cid", "btag", "itag", IN_SDP, null),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals("btag", fromBrowser.get("from-tag"));
-        assertEquals("itag", fromBrowser.get("to-tag"));
-        assertEquals(List.of("trust-address", "strip-extmap", "port-latching"), fromBrowser.get("flags"));
-        Map<String, Object> fromIms = exchange(() -> client.offerFromIms("cid", "itag", "btag", IN_SDP, true),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals("btag", fromIms.get("to-tag"));
-        assertEquals(List.of("generate-mid", "trust-address", "inject-DTMF", "port-latching"), fromIms.get("flags"));
-        Map<String, Object> reanswer = exchange(() -> client.answerFromIms("cid", "btag", "itag", IN_SDP, "passive", false),
-                Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals("passive", reanswer.get("DTLS"));
-    }
-
-    @Test
-    void mtOfferFromImsTowardBrowser() throws Exception {
-        assertEquals(Map.of(
-                "command", "offer", "call-id", "cid", "from-tag", "imstag", "sdp", IN_SDP,
-                "transport-protocol", "UDP/TLS/RTP/SAVPF", "ICE", "force",
-                "rtcp-mux", List.of("offer", "require"), "SDES", List.of("off"),
-                "flags", List.of("generate-mid", "trust-address")), sdpExchange(() -> client.offerFromIms("cid", "imstag", IN_SDP)));
-    }
-
-    @Test
-    void mtAnswerFromBrowserTowardIms() throws Exception {
-        assertEquals(Map.of(
-                "command", "answer", "call-id", "cid", "from-tag", "imstag", "to-tag", "brtag", "sdp", IN_SDP,
-                "transport-protocol", "RTP/AVP", "ICE", "remove", "rtcp-mux", List.of("demux"),
-                "flags", List.of("trust-address", "strip-extmap"), "replace", List.of("origin")),
-                sdpExchange(() -> client.answerFromBrowser("cid", "imstag", "brtag", IN_SDP)));
-    }
-
-    /** Issue #17: named rtpengine interfaces per leg and rtpengine ICE-lite toward the browser. */
-    @Test
-    void namedInterfacesAndIceLiteOnEveryLeg() throws Exception {
-        RtpEngineClient legs = new RtpEngineClient(ng, new RtpEngineClient.Legs("pub", "ims", true));
-        List<String> out = new ArrayList<>();
-        Map<String, Object> mo = exchange(() -> legs.offerFromBrowser("c1", "br", IN_SDP), Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("pub", "ims"), mo.get("direction"));
-        assertEquals("backward", mo.get("ICE-lite"), "MO: lite toward the offering browser");
-        Map<String, Object> moAnswer = exchange(() -> legs.answerFromIms("c1", "br", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
-        assertEquals(List.of("ims", "pub"), moAnswer.get("direction"));
-        assertFalse(moAnswer.containsKey("ICE-lite"), "ICE-lite is an offer-only key");
-        Map<String, Object> mt = exchange(() -> legs.offerFromIms("c2", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
-        assertEquals(List.of("ims", "pub"), mt.get("direction"));
-        assertEquals("forward", mt.get("ICE-lite"), "MT: lite toward the browser the offer goes to");
-        Map<String, Object> mtAnswer = exchange(() -> legs.answerFromBrowser("c2", "ims", "br", IN_SDP), Map.of("result", "ok", "sdp", OUT_SDP), out);
-        assertEquals(List.of("pub", "ims"), mtAnswer.get("direction"));
-        assertFalse(mtAnswer.containsKey("ICE-lite"));
-    }
-
-    @Test
-    void defaultLegsSendNeitherDirectionNorIceLite() throws Exception {
-        List<String> out = new ArrayList<>();
-        Map<String, Object> mt = exchange(() -> client.offerFromIms("c3", "ims", OUT_SDP), Map.of("result", "ok", "sdp", IN_SDP), out);
-        assertFalse(mt.containsKey("direction"));
-        assertFalse(mt.containsKey("ICE-lite"));
-    }
-
-    @Test
-    void oneInterfaceNameWithoutTheOtherIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new RtpEngineClient.Legs("pub", null, false));
-    }
-
-    @Test
-    void mdnsOnlyBrowserSdpReachesRtpengineWithoutZeroAddressOrHostNamedRtcp() throws Exception {
-        String firefox = String.join("\r\n", "v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 109", "c=IN IP4 0.0.0.0",
-                "a=candidate:0 1 UDP 2122252543 afdc9c45-cd7c-492d-8f94-b8096b2155bd.local 48028 typ host",
-                "a=rtcp:40147 IN IP4 afdc9c45-cd7c-492d-8f94-b8096b2155bd.local", "a=rtcp-mux", "");
-        List<String> out = new ArrayList<>();
-        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("c4", "br", firefox), Map.of("result", "ok", "sdp", OUT_SDP), out);
-        String sdp = (String) sent.get("sdp");
-        assertTrue(sdp.contains("c=IN IP4 " + RtpEngineClient.MDNS_PLACEHOLDER + "\r\n"), sdp);
-        assertFalse(sdp.contains("a=rtcp:40147"), sdp);
-        assertTrue(sdp.contains(".local 48028 typ host"), "candidates are left for rtpengine: " + sdp);
     }
 
     private static final String CHROME_AUDIO = String.join("\r\n", "v=0",
@@ -200,7 +84,7 @@ class RtpEngineClientTest {
 
     @Test
     void moOfferWithImsCodecForcesItAndKeepsTelephoneEvent() throws Exception {
-        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.PCMA),
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", null, CHROME_AUDIO, ImsCodec.PCMA, false),
                 Map.of("result", "ok", "sdp", imsSdp("PCMA/8000")), new ArrayList<>());
         assertEquals(Map.of(
                 "command", "offer", "call-id", "cid", "from-tag", "ftag", "sdp", CHROME_AUDIO,
@@ -213,7 +97,7 @@ class RtpEngineClientTest {
 
     @Test
     void moOfferWithImsCodecWithoutTelephoneEventInTheOffer() throws Exception {
-        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", IN_SDP, ImsCodec.G722),
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", null, IN_SDP, ImsCodec.G722, false),
                 Map.of("result", "ok", "sdp", imsSdp("G722/8000")), new ArrayList<>());
         assertEquals(Map.of("strip", List.of("G722"), "mask", List.of("all"),
                 "transcode", List.of("G722/8000/1/64000")), sent.get("codec"));
@@ -221,11 +105,11 @@ class RtpEngineClientTest {
 
     @Test
     void moOfferAmrWbAndPcmuSpecs() throws Exception {
-        Map<String, Object> wb = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.AMR_WB),
+        Map<String, Object> wb = exchange(() -> client.offerFromBrowser("cid", "ftag", null, CHROME_AUDIO, ImsCodec.AMR_WB, false),
                 Map.of("result", "ok", "sdp", imsSdp("AMR-WB/16000")), new ArrayList<>());
         assertEquals(Map.of("strip", List.of("AMR-WB"), "mask", List.of("all"),
                 "transcode", List.of("AMR-WB/16000/1/12650", "telephone-event")), wb.get("codec"));
-        Map<String, Object> mu = exchange(() -> client.offerFromBrowser("cid2", "ftag", CHROME_AUDIO, ImsCodec.PCMU),
+        Map<String, Object> mu = exchange(() -> client.offerFromBrowser("cid2", "ftag", null, CHROME_AUDIO, ImsCodec.PCMU, false),
                 Map.of("result", "ok", "sdp", imsSdp("PCMU/8000")), new ArrayList<>());
         assertEquals(List.of("PCMU/8000/1/64000", "telephone-event"),
                 ((Map<?, ?>) mu.get("codec")).get("transcode"));
@@ -240,7 +124,7 @@ class RtpEngineClientTest {
     void moOfferFailsWhenRtpengineCannotProduceTheCodec() throws Exception {
         CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {
             try {
-                return client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, ImsCodec.AMR_WB);
+                return client.offerFromBrowser("cid", "ftag", null, CHROME_AUDIO, ImsCodec.AMR_WB, false);
             } catch (NgException e) {
                 throw new CompletionException(e);
             }
@@ -255,7 +139,7 @@ class RtpEngineClientTest {
 
     @Test
     void moOfferWithoutImsCodecHasNoCodecDict() throws Exception {
-        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", CHROME_AUDIO, null),
+        Map<String, Object> sent = exchange(() -> client.offerFromBrowser("cid", "ftag", null, CHROME_AUDIO, null, false),
                 Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
         assertFalse(sent.containsKey("codec"));
     }
@@ -288,7 +172,7 @@ class RtpEngineClientTest {
     void mtOfferWithoutOpusOffersTranscodedOpusFirst() throws Exception {
         String ueOffer = String.join("\r\n", "v=0", "m=audio 6100 RTP/AVP 8 0 101",
                 "a=rtpmap:101 telephone-event/8000", "");
-        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", ueOffer),
+        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", null, ueOffer, false),
                 Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
         assertEquals(Map.of("mask", List.of("all"),
                 "transcode", List.of("opus", "PCMA", "PCMU", "telephone-event")), sent.get("codec"));
@@ -296,7 +180,7 @@ class RtpEngineClientTest {
 
     @Test
     void mtOfferWithOpusIsPassThrough() throws Exception {
-        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", OUT_SDP),
+        Map<String, Object> sent = exchange(() -> client.offerFromIms("cid", "imstag", null, OUT_SDP, false),
                 Map.of("result", "ok", "sdp", OUT_SDP), new ArrayList<>());
         assertFalse(sent.containsKey("codec"));
     }
@@ -342,7 +226,7 @@ class RtpEngineClientTest {
     void errorReplyPropagatesAsNgException() throws Exception {
         CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {
             try {
-                return client.offerFromBrowser("cid", "ftag", "garbage");
+                return client.offerFromBrowser("cid", "ftag", null, "garbage", null, false);
             } catch (NgException e) {
                 throw new CompletionException(e);
             }
@@ -398,57 +282,6 @@ class RtpEngineClientTest {
     }
 
     @Test
-    void queryCountsTheVideoMlineSeparately() throws Exception {
-        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
-                "brtag", Map.of("medias", List.of(
-                        Map.of("type", "audio", "codec", "opus/48000/2", "streams", List.of(
-                                Map.of("flags", List.of("RTP", "RTCP"), "stats", Map.of("packets", 100L, "bytes", 9000L)))),
-                        Map.of("type", "video", "codec", "VP8/90000", "streams", List.of(
-                                Map.of("flags", List.of("RTP", "RTCP"), "stats", Map.of("packets", 60L, "bytes", 60000L)))))),
-                "imstag", Map.of("medias", List.of(
-                        Map.of("type", "audio", "streams", List.of(
-                                Map.of("flags", List.of("RTP"), "stats", Map.of("packets", 90L, "bytes", 8000L)))),
-                        Map.of("type", "video", "codec", "VP8/90000", "streams", List.of(
-                                Map.of("flags", List.of("RTP"), "stats", Map.of("packets", 55L, "bytes", 50000L)),
-                                Map.of("flags", List.of("RTCP"), "stats", Map.of("packets", 4L, "bytes", 300L))))))));
-        List<MediaStats> out = new ArrayList<>();
-        exchange(() -> client.query("av", "brtag"), reply, out);
-        MediaStats s = out.get(0);
-        assertEquals(160, s.packetsToIms(), "totals cover audio + video");
-        assertEquals(145, s.packetsToBrowser());
-        assertEquals(new MediaStats.Video("VP8/90000", "VP8/90000", 60, 55), s.video());
-    }
-
-    /** rtpengine 10.5's "transcoding" media flag (codec engine: codec change or inject-DTMF) or differing codecs. */
-    @Test
-    void queryTellsTranscodedFromRelayed() throws Exception {
-        Map<String, Object> opus = Map.of("type", "audio", "codec", "opus/48000/2", "flags", List.of("initialized", "send", "recv"),
-                "streams", List.of());
-        Map<String, Object> opusInjected = Map.of("type", "audio", "codec", "opus/48000/2",
-                "flags", List.of("initialized", "send", "recv", "transcoding"), "streams", List.of());
-        Map<String, Object> pcma = Map.of("type", "audio", "codec", "PCMA/8000", "streams", List.of());
-        List<MediaStats> out = new ArrayList<>();
-        exchange(() -> client.query("r", "brtag"), Map.of("result", "ok", "tags", Map.of(
-                "brtag", Map.of("medias", List.of(opus)), "imstag", Map.of("medias", List.of(opus)))), out);
-        exchange(() -> client.query("i", "brtag"), Map.of("result", "ok", "tags", Map.of(
-                "brtag", Map.of("medias", List.of(opusInjected)), "imstag", Map.of("medias", List.of(opus)))), out);
-        exchange(() -> client.query("t", "brtag"), Map.of("result", "ok", "tags", Map.of(
-                "brtag", Map.of("medias", List.of(opus)), "imstag", Map.of("medias", List.of(pcma)))), out);
-        assertFalse(out.get(0).transcoded(), "same codec, no flag: relayed");
-        assertTrue(out.get(1).transcoded(), "inject-DTMF: the browser's stream runs through the codec engine");
-        assertTrue(out.get(2).transcoded(), "Opus toward IMS as PCMA");
-    }
-
-    @Test
-    void audioOnlyQueryHasNoVideo() throws Exception {
-        Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
-                "brtag", Map.of("medias", List.of(Map.of("type", "audio", "streams", List.of())))));
-        List<MediaStats> out = new ArrayList<>();
-        exchange(() -> client.query("a", "brtag"), reply, out);
-        assertNull(out.get(0).video());
-    }
-
-    @Test
     void deleteNamesTheBrowserTagAndReturnsFinalStats() throws Exception {
         Map<String, Object> reply = Map.of("result", "ok", "tags", Map.of(
                 "brtag", Map.of("medias", List.of(Map.of("type", "audio", "codec", "PCMA/8000", "streams", List.of(
@@ -490,19 +323,18 @@ class RtpEngineClientTest {
     @Test
     void pingIsTrueOnPongAndFalseOnSilence() throws Exception {
         List<Boolean> out = new ArrayList<>();
-        assertEquals(Map.of("command", "ping"), exchange(() -> client.ping(), Map.of("result", "pong"), out));
+        assertEquals(Map.of("command", "ping"), exchange(() -> client.relays().ping(), Map.of("result", "pong"), out));
         assertTrue(out.get(0));
         try (NgClient quick = new NgClient(peer.address(), Duration.ofMillis(100), 1)) {
-            assertFalse(new RtpEngineClient(quick).ping());
+            assertFalse(Clients.over(quick).relays().ping());
         }
     }
 
     @Test
     void theSessionPrefixIsOnEveryCallIdSentAndListShowsOnlyThisGatewaysSessions() throws Exception {
-        RtpEngineClient gw = new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT,
-                new RtpEngineBreaker("test", Duration.ofSeconds(1)), "gw5070-");
+        RtpEngineClient gw = Clients.over(ng, RtpEngineLegs.DEFAULT, "gw5070-");
         List<String> sdp = new ArrayList<>();
-        Map<String, Object> offer = exchange(() -> gw.offerFromBrowser("c1", "ft", IN_SDP),
+        Map<String, Object> offer = exchange(() -> gw.offerFromBrowser("c1", "ft", null, IN_SDP, null, false),
                 Map.of("result", "ok", "sdp", OUT_SDP), sdp);
         assertEquals("gw5070-c1", offer.get("call-id"));
         List<MediaStats> none = new ArrayList<>();
@@ -512,7 +344,6 @@ class RtpEngineClientTest {
         assertEquals(List.of("a", "b"), out.get(0));
         assertEquals("a", gw.callIdOf("gw5070-a"));
         assertNull(gw.callIdOf("gw5071-a"));
-        assertThrows(IllegalArgumentException.class, () -> new RtpEngineClient(ng, RtpEngineClient.Legs.DEFAULT,
-                new RtpEngineBreaker("test", Duration.ofSeconds(1)), "a b"));
+        assertThrows(IllegalArgumentException.class, () -> Clients.over(ng, RtpEngineLegs.DEFAULT, "a b"));
     }
 }

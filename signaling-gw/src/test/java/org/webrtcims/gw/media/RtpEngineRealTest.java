@@ -113,7 +113,7 @@ class RtpEngineRealTest {
     @BeforeEach
     void connect() {
         ng = new NgClient(rtpengine.ng, Duration.ofMillis(500), 3);
-        rtp = new RtpEngineClient(ng);
+        rtp = Clients.over(ng);
     }
 
     @AfterEach
@@ -123,20 +123,19 @@ class RtpEngineRealTest {
 
     @Test
     void moAndMtThroughRealRtpengine() throws Exception {
-        assertTrue(rtp.ping(), "ping -> pong");
+        assertTrue(rtp.relays().ping(), "ping -> pong");
 
-        String imsOffer = rtp.offerFromBrowser("mo-1@gw", "mo-ft", CHROME_OFFER);
+        String imsOffer = rtp.offerFromBrowser("mo-1@gw", "mo-ft", null, CHROME_OFFER, null, false);
         print("MO offer toward IMS", imsOffer);
         assertImsLeg(imsOffer);
         assertTrue(imsOffer.contains("a=rtcp:"), "separate RTCP port toward IMS");
         DatagramSocket ue = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        String browserAnswer = rtp.answerFromIms("mo-1@gw", "mo-ft", "mo-tt",
-                UE1_ANSWER.replace("m=audio 6000 ", "m=audio " + ue.getLocalPort() + " "));
+        String browserAnswer = rtp.answerFromIms("mo-1@gw", "mo-ft", "mo-tt", UE1_ANSWER.replace("m=audio 6000 ", "m=audio " + ue.getLocalPort() + " "), "active", false);
         print("MO answer toward browser", browserAnswer);
         assertBrowserLeg(browserAnswer);
         assertTrue(browserAnswer.contains("a=setup:active"));
 
-        String browserOffer = rtp.offerFromIms("mt-1@ims", "mt-ft", UE2_OFFER);
+        String browserOffer = rtp.offerFromIms("mt-1@ims", "mt-ft", null, UE2_OFFER, false);
         print("MT offer toward browser", browserOffer);
         assertBrowserLeg(browserOffer);
         assertTrue(browserOffer.contains("a=setup:actpass"));
@@ -181,7 +180,7 @@ class RtpEngineRealTest {
     void moForcedCodecTranscodesAgainstRealRtpengine() throws Exception {
         for (ImsCodec codec : List.of(ImsCodec.PCMA, ImsCodec.G722)) {
             String id = "mo-tx-" + codec.wire + "@gw";
-            String imsOffer = rtp.offerFromBrowser(id, "tx-ft", CHROME_OFFER, codec);
+            String imsOffer = rtp.offerFromBrowser(id, "tx-ft", null, CHROME_OFFER, codec, false);
             print("MO " + codec.wire + " offer toward IMS", imsOffer);
             assertImsLeg(imsOffer);
             Matcher m = Pattern.compile("(?m)^m=audio \\d+ RTP/AVP (\\d+) (\\d+)\r?$").matcher(imsOffer);
@@ -191,7 +190,7 @@ class RtpEngineRealTest {
             String ueAnswer = String.join("\r\n", "v=0", "o=ue1 1 1 IN IP4 127.0.0.1", "s=-",
                     "c=IN IP4 127.0.0.1", "t=0 0", "m=audio 6000 RTP/AVP " + m.group(1),
                     "a=rtpmap:" + m.group(1) + " " + codec.wire + "/8000", "a=sendrecv", "");
-            String browserAnswer = rtp.answerFromIms(id, "tx-ft", "tx-tt", ueAnswer);
+            String browserAnswer = rtp.answerFromIms(id, "tx-ft", "tx-tt", ueAnswer, "active", false);
             print("MO " + codec.wire + " answer toward browser", browserAnswer);
             assertBrowserLeg(browserAnswer);
             assertEquals("opus/48000", SdpCodec.firstAudioCodec(browserAnswer), "browser keeps Opus");
@@ -202,7 +201,7 @@ class RtpEngineRealTest {
     /** An IMS offer without Opus: the browser is offered Opus first, then the IMS codecs for pass-through. */
     @Test
     void mtOfferWithoutOpusAddsTranscodedOpusFirst() throws Exception {
-        String browserOffer = rtp.offerFromIms("mt-tx@ims", "mttx-ft", UE2_OFFER);
+        String browserOffer = rtp.offerFromIms("mt-tx@ims", "mttx-ft", null, UE2_OFFER, false);
         print("MT offer (no opus from IMS) toward browser", browserOffer);
         assertEquals(List.of("opus", "PCMA", "PCMU", "telephone-event"), SdpCodec.audioEncodings(browserOffer));
         String imsAnswer = rtp.answerFromBrowser("mt-tx@ims", "mttx-ft", "mttx-tt",
@@ -243,7 +242,7 @@ class RtpEngineRealTest {
             rtp.delete(id, "r-tt");
         }
         // MO, forced PCMA: transcoded
-        String imsOffer = rtp.offerFromBrowser("mo-pcma@gw", "p-ft", null, CHROME_OFFER, ImsCodec.PCMA);
+        String imsOffer = rtp.offerFromBrowser("mo-pcma@gw", "p-ft", null, CHROME_OFFER, ImsCodec.PCMA, false);
         Matcher m = Pattern.compile("(?m)^m=audio \\d+ RTP/AVP (\\d+)").matcher(imsOffer);
         assertTrue(m.find());
         rtp.answerFromIms("mo-pcma@gw", "p-ft", "p-tt", String.join("\r\n", "v=0", "o=ue1 1 1 IN IP4 127.0.0.1", "s=-",
@@ -257,7 +256,7 @@ class RtpEngineRealTest {
 
     @Test
     void deleteOfUnansweredMtCallRemovesIt() throws Exception {
-        rtp.offerFromIms("mt-2@ims", "mt2-ft", UE2_OFFER);
+        rtp.offerFromIms("mt-2@ims", "mt2-ft", null, UE2_OFFER, false);
         assertTrue(rtp.list().contains("mt-2@ims"));
         // The browser never answered: its to-tag is unknown to rtpengine.
         System.out.println("delete unanswered MT: " + rtp.delete("mt-2@ims", "never-sent-tag"));

@@ -33,7 +33,7 @@ class RtpEngineRelaysTest {
     void setUp() throws Exception {
         a = new FakeNgPeer();
         b = new FakeNgPeer();
-        client = new RtpEngineClient(List.of(relay(a), relay(b)), RtpEngineClient.Legs.DEFAULT, "gw-");
+        client = new RtpEngineClient(new RtpEngineRelays(List.of(relay(a), relay(b))), RtpEngineLegs.DEFAULT, "gw-");
     }
 
     private static RtpEngineRelay relay(FakeNgPeer peer) {
@@ -43,7 +43,7 @@ class RtpEngineRelaysTest {
 
     @AfterEach
     void tearDown() {
-        client.close();
+        client.relays().close();
         a.close();
         b.close();
     }
@@ -90,29 +90,29 @@ class RtpEngineRelaysTest {
 
     @Test
     void newCallsAlternateAndEveryCommandOfACallGoesToItsRelay() throws Exception {
-        FakeNgPeer first = answered(() -> client.offerFromBrowser("c1", "f1", SDP), OK_SDP);
-        FakeNgPeer second = answered(() -> client.offerFromIms("c2", "f2", SDP), OK_SDP);
+        FakeNgPeer first = answered(() -> client.offerFromBrowser("c1", "f1", null, SDP, null, false), OK_SDP);
+        FakeNgPeer second = answered(() -> client.offerFromIms("c2", "f2", null, SDP, false), OK_SDP);
         assertTrue(first != second, "the second call goes to the other relay");
-        assertEquals(first == a ? 1 : 0, client.callsPerRelay().get(name(a)));
-        assertEquals(1, client.callsPerRelay().get(name(b)));
-        assertEquals(name(first), client.relayOf("c1"));
+        assertEquals(first == a ? 1 : 0, client.relays().callsPerRelay().get(name(a)));
+        assertEquals(1, client.relays().callsPerRelay().get(name(b)));
+        assertEquals(name(first), client.relays().relayOf("c1"));
 
-        assertEquals(first, answered(() -> client.answerFromIms("c1", "f1", "t1", SDP), OK_SDP));
+        assertEquals(first, answered(() -> client.answerFromIms("c1", "f1", "t1", SDP, "active", false), OK_SDP));
         assertEquals(second, answered(() -> client.answerFromBrowser("c2", "f2", "t2", SDP), OK_SDP));
-        assertEquals(first, answered(() -> client.offerFromBrowser("c1", "f1", "t1", SDP, null), OK_SDP));
+        assertEquals(first, answered(() -> client.offerFromBrowser("c1", "f1", "t1", SDP, null, false), OK_SDP));
         assertEquals(second, answered(() -> client.query("c2", "t2"), Map.of("result", "ok", "tags", Map.of())));
         assertEquals(first, answered(() -> { client.playDtmf("c1", "f1", '5', 100); return 0; }, Map.of("result", "ok")));
         assertEquals(first, answered(() -> client.delete("c1", null), Map.of("result", "ok")));
-        assertNull(client.relayOf("c1"), "affinity ends with the delete");
+        assertNull(client.relays().relayOf("c1"), "affinity ends with the delete");
 
         // c1's relay now holds none: the next call goes there (fewest calls first).
-        assertEquals(first, answered(() -> client.offerFromBrowser("c3", "f3", SDP), OK_SDP));
+        assertEquals(first, answered(() -> client.offerFromBrowser("c3", "f3", null, SDP, null, false), OK_SDP));
     }
 
     @Test
     void fourCallsInARowGoTwoAndTwo() throws Exception {
-        for (String id : List.of("c1", "c2", "c3", "c4")) answered(() -> client.offerFromBrowser(id, "f", SDP), OK_SDP);
-        assertEquals(Map.of(name(a), 2, name(b), 2), client.callsPerRelay());
+        for (String id : List.of("c1", "c2", "c3", "c4")) answered(() -> client.offerFromBrowser(id, "f", null, SDP, null, false), OK_SDP);
+        assertEquals(Map.of(name(a), 2, name(b), 2), client.relays().callsPerRelay());
     }
 
     private static Map<String, Object> uptime(String s) {
@@ -121,7 +121,7 @@ class RtpEngineRelaysTest {
 
     /** Both relays answer one `statistics` each. */
     private void statistics(String upA, String upB) throws Exception {
-        CompletableFuture<Integer> f = async(() -> { client.noteRestarts(); return 0; });
+        CompletableFuture<Integer> f = async(() -> { client.relays().noteRestarts(); return 0; });
         a.reply(next(a, 2000), uptime(upA));
         b.reply(next(b, 2000), uptime(upB));
         f.get(5, TimeUnit.SECONDS);
@@ -129,14 +129,14 @@ class RtpEngineRelaysTest {
 
     @Test
     void aRelayWhoseUptimeWentDownRestartedUnderItsCalls() throws Exception {
-        FakeNgPeer holder = answered(() -> client.offerFromBrowser("c1", "f1", SDP), OK_SDP);
+        FakeNgPeer holder = answered(() -> client.offerFromBrowser("c1", "f1", null, SDP, null, false), OK_SDP);
         statistics("100", "100");
-        assertEquals(0, client.recoveriesOf("c1"));
+        assertEquals(0, client.relays().recoveriesOf("c1"));
         statistics(holder == a ? "2" : "101", holder == b ? "2" : "101");
-        assertEquals(1, client.recoveriesOf("c1"), "the holding relay restarted");
+        assertEquals(1, client.relays().recoveriesOf("c1"), "the holding relay restarted");
         statistics("5", "5"); // the holder's uptime grew (2 -> 5); only the other relay restarted (101 -> 5)
-        assertEquals(1, client.recoveriesOf("c1"));
-        assertEquals(0, client.recoveriesOf("nobody"));
+        assertEquals(1, client.relays().recoveriesOf("c1"));
+        assertEquals(0, client.relays().recoveriesOf("nobody"));
     }
 
     @Test
@@ -148,17 +148,17 @@ class RtpEngineRelaysTest {
     @Test
     void aSilentRelayTakesNoNewCallsAndTheOtherKeepsServing() throws Exception {
         // a relay that gets no answer: its breaker opens on the timeout
-        CompletableFuture<String> lost = async(() -> client.offerFromBrowser("c1", "f1", SDP));
+        CompletableFuture<String> lost = async(() -> client.offerFromBrowser("c1", "f1", null, SDP, null, false));
         FakeNgPeer.Request ra = next(a, 150);
         FakeNgPeer silent = ra != null ? a : b;
         FakeNgPeer alive = other(silent);
         CompletionException failed = assertThrows(CompletionException.class, lost::join);
         assertEquals(NgException.Kind.TIMEOUT, ((NgException) failed.getCause()).kind());
-        assertFalse(client.unavailable(), "one relay still answers");
-        assertTrue(client.someUnavailable());
+        assertFalse(client.relays().unavailable(), "one relay still answers");
+        assertTrue(client.relays().someUnavailable());
 
         for (String id : List.of("c2", "c3", "c4")) {
-            assertEquals(alive, answered(() -> client.offerFromBrowser(id, "f", SDP), OK_SDP));
+            assertEquals(alive, answered(() -> client.offerFromBrowser(id, "f", null, SDP, null, false), OK_SDP));
         }
         // c1 stays with its relay: refused at once while that one is down
         NgException down = assertThrows(NgException.class, () -> client.query("c1", "f1"));
@@ -182,6 +182,26 @@ class RtpEngineRelaysTest {
         del.get(5, TimeUnit.SECONDS);
         assertEquals("gw-z", da.dict().get("call-id"));
         assertEquals("gw-z", db.dict().get("call-id"));
+    }
+
+    /** The relay set on its own: a call's first offer places it, later commands follow, release ends it. */
+    @Test
+    void theRelaySetPlacesACallOnItsOpeningCommandOnlyAndReleasesIt() throws Exception {
+        RtpEngineRelays set = client.relays();
+        NgException early = assertThrows(NgException.class, () -> set.send("c9", false, Map.of("command", "answer")));
+        assertEquals(NgException.Kind.PROTOCOL, early.kind(), "no relay holds c9 before its offer");
+        assertFalse(set.holds("c9"));
+        FakeNgPeer got = answered(() -> set.send("c9", true, Map.of("command", "offer")), Map.of("result", "ok"));
+        assertTrue(set.holds("c9"));
+        assertEquals(name(got), set.relayOf("c9"));
+        set.release("c9");
+        assertFalse(set.holds("c9"), "released with the call's delete");
+        assertEquals(0, set.recoveriesOf("c9"));
+    }
+
+    @Test
+    void aRelaySetNeedsARelay() {
+        assertThrows(IllegalArgumentException.class, () -> new RtpEngineRelays(List.of()));
     }
 
     private static String name(FakeNgPeer p) {

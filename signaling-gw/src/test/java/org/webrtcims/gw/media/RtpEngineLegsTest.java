@@ -1,0 +1,41 @@
+package org.webrtcims.gw.media;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The legs' interfaces (ng `direction`) and ICE-lite (issue #17). */
+class RtpEngineLegsTest {
+    @Test
+    void oneInterfaceNameWithoutTheOtherIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RtpEngineLegs("pub", null, false));
+        assertEquals("name both rtpengine interfaces (browser and IMS) or neither", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new RtpEngineLegs(null, "ims", true));
+    }
+
+    @Test
+    void directionNamesTheSendersInterfaceFirstAndIceLiteOnlyOnOffers() {
+        RtpEngineLegs legs = new RtpEngineLegs("pub", "ims", true);
+        Map<String, Object> fromBrowser = new LinkedHashMap<>();
+        legs.fromBrowser(fromBrowser, "backward");
+        assertEquals(Map.of("direction", List.of("pub", "ims"), "ICE-lite", "backward"), fromBrowser);
+        Map<String, Object> answerFromIms = new LinkedHashMap<>();
+        legs.fromIms(answerFromIms, null);
+        assertEquals(Map.of("direction", List.of("ims", "pub")), answerFromIms);
+    }
+
+    @Test
+    void theDefaultLegsAddNothing() {
+        Map<String, Object> cmd = new LinkedHashMap<>();
+        RtpEngineLegs.DEFAULT.fromBrowser(cmd, "backward");
+        RtpEngineLegs.DEFAULT.fromIms(cmd, "forward");
+        assertEquals(Map.of(), cmd);
+        Map<String, Object> liteOnly = new LinkedHashMap<>();
+        new RtpEngineLegs(null, null, true).fromIms(liteOnly, "forward");
+        assertEquals(Map.of("ICE-lite", "forward"), liteOnly, "ICE-lite without named interfaces");
+    }
+}
