@@ -91,37 +91,6 @@ test('MT ue2 -> alice (ue2 registered with IMS-AKA) reaches the gateway through 
   await assertNoRtpengineSession();
 });
 
-// frank logs in as "frank", but his IMPUs (gateway-credentials.txt, the HSS's implicit set) are sip:+15550100@ims.lab
-// and tel:+15550100: an INVITE from sip:frank@ims.lab (the login, as before) is refused by the P-CSCF (403, From
-// not a registered identity), so these calls pass only when the gateway calls as a registered identity.
-test('login ≠ IMPU: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him', { timeout: 60000 }, async () => {
-  const browser = await launchBrowser();
-  try {
-    const client = await openClient(browser, { name: 'test-ims3gpp-frank' });
-    const { token } = await client.login('frank', 'frank-secret');
-    const reg = (await gw.currentSession(token)).registration;
-    assert.equal(reg.impu, 'sip:+15550100@ims.lab', JSON.stringify(reg));
-    // TS 24.229 §5.1.1.2.1: the 200's P-Associated-URI, the default first
-    assert.deepEqual(reg.identities, ['sip:+15550100@ims.lab', 'tel:+15550100'], 'the implicit registration set of the 200');
-    const ue1Log = path.join(logDir(), 'sipp-uas-ue1-messages.log');
-    for (const identity of [null, 'tel:+15550100']) {
-      const r = await moCall(client, { token, from: identity ?? 'frank', to: 'ue1', hangup: 'browser', mediaMs: 1000, callOptions: identity ? { identity } : {} });
-      assertGoodCall(r);
-      const invite = await eventually(`the INVITE at ue1 (${identity ?? 'default identity'})`, () => messageSeenByUe(ue1Log, r.callId, /^INVITE /));
-      const pai = assertAssertedIdentityRegistered(invite, reg.identities, `the INVITE at ue1 calling as ${identity ?? 'the default identity'}`);
-      assert.ok(pai.includes(identity ?? reg.identities[0]), `asserted ${pai.join(', ')}, asked for ${identity ?? reg.identities[0]}`);
-      await assertNoRtpengineSession();
-    }
-    const mt = await mtCall(client, { token, user: '+15550100', ue: { mode: 'uac', arg: 1000 }, hangup: 'ue', maxMs: 15000 });
-    assertGoodCall(mt);
-    assert.equal(mt.ue.code, 0, `SIPp exit ${mt.ue.code}: ${mt.ue.output}`);
-    await assertNoRtpengineSession();
-    assert.equal((await client.logout()).status, 204, 'frank logs out');
-  } finally {
-    await browser.close();
-  }
-});
-
 test("bob's USIM is ahead of the HSS: the gateway answers with AUTS, the HSS resynchronises, bob registers", async () => {
   const res = await gw.login('bob', 'bob-secret');
   assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -301,5 +270,45 @@ test("network-initiated de-registration: the HSS de-registers erin (RTR), the S-
     assert.equal(gone.status, 401, 'the session is gone');
   } finally {
     await erin.close();
+  }
+});
+
+// frank logs in as "frank", but his IMPUs (gateway-credentials.txt, the HSS's implicit set) are sip:+15550100@ims.lab
+// and tel:+15550100: an INVITE from sip:frank@ims.lab (the login, as before) is refused by the P-CSCF (403, From
+// not a registered identity), so these calls pass only when the gateway calls as a registered identity.
+// Last in the file, with alice logged out first: Kamailio 5.6's P-CSCF did not find frank's registration by the
+// Contact of his INVITE (its user is the login, none of his identities; alice's and erin's are found) and fell back
+// to the gateway's host:port, i.e. alice's registration, whose set lacks frank's identities: 403
+// (ims-sim/3gpp/README.md "Limits").
+test('login ≠ IMPU: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him', { timeout: 60000 }, async () => {
+  const dereg = () => (coreLog('pcscf.log').match(/REGISTER reply 200 OK for sip:alice@ims\.lab/g) ?? []).length;
+  const before = dereg();
+  await page.close();
+  page = null;
+  await eventually("alice's de-REGISTER answered at the P-CSCF", () => dereg() > before, 5000);
+  const browser = await launchBrowser();
+  try {
+    const client = await openClient(browser, { name: 'test-ims3gpp-frank' });
+    const { token } = await client.login('frank', 'frank-secret');
+    const reg = (await gw.currentSession(token)).registration;
+    assert.equal(reg.impu, 'sip:+15550100@ims.lab', JSON.stringify(reg));
+    // TS 24.229 §5.1.1.2.1: the 200's P-Associated-URI, the default first
+    assert.deepEqual(reg.identities, ['sip:+15550100@ims.lab', 'tel:+15550100'], 'the implicit registration set of the 200');
+    const ue1Log = path.join(logDir(), 'sipp-uas-ue1-messages.log');
+    for (const identity of [null, 'tel:+15550100']) {
+      const r = await moCall(client, { token, from: identity ?? 'frank', to: 'ue1', hangup: 'browser', mediaMs: 1000, callOptions: identity ? { identity } : {} });
+      assertGoodCall(r);
+      const invite = await eventually(`the INVITE at ue1 (${identity ?? 'default identity'})`, () => messageSeenByUe(ue1Log, r.callId, /^INVITE /));
+      const pai = assertAssertedIdentityRegistered(invite, reg.identities, `the INVITE at ue1 calling as ${identity ?? 'the default identity'}`);
+      assert.ok(pai.includes(identity ?? reg.identities[0]), `asserted ${pai.join(', ')}, asked for ${identity ?? reg.identities[0]}`);
+      await assertNoRtpengineSession();
+    }
+    const mt = await mtCall(client, { token, user: '+15550100', ue: { mode: 'uac', arg: 1000 }, hangup: 'ue', maxMs: 15000 });
+    assertGoodCall(mt);
+    assert.equal(mt.ue.code, 0, `SIPp exit ${mt.ue.code}: ${mt.ue.output}`);
+    await assertNoRtpengineSession();
+    assert.equal((await client.logout()).status, 204, 'frank logs out');
+  } finally {
+    await browser.close();
   }
 });
