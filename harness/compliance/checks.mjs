@@ -340,6 +340,26 @@ export const CHECKS = [
     ],
   },
 
+  {
+    id: 'asserted-identity-registered',
+    cores: ['light'],
+    notOn: { '3gpp': 'on the 3GPP core: asserted-identity-registered-3gpp (a login that is not the IMPU\'s user part)' },
+    clause: '3GPP TS 24.229 §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
+    requirement: 'MO: the gateway calls as a registered public user identity (the default of the 200\'s P-Associated-URI in From and P-Preferred-Identity); the called UE receives a P-Asserted-Identity from that set',
+    tests: [
+      { file: 'calls', name: 'MO: ue1 gets a P-Asserted-Identity from the registered set (P-Associated-URI), From the default identity' },
+    ],
+  },
+  {
+    id: 'asserted-identity-registered-3gpp',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.229 §5.1.1.2.1, §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
+    requirement: 'A user whose login is not an IMPU\'s user part calls as the default public user identity and as another one of the implicit set (a tel URI); the called UE receives each as P-Asserted-Identity, in the registered set; a call to an identity of the set reaches the user',
+    tests: [
+      { file: 'ims3gpp', name: 'login ≠ IMPU: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him' },
+    ],
+  },
+
   // --- external IMS only (./lab compliance --ims external): harness/tests/ims-external.test.mjs. `needsEnv`:
   // the check runs only when that variable is set (an option of the run), else it is not-applicable with the reason.
   {
@@ -359,6 +379,19 @@ export const CHECKS = [
     requirement: 'Toward an outside IMS: a browser call to a user of that IMS (--call-to) is answered, media flows both ways through rtpengine and ends cleanly',
     tests: [
       { file: 'ims-external', name: 'MO call to the --call-to user of the outside IMS: answered, media both ways through rtpengine, clean end' },
+    ],
+  },
+  {
+    id: 'external-asserted-identity',
+    cores: ['external'],
+    needsEnv: {
+      LAB_EXT_CALL_TO: 'no --call-to USER given: no call whose far end could be checked',
+      LAB_EXT_CALLEE_LOG: "no message log of the called UE (LAB_EXT_CALLEE_LOG): the outside IMS's UEs are not the lab's (harness/tests/ims-external.sh sets it for its own ue1)",
+    },
+    clause: '3GPP TS 24.229 §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
+    requirement: 'Toward an outside IMS: the gateway calls as a registered public user identity (the default of the 200\'s P-Associated-URI, not the login name), and the called UE receives a P-Asserted-Identity from that set',
+    tests: [
+      { file: 'ims-external', name: 'MO call: the called UE got a P-Asserted-Identity from the registered set (P-Associated-URI)' },
     ],
   },
   {
@@ -426,6 +459,31 @@ const DEFAULT_NOT_ON = {
   '3gpp': "its tests rely on the light core's single Kamailio (its log, its route set)",
   external: "needs the lab's own SIPp UEs, users or core logs, which an outside IMS does not have",
 };
+
+// What each test file needs that an outside IMS does not give the lab: the reason, per check, that a check of
+// the light or 3GPP core is not applicable with --ims external (externalReason).
+export const EXTERNAL_NEEDS = {
+  calls: "the lab's SIPp UEs ue1, ue2, ue3 registered at the lab's core, and the light Kamailio's log",
+  video: "the lab's video UE ue7 (echoes audio + video) and ue2 as a video caller",
+  'browser-leg': "the lab's UE ue1 and a capture of rtpengine's browser-facing ports in the lab's topology",
+  'dtls-setup': "the lab's echoing UE ue1",
+  volte: "the lab's VoLTE UEs ue4 and ue5 (preconditions, 100rel/PRACK/UPDATE on request)",
+  api: "the users of the lab's ims-sim/users.txt (a known login and its password at the lab's registrar)",
+  transcoding: "the lab's UEs ue1 and ue2 offering a single codec on request (PCMA, PCMU, G722)",
+  audio: "the lab's echoing UEs ue1 and ue2 (a known test signal sent back)",
+  dtmf: "the lab's DTMF UE ue6 (logs the RFC 4733 events it gets) and ue1, ue2",
+  dialog: "the lab's UEs with scripted dialog behaviour (ue1, ue2, ue5: re-INVITE, session timers, 422, early media, forking)",
+  ims3gpp: "the logs of the lab's 3GPP core (P/I/S-CSCF, HSS) and its subscribers",
+  'ims3gpp-wire': "a capture of the lab's 3GPP core's own SIP and Cx (Diameter) traffic between its nodes, and its UEs",
+};
+
+// Why `check` cannot run toward an outside IMS: what its tests' files need (EXTERNAL_NEEDS), else the default.
+function externalReason(check) {
+  const files = [...new Set((check.tests ?? []).map((t) => t.file))];
+  const needs = files.map((f) => EXTERNAL_NEEDS[f]).filter(Boolean);
+  if (!files.length || needs.length !== files.length) return DEFAULT_NOT_ON.external;
+  return `its tests (${files.map((f) => `${f}.test.mjs`).join(', ')}) need ${[...new Set(needs)].join('; and ')}`;
+}
 const ONLY_EXTERNAL = 'runs only toward an outside IMS: ./lab compliance --ims external --pcscf HOST:PORT ...';
 
 export const coresOf = (check) => check.cores ?? ['light'];
@@ -435,7 +493,9 @@ export function notOnReason(check, core) {
   if (check.notApplicable) return check.notApplicable;
   const cores = coresOf(check);
   if (!cores.includes(core)) {
-    return check.notOn?.[core] ?? (cores.length === 1 && cores[0] === 'external' ? ONLY_EXTERNAL : DEFAULT_NOT_ON[core]);
+    if (check.notOn?.[core]) return check.notOn[core];
+    if (cores.length === 1 && cores[0] === 'external') return ONLY_EXTERNAL;
+    return core === 'external' ? externalReason(check) : DEFAULT_NOT_ON[core];
   }
   const missing = Object.keys(check.needsEnv ?? {}).find((v) => !process.env[v]);
   return missing ? check.needsEnv[missing] : null;

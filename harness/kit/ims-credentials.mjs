@@ -1,17 +1,32 @@
 // The gateway's IMS credentials file (--lab.ims.credentials; the grammar of the gateway's
 // sip/aka/ImsCredentials.java, docs/ims-sim.md "External IMS"), read by `./lab up|compliance --ims external`
 // before anything starts, so that a bad line is a clear error, not a gateway that does not come up:
-//   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU  SIP-PASSWORD]
-//   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
+//   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU[,IMPU...]  SIP-PASSWORD]
+//   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU[,IMPU...]  K  OPc  AMF  [SQN]
+// IMPU[,IMPU...]: the first (sip:/sips:) is registered, the others (sip:, sips:, tel:) are further identities.
 // CLI: node ims-credentials.mjs check FILE   exit 0 and "N users (logins)" or exit 2 and one line per problem
 //      node ims-credentials.mjs first FILE   prints the first user's "LOGIN WEB-PASSWORD IMPU"
 import fs from 'node:fs';
 
 const hex = (s, bytes) => new RegExp(`^[0-9a-fA-F]{${2 * bytes}}$`).test(s);
 const IMPI = /^[^@\s]+@[^@\s]+$/;
-const IMPU = /^sips?:[^@\s]+@[^@\s]+$/;
+const IMPU = /^sips?:[^@\s,]+@[^@\s,]+$/;
+const TEL = /^tel:\+?[0-9A-Fa-f*#.()-]+(;[^\s,]*)?$/;
 
-// {users: [{login, password, kind, impi, impu}], problems: ["FILE:LINE: what"]}
+// IMPU[,IMPU...] → [impus] or a problem (the gateway's ImsCredentials.impus)
+function impus(field) {
+  const [first, ...rest] = field.split(',');
+  if (!IMPU.test(first)) return `IMPU must be a sip: URI, not '${first}'`;
+  const out = [first];
+  for (const p of rest) {
+    if (!IMPU.test(p) && !TEL.test(p)) return `a further IMPU must be a sip: or tel: URI, not '${p}'`;
+    if (out.includes(p)) return `IMPU ${p} is listed twice`;
+    out.push(p);
+  }
+  return out;
+}
+
+// {users: [{login, password, kind, impi, impu, impus}], problems: ["FILE:LINE: what"]} (impu: the first of impus)
 export function parseCredentials(text, name = 'credentials') {
   const users = [];
   const problems = [];
@@ -25,22 +40,24 @@ export function parseCredentials(text, name = 'credentials') {
     if (f.length < 3) return bad('expected LOGIN WEB-PASSWORD digest|aka ...');
     if (!/^[A-Za-z0-9._+-]{1,64}$/.test(f[0])) return bad(`bad login '${f[0]}'`);
     if (seen.has(f[0])) return bad(`user ${f[0]} is listed twice`);
-    const user = { login: f[0], password: f[1], kind: f[2], impi: null, impu: null };
+    const user = { login: f[0], password: f[1], kind: f[2], impi: null, impu: null, impus: [] };
     if (f[2] === 'digest') {
       if (f.length !== 3 && f.length !== 6) return bad('a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]');
       if (f.length === 6) {
         if (!IMPI.test(f[3])) return bad(`IMPI must be user@realm, not '${f[3]}'`);
-        if (!IMPU.test(f[4])) return bad(`IMPU must be a sip: URI, not '${f[4]}'`);
-        Object.assign(user, { impi: f[3], impu: f[4] });
+        const list = impus(f[4]);
+        if (typeof list === 'string') return bad(list);
+        Object.assign(user, { impi: f[3], impu: list[0], impus: list });
       }
     } else if (f[2] === 'aka') {
       if (f.length !== 8 && f.length !== 9) return bad('an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]');
       if (!IMPI.test(f[3])) return bad(`IMPI must be user@realm, not '${f[3]}'`);
-      if (!IMPU.test(f[4])) return bad(`IMPU must be a sip: URI, not '${f[4]}'`);
+      const list = impus(f[4]);
+      if (typeof list === 'string') return bad(list);
       for (const [v, bytes, what] of [[f[5], 16, 'K'], [f[6], 16, 'OPc'], [f[7], 2, 'AMF'], ...(f[8] ? [[f[8], 6, 'SQN']] : [])]) {
         if (!hex(v, bytes)) return bad(`${what} must be ${2 * bytes} hex digits, not '${v}'`);
       }
-      Object.assign(user, { impi: f[3], impu: f[4] });
+      Object.assign(user, { impi: f[3], impu: list[0], impus: list });
     } else {
       return bad(`the third field is digest or aka, not '${f[2]}'`);
     }

@@ -85,7 +85,7 @@ ims3_print_access() {
     browser+=("$login ($kind)")
   done <"$LAB_IMS3_CREDENTIALS"
   ((pool == 0)) || browser+=("or as a guest (POST /api/v1/sessions {\"guest\":true}: $pool pool identities)")
-  log "the lab is up on the 3GPP IMS core. Web client: http://$1:$LAB_GW_PORT/"
+  log "the lab is up on the 3GPP IMS core. Web client: $(up_web_url "$1")"
   # passwords are never printed (they would stay in terminal scroll-back and CI logs): where to read them
   log "log in as: ${browser[*]}; the passwords are in $(rel "$LAB_IMS3_CREDENTIALS") (second column)"
   log "call ue1 (answers and echoes the audio); logs: $(rel "$LAB_LOGDIR")/ and $(rel "$LAB_LOGDIR")/ims3gpp/"

@@ -106,6 +106,8 @@ compliance_external() {
   build_gateway && build_harness && need_script harness/compliance/run.mjs || return 1
   lab_prepare_run compliance
   ext_configure
+  lab_tls_prepare || return 1 # --bind beyond loopback: https:// (the tests' Node trusts the certificate)
+  [[ ${LAB_TLS:-0} == 1 ]] && export NODE_EXTRA_CA_CERTS=$LAB_TLS_CERT
   procs_install_traps
   started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   log "external IMS: on this host's network (the outside P-CSCF must be reachable, so no private namespace)"
@@ -124,7 +126,7 @@ compliance_external() {
 ext_print_access() {
   local logins
   logins=$(awk '{sub(/#.*/, "")} NF >= 3 {printf "%s%s (%s)", sep, $1, $3; sep=", "}' "$LAB_EXT_CREDENTIALS")
-  log "the lab is up toward the external IMS at $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT, domain $LAB_EXT_DOMAIN). Web client: http://$1:$LAB_GW_PORT/"
+  log "the lab is up toward the external IMS at $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT, domain $LAB_EXT_DOMAIN). Web client: $(up_web_url "$1")"
   log "log in with a web password of $LAB_EXT_CREDENTIALS: $logins"
   log "each login registers its IMPU at the P-CSCF; gateway log: $(rel "$LAB_LOGDIR")/gateway.log"
   log "stop it with: ./lab down"

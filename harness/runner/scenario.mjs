@@ -138,7 +138,10 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     log(`MT ${r.from} -> ${user}: starting SIPp ${ue.mode} ${user} ${ue.arg ?? ''}`);
     const mark = await client.mark();   // only an `incoming` that arrives from now on is ours
     proc = startUe(ue.mode, user, ue.arg, { timeoutMs: maxMs + 15000, env: ue.env ?? {} });
-    const inc = await client.waitFor('incoming', null, 15000, mark);
+    // a UE that gives up before its call reaches the browser (no keys, REGISTER refused, INVITE rejected) says
+    // why at once, instead of a wait for `incoming` that only times out
+    const gaveUp = proc.done.then((u) => { throw new Error(`the SIPp UE (${ue.mode} ${user}) exited ${u.code} before the call reached the browser: ${ueReason(u.output)}`); });
+    const inc = await Promise.race([client.waitFor('incoming', null, 15000, mark), gaveUp]);
     r.callId = inc.callId;
     r.incomingSdp = inc.sdp;
     r.assertedIdentity = inc.assertedIdentity ?? null; // the caller's P-Asserted-Identity URIs (TS 24.229 §5.1.2A)
@@ -164,7 +167,8 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
   if (proc) {
     r.ue = await proc.done;
     log(`SIPp ${ue.mode} exited ${r.ue.code}`);
-    if (r.ue.code !== 0 && !r.error) r.error = `SIPp UE exited ${r.ue.code}: ${lastLine(r.ue.output)}`;
+    if (r.ue.code !== 0 && !r.error) r.error = `SIPp UE exited ${r.ue.code}: ${ueReason(r.ue.output)}`;
+    else if (r.ue.code !== 0 && !r.error.includes('SIPp UE')) r.error += `; the SIPp UE exited ${r.ue.code}: ${ueReason(r.ue.output)}`;
   }
   if (r.callId) await collect(client, r, token, audio);
   return r;
@@ -201,6 +205,12 @@ export const sleepMs = sleep;
 
 function fmt(v) {
   return v == null ? '-' : v.toFixed(1);
+}
+
+// What run-ue.sh said about its failure (its last "run-ue: ..." line), else the output's last line.
+function ueReason(output) {
+  const said = String(output ?? '').split('\n').filter((l) => /^run-ue: /.test(l.trim())).at(-1);
+  return said ? said.trim() : lastLine(output);
 }
 
 function lastLine(s) {

@@ -110,6 +110,28 @@ export function messageSeenByUe(messageLog, callId, startLine) {
   return msg.split(/\r?\n\r?\n/)[1] ?? null; // after the "received" line, up to the body
 }
 
+// The URIs of every P-Asserted-Identity value in a message's headers (RFC 3325: a sip: and a tel: one at most),
+// whether one per line or comma-separated.
+export function assertedIdentities(headers) {
+  return (headers ?? '').split(/\r?\n/).filter((l) => /^P-Asserted-Identity\s*:/i.test(l))
+    .flatMap((l) => {
+      const v = l.slice(l.indexOf(':') + 1);
+      const bracketed = [...v.matchAll(/<([^>]+)>/g)].map((m) => m[1].trim());
+      return bracketed.length ? bracketed : v.split(',').map((x) => x.split(';')[0].trim()).filter(Boolean);
+    });
+}
+
+// TS 24.229 §5.2.6.3.3 / RFC 3325 at the far UE: the P-Asserted-Identity it got is one of the caller's registered
+// identities (the `identities` the gateway's login answered: the registration's P-Associated-URI). Returns them.
+export function assertAssertedIdentityRegistered(headers, identities, where) {
+  const pai = assertedIdentities(headers);
+  assert.ok(pai.length > 0, `${where}: no P-Asserted-Identity in\n${headers}`);
+  assert.ok(Array.isArray(identities) && identities.length > 0, `${where}: the gateway named no registered identities: ${JSON.stringify(identities)}`);
+  const outside = pai.filter((u) => !identities.includes(u));
+  assert.deepEqual(outside, [], `${where}: P-Asserted-Identity ${pai.join(', ')} is not in the registered set ${identities.join(', ')}`);
+  return pai;
+}
+
 // messageSeenByUe, polled for up to `ms`: sipp writes its message log as messages come, and the page hears
 // `ended` once the gateway sent its BYE, which still has the proxy to cross before the UE logs it. Null when
 // none came.

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import fs from 'node:fs';
+import * as gw from '../runner/gateway.mjs';
 import {
-  assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled, waitForUeMessage,
+  assertAssertedIdentityRegistered, assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled, waitForUeMessage,
 } from '../runner/testkit.mjs';
 
 const USER = 'alice';
@@ -40,6 +41,19 @@ test(titled('MO call to ue1, browser hangs up'), { timeout: 40000 }, async () =>
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
   assertGoodCall(r);
   assert.equal(r.info.direction, 'mo');
+  await assertNoRtpengineSession();
+});
+
+test(titled('MO: ue1 gets a P-Asserted-Identity from the registered set (P-Associated-URI), From the default identity'), { timeout: 40000 }, async () => {
+  const ids = (await gw.currentSession(token)).registration?.identities;
+  // the light S-CSCF answers the REGISTER with P-Associated-URI: <sip:USER@ims.lab>
+  assert.deepEqual(ids, [`sip:${USER}@ims.lab`], 'the registered identities of the login');
+  const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1000 });
+  assertGoodCall(r);
+  const invite = await waitForUeMessage(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId, /^INVITE /);
+  assert.ok(invite, `no INVITE for ${r.callId} in ue1's message log`);
+  assertAssertedIdentityRegistered(invite, ids, 'the INVITE at ue1');
+  assert.match(invite, new RegExp(`^From: .*<${ids[0]}>`, 'm'), `From is the default identity ${ids[0]}: ${invite}`);
   await assertNoRtpengineSession();
 });
 

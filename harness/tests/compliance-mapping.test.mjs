@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CHECKS, CORES, checksFor, testFiles } from '../compliance/checks.mjs';
+import { CHECKS, CORES, EXTERNAL_NEEDS, checksFor, notOnReason, testFiles } from '../compliance/checks.mjs';
 import { evaluate, parseResults, summary } from '../compliance/mapping.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -113,6 +113,24 @@ test('cores: a check runs only on the cores it lists; elsewhere it is not-applic
 test('the catalogue names only known cores, and each core has checks to run', () => {
   for (const c of CHECKS) for (const core of c.cores ?? []) assert.ok(CORES.includes(core), `${c.id}: unknown core ${core}`);
   for (const core of CORES) assert.ok(checksFor(core).length > 0, `no check runs on ${core}`);
+});
+
+test('toward an outside IMS each skipped check says what its own tests need, not one sentence for all', () => {
+  const cat = [
+    { id: 'v', clause: 'c', requirement: 'r', cores: ['light', '3gpp'], tests: [{ file: 'volte', name: 'B' }] },
+    { id: 'd', clause: 'c', requirement: 'r', tests: [{ file: 'dtmf', name: 'C' }, { file: 'calls', name: 'A' }] },
+    { id: 'u', clause: 'c', requirement: 'r', tests: [{ file: 'not-a-file', name: 'X' }] },
+  ];
+  const [v, d, u] = evaluate(cat, parseResults(''), 'external');
+  assert.equal(v.reason, `not on the external core: its tests (volte.test.mjs) need ${EXTERNAL_NEEDS.volte}`);
+  assert.match(d.reason, /its tests \(dtmf\.test\.mjs, calls\.test\.mjs\) need .*ue6.*; and .*ue1, ue2, ue3/);
+  assert.match(u.reason, /outside IMS does not have/, 'a file without a known need falls back to the general reason');
+  // every check of the real catalogue skipped toward an outside IMS names its files' needs
+  const generic = CHECKS.filter((c) => !c.notApplicable && notOnReason(c, 'external') && !/ need |outside IMS|--/.test(notOnReason(c, 'external')));
+  assert.deepEqual(generic.map((c) => c.id), []);
+  const unnamed = CHECKS.filter((c) => !c.notApplicable && !(c.cores ?? ['light']).includes('external'))
+    .flatMap((c) => (c.tests ?? []).map((t) => t.file)).filter((f) => !EXTERNAL_NEEDS[f]);
+  assert.deepEqual([...new Set(unnamed)], [], 'test files of the catalogue without an EXTERNAL_NEEDS entry');
 });
 
 test('needsEnv: a check whose run option is missing is not-applicable with its reason, never pass', () => {

@@ -6,12 +6,14 @@
 #   1. the "outside" IMS, NOT started by ./lab: ims-sim/3gpp/run-core.sh (P/I/S-CSCF + HSS on
 #      127.0.0.1) and ue1 (SIPp, IMS-AKA, answers and echoes);
 #   2. ./lab compliance --ims external --pcscf 127.0.0.1:5060 --domain ims.lab --credentials F
-#      --call-to ue1 --sipp-caller, where F (mode 0600) holds carol's IMS-AKA line: the gateway and
-#      rtpengine only, carol registers at the P-CSCF, calls ue1, is called by the lab's SIPp ue2; passes
-#      when external-registration, -mo-call, -mt-call and -deregistration pass;
+#      --call-to ue1 --sipp-caller, where F (mode 0600) holds carol's IMS-AKA line under the login carla
+#      (login ≠ IMPU user part): the gateway and rtpengine only, carla registers sip:carol@ims.lab at the
+#      P-CSCF, calls ue1 (whose message log, LAB_EXT_CALLEE_LOG, shows the P-Asserted-Identity), is called
+#      by the lab's SIPp ue2 at sip:carol@ims.lab; passes when external-registration, -mo-call,
+#      -asserted-identity, -mt-call and -deregistration pass;
 #   3. the same toward the light Kamailio (ims-sim/start-kamailio.sh) and its ue1, with a digest line
-#      "carol carol-web-only digest carol@ims.lab sip:carol@ims.lab carol-secret" (the SIP password is not
-#      the web one): registration, MO call to ue1, de-registration must pass.
+#      "carla carol-web-only digest carol@ims.lab sip:carol@ims.lab carol-secret" (the SIP password is not
+#      the web one): registration, MO call to ue1 with the identity check, de-registration must pass.
 # Usage: harness/tests/ims-external.sh     Logs: out/ims-external/logs/, reports out/ims-external/report-{aka,digest}.json
 # (out/compliance/ is the last run's). About 3 min.
 set -u -o pipefail
@@ -36,7 +38,7 @@ ip link add ext0 type veth peer name ext1 && ip addr add 198.18.9.1/24 dev ext0 
 # one run of ./lab compliance --ims external against the outside core now up; its report kept as
 # out/ims-external/report-NAME.json. The checks WANT (space-separated) must pass.
 verdict=0
-external_run() {  # NAME CREDENTIALS-LINE WANT EXTRA-OPTION...
+external_run() {  # NAME CREDENTIALS-LINE WANT EXTRA-OPTION...  (the called UE's message log: LAB_EXT_CALLEE_LOG)
   local name=$1 line=$2 want=$3 creds="$LAB_RUN_DIR/credentials-$1.txt" rc ok; shift 3
   (umask 077 && printf '%s\n' "$line" >"$creds") || die "cannot write $creds"
   log "[$name] ./lab compliance --ims external --pcscf 127.0.0.1:5060 --domain ims.lab --credentials $(rel "$creds") $*"
@@ -62,8 +64,11 @@ proc_wait_ready outside-core "$LAB_LAST_PID" 120 "the 3GPP core up" grep -q '^im
 proc_start outside-ue1 env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO=127.0.0.1:5060 IMS_AKA_KEYS="$ROOT/ims-sim/3gpp/sipp/ue-keys.txt" \
   bash "$ROOT/sipp-scenarios/run-ue.sh" uas
 proc_wait_ready outside-ue1 "$LAB_LAST_PID" 30 "ue1 registered at the outside core" proc_is "$LAB_LAST_PID" sipp || exit 1
-external_run aka "$(grep '^carol ' "$ROOT/ims-sim/3gpp/gateway-credentials.txt")" \
-  "external-registration external-mo-call external-mt-call external-deregistration" --call-to ue1 --sipp-caller
+# carol's IMS-AKA credentials under another login (carla): the gateway must call as her registered identity
+# (sip:carol@ims.lab), not as the login, or the core's P-CSCF refuses the INVITE (docs/ims-sim.md "Registered identities")
+export LAB_EXT_CALLEE_LOG="$LAB_LOGDIR/sipp-uas-ue1-messages.log"
+external_run aka "$(grep '^carol ' "$ROOT/ims-sim/3gpp/gateway-credentials.txt" | sed 's/^carol /carla /')" \
+  "external-registration external-mo-call external-asserted-identity external-mt-call external-deregistration" --call-to ue1 --sipp-caller
 procs_cleanup
 
 # 2. digest with IMPI/IMPU/SIP password (not the web password) toward the light Kamailio and its ue1
@@ -75,8 +80,8 @@ proc_wait_ready outside-kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS" pyth
 proc_start outside-ue1-digest env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO=127.0.0.1:5060 IMS_USERS="$ROOT/ims-sim/users.txt" \
   bash "$ROOT/sipp-scenarios/run-ue.sh" uas
 proc_wait_ready outside-ue1-digest "$LAB_LAST_PID" 30 "ue1 registered" proc_is "$LAB_LAST_PID" sipp || exit 1
-external_run digest "carol carol-web-only digest carol@ims.lab sip:carol@ims.lab carol-secret" \
-  "external-registration external-mo-call external-deregistration" --call-to ue1
+external_run digest "carla carol-web-only digest carol@ims.lab sip:carol@ims.lab carol-secret" \
+  "external-registration external-mo-call external-asserted-identity external-deregistration" --call-to ue1
 procs_cleanup
 ((verdict == 0)) && echo "ims-external: all passed"
 exit "$verdict"

@@ -1,7 +1,7 @@
 // Integration (3GPP core, `./lab test --ims 3gpp` and the full run's 3GPP pass): the core's edge
 // (docs/ims-sim.md "Hardening, GRUU and PUBLISH in 3GPP mode"): no software version in Server, a presence
 // PUBLISH refused 489 at the S-CSCF, and the P-CSCF's failed-authentication ban per IMPI and per source.
-// UEs: aka-ue.py (ims-sim/3gpp/sipp/), IMS-AKA over UDP from 127.0.0.1 ports 5093-5096; frank is a subscriber
+// UEs: aka-ue.py (ims-sim/3gpp/sipp/), IMS-AKA over UDP from 127.0.0.1 ports 5093-5096; henry is a subscriber
 // no other test registers (his ban lasts IMS3_AUTHBAN_SECONDS after this file).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -48,11 +48,11 @@ test('no software name or version in the Server header of the P-, I- and S-CSCF'
 
 test(`digest guessing at the P-CSCF: ${BAN_FAILS} wrong AKA responses ban the IMPI (even the right one) and the source; another user registers and its PUBLISH gets 489`, { timeout: 120000 }, async () => {
   for (let i = 1; i <= BAN_FAILS; i++) {
-    const r = await aka('frank', 'wrong-res', 5094);
-    assert.equal(r.code, 0, `wrong RES ${i} for frank: ${r.out}`);
+    const r = await aka('henry', 'wrong-res', 5094);
+    assert.equal(r.code, 0, `wrong RES ${i} for henry: ${r.out}`);
   }
-  const right = await aka('frank', 'ok', 5095); // the right key, from another source
-  assert.notEqual(right.code, 0, `frank registered during his ban: ${right.out}`);
+  const right = await aka('henry', 'ok', 5095); // the right key, from another source
+  assert.notEqual(right.code, 0, `henry registered during his ban: ${right.out}`);
   assert.match(right.out, /recv SIP\/2\.0 403 Forbidden - too many failed authentications for this user/, right.out);
   const fromBanned = await aka('ue9', 'ok', 5094); // another IMPI from the guessing source
   assert.notEqual(fromBanned.code, 0, `ue9 registered from the banned source: ${fromBanned.out}`);

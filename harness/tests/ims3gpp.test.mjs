@@ -12,7 +12,8 @@ import { after, before, test } from 'node:test';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
-import { assertNoRtpengineSession, hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { assertAssertedIdentityRegistered, assertNoRtpengineSession, hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
@@ -68,6 +69,7 @@ test('MO alice -> ue1 through P-CSCF, S-CSCF, I-CSCF (LIR), S-CSCF, P-CSCF; P-As
   const invite = await eventually('the INVITE at ue1', () => messageSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId, /^INVITE /));
   // TS 24.229 §5.2.6.3.3: the P-CSCF asserts the registered identity of the gateway's user
   assert.match(invite, /^P-Asserted-Identity: <sip:alice@ims\.lab>/m, invite);
+  assertAssertedIdentityRegistered(invite, (await gw.currentSession(page.token)).registration.identities, 'the INVITE at ue1');
   // P-CSCF (MT), S-CSCF (MT), S-CSCF (MO), P-CSCF (MO) record-route
   assert.deepEqual(hopsOf(invite, 'Record-Route'), ['127.0.0.1:5060', '127.0.0.1:6060', '127.0.0.1:6060', '127.0.0.1:5060'], invite);
   assert.match(coreLog('pcscf.log'), /P-CSCF originating INVITE sip:ue1@ims\.lab for sip:alice@ims\.lab/);
@@ -268,5 +270,45 @@ test("network-initiated de-registration: the HSS de-registers erin (RTR), the S-
     assert.equal(gone.status, 401, 'the session is gone');
   } finally {
     await erin.close();
+  }
+});
+
+// frank logs in as "frank", but his IMPUs (gateway-credentials.txt, the HSS's implicit set) are sip:+15550100@ims.lab
+// and tel:+15550100: an INVITE from sip:frank@ims.lab (the login, as before) is refused by the P-CSCF (403, From
+// not a registered identity), so these calls pass only when the gateway calls as a registered identity.
+// Last in the file, with alice logged out first: Kamailio 5.6's P-CSCF did not find frank's registration by the
+// Contact of his INVITE (its user is the login, none of his identities; alice's and erin's are found) and fell back
+// to the gateway's host:port, i.e. alice's registration, whose set lacks frank's identities: 403
+// (ims-sim/3gpp/README.md "Limits").
+test('login ≠ IMPU: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him', { timeout: 60000 }, async () => {
+  const dereg = () => (coreLog('pcscf.log').match(/REGISTER reply 200 OK for sip:alice@ims\.lab/g) ?? []).length;
+  const before = dereg();
+  await page.close();
+  page = null;
+  await eventually("alice's de-REGISTER answered at the P-CSCF", () => dereg() > before, 5000);
+  const browser = await launchBrowser();
+  try {
+    const client = await openClient(browser, { name: 'test-ims3gpp-frank' });
+    const { token } = await client.login('frank', 'frank-secret');
+    const reg = (await gw.currentSession(token)).registration;
+    assert.equal(reg.impu, 'sip:+15550100@ims.lab', JSON.stringify(reg));
+    // TS 24.229 §5.1.1.2.1: the 200's P-Associated-URI, the default first
+    assert.deepEqual(reg.identities, ['sip:+15550100@ims.lab', 'tel:+15550100'], 'the implicit registration set of the 200');
+    const ue1Log = path.join(logDir(), 'sipp-uas-ue1-messages.log');
+    for (const identity of [null, 'tel:+15550100']) {
+      const r = await moCall(client, { token, from: identity ?? 'frank', to: 'ue1', hangup: 'browser', mediaMs: 1000, callOptions: identity ? { identity } : {} });
+      assertGoodCall(r);
+      const invite = await eventually(`the INVITE at ue1 (${identity ?? 'default identity'})`, () => messageSeenByUe(ue1Log, r.callId, /^INVITE /));
+      const pai = assertAssertedIdentityRegistered(invite, reg.identities, `the INVITE at ue1 calling as ${identity ?? 'the default identity'}`);
+      assert.ok(pai.includes(identity ?? reg.identities[0]), `asserted ${pai.join(', ')}, asked for ${identity ?? reg.identities[0]}`);
+      await assertNoRtpengineSession();
+    }
+    const mt = await mtCall(client, { token, user: '+15550100', ue: { mode: 'uac', arg: 1000 }, hangup: 'ue', maxMs: 15000 });
+    assertGoodCall(mt);
+    assert.equal(mt.ue.code, 0, `SIPp exit ${mt.ue.code}: ${mt.ue.output}`);
+    await assertNoRtpengineSession();
+    await client.logout().catch(() => {}); // (the page closes its socket first: the gateway may end the session before the DELETE)
+  } finally {
+    await browser.close();
   }
 });

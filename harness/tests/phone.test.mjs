@@ -128,6 +128,10 @@ test(titled('phone: sign in (a wrong password first), registration state and con
   await page.click('#login-btn');
   await until('registered', () => document.querySelector('#reg-state').dataset.state === 'registered');
   assert.equal(await text('#reg-state'), `Registered as ${USER}`);
+  // "Call as": the registered identities (P-Associated-URI), the default one selected (docs/ims-sim.md "Registered identities")
+  const callAs = await page.evaluate(() => ({ value: document.querySelector('#call-as').value,
+    options: [...document.querySelectorAll('#call-as option')].map((o) => o.textContent) }));
+  assert.deepEqual(callAs, { value: `sip:${USER}@ims.lab`, options: [`sip:${USER}@ims.lab (default)`] }, 'the Call as list');
   assert.ok(await page.evaluate(() => document.querySelector('#error').hidden), 'the old error is cleared');
   await visible('#contacts li[data-user="ue1"] button');
   assert.equal(await page.evaluate((u) => document.querySelector(`#contacts li[data-user="${u}"]`), USER), null, 'oneself is not listed');

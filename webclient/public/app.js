@@ -29,6 +29,7 @@ const ERROR_TEXT = {
   'unknown-type': 'The gateway does not know this request.',
   'unknown-call': 'That call no longer exists.',
   'bad-sdp': 'The browser\'s media description was refused.',
+  'bad-identity': 'That is not one of the identities your registration gave you: pick one from "Call as".',
   'rate-limited': 'Too many actions at once: slow down a little.',
   'too-many-calls': 'You already have the maximum number of calls.',
   'gateway-busy': 'The gateway is busy (too many calls). Try again later.',
@@ -91,7 +92,7 @@ const dtmfInject = () => ($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {
 async function dial(to, video = false) {
   if (!to) throw new Error('Enter a name or number to call.');
   $('call-to').value = to;
-  await client.call(to, { video, ...dtmfInject() });
+  await client.call(to, { video, ...dtmfInject(), ...($('call-as').value ? { identity: $('call-as').value } : {}) });
 }
 $('call-form').addEventListener('submit', act(() => dial($('call-to').value.trim())));
 $('video-call-btn').addEventListener('click', act(() => dial($('call-to').value.trim(), true)));
@@ -233,6 +234,15 @@ function duration(ms) {
 
 // ---- registration state, call screen, incoming screen ----
 let wasLoggedIn = false;
+// "Call as": the registered identities, the default first and selected until the user picks another one
+function renderIdentities(ids) {
+  const select = $('call-as');
+  const shown = [...select.options].map((o) => o.value);
+  if (shown.length === ids.length && shown.every((v, i) => v === ids[i])) return;
+  select.replaceChildren(...ids.map((id, i) => new Option(i === 0 ? `${id} (default)` : id, id, i === 0, i === 0)));
+  select.disabled = ids.length < 2;
+}
+
 function render() {
   const loggedIn = Boolean(client.token);
   if (loggedIn && !wasLoggedIn) { clearError(); renderContacts(); }
@@ -242,6 +252,7 @@ function render() {
   else if (client.ws) Object.assign(reg, { textContent: `Registered as ${client.user}`, className: 'badge on' });
   else Object.assign(reg, { textContent: `${client.user}: connection lost`, className: 'badge warn' });
   reg.dataset.state = !loggedIn ? 'signed-out' : (client.ws ? 'registered' : 'disconnected');
+  renderIdentities(loggedIn ? client.identities : []);
   $('login-panel').hidden = loggedIn;
   $('phone').hidden = !loggedIn;
   $('logout-btn').hidden = !loggedIn;

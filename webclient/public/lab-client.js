@@ -53,6 +53,9 @@ export class LabClient extends EventTarget {
     if (!res.ok) throw this.#fail(`login failed: ${body.code ?? 'http-error'} (HTTP ${res.status})`);
     this.user = body.user ?? user;
     this.token = body.token;
+    // the registered public user identities (P-Associated-URI) and the default one a call goes out as
+    this.identities = Array.isArray(body.identities) ? body.identities : [];
+    this.identity = body.identity ?? null;
     if (Array.isArray(body.iceServers)) this.iceServers = body.iceServers;
     await this.#openWs(body.wsUrl, body.wsProtocols);
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
@@ -79,6 +82,8 @@ export class LabClient extends EventTarget {
     } finally {
       ws?.close(1000, 'logout');
       this.user = null;
+      this.identities = [];
+      this.identity = null;
       this.#changed();
     }
     return { status };
@@ -89,8 +94,9 @@ export class LabClient extends EventTarget {
   // decoding and re-encoding our audio); by default the call is relayed and DTMF goes by RTCDTMFSender.
   // video: also send/receive video (camera; Chromium's fake device gives a test pattern);
   // videoCodec: 'VP8' | 'H264' offers only that video codec (setCodecPreferences);
-  // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE").
-  async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy } = {}) {
+  // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE");
+  // identity: one of this.identities to call as (the gateway refuses another with `bad-identity`); default: this.identity.
+  async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy, identity } = {}) {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now() };
     try {
@@ -107,7 +113,8 @@ export class LabClient extends EventTarget {
     }
     const reply = new Promise((resolve, reject) => this.#pending.push({ call, resolve, reject }));
     const timer = setTimeout(() => this.#rejectPending(call, `no 'calling' reply within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
-    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}) });
+    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}),
+      ...(identity ? { identity } : {}) });
     try {
       return await reply;
     } finally {

@@ -128,7 +128,8 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         String callId = text(msg, "callId");
         try {
             switch (type) {
-                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg), injectDtmf(msg));
+                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg), injectDtmf(msg),
+                        identity(msg));
                 case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
                 case "reoffer" -> calls.reoffer(s.token(), callId, text(msg, "sdp"));
@@ -182,6 +183,14 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         JsonNode n = msg.get("imsCodec");
         if (n == null || n.isNull()) return null;
         if (!n.isTextual()) throw new CallFailure("bad-message", "'imsCodec' must be a string");
+        return n.asText();
+    }
+
+    /** `call.identity`: a registered public user identity to call as; absent or null = the default one. */
+    static String identity(JsonNode msg) {
+        JsonNode n = msg.get("identity");
+        if (n == null || n.isNull()) return null;
+        if (!n.isTextual()) throw new CallFailure("bad-message", "'identity' must be a string (one of the registered identities)");
         return n.asText();
     }
 

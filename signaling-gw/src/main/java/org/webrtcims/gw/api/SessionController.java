@@ -42,6 +42,8 @@ public class SessionController {
             if (r.impi() != null) reg.put("impi", r.impi());
             if (r.impu() != null) reg.put("impu", r.impu());
             if (r.regEvent() != null) reg.put("regEvent", r.regEvent()); // RFC 3680 subscription state
+            // TS 24.229 §5.1.1.2.1: the registered public user identities (P-Associated-URI), the default first
+            reg.put("identities", r.identities());
             reg.put("sipFlow", r.sipFlow());
             out.put("registration", reg);
         });
@@ -62,6 +64,11 @@ public class SessionController {
         out.put("wsProtocols", java.util.List.of(WebSocketConfig.PROTOCOL, WebSocketConfig.TOKEN_PROTOCOL_PREFIX + s.token()));
         out.put("expiresAt", java.time.Instant.ofEpochMilli(s.expiresAtMillis()).toString());
         out.put("user", s.user());
+        // the identities the user may call as (`call.identity`) and the default one, which a call without it uses
+        registration.identities(s.user()).ifPresent(ids -> {
+            out.put("identity", ids.defaultIdentity());
+            out.put("identities", ids.all());
+        });
         // lab.webrtc.turn-uris: the page's RTCPeerConnection iceServers, with TURN credentials that expire with the session
         turn.iceServers(s.user(), s.expiresAtMillis()).ifPresent(servers -> out.put("iceServers", servers));
         return ResponseEntity.status(HttpStatus.CREATED).body(out);

@@ -15,6 +15,8 @@ public final class Call {
     final Direction direction;
     final String owner;      // browser session token
     final String localUser;  // the browser user
+    /** MO: the registered public user identity the call goes out as (From, P-Preferred-Identity); null for MT. */
+    String callerIdentity;
     final String remote;     // the IMS party, user@host
     final String fromTag;
     final long startedNanos = System.nanoTime();

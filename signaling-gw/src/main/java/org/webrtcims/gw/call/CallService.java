@@ -38,15 +38,16 @@ public class CallService {
     }
 
     public String call(String token, String user, String to, String sdp) {
-        return call(token, user, to, sdp, null, false);
+        return call(token, user, to, sdp, null, false, null);
     }
 
     /**
      * imsCodec: null = pass-through, else one of {@link ImsCodec} (case-insensitive) forced on the IMS leg.
      * injectDtmf: the call takes WebSocket `dtmf` (`dtmf: "inject"`; rtpengine then decodes and re-encodes the
-     * browser's audio); a transcoded call takes it anyway.
+     * browser's audio); a transcoded call takes it anyway. identity: the registered public user identity to call as
+     * (null = the default one; another one is refused with `bad-identity`).
      */
-    public String call(String token, String user, String to, String sdp, String imsCodec, boolean injectDtmf) {
+    public String call(String token, String user, String to, String sdp, String imsCodec, boolean injectDtmf, String identity) {
         if (to == null || to.isBlank()) throw new CallFailure("bad-message", "'to' is required");
         ImsCodec forced = null;
         if (imsCodec != null) {
@@ -60,7 +61,7 @@ public class CallService {
         String shared = Bundle.sharedTransport(sdp);
         if (shared != null) throw new CallFailure("bad-sdp", shared);
         quotas.newCall(token);
-        Call c = outgoing.place(token, user, to, sdp, forced, injectDtmf);
+        Call c = outgoing.place(token, user, to, sdp, forced, injectDtmf, identity);
         synchronized (c) {
             c.sdp.codecBrowser = s.firstAudioCodec();
         }

@@ -39,14 +39,23 @@ public class OutgoingCalls {
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false);
+        return place(token, user, to, browserSdp, null, false, null);
     }
 
     /**
      * As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
-     * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`).
+     * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
+     * identity: the registered public user identity to call as (`call.identity`; null = the default public user
+     * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything
+     * is sent or allocated.
      */
-    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf) {
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity) {
+        String caller;
+        try {
+            caller = registration.callerIdentity(user, identity);
+        } catch (org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered e) {
+            throw new CallFailure("bad-identity", e.getMessage());
+        }
         SipURI target;
         try {
             target = ctx.requests().target(to);
@@ -58,6 +67,7 @@ public class OutgoingCalls {
         Call c = new Call(ctx.ua().newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
                 SipIds.tag(), CallState.CALLING);
         synchronized (c) {
+            c.callerIdentity = caller;
             c.sdp.imsCodec = imsCodec;
             c.sdp.injectDtmf = injectDtmf || imsCodec != null;
             String imsSdp = preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp));
@@ -78,7 +88,9 @@ public class OutgoingCalls {
 
     /** The INVITE (CSeq {@code cseq}: 1, or the next after a 422) with the call's SDP toward IMS; the caller holds the lock. */
     private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
-        Request invite = ctx.requests().create(Request.INVITE, target, ctx.requests().aor(c.localUser), c.fromTag,
+        // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
+        javax.sip.address.Address caller = ctx.ua().addresses().createAddress(c.callerIdentity);
+        Request invite = ctx.requests().create(Request.INVITE, target, caller, c.fromTag,
                 ctx.ua().addresses().createAddress(target), c.id, cseq, c.localUser);
         ctx.requests().setSdpBody(invite, c.sdp.imsSdp);
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
@@ -87,8 +99,7 @@ public class OutgoingCalls {
         }
         invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
-        invite.setHeader(ctx.ua().headers().createHeader("P-Preferred-Identity",
-                ctx.requests().aor(c.localUser).toString()));
+        invite.setHeader(ctx.ua().headers().createHeader("P-Preferred-Identity", "<" + c.callerIdentity + ">"));
         preconditions.moInviteHeaders(invite);
         sessionTimers.inviteHeaders(c, invite);
         c.flow(Request.INVITE);

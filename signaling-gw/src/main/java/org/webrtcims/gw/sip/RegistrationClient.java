@@ -77,6 +77,8 @@ public class RegistrationClient {
         volatile long registeredAtMillis;
         /** RFC 3608: the route the registrar told the UE to preload on its initial requests. */
         volatile java.util.List<javax.sip.address.Address> serviceRoute = java.util.List.of();
+        /** The public user identities of the last 200 (P-Associated-URI, TS 24.229 §5.1.1.2.1); null before it. */
+        volatile RegisteredIdentities identities;
         /** What this binding's REGISTERs sent and received, in order (e.g. "recv 401 (AKAv1-MD5)"). */
         final java.util.List<String> flow = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -286,10 +288,12 @@ public class RegistrationClient {
      * What the registrar granted the user, how often the binding was refreshed since login, how it
      * authenticates ("digest", "AKAv1-MD5" or "trusted-node"), its registration scenario (TS 24.371 §6: "ims"
      * for digest/AKA, "web" for a web-authenticated user, "pool" for a guest), its IMPI and IMPU (when the
-     * credentials file names them, else null), the reg-event subscription's state (null when none) and the SIP flow so far.
+     * credentials file names them, else null), the reg-event subscription's state (null when none), the SIP flow so far
+     * and the registered public user identities (the default first; {@link RegisteredIdentities}).
      */
     public record Status(int grantedExpires, int refreshes, long registeredAtMillis, String auth, String scenario,
-                         String impi, String impu, String regEvent, java.util.List<String> sipFlow) { }
+                         String impi, String impu, String regEvent, java.util.List<String> sipFlow,
+                         java.util.List<String> identities) { }
 
     public java.util.Optional<Status> status(String user) {
         Binding b = bindings.get(user);
@@ -298,7 +302,8 @@ public class RegistrationClient {
         String scenario = b.pooled() ? "pool" : b.tna() ? "web" : "ims";
         RegEvent.Subscription sub = b.subscription;
         return java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis, auth, scenario,
-                b.impi(), b.impu(), sub == null ? null : sub.state(), java.util.List.copyOf(b.flow)));
+                b.impi(), b.impu(), sub == null ? null : sub.state(), java.util.List.copyOf(b.flow),
+                b.identities == null ? java.util.List.of() : b.identities.all()));
     }
 
     /** TS 24.229 §5.4.1.1 / TS 33.203: a trusted node names the IMPI and says it authenticated the user itself. */
@@ -423,6 +428,7 @@ public class RegistrationClient {
                 b.registeredAtMillis = System.currentTimeMillis();
                 b.grantedExpires = grantedExpires(r, b.user);
                 b.serviceRoute = serviceRoute(r);
+                b.identities = identities(b, r);
                 scheduleRefresh(b, b.grantedExpires);
             }
             done.complete(null);
@@ -487,6 +493,46 @@ public class RegistrationClient {
             done.completeExceptionally(new RegistrationException(RegistrationException.Kind.TIMEOUT, 408,
                     "the registrar did not answer"));
         }
+    }
+
+    /**
+     * The registration's identities from its 200: P-Associated-URI, else what the gateway registered. An IMPU
+     * of the credentials file the core did not associate is noted in the flow (and not offered: the P-CSCF
+     * would not assert it).
+     */
+    private RegisteredIdentities identities(Binding b, Response r) {
+        java.util.List<String> ours = b.sub != null && !b.sub.impus().isEmpty() ? b.sub.impus()
+                : java.util.List.of("sip:" + b.user + "@" + requests.domain());
+        RegisteredIdentities ids = RegisteredIdentities.of(r, ours);
+        RegisteredIdentities before = b.identities;
+        if (before == null || !before.all().equals(ids.all())) {
+            log.info("{} registered identities: {}", b.user, ids);
+            if (ids.fromCore()) {
+                for (String impu : ours) {
+                    if (!ids.contains(impu)) {
+                        log.warn("{}: IMPU {} of the credentials file is not among the registration's identities {}", b.user, impu, ids);
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The user's registered identities (empty when the user is not registered). */
+    public java.util.Optional<RegisteredIdentities> identities(String user) {
+        Binding b = bindings.get(user);
+        return b == null || b.identities == null ? java.util.Optional.empty() : java.util.Optional.of(b.identities);
+    }
+
+    /**
+     * The identity an MO request of {@code user} goes out as (From, P-Preferred-Identity; TS 24.229 §5.1.2A.1.1):
+     * the default public user identity, or {@code requested} when it is one of the registered set. Throws
+     * {@link RegisteredIdentities.NotRegistered} for another one, and when the user has no registration.
+     */
+    public String callerIdentity(String user, String requested) {
+        RegisteredIdentities ids = identities(user).orElseThrow(() ->
+                new RegisteredIdentities.NotRegistered(user + " has no IMS registration to call from"));
+        return ids.choose(requested);
     }
 
     private java.util.List<javax.sip.address.Address> serviceRoute(Response r) {

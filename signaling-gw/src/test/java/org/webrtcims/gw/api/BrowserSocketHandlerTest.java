@@ -58,6 +58,9 @@ class BrowserSocketHandlerTest {
         assertEquals("too-large", reply("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(300) + "\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"1\",\"durationMs\":1.5}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":8}").get("code"));
+        Map<String, Object> badIdentity = reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"identity\":[\"sip:a@ims.lab\"]}");
+        assertEquals("bad-message", badIdentity.get("code"), String.valueOf(badIdentity));
+        assertTrue(String.valueOf(badIdentity.get("message")).contains("'identity' must be a string"), String.valueOf(badIdentity));
         assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\",\"packetsReceived\":\"12\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\"}").get("code"));
         Map<String, Object> badDtmf = reply("{\"type\":\"answer\",\"callId\":\"c1\",\"sdp\":\"v=0\",\"dtmf\":\"rfc4733\"}");
@@ -93,9 +96,11 @@ class BrowserSocketHandlerTest {
     @Test
     void messagesReachCallServiceWithTheSessionsToken() {
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":\"PCMA\"}"));
-        verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA", false);
+        verify(calls).call("tok-a", "alice", "ue1", "v=0", "PCMA", false, null);
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue6\",\"sdp\":\"v=0\",\"dtmf\":\"inject\"}"));
-        verify(calls).call("tok-a", "alice", "ue6", "v=0", null, true);
+        verify(calls).call("tok-a", "alice", "ue6", "v=0", null, true, null);
+        handler.handleTextMessage(ws, new TextMessage("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"identity\":\"tel:+15550100\"}"));
+        verify(calls).call("tok-a", "alice", "ue1", "v=0", null, false, "tel:+15550100");
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"answer\",\"callId\":\"c3\",\"sdp\":\"v=0\",\"dtmf\":\"inject\"}"));
         verify(calls).answer("tok-a", "c3", "v=0", true);
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"media\",\"callId\":\"c4\",\"sdp\":\"v=0\"}"));
@@ -107,6 +112,15 @@ class BrowserSocketHandlerTest {
         handler.handleTextMessage(ws, new TextMessage("{\"type\":\"media-report\",\"callId\":\"c5\",\"packetsReceived\":1234}"));
         verify(calls).mediaReport("tok-a", "c5", 1234L);
         assertEquals(Map.of("type", "pong"), reply("{\"type\":\"ping\"}"));
+    }
+
+    @Test
+    void anIdentityOutsideTheRegisteredSetIsAClearJsonError() {
+        when(calls.call("tok-a", "alice", "ue1", "v=0", null, false, "sip:boss@ims.lab")).thenThrow(new CallFailure("bad-identity",
+                "'sip:boss@ims.lab' is not one of your registered identities (sip:alice@ims.lab, tel:+15550100)"));
+        Map<String, Object> e = reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"identity\":\"sip:boss@ims.lab\"}");
+        assertEquals(Map.of("type", "error", "code", "bad-identity", "message",
+                "'sip:boss@ims.lab' is not one of your registered identities (sip:alice@ims.lab, tel:+15550100)"), e);
     }
 
     @Test
@@ -140,7 +154,7 @@ class BrowserSocketHandlerTest {
         handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props);
         for (int i = 0; i < 3; i++) assertEquals(Map.of("type", "pong"), reply("{\"type\":\"ping\"}"));
         assertEquals("rate-limited", reply("{\"type\":\"ping\"}").get("code"));
-        verify(calls, never()).call(any(), any(), any(), any(), any(), anyBoolean());
+        verify(calls, never()).call(any(), any(), any(), any(), any(), anyBoolean(), any());
     }
 
     @Test

@@ -6,11 +6,14 @@ import org.webrtcims.gw.sip.SipReplies;
 import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 /** The call layer wired as Spring wires it, around the (usually mocked) SIP stack, rtpengine, timers and watch. */
 record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
-                  IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip) {
+                  IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip, RegistrationClient registration) {
 
     static CallWiring of(SipUserAgent ua, SipRequests requests, CallMedia media, CallEventSink sink, CallRegistry registry,
                          UserDirectory users, LocalMediaWatch watch, CallTimers timers, GatewayProperties props) {
@@ -23,8 +26,11 @@ record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions precondi
         CallQuotas quotas = new CallQuotas(registry, props);
         SessionTimers sessionTimers = new SessionTimers(ctx);
         IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, quotas, sessionTimers);
-        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, mock(RegistrationClient.class), sessionTimers);
+        // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
+        RegistrationClient registration = mock(RegistrationClient.class);
+        when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
+        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, registration, sessionTimers);
         DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas, sessionTimers);
-        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip);
+        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip, registration);
     }
 }

@@ -37,6 +37,7 @@ class OutgoingCallsTest {
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     CallTimers timers = mock(CallTimers.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
+    org.webrtcims.gw.sip.RegistrationClient registration;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -45,6 +46,7 @@ class OutgoingCallsTest {
         CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.empty(), watch, timers, props);
         teardown = w.teardown();
         outgoing = w.outgoing();
+        registration = w.registration();
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
@@ -85,8 +87,8 @@ class OutgoingCallsTest {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("alice"))).thenReturn(invite);
         assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").sdp.injectDtmf, "pure relaying by default");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true).sdp.injectDtmf, "dtmf: inject");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false)
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).sdp.injectDtmf, "dtmf: inject");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
                 .sdp.injectDtmf, "transcoded anyway");
     }
 
@@ -174,6 +176,40 @@ class OutgoingCallsTest {
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         assertTrue(types().contains("error"));
         assertEquals(CallState.ENDED, call().state);
+    }
+
+    @Test
+    void theInviteGoesOutAsARegisteredIdentityNotTheLoginName() throws Exception {
+        // login "alice", but the registration's default public user identity is another one (TS 24.229 §5.1.2A.1.1)
+        when(registration.callerIdentity("alice", null)).thenReturn("sip:+15550100@ims.lab");
+        place();
+        ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
+        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"));
+        assertEquals("sip:+15550100@ims.lab", from.getValue().getURI().toString(), "From is the default identity");
+        assertEquals("P-Preferred-Identity: <sip:+15550100@ims.lab>", invite.getHeader("P-Preferred-Identity").toString().trim());
+    }
+
+    @Test
+    void theBrowserMayCallAsAnotherIdentityOfTheSetTelIncluded() throws Exception {
+        when(registration.callerIdentity("alice", "tel:+15550100")).thenReturn("tel:+15550100");
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100");
+        ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
+        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"));
+        assertEquals("tel:+15550100", from.getValue().getURI().toString());
+        assertEquals("P-Preferred-Identity: <tel:+15550100>", invite.getHeader("P-Preferred-Identity").toString().trim());
+    }
+
+    @Test
+    void anIdentityOutsideTheRegisteredSetIsRefusedBeforeAnyMediaOrSip() {
+        when(registration.callerIdentity("alice", "sip:boss@ims.lab")).thenThrow(new org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered(
+                "'sip:boss@ims.lab' is not one of your registered identities (sip:alice@ims.lab)"));
+        CallFailure f = assertThrows(CallFailure.class,
+                () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "sip:boss@ims.lab"));
+        assertEquals("bad-identity", f.code());
+        assertTrue(f.getMessage().contains("not one of your registered identities"), f.getMessage());
+        verifyNoInteractions(media);
+        assertTrue(toBrowser.isEmpty(), "no `calling` for a call that never started: " + toBrowser);
+        assertTrue(registry.find("call-1").isEmpty());
     }
 
     @Test

@@ -40,10 +40,19 @@ final class PlayedRegistrar {
 
     /** Answers sent request {@code index} with {@code code} and, when not null, a WWW-Authenticate header. */
     void answer(int index, int code, String wwwAuthenticate) {
+        answer(index, code, wwwAuthenticate, new String[0]);
+    }
+
+    /** As above, with further headers given as "Name: value" (e.g. "P-Associated-URI: <sip:a@ims.lab>"). */
+    void answer(int index, int code, String wwwAuthenticate, String... headers) {
         Request req = sent.get(index);
         try {
             Response r = SipFixtures.MESSAGES.createResponse(code, req);
             if (wwwAuthenticate != null) r.addHeader(SipFixtures.HEADERS.createHeader("WWW-Authenticate", wwwAuthenticate));
+            for (String h : headers) {
+                int colon = h.indexOf(':');
+                r.addHeader(SipFixtures.HEADERS.createHeader(h.substring(0, colon).strip(), h.substring(colon + 1).strip()));
+            }
             ClientTransaction ct = mock(ClientTransaction.class);
             when(ct.getRequest()).thenReturn(req);
             ResponseEvent ev = mock(ResponseEvent.class);

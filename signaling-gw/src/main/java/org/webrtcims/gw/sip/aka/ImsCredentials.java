@@ -16,10 +16,15 @@ import java.util.Optional;
  * '#' starts a comment, fields separated by blanks:
  * <pre>
  *   LOGIN  WEB-PASSWORD  digest  [IMPI  IMPU  SIP-PASSWORD]
- *   LOGIN  WEB-PASSWORD  aka  IMPI  IMPU  K  OPc  AMF  [SQN]
- *   LOGIN  WEB-PASSWORD  tna  IMPI  IMPU
+ *   LOGIN  WEB-PASSWORD  aka  IMPI  IMPUS  K  OPc  AMF  [SQN]
+ *   LOGIN  WEB-PASSWORD  tna  IMPI  IMPUS
  *   -      -             pool IMPI  IMPU
  * </pre>
+ * IMPUS is one IMPU or several, comma-separated without blanks ({@code sip:alice@ims.lab,tel:+15550100}): the
+ * first (a sip:/sips: URI) is the one the REGISTER names; the others (sip:, sips: or tel:) are the subscriber's
+ * further public user identities, expected in the implicit registration set. The identities a user may call as
+ * are the 200's P-Associated-URI ({@link org.webrtcims.gw.sip.RegisteredIdentities}); this list stands in for it
+ * only when the core sends none.
  * LOGIN is the name the browser logs in with, WEB-PASSWORD what it must give (checked here, by the gateway).
  * {@code digest}: the gateway answers the registrar's digest challenge as LOGIN with WEB-PASSWORD (the light
  * core), or, with IMPI IMPU SIP-PASSWORD (an outside IMS, `./lab up --ims external`), registers IMPU and
@@ -38,7 +43,14 @@ public final class ImsCredentials {
      * One user: for AKA, impi/impu/usim are set; for digest with an IMS identity, impi/impu/digestPassword; for TNA
      * impi/impu (webPassword null for a pool identity).
      */
-    public record Subscriber(String login, Kind kind, String impi, String impu, Usim usim, byte[] webPassword, String digestPassword) {
+    public record Subscriber(String login, Kind kind, String impi, List<String> impus, Usim usim, byte[] webPassword, String digestPassword) {
+        public Subscriber {
+            impus = impus == null ? List.of() : List.copyOf(impus);
+        }
+
+        /** The IMPU the REGISTER names (the first of the line's list), null without one. */
+        public String impu() { return impus.isEmpty() ? null : impus.get(0); }
+
         public boolean passwordMatches(String password) {
             return password != null && webPassword != null
                     && MessageDigest.isEqual(webPassword, password.getBytes(StandardCharsets.UTF_8));
@@ -85,7 +97,9 @@ public final class ImsCredentials {
             if (users.containsKey(s.login()) || pool.containsKey(s.login())) {
                 throw new IllegalArgumentException(where + "user " + s.login() + " is listed twice");
             }
-            if (s.impu() != null && !impus.add(s.impu())) throw new IllegalArgumentException(where + "IMPU " + s.impu() + " is listed twice");
+            for (String impu : s.impus()) {
+                if (!impus.add(impu)) throw new IllegalArgumentException(where + "IMPU " + impu + " is listed twice");
+            }
             into.put(s.login(), s);
         }
         if (users.isEmpty() && pool.isEmpty()) throw new IllegalArgumentException(file + ": no users");
@@ -102,7 +116,7 @@ public final class ImsCredentials {
         if (!user.matches("[A-Za-z0-9._+-]{1,64}")) {
             throw new IllegalArgumentException(where + "the user part of a pool IMPU must be a valid login, not '" + user + "'");
         }
-        return new Subscriber(user, Kind.TNA, impi, impu, null, null, null);
+        return new Subscriber(user, Kind.TNA, impi, List.of(impu), null, null, null);
     }
 
     private static String impi(String impi, String where) {
@@ -111,8 +125,24 @@ public final class ImsCredentials {
     }
 
     private static String impu(String impu, String where) {
-        if (!impu.matches("sips?:[^@\\s]+@[^@\\s]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
+        if (!impu.matches("sips?:[^@\\s,]+@[^@\\s,]+")) throw new IllegalArgumentException(where + "IMPU must be a sip: URI, not '" + impu + "'");
         return impu;
+    }
+
+    /** IMPU[,IMPU...]: the first a sip:/sips: URI (the REGISTER's), the others sip:, sips: or tel: URIs, no repeats. */
+    private static List<String> impus(String field, String where) {
+        String[] parts = field.split(",", -1);
+        List<String> out = new java.util.ArrayList<>();
+        out.add(impu(parts[0], where));
+        for (int i = 1; i < parts.length; i++) {
+            String p = parts[i];
+            if (!p.matches("sips?:[^@\\s,]+@[^@\\s,]+") && !p.matches("tel:\\+?[0-9A-Fa-f*#.()-]+(;[^\\s,]*)?")) {
+                throw new IllegalArgumentException(where + "a further IMPU must be a sip: or tel: URI, not '" + p + "'");
+            }
+            if (out.contains(p)) throw new IllegalArgumentException(where + "IMPU " + p + " is listed twice");
+            out.add(p);
+        }
+        return out;
     }
 
     private static Subscriber subscriber(String[] f, String where) {
@@ -126,20 +156,21 @@ public final class ImsCredentials {
                 if (f.length != 6) {
                     throw new IllegalArgumentException(where + "a digest user has LOGIN WEB-PASSWORD digest [IMPI IMPU SIP-PASSWORD]");
                 }
-                return new Subscriber(login, Kind.DIGEST, impi(f[3], where), impu(f[4], where), null, web, f[5]);
+                return new Subscriber(login, Kind.DIGEST, impi(f[3], where), impus(f[4], where), null, web, f[5]);
             }
             case "aka" -> {
                 if (f.length != 8 && f.length != 9) {
                     throw new IllegalArgumentException(where + "an aka user has LOGIN WEB-PASSWORD aka IMPI IMPU K OPc AMF [SQN]");
                 }
-                String impi = impi(f[3], where), impu = impu(f[4], where);
+                String impi = impi(f[3], where);
+                List<String> impus = impus(f[4], where);
                 byte[] k = hex(f[5], 16, "K", where), opc = hex(f[6], 16, "OPc", where), amf = hex(f[7], 2, "AMF", where);
                 long sqn = f.length == 9 ? Usim.toLong(hex(f[8], 6, "SQN", where)) : 0;
-                return new Subscriber(login, Kind.AKA, impi, impu, new Usim(k, opc, amf, sqn), web, null);
+                return new Subscriber(login, Kind.AKA, impi, impus, new Usim(k, opc, amf, sqn), web, null);
             }
             case "tna" -> {
                 if (f.length != 5) throw new IllegalArgumentException(where + "a tna user has LOGIN WEB-PASSWORD tna IMPI IMPU");
-                return new Subscriber(login, Kind.TNA, impi(f[3], where), impu(f[4], where), null, web, null);
+                return new Subscriber(login, Kind.TNA, impi(f[3], where), impus(f[4], where), null, web, null);
             }
             default -> throw new IllegalArgumentException(where + "the third field is digest, aka, tna or pool, not '" + f[2] + "'");
         }

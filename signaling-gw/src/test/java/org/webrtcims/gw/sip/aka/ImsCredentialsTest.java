@@ -49,6 +49,32 @@ class ImsCredentialsTest {
     }
 
     @Test
+    void anImpuFieldMayListSeveralIdentitiesTheFirstRegistered() {
+        ImsCredentials c = ImsCredentials.parse(F, List.of(
+                "frank pw aka frank@ims.lab sip:+15550100@ims.lab,tel:+15550100,sip:frank.work@ims.lab "
+                        + "019b6cd8b6a57181ba1e1f8e476f10ea cedbd2809f80ab557b852dd9e0aefe63 8000",
+                "gina pw digest gina@op.example sip:gina@op.example,tel:+4930123;phone-context=op.example sip-pw",
+                "hal pw tna hal@ims.lab sip:hal@ims.lab"));
+        ImsCredentials.Subscriber frank = c.of("frank").orElseThrow();
+        assertEquals("sip:+15550100@ims.lab", frank.impu(), "the REGISTER names the first");
+        assertEquals(List.of("sip:+15550100@ims.lab", "tel:+15550100", "sip:frank.work@ims.lab"), frank.impus());
+        assertEquals(List.of("sip:gina@op.example", "tel:+4930123;phone-context=op.example"), c.of("gina").orElseThrow().impus());
+        assertEquals(List.of("sip:hal@ims.lab"), c.of("hal").orElseThrow().impus(), "one IMPU, as before");
+        assertEquals(List.of(), ImsCredentials.parse(F, List.of("x pw digest")).of("x").orElseThrow().impus());
+        for (String[] bad : List.of(
+                new String[] {"a pw tna a@ims.lab tel:+1,sip:a@ims.lab", "IMPU must be a sip: URI, not 'tel:+1'"},
+                new String[] {"a pw tna a@ims.lab sip:a@ims.lab,mailto:a@b", "a further IMPU must be a sip: or tel: URI, not 'mailto:a@b'"},
+                new String[] {"a pw tna a@ims.lab sip:a@ims.lab,", "a further IMPU must be a sip: or tel: URI, not ''"},
+                new String[] {"a pw tna a@ims.lab sip:a@ims.lab,tel:+1,tel:+1", "IMPU tel:+1 is listed twice"})) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F, List.of(bad[0])), bad[0]);
+            assertTrue(e.getMessage().startsWith("creds.txt:1: ") && e.getMessage().contains(bad[1]), e.getMessage());
+        }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ImsCredentials.parse(F, List.of(
+                "a pw tna a@ims.lab sip:a@ims.lab,tel:+1", "b pw tna b@ims.lab sip:b@ims.lab,tel:+1")))
+                .getMessage().contains("creds.txt:2: IMPU tel:+1 is listed twice"), "an identity belongs to one subscriber");
+    }
+
+    @Test
     void parsesWebAuthenticatedUsersAndThePool() {
         ImsCredentials c = ImsCredentials.parse(F, List.of("dave dave-secret tna dave@ims.lab sip:dave@ims.lab",
                 "- - pool guest1@ims.lab sip:guest1@ims.lab", "-  -  pool  guest2@ims.lab  sip:guest2@ims.lab  # second"));
@@ -135,10 +161,10 @@ class ImsCredentialsTest {
             assertTrue(List.of(row[1].split(",")).contains(p.impu()), p.impu() + " in the HSS table");
             assertEquals("tna", row.length > 6 ? row[6] : "aka", p.impu() + " is a tna subscriber");
         }
-        for (String login : List.of("alice", "bob", "carol", "dave")) {
+        for (String login : List.of("alice", "bob", "carol", "dave", "frank")) {
             ImsCredentials.Subscriber s = c.of(login).orElseThrow();
             String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(s.impi())).findFirst().orElseThrow();
-            assertTrue(List.of(row[1].split(",")).contains(s.impu()), login + "'s IMPU in the HSS table");
+            assertTrue(List.of(row[1].split(",")).containsAll(s.impus()), login + "'s IMPUs " + s.impus() + " in the HSS table's implicit set " + row[1]);
             // same keys: the USIM accepts an AUTN the HSS side would make from the table's K/OPc
             Milenage hss = new Milenage(MilenageTest.h(row[2]), MilenageTest.h(row[3]));
             byte[] rand = MilenageTest.h("23553cbe9637a89d218ae64dae47bf35"), amf = MilenageTest.h(row[4]);
