@@ -39,7 +39,7 @@ function bdecode(buf) {
 
 function ngAddress() {
   const arg = commandOf('rtpengine').argv.find((a) => a.startsWith('--listen-ng='));
-  const [host, port] = (arg ? arg.slice('--listen-ng='.length) : '127.0.0.1:2223').split(':');
+  const [host, port] = (arg ? arg.slice('--listen-ng='.length) : ADDRESSES.rtpengineNg).split(':');
   return { host, port: Number(port) };
 }
 
