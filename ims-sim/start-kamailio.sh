@@ -30,6 +30,15 @@ KAMAILIO_TLS_PORT="${KAMAILIO_TLS_PORT:-$LAB_PCSCF_TLS_PORT}"
 KAMAILIO_TLS_CERT="${KAMAILIO_TLS_CERT:-}"
 KAMAILIO_TLS_KEY="${KAMAILIO_TLS_KEY:-}"
 KAMAILIO_TLS_CA="${KAMAILIO_TLS_CA:-}"
+# Failed-authentication throttling at the P-CSCF (docs/ims-sim.md "Hardening"): AUTHBAN_FAILS failed
+# REGISTER authentications (403) of one user, or from one source address:port, within about
+# AUTHBAN_SECONDS (this window of AUTHBAN_SECONDS and the one before added up), ban that user / source for AUTHBAN_SECONDS
+# (403 with Retry-After).
+KAMAILIO_AUTHBAN_FAILS="${KAMAILIO_AUTHBAN_FAILS:-10}"
+KAMAILIO_AUTHBAN_SECONDS="${KAMAILIO_AUTHBAN_SECONDS:-60}"
+# Sources never banned as a source ("ADDR[:PORT] ..."; no port = any): nodes that REGISTER many users
+# from one socket, such as the gateway (./lab passes its SIP sockets). Their users are still counted.
+KAMAILIO_TRUSTED_NODES="${KAMAILIO_TRUSTED_NODES:-}"
 
 die() { echo "start-kamailio: $*" >&2; exit 2; }
 
@@ -48,6 +57,16 @@ if [[ -n "$KAMAILIO_TLS_CERT$KAMAILIO_TLS_KEY$KAMAILIO_TLS_CA" ]]; then
   [[ "$KAMAILIO_TLS_PORT" != "$KAMAILIO_PORT" && "$KAMAILIO_TLS_PORT" != "$SCSCF_PORT" ]] || die "KAMAILIO_TLS_PORT must differ from the UDP/TCP ports"
   tls_define=(-A WITH_TLS)
 fi
+[[ "$KAMAILIO_AUTHBAN_FAILS" =~ ^[1-9][0-9]*$ ]] || die "KAMAILIO_AUTHBAN_FAILS must be a number of failures (1 or more), got '$KAMAILIO_AUTHBAN_FAILS'"
+[[ "$KAMAILIO_AUTHBAN_SECONDS" =~ ^[1-9][0-9]*$ ]] || die "KAMAILIO_AUTHBAN_SECONDS must be a number of seconds (1 or more), got '$KAMAILIO_AUTHBAN_SECONDS'"
+# the trusted nodes as one Kamailio regex over "$si:$sp" (dots as [.]: no backslashes through sed)
+trusted_re=
+for n in $KAMAILIO_TRUSTED_NODES; do
+  [[ $n =~ ^[0-9A-Za-z.:]+$ ]] || die "KAMAILIO_TRUSTED_NODES: '$n' is not ADDR or ADDR:PORT"
+  [[ $n == *:* ]] || n="$n:[0-9]+"
+  trusted_re+="${trusted_re:+|}${n//./[.]}"
+done
+trusted_re="^(${trusted_re:-none})\$"
 [[ "$KAMAILIO_MAX_MSG" =~ ^[0-9]+$ ]] || die "KAMAILIO_MAX_MSG must be a number of bytes, got '$KAMAILIO_MAX_MSG'"
 [[ "$KAMAILIO_SHM_MB" =~ ^[0-9]+$ ]] || die "KAMAILIO_SHM_MB must be a number of MB, got '$KAMAILIO_SHM_MB'"
 [ "$KAMAILIO_PORT" != "$SCSCF_PORT" ] || die "KAMAILIO_PORT (P-CSCF) and SCSCF_PORT (S-CSCF) must differ, both are $SCSCF_PORT"
@@ -83,6 +102,9 @@ mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
 sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
     -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" -e "s|@MAXSIZE@|$KAMAILIO_MAX_MSG|g" \
     -e "s|@TLSPORT@|$KAMAILIO_TLS_PORT|g" -e "s|@RUNDIR@|$RUNDIR|g" \
+    -e "s|@AUTHBAN_FAILS@|$KAMAILIO_AUTHBAN_FAILS|g" -e "s|@AUTHBAN_SECONDS@|$KAMAILIO_AUTHBAN_SECONDS|g" \
+    -e "s|@AUTHBAN_KEEP@|$((2 * KAMAILIO_AUTHBAN_SECONDS))|g" \
+    -e "s#@TRUSTED_NODES_RE@#$trusted_re#g" \
     "$HERE/kamailio.cfg.tmpl" > "$CFG"
 
 if ((${#tls_define[@]})); then

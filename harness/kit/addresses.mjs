@@ -31,6 +31,8 @@ export const ADDRESSES = Object.freeze({
   gatewayHttp: `http://${at(LAB.LAB_GW_PORT)}`, // default of LAB_GW when ./lab did not set it
   gatewaySip: at(LAB.LAB_GW_SIP_PORT),
   pcscf: LAB.LAB_PCSCF,
+  // the harness's raw-SIP peer (kit/sip.mjs): ./lab test/compliance/soak trust it beside the P-CSCF (addresses.env)
+  sipTestPeer: LAB.LAB_SIP_TEST_PEER_ADDR,
   scscf: at(LAB.LAB_SCSCF_PORT),
   pcscfTls: at(LAB.LAB_PCSCF_TLS_PORT), // the P-CSCF's SIP over TLS (demo/test only; tls.test.mjs)
   rtpengineNg: LAB.LAB_RTPENGINE_NG,   // rtpengine's ng control (UDP)

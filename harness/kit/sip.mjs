@@ -11,7 +11,9 @@ export const sipHeader = (text, name) => text.split('\r\n').find((l) => l.toLowe
 // waitFor(re, key, ms), ack(sent, final), close()}. `target` ("host:port") is where it sends: the gateway's
 // SIP port by default, the lab's Kamailio for harness/tests/ims-hardening.test.mjs. `got` keeps every
 // message received (for diagnostics); waitFor consumes each message once.
-export async function sipSocket(address = '127.0.0.1', { target = ADDRESSES.gatewaySip } = {}) {
+// The default address is the harness's raw-SIP peer, which ./lab test trusts beside the P-CSCF (its 127.0.0.1
+// from any port but 5060 is refused, as a forger's would be: docs/security.md "SIP sources").
+export async function sipSocket(address = ADDRESSES.sipTestPeer, { target = ADDRESSES.gatewaySip } = {}) {
   const [host, targetPort] = target.split(':');
   const sock = dgram.createSocket('udp4');
   const got = [];

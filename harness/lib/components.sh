@@ -149,7 +149,11 @@ start_kamailio() {
   # (lab_test_cert), for harness/tests/tls.test.mjs's gateway (docs/security.md "SIP over TLS")
   [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
     KAMAILIO_TLS_KEY="$LAB_RUN_DIR/tls/lab.key" KAMAILIO_TLS_CA="$LAB_RUN_DIR/tls/lab.crt")
+  # the gateway REGISTERs every browser user from its SIP socket: the P-CSCF's failed-authentication ban
+  # counts its users, never the socket itself (docs/ims-sim.md "Hardening"; its own login limits stand there)
+  local gw_host=${LAB_SIP_HOST:-127.0.0.1}
   proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+    KAMAILIO_TRUSTED_NODES="$gw_host:$LAB_GW_SIP_PORT $gw_host:$LAB_GW_TCP_SIP_PORT" \
     IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
     python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1

@@ -127,6 +127,8 @@ scale_start_gateways() {
   # LAB_GW_MIN_SE (./lab test and compliance: 2): RFC 4028's tests (dialog.test.mjs) use 4 s session
   # intervals, so the gateway accepts down to that (lab.ims.min-se; default 90, the RFC's floor)
   [[ -n ${LAB_GW_MIN_SE:-} ]] && extra+=(--lab.ims.min-se="$LAB_GW_MIN_SE")
+  # LAB_SIP_TEST_PEER (./lab test and compliance): the harness's raw-SIP peer is trusted beside the P-CSCF
+  [[ ${LAB_SIP_TEST_PEER:-} == 1 ]] && extra+=(--lab.sip.trusted-sources="$LAB_PCSCF,$LAB_SIP_TEST_PEER_ADDR")
   if ((LAB_GATEWAYS == 1)); then start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" "${extra[@]}"; return; fi
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
     # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md). Only HAProxy (on

@@ -24,6 +24,7 @@ cmd_soak() {
   log "soak: about $(sed -n 's/.*expected_s=\([0-9]*\).*/\1/p' <<<"$out") s, stopped after ${cap}s at the latest"
   ports_free "${LAB_PORTS[@]}" || exit 1
   read -r -a gw_args <<<"$SOAK_GATEWAY_ARGS"
+  gw_args+=(--lab.sip.trusted-sources="$LAB_PCSCF,$LAB_SIP_TEST_PEER_ADDR") # the bad-input peer (kit/sip.mjs) beside the P-CSCF
   log "gateway started with $SOAK_GATEWAY_ARGS (the soak's one lifted quota)"
   # 9 generated users (8 MO callers, 1 that vanishes mid-call) beside the lab's own, mode 0600
   provision_users 9 "$LAB_RUN_DIR/users.txt" && start_rtpengine && start_kamailio &&

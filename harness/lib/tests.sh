@@ -176,6 +176,7 @@ cmd_test() {
   if [[ -z ${LAB_T_INTEG:-} ]]; then
     ims3_lab_wanted || export LAB_WITH_TCP_GW=1 # the integration tests also cover SIP over TCP (light core)
     export LAB_GW_MIN_SE=2 # RFC 4028 tests with 4 s session intervals (harness/lib/components.sh)
+    export LAB_SIP_TEST_PEER=1 # raw SIP from the harness's peer address is trusted (harness/lib/scaleout.sh)
     if lab_start_all; then
       # CTest with the lab up: the load generator's integration run needs the real rtpengine.
       [[ ${LAB_T_RELAY:-} == built ]] && run_ctest

@@ -117,7 +117,7 @@ export async function loginFlood(base, address, tag, n = 25, failures = 20) {
     got: bad.length ? bad.slice(0, 3).join('; ') : 'as expected', ok: bad.length === 0 };
 }
 
-// One case of the malformed-SIP corpus, as raw UDP from the P-CSCF's address (the trusted source).
+// One case of the malformed-SIP corpus, as raw UDP from the harness's raw-SIP peer (trusted beside the P-CSCF).
 export async function sipCase(c) {
   const s = await sipSocket();
   try {

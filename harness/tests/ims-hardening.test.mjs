@@ -3,68 +3,26 @@
 // sources are further loopback addresses (127.0.0.2 ... 127.0.0.9), which reach Kamailio on 127.0.0.1
 // like a UE on another host would. Registers ue9 and erin from raw sockets and de-registers them after.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
-import { passwordOf } from '../kit/env.mjs';
-import { sipSocket } from '../kit/sip.mjs';
+import { logDir } from '../kit/env.mjs';
+import { DOMAIN, headers, rawUe, reasonOf, register as registerUe, rnd, statusOf } from '../kit/sip-ue.mjs';
 import { sleep } from '../kit/procs.mjs';
 
-const DOMAIN = 'ims.lab';
 const SCSCF_PORT = Number(ADDRESSES.scscf.split(':')[1]);
-const rnd = (n = 6) => randomBytes(n).toString('hex');
-const md5 = (s) => createHash('md5').update(s).digest('hex');
-const statusOf = (text) => (text ? Number(text.split(' ')[1]) : null);
-const headers = (text, name) => text.split('\r\n\r\n')[0].split('\r\n')
-  .filter((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`)).map((l) => l.slice(name.length + 1).trim());
 const sockets = [];
 
-// A UDP socket on `address` sending SIP to Kamailio's P-CSCF (harness/kit/sip.mjs; sendRaw(text, port) for
-// another of its ports), plus request(): a request from this socket's address.
+// A raw UE on `address` (harness/kit/sip-ue.mjs), closed after the file.
 async function rawSip(address) {
-  const s = await sipSocket(address, { target: ADDRESSES.pcscf });
-  s.request = (method, { ruri = `sip:${DOMAIN}`, from = 'ue9', to = from, extra = '', body = '', cseq = 1, callId = rnd(8), toPort } = {}) => {
-    const branch = `z9hG4bK${rnd()}`;
-    s.sendRaw(`${method} ${ruri} SIP/2.0
-Via: SIP/2.0/UDP ${address}:${s.port};branch=${branch};rport
-Max-Forwards: 70
-From: <sip:${from}@${DOMAIN}>;tag=${rnd(4)}
-To: <sip:${to}@${DOMAIN}>
-Call-ID: ${callId}
-CSeq: ${cseq} ${method}
-Contact: <sip:${from}@${address}:${s.port}>
-${extra}Content-Length: ${Buffer.byteLength(body, 'latin1')}
-
-${body}`, toPort);
-    return { branch, callId };
-  };
+  const s = await rawUe(address);
   sockets.push(s);
   return s;
 }
 
 // REGISTER `user` from socket s with digest (realm ims.lab), expires seconds; resolves the final status.
-async function register(s, user, expires = 60) {
-  const callId = rnd(8);
-  const reg = (cseq, auth = '') => s.request('REGISTER', { from: user, callId, cseq, extra: `Expires: ${expires}\n${auth}` });
-  let r = reg(1);
-  let res = await s.waitFor(/^SIP\/2\.0 [2-6]/, r.branch);
-  if (statusOf(res) !== 401) return statusOf(res);
-  const ch = headers(res, 'WWW-Authenticate')[0];
-  const p = (k) => ch.match(new RegExp(`${k}="?([^",]+)"?`))?.[1];
-  const uri = `sip:${DOMAIN}`;
-  const ha1 = md5(`${user}:${p('realm')}:${passwordOf(user)}`);
-  const ha2 = md5(`REGISTER:${uri}`);
-  let auth = `Authorization: Digest username="${user}", realm="${p('realm')}", nonce="${p('nonce')}", uri="${uri}", algorithm=MD5`;
-  if (p('qop')) {
-    const cnonce = rnd(4);
-    auth += `, qop=auth, nc=00000001, cnonce="${cnonce}", response="${md5(`${ha1}:${p('nonce')}:00000001:${cnonce}:auth:${ha2}`)}"`;
-  } else {
-    auth += `, response="${md5(`${ha1}:${p('nonce')}:${ha2}`)}"`;
-  }
-  r = reg(2, `${auth}\n`);
-  res = await s.waitFor(/^SIP\/2\.0 [2-6]/, r.branch);
-  return statusOf(res);
-}
+const register = async (s, user, expires = 60, opts = {}) => statusOf(await registerUe(s, user, { expires, ...opts }));
 
 const SDP = `v=0
 o=- 1 1 IN IP4 127.0.0.2
@@ -199,4 +157,109 @@ test('a flood from one address is blocked by pike; other sources go on; the addr
     back = await flood.waitFor(/^SIP\/2\.0 200/, r.branch, 1000);
   }
   assert.ok(back, 'the address was still blocked 20 s after the flood');
+});
+
+test('no software name or version in the core\'s Server or User-Agent (its answers, its own CANCEL and ACK)', { timeout: 20000 }, async () => {
+  const a = await rawSip('127.0.0.7'); // registers ue9, calls frank
+  const b = await rawSip('127.0.0.8'); // registers frank, rings, gets the P-CSCF's CANCEL
+  const answers = [];
+  let r = a.request('OPTIONS');
+  answers.push(await a.waitFor(/^SIP\/2\.0 /, r.branch));
+  r = a.request('REGISTER', { from: 'ue9', extra: 'Expires: 60\n' });
+  answers.push(await a.waitFor(/^SIP\/2\.0 /, r.branch)); // 401 of the S-CSCF
+  assert.equal(await register(a, 'ue9'), 200, 'REGISTER ue9 from 127.0.0.7');
+  assert.equal(await register(b, 'frank'), 200, 'REGISTER frank from 127.0.0.8');
+  try {
+    r = a.request('INVITE', { ruri: `sip:frank@${DOMAIN}`, from: 'ue9', to: 'frank', extra: 'Content-Type: application/sdp\n', body: SDP });
+    const inv = await b.waitFor(/^INVITE /, r.callId, 5000);
+    assert.ok(inv, "frank's socket got no INVITE");
+    const vias = headers(inv, 'Via').join('\r\nVia: ');
+    const common = `${['From', 'Call-ID', 'CSeq'].map((h) => `${h}: ${headers(inv, h)[0]}`).join('\n')}\nTo: ${headers(inv, 'To')[0]};tag=frank1\n`;
+    const viaPort = Number(headers(inv, 'Via')[0].match(/^SIP\/2\.0\/UDP [^:;]+:(\d+)/)?.[1] ?? 5060);
+    b.sendRaw(`SIP/2.0 180 Ringing\nVia: ${vias}\n${common}Content-Length: 0\n\n`, viaPort);
+    answers.push(await a.waitFor(/^SIP\/2\.0 180/, r.callId, 5000));
+    a.sendRaw(`CANCEL sip:frank@${DOMAIN} SIP/2.0
+Via: SIP/2.0/UDP ${a.address}:${a.port};branch=${r.branch};rport
+Max-Forwards: 70
+From: ${headers(inv, 'From')[0]}
+To: <sip:frank@${DOMAIN}>
+Call-ID: ${r.callId}
+CSeq: 1 CANCEL
+Content-Length: 0
+
+`);
+    const cancel = await b.waitFor(/^CANCEL /, r.callId, 5000);
+    assert.ok(cancel, 'the P-CSCF sent frank no CANCEL');
+    b.sendRaw(`SIP/2.0 200 OK\nVia: ${headers(cancel, 'Via').join('\r\nVia: ')}\n${['From', 'To', 'Call-ID', 'CSeq'].map((h) => `${h}: ${headers(cancel, h)[0]}`).join('\n')}\nContent-Length: 0\n\n`, viaPort);
+    b.sendRaw(`SIP/2.0 487 Request Terminated\nVia: ${vias}\n${common}Content-Length: 0\n\n`, viaPort);
+    const fin = await a.waitFor(/^SIP\/2\.0 487/, r.callId, 5000);
+    assert.ok(fin, 'no 487 for the cancelled INVITE');
+    a.sendRaw(`ACK sip:frank@${DOMAIN} SIP/2.0
+Via: SIP/2.0/UDP ${a.address}:${a.port};branch=${r.branch};rport
+Max-Forwards: 70
+From: ${headers(fin, 'From')[0]}
+To: ${headers(fin, 'To')[0]}
+Call-ID: ${r.callId}
+CSeq: 1 ACK
+Content-Length: 0
+
+`);
+    assert.ok(await b.waitFor(/^ACK /, r.callId, 3000), "the P-CSCF's own ACK of the 487 did not reach frank");
+    assert.ok(answers.every(Boolean), 'an answer is missing');
+    assert.ok(headers(answers[0], 'Server').length > 0, 'the OPTIONS answer names a (generic) Server');
+    // everything the core sent either socket: its answers, the relayed INVITE, its own CANCEL and ACK
+    for (const msg of [...a.got, ...b.got]) {
+      for (const h of [...headers(msg, 'Server'), ...headers(msg, 'User-Agent')]) {
+        assert.doesNotMatch(h, /kamailio|\d+\.\d+/i, `${msg.split('\r\n')[0]}: ${h}`);
+      }
+    }
+  } finally {
+    await register(a, 'ue9', 0);
+    await register(b, 'frank', 0);
+  }
+});
+
+test('a PUBLISH (presence) is refused 489 by the core, never routed back to the UE; no Content-Length warning for UDP', { timeout: 20000 }, async () => {
+  const s = await rawSip('127.0.0.7');
+  assert.equal(await register(s, 'ue9'), 200, 'REGISTER ue9 from 127.0.0.7');
+  try {
+    // linphone's presence PUBLISH to its own AoR, over UDP without Content-Length (RFC 3261 18.3 allows it)
+    const r = s.request('PUBLISH', { ruri: `sip:ue9@${DOMAIN}`, from: 'ue9', extra: 'Event: presence\nExpires: 600\n', contentLength: false });
+    const res = await s.waitFor(/^SIP\/2\.0 [2-6]/, r.branch, 5000);
+    assert.equal(statusOf(res), 489, `PUBLISH answered: ${res}`);
+    assert.match(reasonOf(res), /no presence server/);
+    assert.equal(await s.waitFor(/^PUBLISH /, r.callId, 1000), null, 'the PUBLISH came back to the UE as a terminating request');
+    const log = fs.readFileSync(path.join(logDir(), 'kamailio.log'), 'latin1');
+    assert.doesNotMatch(log, /content length header missing/, 'Kamailio warned about a request without Content-Length');
+  } finally {
+    await register(s, 'ue9', 0);
+  }
+});
+
+// start-kamailio.sh's defaults (KAMAILIO_AUTHBAN_FAILS, KAMAILIO_AUTHBAN_SECONDS); ./lab passes neither.
+const BAN_FAILS = 10;
+const BAN_SECONDS = 60;
+
+test(`digest guessing: ${BAN_FAILS} failures ban the user (even a right password, from anywhere) and the source; others unaffected`, { timeout: 30000 }, async () => {
+  const guesser = await rawSip('127.0.0.9');
+  const other = await rawSip('127.0.0.10');
+  for (let i = 1; i <= BAN_FAILS; i++) {
+    assert.equal(await register(guesser, 'frank', 60, { password: `guess-${i}` }), 403, `guess ${i} for frank`);
+  }
+  for (const [s, what] of [[guesser, 'from the guessing source'], [other, 'from another source']]) {
+    const res = await registerUe(s, 'frank'); // the right password
+    assert.equal(statusOf(res), 403, `frank's right password ${what} during the ban: ${res}`);
+    assert.match(reasonOf(res), /too many failed authentications for this user/, res);
+    assert.deepEqual(headers(res, 'Retry-After'), [String(BAN_SECONDS)], res);
+  }
+  // another user from another source is served; from the guessing source (banned as a source too) it is not
+  assert.equal(await register(other, 'ue9'), 200, 'ue9 from another source during frank\'s ban');
+  await register(other, 'ue9', 0);
+  const res = await registerUe(guesser, 'ue9');
+  assert.equal(statusOf(res), 403, `ue9 from the banned source: ${res}`);
+  assert.match(reasonOf(res), /too many failed authentications from this address/, res);
+  // the ban is per user and per source: the gateway's socket (a trusted node) and its users log in as ever
+  const log = fs.readFileSync(path.join(logDir(), 'kamailio.log'), 'latin1');
+  assert.match(log, /auth ban: u:frank banned for \d+ s after \d+ failed authentications/);
+  assert.doesNotMatch(log, /auth ban: s:127\.0\.0\.1:/, 'a source on the lab\'s own address was banned');
 });

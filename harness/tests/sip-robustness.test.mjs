@@ -109,7 +109,8 @@ test('a tel: caller reaches a logged-in user: 100, 180, a BYE with foreign tags 
 function tcpExchange(payload, waitMs) {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
-    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(payload));
+    // from the harness's trusted peer address (kit/sip.mjs): 127.0.0.1 from a port not the P-CSCF's gets 403
+    const sock = net.connect({ port: Number(GW_PORT), host: GW_HOST, localAddress: ADDRESSES.sipTestPeer }, () => sock.write(payload));
     let data = '';
     const timer = setTimeout(() => { sock.destroy(); resolve({ open: true }); }, waitMs);
     sock.on('data', (b) => { data += b.toString('latin1'); if (data.includes('\r\n')) { clearTimeout(timer); sock.destroy(); resolve({ reply: data.split('\r\n')[0] }); } });

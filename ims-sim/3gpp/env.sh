@@ -16,6 +16,11 @@ IMS3_SCSCF_DIAMETER_PORT="${IMS3_SCSCF_DIAMETER_PORT:-$(ims3_table LAB_IMS3_SCSC
 # integrity-protected="auth-done" (a WebRTC eP-CSCF/WAF that authenticated the user itself, TS 24.371).
 # Space-separated ADDR:PORT or ADDR (any port); the lab's gateway sends SIP from LAB_LOOPBACK:LAB_GW_SIP_PORT.
 IMS3_TRUSTED_NODES="${IMS3_TRUSTED_NODES:-$(ims3_table LAB_LOOPBACK):$(ims3_table LAB_GW_SIP_PORT)}"
+# Failed-authentication throttling at the P-CSCF (docs/ims-sim.md "3GPP mode"): this many failed REGISTER
+# authentications (403) of one IMPI, or from one source ADDR:PORT (not a trusted node), within about
+# IMS3_AUTHBAN_SECONDS (this window and the one before added up), ban that IMPI / source for IMS3_AUTHBAN_SECONDS (403, Retry-After).
+IMS3_AUTHBAN_FAILS="${IMS3_AUTHBAN_FAILS:-10}"
+IMS3_AUTHBAN_SECONDS="${IMS3_AUTHBAN_SECONDS:-60}"
 IMS3_DB_PORT="${IMS3_DB_PORT:-$(ims3_table LAB_IMS3_DB_PORT)}"         # MariaDB, I-CSCF tables only
 IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
 IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"

@@ -18,6 +18,8 @@ KAMAILIO_BIN="${KAMAILIO_BIN:-$(command -v kamailio || echo /usr/sbin/kamailio)}
 MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules}"
 [ -x "$KAMAILIO_BIN" ] || { echo "kamailio not found: apt-get install kamailio kamailio-ims-modules kamailio-mysql-modules" >&2; exit 2; }
 [ -f "$MPATH/ims_icscf.so" ] || { echo "Kamailio IMS modules missing in $MPATH: apt-get install kamailio-ims-modules kamailio-mysql-modules" >&2; exit 2; }
+[[ $IMS3_AUTHBAN_FAILS =~ ^[1-9][0-9]*$ && $IMS3_AUTHBAN_SECONDS =~ ^[1-9][0-9]*$ ]] ||
+  { echo "IMS3_AUTHBAN_FAILS and IMS3_AUTHBAN_SECONDS must be whole numbers of 1 or more (got '$IMS3_AUTHBAN_FAILS', '$IMS3_AUTHBAN_SECONDS')" >&2; exit 2; }
 mkdir -p "$rundir"
 rundir="$(cd "$rundir" && pwd)"
 # the trusted nodes as one Kamailio regex over "$si:$sp" (dots as [.]: no backslashes through sed)
@@ -32,6 +34,7 @@ fill() {
       -e "s|@MPATH@|$MPATH|g; s|@RUNDIR@|$rundir|g; s|@DB_PORT@|$IMS3_DB_PORT|g" \
       -e "s|@HSS_PORT@|$IMS3_HSS_DIAMETER_PORT|g; s|@DIAMETER_PORT@|$dport|g" \
       -e "s#@TRUSTED_NODES_RE@#$trusted_re#g" \
+      -e "s|@AUTHBAN_FAILS@|$IMS3_AUTHBAN_FAILS|g; s|@AUTHBAN_SECONDS@|$IMS3_AUTHBAN_SECONDS|g; s|@AUTHBAN_KEEP@|$((2 * IMS3_AUTHBAN_SECONDS))|g" \
       -e "s|@IPSEC_CLIENT_PORT@|$((IMS3_PCSCF_PORT + 40))|g; s|@IPSEC_SERVER_PORT@|$((IMS3_PCSCF_PORT + 41))|g" "$@"
 }
 { echo "#!KAMAILIO"; fill "$HERE/kamailio/common.cfg" "$HERE/kamailio/$role.cfg"; } > "$rundir/kamailio.cfg"

@@ -19,7 +19,8 @@ const SAMPLE_EVERY_MS = 1000;
 const MAX_SAMPLES = 3600;
 // gateway errors without a callId that can only be the answer to a pending `call`
 const CALL_ERRORS = new Set(['bad-sdp', 'bad-message', 'media-failed', 'sip-failed', 'too-large', 'internal',
-  'too-many-calls', 'gateway-busy', 'too-many-mlines', 'too-many-candidates']); // the last four: quotas (docs/security.md)
+  'too-many-calls', 'gateway-busy', 'too-many-mlines', 'too-many-candidates', // these four: quotas (docs/security.md)
+  'forbidden-target']); // a raw host the browser may not call (docs/security.md "Call targets")
 
 export class LabClient extends EventTarget {
   user = null;

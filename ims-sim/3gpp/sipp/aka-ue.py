@@ -14,6 +14,8 @@ it carries is printed.
                    expects a new challenge whose SQN is SQN_MS + 1, then registers (200)
         bad-auts   an AUTS with a wrong MAC-S: the HSS must refuse the resync (no new
                    challenge; the registration fails with a 4xx/5xx final response)
+        publish    register (401 -> 200), send a presence PUBLISH (UDP, no Content-Length) to the own
+                   IMPU: expects 489 (the core has no presence server), then de-register (200)
 Exit 0 when the expected outcome happened; the SIP ladder goes to stdout.
 """
 import argparse
@@ -84,7 +86,7 @@ class Ue:
         self.cseq = 0
         self.domain = a.impi.split("@", 1)[1]
 
-    def register(self, authorization):
+    def register(self, authorization, expires=600):
         self.cseq += 1
         a = self.a
         msg = (f"REGISTER sip:{self.domain} SIP/2.0\r\n"
@@ -92,10 +94,13 @@ class Ue:
                f"From: <sip:{a.user}@{self.domain}>;tag=akaue{a.port}\r\n"
                f"To: <sip:{a.user}@{self.domain}>\r\n"
                f"Call-ID: {self.call_id}\r\nCSeq: {self.cseq} REGISTER\r\n"
-               f"Contact: <sip:{a.user}@{a.addr}:{a.port}>;expires=600\r\n"
-               f"{authorization}\r\nSupported: path\r\nMax-Forwards: 70\r\nExpires: 600\r\n"
+               f"Contact: <sip:{a.user}@{a.addr}:{a.port}>;expires={expires}\r\n"
+               f"{authorization}\r\nSupported: path\r\nMax-Forwards: 70\r\nExpires: {expires}\r\n"
                f"User-Agent: aka-ue.py\r\nContent-Length: 0\r\n\r\n")
         print(f"sent REGISTER (CSeq {self.cseq}) {authorization}")
+        return self.transaction(msg, "REGISTER")
+
+    def transaction(self, msg, method):
         for _ in range(4):  # send, retransmit on timeout
             self.sock.sendto(msg.encode(), self.dest)
             try:
@@ -103,7 +108,7 @@ class Ue:
                     data, _ = self.sock.recvfrom(65535)
                     text = data.decode(errors="replace")
                     status = text.split("\r\n", 1)[0]
-                    if f"CSeq: {self.cseq} REGISTER" not in text:
+                    if f"CSeq: {self.cseq} {method}" not in text or not status.startswith("SIP/2.0 "):
                         continue
                     code = int(status.split()[1])
                     if code < 200:
@@ -112,7 +117,21 @@ class Ue:
                     return code, text
             except socket.timeout:
                 continue
-        raise SystemExit("no final response to REGISTER")
+        raise SystemExit(f"no final response to {method}")
+
+    def publish(self):
+        # RFC 3903 presence PUBLISH to the own IMPU, over UDP without Content-Length (RFC 3261 18.3)
+        self.cseq += 1
+        a = self.a
+        msg = (f"PUBLISH sip:{a.user}@{self.domain} SIP/2.0\r\n"
+               f"Via: SIP/2.0/UDP {a.addr}:{a.port};rport;branch=z9hG4bK{os.urandom(6).hex()}\r\n"
+               f"From: <sip:{a.user}@{self.domain}>;tag=akaue{a.port}\r\n"
+               f"To: <sip:{a.user}@{self.domain}>\r\n"
+               f"Call-ID: {os.urandom(8).hex()}@aka-ue\r\nCSeq: {self.cseq} PUBLISH\r\n"
+               f"Contact: <sip:{a.user}@{a.addr}:{a.port}>\r\nMax-Forwards: 70\r\n"
+               f"Event: presence\r\nExpires: 600\r\nUser-Agent: aka-ue.py\r\n\r\n")
+        print(f"sent PUBLISH (CSeq {self.cseq}, Event: presence, no Content-Length)")
+        return self.transaction(msg, "PUBLISH")
 
     def challenge(self, text):
         m = re.search(r"^WWW-Authenticate:\s*Digest\s+(.*)$", text, re.M | re.I)
@@ -153,7 +172,7 @@ def main():
     p.add_argument("--addr", default=LAB["LAB_LOOPBACK"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pcscf", default=LAB["LAB_PCSCF"])
-    p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts"])
+    p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts", "publish"])
     a = p.parse_args()
     ue = Ue(a)
     empty = (f'Authorization: Digest username="{a.impi}", realm="{ue.domain}", nonce="", '
@@ -190,6 +209,17 @@ def main():
     if code != want:
         raise SystemExit(f"expected {want}, got {code}")
     print(f"{a.mode}: got {code} as expected")
+    if a.mode == "publish":
+        code, _ = ue.publish()
+        if code != 489:
+            raise SystemExit(f"PUBLISH: expected 489, got {code}")
+        code, text = ue.register(empty, expires=0)
+        if code == 401:
+            params, rand, sqn, res = ue.challenge(text)
+            code, text = ue.register(ue.authorization(params, res), expires=0)
+        if code != 200:
+            raise SystemExit(f"de-REGISTER: expected 200, got {code}")
+        print("publish: PUBLISH refused 489, de-registered")
     return 0
 
 

@@ -18,11 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The gateway's package dependency direction (docs/architecture.md, "Gateway packages"):
- * api → call → sip → config → media → sdp → metrics; each package may use only those after it. Read from the imports
+ * api → call → sip → config → media → sdp → net → metrics; each package may use only those after it. Read from the imports
  * and fully qualified names of src/main.
  */
 class PackageDependenciesTest {
-    private static final List<String> ORDER = List.of("api", "call", "sip", "config", "media", "sdp", "metrics");
+    private static final List<String> ORDER = List.of("api", "call", "sip", "config", "media", "sdp", "net", "metrics");
     private static final Pattern USE = Pattern.compile("org\\.webrtcims\\.gw\\.([a-z]+)\\.");
 
     @Test

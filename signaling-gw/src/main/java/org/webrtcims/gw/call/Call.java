@@ -59,6 +59,8 @@ public final class Call {
     /** The session timer's pending expiry and refresh tasks (SessionTimers), cancelled on re-arm and at the end. */
     volatile java.util.concurrent.ScheduledFuture<?> timerExpiry, timerRefresh;
     String endReason;
+    /** In-dialog requests of the gateway that failed: "BYE 478 Unresolvable destination" (call/CallResponses). */
+    final java.util.List<String> failedRequests = new java.util.ArrayList<>();
     long endedAtMillis;
     /** The maximum-call-length timer of an answered call (MaxCallLength), cancelled when the call ends. */
     volatile java.util.concurrent.ScheduledFuture<?> maxLength;

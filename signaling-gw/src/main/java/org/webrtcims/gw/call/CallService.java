@@ -155,6 +155,7 @@ public class CallService {
             out.put("setupMs", c.setupMs);
             out.put("endReason", c.endReason);
             out.put("sipFlow", new ArrayList<>(c.sipFlow));
+            out.put("failedRequests", new ArrayList<>(c.failedRequests));
             out.put("preconditions", c.qos.on);
             Map<String, Object> mm = new LinkedHashMap<>();
             mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.sdp.codecBrowser);

@@ -95,6 +95,6 @@ public class CallTeardown {
 
     /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
     ResponseHandler flowRecorder(Call c) {
-        return new CallResponses(c);
+        return new CallResponses(c, sink);
     }
 }

@@ -70,8 +70,8 @@ public class DialogRequests implements InboundRequestHandler {
         } catch (TransactionAlreadyExistsException e) {
             log.debug("retransmitted {} absorbed", req.getMethod());
         } catch (Exception e) {
-            log.warn("{} {} failed: {}", req.getMethod(), callId, e.toString());
-            finalAfterFailure(event, byId.or(() -> ctx.registry().find(callId)));
+            log.warn("{} {} failed", req.getMethod(), callId, e); // the stack trace, once, in the gateway's log only
+            finalAfterFailure(event, e, byId.or(() -> ctx.registry().find(callId)));
         }
     }
 
@@ -120,21 +120,23 @@ public class DialogRequests implements InboundRequestHandler {
         return toTag != null && toTag.equals(local) && (remote == null || remote.equals(fromTag));
     }
 
-    /** A request whose handling failed still gets a final response (500), and a call it created ends. */
-    private void finalAfterFailure(RequestEvent event, Optional<Call> call) {
+    /**
+     * A request whose handling failed still gets a final response that says what was wrong (400 with a Warning for
+     * a request the gateway could not read, 500 only when its own stack failed: {@link org.webrtcims.gw.sip.RequestFailure}),
+     * and a call it created ends with that status.
+     */
+    private void finalAfterFailure(RequestEvent event, Exception e, Optional<Call> call) {
         Request req = event.getRequest();
         if (Request.ACK.equals(req.getMethod())) return;
         ServerTransaction st = ctx.ua().existingServerTransaction(event);
-        try {
-            if (st != null && (st.getState() == null || st.getState().getValue() <= javax.sip.TransactionState._PROCEEDING)) {
-                ctx.replies().sip().send(st, Response.SERVER_INTERNAL_ERROR, SipIds.tag(), null, null);
-            }
-        } catch (Exception e) {
-            log.warn("no final response to the failed {}: {}", req.getMethod(), e.toString());
-        }
+        ctx.ua().answerFailure(event, e);
+        int status = org.webrtcims.gw.sip.RequestFailure.of(e).status();
         call.ifPresent(c -> {
-            if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.inviteServerTx == st) {
-                ctx.teardown().finish(c, "sip-failed", Response.SERVER_INTERNAL_ERROR);
+            synchronized (c) {
+                if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.inviteServerTx == st) {
+                    c.sipFinal = status;
+                    ctx.teardown().finish(c, "sip-failed", status);
+                }
             }
         });
     }

@@ -71,8 +71,10 @@ public class IncomingCalls {
         }
         FromHeader from = (FromHeader) req.getHeader(FromHeader.NAME);
         // a tel: (or any non-SIP) From is shown as its URI: the caller needs no SIP user part
+        // a SIP From without a user part (sip:ims.lab, an anonymous caller) is shown as its host
         String remote = from.getAddress().getURI() instanceof SipURI fromUri
-                ? fromUri.getUser() + "@" + fromUri.getHost() : from.getAddress().getURI().toString();
+                ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
+                : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
                 from.getTag(), CallState.INCOMING);
         c.toTag = SipIds.tag();
@@ -151,13 +153,21 @@ public class IncomingCalls {
         try {
             return ctx.media().answerFromBrowser(c, browserSdp);
         } catch (CallFailure f) {
-            inviteServer.reject(c, Response.SERVER_INTERNAL_ERROR, f.code());
+            inviteServer.reject(c, mediaFailure(), f.code());
             throw f;
         }
     }
 
     void answer(Call c, String browserSdp) {
         answer(c, browserSdp, false);
+    }
+
+    /**
+     * The status for an MT INVITE whose media rtpengine could not set up from the browser's answer: 503 while
+     * rtpengine is down (the IMS may try elsewhere), else 500 — the gateway's side failed, not the caller's request.
+     */
+    private int mediaFailure() {
+        return ctx.media().unavailable() ? Response.SERVICE_UNAVAILABLE : Response.SERVER_INTERNAL_ERROR;
     }
 
     /**
@@ -185,7 +195,7 @@ public class IncomingCalls {
                 try {
                     imsOffer = ctx.media().offerFromBrowser(c, browserSdp);
                 } catch (CallFailure f) {
-                    inviteServer.reject(c, Response.SERVER_INTERNAL_ERROR, f.code());
+                    inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;
                 }
                 c.accepted = true;

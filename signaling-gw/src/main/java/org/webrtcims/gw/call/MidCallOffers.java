@@ -136,7 +136,7 @@ public class MidCallOffers {
         private final String imsOffer;
 
         ReinviteResponses(Call c, String imsOffer) {
-            super(c);
+            super(c, ctx.sink());
             this.imsOffer = imsOffer;
         }
 

@@ -51,7 +51,9 @@ public class OutgoingCalls {
         try {
             target = ctx.requests().target(to);
         } catch (java.text.ParseException e) {
-            throw new CallFailure("bad-message", "cannot call '" + to + "': not a user name or SIP URI");
+            throw new CallFailure("bad-message", "cannot call '" + to + "': not a user name, SIP or tel URI");
+        } catch (org.webrtcims.gw.sip.SipRequests.TargetRefused e) {
+            throw new CallFailure("forbidden-target", e.getMessage());
         }
         Call c = new Call(ctx.ua().newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
                 SipIds.tag(), CallState.CALLING);

@@ -66,7 +66,7 @@ public class Preconditions {
                 ctx.requests().setSdpBody(update, c.sdp.imsSdp);
                 update.addHeader(ctx.requests().contact(c.localUser));
                 c.flow(Request.UPDATE);
-                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c) {
+                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c, ctx.sink()) {
                     @Override void response(ResponseEvent event, Response r, int code) {
                         String answer = SipHeaders.sdp(r);
                         if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);

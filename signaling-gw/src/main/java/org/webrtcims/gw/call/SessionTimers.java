@@ -12,7 +12,6 @@ import javax.sip.message.Message;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import java.text.ParseException;
-import java.util.ListIterator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -207,12 +206,7 @@ public class SessionTimers {
     }
 
     static boolean allows(Message m, String method) {
-        ListIterator<?> it = m.getHeaders("Allow");
-        while (it != null && it.hasNext()) {
-            Object h = it.next();
-            String v = h instanceof javax.sip.header.AllowHeader a ? a.getMethod() : String.valueOf(h);
-            for (String t : v.replaceFirst("(?i)^Allow:", "").split(",")) if (t.trim().equalsIgnoreCase(method)) return true;
-        }
+        for (String t : org.webrtcims.gw.sip.SipHeaders.tokens(m, "Allow")) if (t.equalsIgnoreCase(method)) return true;
         return false;
     }
 
@@ -222,7 +216,7 @@ public class SessionTimers {
         private final long gen;
 
         RefreshResponses(Call c, String method, int askedSe, long gen) {
-            super(c);
+            super(c, ctx.sink());
             this.method = method;
             this.askedSe = askedSe;
             this.gen = gen;

@@ -29,8 +29,9 @@ public class GatewayProperties {
         /** Server transactions at most (beyond: the stack answers 503 on its own). */
         private int maxServerTransactions = 2000;
         /**
-         * Source addresses SIP is accepted from; empty = the host of lab.ims.proxy (the P-CSCF). Others get
-         * 403 (an ACK is dropped).
+         * Sources SIP requests are accepted from: `host:port` (that port; over TCP/TLS also the connections of the
+         * process listening there, sip/SipSources) or a bare `host` (every port of it); empty = lab.ims.proxy (the
+         * P-CSCF's address and port). Others get 403 (an ACK is dropped). docs/security.md "SIP sources".
          */
         private java.util.List<String> trustedSources = new java.util.ArrayList<>();
         public int getMaxMessageBytes() { return maxMessageBytes; }
@@ -97,6 +98,14 @@ public class GatewayProperties {
          * P-CSCF restarted) re-REGISTERs every user (sip/RegistrarKeepalive, docs/security.md "Faults").
          */
         private int keepaliveMs = 0;
+        /**
+         * Where a browser may call besides the IMS's own domain (lab.ims.domain, no port) and tel: URIs: SIP hosts,
+         * as `host` (any port) or `host:port`; empty = nowhere else (docs/security.md "Call targets"). A raw host
+         * such as sip:ue1@127.0.0.1:5080 would bypass the IMS's routing, so it needs an entry here.
+         */
+        private java.util.List<String> callAllowlist = new java.util.ArrayList<>();
+        public java.util.List<String> getCallAllowlist() { return callAllowlist; }
+        public void setCallAllowlist(java.util.List<String> v) { this.callAllowlist = v; }
         public int getKeepaliveMs() { return keepaliveMs; }
         public void setKeepaliveMs(int keepaliveMs) { this.keepaliveMs = keepaliveMs; }
         public boolean isRegEvent() { return regEvent; }

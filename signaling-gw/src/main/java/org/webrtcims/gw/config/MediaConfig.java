@@ -59,7 +59,25 @@ public class MediaConfig {
             log.info("lab.rtpengine.dtmf-log is empty: DTMF from IMS is not forwarded to browsers");
             return DtmfLogListener.off();
         }
-        return DtmfLogListener.start(HostPort.parse(where).socketAddress(), relay);
+        return DtmfLogListener.start(HostPort.parse(where).socketAddress(), rtpengineSender(r(props)), relay);
+    }
+
+    private static GatewayProperties.Rtpengine r(GatewayProperties props) { return props.getRtpengine(); }
+
+    /**
+     * Whether a DTMF log datagram comes from rtpengine (docs/security.md "DTMF from rtpengine"). rtpengine 10.5
+     * sends it over UDP only (`--dtmf-log-dest=IP:PORT`; no Unix socket), from an ephemeral port of a socket it
+     * connects once at start. An rtpengine on this host: the sending socket must be held by the process that
+     * holds its ng socket (net/LocalSockets, /proc), which a forger on the loopback cannot fake. An rtpengine on
+     * another host: its address (the ng host) is all that can be checked.
+     */
+    static java.util.function.Predicate<java.net.InetSocketAddress> rtpengineSender(GatewayProperties.Rtpengine r) {
+        org.webrtcims.gw.net.LocalSockets sockets = new org.webrtcims.gw.net.LocalSockets();
+        List<java.net.InetSocketAddress> ngs = new java.util.ArrayList<>();
+        for (String ng : r.getNg().split(",")) if (!ng.isBlank()) ngs.add(HostPort.parse(ng.trim()).socketAddress());
+        return from -> ngs.stream().anyMatch(ng -> org.webrtcims.gw.net.LocalSockets.isLocal(ng.getAddress())
+                ? sockets.sameProcess("udp", from, null, ng)
+                : ng.getAddress() != null && ng.getAddress().equals(from.getAddress()));
     }
 
     /** The relay set: every rtpengine of `lab.rtpengine.ng`, call affinity, health (closed with the context). */

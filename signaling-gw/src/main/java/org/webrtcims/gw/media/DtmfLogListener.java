@@ -23,8 +23,13 @@ public final class DtmfLogListener implements AutoCloseable {
     private final DatagramSocket socket;
     private final Thread thread;
 
-    private DtmfLogListener(DatagramSocket socket, Consumer<DtmfLogEvent> consumer) {
+    /** Whether a datagram from this address:port comes from rtpengine (docs/security.md "DTMF from rtpengine"). */
+    private final java.util.function.Predicate<InetSocketAddress> sender;
+
+    private DtmfLogListener(DatagramSocket socket, java.util.function.Predicate<InetSocketAddress> sender,
+                            Consumer<DtmfLogEvent> consumer) {
         this.socket = socket;
+        this.sender = sender;
         if (socket == null) {
             this.thread = null;
             return;
@@ -36,15 +41,19 @@ public final class DtmfLogListener implements AutoCloseable {
 
     /** A listener that listens to nothing (the gateway was told no DTMF log address). */
     public static DtmfLogListener off() {
-        return new DtmfLogListener(null, ev -> { });
+        return new DtmfLogListener(null, a -> false, ev -> { });
     }
 
-    /** Binds the address (fails at once when it is taken) and starts receiving. */
-    public static DtmfLogListener start(InetSocketAddress address, Consumer<DtmfLogEvent> consumer) {
+    /**
+     * Binds the address (fails at once when it is taken) and starts receiving; a datagram is taken only when
+     * {@code sender} accepts its source (rtpengine's socket), others are dropped and logged.
+     */
+    public static DtmfLogListener start(InetSocketAddress address, java.util.function.Predicate<InetSocketAddress> sender,
+                                        Consumer<DtmfLogEvent> consumer) {
         try {
             DatagramSocket s = new DatagramSocket(address);
             log.info("DTMF log of rtpengine received on udp:{}:{}", address.getHostString(), s.getLocalPort());
-            return new DtmfLogListener(s, consumer);
+            return new DtmfLogListener(s, sender, consumer);
         } catch (SocketException e) {
             throw new UncheckedIOException("cannot listen for rtpengine's DTMF log on udp:" + address.getHostString()
                     + ":" + address.getPort() + ": " + e.getMessage(), e);
@@ -62,6 +71,11 @@ public final class DtmfLogListener implements AutoCloseable {
                 socket.receive(p);
             } catch (IOException e) {
                 if (!socket.isClosed()) log.warn("DTMF log receive failed: {}", e.getMessage());
+                continue;
+            }
+            InetSocketAddress from = (InetSocketAddress) p.getSocketAddress();
+            if (!sender.test(from)) {
+                log.warn("DTMF log datagram from {}:{} dropped: not rtpengine's socket", from.getHostString(), from.getPort());
                 continue;
             }
             String text = new String(p.getData(), p.getOffset(), p.getLength(), StandardCharsets.UTF_8);

@@ -45,7 +45,7 @@ public final class RequestCheck {
         if (unparsed != null) return new Refusal(Response.BAD_REQUEST, "unparseable header line '" + unparsed + "'", List.of());
         if (!METHODS.contains(method)) return new Refusal(Response.NOT_IMPLEMENTED, "method " + method + " not implemented", List.of());
         URI ruri = req.getRequestURI();
-        String scheme = ruri == null ? "" : ruri.getScheme().toLowerCase(Locale.ROOT);
+        String scheme = ruri == null || ruri.getScheme() == null ? "" : ruri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("sip") && !scheme.equals("sips")) {
             return new Refusal(Response.UNSUPPORTED_URI_SCHEME, "Request-URI scheme '" + scheme + "' not supported", List.of());
         }
@@ -61,14 +61,9 @@ public final class RequestCheck {
         }
         if (!Request.CANCEL.equals(method)) {
             List<String> unsupported = new ArrayList<>();
-            ListIterator<?> it = req.getHeaders("Require");
-            while (it != null && it.hasNext()) {
-                Object h = it.next();
-                String value = h instanceof javax.sip.header.OptionTag o ? o.getOptionTag() : String.valueOf(h);
-                for (String t : value.split(",")) {
-                    String tag = t.trim().toLowerCase(Locale.ROOT);
-                    if (!tag.isEmpty() && !EXTENSIONS.contains(tag) && !unsupported.contains(tag)) unsupported.add(tag);
-                }
+            for (String t : SipHeaders.tokens(req, "Require")) {
+                String tag = t.toLowerCase(Locale.ROOT);
+                if (!EXTENSIONS.contains(tag) && !unsupported.contains(tag)) unsupported.add(tag);
             }
             if (!unsupported.isEmpty()) return new Refusal(Response.BAD_EXTENSION, "Bad Extension", unsupported);
         }
@@ -76,7 +71,7 @@ public final class RequestCheck {
         // NOTIFY carries the reg-event package's application/reginfo+xml (RFC 3680), every other request SDP
         String subtype = Request.NOTIFY.equals(method) ? "reginfo+xml" : "sdp";
         if (req.getRawContent() != null && req.getRawContent().length > 0 && ct != null
-                && !(ct.getContentType().equalsIgnoreCase("application") && ct.getContentSubType().equalsIgnoreCase(subtype))) {
+                && !("application".equalsIgnoreCase(ct.getContentType()) && subtype.equalsIgnoreCase(ct.getContentSubType()))) {
             return new Refusal(Response.UNSUPPORTED_MEDIA_TYPE, "only application/" + subtype + " bodies", List.of());
         }
         return null;

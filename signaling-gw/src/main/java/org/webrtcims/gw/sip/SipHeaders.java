@@ -17,13 +17,42 @@ public final class SipHeaders {
     }
 
     private static boolean hasTag(Message m, String header, String tag) {
+        for (String t : tokens(m, header)) if (t.equalsIgnoreCase(tag)) return true;
+        return false;
+    }
+
+    /**
+     * The comma-separated tokens of every header of that name (option tags of Supported/Require, methods of
+     * Allow, packages of Allow-Events …), trimmed, in order, empty ones dropped. Null-safe for every shape a peer
+     * may send: no such header, an empty one (RFC 3261 §25 allows `Supported:` with nothing), several headers of
+     * the name, a comma list in one, a header the stack kept as an extension. JAIN-SIP stores a compact form
+     * (`k:` for Supported, `u:` for Allow-Events) under the full name.
+     */
+    public static java.util.List<String> tokens(Message m, String header) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (m == null || header == null) return out;
         ListIterator<?> it = m.getHeaders(header);
         while (it != null && it.hasNext()) {
-            Object h = it.next();
-            String value = h instanceof javax.sip.header.OptionTag o ? o.getOptionTag() : String.valueOf(h);
-            for (String t : value.split(",")) if (t.trim().equalsIgnoreCase(tag)) return true;
+            String value = valueOf(it.next());
+            if (value == null) continue;
+            for (String t : value.split(",")) {
+                String s = t.trim();
+                if (!s.isEmpty()) out.add(s);
+            }
         }
-        return false;
+        return out;
+    }
+
+    /** A header's value as the peer wrote it (the text after "Name:"), or null when it has none. */
+    static String valueOf(Object h) {
+        if (h == null) return null;
+        if (h instanceof javax.sip.header.OptionTag o) return o.getOptionTag();
+        if (h instanceof javax.sip.header.AllowHeader a) return a.getMethod();
+        if (h instanceof javax.sip.header.AllowEventsHeader e) return e.getEventType();
+        if (h instanceof gov.nist.javax.sip.header.SIPHeader s) return s.getHeaderValue();
+        String text = String.valueOf(h).trim();
+        int colon = text.indexOf(':');
+        return colon < 0 ? text : text.substring(colon + 1).trim();
     }
 
     /** The From tag, or null. */

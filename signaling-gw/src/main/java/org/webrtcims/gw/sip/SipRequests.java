@@ -36,18 +36,51 @@ public class SipRequests {
     }
 
     /**
-     * The URI the browser asked to call: a bare user name becomes sip:name@domain, a user@host stays,
-     * a sip: URI is taken as it is.
+     * The URI the browser asked to call: a bare user name becomes sip:name@domain, a tel: URI becomes
+     * sip:number@domain;user=phone (RFC 3261 §19.1.6), a user@host or sip: URI is taken as it is. Only the IMS's
+     * domain (without a port) and tel: URIs are callable, other hosts only when lab.ims.call-allowlist names
+     * them: a raw host or address would bypass the IMS's routing ({@link TargetRefused}).
      */
-    public SipURI target(String to) throws ParseException {
-        String t = to.trim();
+    public SipURI target(String to) throws ParseException, TargetRefused {
+        String t = to == null ? "" : to.trim();
         if (t.isEmpty() || t.chars().anyMatch(c -> c <= ' ' || c == '<' || c == '>' || c == '"')) {
             throw new ParseException("bad target '" + to + "'", 0);
         }
-        if (!t.startsWith("sip:")) t = "sip:" + (t.contains("@") ? t : t + "@" + domain());
+        boolean tel = t.regionMatches(true, 0, "tel:", 0, 4);
+        if (tel) {
+            String number = t.substring(4);
+            if (number.isEmpty() || !number.matches("[+0-9*#A-Fa-f().\\-]+(;[!-~&&[^;@]]+)*")) {
+                throw new ParseException("bad tel URI '" + to + "'", 0);
+            }
+            t = "sip:" + number + "@" + domain() + ";user=phone";
+        } else if (!t.regionMatches(true, 0, "sip:", 0, 4)) {
+            t = "sip:" + (t.contains("@") ? t : t + "@" + domain());
+        }
         URI uri = ua.addresses().createURI(t);
         if (!(uri instanceof SipURI sip) || sip.getUser() == null) throw new ParseException("bad target '" + to + "'", 0);
+        if (!tel && !callable(sip)) {
+            throw new TargetRefused("cannot call '" + to + "': only users of " + domain()
+                    + " and tel: numbers may be called (other hosts need lab.ims.call-allowlist)");
+        }
         return sip;
+    }
+
+    /** The IMS's domain without a port, or a host / host:port of lab.ims.call-allowlist. */
+    boolean callable(SipURI sip) {
+        String host = sip.getHost() == null ? "" : sip.getHost().toLowerCase(java.util.Locale.ROOT);
+        int port = sip.getPort();
+        if (port < 0 && host.equalsIgnoreCase(domain())) return true;
+        for (String entry : props.getIms().getCallAllowlist()) {
+            String e = entry == null ? "" : entry.trim().toLowerCase(java.util.Locale.ROOT);
+            if (e.isEmpty()) continue;
+            if (e.equals(host) || (port >= 0 && e.equals(host + ":" + port))) return true;
+        }
+        return false;
+    }
+
+    /** A call target the gateway will not call: a host outside the IMS's domain and the allowlist. */
+    public static final class TargetRefused extends Exception {
+        public TargetRefused(String message) { super(message); }
     }
 
     public ContactHeader contact(String user) throws ParseException {

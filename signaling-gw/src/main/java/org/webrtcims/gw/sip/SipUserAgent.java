@@ -49,12 +49,14 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
      *  ones are taken off the head, so each termination costs O(1), not a scan of the window. */
     private final java.util.Queue<ClientTransaction> forkExpiry = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private record Lingering(ResponseHandler handler, long untilNanos) { }
+    private final SipSources sources;
     private volatile InboundRequestHandler inbound;
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
     public SipUserAgent(GatewayProperties props) throws Exception {
         this.props = props;
+        this.sources = new SipSources(props, new org.webrtcims.gw.net.LocalSockets());
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
         Properties p = new Properties();
@@ -104,8 +106,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({})", transport.equals("tls") ? "tls" : "tcp", host, port,
-                props.getIms().getProxy(), props.getIms().getTransport());
+        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
+                host, port, props.getIms().getProxy(), props.getIms().getTransport(), sources.describe());
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
@@ -139,6 +141,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public ClientTransaction send(Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = provider().getNewClientTransaction(request);
         handlers.put(ct, handler);
+        handler.sending(request);
         ct.sendRequest();
         return ct;
     }
@@ -146,7 +149,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** Sends a request that the dialog built (BYE, re-INVITE …) through that dialog. */
     public ClientTransaction sendInDialog(Dialog dialog, Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = providerOf(dialog).getNewClientTransaction(request);
-        if (handler != null) handlers.put(ct, handler);
+        if (handler != null) {
+            handlers.put(ct, handler);
+            handler.sending(request);
+        }
         dialog.sendRequest(ct);
         return ct;
     }
@@ -154,6 +160,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** Tracks a transaction made elsewhere (e.g. by the authentication helper) and sends it. */
     public void sendPrepared(ClientTransaction ct, ResponseHandler handler) throws SipException {
         handlers.put(ct, handler);
+        handler.sending(ct.getRequest());
         ct.sendRequest();
     }
 
@@ -192,25 +199,24 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         }
     }
 
-    /** Whether a request from `address` is accepted: the configured trusted sources, by default the P-CSCF's host. */
-    boolean trustedSource(String address) {
-        java.util.List<String> trusted = props.getSip().getTrustedSources().stream().map(String::trim)
-                .filter(x -> !x.isEmpty()).toList();
-        if (trusted.isEmpty()) {
-            String proxy = props.getIms().getProxy();
-            int colon = proxy.lastIndexOf(':');
-            trusted = java.util.List.of(colon > 0 ? proxy.substring(0, colon) : proxy);
-        }
-        return address != null && trusted.contains(address);
+    /** Whether a request from address:port over that transport is accepted (lab.sip.trusted-sources, {@link SipSources}). */
+    boolean trustedSource(String transport, String address, int port) {
+        return sources.accepts(transport, address, port);
     }
 
     @Override
     public void processRequest(RequestEvent event) {
         Request request = event.getRequest();
         try {
-            String source = event instanceof gov.nist.javax.sip.RequestEventExt ext ? ext.getRemoteIpAddress() : null;
-            if (!trustedSource(source)) {
-                log.warn("{} from {} refused: not a trusted SIP source (lab.sip.trusted-sources)", request.getMethod(), source);
+            // the datagram's or connection's real source: the event's "remote port" is the Via's sent-by port, which
+            // the sender writes itself (a forged Via: 127.0.0.1:5060 from another port would pass a check on it)
+            java.net.InetAddress packetFrom = request instanceof gov.nist.javax.sip.message.SIPMessage m ? m.getPeerPacketSourceAddress() : null;
+            int sourcePort = request instanceof gov.nist.javax.sip.message.SIPMessage m ? m.getPeerPacketSourcePort() : -1;
+            String source = packetFrom != null ? packetFrom.getHostAddress() : null;
+            String over = event.getSource() == udp ? "udp" : transport.equals("tls") ? "tls" : "tcp";
+            if (!trustedSource(over, source, sourcePort)) {
+                log.warn("{} from {}:{} ({}) refused: not a trusted SIP source ({})", request.getMethod(), source, sourcePort,
+                        over, sources.describe());
                 if (!Request.ACK.equals(request.getMethod())) respond(event, response(Response.FORBIDDEN, request));
                 return;
             }
@@ -248,7 +254,37 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             }
             h.onRequest(event);
         } catch (Exception e) {
-            log.warn("failed to handle {}: {}", request.getMethod(), e.toString());
+            log.warn("failed to handle {} from the IMS side", request.getMethod(), e);
+            answerFailure(event, e);
+        }
+    }
+
+    /**
+     * The response to a request the gateway failed on ({@link RequestFailure}: 400 with a Warning for the peer's
+     * input, 500 only for the gateway's own stack), unless it was answered already or is an ACK.
+     */
+    public Response failureResponse(Request request, Throwable e) throws java.text.ParseException {
+        RequestFailure f = RequestFailure.of(e);
+        Response r = response(f.status(), request);
+        f.addWarning(r, headerFactory, props.getSip().getHost());
+        return r;
+    }
+
+    /** Sends {@link #failureResponse} when the request still waits for a final response (none for an ACK). */
+    public void answerFailure(RequestEvent event, Throwable e) {
+        Request request = event.getRequest();
+        if (Request.ACK.equals(request.getMethod())) return;
+        try {
+            ServerTransaction st = existingServerTransaction(event);
+            if (st != null && st.getState() != null && st.getState().getValue() > TransactionState._PROCEEDING) return;
+            Response r = failureResponse(request, e);
+            if (r.getHeader(javax.sip.header.ToHeader.NAME) instanceof javax.sip.header.ToHeader to && to.getTag() == null) {
+                to.setTag(SipIds.tag());
+            }
+            if (st != null) st.sendResponse(r);
+            else respond(event, r);
+        } catch (Exception again) {
+            log.warn("no final response to the failed {}: {}", request.getMethod(), again.toString());
         }
     }
 

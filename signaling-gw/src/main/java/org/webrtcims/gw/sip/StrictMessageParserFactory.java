@@ -42,8 +42,31 @@ public class StrictMessageParserFactory implements MessageParserFactory {
             if (filled != null) violation = "400 missing " + filled.missing;
             SIPMessage m = delegate.parseSIPMessage(filled != null ? filled.bytes : bytes, readBody, strict, listener);
             if (m != null && violation != null) m.addUnparsed(VIOLATION + violation);
+            if (m != null && readBody) { // a datagram (TCP's pipelined parser reads bodies itself, by Content-Length)
+                byte[] body = bodyWithoutContentLength(bytes);
+                if (body != null && (m.getRawContent() == null || m.getRawContent().length == 0)) m.setMessageContent(body);
+            }
             return m;
         };
+    }
+
+    /**
+     * RFC 3261 §18.3, §20.14: over UDP a message without Content-Length has a body up to the end of the
+     * datagram (phones send INVITEs so); JAIN-SIP's parser takes such a body for empty. The bytes after the
+     * blank line when the header section has no Content-Length (`l:`) and they are not blank, else null.
+     */
+    static byte[] bodyWithoutContentLength(byte[] bytes) {
+        String text = new String(bytes, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        if (end < 0 || end + 4 >= bytes.length) return null;
+        for (String line : text.substring(0, end).split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon <= 0 || line.startsWith(" ") || line.startsWith("\t")) continue;
+            String name = line.substring(0, colon).trim();
+            if (name.equalsIgnoreCase("Content-Length") || name.equalsIgnoreCase("l")) return null;
+        }
+        if (text.substring(end + 4).isBlank()) return null; // trailing CRLFs are no body
+        return java.util.Arrays.copyOfRange(bytes, end + 4, bytes.length);
     }
 
     /** A request with placeholder headers added, and which ones were missing. */

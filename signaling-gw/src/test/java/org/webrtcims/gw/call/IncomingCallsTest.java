@@ -54,6 +54,7 @@ class IncomingCallsTest {
         when(ua.response(anyInt(), any())).thenAnswer(i -> SipFixtures.MESSAGES.createResponse(i.getArgument(0), (Request) i.getArgument(1)));
         when(ua.headers()).thenReturn(SipFixtures.HEADERS);
         when(ua.serverTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
+        when(ua.existingServerTransaction(any())).thenAnswer(i -> ((RequestEvent) i.getArgument(0)).getServerTransaction());
         when(requests.contact(anyString())).thenAnswer(i -> SipFixtures.HEADERS.createContactHeader(
                 SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI(i.getArgument(0), "127.0.0.1"))));
         doAnswer(i -> {
@@ -112,6 +113,68 @@ class IncomingCallsTest {
         invite();
         assertEquals(List.of(100, 488), responses(inviteTx).stream().map(Response::getStatusCode).toList());
         verify(media, never()).offerFromIms(any(), anyString());
+    }
+
+    /** An INVITE as a third-party phone sends it: empty Supported and Require, repeated/compact headers, no Content-Length. */
+    private Request phoneInvite(String callId, String headers) throws Exception {
+        Request r = (Request) SipFixtures.parse("INVITE sip:alice@127.0.0.1:5070 SIP/2.0\n"
+                + "Via: SIP/2.0/UDP 127.0.0.1:5060;branch=z9hG4bK-phone1;rport\n"
+                + "Max-Forwards: 69\nFrom: \"Dave\" <sip:dave@ims.lab>;tag=ue2tag\nTo: <sip:alice@ims.lab>\n"
+                + "i: " + callId + "\nCSeq: 20 INVITE\nm: <sip:dave@127.0.0.1:5999;transport=udp>\n" + headers
+                + "c: application/sdp\n\n" + OFFER);
+        when(inviteTx.getRequest()).thenReturn(r);
+        return r;
+    }
+
+    @Test
+    void aPhonesInviteWithEmptyAndRepeatedOptionHeadersRingsTheBrowser() throws Exception {
+        int n = 0;
+        for (String headers : List.of(
+                "Supported:\nRequire:\nAllow:\nAllow-Events:\n",
+                "Supported: replaces, outbound, gruu\nk: 100rel\nSupported:\nAllow: INVITE, ACK, CANCEL, BYE\nAllow: UPDATE\n"
+                        + "u: presence, kpml, talk\nSession-Expires: 1800\nMin-SE: 90\nUser-Agent: baresip v3\n")) {
+            toBrowser.clear();
+            clearInvocations(inviteTx);
+            Request r = phoneInvite("phone-" + n++, headers);
+            sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+            assertEquals(List.of(100, 180), responses(inviteTx).stream().map(Response::getStatusCode).toList(),
+                    "an INVITE with " + headers.replace("\n", " | ") + " must ring, not fail");
+            assertEquals("incoming", toBrowser.get(0).get("type"), "the browser is told of the call: " + toBrowser);
+            assertEquals("v=0 browser-offer", toBrowser.get(0).get("sdp"),
+                    "the SDP was read (over UDP without Content-Length too, RFC 3261 §18.3), not taken for an offerless INVITE");
+            verify(ua, never()).answerFailure(any(), any());
+        }
+    }
+
+    @Test
+    void anAnswerRtpengineCannotTakeWhileItIsDownIs503NotA500() throws Exception {
+        invite();
+        when(media.answerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "rtpengine down"));
+        when(media.unavailable()).thenReturn(true);
+        assertThrows(CallFailure.class, () -> incoming.answer(call(), "v=0 browser-answer"));
+        assertEquals(List.of(100, 180, 503), responses(inviteTx).stream().map(Response::getStatusCode).toList(),
+                "rtpengine down: 503, the IMS may try elsewhere");
+    }
+
+    @Test
+    void aCallerWithoutAUserPartIsShownAsItsHost() throws Exception {
+        Request r = phoneInvite("anon-1", "Supported:\n");
+        r.setHeader(SipFixtures.HEADERS.createFromHeader(SipFixtures.ADDRESSES.createAddress(
+                SipFixtures.ADDRESSES.createSipURI(null, "anonymous.invalid")), "anontag"));
+        sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        assertEquals("anonymous.invalid", toBrowser.get(0).get("from"), "no 'null@' in the caller: " + toBrowser);
+    }
+
+    @Test
+    void aHandlerFailureIsAnsweredByTheUaNotLeftUnansweredAndEndsTheCall() throws Exception {
+        RuntimeException boom = new IllegalStateException("boom");
+        when(media.offerFromIms(any(), anyString())).thenThrow(boom);
+        invite();
+        verify(ua).answerFailure(any(), same(boom));
+        Call c = call();
+        assertEquals(CallState.ENDED, c.state, "the call the failed INVITE created ends");
+        assertEquals("sip-failed", c.endReason);
+        assertEquals(400, c.sipFinal, "a runtime failure on the peer's request is a 400, not a 500");
     }
 
     @Test

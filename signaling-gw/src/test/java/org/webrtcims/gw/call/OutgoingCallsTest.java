@@ -50,6 +50,8 @@ class OutgoingCallsTest {
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
         when(requests.target("ue1")).thenReturn(target);
         when(requests.target("bad target")).thenThrow(new java.text.ParseException("bad", 0));
+        when(requests.target("sip:ue1@127.0.0.1:5080")).thenThrow(new org.webrtcims.gw.sip.SipRequests.TargetRefused(
+                "cannot call 'sip:ue1@127.0.0.1:5080': only users of ims.lab and tel: numbers may be called"));
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         invite = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 1, "v=0 ims-offer");
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"))).thenReturn(invite);
@@ -178,6 +180,15 @@ class OutgoingCallsTest {
     void badTargetIsRefusedBeforeAnyMediaOrSip() throws Exception {
         CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0"));
         assertEquals("bad-message", f.code());
+        verifyNoInteractions(media);
+        verify(ua, never()).send(any(), any());
+    }
+
+    @Test
+    void aRawHostTargetIsRefusedWithItsOwnCodeBeforeAnyMediaOrSip() throws Exception {
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "sip:ue1@127.0.0.1:5080", "v=0"));
+        assertEquals("forbidden-target", f.code());
+        assertTrue(f.getMessage().contains("sip:ue1@127.0.0.1:5080"), f.getMessage());
         verifyNoInteractions(media);
         verify(ua, never()).send(any(), any());
     }

@@ -25,7 +25,7 @@ class DtmfLogListenerTest {
     @Test
     void deliversEachDtmfDatagramAndSkipsGarbage() throws Exception {
         BlockingQueue<DtmfLogEvent> got = new LinkedBlockingQueue<>();
-        try (DtmfLogListener l = DtmfLogListener.start(new InetSocketAddress("127.0.0.1", 0), got::add)) {
+        try (DtmfLogListener l = DtmfLogListener.start(new InetSocketAddress("127.0.0.1", 0), a -> true, got::add)) {
             send(l.port(), "garbage");
             send(l.port(), DtmfLogEventTest.RECORDED);
             assertEquals(new DtmfLogEvent("exp-1795445384", "B", 5, 140), got.poll(5, TimeUnit.SECONDS));
@@ -34,10 +34,26 @@ class DtmfLogListenerTest {
     }
 
     @Test
+    void aDatagramFromASenderThatIsNotRtpenginesIsDropped() throws Exception {
+        BlockingQueue<DtmfLogEvent> got = new LinkedBlockingQueue<>();
+        try (DatagramSocket rtpengine = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
+             DatagramSocket forger = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
+             DtmfLogListener l = DtmfLogListener.start(new InetSocketAddress("127.0.0.1", 0),
+                     a -> a.getPort() == rtpengine.getLocalPort(), got::add)) {
+            byte[] b = DtmfLogEventTest.RECORDED.getBytes(StandardCharsets.UTF_8);
+            forger.send(new DatagramPacket(b, b.length, InetAddress.getLoopbackAddress(), l.port()));
+            assertEquals(null, got.poll(300, TimeUnit.MILLISECONDS), "a forged datagram must not become a digit");
+            rtpengine.send(new DatagramPacket(b, b.length, InetAddress.getLoopbackAddress(), l.port()));
+            assertEquals(new DtmfLogEvent("exp-1795445384", "B", 5, 140), got.poll(5, TimeUnit.SECONDS),
+                    "the datagram from the accepted sender is delivered");
+        }
+    }
+
+    @Test
     void aTakenPortFailsAtStartWithTheAddress() throws Exception {
         try (DatagramSocket taken = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             UncheckedIOException e = assertThrows(UncheckedIOException.class,
-                    () -> DtmfLogListener.start(new InetSocketAddress("127.0.0.1", taken.getLocalPort()), ev -> { }));
+                    () -> DtmfLogListener.start(new InetSocketAddress("127.0.0.1", taken.getLocalPort()), a -> true, ev -> { }));
             assertEquals(true, e.getMessage().contains("udp:127.0.0.1:" + taken.getLocalPort()), e.getMessage());
         }
     }

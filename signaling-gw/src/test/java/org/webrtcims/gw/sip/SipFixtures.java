@@ -40,4 +40,11 @@ public final class SipFixtures {
         if (sdp != null) r.setContent(sdp, HEADERS.createContentTypeHeader("application", "sdp"));
         return r;
     }
+
+    /** A message as the stack parses it off the wire ("\n" line ends become CRLF), with the gateway's strict parser. */
+    public static javax.sip.message.Message parse(String text) throws Exception {
+        byte[] bytes = text.replace("\r\n", "\n").replace("\n", "\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        return new StrictMessageParserFactory().createMessageParser(null).parseSIPMessage(bytes, true, false,
+                (e, msg, headerClass, header, message) -> msg.addUnparsed(header)); // as the stack's channels do
+    }
 }

@@ -18,17 +18,39 @@ class SipRequestsTest {
     private SipRequests requests() throws Exception { return new SipRequests(SipTestUa.withFactories(), props); }
 
     @Test
-    void aBareUserIsInTheImsDomainAUserAtHostAndASipUriStayAsTheyAre() throws Exception {
+    void aBareUserAndSipUrisOfTheImsDomainAndTelNumbersAreCallable() throws Exception {
         SipRequests r = requests();
         assertEquals("sip:ue1@" + r.domain(), r.target("ue1").toString());
-        assertEquals("sip:ue1@other.example", r.target(" ue1@other.example ").toString());
-        assertEquals("sip:ue2@127.0.0.1:5070", r.target("sip:ue2@127.0.0.1:5070").toString());
+        assertEquals("sip:ue1@" + r.domain(), r.target(" ue1@IMS.LAB ").toString().toLowerCase());
+        assertEquals("sip:ue2@" + r.domain(), r.target("sip:ue2@" + r.domain()).toString());
+        assertEquals("sip:+4930123456@" + r.domain() + ";user=phone", r.target("tel:+4930123456").toString(),
+                "a tel: URI goes as a SIP URI with user=phone (RFC 3261 §19.1.6) into the IMS");
+        assertEquals("sip:1234;phone-context=ims.lab@" + r.domain() + ";user=phone", r.target("tel:1234;phone-context=ims.lab").toString());
+    }
+
+    @Test
+    void rawHostsAndOtherDomainsAreRefusedUnlessAllowlisted() throws Exception {
+        SipRequests r = requests();
+        for (String raw : new String[] {"sip:ue1@127.0.0.1:5080", "ue1@127.0.0.1", "sip:ue1@127.0.0.2", "ue1@other.example",
+                "sip:ue1@" + r.domain() + ":5080", "sips:ue1@[::1]:5061", "sip:ue1@localhost"}) {
+            SipRequests.TargetRefused e = assertThrows(SipRequests.TargetRefused.class, () -> r.target(raw),
+                    raw + " bypasses the IMS's routing and must be refused");
+            assertTrue(e.getMessage().contains("lab.ims.call-allowlist") && e.getMessage().contains(raw),
+                    "the refusal names the target and the option: " + e.getMessage());
+        }
+        props.getIms().setCallAllowlist(java.util.List.of(" other.example ", "127.0.0.1:5080"));
+        SipRequests allowing = requests();
+        assertEquals("sip:ue1@other.example", allowing.target("ue1@other.example").toString());
+        assertEquals("sip:ue1@other.example:5062", allowing.target("sip:ue1@other.example:5062").toString(), "a host entry: any port");
+        assertEquals("sip:ue1@127.0.0.1:5080", allowing.target("sip:ue1@127.0.0.1:5080").toString());
+        assertThrows(SipRequests.TargetRefused.class, () -> allowing.target("sip:ue1@127.0.0.1:5081"), "a host:port entry: that port only");
+        assertThrows(SipRequests.TargetRefused.class, () -> allowing.target("sip:ue1@127.0.0.1"));
     }
 
     @Test
     void badTargetsAreParseErrors() throws Exception {
         SipRequests r = requests();
-        for (String bad : new String[] {"", "  ", "a b", "<sip:x@y>", "\"x\"", "sip:host.only"}) {
+        for (String bad : new String[] {"", "  ", "a b", "<sip:x@y>", "\"x\"", "sip:host.only", "tel:", "tel:+49 30", "tel:abc@x"}) {
             assertThrows(ParseException.class, () -> r.target(bad), bad);
         }
     }
