@@ -8,10 +8,13 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KAMAILIO_BIN="${KAMAILIO_BIN:-kamailio}"
-KAMAILIO_ADDR="${KAMAILIO_ADDR:-127.0.0.1}"
-KAMAILIO_PORT="${KAMAILIO_PORT:-5060}"   # P-CSCF
-SCSCF_PORT="${SCSCF_PORT:-5062}"         # S-CSCF/registrar, same process
-IMS_DOMAIN="${IMS_DOMAIN:-ims.lab}"
+# defaults from the lab's address table (harness/addresses.env; ./lab passes them anyway)
+# shellcheck source=../harness/addresses.env
+. "$HERE/../harness/addresses.env"
+KAMAILIO_ADDR="${KAMAILIO_ADDR:-${LAB_PCSCF%:*}}"
+KAMAILIO_PORT="${KAMAILIO_PORT:-${LAB_PCSCF##*:}}"   # P-CSCF
+SCSCF_PORT="${SCSCF_PORT:-$LAB_SCSCF_PORT}"         # S-CSCF/registrar, same process
+IMS_DOMAIN="${IMS_DOMAIN:-$LAB_IMS_DOMAIN}"
 IMS_USERS="${IMS_USERS:-$HERE/users.txt}"
 KAMAILIO_MPATH="${KAMAILIO_MPATH:-/usr/lib/x86_64-linux-gnu/kamailio/modules/}"
 # Shared memory pool in MB. Kamailio's default (64) ran out at 150 calls/s in the SIP-only setup-rate
@@ -23,7 +26,7 @@ KAMAILIO_MAX_MSG="${KAMAILIO_MAX_MSG:-16384}"
 # SIP over TLS at the P-CSCF (docs/security.md "SIP over TLS"): all three set = a tls listener on
 # $KAMAILIO_ADDR:$KAMAILIO_TLS_PORT with this PEM certificate + key; CA = the certificates Kamailio trusts
 # when it connects to a UE over TLS (a gateway's TLS contact). Unset: no TLS.
-KAMAILIO_TLS_PORT="${KAMAILIO_TLS_PORT:-5061}"
+KAMAILIO_TLS_PORT="${KAMAILIO_TLS_PORT:-$LAB_PCSCF_TLS_PORT}"
 KAMAILIO_TLS_CERT="${KAMAILIO_TLS_CERT:-}"
 KAMAILIO_TLS_KEY="${KAMAILIO_TLS_KEY:-}"
 KAMAILIO_TLS_CA="${KAMAILIO_TLS_CA:-}"

@@ -9,8 +9,11 @@ import socket
 import sys
 import time
 
-# The lab's rtpengine ng address: Python's one definition (bash: harness/lib/addresses.sh).
-DEFAULT_NG = "127.0.0.1:2223"
+# The lab's rtpengine ng address, from the one table harness/addresses.env (harness/lib/lab_addresses.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness", "lib"))
+from lab_addresses import LAB  # noqa: E402
+
+DEFAULT_NG = LAB["LAB_RTPENGINE_NG"]
 
 
 def main(argv):

@@ -64,7 +64,9 @@
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-KAMAILIO="${KAMAILIO:-127.0.0.1:5060}"
+# shellcheck source=../harness/addresses.env
+. "$HERE/../harness/addresses.env" # the lab's address table: the default P-CSCF
+KAMAILIO="${KAMAILIO:-$LAB_PCSCF}"
 IMS_USERS="${IMS_USERS:-$HERE/../ims-sim/users.txt}"
 LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP=127.0.0.1

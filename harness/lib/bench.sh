@@ -141,3 +141,28 @@ PY
   export IMS_USERS=$file LAB_USERS_FILE=$file
   log "provisioned $n subscribers u00001..u$(printf '%05d' "$n") (random passwords) in $(rel "$file") (mode 0600)"
 }
+
+cmd_bench() {
+  local args=("$@") rc extra=()
+  [[ ${1:-} == scale-out ]] && cmd_bench_scale_out "${@:2}" # harness/lib/scaleout.sh
+  # bench_check already runs node: the harness's npm deps come first (on a fresh clone too)
+  [[ ${LAB_IN_NETNS:-} != 1 ]] && { ensure_packages; build_harness || exit 1; }
+  bench_check "$@"
+  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
+    bench_build "$BENCH_MODE" || exit 1
+    lab_prepare_run "bench/$BENCH_NAME"
+  fi
+  netns_enter bench "${args[@]}"
+  lab_use_run "bench/$BENCH_NAME"
+  procs_install_traps
+  log "bench $BENCH_NAME: expected about ${BENCH_EXPECTED}s, stopped after ${BENCH_CAP}s at the latest"
+  bench_start "$BENCH_MODE" || exit 1
+  [[ $BENCH_MODE == profile || $BENCH_MODE == capacity ]] || extra=(--gateway "$(gw_url)")
+  run_foreground bench "$BENCH_CAP" env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
+    node "$BENCH_MJS" --out "$LAB_RUN_DIR" --rtpengine-pid "$BENCH_RTPENGINE_PID" "${extra[@]}" "${args[@]}"
+  rc=$?
+  procs_cleanup
+  log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  ((rc == 0)) || fail "bench $BENCH_NAME failed (exit $rc; log: $(rel "$LAB_LOGDIR")/bench.log)"
+  exit "$rc"
+}

@@ -6,8 +6,10 @@
 
 LAB_IMS3_DIR="$ROOT/ims-sim/3gpp"
 LAB_IMS3_CREDENTIALS="$LAB_IMS3_DIR/gateway-credentials.txt"
-# P-CSCF 5060 is LAB_PCSCF's (checked with the other components); these are the rest of the core's.
-LAB_IMS3_PORTS=(53/udp 53/tcp 3306/tcp 3868/tcp 3869/tcp 3870/tcp 4060/udp 4060/tcp 6060/udp 6060/tcp)
+# The P-CSCF's port is LAB_PCSCF's (checked with the other components); these are the rest of the core's
+# (harness/addresses.env; ims-sim/3gpp/env.sh gives the core the same).
+LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_DIAMETER_PORT/tcp"
+  "$LAB_IMS3_SCSCF_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_PORT/udp" "$LAB_IMS3_ICSCF_PORT/tcp" "$LAB_IMS3_SCSCF_PORT/udp" "$LAB_IMS3_SCSCF_PORT/tcp")
 
 ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }
 # the core's packages and HSS are needed: --ims 3gpp, or the 3GPP pass of the default `./lab test`

@@ -8,9 +8,11 @@ import socket
 import sys
 import uuid
 
+from lab_addresses import LAB  # the one address table, harness/addresses.env (this file's directory is on sys.path)
+
 
 def main() -> int:
-    target = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:5060"
+    target = sys.argv[1] if len(sys.argv) > 1 else LAB["LAB_PCSCF"]
     timeout = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
     host, port = target.rsplit(":", 1)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:

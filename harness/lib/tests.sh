@@ -130,3 +130,74 @@ run_node_pass() {
   LAB_T_FAIL=$((${LAB_T_FAIL:-0} + ${cancelled:-0}))
   return "$rc"
 }
+
+cmd_test() {
+  while (($#)); do
+    case $1 in
+      --only) [[ -n ${2:-} ]] || usage_error "--only needs test names, e.g. --only calls,volte"; LAB_TEST_ONLY=$2; shift 2 ;;
+      --only=*) LAB_TEST_ONLY=${1#--only=}; shift ;;
+      --ims) [[ ${2:-} == 3gpp ]] || usage_error "test --ims takes 3gpp"; LAB_IMS=3gpp; shift 2 ;;
+      --ims=3gpp) LAB_IMS=3gpp; shift ;;
+      *) usage_error "unknown option for test: $1" ;;
+    esac
+  done
+  export LAB_IMS
+  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
+    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s)
+    [[ -z ${LAB_TEST_ONLY:-} && $LAB_IMS != 3gpp ]] && export LAB_TEST_3GPP_PASS=1
+    ims3_lab_packages
+    ensure_packages
+    ims3_lab_build || exit 1
+    lab_prepare_run test
+    if [[ -n ${LAB_TEST_ONLY:-} ]]; then
+      test_only_files >/dev/null || exit 2
+      export LAB_TEST_ONLY
+      LAB_T_UNIT="unit skipped (--only)"
+      LAB_T_RELAY=
+      # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
+      if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
+    else
+      if [[ -f $ROOT/pom.xml ]]; then run_unit_tests; else LAB_T_UNIT="unit FAILED (no pom.xml)"; fi
+      build_media_relay
+      case $? in 0) LAB_T_RELAY=built ;; 1) LAB_T_RELAY="media-relay FAILED (build)" ;; *) LAB_T_RELAY= ;; esac
+    fi
+    LAB_T_INTEG=
+    if [[ ! -d $ROOT/harness/tests ]]; then
+      LAB_T_INTEG="integration FAILED (no harness/tests)"
+    elif ! { build_gateway && build_harness; }; then
+      LAB_T_INTEG="integration FAILED (build)"
+    fi
+    export LAB_T_UNIT LAB_T_SUREFIRE LAB_T_RELAY LAB_T_INTEG
+  fi
+  netns_enter test
+  netns_topology
+  lab_use_run test
+  procs_install_traps
+  if [[ -z ${LAB_T_INTEG:-} ]]; then
+    ims3_lab_wanted || export LAB_WITH_TCP_GW=1 # the integration tests also cover SIP over TCP (light core)
+    export LAB_GW_MIN_SE=2 # RFC 4028 tests with 4 s session intervals (harness/lib/components.sh)
+    export LAB_SIP_TEST_PEER=1 # raw SIP from the harness's peer address is trusted (harness/lib/scaleout.sh)
+    if lab_start_all; then
+      # CTest with the lab up: the load generator's integration run needs the real rtpengine.
+      [[ ${LAB_T_RELAY:-} == built ]] && run_ctest
+      run_node_tests
+    else
+      LAB_T_INTEG="integration FAILED (the lab did not start, see $(rel "$LAB_LOGDIR")/)"
+      [[ ${LAB_T_RELAY:-} == built ]] && run_ctest
+    fi
+  elif [[ ${LAB_T_RELAY:-} == built ]]; then
+    run_ctest
+  fi
+  procs_cleanup
+  [[ ${LAB_TEST_3GPP_PASS:-} == 1 && $LAB_T_INTEG != *"(build)"* && $LAB_T_INTEG != *"(no harness/tests)"* ]] && ims3_test_pass
+  local parts=("${LAB_T_UNIT:-unit FAILED (not run)}") summary status=0
+  [[ -n ${LAB_T_RELAY:-} ]] && parts+=("$LAB_T_RELAY")
+  parts+=("$LAB_T_INTEG")
+  [[ -n ${LAB_T_INTEG_3GPP:-} ]] && parts+=("$LAB_T_INTEG_3GPP")
+  summary=$(printf '%s, ' "${parts[@]}")
+  summary=${summary%, }
+  [[ $summary == *FAILED* ]] && status=1
+  log "unit totals: ${LAB_T_SUREFIRE:-none}; logs: $(rel "$LAB_LOGDIR")/"
+  echo "lab test: $summary"
+  exit "$status"
+}

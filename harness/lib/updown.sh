@@ -51,3 +51,97 @@ lab_down() {
   rm -f "$pids"
   log "lab is down: stopped $stopped process(es)"
 }
+
+cmd_up() {
+  local running users=''
+  while (($#)); do
+    case $1 in
+      --users) [[ ${2:-} =~ ^[0-9]+$ ]] || usage_error "--users needs a number of users"; users=$2; shift 2 ;;
+      --users=*) users=${1#--users=}; [[ $users =~ ^[0-9]+$ ]] || usage_error "--users needs a number of users"; shift ;;
+      --bind) [[ -n ${2:-} ]] || usage_error "--bind needs an address"; LAB_BIND=$2; shift 2 ;;
+      --bind=*) LAB_BIND=${1#--bind=}; shift ;;
+      --ims) [[ ${2:-} == 3gpp || ${2:-} == external ]] || usage_error "up --ims takes 3gpp or external"; LAB_IMS=$2; shift 2 ;;
+      --ims=3gpp | --ims=external) LAB_IMS=${1#--ims=}; shift ;;
+      --tls-cert) [[ -n ${2:-} ]] || usage_error "--tls-cert needs a PEM certificate file"; LAB_TLS_CERT=$2; shift 2 ;;
+      --tls-cert=*) LAB_TLS_CERT=${1#--tls-cert=}; shift ;;
+      --tls-key) [[ -n ${2:-} ]] || usage_error "--tls-key needs a PEM private key file"; LAB_TLS_KEY=$2; shift 2 ;;
+      --tls-key=*) LAB_TLS_KEY=${1#--tls-key=}; shift ;;
+      --turn) LAB_TURN=1; shift ;;
+      --gateways) # SIP 5070, 5074, 5078: a fourth would take ue3's 5082
+        [[ ${2:-} =~ ^[1-3]$ ]] || usage_error "--gateways needs a number from 1 to 3"; LAB_GATEWAYS=$2; shift 2 ;;
+      --relays) [[ ${2:-} =~ ^[1-9]$ ]] || usage_error "--relays needs a number from 1 to 9"; LAB_RELAYS=$2; shift 2 ;;
+      *)
+        ext_option "$1" "${2-}"
+        ((EXT_TAKEN > 0)) || usage_error "unknown option for up: $1"
+        shift "$EXT_TAKEN" ;;
+    esac
+  done
+  [[ $LAB_BIND =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || usage_error "--bind wants an IPv4 address, not '$LAB_BIND'"
+  [[ ${LAB_TURN:-} != 1 || $LAB_BIND != 0.0.0.0 ]] || usage_error "--turn needs one address to relay from: --bind ADDR, not 0.0.0.0"
+  if [[ -n ${LAB_TLS_CERT:-}${LAB_TLS_KEY:-} ]]; then
+    [[ -n ${LAB_TLS_CERT:-} && -n ${LAB_TLS_KEY:-} ]] || usage_error "--tls-cert and --tls-key go together"
+    [[ -r $LAB_TLS_CERT ]] || usage_error "--tls-cert: cannot read '$LAB_TLS_CERT'"
+    [[ -r $LAB_TLS_KEY ]] || usage_error "--tls-key: cannot read '$LAB_TLS_KEY'"
+    openssl x509 -in "$LAB_TLS_CERT" -noout 2>/dev/null || usage_error "--tls-cert: '$LAB_TLS_CERT' is not a PEM certificate"
+    openssl pkey -in "$LAB_TLS_KEY" -noout 2>/dev/null || usage_error "--tls-key: '$LAB_TLS_KEY' is not an unencrypted PEM private key"
+    LAB_TLS_CERT=$(realpath "$LAB_TLS_CERT") LAB_TLS_KEY=$(realpath "$LAB_TLS_KEY")
+    [[ $(stat -c %a "$LAB_TLS_KEY") == ?00 ]] || log "warning: --tls-key $LAB_TLS_KEY is readable by other users (chmod 600 it)"
+    LAB_TLS=1
+  fi
+  # beyond loopback the browser side is HTTPS/WSS only (docs/security.md "TLS")
+  [[ $LAB_BIND == 127.* ]] || LAB_TLS=1
+  [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
+  [[ -z ${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-} ]] || usage_error "--call-to and --sipp-caller are options of compliance, not up"
+  ! scale_out || [[ $LAB_IMS == plain ]] || usage_error "--gateways/--relays work with the light core only (not --ims $LAB_IMS)"
+  ! scale_out || [[ ${LAB_TLS:-0} != 1 ]] || usage_error "--gateways/--relays with TLS (a non-loopback --bind or --tls-cert) are not supported yet: HAProxy speaks plain HTTP to the gateways (docs/scale-out.md)"
+  export LAB_BIND LAB_IMS LAB_TLS LAB_GATEWAYS LAB_RELAYS LAB_TURN
+  ext_check
+  ims3_lab_packages
+  ensure_packages
+  ext_check_file
+  ext_configure
+  ims3_lab_build && build_gateway && build_harness || exit 1   # the harness's vendor step provides the page's libraries
+  running=$(up_running "$ROOT/out/up/pids" | tr '\n' ' ')
+  [[ -z $running ]] || die "the lab is already up (${running% }); run ./lab down first"
+  lab_prepare_run up
+  [[ -z $users ]] || provision_users "$users" "$LAB_RUN_DIR/users.txt" || exit 1
+  lab_tls_prepare || exit 1
+  procs_install_traps
+  lab_start_all || exit 1
+  LAB_KEEP_RUNNING=1
+  scale_print
+  up_print_access
+}
+
+# up_web_url SHOWN_ADDR — the web client's URL as `./lab up` serves it: https:// with TLS (a non-loopback
+# --bind or --tls-cert: plain http:// is not served then), else http://.
+up_web_url() {
+  local scheme=http
+  [[ ${LAB_TLS:-0} == 1 ]] && scheme=https
+  printf '%s://%s:%s/' "$scheme" "$1" "$LAB_GW_PORT"
+}
+
+# up_print_access — where to point a browser and whom to log in as (ims-sim/users.txt).
+up_print_access() {
+  local shown=$LAB_BIND user browser=() file="$ROOT/ims-sim/users.txt"
+  [[ $shown == 0.0.0.0 ]] && shown="<this host's address>"
+  if ims3_lab_wanted; then ims3_print_access "$shown"; return; fi
+  if ext_mode; then ext_print_access "$shown"; return; fi
+  while IFS=: read -r user _; do
+    [[ -z $user || $user == \#* || $user == ue* ]] && continue
+    browser+=("$user")
+  done <"$file"
+  if [[ $LAB_TLS == 1 ]]; then
+    log "the lab is up. Web client: https://$shown:$LAB_GW_PORT/ (TLS only: plain http:// is not served)"
+    log "certificate $LAB_TLS_CERT, $(openssl x509 -in "$LAB_TLS_CERT" -noout -fingerprint -sha256 2>/dev/null)"
+    [[ $LAB_TLS_CERT == "$ROOT/out/tls/gateway.crt" ]] &&
+      log "it is self-signed: the browser asks once to accept it (compare the fingerprint), or give your own with --tls-cert/--tls-key"
+  else
+    log "the lab is up. Web client: http://$shown:$LAB_GW_PORT/"
+  fi
+  [[ ${LAB_TURN:-} == 1 ]] && log "TURN: turn:$(lab_turn_addr) (coturn; the pages get credentials at login; secret in $(rel "$LAB_RUN_DIR")/turn/secret)"
+  # passwords are never printed (terminal scroll-back, CI logs): where to read them (docs/security.md "Secrets")
+  log "log in as: ${browser[*]}; the passwords are in $(rel "$file") (user:password)${IMS_USERS:+, those of the generated users in $(rel "$IMS_USERS") (mode 0600)}"
+  log "call ue1 (answers and echoes the audio), ue3 (answers, then hangs up) or ue7 (audio + video echo, tick video); logs: $(rel "$LAB_LOGDIR")/"
+  log "stop it with: ./lab down"
+}

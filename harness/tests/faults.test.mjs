@@ -39,7 +39,7 @@ function bdecode(buf) {
 
 function ngAddress() {
   const arg = commandOf('rtpengine').argv.find((a) => a.startsWith('--listen-ng='));
-  const [host, port] = (arg ? arg.slice('--listen-ng='.length) : '127.0.0.1:2223').split(':');
+  const [host, port] = (arg ? arg.slice('--listen-ng='.length) : ADDRESSES.rtpengineNg).split(':');
   return { host, port: Number(port) };
 }
 
@@ -289,7 +289,9 @@ const registrationOf = async (token) => (await (await fetch(`${base}/api/v1/sess
 
 test('Kamailio restarted mid-call: media goes on, the BYE after the restart reaches the UE, the keepalive re-REGISTERs the user and an MT call reaches the browser again; no session or dialog left', { timeout: 150000 }, async () => {
   let kam = await startOwnKamailio();
-  const args = gw.withOption(gw.withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`), 'lab.ims.keepalive-ms', KEEPALIVE_MS);
+  // this gateway takes SIP requests from its own P-CSCF only (the lab's gateway trusts the lab's: docs/security.md "SIP sources")
+  let args = gw.withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`);
+  args = gw.withOption(gw.withOption(args, 'lab.sip.trusted-sources', `127.0.0.1:${KAM_PCSCF_PORT}`), 'lab.ims.keepalive-ms', KEEPALIVE_MS);
   const proc = await startOwnGateway(args);
   const ueEnv = { env: { KAMAILIO: `127.0.0.1:${KAM_PCSCF_PORT}` }, timeoutMs: 90000 };
   let client;

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { before, test } from 'node:test';
+import { LAB } from '../kit/addresses.mjs';
 import { startCapture } from '../kit/capture.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
@@ -27,7 +28,10 @@ const deregistrationsAtHss = () => {
   const log = path.join(logDir(), 'ims3gpp', 'hss.log');
   return fs.existsSync(log) ? (fs.readFileSync(log, 'utf8').match(/^.*SAR dave@ims\.lab .*type=[56]\b.*$/gm) ?? []).length : 0;
 };
-const PORTS = { pcscf: 5060, icscf: 4060, scscf: 6060, gw: 5070, hss: 3868 };
+const PORTS = { // from the lab's address table (harness/addresses.env)
+  pcscf: Number(LAB.LAB_PCSCF.split(':')[1]), icscf: Number(LAB.LAB_IMS3_ICSCF_PORT), scscf: Number(LAB.LAB_IMS3_SCSCF_PORT),
+  gw: Number(LAB.LAB_GW_SIP_PORT), hss: Number(LAB.LAB_IMS3_HSS_DIAMETER_PORT),
+};
 const SIP_PORTS = [PORTS.pcscf, PORTS.icscf, PORTS.scscf, PORTS.gw];
 
 let sip = [];      // every SIP message of the capture: {frame, src, dst, text, first, headers(name) -> [values]}

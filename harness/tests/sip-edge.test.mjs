@@ -13,9 +13,10 @@ import { logDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { assertNoRtpengineSession } from '../runner/testkit.mjs';
+import { LAB } from '../kit/addresses.mjs';
 
 const USER = 'erin';
-const DTMF_LOG = { host: '127.0.0.1', port: 2224 }; // harness/lib/addresses.sh LAB_RTPENGINE_DTMF_LOG
+const DTMF_LOG = { host: LAB.LAB_RTPENGINE_DTMF_LOG.split(':')[0], port: Number(LAB.LAB_RTPENGINE_DTMF_LOG.split(':')[1]) }; // rtpengine's DTMF log destination
 let browser;
 let page;
 let token;

@@ -1,23 +1,26 @@
 # shellcheck shell=bash
 # Addresses and ports of the 3GPP IMS core (sourced by the start scripts and selftest.sh).
-# Everything is on one loopback address; the nodes differ by port. Override by exporting first.
-IMS3_ADDR="${IMS3_ADDR:-127.0.0.1}"
-IMS3_DOMAIN="${IMS3_DOMAIN:-ims.lab}"
-IMS3_PCSCF_PORT="${IMS3_PCSCF_PORT:-5060}"   # SIP, UEs and the gateway talk to it
-IMS3_ICSCF_PORT="${IMS3_ICSCF_PORT:-4060}"   # SIP, home-domain entry (DNS SRV of the domain)
-IMS3_SCSCF_PORT="${IMS3_SCSCF_PORT:-6060}"   # SIP, registrar and session control
-IMS3_HSS_DIAMETER_PORT="${IMS3_HSS_DIAMETER_PORT:-3868}"
-IMS3_ICSCF_DIAMETER_PORT="${IMS3_ICSCF_DIAMETER_PORT:-3869}"
-IMS3_SCSCF_DIAMETER_PORT="${IMS3_SCSCF_DIAMETER_PORT:-3870}"
+# Everything is on one loopback address; the nodes differ by port. Override by exporting first. The
+# defaults come from the lab's one address table, harness/addresses.env (read in a subshell: sourcing
+# this file leaves the caller's LAB_* variables alone).
+ims3_table() { (. "$(dirname "${BASH_SOURCE[0]}")/../../harness/addresses.env" && printf '%s' "${!1}"); }
+IMS3_ADDR="${IMS3_ADDR:-$(ims3_table LAB_LOOPBACK)}"
+IMS3_DOMAIN="${IMS3_DOMAIN:-$(ims3_table LAB_IMS_DOMAIN)}"
+IMS3_PCSCF_PORT="${IMS3_PCSCF_PORT:-$(p=$(ims3_table LAB_PCSCF) && echo "${p##*:}")}"   # SIP, UEs and the gateway talk to it
+IMS3_ICSCF_PORT="${IMS3_ICSCF_PORT:-$(ims3_table LAB_IMS3_ICSCF_PORT)}"   # SIP, home-domain entry (DNS SRV of the domain)
+IMS3_SCSCF_PORT="${IMS3_SCSCF_PORT:-$(ims3_table LAB_IMS3_SCSCF_PORT)}"   # SIP, registrar and session control
+IMS3_HSS_DIAMETER_PORT="${IMS3_HSS_DIAMETER_PORT:-$(ims3_table LAB_IMS3_HSS_DIAMETER_PORT)}"
+IMS3_ICSCF_DIAMETER_PORT="${IMS3_ICSCF_DIAMETER_PORT:-$(ims3_table LAB_IMS3_ICSCF_DIAMETER_PORT)}"
+IMS3_SCSCF_DIAMETER_PORT="${IMS3_SCSCF_DIAMETER_PORT:-$(ims3_table LAB_IMS3_SCSCF_DIAMETER_PORT)}"
 # Trusted nodes (TS 24.229 5.4.1.1, TS 33.203 trusted node authentication): who may send a REGISTER with
 # integrity-protected="auth-done" (a WebRTC eP-CSCF/WAF that authenticated the user itself, TS 24.371).
-# Space-separated ADDR:PORT or ADDR (any port); the lab's gateway sends SIP from 127.0.0.1:5070.
-IMS3_TRUSTED_NODES="${IMS3_TRUSTED_NODES:-127.0.0.1:5070}"
+# Space-separated ADDR:PORT or ADDR (any port); the lab's gateway sends SIP from LAB_LOOPBACK:LAB_GW_SIP_PORT.
+IMS3_TRUSTED_NODES="${IMS3_TRUSTED_NODES:-$(ims3_table LAB_LOOPBACK):$(ims3_table LAB_GW_SIP_PORT)}"
 # Failed-authentication throttling at the P-CSCF (docs/ims-sim.md "3GPP mode"): this many failed REGISTER
 # authentications (403) of one IMPI, or from one source ADDR:PORT (not a trusted node), within about
 # IMS3_AUTHBAN_SECONDS (this window and the one before added up), ban that IMPI / source for IMS3_AUTHBAN_SECONDS (403, Retry-After).
 IMS3_AUTHBAN_FAILS="${IMS3_AUTHBAN_FAILS:-10}"
 IMS3_AUTHBAN_SECONDS="${IMS3_AUTHBAN_SECONDS:-60}"
-IMS3_DB_PORT="${IMS3_DB_PORT:-3306}"         # MariaDB, I-CSCF tables only
+IMS3_DB_PORT="${IMS3_DB_PORT:-$(ims3_table LAB_IMS3_DB_PORT)}"         # MariaDB, I-CSCF tables only
 IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
 IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"

@@ -6,7 +6,8 @@ The USIM side is Milenage (TS 35.206) on AES-128 from the `cryptography` package
 the HSS's libosmocore. The UE checks every challenge like a USIM: MAC-A must verify, and the SQN
 it carries is printed.
 
-  aka-ue.py --impi ue1@ims.lab --user ue1 --k HEX --op HEX --port 5085 --pcscf 127.0.0.1:5060 MODE
+  aka-ue.py --impi ue1@ims.lab --user ue1 --k HEX --op HEX --port 5085 [--pcscf HOST:PORT] MODE
+  (--pcscf defaults to the lab's P-CSCF, LAB_PCSCF of harness/addresses.env)
   MODE  ok         register (401 → 200)
         wrong-res  answer the challenge with a wrong RES: expects 403
         resync     refuse the first challenge with AUTS for SQN_MS = SQN + 100 (TS 33.102 6.3.5):
@@ -26,6 +27,10 @@ import socket
 import sys
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+# the default P-CSCF and own address from the lab's one address table (harness/addresses.env)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "harness", "lib"))
+from lab_addresses import LAB  # noqa: E402
 
 
 def aes(k, block):
@@ -164,9 +169,9 @@ def main():
     p.add_argument("--user", required=True, help="user part of the IMPU sip:<user>@<domain>")
     p.add_argument("--k", required=True)
     p.add_argument("--op", required=True)
-    p.add_argument("--addr", default="127.0.0.1")
+    p.add_argument("--addr", default=LAB["LAB_LOOPBACK"])
     p.add_argument("--port", type=int, required=True)
-    p.add_argument("--pcscf", default="127.0.0.1:5060")
+    p.add_argument("--pcscf", default=LAB["LAB_PCSCF"])
     p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts", "publish"])
     a = p.parse_args()
     ue = Ue(a)

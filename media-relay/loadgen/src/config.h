@@ -11,9 +11,11 @@
 #include "media_mode.h"
 #include "profile.h"
 
-// rtpengine's ng control address unless --ng says otherwise: the one definition (main's usage text,
-// Config; tests/CMakeLists.txt reads it from this line for the integration scripts).
-#define LOADGEN_DEFAULT_NG "127.0.0.1:2223"
+#include "lab_addresses.h"  // generated from harness/addresses.env (cmake/lab_addresses.cmake)
+
+// rtpengine's ng control address unless --ng says otherwise (main's usage text, Config): the lab's
+// table's LAB_RTPENGINE_NG, as the integration scripts get it (tests/CMakeLists.txt).
+#define LOADGEN_DEFAULT_NG LAB_RTPENGINE_NG
 
 namespace lg {
 
@@ -24,7 +26,7 @@ enum class FarMode { Echo, Sink, External };
 struct Config {
   sockaddr_in ng{};                 // rtpengine ng control address
   std::string ngText = LOADGEN_DEFAULT_NG;
-  std::string localIp = "127.0.0.1";
+  std::string localIp = LAB_LOOPBACK;
   int calls = 1;
   double cps = 10;
   double durationS = 10;

@@ -6,7 +6,9 @@
 # usage: integration_gateway.sh LOADGEN WORKDIR
 set -euo pipefail
 loadgen=$1 work=$2
-gw=${LOADGEN_GATEWAY:-http://127.0.0.1:8089}
+# shellcheck source=../../../harness/addresses.env
+. "$(dirname "$0")/../../../harness/addresses.env" # the lab's address table: ./lab test's second gateway
+gw=${LOADGEN_GATEWAY:-http://$LAB_LOOPBACK:$LAB_GW_TCP_PORT}
 health=$(python3 - "$gw" <<'PY' 2>/dev/null || true
 import json, sys, urllib.request
 print(json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/health", timeout=2)).get("status", ""))

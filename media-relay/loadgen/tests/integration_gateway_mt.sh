@@ -7,7 +7,9 @@
 # usage: integration_gateway_mt.sh LOADGEN RUN_UE WORKDIR
 set -euo pipefail
 loadgen=$1 run_ue=$2 work=$3
-gw=${LOADGEN_GATEWAY:-http://127.0.0.1:8089}
+# shellcheck source=../../../harness/addresses.env
+. "$(dirname "$0")/../../../harness/addresses.env" # the lab's address table: ./lab test's second gateway
+gw=${LOADGEN_GATEWAY:-http://$LAB_LOOPBACK:$LAB_GW_TCP_PORT}
 users=(dave carol)
 health=$(python3 - "$gw" <<'PY' 2>/dev/null || true
 import json, sys, urllib.request

@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# `./lab demo` (see harness/lib/help.txt): one MO and one MT call through the lab in private namespaces,
+# their audio checked (harness/runner/demo.mjs), out/demo/report.json + report.html.
+
+cmd_demo() {
+  local args=("$@") keep='' rc envs
+  while (($#)); do
+    case $1 in
+      --ims) [[ ${2:-} =~ ^(plain|volte|3gpp)$ ]] || usage_error "--ims takes plain, volte or 3gpp"; LAB_IMS=$2; shift 2 ;;
+      --ims=plain | --ims=volte | --ims=3gpp) LAB_IMS=${1#--ims=}; shift ;;
+      --codec) [[ ${2:-} =~ ^(PCMA|PCMU|G722|AMR-WB|AMR)$ ]] || usage_error "--codec takes PCMA, PCMU, G722, AMR-WB or AMR"; LAB_CODEC=$2; shift 2 ;;
+      --volte) LAB_DEMO_VOLTE=1; shift ;; # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
+      --keep-logs) keep=archive; shift ;;
+      --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
+      --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
+      *) usage_error "unknown option for demo: $1" ;;
+    esac
+  done
+  [[ -z ${LAB_CODEC:-} || ${LAB_IMS:-plain} == plain ]] || usage_error "--codec works with --ims plain only"
+  if [[ ${LAB_DEMO_VOLTE:-} == 1 ]]; then
+    [[ -z ${LAB_CODEC:-} ]] || usage_error "--volte and --codec exclude each other"
+    [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
+  fi
+  LAB_BROWSER=${LAB_BROWSER:-chromium}
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE
+  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
+    ims3_lab_packages
+    ensure_packages
+    ims3_lab_build && build_gateway && build_harness && { build_media_relay; (($? != 1)); } && need_script harness/runner/demo.mjs || exit 1
+    lab_prepare_run demo "$keep"
+  fi
+  netns_enter demo "${args[@]}"
+  netns_topology
+  lab_use_run demo
+  procs_install_traps
+  lab_start_all || exit 1
+  mapfile -t envs < <(lab_run_env)
+  log "running the calls: node harness/runner/demo.mjs"
+  run_foreground runner 600 env "${envs[@]}" node "$ROOT/harness/runner/demo.mjs"
+  rc=$?
+  procs_cleanup
+  if [[ -f $LAB_RUN_DIR/report.html || -f $LAB_RUN_DIR/report.json ]]; then
+    log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  else
+    log "no report was written; logs: $(rel "$LAB_LOGDIR")/"
+  fi
+  ((rc == 0)) || fail "demo failed: the runner exited with status $rc (log: $(rel "$LAB_LOGDIR")/runner.log)"
+  exit "$rc"
+}

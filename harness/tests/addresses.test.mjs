@@ -1,0 +1,125 @@
+// Unit test (no lab needed): the lab's addresses and ports are written once, in harness/addresses.env, and
+// every reader (bash, Node, Python, CMake/C++, the 3GPP core's env.sh, the gateway's defaults) sees the same
+// values; no reader keeps a literal copy of a value of the table.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ADDRESSES, LAB, TABLE_FILE, parseTable } from '../kit/addresses.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const read = (rel) => fs.readFileSync(path.join(root, rel), 'utf8');
+const names = Object.keys(LAB);
+const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, encoding: 'utf8', ...opts });
+// NAME=value lines -> { NAME: value }
+const lines = (text) => Object.fromEntries(text.trim().split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+// the first NAME=value the table and a reader disagree on, for the failure message
+const firstDiff = (want, got) => names.find((n) => want[n] !== got[n]);
+const disagree = (reader, got) => {
+  const n = firstDiff(LAB, got);
+  return `${reader} disagrees with ${path.relative(root, TABLE_FILE)}${n ? ` on ${n}: table '${LAB[n]}', ${reader} '${got[n]}'` : ''}`;
+};
+
+test('the table parses: names, ${NAME} references resolved, bad lines named with their number', () => {
+  assert.ok(names.length >= 30, `only ${names.length} names in ${TABLE_FILE}`);
+  assert.equal(LAB.LAB_RTPENGINE_NG, `${LAB.LAB_LOOPBACK}:2223`, 'LAB_RTPENGINE_NG is not ${LAB_LOOPBACK}:2223 resolved');
+  assert.equal(LAB.LAB_STUN, `${LAB.LAB_NAT_CORE_ADDR}:3478`, 'LAB_STUN is not ${LAB_NAT_CORE_ADDR}:3478 resolved');
+  for (const n of names) assert.doesNotMatch(LAB[n], /[$\s"']/, `${n}='${LAB[n]}' keeps a reference, space or quote`);
+  assert.deepEqual(parseTable('A=1 # c\n# x\nB=${A}:2\n', 't'), { A: '1', B: '1:2' }, 'comments and a reference');
+  assert.throws(() => parseTable('A=1\nB=two words\n', 't'), /t:2: not NAME=value/, 'a value with a space is refused');
+  assert.throws(() => parseTable('B=${A}\n', 't'), /t:1: \$\{A\} is not an earlier name/, 'a forward reference is refused');
+});
+
+test('bash: harness/lib/addresses.sh gives every name of the table its value', () => {
+  const out = run('bash', ['-c', `set -u; source harness/lib/addresses.sh; for n in ${names.join(' ')}; do printf '%s=%s\\n' "$n" "\${!n}"; done; printf 'IFACES=%s\\n' "\${LAB_RTPENGINE_IFACES[*]}"`]);
+  const got = lines(out);
+  assert.deepEqual(Object.fromEntries(names.map((n) => [n, got[n]])), LAB, disagree('bash (addresses.sh)', got));
+  assert.equal(got.IFACES, `pub/${LAB.LAB_PUB_ADDR} ims/${LAB.LAB_LOOPBACK}`, `rtpengine's interfaces from bash: ${got.IFACES}`);
+});
+
+test('Python: lab_addresses.py and ng-ping.py read the table', () => {
+  const got = lines(run('python3', ['harness/lib/lab_addresses.py']));
+  assert.deepEqual(got, LAB, disagree('Python (lab_addresses.py)', got));
+  const ng = run('python3', ['-c', 'import runpy; print(runpy.run_path("media-relay/ng-ping.py")["DEFAULT_NG"])']).trim();
+  assert.equal(ng, LAB.LAB_RTPENGINE_NG, `ng-ping.py's default ng address ${ng}, the table's ${LAB.LAB_RTPENGINE_NG}`);
+});
+
+test('the 3GPP core: ims-sim/3gpp/env.sh defaults to the table, and leaves the caller\'s LAB_* alone', () => {
+  const out = run('bash', ['-c', 'set -u; LAB_GW_PORT=kept; . ims-sim/3gpp/env.sh; set | grep -E "^(IMS3_[A-Z_]*PORT|IMS3_ADDR|IMS3_DOMAIN|IMS3_TRUSTED_NODES)="; echo "LAB_GW_PORT=$LAB_GW_PORT"'], {
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IMS3_'))),
+  });
+  const got = lines(out);
+  const want = {
+    IMS3_ADDR: LAB.LAB_LOOPBACK, IMS3_DOMAIN: LAB.LAB_IMS_DOMAIN, IMS3_PCSCF_PORT: LAB.LAB_PCSCF.split(':')[1],
+    IMS3_ICSCF_PORT: LAB.LAB_IMS3_ICSCF_PORT, IMS3_SCSCF_PORT: LAB.LAB_IMS3_SCSCF_PORT, IMS3_DB_PORT: LAB.LAB_IMS3_DB_PORT,
+    IMS3_HSS_DIAMETER_PORT: LAB.LAB_IMS3_HSS_DIAMETER_PORT, IMS3_ICSCF_DIAMETER_PORT: LAB.LAB_IMS3_ICSCF_DIAMETER_PORT,
+    IMS3_SCSCF_DIAMETER_PORT: LAB.LAB_IMS3_SCSCF_DIAMETER_PORT, IMS3_TRUSTED_NODES: `${LAB.LAB_LOOPBACK}:${LAB.LAB_GW_SIP_PORT}`,
+  };
+  for (const [k, v] of Object.entries(want)) assert.equal(got[k], v, `ims-sim/3gpp/env.sh: ${k}=${got[k]}, the table gives ${v}`);
+  assert.equal(got.LAB_GW_PORT, 'kept', 'sourcing ims-sim/3gpp/env.sh overwrote the caller\'s LAB_GW_PORT');
+});
+
+test('C++: cmake/lab_addresses.cmake generates lab_addresses.h with every name of the table', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-addresses-'));
+  try {
+    run('cmake', ['-P', path.join(root, 'media-relay/loadgen/cmake/lab_addresses.cmake')], { cwd: dir });
+    const header = fs.readFileSync(path.join(dir, 'generated/lab_addresses.h'), 'utf8');
+    const got = Object.fromEntries([...header.matchAll(/^#define (\w+) "([^"]*)"$/gm)].map((m) => [m[1], m[2]]));
+    assert.deepEqual(got, LAB, disagree('C++ (lab_addresses.h)', got));
+    // loadgen's default ng address is the table's, by name (src/config.h); its CTest scripts take the same
+    assert.match(read('media-relay/loadgen/src/config.h'), /^#define LOADGEN_DEFAULT_NG LAB_RTPENGINE_NG$/m, 'config.h: LOADGEN_DEFAULT_NG is not LAB_RTPENGINE_NG');
+    assert.match(read('media-relay/loadgen/tests/CMakeLists.txt'), /set\(LOADGEN_DEFAULT_NG "\$\{LAB_RTPENGINE_NG\}"\)/, 'the CTest scripts\' ng address is not LAB_RTPENGINE_NG');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Node: ADDRESSES is built from the table', () => {
+  const at = (port) => `${LAB.LAB_LOOPBACK}:${port}`;
+  const want = {
+    gatewayHttp: `http://${at(LAB.LAB_GW_PORT)}`, gatewaySip: at(LAB.LAB_GW_SIP_PORT), pcscf: LAB.LAB_PCSCF,
+    scscf: at(LAB.LAB_SCSCF_PORT), pcscfTls: at(LAB.LAB_PCSCF_TLS_PORT), rtpengineNg: LAB.LAB_RTPENGINE_NG,
+    pub: LAB.LAB_PUB_ADDR, browser: LAB.LAB_BROWSER_ADDR, natOutside: LAB.LAB_NAT_OUT_ADDR,
+    browserBehindNat: LAB.LAB_BROWSER_NAT_ADDR, stun: LAB.LAB_STUN, snatOutside: LAB.LAB_SNAT_OUT_ADDR,
+    browserBehindSnat: LAB.LAB_BROWSER_SNAT_ADDR,
+  };
+  for (const [k, v] of Object.entries(want)) assert.equal(ADDRESSES[k], v, `ADDRESSES.${k} is ${ADDRESSES[k]}, the table gives ${v}`);
+});
+
+test("the gateway's built-in defaults agree with the table (application.properties, GatewayProperties)", () => {
+  const props = read('signaling-gw/src/main/resources/application.properties');
+  const prop = (k) => props.match(new RegExp(`^${k.replace('.', '\\.')}=(.*)$`, 'm'))?.[1];
+  assert.equal(prop('server.port'), LAB.LAB_GW_PORT, `application.properties server.port=${prop('server.port')}, LAB_GW_PORT=${LAB.LAB_GW_PORT}`);
+  assert.equal(prop('server.address'), LAB.LAB_LOOPBACK, `application.properties server.address=${prop('server.address')}, LAB_LOOPBACK=${LAB.LAB_LOOPBACK}`);
+  const java = read('signaling-gw/src/main/java/org/webrtcims/gw/config/GatewayProperties.java');
+  const field = (decl) => java.match(new RegExp(`private (?:String|int) ${decl} = "?([^";]*)"?;`))?.[1];
+  for (const [decl, want] of [['port', LAB.LAB_GW_SIP_PORT], ['proxy', LAB.LAB_PCSCF], ['domain', LAB.LAB_IMS_DOMAIN],
+    ['ng', LAB.LAB_RTPENGINE_NG], ['dtmfLog', LAB.LAB_RTPENGINE_DTMF_LOG]]) {
+    assert.equal(field(decl), want, `GatewayProperties.java: ${decl} = ${field(decl)}, the table's value is ${want}`);
+  }
+});
+
+// Values worth looking for: addresses and ports (the loopback address and the domain are everywhere in
+// other roles, e.g. a SIPp UE's own address, so only their defining readers are checked by the tests above).
+const SCANNED = names.filter((n) => !['LAB_LOOPBACK', 'LAB_IMS_DOMAIN'].includes(n) && /\d/.test(LAB[n]) && LAB[n].length >= 4);
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// literalCopies(text) -> the "NAME=value" of each table value a reader's code (comments stripped) spells out
+function literalCopies(text) {
+  const code = text.split('\n').map((l) => l.replace(/(^|\s)(#|\/\/).*$/, '')).join('\n');
+  return SCANNED.filter((n) => new RegExp(`(?<![\\w.])${esc(LAB[n])}(?![\\w.])`).test(code)).map((n) => `${n}=${LAB[n]}`);
+}
+
+const READERS = ['harness/lib/addresses.sh', 'harness/kit/addresses.mjs', 'harness/lib/lab_addresses.py', 'harness/lib/sip-options.py',
+  'harness/lib/ims3gpp.sh', 'media-relay/ng-ping.py', 'ims-sim/3gpp/env.sh', 'ims-sim/3gpp/sipp/aka-ue.py', 'ims-sim/start-kamailio.sh',
+  'sipp-scenarios/run-ue.sh', 'media-relay/loadgen/src/config.h', 'media-relay/loadgen/src/main.cpp',
+  'media-relay/loadgen/cmake/lab_addresses.cmake', 'media-relay/loadgen/tests/CMakeLists.txt',
+  'media-relay/loadgen/tests/integration_gateway.sh', 'media-relay/loadgen/tests/integration_gateway_mt.sh'];
+
+test('no reader keeps its own copy of a value of the table (and the scan finds one when it does)', () => {
+  assert.deepEqual(literalCopies('DEFAULT_NG = "127.0.0.1:2223"  # ng'), [`LAB_RTPENGINE_NG=${LAB.LAB_RTPENGINE_NG}`], 'the scan misses a planted ng address');
+  assert.deepEqual(literalCopies('# rtpengine on 127.0.0.1:2223\n// LAB_GW_PORT 8088'), [], 'the scan counts comments');
+  for (const f of READERS) assert.deepEqual(literalCopies(read(f)), [], `${f} spells out values of harness/addresses.env instead of reading them`);
+});
