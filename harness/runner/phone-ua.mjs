@@ -153,6 +153,8 @@ class Baresip extends Phone {
       'call_local_timeout 120',
       'call_max_calls 4',
       `audio_source ausine,${TONE_HZ}`,
+      'ausrc_srate 48000',   // ausine makes 48 kHz stereo only; baresip resamples for the 8 kHz mono codecs
+      'ausrc_channels 2',
       `rtp_ports ${this.rtpPort}-${this.rtpPort + 1}`,
       'rtcp_mux no',
       'jitter_buffer_delay 5-10',
@@ -209,7 +211,19 @@ class Baresip extends Phone {
     });
     this.sock.on('error', () => {});
     await this.command('reginfo').catch((e) => { throw new Error(`${this.label}: 127.0.0.1:${this.ctrlPort} is not its ctrl_tcp: ${e.message}`); });
+    this.pollRegistration();
     return this;
+  }
+
+  // reginfo until it shows the account OK or ERR: the REGISTER_OK event may come before we are connected.
+  async pollRegistration() {
+    for (const end = Date.now() + 15000; Date.now() < end && !this.exited && !this.registered && !this.registerError;) {
+      // eslint-disable-next-line no-control-regex
+      const info = (await this.command('reginfo').catch(() => '')).replace(/\u001b\[[0-9;]*m/g, '');
+      if (/\bOK\b/.test(info)) { this.registered = true; this.changed(); return; }
+      if (/\bERR\b/.test(info)) { this.registerError = info.trim().replace(/\s+/g, ' '); this.changed(); return; }
+      await sleep(200);
+    }
   }
 
   onMessage(m) {
@@ -303,14 +317,8 @@ class Linphone extends Phone {
 
   async start() {
     this.writeConfig();
-    let block = [];
-    const onLine = (l) => {
-      if (/^Event-type:/.test(l) && block.length) { this.onEvent(block); block = []; }
-      block.push(l);
-      if (/^Id:/.test(l)) { this.onEvent(block); block = []; }
-    };
     this.proc = start(this.label, 'linphone-daemon', ['--config', path.join(this.dir, 'linphonerc'), '--pipe', this.pipeName, '--log', this.sipLog],
-      { log: this.log, onLine, env: { ...process.env, HOME: this.dir, XDG_CONFIG_HOME: this.dir, XDG_DATA_HOME: path.join(this.dir, '.local', 'share') } });
+      { log: this.log, env: { ...process.env, HOME: this.dir, XDG_CONFIG_HOME: this.dir, XDG_DATA_HOME: path.join(this.dir, '.local', 'share') } });
     this.proc.done.then((s) => { this.exited = `exit ${s.code ?? s.signal}`; this.changed(); });
     const sockPath = path.join('/tmp', this.pipeName);
     for (const end = Date.now() + 15000; ;) {
@@ -333,7 +341,16 @@ class Linphone extends Phone {
       for (const c of this.codecs) await this.command(`audio-codec-enable ${c}/8000/1`);
     }
     this.pollRegistration();
+    this.pollEvents();
     return this;
+  }
+
+  // With a client on its socket the daemon queues its events for `pop-event` (one per call, "Size:" left).
+  async pollEvents() {
+    while (!this.exited && !this.stopping) {
+      const r = await this.command('pop-event').catch(() => '');
+      if (/^Event:/m.test(r)) this.onEvent(r.split('\n')); else await sleep(100);
+    }
   }
 
   // register-status until it says Ok or failed (the daemon sends no registration event on its stdout).
@@ -375,7 +392,7 @@ class Linphone extends Phone {
     }
   }
 
-  // One command at a time; its answer is what the socket gives until it has been quiet 150 ms.
+  // One command at a time; its answer is what the socket gives until it has been quiet 50 ms.
   command(cmd) {
     const run = async () => {
       this.reply = '';
@@ -383,7 +400,7 @@ class Linphone extends Phone {
       const end = Date.now() + 5000;
       let last = '';
       for (;;) {
-        await sleep(150);
+        await sleep(50);
         if (this.reply && this.reply === last) break;
         last = this.reply;
         if (Date.now() > end) throw new Error(`${this.label}: no answer to '${cmd.split(' ')[0]}' within 5 s`);
@@ -426,6 +443,7 @@ class Linphone extends Phone {
   }
 
   async stop() {
+    this.stopping = true;
     if (this.proc && !this.exited) {
       await this.command('quit').catch(() => {});
       if (await Promise.race([this.proc.done.then(() => true), sleep(3000).then(() => false)])) { this.sock?.destroy(); return; }
