@@ -444,6 +444,15 @@ class Linphone extends Phone {
 
   async stop() {
     this.stopping = true;
+    if (this.proc && !this.exited && this.registered) {
+      // de-register first: a binding left behind would fork the next instance's calls to this dead contact
+      await this.command('unregister ALL').catch(() => {});
+      for (const end = Date.now() + 3000; Date.now() < end;) {
+        const r = await this.command('register-status ALL').catch(() => '');
+        if (!/LinphoneRegistration(Ok|Progress)/.test(r)) break;
+        await sleep(100);
+      }
+    }
     if (this.proc && !this.exited) {
       await this.command('quit').catch(() => {});
       if (await Promise.race([this.proc.done.then(() => true), sleep(3000).then(() => false)])) { this.sock?.destroy(); return; }

@@ -21,6 +21,14 @@ before(async () => { page = await loggedInPage(USER, 'test-phones-bob'); });
 after(async () => page?.close());
 
 const isInvite = (m) => /\bINVITE$/i.test(m.cseq ?? '');
+const toTag = (m) => m.headers.match(/^(?:To|t)\s*:.*;\s*tag=([^;\s]+)/im)?.[1] ?? null;
+
+// The ACK of the phone's 200 (MO): same To tag as the 200 (an ACK of a non-2xx answer of a forked leg is another)
+function ackOf200(phone, callId) {
+  const ok = phone.sipMessages(callId).find((m) => m.dir === 'sent' && m.status === 200 && isInvite(m));
+  if (!ok) return null;
+  return phone.sipMessages(callId).find((m) => m.dir === 'received' && m.method === 'ACK' && toTag(m) === toTag(ok)) ?? null;
+}
 const line = (m) => `${m.dir} ${m.startLine}`;
 
 // The SIP a phone saw of a call, one line a message, for failure messages.
@@ -42,8 +50,10 @@ function lastInviteCallId(phone) {
 async function phoneRtp(cap, phone) {
   const file = await cap.stop();
   const pkts = await rtpPackets(file, phone.rtpPort);
-  const sent = pkts.filter((p) => p.src === phone.rtpPort);
-  const received = pkts.filter((p) => p.dst === phone.rtpPort);
+  // only what tshark decoded as RTP (linphone also sends a STUN binding request from its RTP port)
+  const rtp = pkts.filter((p) => p.ssrc !== '');
+  const sent = rtp.filter((p) => p.src === phone.rtpPort);
+  const received = rtp.filter((p) => p.dst === phone.rtpPort);
   return { sent: sent.length, received: received.length, sentPt: [...new Set(sent.map((p) => p.pt))], receivedPt: [...new Set(received.map((p) => p.pt))], file };
 }
 
@@ -152,9 +162,9 @@ for (const kind of ['baresip', 'linphone']) {
           await client.waitFor('answered', callId, 8000);
           await phone.waitCallState('established', 8000);
           // the gateway's ACK reaches the phone: one 200 sent (no retransmission), one ACK received
-          for (const end = Date.now() + 2000; Date.now() < end && !phone.sipMessages(callId).some((m) => m.dir === 'received' && m.method === 'ACK');) await sleep(100);
+          for (const end = Date.now() + 2000; Date.now() < end && !ackOf200(phone, callId);) await sleep(100);
           const contact = phone.sipMessages(callId).find((m) => m.dir === 'sent' && m.status === 200 && isInvite(m))?.headers.match(/^(?:Contact|m)\s*:\s*(.*)$/im)?.[1];
-          assert.ok(phone.sipMessages(callId).some((m) => m.dir === 'received' && m.method === 'ACK'),
+          assert.ok(ackOf200(phone, callId),
             `${kind} never got the gateway's ACK to its 200 (its Contact ${contact ?? '?'}): ${flowOf(phone, callId)}`);
           await waitReceiving(client, callId);
           await sleep(MEDIA_MS);
