@@ -11,6 +11,7 @@ LAB_PACKAGES=(
   libavcodec-extra59: libopus-dev: linux-perf: libnetfilter-queue-dev:
   maven:mvn openjdk-17-jdk-headless:javac nodejs:node npm:npm
   redis-server:redis-server haproxy:haproxy
+  baresip-core:baresip linphone-cli:linphonec
 )
 
 pkg_present() { # package command
