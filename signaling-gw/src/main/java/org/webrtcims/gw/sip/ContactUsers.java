@@ -34,6 +34,14 @@ public class ContactUsers {
         }
     }
 
+    /**
+     * Maps a contact user part issued before to {@code login} again (a second session's REGISTER that kept the
+     * binding's contact succeeded after the first session's logout had released it).
+     */
+    public void keep(String contactUser, String login) {
+        loginByContact.put(contactUser, login);
+    }
+
     /** Forgets a contact user part: requests to it are then answered as to any unknown user. */
     public void release(String contactUser) {
         if (contactUser != null) loginByContact.remove(contactUser);

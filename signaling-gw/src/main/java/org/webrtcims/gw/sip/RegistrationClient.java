@@ -266,6 +266,7 @@ public class RegistrationClient {
                 if (fresh && bindings.get(user) == null) contactUsers.release(b.contactUser);
                 return;
             }
+            if (!fresh) contactUsers.keep(b.contactUser, user); // released meanwhile by a logout of the other session
             Binding old = bindings.put(user, b);
             if (old != null && old != b) {
                 if (old.refresh != null) old.refresh.cancel(false);

@@ -98,6 +98,31 @@ class ContactUsersTest {
     }
 
     @Test
+    void aSecondSessionsLoginThatOutlivesTheFirstSessionsLogoutKeepsTheContactMapped() throws Exception {
+        GatewayProperties props = new GatewayProperties();
+        PlayedRegistrar registrar = new PlayedRegistrar("reg-");
+        ContactUsers users = new ContactUsers();
+        RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props,
+                GatewayMetrics.none(), users);
+        try {
+            var first = client.register("alice", "pw");
+            registrar.answer(0, 200, null);
+            first.get();
+            String contact = contactUser(registrar.sent.get(0));
+            var second = client.register("alice", "pw"); // another browser session of alice, REGISTER in flight
+            client.unregister("alice");                  // the first session logs out meanwhile
+            assertEquals(Optional.empty(), users.loginOf(contact));
+            registrar.answer(1, 200, null);              // the second session's REGISTER succeeds
+            second.get();
+            assertEquals(contact, contactUser(registrar.sent.get(1)));
+            assertEquals(Optional.of("alice"), users.loginOf(contact), "the live binding's contact reaches alice again");
+            assertEquals(Optional.of(contact), client.contactUser("alice"));
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
     void aRefusedLoginKeepsNoContactUser() throws Exception {
         GatewayProperties props = new GatewayProperties();
         PlayedRegistrar registrar = new PlayedRegistrar("reg-");
