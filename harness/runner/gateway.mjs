@@ -98,9 +98,19 @@ export async function waitHealthy(timeoutMs = 15000) {
   }
 }
 
-// The caller's own session and its IMS registration ({user, registration: {expires, refreshes, registeredAt}}).
+// The caller's own session and its IMS registration ({user, registration: {expires, refreshes, registeredAt, …,
+// contact}}: contact is the registered Contact URI, its user part random per registration).
 export async function currentSession(token) {
   return expect(await request('GET', '/api/v1/sessions/current', { token }), 200, 'current session');
+}
+
+// The user part of the session's registered Contact (random per registration, docs/security.md "SIP sources"):
+// what the IMS addresses the user's INVITEs to (sip:<it>@<gateway>), the login name being no reachable user.
+export async function contactUser(token) {
+  const reg = (await currentSession(token)).registration;
+  const m = /^sip:([^@]+)@/.exec(reg?.contact ?? '');
+  if (!m) throw new Error(`the session has no registered contact: ${JSON.stringify(reg)}`);
+  return m[1];
 }
 
 // A raw WebSocket upgrade of /ws offering `protocols` (Sec-WebSocket-Protocol; the session token rides as

@@ -18,6 +18,7 @@ import { LAB } from '../kit/addresses.mjs';
 import { startCapture } from '../kit/capture.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
+import * as gw from '../runner/gateway.mjs';
 import { hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
 
 const run = promisify(execFile);
@@ -37,6 +38,7 @@ const SIP_PORTS = [PORTS.pcscf, PORTS.icscf, PORTS.scscf, PORTS.gw];
 let sip = [];      // every SIP message of the capture: {frame, src, dst, text, first, headers(name) -> [values]}
 let cx = [];       // every Diameter message: {code, request, result, user, impu, sat, server, sipAuthenticate}
 let mo; let mt; let unregistered; let unknown;
+let contact;      // dave's registered Contact user part (random per registration, docs/security.md "SIP sources")
 
 // --- Milenage (TS 35.206 §4.1), to recompute what dave's USIM computes ---
 function aes(k, block) {
@@ -112,6 +114,7 @@ before(async () => {
   let page;
   try {
     page = await loggedInPage(USER, 'test-ims3gpp-wire-dave');
+    contact = await gw.contactUser(page.token); // dave's registered Contact user part (random per registration)
     mo = await moCall(page.client, { token: page.token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1500 });
     mt = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'uac', arg: 1500 }, hangup: 'ue', maxMs: 15000 });
     for (const [to, set] of [['ue9', (r) => { unregistered = r; }], ['nobody', (r) => { unknown = r; }]]) {
@@ -255,7 +258,12 @@ test('MT through the core: ue2\'s INVITE to dave goes P-CSCF -> S-CSCF -> I-CSCF
     assert.ok(hops.includes(hop), `hop ${hop} missing: ${hops.join(', ')}`);
   }
   const last = inv.find((m) => m.dst === PORTS.gw);
-  assert.match(last.first, /^INVITE sip:dave@127\.0\.0\.1:5070/, last.first);
+  // to dave's registered Contact: its user part random per registration, repeated as rinstance (the P-CSCF tells
+  // the gateway's registrations apart by it), never the login name
+  assert.match(last.first, new RegExp(`^INVITE sip:${contact}@127\\.0\\.0\\.1:5070;.*rinstance=${contact}`), last.first);
+  const reg = gwRegisters()[0];
+  assert.match(reg.headers('Contact').join(',') || reg.headers('m').join(','), new RegExp(`<sip:${contact}@127\\.0\\.0\\.1:5070;`),
+    `dave's REGISTER registered the same contact: ${reg.head}`);
   const fromS = inv.find((m) => m.src === PORTS.scscf && m.dst === PORTS.pcscf);
   assert.match(fromS.headers('Route').join(','), /sip:term@pcscf\.ims\.lab:5060;lr/, `the S-CSCF routes through the Path: ${fromS.head}`);
 });

@@ -1,7 +1,8 @@
 // Integration: the gateway's SIP edge as a real network meets it (issue #29, docs/security.md "SIP sources",
 // "Call targets", "DTMF from rtpengine"): the header shapes real phones send (an empty Supported: etc.) ring
 // the browser; an INVITE forged from the P-CSCF's address but another port is refused; a scanner's guesses
-// get the same answer whether or not the user exists; a raw-host call from the browser is refused; a forged
+// get the same answer whether or not the user exists, and the login name of a logged-in user (what svwar guesses)
+// is no reachable contact: the IMS reaches erin only at her registration's random Contact user part; a raw-host call from the browser is refused; a forged
 // DTMF-log datagram shows no digit. Raw SIP from the harness's peer (kit/sip.mjs, trusted beside the P-CSCF).
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
@@ -20,12 +21,14 @@ const DTMF_LOG = { host: LAB.LAB_RTPENGINE_DTMF_LOG.split(':')[0], port: Number(
 let browser;
 let page;
 let token;
+let contact; // erin's registered Contact user part (random per registration): where the IMS sends her INVITEs
 
 before(async () => {
   await gw.waitHealthy(15000);
   browser = await launchBrowser();
   page = await openClient(browser, { name: 'test-sip-edge-erin' });
   ({ token } = await page.login(USER, passwordOf(USER)));
+  contact = await gw.contactUser(token);
 });
 
 after(async () => {
@@ -38,10 +41,11 @@ const firstLines = (s) => JSON.stringify(s.got.map(statusLine));
 const sdp = (port) => `v=0\no=phone 1 1 IN IP4 127.0.0.1\ns=-\nc=IN IP4 127.0.0.1\nt=0 0\nm=audio ${port} RTP/AVP 0 8 101\n`
   + 'a=rtpmap:0 PCMU/8000\na=rtpmap:8 PCMA/8000\na=rtpmap:101 telephone-event/8000\na=sendrecv\n';
 
-// An INVITE to `user` with these headers between CSeq and the body (LF line ends; sip.mjs makes CRLF).
-const invite = (user, headers) => `INVITE sip:${user}@\${GW} SIP/2.0\n`
+// An INVITE to sip:`user`@gateway (To: sip:`to`@ims.lab) with these headers between CSeq and the body (LF line
+// ends; sip.mjs makes CRLF). As the P-CSCF sends it to erin: invite(contact, headers, USER).
+const invite = (user, headers, to = user) => `INVITE sip:${user}@\${GW} SIP/2.0\n`
   + 'Via: SIP/2.0/UDP ${ADDR}:${PORT};branch=${BRANCH};rport\nMax-Forwards: 70\n'
-  + `From: "Phone" <sip:ue9@ims.lab>;tag=\${FROMTAG}\nTo: <sip:${user}@ims.lab>\nCall-ID: \${CALLID}\nCSeq: 1 INVITE\n`
+  + `From: "Phone" <sip:ue9@ims.lab>;tag=\${FROMTAG}\nTo: <sip:${to}@ims.lab>\nCall-ID: \${CALLID}\nCSeq: 1 INVITE\n`
   + `${headers}\n${sdp('${PORT}')}`;
 
 // The shapes third-party phones send (RFC 3261 §7.3.1, §20, §25; baresip, linphone, desk phones).
@@ -64,14 +68,14 @@ for (const [what, headers] of SHAPES) {
     const s = await sipSocket();
     try {
       const mark = await page.mark();
-      const inv = s.send(invite(USER, headers), { ADDR: s.address });
+      const inv = s.send(invite(contact, headers, USER), { ADDR: s.address });
       const ringing = await s.waitFor(/^SIP\/2\.0 18\d /, inv.CALLID, 8000);
       assert.ok(ringing, `no 18x to the INVITE; got ${firstLines(s)}`);
       const incoming = await page.waitFor('incoming', inv.CALLID, 5000, mark);
       assert.equal(incoming.callId, inv.CALLID, 'the browser is told of this call');
       // the phone gives up: CANCEL → 200, 487 to the INVITE, ACK
       const via = sipHeader(inv.text, 'Via');
-      s.send(`CANCEL sip:${USER}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${sipHeader(inv.text, 'From')}\n`
+      s.send(`CANCEL sip:${contact}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${sipHeader(inv.text, 'From')}\n`
         + `To: <sip:${USER}@ims.lab>\nCall-ID: ${inv.CALLID}\nCSeq: 1 CANCEL\nContent-Length: 0\n\n`);
       const terminated = await s.waitFor(/^SIP\/2\.0 487 /, inv.CALLID, 5000);
       assert.ok(terminated, `no 487 after the CANCEL; got ${firstLines(s)}`);
@@ -90,7 +94,7 @@ test('an INVITE from the P-CSCF\'s address but another port (its Via claiming :5
   try {
     for (const via of [{}, { PORT: 5060 }]) { // the Via's sent-by is the sender's own claim; rport brings the answer back
       const mark = await page.mark();
-      const inv = s.send(invite(USER, 'Contact: <sip:ceo@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n'),
+      const inv = s.send(invite(contact, 'Contact: <sip:ceo@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n', USER),
         { ADDR: s.address, ...via });
       const final = await s.waitFor(/^SIP\/2\.0 [1-6]\d\d /, inv.CALLID, 5000);
       assert.equal(statusLine(final), 'SIP/2.0 403 Forbidden', `Via ${JSON.stringify(via)}: got ${firstLines(s)}`);
@@ -126,6 +130,29 @@ test('a scanner\'s guesses (svwar-style INVITE/OPTIONS/REGISTER for users that e
   }
   const distinct = new Set(answers.values());
   assert.deepEqual([...distinct], ['SIP/2.0 403 Forbidden'], `the answers tell users apart: ${JSON.stringify(Object.fromEntries(answers))}`);
+  const events = (await page.events()).slice(mark).filter((e) => e.msg.type === 'incoming');
+  assert.deepEqual(events, [], 'no guess rang the browser');
+});
+
+test('a scan that reaches the gateway through the P-CSCF (its trusted source): INVITEs to login names, logged-in erin\'s included, and to a stale contact get what a user who is not logged in gets; none rings', { timeout: 20000 }, async () => {
+  const s = await sipSocket(); // the harness's peer, trusted beside the P-CSCF: what a scan relayed by the IMS looks like
+  const mark = await page.mark();
+  const answers = new Map();
+  try {
+    // a contact of the same form that no registration holds (a logged-out session's, or a guess of the form)
+    for (const user of [USER, 'alice', 'nosuchuser', 'admin', `w${'0'.repeat(32)}`]) {
+      const sent = s.send(invite(user, 'Contact: <sip:scan@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n'),
+        { ADDR: s.address });
+      const final = await s.waitFor(/^SIP\/2\.0 [2-6]\d\d /, sent.CALLID, 5000);
+      answers.set(user, statusLine(final));
+      if (final) s.ack(sent, final);
+    }
+  } finally {
+    s.close();
+  }
+  assert.deepEqual([...new Set(answers.values())], ['SIP/2.0 480 Temporarily Unavailable'],
+    `each guess must get the not-logged-in answer (480), the logged-in user's login name too: ${JSON.stringify(Object.fromEntries(answers))}`);
+  assert.match(contact, /^w[0-9a-f]{32}$/, `erin's registered contact user part is random, not her login: ${contact}`);
   const events = (await page.events()).slice(mark).filter((e) => e.msg.type === 'incoming');
   assert.deepEqual(events, [], 'no guess rang the browser');
 });
@@ -172,7 +199,7 @@ test('a BYE of the gateway answered 478 (as a proxy that cannot reach a GRUU con
   const s = await sipSocket();
   try {
     const mark = await page.mark();
-    const inv = s.send(invite(USER, 'Contact: <sip:ue9@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n'),
+    const inv = s.send(invite(contact, 'Contact: <sip:ue9@${ADDR}:${PORT}>\nContent-Type: application/sdp\nContent-Length: ${LENGTH}\n', USER),
       { ADDR: s.address });
     await page.waitFor('incoming', inv.CALLID, 8000, mark);
     await page.answer(inv.CALLID);

@@ -77,25 +77,27 @@ test('a tel: caller reaches a logged-in user: 100, 180, a BYE with foreign tags 
   assert.equal(login.status, 201, JSON.stringify(login.body));
   const s = await sipSocket();
   try {
-    const inv = s.send(fixture('tel-from-invite.sip'), { USER: user });
+    // to the user's registered Contact (its user part random per registration), as the P-CSCF sends it
+    const contact = await gw.contactUser(login.body.token);
+    const inv = s.send(fixture('tel-from-invite.sip'), { USER: user, CONTACT: contact });
     assert.ok(await s.waitFor(/^SIP\/2\.0 100 /, inv.CALLID), '100 Trying');
     const ringing = await s.waitFor(/^SIP\/2\.0 18\d /, inv.CALLID, 8000);
     assert.ok(ringing, `no 18x; got ${JSON.stringify(s.got.map((t) => t.split('\r\n')[0]))}`);
     const toHeader = header(ringing, 'To');
     // the right Call-ID with someone else's tags is not this dialog
-    s.send(`BYE sip:${user}@\${GW} SIP/2.0\nVia: SIP/2.0/UDP 127.0.0.1:\${PORT};branch=\${BRANCH};rport\nMax-Forwards: 70\n`
+    s.send(`BYE sip:${contact}@\${GW} SIP/2.0\nVia: SIP/2.0/UDP 127.0.0.1:\${PORT};branch=\${BRANCH};rport\nMax-Forwards: 70\n`
       + `From: <sip:intruder@ims.lab>;tag=intruder\nTo: ${toHeader}\nCall-ID: ${inv.CALLID}\nCSeq: 2 BYE\nContent-Length: 0\n\n`);
     const byeFinal = await s.waitFor(/^SIP\/2\.0 [2-6]\d\d /, inv.CALLID);
     assert.match(byeFinal ?? '', /CSeq: 2 BYE/, `the final response is the BYE's: ${byeFinal}`);
     assert.equal(statusOf(byeFinal), 481, 'BYE with foreign tags');
     const via = header(inv.text, 'Via');
     const from = header(inv.text, 'From');
-    s.send(`CANCEL sip:${user}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${from}\nTo: <sip:${user}@ims.lab>\n`
+    s.send(`CANCEL sip:${contact}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${from}\nTo: <sip:${user}@ims.lab>\n`
       + `Call-ID: ${inv.CALLID}\nCSeq: 1 CANCEL\nContent-Length: 0\n\n`);
     const finals = [await s.waitFor(/^SIP\/2\.0 200 /, inv.CALLID), await s.waitFor(/^SIP\/2\.0 487 /, inv.CALLID)];
     assert.ok(finals[0] && /CSeq: 1 CANCEL/.test(finals[0]), '200 to the CANCEL');
     assert.ok(finals[1] && /CSeq: 1 INVITE/.test(finals[1]), '487 to the INVITE');
-    s.send(`ACK sip:${user}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${from}\nTo: ${header(finals[1], 'To')}\n`
+    s.send(`ACK sip:${contact}@\${GW} SIP/2.0\nVia: ${via}\nMax-Forwards: 70\nFrom: ${from}\nTo: ${header(finals[1], 'To')}\n`
       + `Call-ID: ${inv.CALLID}\nCSeq: 1 ACK\nContent-Length: 0\n\n`);
     await assertNoRtpengineSession();
   } finally {

@@ -45,6 +45,8 @@ public class SessionController {
             // TS 24.229 §5.1.1.2.1: the registered public user identities (P-Associated-URI), the default first
             reg.put("identities", r.identities());
             reg.put("sipFlow", r.sipFlow());
+            // the registered Contact: its user part is random per registration (docs/security.md "SIP sources")
+            reg.put("contact", r.contact());
             out.put("registration", reg);
         });
         return out;

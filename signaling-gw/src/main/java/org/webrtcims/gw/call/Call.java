@@ -15,6 +15,11 @@ public final class Call {
     final Direction direction;
     final String owner;      // browser session token
     final String localUser;  // the browser user
+    /**
+     * The user part of the Contact of this call's dialog: the registration's random one (sip/ContactUsers), never
+     * the login name. MT: the INVITE's Request-URI user; MO: the caller's registration's.
+     */
+    String contactUser;
     /** MO: the registered public user identity the call goes out as (From, P-Preferred-Identity); null for MT. */
     String callerIdentity;
     final String remote;     // the IMS party, user@host

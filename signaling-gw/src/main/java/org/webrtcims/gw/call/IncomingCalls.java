@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sip.ContactUsers;
 import org.webrtcims.gw.sip.SipHeaders;
 import org.webrtcims.gw.sip.SipIds;
 
@@ -22,13 +23,15 @@ import java.util.Optional;
 public class IncomingCalls {
     private final CallContext ctx;
     private final UserDirectory users;
+    private final ContactUsers contactUsers;
     private final Preconditions preconditions;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
 
-    public IncomingCalls(CallContext ctx, UserDirectory users, Preconditions preconditions, InviteServer inviteServer,
-                         CallQuotas quotas, SessionTimers sessionTimers) {
+    public IncomingCalls(CallContext ctx, UserDirectory users, ContactUsers contactUsers, Preconditions preconditions,
+                         InviteServer inviteServer, CallQuotas quotas, SessionTimers sessionTimers) {
+        this.contactUsers = contactUsers;
         this.quotas = quotas;
         this.sessionTimers = sessionTimers;
         this.ctx = ctx;
@@ -43,7 +46,11 @@ public class IncomingCalls {
         ServerTransaction st = ctx.ua().serverTransaction(event);
         st.sendResponse(ctx.ua().response(Response.TRYING, req));
         URI ruri = req.getRequestURI();
-        String user = ruri instanceof SipURI s ? s.getUser() : null;
+        // the Request-URI is the registered Contact (the P-CSCF routed to it): its user part is the registration's
+        // random one (ContactUsers), mapped back to the login; any other user part (a guessed login name, an old
+        // registration's) gets the same answer as a user who is not logged in (docs/security.md "SIP sources")
+        String contactUser = ruri instanceof SipURI s ? s.getUser() : null;
+        String user = contactUsers.loginOf(contactUser).orElse(null);
         Optional<String> session = user == null ? Optional.empty() : users.sessionOf(user);
         if (session.isEmpty()) {
             ctx.replies().sip().send(st, Response.TEMPORARILY_UNAVAILABLE, SipIds.tag(), null, null);
@@ -77,6 +84,7 @@ public class IncomingCalls {
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
                 from.getTag(), CallState.INCOMING);
+        c.contactUser = contactUser;
         c.toTag = SipIds.tag();
         c.inviteServerTx = st;
         synchronized (c) {

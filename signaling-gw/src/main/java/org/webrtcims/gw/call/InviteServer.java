@@ -34,7 +34,7 @@ public class InviteServer {
     void reliableProgress(Call c) {
         try {
             Response progress = c.dialog.createReliableProvisionalResponse(Response.SESSION_PROGRESS);
-            replies.sip().complete(progress, c.toTag, c.localUser, c.sdp.imsSdp);
+            replies.sip().complete(progress, c.toTag, c.contactUser, c.sdp.imsSdp);
             c.toTag = ((ToHeader) progress.getHeader(ToHeader.NAME)).getTag();
             c.dialog.sendReliableProvisionalResponse(progress);
             c.flow(String.valueOf(Response.SESSION_PROGRESS));

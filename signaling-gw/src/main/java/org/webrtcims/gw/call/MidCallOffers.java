@@ -45,7 +45,7 @@ public class MidCallOffers {
             c.reofferPending = true;
             try {
                 Request reinvite = c.dialog.createRequest(Request.INVITE);
-                reinvite.setHeader(ctx.requests().contact(c.localUser)); // one Contact (the stack put in a bare one)
+                reinvite.setHeader(ctx.requests().contact(c.contactUser)); // one Contact (the stack put in a bare one)
                 ctx.requests().setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
                 ctx.ua().sendInDialog(c.dialog, reinvite, new ReinviteResponses(c, imsOffer));

@@ -56,6 +56,8 @@ public class OutgoingCalls {
         } catch (org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered e) {
             throw new CallFailure("bad-identity", e.getMessage());
         }
+        String contactUser = registration.contactUser(user).orElseThrow(() ->
+                new CallFailure("bad-identity", user + " has no IMS registration to call from"));
         SipURI target;
         try {
             target = ctx.requests().target(to);
@@ -68,6 +70,7 @@ public class OutgoingCalls {
                 SipIds.tag(), CallState.CALLING);
         synchronized (c) {
             c.callerIdentity = caller;
+            c.contactUser = contactUser;
             c.sdp.imsCodec = imsCodec;
             c.sdp.injectDtmf = injectDtmf || imsCodec != null;
             String imsSdp = preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp));
@@ -91,7 +94,7 @@ public class OutgoingCalls {
         // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
         javax.sip.address.Address caller = ctx.ua().addresses().createAddress(c.callerIdentity);
         Request invite = ctx.requests().create(Request.INVITE, target, caller, c.fromTag,
-                ctx.ua().addresses().createAddress(target), c.id, cseq, c.localUser);
+                ctx.ua().addresses().createAddress(target), c.id, cseq, c.contactUser);
         ctx.requests().setSdpBody(invite, c.sdp.imsSdp);
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {

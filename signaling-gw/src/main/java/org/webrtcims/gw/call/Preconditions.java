@@ -64,7 +64,7 @@ public class Preconditions {
                         new QosPreconditions.Status("sendrecv", c.qos.remote, "optional", false)));
                 Request update = c.dialog.createRequest(Request.UPDATE);
                 ctx.requests().setSdpBody(update, c.sdp.imsSdp);
-                update.addHeader(ctx.requests().contact(c.localUser));
+                update.addHeader(ctx.requests().contact(c.contactUser));
                 c.flow(Request.UPDATE);
                 ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c, ctx.sink()) {
                     @Override void response(ResponseEvent event, Response r, int code) {

@@ -172,7 +172,7 @@ public class SessionTimers {
             String method = c.timerPeerAllowsUpdate ? Request.UPDATE : Request.INVITE;
             try {
                 Request req = c.dialog.createRequest(method);
-                req.setHeader(ctx.requests().contact(c.localUser)); // replaces the bare Contact the stack put in
+                req.setHeader(ctx.requests().contact(c.contactUser)); // replaces the bare Contact the stack put in
                 req.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
                 req.setHeader(ctx.ua().headers().createHeader("Session-Expires", c.timer.seconds() + ";refresher=uac"));
                 req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), c.timer.seconds()))));

@@ -52,6 +52,7 @@ final class RegEvent {
     /** One user's reg-event subscription. */
     static final class Subscription {
         private final String user;
+        private final String contactUser;
         private final String impu;
         private final String callId;
         private final Consumer<String> flow;
@@ -63,8 +64,9 @@ final class RegEvent {
         private volatile ScheduledFuture<?> refresh;
         private long cseq = 1;
 
-        Subscription(String user, String impu, String callId, Consumer<String> flow) {
+        Subscription(String user, String contactUser, String impu, String callId, Consumer<String> flow) {
             this.user = user;
+            this.contactUser = contactUser;
             this.impu = impu;
             this.callId = callId;
             this.flow = flow;
@@ -85,12 +87,13 @@ final class RegEvent {
         this.terminated = terminated;
     }
 
-    Subscription subscribe(String user, String impu, Consumer<String> flow) {
-        Subscription s = new Subscription(user, impu, ua.newCallId(), flow);
+    /** contactUser: the user part of the registration's Contact ({@link ContactUsers}), also the SUBSCRIBE's. */
+    Subscription subscribe(String user, String contactUser, String impu, Consumer<String> flow) {
+        Subscription s = new Subscription(user, contactUser, impu, ua.newCallId(), flow);
         byCallId.put(s.callId, s);
         try {
             Address aor = ua.addresses().createAddress(impu);
-            Request sub = requests.create(Request.SUBSCRIBE, aor.getURI(), aor, s.fromTag, aor, s.callId, s.cseq++, user);
+            Request sub = requests.create(Request.SUBSCRIBE, aor.getURI(), aor, s.fromTag, aor, s.callId, s.cseq++, contactUser);
             decorate(sub);
             ClientTransaction ct = ua.send(sub, new Handler(s));
             s.dialog = ct.getDialog();
@@ -191,7 +194,7 @@ final class RegEvent {
         }
         SubscriptionStateHeader ss = (SubscriptionStateHeader) req.getHeader(SubscriptionStateHeader.NAME);
         boolean subscriptionEnds = ss != null && SubscriptionStateHeader.TERMINATED.equalsIgnoreCase(ss.getState());
-        String reason = regTerminated(req.getRawContent(), s.impu, ourContact(s.user));
+        String reason = regTerminated(req.getRawContent(), s.impu, ourContact(s.contactUser));
         s.flow.accept("recv NOTIFY (" + (ss == null ? "?" : ss.getState()) + (reason != null ? ", registration terminated: " + reason : "") + ")");
         if (subscriptionEnds) {
             s.state = "terminated";
@@ -205,8 +208,8 @@ final class RegEvent {
         }
     }
 
-    private String ourContact(String user) {
-        return user + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
+    private String ourContact(String contactUser) {
+        return contactUser + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
     }
 
     /**

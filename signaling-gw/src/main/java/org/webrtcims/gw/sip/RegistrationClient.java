@@ -46,6 +46,7 @@ public class RegistrationClient {
     private final AuthenticationHelper auth;
     private final ImsCredentials credentials;
     private final GatewayMetrics metrics;
+    private final ContactUsers contactUsers;
     /** At most this many 401s are answered per REGISTER (a resync costs two). */
     private static final int MAX_CHALLENGES = 3;
     private static final int MAX_FLOW = 64;
@@ -69,6 +70,8 @@ public class RegistrationClient {
         /** From the credentials file; null without one. */
         final ImsCredentials.Subscriber sub;
         final String callId;
+        /** The user part of the registered Contact ({@link ContactUsers}): random, kept across refreshes. */
+        final String contactUser;
         final String fromTag = SipIds.tag();
         long cseq = 1;
         ScheduledFuture<?> refresh;
@@ -82,8 +85,9 @@ public class RegistrationClient {
         /** What this binding's REGISTERs sent and received, in order (e.g. "recv 401 (AKAv1-MD5)"). */
         final java.util.List<String> flow = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        Binding(String user, String password, ImsCredentials.Subscriber sub, String callId) {
+        Binding(String user, String password, ImsCredentials.Subscriber sub, String callId, String contactUser) {
             this.user = user;
+            this.contactUser = contactUser;
             this.password = password;
             this.sub = sub;
             this.callId = callId;
@@ -108,12 +112,14 @@ public class RegistrationClient {
     }
 
     public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props) {
-        this(ua, requests, props, GatewayMetrics.none());
+        this(ua, requests, props, GatewayMetrics.none(), new ContactUsers());
     }
 
     @org.springframework.beans.factory.annotation.Autowired
-    public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props, GatewayMetrics metrics) {
+    public RegistrationClient(SipUserAgent ua, SipRequests requests, GatewayProperties props, GatewayMetrics metrics,
+                              ContactUsers contactUsers) {
         this.metrics = metrics;
+        this.contactUsers = contactUsers;
         metrics.registrations(bindings::size);
         metrics.sipDialogs(ua::dialogCount);
         this.ua = ua;
@@ -162,6 +168,7 @@ public class RegistrationClient {
         if (!bindings.remove(sub.user(), b)) return;
         if (b.refresh != null) b.refresh.cancel(false);
         byCallId.remove(b.callId);
+        contactUsers.release(b.contactUser);
         b.flow("recv NOTIFY (registration terminated: " + reason + ")");
         if (b.pooled()) poolInUse.remove(b.sub.impu());
         log.info("the network de-registered {} ({}): {}", b.user, b.impu(), reason);
@@ -195,11 +202,12 @@ public class RegistrationClient {
                     "all " + credentials.pool().size() + " public user identities of the guest pool are in use"));
         }
         ImsCredentials.Subscriber taken = sub;
-        Binding b = new Binding(sub.login(), "", sub, ua.newCallId());
+        Binding b = new Binding(sub.login(), "", sub, ua.newCallId(), contactUsers.issue(sub.login()));
         byCallId.put(b.callId, b);
         return send(b, props.getIms().getRegisterExpires()).handle((v, e) -> {
             if (e != null) {
                 byCallId.remove(b.callId);
+                contactUsers.release(b.contactUser);
                 if (b.refresh != null) b.refresh.cancel(false);
                 poolInUse.remove(taken.impu());
                 throw e instanceof CompletionException ce ? ce : new CompletionException(e);
@@ -212,7 +220,7 @@ public class RegistrationClient {
 
     private void subscribeRegEvent(Binding b) {
         if (!props.getIms().isRegEvent() || b.impu() == null) return;
-        b.subscription = regEvent.subscribe(b.user, b.impu(), b::flow);
+        b.subscription = regEvent.subscribe(b.user, b.contactUser, b.impu(), b::flow);
     }
 
     private AccountManager accountManager() {
@@ -235,6 +243,9 @@ public class RegistrationClient {
     /**
      * REGISTERs the user; completes when the registrar answered 2xx. The user's current binding (a live
      * session's) stays in force until then: a REGISTER the registrar refuses (a wrong password) changes nothing.
+     * A user with no live binding gets a new random Contact user part ({@link ContactUsers}); a login of a user
+     * who is registered already (a second browser session) keeps the binding's one, so the registrar updates that
+     * contact instead of keeping a second one that no longer reaches anyone.
      */
     public CompletableFuture<Void> register(String user, String password) {
         ImsCredentials.Subscriber sub;
@@ -243,14 +254,19 @@ public class RegistrationClient {
         } catch (RegistrationException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Binding b = new Binding(user, sub != null && sub.digestPassword() != null ? sub.digestPassword() : password, sub, ua.newCallId());
+        Binding live = bindings.get(user);
+        boolean fresh = live == null;
+        Binding b = new Binding(user, sub != null && sub.digestPassword() != null ? sub.digestPassword() : password, sub,
+                ua.newCallId(), fresh ? contactUsers.issue(user) : live.contactUser);
         byCallId.put(b.callId, b);
         return send(b, props.getIms().getRegisterExpires()).whenComplete((v, e) -> {
             if (e != null) {
                 byCallId.remove(b.callId); // a failed login keeps nothing
                 if (b.refresh != null) b.refresh.cancel(false);
+                if (fresh && bindings.get(user) == null) contactUsers.release(b.contactUser);
                 return;
             }
+            if (!fresh) contactUsers.keep(b.contactUser, user); // released meanwhile by a logout of the other session
             Binding old = bindings.put(user, b);
             if (old != null && old != b) {
                 if (old.refresh != null) old.refresh.cancel(false);
@@ -277,6 +293,7 @@ public class RegistrationClient {
         if (b == null) return CompletableFuture.completedFuture(null);
         if (b.refresh != null) b.refresh.cancel(false);
         regEvent.forget(b.subscription); // the de-REGISTER's NOTIFY (terminated) is ours, not the network's
+        contactUsers.release(b.contactUser); // from now on an INVITE to it is one to an unknown user
         return send(b, 0).whenComplete((v, e) -> {
             byCallId.remove(b.callId);
             if (b.pooled()) poolInUse.remove(b.sub.impu()); // back to the pool once de-registered
@@ -289,11 +306,12 @@ public class RegistrationClient {
      * authenticates ("digest", "AKAv1-MD5" or "trusted-node"), its registration scenario (TS 24.371 §6: "ims"
      * for digest/AKA, "web" for a web-authenticated user, "pool" for a guest), its IMPI and IMPU (when the
      * credentials file names them, else null), the reg-event subscription's state (null when none), the SIP flow so far
-     * and the registered public user identities (the default first; {@link RegisteredIdentities}).
+     * the registered public user identities (the default first; {@link RegisteredIdentities}) and the registered
+     * Contact URI (its user part random per registration, {@link ContactUsers}).
      */
     public record Status(int grantedExpires, int refreshes, long registeredAtMillis, String auth, String scenario,
                          String impi, String impu, String regEvent, java.util.List<String> sipFlow,
-                         java.util.List<String> identities) { }
+                         java.util.List<String> identities, String contact) { }
 
     public java.util.Optional<Status> status(String user) {
         Binding b = bindings.get(user);
@@ -303,13 +321,18 @@ public class RegistrationClient {
         RegEvent.Subscription sub = b.subscription;
         return java.util.Optional.of(new Status(b.grantedExpires, b.refreshes, b.registeredAtMillis, auth, scenario,
                 b.impi(), b.impu(), sub == null ? null : sub.state(), java.util.List.copyOf(b.flow),
-                b.identities == null ? java.util.List.of() : b.identities.all()));
+                b.identities == null ? java.util.List.of() : b.identities.all(), contactUri(b)));
     }
 
     /** TS 24.229 §5.4.1.1 / TS 33.203: a trusted node names the IMPI and says it authenticated the user itself. */
     static String trustedNodeHeader(String impi, String realm, String uri) {
         return "Digest username=\"" + impi + "\", realm=\"" + realm + "\", nonce=\"\", uri=\"" + uri
                 + "\", response=\"\", integrity-protected=\"auth-done\"";
+    }
+
+    /** The Contact URI the binding registers (without its transport parameter). */
+    private String contactUri(Binding b) {
+        return "sip:" + b.contactUser + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
     }
 
     private String registerUri() { return "sip:" + requests.domain(); }
@@ -337,7 +360,7 @@ public class RegistrationClient {
             Request reg;
             synchronized (b) {
                 reg = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
-                        aor, b.fromTag, aor, b.callId, b.cseq++, b.user);
+                        aor, b.fromTag, aor, b.callId, b.cseq++, b.contactUser);
             }
             reg.addHeader(ua.headers().createExpiresHeader(h.expires));
             reg.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
@@ -424,9 +447,10 @@ public class RegistrationClient {
                 return;
             }
             if (expires > 0) {
+                if (b.registeredAtMillis == 0) log.info("{} registered with contact {}", b.user, contactUri(b));
                 if (b.registeredAtMillis != 0) b.refreshes++;
                 b.registeredAtMillis = System.currentTimeMillis();
-                b.grantedExpires = grantedExpires(r, b.user);
+                b.grantedExpires = grantedExpires(r, b.contactUser);
                 b.serviceRoute = serviceRoute(r);
                 b.identities = identities(b, r);
                 scheduleRefresh(b, b.grantedExpires);
@@ -550,6 +574,15 @@ public class RegistrationClient {
         return java.util.List.copyOf(route);
     }
 
+    /**
+     * The user part of the user's registered Contact ({@link ContactUsers}), for the Contact of the user's dialogs
+     * (TS 24.229 §5.1.2A.1.1: the contact address the UE registered); empty when the user is not registered.
+     */
+    public java.util.Optional<String> contactUser(String user) {
+        Binding b = bindings.get(user);
+        return b == null ? java.util.Optional.empty() : java.util.Optional.of(b.contactUser);
+    }
+
     /** The Service-Route of the user's registration (empty when none was given). */
     public java.util.List<javax.sip.address.Address> serviceRoute(String user) {
         Binding b = bindings.get(user);
@@ -557,7 +590,8 @@ public class RegistrationClient {
     }
 
     /** The expiry granted to our own contact (the 200 lists every contact of the user, RFC 3261 §10.3). */
-    private int grantedExpires(Response r, String user) {
+    private int grantedExpires(Response r, String contactUser) {
+        String user = contactUser;
         String ours;
         try {
             ours = ((javax.sip.address.SipURI) requests.contact(user).getAddress().getURI()).getHost() + ":" + props.getSip().getPort();

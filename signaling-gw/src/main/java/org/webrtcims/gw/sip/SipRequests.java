@@ -83,10 +83,17 @@ public class SipRequests {
         public TargetRefused(String message) { super(message); }
     }
 
+    /**
+     * The gateway's Contact for {@code user}: the user part of a registration (sip/ContactUsers, random per
+     * registration). It is repeated as the URI's {@code rinstance} parameter: a P-CSCF keeps one registration per
+     * source host:port unless the Contact URIs differ there (Kamailio's ims_usrloc_pcscf compares only rinstance),
+     * and every browser user registers from the gateway's one address.
+     */
     public ContactHeader contact(String user) throws ParseException {
         SipURI uri = ua.addresses().createSipURI(user, props.getSip().getHost());
         uri.setPort(props.getSip().getPort());
         uri.setTransportParam(ua.transport());
+        if (user != null) uri.setParameter("rinstance", user);
         return ua.headers().createContactHeader(ua.addresses().createAddress(uri));
     }
 

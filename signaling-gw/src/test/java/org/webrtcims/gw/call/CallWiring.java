@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.ContactUsers;
 import org.webrtcims.gw.sip.RegistrationClient;
 import org.webrtcims.gw.sip.SipReplies;
 import org.webrtcims.gw.sip.SipRequests;
@@ -13,7 +14,8 @@ import static org.mockito.Mockito.when;
 
 /** The call layer wired as Spring wires it, around the (usually mocked) SIP stack, rtpengine, timers and watch. */
 record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
-                  IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip, RegistrationClient registration) {
+                  IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip, RegistrationClient registration,
+                  ContactUsers contactUsers) {
 
     static CallWiring of(SipUserAgent ua, SipRequests requests, CallMedia media, CallEventSink sink, CallRegistry registry,
                          UserDirectory users, LocalMediaWatch watch, CallTimers timers, GatewayProperties props) {
@@ -25,12 +27,14 @@ record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions precondi
         MidCallOffers midCall = new MidCallOffers(ctx);
         CallQuotas quotas = new CallQuotas(registry, props);
         SessionTimers sessionTimers = new SessionTimers(ctx);
-        IncomingCalls incoming = new IncomingCalls(ctx, users, preconditions, inviteServer, quotas, sessionTimers);
+        ContactUsers contactUsers = new ContactUsers();
+        IncomingCalls incoming = new IncomingCalls(ctx, users, contactUsers, preconditions, inviteServer, quotas, sessionTimers);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
+        when(registration.contactUser(anyString())).thenAnswer(i -> java.util.Optional.of("w-contact-of-" + i.getArgument(0)));
         OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, registration, sessionTimers);
         DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas, sessionTimers);
-        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip, registration);
+        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers);
     }
 }

@@ -46,6 +46,9 @@ class IncomingCallsTest {
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
     MidCallOffers midCall;
+    /** The user part of alice's registered Contact (sip/ContactUsers): what the P-CSCF sends her INVITEs to. */
+    String aliceContact;
+    org.webrtcims.gw.sip.ContactUsers contactUsers;
 
     private final CallTimers timers = new CallTimers();
 
@@ -68,6 +71,8 @@ class IncomingCallsTest {
         props.getIms().setReofferTimeoutMs(300);
         CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
                 watch, timers, props);
+        aliceContact = w.contactUsers().issue("alice");
+        contactUsers = w.contactUsers();
         teardown = w.teardown();
         midCall = w.midCall();
         incoming = w.incoming();
@@ -75,9 +80,15 @@ class IncomingCallsTest {
     }
 
     private Request invite() throws Exception {
-        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER);
+        Request r = atContact(SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER));
         when(inviteTx.getRequest()).thenReturn(r);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
+        return r;
+    }
+
+    /** The request sent to alice's registered Contact, as the P-CSCF sends it (Request-URI user = its user part). */
+    private Request atContact(Request r) throws java.text.ParseException {
+        ((javax.sip.address.SipURI) r.getRequestURI()).setUser(aliceContact);
         return r;
     }
 
@@ -117,7 +128,7 @@ class IncomingCallsTest {
 
     /** An INVITE as a third-party phone sends it: empty Supported and Require, repeated/compact headers, no Content-Length. */
     private Request phoneInvite(String callId, String headers) throws Exception {
-        Request r = (Request) SipFixtures.parse("INVITE sip:alice@127.0.0.1:5070 SIP/2.0\n"
+        Request r = (Request) SipFixtures.parse("INVITE sip:" + aliceContact + "@127.0.0.1:5070 SIP/2.0\n"
                 + "Via: SIP/2.0/UDP 127.0.0.1:5060;branch=z9hG4bK-phone1;rport\n"
                 + "Max-Forwards: 69\nFrom: \"Dave\" <sip:dave@ims.lab>;tag=ue2tag\nTo: <sip:alice@ims.lab>\n"
                 + "i: " + callId + "\nCSeq: 20 INVITE\nm: <sip:dave@127.0.0.1:5999;transport=udp>\n" + headers
@@ -260,6 +271,33 @@ class IncomingCallsTest {
         assertEquals(List.of(100, 480), responses(inviteTx).stream().map(Response::getStatusCode).toList());
         verifyNoInteractions(media);
         assertTrue(registry.find("call-1").isEmpty());
+    }
+
+    /**
+     * A scanner's guesses (svwar: INVITE sip:LOGIN@gw): the login name of a logged-in user, an unknown name and a
+     * released (logged-out) contact user part all get exactly what a user who is not logged in gets.
+     */
+    @Test
+    void anInviteToTheLoginNameOrAnUnknownContactUserIsAnsweredAsAnUnknownUser() throws Exception {
+        List<String> answers = new ArrayList<>();
+        String released = contactUsers.issue("alice");
+        contactUsers.release(released);
+        for (String user : List.of("alice", "nobody", released, "w" + "0".repeat(32))) {
+            ServerTransaction tx = mock(ServerTransaction.class);
+            Request r = SipFixtures.request(Request.INVITE, user, "call-" + user, "ue2tag", null, 1, OFFER);
+            when(tx.getRequest()).thenReturn(r);
+            sip.onRequest(new RequestEvent(mock(SipProvider.class), tx, null, r));
+            answers.add(user + ": " + responses(tx).stream().map(x -> x.getStatusCode() + " " + x.getReasonPhrase()).toList());
+        }
+        loggedIn.clear();
+        invite(); // alice's real contact while she is not logged in: the reference answer
+        String notLoggedIn = responses(inviteTx).stream().map(x -> x.getStatusCode() + " " + x.getReasonPhrase()).toList().toString();
+        for (String a : answers) {
+            assertEquals(notLoggedIn, a.substring(a.indexOf(": ") + 2),
+                    "an INVITE to a guessed or stale contact user must be answered as one to a user who is not logged in: " + a);
+        }
+        verifyNoInteractions(media);
+        assertTrue(toBrowser.isEmpty(), "no browser may ring for a guessed contact user: " + toBrowser);
     }
 
     @Test
@@ -545,7 +583,7 @@ class IncomingCallsTest {
     // ---- RFC 4028 session timers ----
 
     private Request inviteWith(String... headers) throws Exception {
-        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER);
+        Request r = atContact(SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, OFFER));
         for (int i = 0; i < headers.length; i += 2) r.addHeader(SipFixtures.HEADERS.createHeader(headers[i], headers[i + 1]));
         when(inviteTx.getRequest()).thenReturn(r);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
@@ -617,7 +655,7 @@ class IncomingCallsTest {
     // ---- offerless (delayed-offer) INVITE, RFC 3261 §13.2.1 ----
 
     private Call offerlessAnswered() throws Exception {
-        Request r = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, null);
+        Request r = atContact(SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", null, 1, null));
         when(inviteTx.getRequest()).thenReturn(r);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), inviteTx, null, r));
         assertEquals(List.of(100, 180), responses(inviteTx).stream().map(Response::getStatusCode).toList());

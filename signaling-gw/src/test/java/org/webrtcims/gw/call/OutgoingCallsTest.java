@@ -56,7 +56,7 @@ class OutgoingCallsTest {
                 "cannot call 'sip:ue1@127.0.0.1:5080': only users of ims.lab and tel: numbers may be called"));
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         invite = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 1, "v=0 ims-offer");
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"))).thenReturn(invite);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         when(media.offerFromBrowser(any(), anyString())).thenReturn("v=0 ims-offer");
         when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
         when(ua.send(any(), any())).thenReturn(inviteTx);
@@ -85,7 +85,7 @@ class OutgoingCallsTest {
     @Test
     void aCallIsRelayedUnlessItAsksForInjectedDtmfOrIsTranscoded() throws Exception {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("alice"))).thenReturn(invite);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").sdp.injectDtmf, "pure relaying by default");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).sdp.injectDtmf, "dtmf: inject");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
@@ -184,9 +184,20 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", null)).thenReturn("sip:+15550100@ims.lab");
         place();
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
-        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"));
+        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("sip:+15550100@ims.lab", from.getValue().getURI().toString(), "From is the default identity");
         assertEquals("P-Preferred-Identity: <sip:+15550100@ims.lab>", invite.getHeader("P-Preferred-Identity").toString().trim());
+    }
+
+    @Test
+    void theInvitesContactIsTheRegisteredContactUserNotTheLoginName() throws Exception {
+        place(); // CallWiring: alice's registration has the contact user part "w-contact-of-alice"
+        verify(requests).create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
+        assertEquals("w-contact-of-alice", registry.find("call-1").orElseThrow().contactUser,
+                "the dialog's Contact (re-INVITE, UPDATE) uses the registration's contact user part");
+        when(registration.contactUser("alice")).thenReturn(java.util.Optional.empty()); // logged out meanwhile
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        assertEquals("bad-identity", f.code(), "a user without a registration has no contact to call from: " + f.getMessage());
     }
 
     @Test
@@ -194,7 +205,7 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", "tel:+15550100")).thenReturn("tel:+15550100");
         outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100");
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
-        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("alice"));
+        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("tel:+15550100", from.getValue().getURI().toString());
         assertEquals("P-Preferred-Identity: <tel:+15550100>", invite.getHeader("P-Preferred-Identity").toString().trim());
     }
@@ -258,7 +269,7 @@ class OutgoingCallsTest {
         when(inviteTx.getRequest()).thenReturn(invite);
         Request second = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer");
         ClientTransaction tx2 = mock(ClientTransaction.class);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice"))).thenReturn(second);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice"))).thenReturn(second);
         when(ua.send(eq(second), any())).thenReturn(tx2);
         when(tx2.getDialog()).thenReturn(dialog);
         ResponseHandler h = place();
@@ -293,7 +304,7 @@ class OutgoingCallsTest {
     @Test
     void aSecond422EndsTheCall() throws Exception {
         when(inviteTx.getRequest()).thenReturn(invite);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("alice")))
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice")))
                 .thenReturn(SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer"));
         ResponseHandler h = place();
         Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);

@@ -80,6 +80,8 @@ class PreconditionFlowsTest {
         when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
         when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
         Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
+        // to alice's registered Contact, whose user part is her registration's random one (sip/ContactUsers)
+        ((javax.sip.address.SipURI) invite.getRequestURI()).setUser(wiring.contactUsers().issue("alice"));
         for (String tags : supported) invite.addHeader(SipFixtures.HEADERS.createSupportedHeader(tags));
         ServerTransaction inviteTx = mock(ServerTransaction.class);
         when(inviteTx.getRequest()).thenReturn(invite);
@@ -165,7 +167,7 @@ class PreconditionFlowsTest {
         when(requests.target("ue4")).thenReturn(target);
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("alice"))).thenReturn(invite);
+        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         when(media.offerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
         when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
         ClientTransaction inviteTx = mock(ClientTransaction.class);

@@ -50,7 +50,7 @@ class RegistrationClientAkaTest {
         registrar = new PlayedRegistrar("reg-call-");
         sent = registrar.sent;
         SipUserAgent ua = registrar.ua;
-        client = new RegistrationClient(ua, new SipRequests(ua, props), props, metrics);
+        client = new RegistrationClient(ua, new SipRequests(ua, props), props, metrics, new ContactUsers());
     }
 
     byte[] rand(int seed) {

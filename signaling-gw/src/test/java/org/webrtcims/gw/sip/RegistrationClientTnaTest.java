@@ -158,6 +158,11 @@ class RegistrationClientTnaTest {
         done.get();
         Request sub = sent.get(1);
         assertEquals("SUBSCRIBE", sub.getMethod());
+        // the registration's Contact user part (random, sip/ContactUsers): the reginfo names our contact by it
+        String contact = ((javax.sip.address.SipURI) ((javax.sip.header.ContactHeader) sent.get(0).getHeader("Contact"))
+                .getAddress().getURI()).getUser();
+        assertEquals(contact, ((javax.sip.address.SipURI) ((javax.sip.header.ContactHeader) sub.getHeader("Contact"))
+                .getAddress().getURI()).getUser(), "the SUBSCRIBE's Contact is the registered one");
         assertEquals("sip:dave@ims.lab", sub.getRequestURI().toString());
         assertTrue(sub.getHeader("Event").toString().contains("reg"), sub.toString());
         assertTrue(sub.getHeader("Accept").toString().contains("application/reginfo+xml"), sub.toString());
@@ -180,7 +185,7 @@ class RegistrationClientTnaTest {
             }
         };
         String active = "<reginfo xmlns=\"urn:ietf:params:xml:ns:reginfo\"><registration aor=\"sip:dave@ims.lab\" state=\"active\">"
-                + "<contact state=\"active\" event=\"registered\"><uri>sip:dave@127.0.0.1:5070</uri></contact></registration></reginfo>";
+                + "<contact state=\"active\" event=\"registered\"><uri>sip:" + contact + "@127.0.0.1:5070</uri></contact></registration></reginfo>";
         notify.get().accept(notifyEvent.apply(active));
         assertEquals(200, answered.get(0).getStatusCode());
         assertTrue(ended.isEmpty(), "an active registration ends nothing");

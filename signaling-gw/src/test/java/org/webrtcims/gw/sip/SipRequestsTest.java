@@ -59,12 +59,14 @@ class SipRequestsTest {
     void anInviteCarriesALooseRouteToTheProxyAndOurContact() throws Exception {
         SipRequests r = requests();
         SipURI to = r.target("ue1");
-        Request invite = r.create(Request.INVITE, to, r.aor("alice"), "ft", SipFixtures.ADDRESSES.createAddress(to), "cid", 1, "alice");
+        Request invite = r.create(Request.INVITE, to, r.aor("alice"), "ft", SipFixtures.ADDRESSES.createAddress(to), "cid", 1, "w0123abcd");
         SipURI route = (SipURI) ((RouteHeader) invite.getHeader(RouteHeader.NAME)).getAddress().getURI();
         assertTrue(route.hasLrParam(), "loose routing");
         assertEquals(props.getIms().getProxy(), route.getHost() + ":" + route.getPort());
         SipURI contact = (SipURI) ((ContactHeader) invite.getHeader(ContactHeader.NAME)).getAddress().getURI();
-        assertEquals("alice", contact.getUser());
+        assertEquals("w0123abcd", contact.getUser(), "the Contact's user part is the registration's (sip/ContactUsers)");
+        assertEquals("w0123abcd", contact.getParameter("rinstance"),
+                "rinstance tells the P-CSCF's registrations from one host:port apart (Kamailio ims_usrloc_pcscf)");
         assertEquals(SipRequests.USER_AGENT, invite.getHeader("User-Agent").toString().trim().substring("User-Agent: ".length()));
     }
 }
