@@ -1,0 +1,146 @@
+// Integration: RFC 4475's 49 torture messages at the gateway's SIP port, over TCP and over UDP (docs/security.md
+// "RFC 4475"). Each message's expected outcome per transport is in harness/tests/fixtures/sip/rfc4475.json (the
+// RFC's §3 answer for a UA that is no registrar); the messages are the RFC's Appendix A archive, one file each,
+// in shared/rfc4475/ beside the repository (LAB_RFC4475_DIR overrides), checked against the JSON's sha256.
+// Over TCP each message goes as it is on a connection of its own, and the answer must come back on it
+// (RFC 3261 §18.2.2); over UDP a Via of the sender is put on top, as the P-CSCF does when it forwards (the
+// RFC's own Vias name hosts that do not exist). TCP runs first and ACKs each INVITE's final answer, so that the
+// UDP copies (same Call-IDs) are not taken for merged requests. Pass: at least 47 of 49 as expected on each
+// transport, then the gateway still answers OPTIONS over both.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { before, test } from 'node:test';
+import { ADDRESSES } from '../kit/addresses.mjs';
+import { sipSocket } from '../kit/sip.mjs';
+import * as gw from '../runner/gateway.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CORPUS = JSON.parse(fs.readFileSync(path.join(HERE, 'fixtures', 'sip', 'rfc4475.json'), 'utf8')).cases;
+const DIR = process.env.LAB_RFC4475_DIR ?? path.resolve(HERE, '..', '..', '..', 'shared', 'rfc4475');
+const [GW_HOST, GW_PORT] = ADDRESSES.gatewaySip.split(':');
+const REQUIRED = 47;
+const WINDOW_MS = 4000; // an answer within this, or 'none'
+const TCP_WINDOW_MS = 8000; // clerr waits for the gateway's read timeout (lab.sip.read-timeout-ms, 5 s)
+
+const messages = new Map();
+before(async () => {
+  await gw.waitHealthy(15000);
+  const missing = [];
+  for (const c of CORPUS) {
+    const file = path.join(DIR, `${c.name}.dat`);
+    if (!fs.existsSync(file)) { missing.push(c.name); continue; }
+    const bytes = fs.readFileSync(file);
+    const sum = createHash('sha256').update(bytes).digest('hex');
+    assert.equal(sum, c.sha256, `${file} is not RFC 4475's ${c.name} (sha256 differs)`);
+    messages.set(c.name, bytes);
+  }
+  assert.deepEqual(missing, [], `RFC 4475 messages missing in ${DIR} (RFC 4475 Appendix A, decoded: <name>.dat)`);
+});
+
+// Each complete SIP message in a TCP byte stream (head + Content-Length octets of body).
+function splitStream(buf) {
+  const out = [];
+  let rest = buf;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return out;
+    const head = rest.subarray(0, end).toString('latin1');
+    const len = Number(/\r\n(?:content-length|l)\s*:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    if (rest.length < end + 4 + len) return out;
+    out.push(head);
+    rest = rest.subarray(end + 4 + len);
+  }
+}
+
+const header = (text, ...names) => text.split('\r\n').find((l) => names.some((n) => l.toLowerCase().startsWith(`${n}:`)))?.replace(/^[^:]+:\s*/, '');
+const statusOf = (text) => Number(text.split(' ')[1]);
+
+// An ACK for a final answer to an INVITE (RFC 3261 §17.1.1.3), from the answer's own headers.
+function ackFor(final) {
+  const via = header(final, 'via', 'v');
+  return `ACK sip:gw@${ADDRESSES.gatewaySip} SIP/2.0\r\nVia: ${via}\r\nMax-Forwards: 70\r\nFrom: ${header(final, 'from', 'f')}\r\n`
+    + `To: ${header(final, 'to', 't')}\r\nCall-ID: ${header(final, 'call-id', 'i')}\r\nCSeq: ${header(final, 'cseq').split(' ')[0]} ACK\r\n`
+    + `Content-Length: 0\r\n\r\n`;
+}
+
+// TCP: the first final answer on the message's own connection, 'closed' when the gateway closes it first,
+// or 'none'.
+function overTcp(bytes) {
+  return new Promise((resolve, reject) => {
+    let got = Buffer.alloc(0);
+    let done = false;
+    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(bytes));
+    const finish = (outcome) => { if (done) return; done = true; clearTimeout(timer); resolve(outcome); setTimeout(() => sock.destroy(), 200); };
+    const timer = setTimeout(() => finish({ outcome: 'none' }), TCP_WINDOW_MS);
+    sock.on('data', (b) => {
+      got = Buffer.concat([got, b]);
+      const final = splitStream(got).find((m) => /^SIP\/2\.0 [2-6]\d\d/.test(m));
+      if (!final) return;
+      if (/^\S+ INVITE/m.test(header(final, 'cseq') ?? '')) sock.write(ackFor(final));
+      finish({ outcome: statusOf(final), line: final.split('\r\n')[0] });
+    });
+    sock.on('close', () => finish({ outcome: 'closed' }));
+    sock.on('error', (e) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? finish({ outcome: 'closed' }) : reject(e)));
+  });
+}
+
+// UDP: the first final answer carrying our Via's branch, or 'none'.
+async function overUdp(bytes) {
+  const s = await sipSocket();
+  try {
+    let text = bytes.toString('latin1');
+    const branch = `z9hG4bK-rfc4475-${randomBytes(6).toString('hex')}`;
+    if (!text.startsWith('SIP/')) {
+      const eol = text.indexOf('\r\n');
+      text = `${text.slice(0, eol + 2)}Via: SIP/2.0/UDP 127.0.0.1:${s.port};branch=${branch};rport\r\n${text.slice(eol + 2)}`;
+    }
+    s.sendBytes(Buffer.from(text, 'latin1')); // as they are: sendRaw would make mpart01's binary LFs CRLF
+    const final = await s.waitFor(/^SIP\/2\.0 [2-6]\d\d /, branch, WINDOW_MS);
+    if (!final) return { outcome: 'none' };
+    if (/^\S+ INVITE/m.test(header(final, 'cseq') ?? '')) s.sendRaw(ackFor(final));
+    return { outcome: statusOf(final), line: final.split('\r\n')[0] };
+  } finally {
+    s.close();
+  }
+}
+
+async function runAll(transport) {
+  const results = await Promise.all(CORPUS.map(async (c) => {
+    const r = transport === 'tcp' ? await overTcp(messages.get(c.name)) : await overUdp(messages.get(c.name));
+    const expected = c[transport];
+    return { name: c.name, ...r, expected, ok: expected.includes(r.outcome) };
+  }));
+  return results;
+}
+
+for (const transport of ['tcp', 'udp']) {
+  test(`RFC 4475 over ${transport.toUpperCase()}: at least ${REQUIRED} of 49 messages get the RFC's answer`, { timeout: 60000 }, async (t) => {
+    const results = await runAll(transport);
+    for (const r of results) t.diagnostic(`${r.ok ? 'ok ' : 'BAD'} ${r.name}: ${r.line ?? r.outcome} (expected ${r.expected.join(' or ')})`);
+    const bad = results.filter((r) => !r.ok);
+    assert.ok(results.length - bad.length >= REQUIRED,
+      `${results.length - bad.length} of 49 as expected over ${transport}; mismatches: `
+      + bad.map((r) => `${r.name} got ${r.line ?? r.outcome}, expected ${r.expected.join(' or ')}`).join('; '));
+  });
+}
+
+test('after RFC 4475 the gateway still answers OPTIONS over UDP and TCP', { timeout: 15000 }, async () => {
+  const options = (transport, port) => `OPTIONS sip:gw@${ADDRESSES.gatewaySip} SIP/2.0\r\nVia: SIP/2.0/${transport} 127.0.0.1:${port};branch=z9hG4bK${randomBytes(6).toString('hex')};rport\r\n`
+    + `Max-Forwards: 70\r\nFrom: <sip:probe@ims.lab>;tag=${randomBytes(4).toString('hex')}\r\nTo: <sip:gw@ims.lab>\r\nCall-ID: ${randomBytes(8).toString('hex')}\r\n`
+    + `CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n`;
+  const s = await sipSocket();
+  try {
+    const text = options('UDP', s.port);
+    s.sendRaw(text);
+    const answer = await s.waitFor(/^SIP\/2\.0 /, header(text, 'call-id'), 5000);
+    assert.equal(answer?.split('\r\n')[0], 'SIP/2.0 200 OK', `UDP OPTIONS after the torture: ${answer}`);
+  } finally {
+    s.close();
+  }
+  const tcp = await overTcp(Buffer.from(options('TCP', 9), 'latin1'));
+  assert.equal(tcp.outcome, 200, `TCP OPTIONS after the torture: ${JSON.stringify(tcp)}`);
+});
