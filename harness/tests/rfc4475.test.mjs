@@ -2,11 +2,13 @@
 // "RFC 4475"). Each message's expected outcome per transport is in harness/tests/fixtures/sip/rfc4475.json (the
 // RFC's §3 answer for a UA that is no registrar); the messages are the RFC's Appendix A archive, one file each,
 // in shared/rfc4475/ beside the repository (LAB_RFC4475_DIR overrides), checked against the JSON's sha256.
-// Over TCP each message goes as it is on a connection of its own, and the answer must come back on it
-// (RFC 3261 §18.2.2); over UDP a Via of the sender is put on top, as the P-CSCF does when it forwards (the
-// RFC's own Vias name hosts that do not exist). TCP runs first and ACKs each INVITE's final answer, so that the
+// Each request gets a Via of the sender on top, as the P-CSCF puts its own when it forwards: the RFC's Vias
+// name hosts that do not exist, and many of its messages share one branch (z9hG4bKkdjuw), which would make
+// them one transaction when sent together. Over TCP each message has a connection of its own and the answer
+// must come back on it (RFC 3261 §18.2.2). TCP runs first and ACKs each INVITE's final answer, so that the
 // UDP copies (same Call-IDs) are not taken for merged requests. Pass: at least 47 of 49 as expected on each
-// transport, then the gateway still answers OPTIONS over both.
+// transport, then an RFC message as it is (its Via says UDP) over TCP is answered on its connection, and the
+// gateway still answers OPTIONS over both.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import fs from 'node:fs';
@@ -67,13 +69,23 @@ function ackFor(final) {
     + `Content-Length: 0\r\n\r\n`;
 }
 
+// The request with a Via of the sender on its top (after the Request-Line); a response as it is.
+function withVia(bytes, transport, port) {
+  const text = bytes.toString('latin1');
+  if (text.startsWith('SIP/')) return { bytes, branch: null };
+  const branch = `z9hG4bK-rfc4475-${randomBytes(6).toString('hex')}`;
+  const eol = text.indexOf('\r\n');
+  const via = `Via: SIP/2.0/${transport} 127.0.0.1:${port};branch=${branch};rport\r\n`;
+  return { bytes: Buffer.from(text.slice(0, eol + 2) + via + text.slice(eol + 2), 'latin1'), branch };
+}
+
 // TCP: the first final answer on the message's own connection, 'closed' when the gateway closes it first,
-// or 'none'.
-function overTcp(bytes) {
+// or 'none'. asIs: the message without a Via of ours.
+function overTcp(bytes, asIs = false) {
   return new Promise((resolve, reject) => {
     let got = Buffer.alloc(0);
     let done = false;
-    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(bytes));
+    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(asIs ? bytes : withVia(bytes, 'TCP', sock.localPort).bytes));
     const finish = (outcome) => { if (done) return; done = true; clearTimeout(timer); resolve(outcome); setTimeout(() => sock.destroy(), 200); };
     const timer = setTimeout(() => finish({ outcome: 'none' }), TCP_WINDOW_MS);
     sock.on('data', (b) => {
@@ -92,14 +104,9 @@ function overTcp(bytes) {
 async function overUdp(bytes) {
   const s = await sipSocket();
   try {
-    let text = bytes.toString('latin1');
-    const branch = `z9hG4bK-rfc4475-${randomBytes(6).toString('hex')}`;
-    if (!text.startsWith('SIP/')) {
-      const eol = text.indexOf('\r\n');
-      text = `${text.slice(0, eol + 2)}Via: SIP/2.0/UDP 127.0.0.1:${s.port};branch=${branch};rport\r\n${text.slice(eol + 2)}`;
-    }
-    s.sendBytes(Buffer.from(text, 'latin1')); // as they are: sendRaw would make mpart01's binary LFs CRLF
-    const final = await s.waitFor(/^SIP\/2\.0 [2-6]\d\d /, branch, WINDOW_MS);
+    const sent = withVia(bytes, 'UDP', s.port);
+    s.sendBytes(sent.bytes); // octets as they are: sendRaw would make mpart01's binary LFs CRLF
+    const final = await s.waitFor(/^SIP\/2\.0 [2-6]\d\d /, sent.branch ?? ((t) => t.length > 0), WINDOW_MS);
     if (!final) return { outcome: 'none' };
     if (/^\S+ INVITE/m.test(header(final, 'cseq') ?? '')) s.sendRaw(ackFor(final));
     return { outcome: statusOf(final), line: final.split('\r\n')[0] };
@@ -128,6 +135,11 @@ for (const transport of ['tcp', 'udp']) {
   });
 }
 
+test('TCP: an RFC 4475 message as it is (Via: SIP/2.0/UDP …) is answered on its own connection', { timeout: 15000 }, async () => {
+  const r = await overTcp(messages.get('transports'), true);
+  assert.equal(r.outcome, 200, `transports.dat as it is over TCP: ${JSON.stringify(r)} (RFC 3261 §18.2.2: the answer on the connection)`);
+});
+
 test('after RFC 4475 the gateway still answers OPTIONS over UDP and TCP', { timeout: 15000 }, async () => {
   const options = (transport, port) => `OPTIONS sip:gw@${ADDRESSES.gatewaySip} SIP/2.0\r\nVia: SIP/2.0/${transport} 127.0.0.1:${port};branch=z9hG4bK${randomBytes(6).toString('hex')};rport\r\n`
     + `Max-Forwards: 70\r\nFrom: <sip:probe@ims.lab>;tag=${randomBytes(4).toString('hex')}\r\nTo: <sip:gw@ims.lab>\r\nCall-ID: ${randomBytes(8).toString('hex')}\r\n`
@@ -141,6 +153,6 @@ test('after RFC 4475 the gateway still answers OPTIONS over UDP and TCP', { time
   } finally {
     s.close();
   }
-  const tcp = await overTcp(Buffer.from(options('TCP', 9), 'latin1'));
+  const tcp = await overTcp(Buffer.from(options('TCP', 9), 'latin1'), true);
   assert.equal(tcp.outcome, 200, `TCP OPTIONS after the torture: ${JSON.stringify(tcp)}`);
 });

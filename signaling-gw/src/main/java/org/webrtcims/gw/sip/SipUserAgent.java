@@ -216,6 +216,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
                 if (!Request.ACK.equals(request.getMethod())) respond(event, response(Response.FORBIDDEN, request));
                 return;
             }
+            rfc2543Contact(request);
             if (refusal == null) refusal = RequestCheck.check(request);
             if (refusal == null && request.getHeader(javax.sip.header.MaxForwardsHeader.NAME) == null) {
                 // RFC 2543 clients send no Max-Forwards; JAIN-SIP makes no transaction without one (RFC 3261 §8.1.1.6: 70)
@@ -245,6 +246,17 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         } catch (Exception e) {
             log.warn("failed to handle {}: {}", request.getMethod(), e.toString());
         }
+    }
+
+    /**
+     * An RFC 2543 INVITE (no From tag) may come without Contact (RFC 4475 §3.4.1); RFC 2543 then sends later
+     * requests to the From address, and JAIN-SIP makes no INVITE transaction without a Contact: the From URI is
+     * given as the Contact. An RFC 3261 INVITE without Contact stays a 400 (RequestCheck).
+     */
+    void rfc2543Contact(Request request) throws java.text.ParseException {
+        if (!Request.INVITE.equals(request.getMethod()) || request.getHeader(javax.sip.header.ContactHeader.NAME) != null) return;
+        if (!(request.getHeader(javax.sip.header.FromHeader.NAME) instanceof javax.sip.header.FromHeader from) || from.getTag() != null) return;
+        request.addHeader(headerFactory.createContactHeader(addressFactory.createAddress(from.getAddress().getURI())));
     }
 
     /**
