@@ -1,48 +1,54 @@
-// Integration: RFC 4475's 49 torture messages at the gateway's SIP port, over TCP and over UDP (docs/security.md
-// "RFC 4475"). Each message's expected outcome per transport is in harness/tests/fixtures/sip/rfc4475.json (the
-// RFC's §3 answer for a UA that is no registrar); the messages are the RFC's Appendix A archive, one file each,
-// in shared/rfc4475/ beside the repository (LAB_RFC4475_DIR overrides), checked against the JSON's sha256.
-// Each request gets a Via of the sender on top, as the P-CSCF puts its own when it forwards: the RFC's Vias
-// name hosts that do not exist, and many of its messages share one branch (z9hG4bKkdjuw), which would make
-// them one transaction when sent together. Over TCP each message has a connection of its own and the answer
-// must come back on it (RFC 3261 §18.2.2). TCP runs first and ACKs each INVITE's final answer; the UDP pass
-// starts LINGER_MS later, so that its copies (same Call-ID, From tag and CSeq, another branch) are not taken
-// for merged requests (RFC 3261 §8.2.2.2: 482) of INVITE transactions JAIN-SIP still keeps after they ended. Pass: at least 47 of 49 as expected on each
-// transport, then an RFC message as it is (its Via says UDP) over TCP is answered on its connection, and the
-// gateway still answers OPTIONS over both.
+// Integration: RFC 4475's 49 torture cases at the gateway's SIP port, over TCP and over UDP (docs/security.md
+// "RFC 4475"). The messages are the lab's own corpus (harness/tests/fixtures/sip/rfc4475-cases.mjs: one message per
+// case of RFC 4475 §3, written to exhibit the property the RFC describes for it); each case's expected outcome per
+// transport is in harness/tests/fixtures/sip/rfc4475.json (the RFC's §3 answer for a UA that is no registrar).
+// When LAB_RFC4475_DIR names a directory with the RFC's own Appendix A archive, decoded (<name>.dat each), the
+// same checks run on those messages too, after ours.
+// Each request gets a Via of the sender on top, as the P-CSCF puts its own when it forwards: the messages' Vias
+// name hosts that do not exist (and the RFC's share one branch, z9hG4bKkdjuw, which would make them one
+// transaction when sent together). Over TCP each message has a connection of its own and the answer must come
+// back on it (RFC 3261 §18.2.2); each INVITE's final answer is ACKed. Our corpus is built anew for each transport
+// (its own Call-IDs, tags and branches); the archive's messages are the same bytes on both, so its UDP pass starts
+// LINGER_MS after its TCP pass, or its copies (same Call-ID, From tag and CSeq, another branch) would be taken for
+// merged requests (RFC 3261 §8.2.2.2: 482) of INVITE transactions JAIN-SIP still keeps after they ended.
+// Pass: at least 47 of 49 as expected on each transport for each corpus, then a message as it is (its Via says
+// UDP) over TCP is answered on its connection, and the gateway still answers OPTIONS over both.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { sipSocket } from '../kit/sip.mjs';
 import * as gw from '../runner/gateway.mjs';
+import { CASE_NAMES, rfc4475Messages } from './fixtures/sip/rfc4475-cases.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CORPUS = JSON.parse(fs.readFileSync(path.join(HERE, 'fixtures', 'sip', 'rfc4475.json'), 'utf8')).cases;
-const DIR = process.env.LAB_RFC4475_DIR ?? path.resolve(HERE, '..', '..', '..', 'shared', 'rfc4475');
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(HERE, 'fixtures', 'sip', 'rfc4475.json'), 'utf8')).cases;
+const ARCHIVE_DIR = process.env.LAB_RFC4475_DIR || null;
 const [GW_HOST, GW_PORT] = ADDRESSES.gatewaySip.split(':');
 const REQUIRED = 47;
 const WINDOW_MS = 4000; // an answer within this, or 'none'
 const TCP_WINDOW_MS = 8000; // clerr waits for the gateway's read timeout (lab.sip.read-timeout-ms, 5 s)
 const LINGER_MS = 9000; // JAIN-SIP keeps an ended transaction 8 s (its default LINGER_TIMER) before it forgets it
 
-const messages = new Map();
+// The corpora: ours, built per transport; the RFC's archive (same bytes for both) when LAB_RFC4475_DIR is set.
+const run = () => randomBytes(4).toString('hex');
+const CORPORA = [{ label: 'the lab\'s corpus', messages: { tcp: rfc4475Messages(run()), udp: rfc4475Messages(run()) } }];
+if (ARCHIVE_DIR) CORPORA.push({ label: `the RFC's archive in ${ARCHIVE_DIR}`, archive: true, messages: null });
+
 before(async () => {
   await gw.waitHealthy(15000);
-  const missing = [];
-  for (const c of CORPUS) {
-    const file = path.join(DIR, `${c.name}.dat`);
-    if (!fs.existsSync(file)) { missing.push(c.name); continue; }
-    const bytes = fs.readFileSync(file);
-    const sum = createHash('sha256').update(bytes).digest('hex');
-    assert.equal(sum, c.sha256, `${file} is not RFC 4475's ${c.name} (sha256 differs)`);
-    messages.set(c.name, bytes);
-  }
-  assert.deepEqual(missing, [], `RFC 4475 messages missing in ${DIR} (RFC 4475 Appendix A, decoded: <name>.dat)`);
+  assert.deepEqual(EXPECTED.map((c) => c.name), CASE_NAMES,
+    'rfc4475.json and rfc4475-cases.mjs must list the same 49 cases of RFC 4475 §3 in the same order');
+  const archive = CORPORA.find((c) => c.archive);
+  if (!archive) return;
+  const missing = CASE_NAMES.filter((n) => !fs.existsSync(path.join(ARCHIVE_DIR, `${n}.dat`)));
+  assert.deepEqual(missing, [], `LAB_RFC4475_DIR=${ARCHIVE_DIR} lacks these RFC 4475 Appendix A messages (decoded, <name>.dat each)`);
+  const bytes = new Map(CASE_NAMES.map((n) => [n, fs.readFileSync(path.join(ARCHIVE_DIR, `${n}.dat`))]));
+  archive.messages = { tcp: bytes, udp: bytes };
 });
 
 // Each complete SIP message in a TCP byte stream (head + Content-Length octets of body).
@@ -117,30 +123,32 @@ async function overUdp(bytes) {
   }
 }
 
-async function runAll(transport) {
-  const results = await Promise.all(CORPUS.map(async (c) => {
-    const r = transport === 'tcp' ? await overTcp(messages.get(c.name)) : await overUdp(messages.get(c.name));
+async function runAll(transport, messages) {
+  return Promise.all(EXPECTED.map(async (c) => {
+    const bytes = messages.get(c.name);
+    const r = transport === 'tcp' ? await overTcp(bytes) : await overUdp(bytes);
     const expected = c[transport];
     return { name: c.name, ...r, expected, ok: expected.includes(r.outcome) };
   }));
-  return results;
 }
 
-for (const transport of ['tcp', 'udp']) {
-  test(`RFC 4475 over ${transport.toUpperCase()}: at least ${REQUIRED} of 49 messages get the RFC's answer`, { timeout: 60000 }, async (t) => {
-    if (transport === 'udp') await new Promise((r) => setTimeout(r, LINGER_MS));
-    const results = await runAll(transport);
-    for (const r of results) t.diagnostic(`${r.ok ? 'ok ' : 'BAD'} ${r.name}: ${r.line ?? r.outcome} (expected ${r.expected.join(' or ')})`);
-    const bad = results.filter((r) => !r.ok);
-    assert.ok(results.length - bad.length >= REQUIRED,
-      `${results.length - bad.length} of 49 as expected over ${transport}; mismatches: `
-      + bad.map((r) => `${r.name} got ${r.line ?? r.outcome}, expected ${r.expected.join(' or ')}`).join('; '));
-  });
+for (const corpus of CORPORA) {
+  for (const transport of ['tcp', 'udp']) {
+    test(`RFC 4475 over ${transport.toUpperCase()}, ${corpus.label}: at least ${REQUIRED} of 49 cases get the RFC's answer`, { timeout: 60000 }, async (t) => {
+      if (corpus.archive && transport === 'udp') await new Promise((r) => setTimeout(r, LINGER_MS));
+      const results = await runAll(transport, corpus.messages[transport]);
+      for (const r of results) t.diagnostic(`${r.ok ? 'ok ' : 'BAD'} ${r.name}: ${r.line ?? r.outcome} (expected ${r.expected.join(' or ')})`);
+      const bad = results.filter((r) => !r.ok);
+      assert.ok(results.length - bad.length >= REQUIRED,
+        `${results.length - bad.length} of 49 as expected over ${transport} (${corpus.label}); mismatches: `
+        + bad.map((r) => `${r.name} got ${r.line ?? r.outcome}, expected ${r.expected.join(' or ')}`).join('; '));
+    });
+  }
 }
 
-test('TCP: an RFC 4475 message as it is (Via: SIP/2.0/UDP …) is answered on its own connection', { timeout: 15000 }, async () => {
-  const r = await overTcp(messages.get('transports'), true);
-  assert.equal(r.outcome, 200, `transports.dat as it is over TCP: ${JSON.stringify(r)} (RFC 3261 §18.2.2: the answer on the connection)`);
+test('TCP: a torture message as it is (Via: SIP/2.0/UDP …) is answered on its own connection', { timeout: 15000 }, async () => {
+  const r = await overTcp(rfc4475Messages(run()).get('transports'), true);
+  assert.equal(r.outcome, 200, `our 'transports' OPTIONS as it is (top Via UDP) over TCP: ${JSON.stringify(r)} (RFC 3261 §18.2.2: the answer on the connection)`);
 });
 
 test('after RFC 4475 the gateway still answers OPTIONS over UDP and TCP', { timeout: 15000 }, async () => {
