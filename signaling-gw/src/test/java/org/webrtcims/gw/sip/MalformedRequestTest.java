@@ -45,23 +45,23 @@ class MalformedRequestTest {
     @Test
     void wellFormedButUnusualRequestsPass() {
         assertNull(why(BASE));
-        assertNull(why(BASE.replace("To: <sip:bob@example.com>", "TO :\n sip:bob@example.com ;   tag    = 19n")), "folding, LWS, addr-spec");
-        assertNull(why(BASE.replace("From: <sip:alice@example.net>", "From: \"J R \\\\\\\"\"   <sip:alice@example.net>")), "escaped quotes");
-        assertNull(why(BASE.replace("From: <sip:alice@example.net>", "From: tok1~` tok2'+_ tok3*%!.- <sip:alice@example.net>")), "token display name");
+        assertNull(why(BASE.replace("To: <sip:bob@example.com>", "tO   :\n    sip:bob@example.com    ;  x-mark =  1")), "folding, LWS, addr-spec");
+        assertNull(why(BASE.replace("From: <sip:alice@example.net>", "From: \"Ann \\\\ \\\"A\\\"\"   <sip:alice@example.net>")), "escaped quotes");
+        assertNull(why(BASE.replace("From: <sip:alice@example.net>", "From: lab~` tester'+_ *%!.- <sip:alice@example.net>")), "token display name");
         assertNull(why(BASE.replace("From: <sip:alice@example.net>", "From: caller<sip:alice@example.net>")), "no LWS before <");
         assertNull(why(BASE.replace("INVITE sip:bob@", "INVITE sip:b?b;x=1@")), "? in the user part");
         assertNull(why(BASE.replace("Contact: <sip:alice@192.0.2.1>", "Contact: sip:alice@192.0.2.1;unknownparam")), "contact-param");
         assertNull(why(BASE.replace("Contact: <sip:alice@192.0.2.1>", "Contact: <sip:a@h1>, \"x, y\" <sip:b@h2>")), "a Contact list");
-        assertNull(why(BASE.replace("INVITE sip:bob@example.com", "INVITE nobodyKnowsThis:opaque")), "unknown scheme: 416 later");
+        assertNull(why(BASE.replace("INVITE sip:bob@example.com", "INVITE labwidget:opaque-4475")), "unknown scheme: 416 later");
     }
 
     @Test
     void eachMalformedShapeIsNamed() {
         assertEquals("space after the SIP version in the Request-Line", why(BASE.replace("SIP/2.0\nVia", "SIP/2.0  \nVia")));
         assertEquals("more than one space between the parts of the Request-Line", why(BASE.replace("INVITE sip", "INVITE  sip")));
-        assertEquals("whitespace inside the Request-URI", why(BASE.replace("example.com SIP/2.0", "example.com; lr SIP/2.0")));
+        assertEquals("whitespace inside the Request-URI", why(BASE.replace("example.com SIP/2.0", "example.com; maddr=192.0.2.9 SIP/2.0")));
         assertEquals("Request-URI enclosed in <>", why(BASE.replace("INVITE sip:bob@example.com", "INVITE <sip:bob@example.com>")));
-        assertEquals("headers in the Request-URI", why(BASE.replace("bob@example.com SIP", "bob@example.com?Route=%3Csip:x%3E SIP")));
+        assertEquals("headers in the Request-URI", why(BASE.replace("bob@example.com SIP", "bob@example.com?Subject=lab%20call SIP")));
         assertEquals("CSeq number above 2**32-1", why(BASE.replace("CSeq: 5 INVITE", "CSeq: 4294967296 INVITE")));
         assertEquals("Content-Length is not a number of octets", why(BASE.replace("Content-Length: 0", "Content-Length: -9")));
         assertEquals("more than one Content-Length", why(BASE.replace("Content-Length: 0", "Content-Length: 0\nl: 0")));
@@ -69,9 +69,9 @@ class MalformedRequestTest {
         assertNull(MalformedRequest.diagnose(bytes(BASE.replace("Content-Length: 0", "Content-Length: 40")), false), "on a stream the rest may follow");
         assertEquals("unterminated quoted string in To", why(BASE.replace("To: <sip:bob@example.com>", "To: \"Mr B <sip:bob@example.com>")));
         assertEquals("whitespace inside <> in To", why(BASE.replace("To: <sip:bob@example.com>", "To: \"B\" < sip:bob@example.com >")));
-        assertEquals("an unquoted display name with ',' in From", why(BASE.replace("From: <sip", "From: Bell, Alexander <sip")));
+        assertEquals("an unquoted display name with ',' in From", why(BASE.replace("From: <sip", "From: Tester, Lab <sip")));
         assertEquals("a URI with headers not enclosed in <> in Contact",
-                why(BASE.replace("Contact: <sip:alice@192.0.2.1>", "Contact: sip:alice@192.0.2.1?Route=%3Csip:x%3E")));
+                why(BASE.replace("Contact: <sip:alice@192.0.2.1>", "Contact: sip:alice@192.0.2.1?Subject=lab%20check&Priority=urgent")));
     }
 
     @Test
@@ -84,7 +84,7 @@ class MalformedRequestTest {
         assertEquals(400, r.status());
         assertEquals("unterminated quoted string in To", r.reason());
 
-        SIPMessage badVia = parse(BASE.replace("Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK77", "Via: SIP/2.0/UDP 192.0.2.1;;,;,,"), CHANNEL);
+        SIPMessage badVia = parse(BASE.replace("Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK77", "Via: SIP/2.0/UDP 192.0.2.1;,,;;,"), CHANNEL);
         assertEquals("unparseable via header", RequestCheck.check((SIPRequest) badVia).reason());
         assertEquals("192.0.2.1", badVia.getTopmostVia().getHost(), "the Via's sent-by salvaged");
 
