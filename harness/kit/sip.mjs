@@ -35,6 +35,10 @@ export async function sipSocket(address = ADDRESSES.sipTestPeer, { target = ADDR
     sendRaw(text, toPort = Number(targetPort)) {
       sock.send(Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'latin1'), toPort, host);
     },
+    // Octets exactly as given (binary bodies, RFC 4475's messages).
+    sendBytes(buf, toPort = Number(targetPort)) {
+      sock.send(buf, toPort, host);
+    },
     // A template: ${PORT} ${GW} ${BRANCH} ${CALLID} ${FROMTAG} ${LENGTH} and `vars` filled in.
     send(template, vars = {}) {
       const v = { PORT: port, GW: target, BRANCH: `z9hG4bK${randomBytes(6).toString('hex')}`,

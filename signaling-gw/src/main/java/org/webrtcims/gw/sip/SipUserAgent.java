@@ -214,27 +214,23 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             int sourcePort = request instanceof gov.nist.javax.sip.message.SIPMessage m ? m.getPeerPacketSourcePort() : -1;
             String source = packetFrom != null ? packetFrom.getHostAddress() : null;
             String over = event.getSource() == udp ? "udp" : transport.equals("tls") ? "tls" : "tcp";
-            if (!trustedSource(over, source, sourcePort)) {
+            // what the parser found wrong is answered first, whoever sent it (RFC 4475: 400/505 with the reason)
+            RequestCheck.Refusal refusal = RequestCheck.malformed(request);
+            if (refusal == null && !trustedSource(over, source, sourcePort)) {
                 log.warn("{} from {}:{} ({}) refused: not a trusted SIP source ({})", request.getMethod(), source, sourcePort,
                         over, sources.describe());
                 if (!Request.ACK.equals(request.getMethod())) respond(event, response(Response.FORBIDDEN, request));
                 return;
             }
-            RequestCheck.Refusal refusal = RequestCheck.check(request);
+            rfc2543Contact(request);
+            if (refusal == null) refusal = RequestCheck.check(request);
             if (refusal == null && request.getHeader(javax.sip.header.MaxForwardsHeader.NAME) == null) {
                 // RFC 2543 clients send no Max-Forwards; JAIN-SIP makes no transaction without one (RFC 3261 §8.1.1.6: 70)
                 request.addHeader(headerFactory.createMaxForwardsHeader(70));
             }
             if (refusal != null) {
-                Response r = response(refusal.status(), request);
-                if (!refusal.unsupported().isEmpty()) {
-                    r.addHeader(headerFactory.createUnsupportedHeader(String.join(", ", refusal.unsupported())));
-                }
-                if (refusal.status() == Response.UNSUPPORTED_MEDIA_TYPE) {
-                    r.addHeader(headerFactory.createAcceptHeader("application", "sdp"));
-                }
-                log.info("{} refused {}: {}", request.getMethod(), refusal.status(), refusal.reason());
-                respond(event, r);
+                respond(event, refusalResponse(request, refusal));
+                log.info("{} from {} refused {}: {}", request.getMethod(), source, refusal.status(), refusal.reason());
                 return;
             }
             if (Request.OPTIONS.equals(request.getMethod())) {
@@ -286,6 +282,40 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         } catch (Exception again) {
             log.warn("no final response to the failed {}: {}", request.getMethod(), again.toString());
         }
+    }
+
+    /**
+     * An RFC 2543 INVITE (no From tag) may come without Contact (RFC 4475 §3.4.1); RFC 2543 then sends later
+     * requests to the From address, and JAIN-SIP makes no INVITE transaction without a Contact: the From URI is
+     * given as the Contact. An RFC 3261 INVITE without Contact stays a 400 (RequestCheck).
+     */
+    void rfc2543Contact(Request request) throws java.text.ParseException {
+        if (!Request.INVITE.equals(request.getMethod()) || request.getHeader(javax.sip.header.ContactHeader.NAME) != null) return;
+        if (!(request.getHeader(javax.sip.header.FromHeader.NAME) instanceof javax.sip.header.FromHeader from) || from.getTag() != null) return;
+        request.addHeader(headerFactory.createContactHeader(addressFactory.createAddress(from.getAddress().getURI())));
+    }
+
+    /**
+     * The response for a refusal: Unsupported for a 420, Accept for a 415, Allow for a 405, and for a 400 or 505
+     * the reason in the reason phrase (RFC 3261 §21.4: a UAS SHOULD say why), as plain words.
+     */
+    Response refusalResponse(Request request, RequestCheck.Refusal refusal) throws java.text.ParseException {
+        Response r = response(refusal.status(), request);
+        if (!refusal.unsupported().isEmpty()) {
+            r.addHeader(headerFactory.createUnsupportedHeader(String.join(", ", refusal.unsupported())));
+        }
+        if (refusal.status() == Response.UNSUPPORTED_MEDIA_TYPE || refusal.status() == Response.NOT_ACCEPTABLE) {
+            r.addHeader(headerFactory.createAcceptHeader("application", "sdp"));
+        }
+        if (refusal.status() == Response.METHOD_NOT_ALLOWED) {
+            for (String m : new java.util.TreeSet<>(RequestCheck.METHODS)) r.addHeader(headerFactory.createAllowHeader(m));
+        }
+        if (refusal.status() == Response.BAD_REQUEST || refusal.status() == Response.VERSION_NOT_SUPPORTED) {
+            String why = refusal.reason().replaceAll("[^\\x20-\\x7e]", "?");
+            if (why.length() > 120) why = why.substring(0, 117) + "...";
+            r.setReasonPhrase((refusal.status() == Response.BAD_REQUEST ? "Bad Request" : "Version Not Supported") + " (" + why + ")");
+        }
+        return r;
     }
 
     @Override
