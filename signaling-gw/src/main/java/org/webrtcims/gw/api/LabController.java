@@ -17,9 +17,12 @@ public class LabController {
     private final RelayStatus relays;
     private final GatewayProperties props;
 
-    public LabController(RelayStatus relays, GatewayProperties props) {
+    private final org.webrtcims.gw.sip.Pcscf pcscf;
+
+    public LabController(RelayStatus relays, GatewayProperties props, org.webrtcims.gw.sip.Pcscf pcscf) {
         this.relays = relays;
         this.props = props;
+        this.pcscf = pcscf;
     }
 
     @GetMapping("/api/v1/health")
@@ -28,7 +31,15 @@ public class LabController {
         m.put("status", "ok");
         m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
         m.put("imsProxy", props.getIms().getProxy());
-        m.put("imsTransport", props.getIms().getTransport());
+        // the P-CSCF target in use (lab.ims.proxy resolved: RFC 3263 for a domain) and the transport toward it
+        String target;
+        try {
+            target = pcscf.current().hostPort();
+        } catch (IllegalStateException e) {
+            target = null; // not found (yet): the gateway's log says why
+        }
+        m.put("imsPcscf", target);
+        m.put("imsTransport", pcscf.transport());
         Map<String, Boolean> pongs = relays.pingEach();
         long up = pongs.values().stream().filter(b -> b).count();
         m.put("rtpengine", up == pongs.size() ? "ok" : up == 0 ? "down" : "degraded");

@@ -32,7 +32,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final SipProvider udp;
     /** TCP, or TLS with lab.ims.transport=tls (then there is no plain TCP listening point). */
     private final SipProvider tcp;
+    /** lab.ims.transport: which listening points exist (udp + tcp, or udp + tls). */
     private final String transport;
+    /** Where the P-CSCF is, and over which transport now (RFC 3263: a domain's NAPTR picks it). */
+    private final Pcscf pcscf;
     private final AddressFactory addressFactory;
     private final HeaderFactory headerFactory;
     private final MessageFactory messageFactory;
@@ -53,8 +56,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
-    public SipUserAgent(GatewayProperties props) throws Exception {
+    public SipUserAgent(GatewayProperties props, Pcscf pcscf) throws Exception {
         this.props = props;
+        this.pcscf = pcscf;
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
         Properties p = new Properties();
@@ -104,8 +108,8 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({})", transport.equals("tls") ? "tls" : "tcp", host, port,
-                props.getIms().getProxy(), props.getIms().getTransport());
+        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {}: {}", transport.equals("tls") ? "tls" : "tcp", host, port,
+                props.getIms().getProxy(), pcscf.targets().isEmpty() ? "not found yet" : pcscf.current());
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
@@ -116,18 +120,24 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public HeaderFactory headers() { return headerFactory; }
     public MessageFactory messages() { return messageFactory; }
 
-    /** The provider for the configured transport toward the IMS proxy. */
+    /** The provider for the transport toward the IMS proxy now (the current P-CSCF target's). */
     public SipProvider provider() {
-        return transport.equals("udp") ? udp : tcp;
+        return transport().equals("udp") ? udp : tcp;
     }
+
+    /** The owner of the P-CSCF's address (resolved, current target). */
+    public Pcscf pcscf() { return pcscf; }
 
     /** SIP dialogs (early and confirmed) the stack holds now: the soak watches it for leaks (`gw_sip_dialogs`). */
     public int dialogCount() {
         return ((gov.nist.javax.sip.stack.SIPTransactionStack) stack).getDialogs().size();
     }
 
-    /** udp, tcp or tls: the transport toward the P-CSCF (Via, Contact and Route carry it). */
-    public String transport() { return transport; }
+    /**
+     * udp, tcp or tls: the transport toward the P-CSCF now (Via, Contact and Route carry it): lab.ims.transport, or
+     * with a domain as lab.ims.proxy the one its NAPTR record chose (udp or tcp; only tls with lab.ims.transport=tls).
+     */
+    public String transport() { return pcscf.transport(); }
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
 
@@ -192,15 +202,14 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         }
     }
 
-    /** Whether a request from `address` is accepted: the configured trusted sources, by default the P-CSCF's host. */
+    /**
+     * Whether a request from `address` is accepted: the configured trusted sources, by default the P-CSCF's addresses
+     * (every one lab.ims.proxy resolved to: Pcscf).
+     */
     boolean trustedSource(String address) {
         java.util.List<String> trusted = props.getSip().getTrustedSources().stream().map(String::trim)
                 .filter(x -> !x.isEmpty()).toList();
-        if (trusted.isEmpty()) {
-            String proxy = props.getIms().getProxy();
-            int colon = proxy.lastIndexOf(':');
-            trusted = java.util.List.of(colon > 0 ? proxy.substring(0, colon) : proxy);
-        }
+        if (trusted.isEmpty()) return pcscf.isPcscfAddress(address);
         return address != null && trusted.contains(address);
     }
 
