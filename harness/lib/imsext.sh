@@ -109,6 +109,8 @@ ext_configure() {
   fi
   LAB_SIP_HOST=$src
   LAB_PCSCF=$first # an address (SIPp's --sipp-caller needs one); the gateway itself is given --pcscf as it is
+  LAB_EXT_PCSCF_ADDR=$first # the tests' capture filter and SIPp caller
+  export LAB_EXT_PCSCF_ADDR
   LAB_IMS_DOMAIN=$LAB_EXT_DOMAIN
   LAB_IMS_TRANSPORT=$LAB_EXT_TRANSPORT
   LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp")
@@ -123,7 +125,7 @@ ext_lookup_pcscf() {
   build_gateway >/dev/null || { echo "the gateway did not build"; return 1; }
   out=$(java -cp "$GATEWAY_JAR" -Dloader.main=org.webrtcims.gw.sip.PcscfLookup org.springframework.boot.loader.launch.PropertiesLauncher \
     "$LAB_EXT_PCSCF" "$LAB_EXT_TRANSPORT" "${LAB_EXT_DNS:-}" 2>&1) || { echo "${out##*$'\n'}"; return 1; }
-  log "external IMS: $LAB_EXT_PCSCF found by DNS (in the order the gateway tries them):"$'\n'"$out"
+  log "external IMS: $LAB_EXT_PCSCF found by DNS (in the order the gateway tries them):"$'\n'"$out" >&2
   awk 'NR == 1 {print $1 ":" $2}' <<<"$out"
 }
 
