@@ -57,7 +57,8 @@ test('the lab\'s gateway found its P-CSCF by name: NAPTR pcscf.ims.lab → SRV _
 });
 
 test('failover: the first SRV target (priority 10) does not answer, carol registers through the second (priority 20, the P-CSCF)', { timeout: 150000 }, async () => {
-  dns = start('dns-pool', 'dnsmasq', ['--keep-in-foreground', '--log-facility=-', '--no-resolv', '--no-hosts', '--no-poll',
+  const dnsmasq = ['/usr/sbin/dnsmasq', '/sbin/dnsmasq'].find((f) => fs.existsSync(f)) ?? 'dnsmasq'; // root's PATH may lack sbin
+  dns = start('dns-pool', dnsmasq, ['--keep-in-foreground', '--log-facility=-', '--no-resolv', '--no-hosts', '--no-poll',
     '--conf-file=/dev/null', '--pid-file=', '--user=root', '--group=root', '--listen-address=127.0.0.1', '--bind-interfaces',
     `--port=${DNS.split(':')[1]}`, '--local-ttl=60', '--local=/ims.lab/', '--log-queries',
     '--host-record=pcscf.pool.ims.lab,127.0.0.1', '--host-record=down.pool.ims.lab,127.0.0.1',
