@@ -17,9 +17,9 @@ public class LabController {
     private final RelayStatus relays;
     private final GatewayProperties props;
 
-    private final org.webrtcims.gw.sip.Pcscf pcscf;
+    private final org.webrtcims.gw.call.PcscfStatus pcscf;
 
-    public LabController(RelayStatus relays, GatewayProperties props, org.webrtcims.gw.sip.Pcscf pcscf) {
+    public LabController(RelayStatus relays, GatewayProperties props, org.webrtcims.gw.call.PcscfStatus pcscf) {
         this.relays = relays;
         this.props = props;
         this.pcscf = pcscf;
@@ -32,13 +32,7 @@ public class LabController {
         m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
         m.put("imsProxy", props.getIms().getProxy());
         // the P-CSCF target in use (lab.ims.proxy resolved: RFC 3263 for a domain) and the transport toward it
-        String target;
-        try {
-            target = pcscf.current().hostPort();
-        } catch (IllegalStateException e) {
-            target = null; // not found (yet): the gateway's log says why
-        }
-        m.put("imsPcscf", target);
+        m.put("imsPcscf", pcscf.target());
         m.put("imsTransport", pcscf.transport());
         Map<String, Boolean> pongs = relays.pingEach();
         long up = pongs.values().stream().filter(b -> b).count();
