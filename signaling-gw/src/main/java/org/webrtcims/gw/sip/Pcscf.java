@@ -31,6 +31,7 @@ public class Pcscf {
     private int index;
     private String lastError = "";
 
+    @org.springframework.beans.factory.annotation.Autowired
     public Pcscf(GatewayProperties props) {
         this(props, PcscfResolver.of(props.getIms().getDns()));
     }
