@@ -28,6 +28,8 @@ public class Pcscf {
     private List<PcscfResolver.Target> targets = List.of();
     /** Every address resolved so far (a request from a previous P-CSCF of the set is still one of ours). */
     private final java.util.Set<String> known = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The same as address + " " + port, for the UDP source check. */
+    private final java.util.Set<String> knownPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private int index;
     private String lastError = "";
 
@@ -53,7 +55,10 @@ public class Pcscf {
             List<PcscfResolver.Target> found = resolver.resolve(configured, transport, ipv6);
             targets = List.copyOf(found);
             index = 0;
-            found.forEach(x -> known.add(x.address()));
+            found.forEach(x -> {
+                known.add(x.address());
+                knownPorts.add(x.address() + " " + x.port());
+            });
             if (!found.get(0).how().equals("address")) {
                 log.info("P-CSCF {} found by DNS, in the order tried: {}", configured,
                         found.stream().map(x -> x + " [" + x.how() + "]").toList());
@@ -111,8 +116,25 @@ public class Pcscf {
 
     /** Whether `address` (an IP literal as the stack reports a source) is one of the P-CSCF addresses resolved. */
     public boolean isPcscfAddress(String address) {
-        if (address == null) return false;
-        java.net.InetAddress a = PcscfResolver.literal(address.startsWith("[") ? address.substring(1, address.length() - 1) : address);
-        return a != null && known.contains(a.getHostAddress());
+        String a = normal(address);
+        return a != null && known.contains(a);
+    }
+
+    /**
+     * Whether a request from address:port over `transport` comes from one of the P-CSCFs resolved: over UDP the
+     * P-CSCF sends from the socket it listens on, so address and port must be a target's; over TCP/TLS its
+     * connections come from ephemeral ports, so the address decides.
+     */
+    public boolean isPcscf(String address, int port, String transport) {
+        String a = normal(address);
+        if (a == null || !known.contains(a)) return false;
+        return transport != null && !transport.equalsIgnoreCase("udp") || knownPorts.contains(a + " " + port);
+    }
+
+    private static String normal(String address) {
+        if (address == null) return null;
+        java.net.InetAddress a = PcscfResolver.literal(address.startsWith("[") && address.endsWith("]")
+                ? address.substring(1, address.length() - 1) : address);
+        return a == null ? null : a.getHostAddress();
     }
 }

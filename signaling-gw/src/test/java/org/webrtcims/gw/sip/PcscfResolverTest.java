@@ -148,6 +148,12 @@ class PcscfResolverTest {
         assertEquals("127.0.0.2:5059 (udp)", dead.toString());
         assertTrue(p.isPcscfAddress("127.0.0.1") && p.isPcscfAddress("127.0.0.2"), "both SRV targets are the P-CSCF's");
         assertFalse(p.isPcscfAddress("127.0.0.3"));
+        // the source check with ports: UDP from a target's own port only, TCP/TLS from any port of a target's address
+        assertTrue(p.isPcscf("127.0.0.1", 5060, "udp"));
+        assertFalse(p.isPcscf("127.0.0.1", 5059, "udp"), "127.0.0.1:5059 is not a target (only 127.0.0.2:5059 is)");
+        assertTrue(p.isPcscf("127.0.0.2", 5059, "UDP"));
+        assertTrue(p.isPcscf("127.0.0.1", 40123, "tcp"));
+        assertFalse(p.isPcscf("127.0.0.3", 5060, "tcp"));
         assertTrue(p.failover(dead, "did not answer"));
         assertEquals("127.0.0.1:5060 (udp)", p.current().toString());
         // a second REGISTER that timed out on the dead one too does not move on again
