@@ -312,6 +312,16 @@ export const CHECKS = [
     ],
   },
   {
+    id: 'pcscf-discovery',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.229 §9.2.1; RFC 3263 §4; RFC 2782',
+    requirement: 'The gateway finds its P-CSCF by name as a UE does (NAPTR → SRV → A, transport from NAPTR) and, when the first SRV target does not answer the REGISTER, registers through the next one',
+    tests: [
+      { file: 'ims3gpp-dns', name: 'the lab\'s gateway found its P-CSCF by name: NAPTR pcscf.ims.lab → SRV _sip._udp.pcscf.ims.lab → A, at the core\'s DNS' },
+      { file: 'ims3gpp-dns', name: 'failover: the first SRV target (priority 10) does not answer, carol registers through the second (priority 20, the P-CSCF)' },
+    ],
+  },
+  {
     id: 'record-route-through-3gpp-core',
     cores: ['3gpp'],
     clause: 'RFC 3261 §12.1.1, §12.1.2, §12.2.1.1; 3GPP TS 24.229',

@@ -176,7 +176,7 @@ start_gateway() {
   mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
-    --lab.ims.proxy="$LAB_PCSCF" --lab.ims.domain="$LAB_IMS_DOMAIN" \
+    --lab.ims.proxy="$(ims3_gateway_proxy)" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="${LAB_GW_NG:-$LAB_RTPENGINE_NG}" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
 }

@@ -59,11 +59,19 @@ start_ims_core() {
   if ims3_lab_wanted; then start_ims3gpp; else start_kamailio; fi
 }
 
-# ims3_gateway_args — the gateway's extra arguments with --ims 3gpp: its credentials file, and the
-# reg-event subscription (RFC 3680) the S-CSCF serves.
+# ims3_gateway_proxy — what the gateway is told of its P-CSCF (lab.ims.proxy): with --ims 3gpp the name the
+# core's DNS publishes (pcscf.<domain>: NAPTR → SRV → A, ims-sim/3gpp/start-dns.sh), found as a UE finds it
+# (RFC 3263, TS 24.229 §9.2.1); with --ims external --pcscf as given (HOST:PORT or a name); else LAB_PCSCF.
+ims3_gateway_proxy() {
+  if ims3_lab_wanted; then echo "pcscf.$LAB_IMS_DOMAIN"; elif ext_mode; then echo "$LAB_EXT_PCSCF"; else echo "$LAB_PCSCF"; fi
+}
+
+# ims3_gateway_args — the gateway's extra arguments with --ims 3gpp: its credentials file, the
+# reg-event subscription (RFC 3680) the S-CSCF serves, and the core's DNS (on the P-CSCF's address, port 53).
 ims3_gateway_args() {
-  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true"
-  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS"
+  ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true" \
+    "--lab.ims.dns=${LAB_PCSCF%:*}:53"
+  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS" ${LAB_EXT_DNS:+"--lab.ims.dns=$LAB_EXT_DNS"}
   return 0
 }
 

@@ -2,7 +2,9 @@
 # `--ims external` (issue #13): the gateway and rtpengine toward an IMS the lab does not run, e.g. a
 # telecom lab's core. No local core and no SIPp UE is started; the gateway registers the users of a
 # credentials file (IMPI, IMPU, SIP password or K/OPc per user) at the outside P-CSCF.
-#   ./lab up --ims external --pcscf HOST:PORT --domain D [--transport udp|tcp] --credentials FILE
+#   ./lab up --ims external --pcscf HOST:PORT|NAME --domain D [--transport udp|tcp] [--dns ADDR[:PORT]] --credentials FILE
+# --pcscf NAME: the gateway finds the P-CSCF as a UE does (RFC 3263: NAPTR → SRV → A, transport from NAPTR; the
+# next SRV target when one stops answering), asking --dns (default: this host's resolvers).
 #   ./lab compliance --ims external ... [--call-to USER] [--sipp-caller]
 # --call-to USER: the compliance run's MO call goes to USER@D (someone who answers in the outside IMS).
 # --sipp-caller: the lab's SIPp ue2 registers at the outside P-CSCF with its IMS-AKA keys
@@ -19,7 +21,7 @@ ext_option() {
   EXT_TAKEN=2
   if [[ $opt == --*=* ]]; then val=${opt#*=}; opt=${opt%%=*}; EXT_TAKEN=1; fi
   case $opt in
-    --pcscf | --domain | --transport | --credentials | --call-to) ;;
+    --pcscf | --domain | --transport | --credentials | --call-to | --dns) ;;
     --sipp-caller) LAB_EXT_SIPP_CALLER=1; EXT_TAKEN=1; return 0 ;;
     *) EXT_TAKEN=0; return 0 ;;
   esac
@@ -30,6 +32,7 @@ ext_option() {
     --transport) LAB_EXT_TRANSPORT=$val ;;
     --credentials) LAB_EXT_CREDENTIALS=$val ;;
     --call-to) LAB_EXT_CALL_TO=$val ;;
+    --dns) LAB_EXT_DNS=$val ;;
   esac
 }
 
@@ -39,26 +42,38 @@ ext_option() {
 ext_check() {
   local host port mode out
   if ! ext_mode; then
-    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-} ]] ||
-      usage_error "--pcscf, --domain, --transport, --credentials, --call-to and --sipp-caller go with --ims external"
+    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-}${LAB_EXT_DNS:-} ]] ||
+      usage_error "--pcscf, --domain, --transport, --dns, --credentials, --call-to and --sipp-caller go with --ims external"
     return 0
   fi
-  [[ -n ${LAB_EXT_PCSCF:-} ]] || usage_error "--ims external needs --pcscf HOST:PORT (the outside IMS's P-CSCF)"
+  [[ -n ${LAB_EXT_PCSCF:-} ]] || usage_error "--ims external needs --pcscf HOST:PORT or NAME (the outside IMS's P-CSCF, NAME found by DNS)"
   [[ -n ${LAB_EXT_DOMAIN:-} ]] || usage_error "--ims external needs --domain D (the home network domain, e.g. ims.example.net)"
   [[ -n ${LAB_EXT_CREDENTIALS:-} ]] || usage_error "--ims external needs --credentials FILE (IMPI, IMPU, password or K/OPc per user)"
   LAB_EXT_TRANSPORT=${LAB_EXT_TRANSPORT:-udp}
   [[ $LAB_EXT_TRANSPORT == udp || $LAB_EXT_TRANSPORT == tcp ]] || usage_error "--transport takes udp or tcp, not '$LAB_EXT_TRANSPORT'"
-  host=${LAB_EXT_PCSCF%:*} port=${LAB_EXT_PCSCF##*:}
-  [[ $LAB_EXT_PCSCF == *:* && -n $host && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
-    usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060), not '$LAB_EXT_PCSCF'"
-  [[ $host =~ ^[A-Za-z0-9.-]+$ ]] || usage_error "--pcscf: '$host' is not an IPv4 address or host name"
+  if [[ $LAB_EXT_PCSCF == *:* ]]; then
+    host=${LAB_EXT_PCSCF%:*} port=${LAB_EXT_PCSCF##*:}
+    [[ -n $host && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
+      usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060) or a name to find by DNS (e.g. pcscf.ims.example.net), not '$LAB_EXT_PCSCF'"
+    [[ $host =~ ^[A-Za-z0-9.-]+$ ]] || usage_error "--pcscf: '$host' is not an IPv4 address or host name"
+  else
+    # a name alone: RFC 3263 discovery (NAPTR → SRV → A) by the gateway
+    [[ $LAB_EXT_PCSCF =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ && ! $LAB_EXT_PCSCF =~ ^[0-9.]+$ ]] ||
+      usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060) or a name to find by DNS (e.g. pcscf.ims.example.net), not '$LAB_EXT_PCSCF'"
+  fi
+  if [[ -n ${LAB_EXT_DNS:-} ]]; then
+    host=${LAB_EXT_DNS%:*} port=${LAB_EXT_DNS##*:}
+    [[ $LAB_EXT_DNS == *:* ]] || port=53
+    [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
+      usage_error "--dns wants the DNS server's ADDR or ADDR:PORT (e.g. 10.0.0.53 or 10.0.0.53:5353), not '$LAB_EXT_DNS'"
+  fi
   [[ $LAB_EXT_DOMAIN =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || usage_error "--domain: '$LAB_EXT_DOMAIN' is not a domain name"
   [[ -z ${LAB_EXT_CALL_TO:-} || $LAB_EXT_CALL_TO =~ ^[A-Za-z0-9._+-]+$ ]] || usage_error "--call-to wants a user name of the outside IMS, not '$LAB_EXT_CALL_TO'"
   [[ -f $LAB_EXT_CREDENTIALS && -r $LAB_EXT_CREDENTIALS ]] || usage_error "--credentials: no readable file '$LAB_EXT_CREDENTIALS'"
   LAB_EXT_CREDENTIALS=$(realpath "$LAB_EXT_CREDENTIALS")
   mode=$(stat -c %a "$LAB_EXT_CREDENTIALS")
   ((8#$mode & 8#077)) && usage_error "--credentials: $LAB_EXT_CREDENTIALS holds secrets and is readable by others (mode $mode); run: chmod 600 $LAB_EXT_CREDENTIALS"
-  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER
+  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER LAB_EXT_DNS
 }
 
 # ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses.
@@ -67,7 +82,7 @@ ext_check_file() {
   ext_mode || return 0
   out=$(node "$ROOT/harness/kit/ims-credentials.mjs" check "$LAB_EXT_CREDENTIALS" 2>&1) ||
     usage_error "--credentials: bad file:"$'\n'"$out"
-  log "external IMS: P-CSCF $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT), domain $LAB_EXT_DOMAIN, credentials $LAB_EXT_CREDENTIALS: $out"
+  log "external IMS: P-CSCF $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT${LAB_EXT_DNS:+, DNS $LAB_EXT_DNS}), domain $LAB_EXT_DOMAIN, credentials $LAB_EXT_CREDENTIALS: $out"
 }
 
 # ext_configure — before lab_start_all in external mode: the gateway's proxy, domain and transport are
@@ -77,9 +92,14 @@ ext_check_file() {
 # outside core can reach them; a P-CSCF off this host then needs a non-loopback --bind for the browsers.
 ext_configure() {
   ext_mode || return 0
-  local host=${LAB_EXT_PCSCF%:*} ip src
-  if [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then ip=$host; else ip=$(getent ahostsv4 "$host" | awk 'NR == 1 {print $1}'); fi
-  [[ -n $ip ]] || die "--pcscf: cannot resolve '$host'"
+  local host=${LAB_EXT_PCSCF%:*} ip src first
+  if [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then
+    ip=$host first=$LAB_EXT_PCSCF
+  else
+    # a name: the gateway's own resolver (RFC 3263, --dns) says where its first target is
+    first=$(ext_lookup_pcscf) || die "--pcscf: no P-CSCF found for '$LAB_EXT_PCSCF': $first"
+    ip=${first%:*}
+  fi
   src=$(ip -4 route get "$ip" 2>/dev/null | sed -nE 's/.* src ([0-9.]+).*/\1/p' | head -n 1)
   [[ -n $src ]] || die "--pcscf: no route from this host to $ip"
   if [[ $src != 127.* ]]; then
@@ -88,12 +108,25 @@ ext_configure() {
     LAB_RTPENGINE_IFACES[1]="ims/$src"
   fi
   LAB_SIP_HOST=$src
-  LAB_PCSCF=$LAB_EXT_PCSCF
+  LAB_PCSCF=$first # an address (SIPp's --sipp-caller needs one); the gateway itself is given --pcscf as it is
+  LAB_EXT_PCSCF_ADDR=$first # the tests' capture filter and SIPp caller
+  export LAB_EXT_PCSCF_ADDR
   LAB_IMS_DOMAIN=$LAB_EXT_DOMAIN
   LAB_IMS_TRANSPORT=$LAB_EXT_TRANSPORT
   LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp")
   export LAB_IMS_TRANSPORT LAB_SIP_HOST
   log "external IMS: the gateway's SIP side is $LAB_SIP_HOST:$LAB_GW_SIP_PORT; no IMS core and no SIPp UE are started here"
+}
+
+# ext_lookup_pcscf — the first P-CSCF target of --pcscf (a name) as ADDR:PORT, found by the gateway's own
+# resolver (sip/PcscfLookup: RFC 3263, --dns or this host's resolvers); the reason on stdout and status 1 when none.
+ext_lookup_pcscf() {
+  local out
+  build_gateway >/dev/null || { echo "the gateway did not build"; return 1; }
+  out=$(java -cp "$GATEWAY_JAR" -Dloader.main=org.webrtcims.gw.sip.PcscfLookup org.springframework.boot.loader.launch.PropertiesLauncher \
+    "$LAB_EXT_PCSCF" "$LAB_EXT_TRANSPORT" "${LAB_EXT_DNS:-}" 2>&1) || { echo "${out##*$'\n'}"; return 1; }
+  log "external IMS: $LAB_EXT_PCSCF found by DNS (in the order the gateway tries them):"$'\n'"$out" >&2
+  awk 'NR == 1 {print $1 ":" $2}' <<<"$out"
 }
 
 # compliance_external — `./lab compliance --ims external ...` (after ext_check): on this host's network,

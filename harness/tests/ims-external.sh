@@ -5,8 +5,9 @@
 # candidate without one):
 #   1. the "outside" IMS, NOT started by ./lab: ims-sim/3gpp/run-core.sh (P/I/S-CSCF + HSS on
 #      127.0.0.1) and ue1 (SIPp, IMS-AKA, answers and echoes);
-#   2. ./lab compliance --ims external --pcscf 127.0.0.1:5060 --domain ims.lab --credentials F
-#      --call-to ue1 --sipp-caller, where F (mode 0600) holds carol's IMS-AKA line under the login carla
+#   2. ./lab compliance --ims external --pcscf pcscf.ims.lab --dns 127.0.0.1:53 --domain ims.lab --credentials F
+#      --call-to ue1 --sipp-caller (the P-CSCF found by name in the outside core's DNS, RFC 3263:
+#      NAPTR → SRV → A), where F (mode 0600) holds carol's IMS-AKA line under the login carla
 #      (login ≠ IMPU user part): the gateway and rtpengine only, carla registers sip:carol@ims.lab at the
 #      P-CSCF, calls ue1 (whose message log, LAB_EXT_CALLEE_LOG, shows the P-Asserted-Identity), is called
 #      by the lab's SIPp ue2 at sip:carol@ims.lab; passes when external-registration, -mo-call,
@@ -38,11 +39,11 @@ ip link add ext0 type veth peer name ext1 && ip addr add 198.18.9.1/24 dev ext0 
 # one run of ./lab compliance --ims external against the outside core now up; its report kept as
 # out/ims-external/report-NAME.json. The checks WANT (space-separated) must pass.
 verdict=0
-external_run() {  # NAME CREDENTIALS-LINE WANT EXTRA-OPTION...  (the called UE's message log: LAB_EXT_CALLEE_LOG)
-  local name=$1 line=$2 want=$3 creds="$LAB_RUN_DIR/credentials-$1.txt" rc ok; shift 3
+external_run() {  # NAME CREDENTIALS-LINE WANT PCSCF EXTRA-OPTION...  (the called UE's message log: LAB_EXT_CALLEE_LOG)
+  local name=$1 line=$2 want=$3 pcscf=$4 creds="$LAB_RUN_DIR/credentials-$1.txt" rc ok; shift 4
   (umask 077 && printf '%s\n' "$line" >"$creds") || die "cannot write $creds"
-  log "[$name] ./lab compliance --ims external --pcscf 127.0.0.1:5060 --domain ims.lab --credentials $(rel "$creds") $*"
-  "$ROOT/lab" compliance --ims external --pcscf 127.0.0.1:5060 --domain ims.lab --credentials "$creds" "$@"
+  log "[$name] ./lab compliance --ims external --pcscf $pcscf --domain ims.lab --credentials $(rel "$creds") $*"
+  "$ROOT/lab" compliance --ims external --pcscf "$pcscf" --domain ims.lab --credentials "$creds" "$@"
   rc=$?
   cp "$ROOT/out/compliance/report.json" "$LAB_RUN_DIR/report-$name.json" 2>/dev/null
   node - "$LAB_RUN_DIR/report-$name.json" "$name" "$want" <<'JS'
@@ -68,7 +69,7 @@ proc_wait_ready outside-ue1 "$LAB_LAST_PID" 30 "ue1 registered at the outside co
 # (sip:carol@ims.lab), not as the login, or the core's P-CSCF refuses the INVITE (docs/ims-sim.md "Registered identities")
 export LAB_EXT_CALLEE_LOG="$LAB_LOGDIR/sipp-uas-ue1-messages.log"
 external_run aka "$(grep '^carol ' "$ROOT/ims-sim/3gpp/gateway-credentials.txt" | sed 's/^carol /carla /')" \
-  "external-registration external-mo-call external-asserted-identity external-mt-call external-deregistration" --call-to ue1 --sipp-caller
+  "external-registration external-mo-call external-asserted-identity external-mt-call external-deregistration" pcscf.ims.lab --dns 127.0.0.1:53 --call-to ue1 --sipp-caller
 procs_cleanup
 
 # 2. digest with IMPI/IMPU/SIP password (not the web password) toward the light Kamailio and its ue1
@@ -81,7 +82,7 @@ proc_start outside-ue1-digest env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO=127.0.0.1:50
   bash "$ROOT/sipp-scenarios/run-ue.sh" uas
 proc_wait_ready outside-ue1-digest "$LAB_LAST_PID" 30 "ue1 registered" proc_is "$LAB_LAST_PID" sipp || exit 1
 external_run digest "carla carol-web-only digest carol@ims.lab sip:carol@ims.lab carol-secret" \
-  "external-registration external-mo-call external-asserted-identity external-deregistration" --call-to ue1
+  "external-registration external-mo-call external-asserted-identity external-deregistration" 127.0.0.1:5060 --call-to ue1
 procs_cleanup
 ((verdict == 0)) && echo "ims-external: all passed"
 exit "$verdict"

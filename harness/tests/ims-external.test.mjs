@@ -20,7 +20,7 @@ import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { assertAssertedIdentityRegistered, assertNoRtpengineSession, waitForUeMessage } from '../runner/testkit.mjs';
 
 const run = promisify(execFile);
-const PCSCF = process.env.LAB_EXT_PCSCF ?? '';
+const PCSCF = process.env.LAB_EXT_PCSCF_ADDR || process.env.LAB_EXT_PCSCF || ''; // ADDR:PORT (a --pcscf NAME's first target)
 const [PHOST, PPORT] = [PCSCF.slice(0, PCSCF.lastIndexOf(':')), PCSCF.slice(PCSCF.lastIndexOf(':') + 1)];
 const TRANSPORT = process.env.LAB_EXT_TRANSPORT || 'udp';
 let user;

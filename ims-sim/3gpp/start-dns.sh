@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # start-dns.sh <rundir> — execs dnsmasq in the foreground as the DNS of the lab's private
-# namespace: A records of the nodes, NAPTR + SRV of the home domain pointing at the I-CSCF.
+# namespace: A records of the nodes, NAPTR + SRV of the home domain pointing at the I-CSCF, and the
+# P-CSCF published as operators do for UEs (TS 24.229 §9.2.1, RFC 3263): NAPTR at pcscf.<domain>
+# (SIP+D2U before SIP+D2T) → SRV _sip._udp/_sip._tcp.pcscf.<domain> → pcscf.<domain> A.
 # Nothing is forwarded upstream (--no-resolv), /etc/hosts is not read. --local-ttl: with the
 # default TTL 0 Kamailio ignored the SRV records (3gpp-notes).
 set -euo pipefail
@@ -21,4 +23,8 @@ exec dnsmasq --keep-in-foreground --log-facility=- --no-resolv --no-hosts --no-p
   --naptr-record="$d,10,50,s,SIP+D2U,,_sip._udp.$d" \
   --naptr-record="$d,20,50,s,SIP+D2T,,_sip._tcp.$d" \
   --srv-host="_sip._udp.$d,icscf.$d,$IMS3_ICSCF_PORT,0,10" \
-  --srv-host="_sip._tcp.$d,icscf.$d,$IMS3_ICSCF_PORT,0,10"
+  --srv-host="_sip._tcp.$d,icscf.$d,$IMS3_ICSCF_PORT,0,10" \
+  --naptr-record="pcscf.$d,10,50,s,SIP+D2U,,_sip._udp.pcscf.$d" \
+  --naptr-record="pcscf.$d,20,50,s,SIP+D2T,,_sip._tcp.pcscf.$d" \
+  --srv-host="_sip._udp.pcscf.$d,pcscf.$d,$IMS3_PCSCF_PORT,10,10" \
+  --srv-host="_sip._tcp.pcscf.$d,pcscf.$d,$IMS3_PCSCF_PORT,10,10"

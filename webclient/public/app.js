@@ -317,6 +317,7 @@ const REASON_TEXT = {
   'websocket-closed': 'connection lost', logout: 'signed out', replaced: 'signed in elsewhere', expired: 'session expired',
   timeout: 'no answer', 'media-failed': 'media failed', 'preconditions-failed': 'network resources failed',
   'media-timeout': 'no audio reached the relay', 'network-deregistered': 'the network signed you out',
+  'pcscf-unreachable': 'the IMS entry point (P-CSCF) stopped answering',
 };
 function endText(c) {
   if (c.direction === 'mt' && !c.answeredAt) {

@@ -20,10 +20,14 @@ public class LabController {
     private final GatewayProperties props;
     private final SessionRegistry sessions;
 
-    public LabController(RelayStatus relays, GatewayProperties props, SessionRegistry sessions) {
+    private final org.webrtcims.gw.call.PcscfStatus pcscf;
+
+    public LabController(RelayStatus relays, GatewayProperties props, SessionRegistry sessions,
+                         org.webrtcims.gw.call.PcscfStatus pcscf) {
         this.relays = relays;
         this.props = props;
         this.sessions = sessions;
+        this.pcscf = pcscf;
     }
 
     /**
@@ -43,7 +47,9 @@ public class LabController {
         if (isThisHost(request.getRemoteAddr(), request.getLocalAddr()) || hasLiveToken(auth)) {
             m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
             m.put("imsProxy", props.getIms().getProxy());
-            m.put("imsTransport", props.getIms().getTransport());
+            // the P-CSCF target in use (lab.ims.proxy resolved: RFC 3263 for a domain) and the transport toward it
+            m.put("imsPcscf", pcscf.target());
+            m.put("imsTransport", pcscf.transport());
             m.put("rtpengine", up == pongs.size() ? "ok" : up == 0 ? "down" : "degraded");
             Map<String, Integer> calls = relays.callsPerRelay();
             Map<String, Object> each = new LinkedHashMap<>();

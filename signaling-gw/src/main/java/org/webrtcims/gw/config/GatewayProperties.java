@@ -70,8 +70,15 @@ public class GatewayProperties {
     }
 
     public static class Ims {
-        /** Outbound proxy (the P-CSCF role), host:port. */
+        /**
+         * Outbound proxy (the P-CSCF role): HOST:PORT (no DNS for an address; a name with a port: its A record), or a
+         * domain name found by DNS as RFC 3263 says (NAPTR → SRV → A, transport from NAPTR; sip/PcscfResolver).
+         */
         private String proxy = "127.0.0.1:5060";
+        /** The DNS server for lab.ims.proxy, ADDR or ADDR:PORT; empty = the system's resolvers (/etc/resolv.conf). */
+        private String dns = "";
+        public String getDns() { return dns; }
+        public void setDns(String dns) { this.dns = dns; }
         private String domain = "ims.lab";
         /** udp, tcp or tls toward the proxy (tls needs lab.sip.tls.*). */
         private String transport = "udp";

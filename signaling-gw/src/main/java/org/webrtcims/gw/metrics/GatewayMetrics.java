@@ -25,7 +25,7 @@ public class GatewayMetrics {
     /** `ended.reason` values a call can end with besides a SIP failure's phrase (docs/architecture.md). */
     static final Set<String> REASONS = Set.of("local-hangup", "remote-hangup", "remote-cancel", "websocket-closed",
             "logout", "replaced", "expired", "timeout", "media-failed", "preconditions-failed", "media-timeout",
-            "sip-failed", "bad-sdp", "no-usable-address", "rejected");
+            "sip-failed", "bad-sdp", "no-usable-address", "rejected", "pcscf-unreachable");
 
     private final MeterRegistry registry;
     private final AtomicInteger webSockets = new AtomicInteger();

@@ -337,7 +337,40 @@ public class RegistrationClient {
 
     private String registerUri() { return "sip:" + requests.domain(); }
 
+    /**
+     * {@link #sendOnce}, and when the P-CSCF did not answer it (timeout, transport error, 503) another P-CSCF target of
+     * lab.ims.proxy's SRV set (RFC 3263 §4.3, Pcscf#failover) gets the REGISTER, until one answers or none is left.
+     */
     private CompletableFuture<Void> send(Binding b, int expires) {
+        Pcscf pcscf = requests.pcscf();
+        int tries = Math.max(1, pcscf.targets().size());
+        return sendVia(b, expires, pcscf, tries);
+    }
+
+    private CompletableFuture<Void> sendVia(Binding b, int expires, Pcscf pcscf, int triesLeft) {
+        PcscfResolver.Target target = pcscf.targets().isEmpty() ? null : pcscf.current();
+        return sendOnce(b, expires).exceptionallyCompose(e -> {
+            Throwable cause = unwrap(e);
+            String why = cause instanceof RegistrationException re ? pcscfFault(re) : null;
+            if (why == null || target == null || triesLeft <= 1 || !pcscf.failover(target, why)) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            b.flow("P-CSCF " + target.hostPort() + " " + why + ": REGISTER again via " + pcscf.current().hostPort());
+            return sendVia(b, expires, pcscf, triesLeft - 1);
+        });
+    }
+
+    /** Why the P-CSCF itself failed (RFC 3263 §4.3: try the next target), or null when the answer was a real one. */
+    private static String pcscfFault(RegistrationException e) {
+        if (e.kind() == RegistrationException.Kind.TIMEOUT) return "did not answer the REGISTER";
+        if (e.kind() == RegistrationException.Kind.REJECTED && e.sipCode() == 503) return "answered 503";
+        if (e.kind() == RegistrationException.Kind.REJECTED && e.sipCode() == 0 && e.getMessage().startsWith("cannot send REGISTER")) {
+            return "could not be reached (" + e.getMessage().substring("cannot send REGISTER: ".length()) + ")";
+        }
+        return null;
+    }
+
+    private CompletableFuture<Void> sendOnce(Binding b, int expires) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         String kind = expires == 0 ? "deregister" : b.registeredAtMillis != 0 ? "refresh" : "initial";
         done.whenComplete((v, e) -> metrics.registerDone(kind, e == null));

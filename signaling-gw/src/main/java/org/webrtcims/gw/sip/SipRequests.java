@@ -2,7 +2,6 @@ package org.webrtcims.gw.sip;
 
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
-import org.webrtcims.gw.config.HostPort;
 
 import javax.sip.InvalidArgumentException;
 import javax.sip.address.Address;
@@ -20,13 +19,22 @@ public class SipRequests {
 
     private final SipUserAgent ua;
     private final GatewayProperties props;
-    private final HostPort proxy;
+    private final Pcscf pcscf;
 
+    /** Unit tests: the P-CSCF of lab.ims.proxy, resolved here. */
     public SipRequests(SipUserAgent ua, GatewayProperties props) {
+        this(ua, props, new Pcscf(props));
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public SipRequests(SipUserAgent ua, GatewayProperties props, Pcscf pcscf) {
         this.ua = ua;
         this.props = props;
-        this.proxy = HostPort.parse(props.getIms().getProxy());
+        this.pcscf = pcscf;
     }
+
+    /** Where the P-CSCF is (the current target of lab.ims.proxy). */
+    public Pcscf pcscf() { return pcscf; }
 
     public String domain() { return props.getIms().getDomain(); }
 
@@ -97,15 +105,19 @@ public class SipRequests {
         return ua.headers().createContactHeader(ua.addresses().createAddress(uri));
     }
 
-    /** sip:host:port of the P-CSCF (lab.ims.proxy): the pre-loaded Route's URI, the keepalive OPTIONS' target. */
+    /**
+     * sip:address:port of the current P-CSCF target (lab.ims.proxy, resolved by Pcscf): the pre-loaded Route's URI,
+     * the keepalive OPTIONS' target. IllegalStateException (its message says why) when no P-CSCF was found.
+     */
     public SipURI proxyUri() throws ParseException {
-        SipURI u = ua.addresses().createSipURI(null, proxy.host());
-        u.setPort(proxy.port());
+        PcscfResolver.Target t = pcscf.current();
+        SipURI u = ua.addresses().createSipURI(null, t.address().contains(":") ? "[" + t.address() + "]" : t.address());
+        u.setPort(t.port());
         return u;
     }
 
-    /** host:port of the P-CSCF, for logs. */
-    public String proxyAddress() { return proxy.toString(); }
+    /** lab.ims.proxy as given, for logs. */
+    public String proxyAddress() { return pcscf.configured(); }
 
     /** A request with Via, Max-Forwards, a pre-loaded Route to the proxy (loose routing) and Contact. */
     public Request create(String method, URI requestUri, Address from, String fromTag, Address to,

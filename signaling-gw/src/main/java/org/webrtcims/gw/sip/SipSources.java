@@ -25,6 +25,8 @@ public final class SipSources {
     private final List<Entry> trusted = new ArrayList<>();
     private final LocalSockets sockets;
     private final InetSocketAddress gateway;
+    /** Whether lab.sip.trusted-sources was given (else the P-CSCF's address is the default). */
+    private final boolean configured;
 
     public SipSources(GatewayProperties props, LocalSockets sockets) {
         this.sockets = sockets;
@@ -32,6 +34,7 @@ public final class SipSources {
         // the P-CSCF's end of a connection to the gateway is connected to this address (any: not known in advance)
         this.gateway = listen.getAddress() != null && listen.getAddress().isAnyLocalAddress() ? null : listen;
         List<String> list = props.getSip().getTrustedSources().stream().map(String::trim).filter(x -> !x.isEmpty()).toList();
+        this.configured = !list.isEmpty();
         if (list.isEmpty()) list = List.of(props.getIms().getProxy());
         for (String s : list) trusted.add(entry(s));
     }
@@ -46,6 +49,9 @@ public final class SipSources {
 
     private static String normalize(String host) {
         String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        // only address literals are normalised here: a name (lab.ims.proxy given as a domain, RFC 3263) is not
+        // looked up by the system resolver (sip/Pcscf resolves it); it matches no packet source
+        if (!h.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) return h.toLowerCase(Locale.ROOT);
         try {
             return InetAddress.getByName(h).getHostAddress();
         } catch (java.net.UnknownHostException e) {
@@ -68,6 +74,9 @@ public final class SipSources {
         }
         return false;
     }
+
+    /** Whether lab.sip.trusted-sources was given; false: the default, the P-CSCF (lab.ims.proxy). */
+    public boolean configured() { return configured; }
 
     /** The trusted sources as configured, for logs. */
     public String describe() {

@@ -32,7 +32,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     private final SipProvider udp;
     /** TCP, or TLS with lab.ims.transport=tls (then there is no plain TCP listening point). */
     private final SipProvider tcp;
+    /** lab.ims.transport: which listening points exist (udp + tcp, or udp + tls). */
     private final String transport;
+    /** Where the P-CSCF is, and over which transport now (RFC 3263: a domain's NAPTR picks it). */
+    private final Pcscf pcscf;
     private final AddressFactory addressFactory;
     private final HeaderFactory headerFactory;
     private final MessageFactory messageFactory;
@@ -54,8 +57,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
-    public SipUserAgent(GatewayProperties props) throws Exception {
+    public SipUserAgent(GatewayProperties props, Pcscf pcscf) throws Exception {
         this.props = props;
+        this.pcscf = pcscf;
         this.sources = new SipSources(props, new org.webrtcims.gw.net.LocalSockets());
         SipFactory factory = SipFactory.getInstance();
         factory.setPathName("gov.nist");
@@ -106,8 +110,9 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
-                host, port, props.getIms().getProxy(), props.getIms().getTransport(), sources.describe());
+        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {}: {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
+                host, port, props.getIms().getProxy(), pcscf.targets().isEmpty() ? "not found yet" : pcscf.current(),
+                props.getIms().getTransport(), sources.describe());
     }
 
     public void setInboundHandler(InboundRequestHandler handler) { this.inbound = handler; }
@@ -118,18 +123,24 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public HeaderFactory headers() { return headerFactory; }
     public MessageFactory messages() { return messageFactory; }
 
-    /** The provider for the configured transport toward the IMS proxy. */
+    /** The provider for the transport toward the IMS proxy now (the current P-CSCF target's). */
     public SipProvider provider() {
-        return transport.equals("udp") ? udp : tcp;
+        return transport().equals("udp") ? udp : tcp;
     }
+
+    /** The owner of the P-CSCF's address (resolved, current target). */
+    public Pcscf pcscf() { return pcscf; }
 
     /** SIP dialogs (early and confirmed) the stack holds now: the soak watches it for leaks (`gw_sip_dialogs`). */
     public int dialogCount() {
         return ((gov.nist.javax.sip.stack.SIPTransactionStack) stack).getDialogs().size();
     }
 
-    /** udp, tcp or tls: the transport toward the P-CSCF (Via, Contact and Route carry it). */
-    public String transport() { return transport; }
+    /**
+     * udp, tcp or tls: the transport toward the P-CSCF now (Via, Contact and Route carry it): lab.ims.transport, or
+     * with a domain as lab.ims.proxy the one its NAPTR record chose (udp or tcp; only tls with lab.ims.transport=tls).
+     */
+    public String transport() { return pcscf.transport(); }
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
 
@@ -199,9 +210,15 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         }
     }
 
-    /** Whether a request from address:port over that transport is accepted (lab.sip.trusted-sources, {@link SipSources}). */
+    /**
+     * Whether a request from address:port over that transport is accepted: lab.sip.trusted-sources ({@link SipSources}:
+     * address AND port), by default the P-CSCF — lab.ims.proxy as HOST:PORT through SipSources, or, when it is a
+     * name (RFC 3263), the targets it resolved to ({@link Pcscf#isPcscf}: address and port over UDP, the address
+     * over TCP/TLS, whose connections come from ephemeral ports).
+     */
     boolean trustedSource(String transport, String address, int port) {
-        return sources.accepts(transport, address, port);
+        if (sources.accepts(transport, address, port)) return true;
+        return !sources.configured() && pcscf.isPcscf(address, port, transport);
     }
 
     @Override

@@ -39,7 +39,7 @@ class ApiErrorsTest {
         SessionRegistry sessions = mock(SessionRegistry.class);
         mvc = MockMvcBuilders
                 .standaloneSetup(new SessionController(sessions, mock(RegistrationClient.class), mock(TurnCredentials.class)),
-                        new LabController(rtp, new GatewayProperties(), sessions), new ErrorEndpoint())
+                        new LabController(rtp, new GatewayProperties(), sessions, org.mockito.Mockito.mock(org.webrtcims.gw.call.PcscfStatus.class)), new ErrorEndpoint())
                 .setControllerAdvice(new ApiErrors())
                 .addFilters(new SecurityHeaders())
                 .build();

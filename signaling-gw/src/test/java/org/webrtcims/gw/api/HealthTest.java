@@ -26,7 +26,7 @@ class HealthTest {
         when(rtp.callsPerRelay()).thenReturn(Map.of("127.0.0.1:2223", 2));
         when(sessions.byToken("live")).thenReturn(Optional.of(new BrowserSession("live", "alice", Long.MAX_VALUE)));
         when(sessions.byToken("gone")).thenReturn(Optional.empty());
-        lab = new LabController(rtp, new GatewayProperties(), sessions);
+        lab = new LabController(rtp, new GatewayProperties(), sessions, org.mockito.Mockito.mock(org.webrtcims.gw.call.PcscfStatus.class));
     }
 
     private ResponseEntity<Map<String, Object>> health(String remote, String auth, boolean... relaysUp) {
