@@ -56,8 +56,32 @@ test('after the corpus the gateway still answers, and logged no NullPointerExcep
     s.close();
   }
   const log = path.join(logDir(), 'gateway.log');
-  if (fs.existsSync(log)) assert.doesNotMatch(fs.readFileSync(log, 'utf8'), /NullPointerException/, log);
+  if (!fs.existsSync(log)) return;
+  const npes = logRecords(fs.readFileSync(log, 'utf8')).filter((r) => /NullPointerException/.test(r) && !jainSipKeepaliveOnClosedConnection(r));
+  assert.deepEqual(npes, [], `the gateway logged a NullPointerException (${log}):\n${npes.join('\n')}`);
 });
+
+// The log as records: a record starts at a line with the time of day (HH:MM:SS.mmm), a stack trace stays with it.
+function logRecords(text) {
+  const records = [];
+  for (const line of text.split('\n')) {
+    if (/^\d\d:\d\d:\d\d\.\d{3} /.test(line) || records.length === 0) records.push(line);
+    else records[records.length - 1] += `\n${line}`;
+  }
+  return records;
+}
+
+// JAIN-SIP answers a double CRLF on a TCP connection (its keepalive, RFC 5626 §4.4.1) with a CRLF; when the peer
+// has closed the connection by then (RFC 4475's and this corpus' senders close right after their message), its
+// own sendSingleCLRF fails inside the stack — an IOException, or an NPE in IOHandler when the connection never
+// carried a parsed message — and it logs that record and goes on. It is the stack's, caught by the stack, nothing
+// reaches a peer: such a record (that message, every frame in gov.nist or java.*) is not the gateway's NPE.
+function jainSipKeepaliveOnClosedConnection(record) {
+  const [first, ...rest] = record.split('\n');
+  const frames = rest.filter((l) => /^\s+at /.test(l));
+  return first.includes('A problem occured while trying to send a single CLRF in response to a double CLRF') &&
+    frames.length > 0 && frames.every((l) => /^\s+at (gov\.nist\.|java\.)/.test(l));
+}
 
 test('SIP from an address other than the P-CSCF\'s gets 403 (an ACK from there nothing)', { timeout: 15000 }, async () => {
   const s = await sipSocket('127.0.0.2');
