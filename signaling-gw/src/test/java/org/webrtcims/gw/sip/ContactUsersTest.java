@@ -52,11 +52,10 @@ class ContactUsersTest {
     void aRegistrationKeepsItsContactUserAcrossRefreshesAndANewLoginGetsANewOne() throws Exception {
         GatewayProperties props = new GatewayProperties();
         props.getIms().setRegisterExpires(1); // refresh after 1 s
-        PlayedRegistrar registrar = new PlayedRegistrar("reg-");
-        ContactUsers users = new ContactUsers();
-        RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props,
-                GatewayMetrics.none(), users);
-        try {
+        try (Registrations g = new Registrations(props)) {
+            PlayedRegistrar registrar = g.registrar();
+            ContactUsers users = g.users();
+            RegistrationClient client = g.client();
             var login = client.register("alice", "pw");
             registrar.answer(0, 200, null);
             login.get();
@@ -92,19 +91,16 @@ class ContactUsersTest {
             registrar.answer(n, 200, null);
             next.get();
             assertEquals(Optional.of("alice"), users.loginOf(second));
-        } finally {
-            client.shutdown();
         }
     }
 
     @Test
     void aSecondSessionsLoginThatOutlivesTheFirstSessionsLogoutKeepsTheContactMapped() throws Exception {
         GatewayProperties props = new GatewayProperties();
-        PlayedRegistrar registrar = new PlayedRegistrar("reg-");
-        ContactUsers users = new ContactUsers();
-        RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props,
-                GatewayMetrics.none(), users);
-        try {
+        try (Registrations g = new Registrations(props)) {
+            PlayedRegistrar registrar = g.registrar();
+            ContactUsers users = g.users();
+            RegistrationClient client = g.client();
             var first = client.register("alice", "pw");
             registrar.answer(0, 200, null);
             first.get();
@@ -117,27 +113,37 @@ class ContactUsersTest {
             assertEquals(contact, contactUser(registrar.sent.get(1)));
             assertEquals(Optional.of("alice"), users.loginOf(contact), "the live binding's contact reaches alice again");
             assertEquals(Optional.of(contact), client.contactUser("alice"));
-        } finally {
-            client.shutdown();
         }
     }
 
     @Test
     void aRefusedLoginKeepsNoContactUser() throws Exception {
         GatewayProperties props = new GatewayProperties();
-        PlayedRegistrar registrar = new PlayedRegistrar("reg-");
-        ContactUsers users = new ContactUsers();
-        RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props,
-                GatewayMetrics.none(), users);
-        try {
+        try (Registrations g = new Registrations(props)) {
+            PlayedRegistrar registrar = g.registrar();
+            ContactUsers users = g.users();
+            RegistrationClient client = g.client();
             var login = client.register("alice", "wrong");
             String issued = contactUser(registrar.sent.get(0));
             registrar.answer(0, 403, null);
             assertThrows(ExecutionException.class, login::get);
             assertEquals(Optional.empty(), users.loginOf(issued), "a refused login leaves no contact user part behind");
             assertEquals(0, users.size());
-        } finally {
-            client.shutdown();
         }
+    }
+
+    /** A RegistrationClient on a played registrar with its own ContactUsers, shut down at the end of a test. */
+    private record Registrations(PlayedRegistrar registrar, ContactUsers users, RegistrationClient client) implements AutoCloseable {
+        Registrations(GatewayProperties props) throws Exception {
+            this(new PlayedRegistrar("reg-"), new ContactUsers(), props);
+        }
+
+        private Registrations(PlayedRegistrar registrar, ContactUsers users, GatewayProperties props) {
+            this(registrar, users, new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props,
+                    GatewayMetrics.none(), users));
+        }
+
+        @Override
+        public void close() { client.shutdown(); }
     }
 }
