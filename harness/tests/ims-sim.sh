@@ -59,6 +59,23 @@ variant_call() {
     -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
     -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" "$LAB_PCSCF" >/dev/null
 }
+
+# REGISTERs <user> from 127.0.0.1:<port> with register.xml, as run-ue.sh does: the credentials reach sipp
+# in an injection file (mode 0600, removed after the REGISTER), never on its command line (ps shows argv
+# to every user; harness/tests/secrets.test.mjs). Message log: sipp-register-<port>-messages.log.
+register_from() {  # user port
+  local user="$1" port="$2" pass inf rc
+  pass="$(sed -n "s/^$user://p" "$ROOT/ims-sim/users.txt")"
+  [ -n "$pass" ] || { echo "register_from: user '$user' is not in ims-sim/users.txt"; return 1; }
+  inf="$(umask 077 && mktemp "$LAB_LOGDIR/.sipp-auth-$user.XXXXXX")" || { echo "register_from: cannot create a credentials file in $LAB_LOGDIR"; return 1; }
+  printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$user" "$user" "$pass" >"$inf"
+  sipp -sf "$S/register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -i 127.0.0.1 -p "$port" \
+    -recv_timeout 5000 -nostdin -trace_msg -message_file "$LAB_LOGDIR/sipp-register-$port-messages.log" "$LAB_PCSCF"
+  rc=$?
+  rm -f "$inf"
+  [ $rc -eq 0 ] || echo "register_from: REGISTER of $user from port $port failed (sipp exit $rc, see sipp-register-$port-messages.log)"
+  return $rc
+}
 answer_has() { grep -q "$2" "$LAB_LOGDIR/uac-$1-messages.log"; }
 log_has() { grep -q -- "$2" "$LAB_LOGDIR/$1"; }
 log_lacks() { ! grep -q -- "$2" "$LAB_LOGDIR/$1"; }
@@ -86,9 +103,7 @@ check "... with 404" grep -q "SIP/2.0 404" "$LAB_LOGDIR/sipp-uac-bob-messages.lo
 printf 'ue2:wrong-password\n' > "$LAB_LOGDIR/bad-users.txt"
 check "REGISTER with a wrong password fails" fails env IMS_USERS="$LAB_LOGDIR/bad-users.txt" "$S/run-ue.sh" uac ue1 500
 check "... with 403" grep -q "SIP/2.0 403" "$LAB_LOGDIR/sipp-register-ue2-messages.log"
-check "ue2 registers from 5091 too, for the variant calls" sipp -sf "$S/register.xml" -m 1 -default_behaviors abortunexp \
-  -s ue2 -au ue2 -ap "$(sed -n 's/^ue2://p' "$ROOT/ims-sim/users.txt")" -i 127.0.0.1 -p 5091 -recv_timeout 5000 -nostdin \
-  -trace_msg -message_file "$LAB_LOGDIR/sipp-register-5091-messages.log" "$LAB_PCSCF"
+check "ue2 registers from 5091 too, for the variant calls" register_from ue2 5091
 check "3 concurrent calls to ue1" variant_call conc 's/^x//' -s ue1 -m 3 -l 3 -r 10
 check "opus PT 109 offered -> answered with 109" variant_call opus109 's/111/109/g' -s ue1 -m 1
 check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 109[[:space:]]*$"
