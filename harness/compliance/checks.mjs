@@ -366,7 +366,7 @@ export const CHECKS = [
     clause: '3GPP TS 24.229 §5.1.1.2.1, §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
     requirement: 'A user whose login is not an IMPU\'s user part calls as the default public user identity and as another one of the implicit set (a tel URI); the called UE receives each as P-Asserted-Identity, in the registered set; a call to an identity of the set reaches the user',
     tests: [
-      { file: 'ims3gpp', name: 'login ≠ IMPU: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him' },
+      { file: 'ims3gpp', name: 'login ≠ IMPU, alice logged in from the same gateway: frank calls as his default identity and as his tel URI; ue1 gets each as P-Asserted-Identity, in the registered set; MT to sip:+15550100 reaches him; alice still calls after his logout' },
     ],
   },
 
@@ -485,6 +485,7 @@ export const EXTERNAL_NEEDS = {
   dialog: "the lab's UEs with scripted dialog behaviour (ue1, ue2, ue5: re-INVITE, session timers, 422, early media, forking)",
   ims3gpp: "the logs of the lab's 3GPP core (P/I/S-CSCF, HSS) and its subscribers",
   'ims3gpp-wire': "a capture of the lab's 3GPP core's own SIP and Cx (Diameter) traffic between its nodes, and its UEs",
+  'ims3gpp-dns': "the lab's 3GPP core's DNS (its NAPTR/SRV records for pcscf.ims.lab, one of them pointing where nothing answers) and gateways of the test's own",
 };
 
 // Why `check` cannot run toward an outside IMS: what its tests' files need (EXTERNAL_NEEDS), else the default.
