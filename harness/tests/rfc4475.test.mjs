@@ -93,7 +93,8 @@ function overTcp(bytes, asIs = false) {
   return new Promise((resolve, reject) => {
     let got = Buffer.alloc(0);
     let done = false;
-    const sock = net.connect(Number(GW_PORT), GW_HOST, () => sock.write(asIs ? bytes : withVia(bytes, 'TCP', sock.localPort).bytes));
+    // from the harness's raw-SIP peer, which ./lab test trusts beside the P-CSCF (docs/security.md "SIP sources")
+    const sock = net.connect({ port: Number(GW_PORT), host: GW_HOST, localAddress: ADDRESSES.sipTestPeer }, () => sock.write(asIs ? bytes : withVia(bytes, 'TCP', sock.localPort).bytes));
     const finish = (outcome) => { if (done) return; done = true; clearTimeout(timer); resolve(outcome); setTimeout(() => sock.destroy(), 200); };
     const timer = setTimeout(() => finish({ outcome: 'none' }), TCP_WINDOW_MS);
     sock.on('data', (b) => {
