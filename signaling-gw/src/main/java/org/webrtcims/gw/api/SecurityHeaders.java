@@ -40,7 +40,6 @@ public class SecurityHeaders extends OncePerRequestFilter {
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("X-Frame-Options", "DENY");
         response.setHeader("Referrer-Policy", "no-referrer");
-        response.setHeader("Cross-Origin-Opener-Policy", "same-origin");
         if (request.isSecure()) response.setHeader("Strict-Transport-Security", HSTS);
         chain.doFilter(request, response);
     }
