@@ -65,8 +65,13 @@ class Phone {
     this.rtpPort = opts.rtpPort ?? def.rtpPort;
     this.codecs = opts.codecs ?? null;     // null: the phone's defaults; ['PCMA']: only those
     this.aor = `sip:${this.user}@${IMS_DOMAIN}`;
-    this.dir = path.join(logDir(), 'phones', `${kind}-${this.user}-${process.pid}-${++seq}`);
+    const id = `${kind}-${this.user}-${process.pid}-${++seq}`;
+    this.dir = path.join(logDir(), 'phones', id); // its logs and SIP trace
     fs.mkdirSync(this.dir, { recursive: true });
+    // its configuration, which holds the SIP password: beside the run's logs, not in them, the folder the
+    // owner's only (secrets.test.mjs: no password in a log; docs/security.md "Secrets")
+    this.home = path.join(path.dirname(logDir()), 'phones', id);
+    fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
     this.log = path.join(this.dir, `${kind}.log`);
     this.registered = false;
     this.registerError = null;
@@ -146,7 +151,7 @@ class Baresip extends Phone {
 
   writeConfig() {
     // The Debian example config's defaults (opus + G.711 codecs, no video), with a tone source and no sound card.
-    fs.writeFileSync(path.join(this.dir, 'config'), [
+    fs.writeFileSync(path.join(this.home, 'config'), [
       'poll_method epoll',
       `sip_listen 127.0.0.1:${this.sipPort}`,
       'net_interface 127.0.0.1',
@@ -173,12 +178,12 @@ class Baresip extends Phone {
     // One account: the lab's P-CSCF as outbound proxy, digest with the users.txt password; calls are answered by the test.
     const params = [`auth_pass=${passwordOf(this.user)}`, `outbound="sip:${ADDRESSES.pcscf}"`, 'regint=600', 'answermode=manual'];
     if (this.codecs) params.push(`audio_codecs=${this.codecs.map((c) => `${c}/8000/1`).join(',')}`);
-    fs.writeFileSync(path.join(this.dir, 'accounts'), `<${this.aor}>;${params.join(';')}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(this.home, 'accounts'), `<${this.aor}>;${params.join(';')}\n`, { mode: 0o600 });
   }
 
   async start() {
     this.writeConfig();
-    this.proc = start(this.label, 'baresip', ['-f', this.dir, '-s'], { log: this.log });
+    this.proc = start(this.label, 'baresip', ['-f', this.home, '-s'], { log: this.log });
     this.proc.done.then((s) => { this.exited = `exit ${s.code ?? s.signal}`; this.changed(); });
     // ctrl_tcp listens once the modules are loaded
     for (const end = Date.now() + 10000; ;) {
@@ -299,7 +304,7 @@ class Linphone extends Phone {
   }
 
   writeConfig() {
-    fs.writeFileSync(path.join(this.dir, 'linphonerc'), [
+    fs.writeFileSync(path.join(this.home, 'linphonerc'), [
       '[sip]', `sip_port=${this.sipPort}`, 'sip_tcp_port=0', 'sip_tls_port=0',
       '[rtp]', `audio_rtp_port=${this.rtpPort}`,
       '[sound]', 'echocancellation=0',
@@ -311,14 +316,14 @@ class Linphone extends Phone {
       '[auth_info_0]', `username=${this.user}`, `userid=${this.user}`, `passwd=${passwordOf(this.user)}`, `realm=${IMS_DOMAIN}`, `domain=${IMS_DOMAIN}`,
       '',
     ].join('\n'), { mode: 0o600 });
-    fs.mkdirSync(path.join(this.dir, '.local', 'share', 'linphone'), { recursive: true });   // its databases
+    fs.mkdirSync(path.join(this.home, '.local', 'share', 'linphone'), { recursive: true });   // its databases
     writeToneWav(this.tone);
   }
 
   async start() {
     this.writeConfig();
-    this.proc = start(this.label, 'linphone-daemon', ['--config', path.join(this.dir, 'linphonerc'), '--pipe', this.pipeName, '--log', this.sipLog],
-      { log: this.log, env: { ...process.env, HOME: this.dir, XDG_CONFIG_HOME: this.dir, XDG_DATA_HOME: path.join(this.dir, '.local', 'share') } });
+    this.proc = start(this.label, 'linphone-daemon', ['--config', path.join(this.home, 'linphonerc'), '--pipe', this.pipeName, '--log', this.sipLog],
+      { log: this.log, env: { ...process.env, HOME: this.home, XDG_CONFIG_HOME: this.home, XDG_DATA_HOME: path.join(this.home, '.local', 'share') } });
     this.proc.done.then((s) => { this.exited = `exit ${s.code ?? s.signal}`; this.changed(); });
     const sockPath = path.join('/tmp', this.pipeName);
     for (const end = Date.now() + 15000; ;) {
