@@ -5,7 +5,9 @@
 //  - the browser vanishes (its page closed): the call ends, BYE toward IMS;
 //  - the gateway crashes and restarts, and stops gracefully: a gateway of this file's own (the lab's
 //    gateway's command line, HTTP 8092, SIP 5077), so the lab's gateway stays up for the other tests.
-// Users: alice and bob on the lab's gateway, carol on this file's (one test file runs at a time).
+// Users: alice and bob on the lab's gateway; heidi on this file's own gateway with the lab's Kamailio (its crash test
+// leaves her binding there until it expires: each registration's Contact is random, so the restarted gateway's
+// REGISTER adds a binding instead of replacing it; no other file calls her), carol with this file's own Kamailio.
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import path from 'node:path';
@@ -134,9 +136,9 @@ const GRACE_MS = 4000;
 const OWN_PREFIX = `gw${SIP_PORT}-`;
 const ownSessions = async () => (await ngList()).filter((id) => id.startsWith(OWN_PREFIX));
 
-async function carolCallsUe1() {
-  const client = await openClient(browser, { name: 'test-faults-carol', url: `${base}/` });
-  const { token } = await client.login('carol', passwordOf('carol'));
+async function heidiCallsUe1() {
+  const client = await openClient(browser, { name: 'test-faults-heidi', url: `${base}/` });
+  const { token } = await client.login('heidi', passwordOf('heidi'));
   const callId = await client.call('ue1');
   await client.waitFor('answered', callId, 15000);
   return { client, callId, token };
@@ -169,7 +171,7 @@ test('the gateway crashes mid-call: restarted, it deletes the rtpengine session 
   let proc = await startOwnGateway();
   let client;
   try {
-    ({ client } = await carolCallsUe1());
+    ({ client } = await heidiCallsUe1());
     assert.equal((await ownSessions()).length, 1, 'the call has its rtpengine session (this gateway\'s prefix)');
     await stop(proc, 'SIGKILL', 1000);
     await client.close();
@@ -188,7 +190,7 @@ test(`the WebSocket is lost mid-call: a new one with the token within the grace 
   try {
     let callId;
     let token;
-    ({ client, callId, token } = await carolCallsUe1());
+    ({ client, callId, token } = await heidiCallsUe1());
     await client.page.evaluate(() => window.labClient.ws.close(4000)); // the socket drops; the page stays
     await sleep(GRACE_MS / 2);
     const url = new URL('/ws', base.replace(/^http/, 'ws')).href;
@@ -221,7 +223,7 @@ test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is 
   let client;
   try {
     let callId;
-    ({ client, callId } = await carolCallsUe1());
+    ({ client, callId } = await heidiCallsUe1());
     assert.equal((await ownSessions()).length, 1);
     const exit = await stop(proc, 'SIGTERM', 15000);
     assert.ok(exit, 'stopped');
