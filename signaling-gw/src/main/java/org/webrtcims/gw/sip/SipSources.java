@@ -49,14 +49,11 @@ public final class SipSources {
 
     private static String normalize(String host) {
         String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        // only address literals are normalised here: a name (lab.ims.proxy given as a domain, RFC 3263) is not
-        // looked up by the system resolver (sip/Pcscf resolves it); it matches no packet source
-        if (!h.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) return h.toLowerCase(Locale.ROOT);
-        try {
-            return InetAddress.getByName(h).getHostAddress();
-        } catch (java.net.UnknownHostException e) {
-            return h.toLowerCase(Locale.ROOT);
-        }
+        // only address literals are normalised (the one literal parser of the package, PcscfResolver's): a name
+        // (lab.ims.proxy given as a domain, RFC 3263) is not looked up here (sip/Pcscf resolves it); it matches no
+        // packet source
+        InetAddress a = PcscfResolver.literal(h);
+        return a != null ? a.getHostAddress() : h.toLowerCase(Locale.ROOT);
     }
 
     /** Whether a request from address:port over transport ("udp", "tcp", "tls") is taken. */
