@@ -45,7 +45,7 @@ final class RegEvent {
     private final SipRequests requests;
     private final GatewayProperties props;
     private final ScheduledExecutorService timer;
-    private final BiConsumer<Subscription, String> terminated;
+    private volatile BiConsumer<Subscription, String> terminated = (s, reason) -> { };
     /** By the SUBSCRIBE's Call-ID (the NOTIFYs come in its dialog). */
     private final Map<String, Subscription> byCallId = new ConcurrentHashMap<>();
 
@@ -78,14 +78,15 @@ final class RegEvent {
         String state() { return state; }
     }
 
-    RegEvent(SipUserAgent ua, SipRequests requests, GatewayProperties props, ScheduledExecutorService timer,
-             BiConsumer<Subscription, String> terminated) {
+    RegEvent(SipUserAgent ua, SipRequests requests, GatewayProperties props, ScheduledExecutorService timer) {
         this.ua = ua;
         this.requests = requests;
         this.props = props;
         this.timer = timer;
-        this.terminated = terminated;
     }
+
+    /** Hears (subscription, reason) when a NOTIFY says the network ended the registration of a live subscription. */
+    void onTerminated(BiConsumer<Subscription, String> listener) { this.terminated = listener; }
 
     /** contactUser: the user part of the registration's Contact ({@link ContactUsers}), also the SUBSCRIBE's. */
     Subscription subscribe(String user, String contactUser, String impu, Consumer<String> flow) {

@@ -66,9 +66,9 @@ class RegistrarRecoveryTest {
         } finally {
             client.shutdown();
         }
-        assertEquals(1000L, RegistrationClient.retryDelayMs(1));
-        assertEquals(30000L, RegistrationClient.retryDelayMs(600));
-        assertEquals(6000L, RegistrationClient.retryDelayMs(60));
+        assertEquals(1000L, RegistrationLifecycle.retryDelayMs(1));
+        assertEquals(30000L, RegistrationLifecycle.retryDelayMs(600));
+        assertEquals(6000L, RegistrationLifecycle.retryDelayMs(60));
     }
 
     @Test
