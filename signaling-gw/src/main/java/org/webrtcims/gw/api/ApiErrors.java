@@ -58,43 +58,37 @@ public class ApiErrors extends ResponseEntityExceptionHandler {
         return body(status, out, codeOf(status.value()), messageOf(status.value()));
     }
 
-    /** The stable error code of a status the framework (or the container) chose. */
-    static String codeOf(int status) {
-        return switch (status) {
-            case 400 -> "bad-request";
-            case 401 -> "bad-token";
-            case 403 -> "forbidden";
-            case 404 -> "not-found";
-            case 405 -> "method-not-allowed";
-            case 406 -> "not-acceptable";
-            case 408 -> "timeout";
-            case 413 -> "too-large";
-            case 414 -> "uri-too-long";
-            case 415 -> "unsupported-media-type";
-            case 431 -> "headers-too-large";
-            case 503 -> "unavailable";
-            default -> status >= 500 ? "internal" : "bad-request";
-        };
+    /**
+     * The stable error code and what a client reads for a status the framework (or the container) chose: fixed
+     * sentences, so nothing of the framework's text leaks.
+     */
+    private record StatusError(String code, String message) { }
+
+    private static final Map<Integer, StatusError> BY_STATUS = Map.ofEntries(
+            Map.entry(400, new StatusError("bad-request", "the request is malformed")),
+            Map.entry(401, new StatusError("bad-token", "a valid 'Authorization: Bearer <token>' is required")),
+            Map.entry(403, new StatusError("forbidden", "not allowed")),
+            Map.entry(404, new StatusError("not-found", "no such resource")),
+            Map.entry(405, new StatusError("method-not-allowed", "method not allowed here (see the Allow header)")),
+            Map.entry(406, new StatusError("not-acceptable",
+                    "this resource answers application/json (or the web client's own files) only")),
+            Map.entry(408, new StatusError("timeout", "the request took too long")),
+            Map.entry(413, new StatusError("too-large", "the request is too large")),
+            Map.entry(414, new StatusError("uri-too-long", "the request URI is too long")),
+            Map.entry(415, new StatusError("unsupported-media-type", "the body must be JSON with 'Content-Type: application/json'")),
+            Map.entry(431, new StatusError("headers-too-large", "the request's headers are too large")),
+            Map.entry(503, new StatusError("unavailable", "the gateway cannot serve this now")));
+    private static final StatusError SERVER_FAILED = new StatusError("internal", "the gateway failed to handle this request");
+
+    private static StatusError statusError(int status) {
+        return BY_STATUS.getOrDefault(status, status >= 500 ? SERVER_FAILED : BY_STATUS.get(400));
     }
 
-    /** What a client reads for that status: fixed sentences, so nothing of the framework's text leaks. */
-    static String messageOf(int status) {
-        return switch (status) {
-            case 400 -> "the request is malformed";
-            case 401 -> "a valid 'Authorization: Bearer <token>' is required";
-            case 403 -> "not allowed";
-            case 404 -> "no such resource";
-            case 405 -> "method not allowed here (see the Allow header)";
-            case 406 -> "this resource answers application/json (or the web client's own files) only";
-            case 408 -> "the request took too long";
-            case 413 -> "the request is too large";
-            case 414 -> "the request URI is too long";
-            case 415 -> "the body must be JSON with 'Content-Type: application/json'";
-            case 431 -> "the request's headers are too large";
-            case 503 -> "the gateway cannot serve this now";
-            default -> status >= 500 ? "the gateway failed to handle this request" : "the request is malformed";
-        };
-    }
+    /** The stable error code of a status the framework (or the container) chose. */
+    static String codeOf(int status) { return statusError(status).code(); }
+
+    /** What a client reads for that status. */
+    static String messageOf(int status) { return statusError(status).message(); }
 
     static ResponseEntity<Object> body(HttpStatusCode status, HttpHeaders headers, String code, String message) {
         Map<String, String> b = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.config.HostPort;
 import org.webrtcims.gw.metrics.GatewayMetrics;
 import org.webrtcims.gw.sip.aka.ImsCredentials;
 
@@ -159,7 +160,7 @@ public class RegistrationClient {
 
     /** The Contact URI a registration registers (without its transport parameter). */
     private String contactUri(String contactUser) {
-        return "sip:" + contactUser + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
+        return "sip:" + contactUser + "@" + new HostPort(props.getSip().getHost(), props.getSip().getPort());
     }
 
     /** The user's registered identities (empty when the user is not registered). */

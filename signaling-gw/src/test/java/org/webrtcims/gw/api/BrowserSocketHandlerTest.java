@@ -47,6 +47,13 @@ class BrowserSocketHandlerTest {
         return all.get(all.size() - 1);
     }
 
+    /** The reply to {@code frame}, which must be an error with {@code code}; returns its message. */
+    private String error(String frame, String code) {
+        Map<String, Object> r = reply(frame);
+        assertEquals(code, r.get("code"), "the reply to " + frame + ": " + r);
+        return String.valueOf(r.get("message"));
+    }
+
     @Test
     void badInputGetsErrorsWithStableCodes() {
         assertEquals("bad-json", reply("{not json").get("code"));
@@ -58,14 +65,12 @@ class BrowserSocketHandlerTest {
         assertEquals("too-large", reply("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(300) + "\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"dtmf\",\"callId\":\"c1\",\"digits\":\"1\",\"durationMs\":1.5}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"imsCodec\":8}").get("code"));
-        Map<String, Object> badIdentity = reply("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"identity\":[\"sip:a@ims.lab\"]}");
-        assertEquals("bad-message", badIdentity.get("code"), String.valueOf(badIdentity));
-        assertTrue(String.valueOf(badIdentity.get("message")).contains("'identity' must be a string"), String.valueOf(badIdentity));
+        String badIdentity = error("{\"type\":\"call\",\"to\":\"ue1\",\"sdp\":\"v=0\",\"identity\":[\"sip:a@ims.lab\"]}", "bad-message");
+        assertTrue(badIdentity.contains("'identity' must be a string"), badIdentity);
         assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\",\"packetsReceived\":\"12\"}").get("code"));
         assertEquals("bad-message", reply("{\"type\":\"media-report\",\"callId\":\"c1\"}").get("code"));
-        Map<String, Object> badDtmf = reply("{\"type\":\"answer\",\"callId\":\"c1\",\"sdp\":\"v=0\",\"dtmf\":\"rfc4733\"}");
-        assertEquals("bad-message", badDtmf.get("code"));
-        assertTrue(String.valueOf(badDtmf.get("message")).contains("'dtmf' must be \"inject\""), String.valueOf(badDtmf));
+        String badDtmf = error("{\"type\":\"answer\",\"callId\":\"c1\",\"sdp\":\"v=0\",\"dtmf\":\"rfc4733\"}", "bad-message");
+        assertTrue(badDtmf.contains("'dtmf' must be \"inject\""), badDtmf);
         verifyNoInteractions(calls);
     }
 
@@ -73,14 +78,11 @@ class BrowserSocketHandlerTest {
     void notJsonSaysWhereOrWhichLimitWithoutTheParsersClasses() {
         props.getApi().setMaxMessageBytes(10000);
         handler = new BrowserSocketHandler(sessions, calls, events, new ObjectMapper(), props);
-        Map<String, Object> deep = reply("[".repeat(1500) + "]".repeat(1500));
-        assertEquals("bad-json", deep.get("code"));
-        String m = String.valueOf(deep.get("message"));
+        String m = error("[".repeat(1500) + "]".repeat(1500), "bad-json");
         assertTrue(m.contains("nested too deep"), m);
         assertFalse(m.matches("(?s).*(Constraints|Exception|\\bjava\\.|getMax|fasterxml).*"), "a class name in the message: " + m);
-        Map<String, Object> broken = reply("{\"type\":\n\"ping\"");
-        assertEquals("bad-json", broken.get("code"));
-        assertTrue(String.valueOf(broken.get("message")).matches("not JSON: malformed at line 2, column \\d+"), String.valueOf(broken));
+        String broken = error("{\"type\":\n\"ping\"", "bad-json");
+        assertTrue(broken.matches("not JSON: malformed at line 2, column \\d+"), broken);
         verifyNoInteractions(calls);
     }
 

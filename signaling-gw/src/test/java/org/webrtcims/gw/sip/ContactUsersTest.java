@@ -56,9 +56,7 @@ class ContactUsersTest {
             PlayedRegistrar registrar = g.registrar();
             ContactUsers users = g.users();
             RegistrationClient client = g.client();
-            var login = client.register("alice", "pw");
-            registrar.answer(0, 200, null);
-            login.get();
+            RegistrarRecoveryTest.registered(client, registrar, "alice", 0);
             String first = contactUser(registrar.sent.get(0));
             assertTrue(first.matches(FORM), "the REGISTER's Contact user part is random, not the login: " + first);
             assertEquals(Optional.of(first), client.contactUser("alice"));
@@ -101,9 +99,7 @@ class ContactUsersTest {
             PlayedRegistrar registrar = g.registrar();
             ContactUsers users = g.users();
             RegistrationClient client = g.client();
-            var first = client.register("alice", "pw");
-            registrar.answer(0, 200, null);
-            first.get();
+            RegistrarRecoveryTest.registered(client, registrar, "alice", 0);
             String contact = contactUser(registrar.sent.get(0));
             var second = client.register("alice", "pw"); // another browser session of alice, REGISTER in flight
             client.unregister("alice");                  // the first session logs out meanwhile

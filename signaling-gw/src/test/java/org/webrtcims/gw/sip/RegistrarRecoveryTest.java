@@ -36,6 +36,13 @@ class RegistrarRecoveryTest {
         }
     }
 
+    /** Logs {@code user} in; the registrar answers its REGISTER, sent request {@code index}, with 200. */
+    static void registered(RegistrationClient client, PlayedRegistrar registrar, String user, int index) throws Exception {
+        var login = client.register(user, "pw");
+        registrar.answer(index, 200, null);
+        login.get();
+    }
+
     static void waitFor(java.util.function.BooleanSupplier cond, long ms, String what) throws InterruptedException {
         long end = System.currentTimeMillis() + ms;
         while (!cond.getAsBoolean()) {
@@ -51,9 +58,7 @@ class RegistrarRecoveryTest {
         PlayedRegistrar registrar = new PlayedRegistrar("reg-");
         RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props);
         try {
-            var login = client.register("alice", "pw");
-            registrar.answer(0, 200, null);
-            login.get();
+            registered(client, registrar, "alice", 0);
             waitFor(() -> registrar.sent.size() >= 2, 3000, "the refresh");
             registrar.answer(1, 503, null); // the registrar is restarting
             waitFor(() -> registrar.sent.size() >= 3, 3000, "a retry of the failed refresh");
@@ -111,12 +116,8 @@ class RegistrarRecoveryTest {
         PlayedRegistrar registrar = new PlayedRegistrar("reg-");
         RegistrationClient client = new RegistrationClient(registrar.ua, new SipRequests(registrar.ua, props), props);
         try {
-            var a = client.register("alice", "pw");
-            registrar.answer(0, 200, null);
-            a.get();
-            var b = client.register("bob", "pw");
-            registrar.answer(1, 200, null);
-            b.get();
+            registered(client, registrar, "alice", 0);
+            registered(client, registrar, "bob", 1);
             // keepalives go out every 200 ms and are never answered: the proxy is down
             waitFor(() -> count(registrar.sent, Request.OPTIONS) >= 2 && client.keepaliveMissed() >= 1, 3000, "an unanswered keepalive");
             assertEquals(2, count(registrar.sent, Request.REGISTER), "no REGISTER while the proxy is silent");

@@ -44,6 +44,15 @@ class RegistrationClientTnaTest {
         client = new RegistrationClient(ua, new SipRequests(ua, props), props);
     }
 
+    /** Options whose credentials file lists only dave (web authentication), no pool. */
+    static GatewayProperties daveOnly(Path dir) throws java.io.IOException {
+        Path creds = dir.resolve("c.txt");
+        Files.writeString(creds, "dave dave-secret tna dave@ims.lab sip:dave@ims.lab\n");
+        GatewayProperties props = new GatewayProperties();
+        props.getIms().setCredentials(creds.toString());
+        return props;
+    }
+
     void answer(int index, int code) {
         registrar.answer(index, code, null);
     }
@@ -135,10 +144,7 @@ class RegistrationClientTnaTest {
 
     @Test
     void withRegEventTheGatewaySubscribesAndANotifyOfTheTerminatedRegistrationEndsTheBinding(@TempDir Path dir) throws Exception {
-        Path creds = dir.resolve("c.txt");
-        Files.writeString(creds, "dave dave-secret tna dave@ims.lab sip:dave@ims.lab\n");
-        GatewayProperties props = new GatewayProperties();
-        props.getIms().setCredentials(creds.toString());
+        GatewayProperties props = daveOnly(dir);
         props.getIms().setRegEvent(true);
         registrar = new PlayedRegistrar("call-");
         sent = registrar.sent;
@@ -200,10 +206,7 @@ class RegistrationClientTnaTest {
 
     @Test
     void withoutAPoolGuestLoginsAreOff(@TempDir Path dir) throws Exception {
-        Path creds = dir.resolve("c.txt");
-        Files.writeString(creds, "dave dave-secret tna dave@ims.lab sip:dave@ims.lab\n");
-        GatewayProperties props = new GatewayProperties();
-        props.getIms().setCredentials(creds.toString());
+        GatewayProperties props = daveOnly(dir);
         SipUserAgent ua = SipTestUa.withFactories();
         RegistrationClient c = new RegistrationClient(ua, new SipRequests(ua, props), props);
         assertFalse(c.guestsEnabled());
