@@ -12,7 +12,7 @@ import { WebSocket } from 'ws';
 import { sleep } from '../kit/procs.mjs';
 import { javaPid } from './jfr.mjs';
 
-const REFRESH_AT = 0.8; // the gateway re-REGISTERs at 80 % of the granted expiry (sip/RegistrationClient)
+const REFRESH_AT = 0.8; // the gateway re-REGISTERs at 80 % of the granted expiry (sip/RegistrationLifecycle)
 
 export function registrationsPlan(users, minutes, concurrency) {
   // logins: ~15/s per 20 in flight on this 2-core host (REGISTER + 401 + REGISTER + 200, then the upgrade)

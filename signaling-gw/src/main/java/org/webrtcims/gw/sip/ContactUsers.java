@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The user parts of the gateway's registered Contacts (docs/security.md "SIP sources"): one random user part per
  * registration ("w" + 32 hex digits from SecureRandom), not the login name, so a scanner cannot guess whom an
  * INVITE to the gateway's port would reach, and a P-CSCF that matches an MT or MO request by its Contact finds the
- * right registration even when two users register from the same host:port. {@link RegistrationClient} issues one
+ * right registration even when two users register from the same host:port. {@link RegistrationLifecycle} issues one
  * at a new registration and releases it when the registration ends; the MT side maps an INVITE's Request-URI user
  * back to the login with {@link #loginOf}.
  */
