@@ -332,7 +332,7 @@ public class RegistrationClient {
 
     /** The Contact URI the binding registers (without its transport parameter). */
     private String contactUri(Binding b) {
-        return "sip:" + b.contactUser + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
+        return "sip:" + b.contactUser + "@" + new org.webrtcims.gw.config.HostPort(props.getSip().getHost(), props.getSip().getPort());
     }
 
     private String registerUri() { return "sip:" + requests.domain(); }
