@@ -23,7 +23,6 @@ cmd_demo() {
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
   fi
   LAB_BROWSER=${LAB_BROWSER:-chromium}
-  [[ ${LAB_IPV6:-} != 1 || ${LAB_IMS:-plain} != 3gpp ]] || usage_error "--ipv6 works with the light core (--ims plain|volte) so far"
   export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
