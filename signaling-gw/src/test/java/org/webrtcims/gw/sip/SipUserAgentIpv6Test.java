@@ -52,11 +52,16 @@ class SipUserAgentIpv6Test {
         }
     }
 
+    @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir;
+
     private GatewayProperties start() throws Exception {
+        return start(new GatewayProperties());
+    }
+
+    private GatewayProperties start(GatewayProperties props) throws Exception {
         Assumptions.assumeTrue(ipv6Loopback(), "no IPv6 loopback (::1) on this host");
         pcscf = new DatagramSocket(new InetSocketAddress(V6_LOOPBACK, 0));
         pcscf.setSoTimeout(5000);
-        GatewayProperties props = new GatewayProperties();
         props.getSip().setHost("[::1]"); // as an operator writes it; the stack takes it without brackets
         props.getSip().setPort(freePort());
         props.getIms().setProxy("[::1]:" + pcscf.getLocalPort());
@@ -100,6 +105,44 @@ class SipUserAgentIpv6Test {
             int n = i.read(buf);
             String tcpAnswer = n < 0 ? "(connection closed)" : new String(buf, 0, n, StandardCharsets.US_ASCII);
             assertTrue(tcpAnswer.startsWith("SIP/2.0 200 "), "OPTIONS over TCP on [::1] answered 200:\n" + tcpAnswer);
+        }
+    }
+
+    @Test
+    void answersOverTlsOnIpv6() throws Exception {
+        // openssl is one of the lab's base tools (SipTlsTest, harness/lib/tls-cert.sh)
+        Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-days", "2", "-subj", "/CN=::1", "-addext", "subjectAltName=IP:::1", "-keyout", dir.resolve("k.pem").toString(),
+                "-out", dir.resolve("c.pem").toString()).redirectErrorStream(true).start();
+        String opensslOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), "openssl req failed: " + opensslOut);
+        GatewayProperties props = new GatewayProperties();
+        props.getIms().setTransport("tls");
+        props.getSip().getTls().setCertificate(dir.resolve("c.pem").toString());
+        props.getSip().getTls().setPrivateKey(dir.resolve("k.pem").toString());
+        props.getSip().getTls().setTrust(dir.resolve("c.pem").toString());
+        start(props);
+        int port = props.getSip().getPort();
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(dir.resolve("c.pem"))) {
+            trust.setCertificateEntry("gw", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, tmf.getTrustManagers(), null);
+        try (javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) ctx.getSocketFactory().createSocket()) {
+            tls.connect(new InetSocketAddress(V6_LOOPBACK, port), 3000);
+            tls.setSoTimeout(5000);
+            tls.startHandshake();
+            OutputStream o = tls.getOutputStream();
+            o.write(options("TLS", tls.getLocalPort(), port).getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+            byte[] buf = new byte[4096];
+            int n = tls.getInputStream().read(buf);
+            String answer = n < 0 ? "(connection closed)" : new String(buf, 0, n, StandardCharsets.US_ASCII);
+            assertTrue(answer.startsWith("SIP/2.0 200 "), "OPTIONS over TLS on [::1] answered 200:\n" + answer);
         }
     }
 
