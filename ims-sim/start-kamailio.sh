@@ -12,6 +12,12 @@ KAMAILIO_BIN="${KAMAILIO_BIN:-kamailio}"
 # shellcheck source=../harness/addresses.env
 . "$HERE/../harness/addresses.env"
 KAMAILIO_ADDR="${KAMAILIO_ADDR:-${LAB_PCSCF%:*}}"
+# An IPv6 address (./lab --ipv6), with or without brackets: bare where Kamailio compares it with a source ($si),
+# in brackets where a port or URI follows (listen=, Route, Service-Route, $fs; RFC 3261 §25.1).
+KAMAILIO_ADDR="${KAMAILIO_ADDR#[}"
+KAMAILIO_ADDR="${KAMAILIO_ADDR%]}"
+KAMAILIO_HOST="$KAMAILIO_ADDR"
+[[ "$KAMAILIO_ADDR" == *:* ]] && KAMAILIO_HOST="[$KAMAILIO_ADDR]"
 KAMAILIO_PORT="${KAMAILIO_PORT:-${LAB_PCSCF##*:}}"   # P-CSCF
 SCSCF_PORT="${SCSCF_PORT:-$LAB_SCSCF_PORT}"         # S-CSCF/registrar, same process
 IMS_DOMAIN="${IMS_DOMAIN:-$LAB_IMS_DOMAIN}"
@@ -99,7 +105,7 @@ printf 'table_name(string) table_version(int) \nsubscriber:7\n' > "$DBDIR/versio
 } > "$DBDIR/subscriber.tmp"
 mv "$DBDIR/subscriber.tmp" "$DBDIR/subscriber"
 
-sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
+sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@HOST@|$KAMAILIO_HOST|g" -e "s|@PORT@|$KAMAILIO_PORT|g" -e "s|@SPORT@|$SCSCF_PORT|g" \
     -e "s|@DOMAIN@|$IMS_DOMAIN|g" -e "s|@DBDIR@|$DBDIR|g" -e "s|@MPATH@|$KAMAILIO_MPATH|g" -e "s|@MAXSIZE@|$KAMAILIO_MAX_MSG|g" \
     -e "s|@TLSPORT@|$KAMAILIO_TLS_PORT|g" -e "s|@RUNDIR@|$RUNDIR|g" \
     -e "s|@AUTHBAN_FAILS@|$KAMAILIO_AUTHBAN_FAILS|g" -e "s|@AUTHBAN_SECONDS@|$KAMAILIO_AUTHBAN_SECONDS|g" \

@@ -123,29 +123,91 @@ function ipv4Offset(linktype, frame) {
   }
 }
 
+// Offset of the link header's protocol field and of the IP header in a frame of pcap link type `linktype`, or
+// null (unknown link): where an IPv6 frame is turned into an IPv4 one.
+function linkLayout(linktype) {
+  switch (linktype) {
+    case 276: return { proto: 0, ip: 20 };   // LINUX_SLL2 (tcpdump -i any)
+    case 113: return { proto: 14, ip: 16 };  // LINUX_SLL
+    case 1: return { proto: 12, ip: 14 };    // EN10MB
+    default: return null;
+  }
+}
+
+// The frame of an IPv6/UDP packet (no extension header) whose source and destination are both in `v6aliases`,
+// rewritten as the same UDP datagram over IPv4 between `to` and `to` (a 20-byte header, hop limit as TTL), or
+// null for any other frame.
+function ipv6FrameAsIpv4(linktype, frame, v6aliases, to) {
+  const l = linkLayout(linktype);
+  if (!l || frame.length < l.ip + 48 || frame.readUInt16BE(l.proto) !== 0x86dd || (frame[l.ip] >> 4) !== 6 || frame[l.ip + 6] !== 17) return null;
+  const src = frame.subarray(l.ip + 8, l.ip + 24);
+  const dst = frame.subarray(l.ip + 24, l.ip + 40);
+  if (!v6aliases.some((a) => a.equals(src)) || !v6aliases.some((a) => a.equals(dst))) return null;
+  const udp = frame.subarray(l.ip + 40);
+  const v4 = Buffer.alloc(20);
+  v4[0] = 0x45;
+  v4.writeUInt16BE(20 + frame.readUInt16BE(l.ip + 4), 2);
+  v4.writeUInt16BE(0x4000, 6);
+  v4[8] = frame[l.ip + 7];
+  v4[9] = 17;
+  to.copy(v4, 12);
+  to.copy(v4, 16);
+  const link = Buffer.from(frame.subarray(0, l.ip));
+  link.writeUInt16BE(0x0800, l.proto);
+  return Buffer.concat([link, v4, udp]);
+}
+
+// The 16 bytes of an IPv6 address in text form (RFC 4291 §2.2, "::" allowed; no embedded IPv4).
+function ipv6Bytes(text) {
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === null ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  if (groups.length !== 8) throw new Error(`not an IPv6 address: ${text}`);
+  const b = Buffer.alloc(16);
+  groups.forEach((g, i) => b.writeUInt16BE(parseInt(g, 16), 2 * i));
+  return b;
+}
+
 // Copies the pcap `src` to `dst` with every IPv4 source/destination address in `aliases` replaced by
 // `addr`. delaymeter knows one relay address; rtpengine has two (the browser leg on "pub", the IMS leg on
 // loopback, docs/media.md "Topology"), and pairs a packet's in and out copy by SSRC + seq, not address.
-// Returns {frames, rewritten}. Only classic pcap (what tcpdump -w writes); checksums are left as they
-// were (delaymeter does not read them).
-export function aliasRelayAddresses(src, dst, aliases, addr) {
+// `v6aliases`: an IMS leg over IPv6 (./lab demo --ipv6: rtpengine's "ims" interface and the UEs on one IPv6
+// address): its UDP packets between those addresses become IPv4 ones between `addr` (delaymeter reads IPv4 only),
+// the datagram unchanged. Returns {frames, rewritten}. Only classic pcap (what tcpdump -w writes); checksums are
+// left as they were (delaymeter does not read them).
+export function aliasRelayAddresses(src, dst, aliases, addr, v6aliases = []) {
   const buf = fs.readFileSync(src);
   const magic = buf.length >= 24 ? buf.readUInt32LE(0) : 0;
   const le = magic === 0xa1b2c3d4 || magic === 0xa1b23c4d;
   const be = [0xd4c3b2a1, 0x4d3cb2a1].includes(magic);
   if (!le && !be) throw new Error(`${src}: not a classic pcap file`);
   const u32 = (o) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
+  const w32 = (b, v, o) => (le ? b.writeUInt32LE(v, o) : b.writeUInt32BE(v, o));
   const linktype = u32(20) & 0x0fffffff;
   const ip = (s) => Buffer.from(s.split('.').map(Number));
   const to = ip(addr);
   const from = aliases.map(ip);
+  const from6 = v6aliases.map(ipv6Bytes);
+  const out = [buf.subarray(0, 24)];
   let frames = 0;
   let rewritten = 0;
   for (let o = 24; o + 16 <= buf.length;) {
     const incl = u32(o + 8);
+    const record = buf.subarray(o, o + 16);
     const frame = buf.subarray(o + 16, o + 16 + incl);
     o += 16 + incl;
     frames += 1;
+    const as4 = from6.length ? ipv6FrameAsIpv4(linktype, frame, from6, to) : null;
+    if (as4) {
+      const header = Buffer.from(record);
+      w32(header, as4.length, 8);
+      w32(header, u32(o - 16 - incl + 12) - (frame.length - as4.length), 12);
+      out.push(header, as4);
+      rewritten += 1;
+      continue;
+    }
+    out.push(record, frame);
     const at = ipv4Offset(linktype, frame);
     if (at < 0 || frame.length < at + 20 || (frame[at] >> 4) !== 4) continue;
     for (const field of [at + 12, at + 16]) {
@@ -155,7 +217,7 @@ export function aliasRelayAddresses(src, dst, aliases, addr) {
       }
     }
   }
-  fs.writeFileSync(dst, buf);
+  fs.writeFileSync(dst, Buffer.concat(out));
   return { frames, rewritten };
 }
 
@@ -169,11 +231,12 @@ export const delaymeterBin = () => path.join(labRoot(), 'media-relay', 'build', 
 // callPorts: rtpengine's [browserPort, imsPort] of each call, for transcoded calls (re-encoded streams get a
 // new SSRC; delaymeter maps it back by these ports and pairs by RTP timestamp, docs/delaymeter.md).
 // imsPorts: the SIPp UEs' media ports (ue1 6000 ... the VoLTE ue4 6300, ue5 6400, the video ue7 6600; MT callers 7000+).
-export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], relayPorts = '30000-30999', imsPorts = '6000-7999', callPorts = null } = {}) {
+// v6aliases: the IMS leg's IPv6 addresses (./lab demo --ipv6), handed to delaymeter as IPv4 (aliasRelayAddresses).
+export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], v6aliases = [], relayPorts = '30000-30999', imsPorts = '6000-7999', callPorts = null } = {}) {
   const bin = delaymeterBin();
   if (!fs.existsSync(bin)) throw new Error(`${bin} is not built (cmake --build media-relay/build)`);
-  const input = aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
-  if (aliases.length) aliasRelayAddresses(file, input, aliases, relayAddr);
+  const input = aliases.length || v6aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
+  if (aliases.length || v6aliases.length) aliasRelayAddresses(file, input, aliases, relayAddr, v6aliases);
   const extra = [];
   if (callPorts?.length) {
     const portsFile = file.replace(/\.pcap$/, '') + '-call-ports.txt';

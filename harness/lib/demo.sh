@@ -9,7 +9,8 @@ cmd_demo() {
       --ims) [[ ${2:-} =~ ^(plain|volte|3gpp)$ ]] || usage_error "--ims takes plain, volte or 3gpp"; LAB_IMS=$2; shift 2 ;;
       --ims=plain | --ims=volte | --ims=3gpp) LAB_IMS=${1#--ims=}; shift ;;
       --codec) [[ ${2:-} =~ ^(PCMA|PCMU|G722|AMR-WB|AMR)$ ]] || usage_error "--codec takes PCMA, PCMU, G722, AMR-WB or AMR"; LAB_CODEC=$2; shift 2 ;;
-      --volte) LAB_DEMO_VOLTE=1; shift ;; # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
+      --volte) LAB_DEMO_VOLTE=1; shift ;;
+      --ipv6) LAB_IPV6=1; shift ;; # the IMS side on IPv6 (harness/lib/ipv6.sh) # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -22,7 +23,7 @@ cmd_demo() {
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
   fi
   LAB_BROWSER=${LAB_BROWSER:-chromium}
-  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
     ensure_packages
@@ -31,6 +32,7 @@ cmd_demo() {
   fi
   netns_enter demo "${args[@]}"
   netns_topology
+  ipv6_netns_setup
   lab_use_run demo
   procs_install_traps
   lab_start_all || exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sip-options.py [host:port] [timeout_s] - exit 0 when a SIP server answers an OPTIONS over UDP.
+"""sip-options.py [host:port|[ipv6]:port] [timeout_s] - exit 0 when a SIP server answers an OPTIONS over UDP.
 
 Any SIP response (200, 404, ...) proves the server is up and processing requests; ./lab uses
 this as Kamailio's readiness check.
@@ -15,10 +15,14 @@ def main() -> int:
     target = sys.argv[1] if len(sys.argv) > 1 else LAB["LAB_PCSCF"]
     timeout = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
     host, port = target.rsplit(":", 1)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+    v6 = host.startswith("[") and host.endswith("]")  # [IPv6]:port (RFC 3261 §25.1)
+    addr = host[1:-1] if v6 else host
+    with socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.settimeout(timeout)
-        sock.connect((host, int(port)))
-        lhost, lport = sock.getsockname()
+        sock.connect((addr, int(port)))
+        lhost, lport = sock.getsockname()[:2]
+        if v6:
+            lhost = f"[{lhost}]"
         tag = uuid.uuid4().hex
         request = (
             f"OPTIONS sip:{host}:{port} SIP/2.0\r\n"

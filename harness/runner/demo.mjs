@@ -8,18 +8,21 @@
 // LAB_CODEC=PCMA|PCMU|G722|AMR-WB|AMR (./lab demo --codec C): the MO call forces C on the IMS leg
 // (rtpengine transcodes the browser's Opus); the MT UE offers only C (G.711/G.722 only: run-ue.sh
 // UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
+// LAB_IPV6=1 (./lab demo --ipv6): the IMS side is IPv6 only (harness/lib/ipv6.sh): each call must also show
+// c=IN IP6 (and nothing IPv4) in the SDP its UE saw, and only IPv4 in the browser's (report: calls[].ip_families).
 // Audio check (docs/media.md): the browser's fake microphone plays a known multi-tone, the UE echoes
 // it, and every call must give the tones back (media.audio in report.json; the recording as a WAV).
 import fs from 'node:fs';
 import path from 'node:path';
 import { launchBrowser, openClient } from './browser.mjs';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { oneCallPorts, relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
-import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
 import { callEntry, writeDemoReport } from './report.mjs';
 import { moCall, mtCall } from './scenario.mjs';
+import { inviteSdpSeenByUe, responseSdpSeenByUe } from './testkit.mjs';
 import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
 
 const USER = 'alice';
@@ -27,14 +30,15 @@ const MEDIA_MS = 5000;
 const RELAY_PORTS = '30000-30999';   // rtpengine's media ports (media-relay/start-rtpengine.sh)
 // Who plays the IMS UE per call model (sipp-scenarios/run-ue.sh modes).
 const IMS_MODELS = {
-  plain: { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
-  volte: { callee: 'ue4', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
+  plain: { callee: 'ue1', calleeMode: 'uas', caller: { mode: 'uac', from: 'ue2' }, preconditions: false },
+  volte: { callee: 'ue4', calleeMode: 'volte-uas', caller: { mode: 'volte-uac', from: 'ue5' }, preconditions: true },
   '3gpp': { callee: 'ue1', caller: { mode: 'uac', from: 'ue2' }, preconditions: false, aka: true },
 };
 // --volte with --ims 3gpp: the VoLTE UEs (HSS subscribers, AKA) through the 3GPP core
 const ims = process.env.LAB_IMS === '3gpp' && process.env.LAB_DEMO_VOLTE === '1'
   ? { ...IMS_MODELS.volte, aka: true } : IMS_MODELS[process.env.LAB_IMS || 'plain'];
 const codec = process.env.LAB_CODEC || null;
+const ipv6 = process.env.LAB_IPV6 === '1';
 const UE_CODECS = ['PCMA', 'PCMU', 'G722'];   // what the SIPp UAC can offer alone (run-ue.sh UE_CODEC)
 const log = (s) => console.log(`[demo] ${s}`);
 
@@ -78,6 +82,10 @@ async function main() {
   browser = null;
 
   const calls = results.map(callEntry);
+  if (ipv6) {
+    calls.forEach((c, i) => checkFamilies(c, results[i]));
+    for (const c of calls) log(`${c.direction} address families: UE ${c.ip_families.ue?.join('+') ?? 'no SDP'}, browser ${c.ip_families.browser?.join('+') ?? 'no SDP'}`);
+  }
   for (const c of calls) {
     if (ims.preconditions && c.ok && !c.preconditions) {
       c.ok = false;
@@ -109,6 +117,7 @@ async function main() {
     tool: 'lab demo',
     started,
     ims: process.env.LAB_IMS || 'plain',
+    ipv6,
     codec: codec ?? 'pass-through',
     browser: browserInfo,
     ok,
@@ -156,7 +165,8 @@ async function captured(direction, runCall) {
     const transcoded = r.info?.media?.transcoded ?? r.infoDuring?.media?.transcoded ?? false;
     const callPorts = transcoded ? await oneCallPorts(file, { pub: ADDRESSES.pub, relayPorts: RELAY_PORTS }) : null;
     if (transcoded && !callPorts.length) throw new Error('transcoded call: rtpengine\'s two ports not found in the capture');
-    r.relayDelay = await relayDelay(file, { aliases: [ADDRESSES.pub], relayPorts: RELAY_PORTS, callPorts });
+    // --ipv6: the IMS leg's packets (rtpengine's "ims" interface and the UEs on LAB_IMS6_ADDR) as IPv4 for delaymeter
+    r.relayDelay = await relayDelay(file, { aliases: [ADDRESSES.pub], v6aliases: ipv6 ? [LAB.LAB_IMS6_ADDR] : [], relayPorts: RELAY_PORTS, callPorts });
     r.relayDelay.capture = path.relative(outDir(), file);
   } catch (e) {
     r.relayDelayError = e.message;
@@ -174,6 +184,38 @@ function delayLine(r) {
     return `${k} p50 ${x.delay_ms.p50} p95 ${x.delay_ms.p95} p99 ${x.delay_ms.p99} max ${x.delay_ms.max} ms, ${x.matched} pkts, loss ${x.loss_pct} %`;
   };
   return `${f('to_ims')}; ${f('to_browser')}`;
+}
+
+// --ipv6: the address families each side of the call saw (c= lines and candidates), into c.ip_families; the call
+// fails unless the UE's SDP (MO: the INVITE at the callee, MT: the 200 at the caller, their SIPp message logs) is
+// IPv6 only and the browser's (MO: the answer, MT: the offer) IPv4 only.
+function checkFamilies(c, r) {
+  const families = (sdp) => {
+    if (!sdp) return null;
+    const f = new Set();
+    for (const m of sdp.matchAll(/^c=IN (IP[46]) /gm)) f.add(m[1]);
+    for (const m of sdp.matchAll(/^a=candidate:\S+ \d+ \S+ \d+ (\S+) /gm)) f.add(m[1].includes(':') ? 'IP6' : 'IP4');
+    return [...f].sort();
+  };
+  const ueLog = r.direction === 'mo' ? path.join(logDir(), `sipp-${ims.calleeMode}-${ims.callee}-messages.log`)
+    : path.join(logDir(), `sipp-${ims.caller.mode}-${USER}-messages.log`);
+  let ueSdp = null;
+  try {
+    ueSdp = r.callId ? (r.direction === 'mo' ? inviteSdpSeenByUe(ueLog, r.callId) : responseSdpSeenByUe(ueLog, r.callId)) : null;
+  } catch (e) {
+    ueSdp = null;
+  }
+  c.ip_families = { ue: families(ueSdp), browser: families(r.direction === 'mo' ? r.answerSdp : r.incomingSdp) };
+  const ue = c.ip_families.ue?.join(',');
+  const br = c.ip_families.browser?.join(',');
+  if (!c.ok) return;
+  if (ue !== 'IP6') {
+    c.ok = false;
+    c.error = `the UE's SDP (${path.basename(ueLog)}) is ${ue ? `${ue}, not IPv6 only` : 'missing'}`;
+  } else if (br !== 'IP4') {
+    c.ok = false;
+    c.error = `the browser's SDP is ${br ?? 'missing'}, not IPv4 only`;
+  }
 }
 
 // What is wrong with the gateway's IMS-AKA registration flow (null: challenged with AKAv1-MD5, answered, 200).

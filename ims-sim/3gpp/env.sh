@@ -21,6 +21,10 @@ IMS3_TRUSTED_NODES="${IMS3_TRUSTED_NODES:-$(ims3_table LAB_LOOPBACK):$(ims3_tabl
 # IMS3_AUTHBAN_SECONDS (this window and the one before added up), ban that IMPI / source for IMS3_AUTHBAN_SECONDS (403, Retry-After).
 IMS3_AUTHBAN_FAILS="${IMS3_AUTHBAN_FAILS:-10}"
 IMS3_AUTHBAN_SECONDS="${IMS3_AUTHBAN_SECONDS:-60}"
+# IPv6 on Gm (./lab demo --ims 3gpp --ipv6, docs/ims-sim.md "IPv6 on Gm"): an IPv6 address (no brackets) the P-CSCF
+# and the DNS also listen on, published as pcscf.<domain>'s AAAA record; the nodes behind the P-CSCF stay on IMS3_ADDR.
+# Empty: IPv4 only.
+IMS3_GM6_ADDR="${IMS3_GM6_ADDR:-}"
 IMS3_DB_PORT="${IMS3_DB_PORT:-$(ims3_table LAB_IMS3_DB_PORT)}"         # MariaDB, I-CSCF tables only
 IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
 IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"

@@ -29,8 +29,16 @@ for n in $IMS3_TRUSTED_NODES; do
   trusted_re+="${trusted_re:+|}${n//./[.]}"
 done
 trusted_re="^(${trusted_re:-none})\$"
+# IPv6 on Gm: the P-CSCF also listens on IMS3_GM6_ADDR (pcscf.cfg's WITH_GM6 part)
+defines=()
+gm6=
+if [[ $role == pcscf && -n $IMS3_GM6_ADDR ]]; then
+  [[ $IMS3_GM6_ADDR =~ ^[0-9A-Fa-f:]+$ && $IMS3_GM6_ADDR == *:* ]] || { echo "IMS3_GM6_ADDR must be an IPv6 address without brackets, not '$IMS3_GM6_ADDR'" >&2; exit 2; }
+  defines=(-A WITH_GM6)
+  gm6="[$IMS3_GM6_ADDR]"
+fi
 fill() {
-  sed -e "s|@ROLE@|$role|g; s|@ADDR@|$IMS3_ADDR|g; s|@PORT@|$port|g; s|@DOMAIN@|$IMS3_DOMAIN|g" \
+  sed -e "s|@ROLE@|$role|g; s|@ADDR@|$IMS3_ADDR|g; s|@GM6@|$gm6|g; s|@PORT@|$port|g; s|@DOMAIN@|$IMS3_DOMAIN|g" \
       -e "s|@MPATH@|$MPATH|g; s|@RUNDIR@|$rundir|g; s|@DB_PORT@|$IMS3_DB_PORT|g" \
       -e "s|@HSS_PORT@|$IMS3_HSS_DIAMETER_PORT|g; s|@DIAMETER_PORT@|$dport|g" \
       -e "s#@TRUSTED_NODES_RE@#$trusted_re#g" \
@@ -39,9 +47,9 @@ fill() {
 }
 { echo "#!KAMAILIO"; fill "$HERE/kamailio/common.cfg" "$HERE/kamailio/$role.cfg"; } > "$rundir/kamailio.cfg"
 [ -z "$dport" ] || fill "$HERE/kamailio/cdp.xml.tmpl" > "$rundir/cdp.xml"
-if ! out="$("$KAMAILIO_BIN" -c -f "$rundir/kamailio.cfg" 2>&1)"; then
+if ! out="$("$KAMAILIO_BIN" -c "${defines[@]}" -f "$rundir/kamailio.cfg" 2>&1)"; then
   echo "$role: configuration check failed:" >&2
   grep -E 'ERROR|CRITICAL|error' <<<"$out" | head -20 >&2
   exit 2
 fi
-exec "$KAMAILIO_BIN" -DD -E -f "$rundir/kamailio.cfg" -Y "$rundir" -P "$rundir/kamailio.pid" -m 64 -M 8
+exec "$KAMAILIO_BIN" -DD -E "${defines[@]}" -f "$rundir/kamailio.cfg" -Y "$rundir" -P "$rundir/kamailio.pid" -m 64 -M 8

@@ -14,11 +14,18 @@ rundir="${1:-}"
 command -v dnsmasq >/dev/null || { echo "dnsmasq missing: apt-get install dnsmasq-base" >&2; exit 2; }
 mkdir -p "$rundir"
 d=$IMS3_DOMAIN a=$IMS3_ADDR
+# IPv6 on Gm: the DNS answers on the IPv6 address too, and pcscf.<domain> has an AAAA record there
+v6=()
+pcscf_rec="pcscf.$d,$a"
+if [ -n "$IMS3_GM6_ADDR" ]; then
+  v6=(--listen-address="$IMS3_GM6_ADDR")
+  pcscf_rec="pcscf.$d,$a,$IMS3_GM6_ADDR"
+fi
 exec dnsmasq --keep-in-foreground --log-facility=- --no-resolv --no-hosts --no-poll \
   --conf-file=/dev/null --pid-file="$rundir/dnsmasq.pid" --user=root --group=root \
-  --listen-address="$a" --bind-interfaces --port="$IMS3_DNS_PORT" --local-ttl=60 \
+  --listen-address="$a" "${v6[@]}" --bind-interfaces --port="$IMS3_DNS_PORT" --local-ttl=60 \
   --local="/$d/" --log-queries \
-  --host-record="$d,$a" --host-record="pcscf.$d,$a" --host-record="icscf.$d,$a" \
+  --host-record="$d,$a" --host-record="$pcscf_rec" --host-record="icscf.$d,$a" \
   --host-record="scscf.$d,$a" --host-record="hss.$d,$a" \
   --naptr-record="$d,10,50,s,SIP+D2U,,_sip._udp.$d" \
   --naptr-record="$d,20,50,s,SIP+D2T,,_sip._tcp.$d" \

@@ -45,7 +45,7 @@ public class LabController {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("status", healthy ? "up" : "down");
         if (isThisHost(request.getRemoteAddr(), request.getLocalAddr()) || hasLiveToken(auth)) {
-            m.put("sip", props.getSip().getHost() + ":" + props.getSip().getPort());
+            m.put("sip", new org.webrtcims.gw.config.HostPort(props.getSip().getHost(), props.getSip().getPort()).toString());
             m.put("imsProxy", props.getIms().getProxy());
             // the P-CSCF target in use (lab.ims.proxy resolved: RFC 3263 for a domain) and the transport toward it
             m.put("imsPcscf", pcscf.target());

@@ -169,6 +169,14 @@ public class GatewayProperties {
         public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
         public String getImsInterface() { return imsInterface; }
         public void setImsInterface(String imsInterface) { this.imsInterface = imsInterface; }
+        /**
+         * The IMS leg's address family, IP4 or IP6; empty = IP6 when lab.sip.host is an IPv6 address (Gm over IPv6:
+         * the IMS leg's SDP then says c=IN IP6, the browser leg stays IPv4; rtpengine needs an IPv6 address on its
+         * IMS interface). docs/media.md "IPv6 toward IMS".
+         */
+        private String imsAddressFamily = "";
+        public String getImsAddressFamily() { return imsAddressFamily; }
+        public void setImsAddressFamily(String v) { this.imsAddressFamily = v; }
         public boolean isIceLite() { return iceLite; }
         public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
 

@@ -88,6 +88,15 @@ public class MediaConfig {
         return new RtpEngineRelays(relays);
     }
 
+    /** Whether the IMS leg is IPv6: lab.rtpengine.ims-address-family, or by default the family of lab.sip.host. */
+    static boolean imsIpv6(GatewayProperties props) {
+        String f = props.getRtpengine().getImsAddressFamily() == null ? "" : props.getRtpengine().getImsAddressFamily().trim();
+        if (f.isEmpty()) return HostPort.isIpv6(props.getSip().getHost());
+        if (f.equalsIgnoreCase("IP6")) return true;
+        if (f.equalsIgnoreCase("IP4")) return false;
+        throw new IllegalArgumentException("lab.rtpengine.ims-address-family must be IP4 or IP6 (or empty: the family of lab.sip.host), not '" + f + "'");
+    }
+
     /** The ng commands over the relay set, with the legs' interfaces and ICE-lite and the session prefix. */
     @Bean
     public RtpEngineClient rtpEngineClient(GatewayProperties props, RtpEngineRelays relays) {
@@ -95,6 +104,6 @@ public class MediaConfig {
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
-        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, r.isIceLite()), prefix);
+        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, r.isIceLite(), imsIpv6(props)), prefix);
     }
 }

@@ -38,6 +38,8 @@ final class NgFlags {
     static final String SDES = "SDES";
     static final String DIRECTION = "direction";
     static final String ICE_LITE = "ICE-lite";
+    /** The address family the recipient of the SDP rtpengine writes expects: IP4 or IP6. */
+    static final String ADDRESS_FAMILY = "address family";
 
     // flags
     static final String TRUST_ADDRESS = "trust-address";

@@ -56,8 +56,8 @@ public class Pcscf {
             targets = List.copyOf(found);
             index = 0;
             found.forEach(x -> {
-                known.add(x.address());
-                knownPorts.add(x.address() + " " + x.port());
+                known.add(normal(x.address())); // the form isPcscf compares (Java's getHostAddress)
+                knownPorts.add(normal(x.address()) + " " + x.port());
             });
             if (!found.get(0).how().equals("address")) {
                 log.info("P-CSCF {} found by DNS, in the order tried: {}", configured,

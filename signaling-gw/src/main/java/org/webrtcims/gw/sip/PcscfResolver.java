@@ -39,7 +39,7 @@ import java.util.random.RandomGenerator;
 public final class PcscfResolver {
     /** One place to send SIP to: an address literal, its port and transport; `how` says how DNS led there (logs). */
     public record Target(String address, int port, String transport, String how) {
-        public String hostPort() { return (address.contains(":") ? "[" + address + "]" : address) + ":" + port; }
+        public String hostPort() { return new org.webrtcims.gw.config.HostPort(address, port).toString(); }
         @Override public String toString() { return hostPort() + " (" + transport + ")"; }
     }
 
@@ -132,7 +132,7 @@ public final class PcscfResolver {
         }
         int defaultPort = t.equals("tls") ? 5061 : 5060;
         InetAddress lit = literal(host);
-        if (lit != null) return List.of(new Target(lit.getHostAddress(), port == null ? defaultPort : port, t, "address"));
+        if (lit != null) return List.of(new Target(org.webrtcims.gw.config.HostPort.text(lit), port == null ? defaultPort : port, t, "address"));
         if (!host.matches("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\\.?")) {
             throw new NotFound("lab.ims.proxy: '" + v + "' is neither HOST:PORT nor a domain name");
         }
@@ -229,7 +229,7 @@ public final class PcscfResolver {
         Map<String, Target> out = new LinkedHashMap<>();
         for (Record r : lookup(host, ipv6 ? Type.AAAA : Type.A)) {
             InetAddress a = r instanceof ARecord ar ? ar.getAddress() : r instanceof AAAARecord aaaa ? aaaa.getAddress() : null;
-            if (a != null) out.putIfAbsent(a.getHostAddress(), new Target(a.getHostAddress(), port, transport, how));
+            if (a != null) out.putIfAbsent(a.getHostAddress(), new Target(org.webrtcims.gw.config.HostPort.text(a), port, transport, how));
         }
         return new ArrayList<>(out.values());
     }

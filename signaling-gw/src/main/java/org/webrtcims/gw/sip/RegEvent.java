@@ -210,7 +210,7 @@ final class RegEvent {
     }
 
     private String ourContact(String contactUser) {
-        return contactUser + "@" + props.getSip().getHost() + ":" + props.getSip().getPort();
+        return contactUser + "@" + new org.webrtcims.gw.config.HostPort(props.getSip().getHost(), props.getSip().getPort());
     }
 
     /**

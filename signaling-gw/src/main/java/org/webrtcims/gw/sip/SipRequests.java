@@ -2,6 +2,7 @@ package org.webrtcims.gw.sip;
 
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.config.HostPort;
 
 import javax.sip.InvalidArgumentException;
 import javax.sip.address.Address;
@@ -81,6 +82,7 @@ public class SipRequests {
         for (String entry : props.getIms().getCallAllowlist()) {
             String e = entry == null ? "" : entry.trim().toLowerCase(java.util.Locale.ROOT);
             if (e.isEmpty()) continue;
+            if (!HostPort.hasPort(e)) e = HostPort.uriHost(e); // an IPv6 host: the URI's host is "[addr]"
             if (e.equals(host) || (port >= 0 && e.equals(host + ":" + port))) return true;
         }
         return false;
@@ -98,7 +100,7 @@ public class SipRequests {
      * and every browser user registers from the gateway's one address.
      */
     public ContactHeader contact(String user) throws ParseException {
-        SipURI uri = ua.addresses().createSipURI(user, props.getSip().getHost());
+        SipURI uri = ua.addresses().createSipURI(user, HostPort.uriHost(props.getSip().getHost())); // IPv6: [addr]
         uri.setPort(props.getSip().getPort());
         uri.setTransportParam(ua.transport());
         if (user != null) uri.setParameter("rinstance", user);
@@ -111,7 +113,7 @@ public class SipRequests {
      */
     public SipURI proxyUri() throws ParseException {
         PcscfResolver.Target t = pcscf.current();
-        SipURI u = ua.addresses().createSipURI(null, t.address().contains(":") ? "[" + t.address() + "]" : t.address());
+        SipURI u = ua.addresses().createSipURI(null, HostPort.uriHost(t.address()));
         u.setPort(t.port());
         return u;
     }
@@ -123,7 +125,7 @@ public class SipRequests {
     public Request create(String method, URI requestUri, Address from, String fromTag, Address to,
                           String callId, long cseq, String contactUser) throws ParseException, InvalidArgumentException {
         HeaderFactory h = ua.headers();
-        ViaHeader via = h.createViaHeader(props.getSip().getHost(), props.getSip().getPort(), ua.transport(), null);
+        ViaHeader via = h.createViaHeader(HostPort.uriHost(props.getSip().getHost()), props.getSip().getPort(), ua.transport(), null);
         Request r = ua.messages().createRequest(requestUri, method, h.createCallIdHeader(callId),
                 h.createCSeqHeader(cseq, method), h.createFromHeader(from, fromTag), h.createToHeader(to, null),
                 List.of(via), h.createMaxForwardsHeader(70));

@@ -30,7 +30,7 @@ public final class SipSources {
 
     public SipSources(GatewayProperties props, LocalSockets sockets) {
         this.sockets = sockets;
-        InetSocketAddress listen = new InetSocketAddress(props.getSip().getHost(), props.getSip().getPort());
+        InetSocketAddress listen = new InetSocketAddress(HostPort.bare(props.getSip().getHost()), props.getSip().getPort());
         // the P-CSCF's end of a connection to the gateway is connected to this address (any: not known in advance)
         this.gateway = listen.getAddress() != null && listen.getAddress().isAnyLocalAddress() ? null : listen;
         List<String> list = props.getSip().getTrustedSources().stream().map(String::trim).filter(x -> !x.isEmpty()).toList();
@@ -40,15 +40,13 @@ public final class SipSources {
     }
 
     private static Entry entry(String s) {
-        int colon = s.lastIndexOf(':');
-        boolean hasPort = colon > 0 && s.indexOf(':') == colon || s.startsWith("[") && s.contains("]:");
-        if (!hasPort) return new Entry(normalize(s), -1);
+        if (!HostPort.hasPort(s)) return new Entry(normalize(s), -1); // a host alone: a bare IPv6 address has no port
         HostPort hp = HostPort.parse(s);
         return new Entry(normalize(hp.host()), hp.port());
     }
 
     private static String normalize(String host) {
-        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        String h = HostPort.bare(host);
         // only address literals are normalised (the one literal parser of the package, PcscfResolver's): a name
         // (lab.ims.proxy given as a domain, RFC 3263) is not looked up here (sip/Pcscf resolves it); it matches no
         // packet source
@@ -77,7 +75,7 @@ public final class SipSources {
 
     /** The trusted sources as configured, for logs. */
     public String describe() {
-        return String.join(", ", trusted.stream().map(e -> e.port() < 0 ? e.host() + " (any port)" : e.host() + ":" + e.port()).toList());
+        return String.join(", ", trusted.stream().map(e -> e.port() < 0 ? e.host() + " (any port)" : new HostPort(e.host(), e.port()).toString()).toList());
     }
 
     private static InetAddress addressOf(String a) {

@@ -97,21 +97,23 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         addressFactory = factory.createAddressFactory();
         headerFactory = factory.createHeaderFactory();
         messageFactory = factory.createMessageFactory();
-        String host = props.getSip().getHost();
+        // an IPv6 address (lab.sip.host with or without brackets) listens as itself; Via and Contact bracket it
+        String host = org.webrtcims.gw.config.HostPort.bare(props.getSip().getHost());
         int port = props.getSip().getPort();
+        String where = new org.webrtcims.gw.config.HostPort(host, port).toString();
         try {
             udp = stack.createSipProvider(stack.createListeningPoint(host, port, ListeningPoint.UDP));
             tcp = stack.createSipProvider(stack.createListeningPoint(host, port,
                     transport.equals("tls") ? ListeningPoint.TLS : ListeningPoint.TCP));
         } catch (Exception e) {
             stack.stop();
-            throw new IllegalStateException("cannot listen for SIP on " + host + ":" + port + " (" + e.getMessage() + ")", e);
+            throw new IllegalStateException("cannot listen for SIP on " + where + " (" + e.getMessage() + ")", e);
         }
         udp.addSipListener(this);
         tcp.addSipListener(this);
         stack.start();
-        log.info("SIP UA listening on udp+{} {}:{}, outbound proxy {}: {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
-                host, port, props.getIms().getProxy(), pcscf.targets().isEmpty() ? "not found yet" : pcscf.current(),
+        log.info("SIP UA listening on udp+{} {}, outbound proxy {}: {} ({}), requests taken from {}", transport.equals("tls") ? "tls" : "tcp",
+                where, props.getIms().getProxy(), pcscf.targets().isEmpty() ? "not found yet" : pcscf.current(),
                 props.getIms().getTransport(), sources.describe());
     }
 
@@ -279,7 +281,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public Response failureResponse(Request request, Throwable e) throws java.text.ParseException {
         RequestFailure f = RequestFailure.of(e);
         Response r = response(f.status(), request);
-        f.addWarning(r, headerFactory, props.getSip().getHost());
+        f.addWarning(r, headerFactory, org.webrtcims.gw.config.HostPort.uriHost(props.getSip().getHost())); // warn-agent: hostport
         return r;
     }
 

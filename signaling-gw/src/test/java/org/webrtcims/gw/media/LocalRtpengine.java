@@ -48,6 +48,17 @@ final class LocalRtpengine implements AutoCloseable {
 
     /** An external rtpengine (rtpengine.ng), or a started one; fails with a clear message when there is none. */
     static LocalRtpengine start() throws Exception {
+        return start(List.of("--interface=127.0.0.1"));
+    }
+
+    /**
+     * As {@link #start()}, with these --interface options (e.g. named ones); never an external rtpengine, whose
+     * interfaces the test cannot choose (with -Drtpengine.ng such a test is skipped and says so).
+     */
+    static LocalRtpengine start(List<String> interfaces) throws Exception {
+        String ext = System.getProperty("rtpengine.ng");
+        org.junit.jupiter.api.Assumptions.assumeTrue(interfaces.equals(List.of("--interface=127.0.0.1")) || ext == null || ext.isBlank(),
+                "-Drtpengine.ng: an external rtpengine's interfaces cannot be chosen, so this test needs its own");
         assumeFalse(Boolean.getBoolean(SKIP), "-D" + SKIP + "=true: real-rtpengine tests skipped on request");
         String external = System.getProperty("rtpengine.ng");
         if (external != null && !external.isBlank()) {
@@ -67,8 +78,8 @@ final class LocalRtpengine implements AutoCloseable {
         InetSocketAddress ng = new InetSocketAddress(InetAddress.getLoopbackAddress(), ngPort);
         Path log = Files.createTempFile("rtpengine-unit-", ".log");
         List<String> cmd = new ArrayList<>(List.of(bin, "--config-file=none", "--foreground", "--log-stderr", "--table=-1",
-                "--interface=127.0.0.1", "--listen-ng=127.0.0.1:" + ngPort,
-                "--port-min=" + base, "--port-max=" + (base + 99)));
+                "--listen-ng=127.0.0.1:" + ngPort, "--port-min=" + base, "--port-max=" + (base + 99)));
+        cmd.addAll(interfaces);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         LocalRtpengine r = new LocalRtpengine(p, log, ng, base, base + 99);
         r.awaitPong(Duration.ofSeconds(10));

@@ -38,4 +38,19 @@ class RtpEngineLegsTest {
         new RtpEngineLegs(null, null, true).fromIms(liteOnly, "forward");
         assertEquals(Map.of("ICE-lite", "forward"), liteOnly, "ICE-lite without named interfaces");
     }
+
+    @Test
+    void anIpv6ImsLegNamesTheRecipientsAddressFamilyOnEveryCommand() {
+        RtpEngineLegs legs = new RtpEngineLegs("pub", "ims", true, true);
+        Map<String, Object> towardIms = new LinkedHashMap<>();
+        legs.fromBrowser(towardIms, "backward");
+        assertEquals("IP6", towardIms.get("address family"), "an SDP from the browser goes to IMS: IP6");
+        assertEquals(List.of("pub", "ims"), towardIms.get("direction"));
+        Map<String, Object> towardBrowser = new LinkedHashMap<>();
+        legs.fromIms(towardBrowser, "forward");
+        assertEquals("IP4", towardBrowser.get("address family"), "an SDP from IMS goes to the browser: IP4");
+        Map<String, Object> sameFamily = new LinkedHashMap<>();
+        new RtpEngineLegs("pub", "ims", true).fromBrowser(sameFamily, null);
+        assertEquals(Map.of("direction", List.of("pub", "ims")), sameFamily, "IPv4 on both legs: no address family key");
+    }
 }

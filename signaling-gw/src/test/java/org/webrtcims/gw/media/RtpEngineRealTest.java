@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("rtpengine")
 class RtpEngineRealTest {
-    private static final String CHROME_OFFER = String.join("\r\n",
+    static final String CHROME_OFFER = String.join("\r\n",
             "v=0",
             "o=- 4611731400430051336 2 IN IP4 127.0.0.1",
             "s=-",
@@ -61,14 +61,14 @@ class RtpEngineRealTest {
             "a=ssrc:3735928559 cname:k3Jd9fQ2xY7pLm0A",
             "a=ssrc:3735928559 msid:3f0c2b9e-5d1a-4c43-9b6e-1c2a0d9e7f11 8a1d6c3e-2b4f-4e5a-9c7d-0f1e2d3c4b5a",
             "");
-    private static final String UE1_ANSWER = String.join("\r\n",
+    static final String UE1_ANSWER = String.join("\r\n",
             "v=0", "o=ue1 53655765 2353687637 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0",
             "m=audio 6000 RTP/AVP 111", "a=rtpmap:111 opus/48000/2", "a=sendrecv", "");
-    private static final String UE2_OFFER = String.join("\r\n",
+    static final String UE2_OFFER = String.join("\r\n",
             "v=0", "o=ue2 1 1 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0",
             "m=audio 6100 RTP/AVP 8 0 101", "a=rtpmap:8 PCMA/8000", "a=rtpmap:0 PCMU/8000",
             "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15", "a=ptime:20", "a=sendrecv", "");
-    private static final String CHROME_ANSWER = String.join("\r\n",
+    static final String CHROME_ANSWER = String.join("\r\n",
             "v=0",
             "o=- 1234567890123456789 2 IN IP4 127.0.0.1",
             "s=-",
@@ -271,7 +271,7 @@ class RtpEngineRealTest {
         assertEquals(NgException.Kind.ERROR_RESULT, e.kind());
     }
 
-    private static void assertImsLeg(String sdp) {
+    static void assertImsLeg(String sdp) {
         assertTrue(Pattern.compile("(?m)^m=audio \\d+ RTP/AVP ").matcher(sdp).find(), "RTP/AVP");
         for (String banned : List.of("a=ice-", "a=candidate", "a=fingerprint", "a=setup", "a=extmap:",
                 "a=rtcp-mux", "a=group:BUNDLE", "SAVP")) {
@@ -279,7 +279,7 @@ class RtpEngineRealTest {
         }
     }
 
-    private static void assertBrowserLeg(String sdp) {
+    static void assertBrowserLeg(String sdp) {
         assertTrue(sdp.contains(" UDP/TLS/RTP/SAVPF "), "SAVPF");
         for (String needed : List.of("a=fingerprint:sha-256 ", "a=ice-ufrag:", "a=ice-pwd:",
                 "a=candidate:", "a=rtcp-mux")) {
@@ -287,7 +287,7 @@ class RtpEngineRealTest {
         }
     }
 
-    private static int mediaPort(String sdp) {
+    static int mediaPort(String sdp) {
         Matcher m = Pattern.compile("(?m)^m=audio (\\d+) ").matcher(sdp);
         assertTrue(m.find());
         return Integer.parseInt(m.group(1));

@@ -18,6 +18,7 @@ class PcscfResolverTest {
             pcscf.ims.lab.            NAPTR 5 50 "s" "SIPS+D2T" "" _sips._tcp.pcscf.ims.lab.
             pcscf.ims.lab.            NAPTR 1 50 "u" "E2U+sip" "!^.*$!sip:x@y!" .
             pcscf.ims.lab.            A 127.0.0.1
+            pcscf.ims.lab.            AAAA fd00:1ab:0:0::1
             _sip._udp.pcscf.ims.lab.  SRV 0 10 5060 pcscf.ims.lab.
             _sip._tcp.pcscf.ims.lab.  SRV 0 10 5060 pcscf.ims.lab.
             _sips._tcp.pcscf.ims.lab. SRV 0 10 5061 pcscf.ims.lab.
@@ -109,11 +110,21 @@ class PcscfResolverTest {
         ZoneResolver dns = new ZoneResolver(ZONE);
         PcscfResolver r = resolver(dns, new Random(1));
         assertEquals("10.1.2.3:5080 (tcp)", r.resolve("10.1.2.3:5080", "tcp", false).get(0).toString());
-        assertEquals("[fd00:0:0:0:0:0:0:5]:5060 (udp)", r.resolve("[fd00::5]:5060", "udp", false).get(0).toString());
+        assertEquals("[fd00::5]:5060 (udp)", r.resolve("[fd00::5]:5060", "udp", false).get(0).toString());
         assertEquals("10.1.2.3:5060 (udp)", r.resolve("10.1.2.3", "udp", false).get(0).toString());
         assertEquals(List.of(), dns.queries, "no DNS query for an address");
         assertEquals(List.of("127.0.0.1:6000 (udp)"), r.resolve("pcscf.ims.lab:6000", "udp", false).stream().map(Object::toString).toList());
         assertEquals(List.of("A pcscf.ims.lab."), dns.queries, "RFC 3263 §4.2: a port given, so no NAPTR or SRV");
+    }
+
+    @Test
+    void anIpv6GatewayAsksForAaaaRecordsAndGetsBracketedTargets() throws Exception {
+        ZoneResolver dns = new ZoneResolver(ZONE);
+        List<String> t = resolver(dns, new Random(1)).resolve("pcscf.ims.lab", "udp", true).stream().map(Object::toString).toList();
+        assertEquals(List.of("[fd00:1ab::1]:5060 (udp)", "[fd00:1ab::1]:5060 (tcp)"), t,
+                "NAPTR → SRV → AAAA, the address in RFC 5952 form and brackets");
+        assertTrue(dns.queries.contains("AAAA pcscf.ims.lab.") && !dns.queries.contains("A pcscf.ims.lab."),
+                "an IPv6 gateway asks for AAAA only: " + dns.queries);
     }
 
     @Test

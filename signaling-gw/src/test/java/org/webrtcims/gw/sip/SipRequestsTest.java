@@ -69,4 +69,21 @@ class SipRequestsTest {
                 "rinstance tells the P-CSCF's registrations from one host:port apart (Kamailio ims_usrloc_pcscf)");
         assertEquals(SipRequests.USER_AGENT, invite.getHeader("User-Agent").toString().trim().substring("User-Agent: ".length()));
     }
+
+    @Test
+    void overIpv6ViaContactAndRouteCarryBracketedAddresses() throws Exception {
+        props.getSip().setHost("fd00:1ab::2");
+        props.getIms().setProxy("[fd00:1ab::1]:5060");
+        SipRequests r = requests();
+        SipURI to = r.target("ue1");
+        Request invite = r.create(Request.INVITE, to, r.aor("alice"), "ft", SipFixtures.ADDRESSES.createAddress(to), "cid", 1, "w0123abcd");
+        String wire = invite.toString();
+        assertTrue(wire.contains("Via: SIP/2.0/UDP [fd00:1ab::2]:5070\r\n"), "Via sent-by is [addr]:port (RFC 3261 §25.1):\n" + wire);
+        assertTrue(wire.contains("<sip:w0123abcd@[fd00:1ab::2]:5070;"), "Contact host in brackets:\n" + wire);
+        assertTrue(wire.contains("Route: <sip:[fd00:1ab::1]:5060;lr"), "the pre-loaded Route to the IPv6 P-CSCF:\n" + wire);
+        assertEquals(invite.toString(), SipFixtures.parse(wire).toString(), "the request parses back unchanged");
+        props.getIms().setCallAllowlist(java.util.List.of("fd00:1ab::7"));
+        assertEquals("sip:ue1@[fd00:1ab::7]:5080", requests().target("sip:ue1@[fd00:1ab::7]:5080").toString(),
+                "a bare IPv6 allowlist entry allows that host at any port");
+    }
 }

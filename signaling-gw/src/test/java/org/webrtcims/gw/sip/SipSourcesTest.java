@@ -26,6 +26,24 @@ class SipSourcesTest {
     }
 
     @Test
+    void anIpv6ProxyIsMatchedByAddressAndPortWhateverItsSpelling() {
+        GatewayProperties props = new GatewayProperties();
+        props.getSip().setHost("fd00:1ab::2");
+        props.getIms().setProxy("[fd00:1ab::1]:5060");
+        SipSources s = new SipSources(props, new LocalSockets());
+        assertTrue(s.accepts("udp", "fd00:1ab::1", 5060), "the P-CSCF as the stack reports a source (no brackets)");
+        assertTrue(s.accepts("udp", "fd00:1ab:0:0:0:0:0:1", 5060), "Java's uncompressed spelling of the same address");
+        assertTrue(s.accepts("udp", "[FD00:1AB::1]", 5060), "brackets and case do not matter");
+        assertFalse(s.accepts("udp", "fd00:1ab::1", 5061), "another port of the P-CSCF's address is refused");
+        assertFalse(s.accepts("udp", "fd00:1ab::3", 5060), "another address");
+        assertTrue(s.describe().contains("[fd00:1ab:0:0:0:0:0:1]:5060"), "logged bracketed: " + s.describe());
+        props.getSip().setTrustedSources(List.of("fd00:1ab::9", "[fd00:1ab::1]:5060"));
+        SipSources any = new SipSources(props, new LocalSockets());
+        assertTrue(any.accepts("udp", "fd00:1ab::9", 40000), "a bare IPv6 entry has no port: every port of it");
+        assertFalse(any.accepts("udp", "fd00:1ab::1", 40000));
+    }
+
+    @Test
     void aBareHostEntryOpensEveryPortOfItOnly() {
         GatewayProperties props = new GatewayProperties();
         props.getSip().setTrustedSources(List.of("127.0.0.1:5060", " 127.0.0.9 "));
