@@ -13,6 +13,10 @@
 // rtpengine and an outside IMS (ims-external.test.mjs). `needsEnv: {VAR: reason}`: the check runs only
 // when the run set VAR (an option of ./lab compliance), else it is not-applicable with that reason.
 
+// Toward an outside IMS, the far end of a call is the credentials file's second user, played by the lab's SIPp UEs
+// (harness/lib/imsext.sh sets LAB_EXT_PEER when there is one a SIPp UE can register).
+const PEER_NEEDED = 'the credentials file has no second user a SIPp UE can play (aka with K/OPc, or digest with IMPI, IMPU and SIP password): this check needs the far end to be a UE the lab runs, registered at the outside IMS\'s P-CSCF';
+
 export const CHECKS = [
   {
     id: 'no-bundle-toward-ims',
@@ -384,20 +388,17 @@ export const CHECKS = [
   {
     id: 'external-mo-call',
     cores: ['external'],
-    needsEnv: { LAB_EXT_CALL_TO: 'no --call-to USER given: the outside IMS has nobody the lab knows will answer' },
+    needsEnv: { LAB_EXT_MO_TO: 'no far end: the credentials file has no second user for the lab\'s SIPp UE to play, and no --call-to USER was given' },
     clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
-    requirement: 'Toward an outside IMS: a browser call to a user of that IMS (--call-to) is answered, media flows both ways through rtpengine and ends cleanly',
+    requirement: 'Toward an outside IMS: a browser call to a user of that IMS (the second user of the credentials file, played by the lab\'s SIPp UE, or --call-to) is answered, media flows both ways through rtpengine and ends cleanly',
     tests: [
-      { file: 'ims-external', name: 'MO call to the --call-to user of the outside IMS: answered, media both ways through rtpengine, clean end' },
+      { file: 'ims-external', name: 'MO call to a user of the outside IMS (the second user\'s SIPp UE, or --call-to): answered, media both ways through rtpengine, clean end' },
     ],
   },
   {
     id: 'external-asserted-identity',
     cores: ['external'],
-    needsEnv: {
-      LAB_EXT_CALL_TO: 'no --call-to USER given: no call whose far end could be checked',
-      LAB_EXT_CALLEE_LOG: "no message log of the called UE (LAB_EXT_CALLEE_LOG): the outside IMS's UEs are not the lab's (harness/tests/ims-external.sh sets it for its own ue1)",
-    },
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
     clause: '3GPP TS 24.229 §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
     requirement: 'Toward an outside IMS: the gateway calls as a registered public user identity (the default of the 200\'s P-Associated-URI, not the login name), and the called UE receives a P-Asserted-Identity from that set',
     tests: [
@@ -407,11 +408,11 @@ export const CHECKS = [
   {
     id: 'external-mt-call',
     cores: ['external'],
-    needsEnv: { LAB_EXT_SIPP_CALLER: 'no --sipp-caller: nothing in the outside IMS calls the browser on the lab\'s request (the lab\'s SIPp ue2 can, only when the outside core is the lab\'s own 3GPP core)' },
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
     clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
-    requirement: 'Toward an outside IMS: a call from that IMS to the browser user reaches the gateway\'s registered contact, is answered, media both ways',
+    requirement: 'Toward an outside IMS: a call from that IMS (the second user of the credentials file, registered at the same P-CSCF by the lab\'s SIPp UE) to the browser user reaches the gateway\'s registered contact, is answered, media both ways',
     tests: [
-      { file: 'ims-external', name: 'MT call from the lab\'s SIPp ue2 registered at the outside P-CSCF (--sipp-caller): answered, media both ways, clean end' },
+      { file: 'ims-external', name: 'MT call from the second user\'s SIPp UE registered at the outside P-CSCF: answered, media both ways, clean end' },
     ],
   },
   {

@@ -1,32 +1,63 @@
-// Integration (./lab compliance --ims external ...): the gateway toward an IMS the lab does not run.
-// Only what an outside core allows: the first user of the credentials file (LAB_EXT_CREDENTIALS) logs in,
-// the gateway registers its IMPU at the P-CSCF (LAB_EXT_PCSCF) and de-registers it at logout, both seen
-// on the wire (tcpdump on the P-CSCF's port); an MO call to LAB_EXT_CALL_TO (--call-to) and an MT call
-// from the lab's SIPp ue2 registered at that P-CSCF (--sipp-caller, only against the lab's own 3GPP core
-// run separately) with media both ways. Nothing here reads a core's log or needs a UE of ours, except the
-// P-Asserted-Identity check at the called UE, which reads that UE's SIPp message log when the harness runs it
-// (LAB_EXT_CALLEE_LOG: harness/tests/ims-external.sh). docs/ims-sim.md "External IMS", "Registered identities".
+// Integration (./lab compliance --ims external ...): the gateway toward an IMS the lab does not run, using only what
+// an outside core gives: the identities of the credentials file (LAB_EXT_CREDENTIALS) and the P-CSCF (LAB_EXT_PCSCF,
+// an address or a name found by DNS). The file's first user logs in from the browser; its second user (LAB_EXT_PEER,
+// when a SIPp UE can play it) is the far end: the lab's SIPp UEs register that identity at the same P-CSCF
+// (sipp-scenarios/run-ue.sh UE_CREDENTIALS/UE_LOGIN, from LAB_SIP_HOST) and answer, call, ring... Evidence comes
+// only from what the lab itself has: its capture at the P-CSCF's port, the SIPp UEs' message logs and the gateway's
+// events; never a core's log. Without a second user, --call-to USER (LAB_EXT_CALL_TO) is the MO call's far end and
+// the checks that need the far UE's view are not applicable (harness/compliance/checks.mjs).
+// docs/connecting-your-ims.md, docs/ims-sim.md "External IMS".
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { startCapture } from '../kit/capture.mjs';
-import { gatewayUrl, labRoot } from '../kit/env.mjs';
+import { gatewayUrl, logDir } from '../kit/env.mjs';
 import { readCredentials } from '../kit/ims-credentials.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { assertAssertedIdentityRegistered, assertNoRtpengineSession, waitForUeMessage } from '../runner/testkit.mjs';
+import { startUe } from '../runner/ue.mjs';
 
 const run = promisify(execFile);
 const PCSCF = process.env.LAB_EXT_PCSCF_ADDR || process.env.LAB_EXT_PCSCF || ''; // ADDR:PORT (a --pcscf NAME's first target)
 const [PHOST, PPORT] = [PCSCF.slice(0, PCSCF.lastIndexOf(':')), PCSCF.slice(PCSCF.lastIndexOf(':') + 1)];
 const TRANSPORT = process.env.LAB_EXT_TRANSPORT || 'udp';
+const PEER = process.env.LAB_EXT_PEER || ''; // the second user's login: the far-end UE the lab runs
+const PEER_USER = process.env.LAB_EXT_PEER_USER || ''; // its IMPU's user part
+const NO_PEER = process.env.LAB_EXT_NO_PEER || 'no second user in the credentials file';
+const MO_TO = process.env.LAB_EXT_MO_TO || '';
+// The far-end UE's own SIP and RTP ports (on LAB_SIP_HOST, the lab's address toward the P-CSCF): every mode uses the
+// same ones, so each registration refreshes the one binding instead of leaving a dead contact behind.
+const PEER_SIP_PORT = '5090';
+const PEER_RTP_PORT = '6100';
 let user;
 let browser; let client; let token;
 let cap;
-let moCallId = null;
+let mo = null; // the MO call test's call: {callId, log (the far UE's message log, when the lab ran it)}
+
+const peerEnv = () => ({
+  KAMAILIO: PCSCF, UE_CREDENTIALS: process.env.LAB_EXT_CREDENTIALS, UE_LOGIN: PEER, UE_IP: process.env.LAB_SIP_HOST,
+  UE_PORT: PEER_SIP_PORT, UE_MPORT: PEER_RTP_PORT, IMS_DOMAIN: process.env.LAB_EXT_DOMAIN,
+});
+// the message log run-ue.sh gives the far-end UE in a serving mode
+const peerLog = (mode) => path.join(logDir(), `sipp-${mode}-${PEER_USER}-messages.log`);
+
+// The far-end UE in a serving mode (uas, volte-uas, uas-dtmf ...), registered at the P-CSCF; {ue, log}. Its failure
+// to register says why (run-ue.sh's own line: no keys, REGISTER refused), not a timeout.
+async function peerServing(mode, arg = null) {
+  const ue = startUe(mode, null, arg, { timeoutMs: 90000, env: peerEnv() });
+  try {
+    await ue.ready(25000);
+  } catch (e) {
+    ue.kill();
+    const u = await ue.done;
+    throw new Error(`the far-end UE (${PEER} as ${mode}) did not register at ${PCSCF}: ${u.output.split('\n').filter((l) => /run-ue:/.test(l)).pop() ?? e.message}`);
+  }
+  return { ue, log: peerLog(mode) };
+}
 
 // SIP messages to/from the P-CSCF in the capture: {src, dst, first, head}
 async function sipOnWire(file) {
@@ -73,34 +104,37 @@ test('registration at the outside IMS: the first user of the credentials file re
   assert.ok(wire.some((m) => m.src === PHOST && /^SIP\/2\.0 200/.test(m.first) && / REGISTER$/.test(m.cseq)), 'the P-CSCF\'s 200 to REGISTER on the wire');
 });
 
-const callTo = process.env.LAB_EXT_CALL_TO;
-test('MO call to the --call-to user of the outside IMS: answered, media both ways through rtpengine, clean end', { timeout: 40000, skip: !callTo && 'no --call-to' }, async () => {
-  const r = await moCall(client, { token, from: user.login, to: callTo, hangup: 'browser', mediaMs: 3000 });
-  moCallId = r.callId;
-  assert.equal(r.error, null, r.error);
-  assert.ok(r.answered);
-  const m = r.info?.media ?? {};
-  assert.ok(m.packetsToIms > 0 && m.packetsToBrowser > 0, `rtpengine packets ${m.packetsToIms} to IMS, ${m.packetsToBrowser} to the browser`);
-  assert.ok(r.browser?.packetsSent > 0 && r.browser?.packetsReceived > 0, `browser sent ${r.browser?.packetsSent}, received ${r.browser?.packetsReceived}`);
-  assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+test('MO call to a user of the outside IMS (the second user\'s SIPp UE, or --call-to): answered, media both ways through rtpengine, clean end', { timeout: 60000, skip: !MO_TO && `no far end: ${NO_PEER}, and no --call-to` }, async () => {
+  const far = PEER ? await peerServing('uas') : null;
+  try {
+    const r = await moCall(client, { token, from: user.login, to: MO_TO, hangup: 'browser', mediaMs: 3000 });
+    mo = { callId: r.callId, log: far?.log ?? null };
+    assert.equal(r.error, null, `MO call to ${MO_TO}: ${r.error}`);
+    assert.ok(r.answered);
+    const m = r.info?.media ?? {};
+    assert.ok(m.packetsToIms > 0 && m.packetsToBrowser > 0, `rtpengine packets ${m.packetsToIms} to IMS, ${m.packetsToBrowser} to the browser`);
+    assert.ok(r.browser?.packetsSent > 0 && r.browser?.packetsReceived > 0, `browser sent ${r.browser?.packetsSent}, received ${r.browser?.packetsReceived}`);
+    assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+    if (far) assert.ok(await waitForUeMessage(far.log, r.callId, /^BYE /), `the far-end UE got no BYE for ${r.callId} (${far.log})`);
+  } finally {
+    far?.ue.kill();
+  }
   await assertNoRtpengineSession();
 });
 
 // RFC 3325 / TS 24.229 §5.2.6.3.3 at the far end: the outside P-CSCF asserted one of the user's registered identities
 // (the gateway's From and P-Preferred-Identity are the default one; the login name is none of them)
-const calleeLog = process.env.LAB_EXT_CALLEE_LOG;
-test('MO call: the called UE got a P-Asserted-Identity from the registered set (P-Associated-URI)', { timeout: 20000, skip: (!callTo && 'no --call-to') || (!calleeLog && 'no message log of the called UE (LAB_EXT_CALLEE_LOG): only when the lab runs that UE') }, async () => {
-  assert.ok(moCallId, 'the MO call test made no call');
+test('MO call: the called UE got a P-Asserted-Identity from the registered set (P-Associated-URI)', { timeout: 20000, skip: !PEER && NO_PEER }, async () => {
+  assert.ok(mo?.callId && mo.log, 'the MO call test made no call to the far-end UE');
   const ids = (await gw.currentSession(token)).registration.identities;
-  const invite = await waitForUeMessage(calleeLog, moCallId, /^INVITE /);
-  assert.ok(invite, `no INVITE for ${moCallId} in ${calleeLog}`);
-  assertAssertedIdentityRegistered(invite, ids, `the INVITE at ${callTo}`);
+  const invite = await waitForUeMessage(mo.log, mo.callId, /^INVITE /);
+  assert.ok(invite, `no INVITE for ${mo.callId} in ${mo.log}`);
+  assertAssertedIdentityRegistered(invite, ids, `the INVITE at ${PEER_USER}`);
 });
 
-test('MT call from the lab\'s SIPp ue2 registered at the outside P-CSCF (--sipp-caller): answered, media both ways, clean end', { timeout: 45000, skip: !process.env.LAB_EXT_SIPP_CALLER && 'no --sipp-caller' }, async () => {
-  const env = { KAMAILIO: PCSCF, IMS_DOMAIN: process.env.LAB_EXT_DOMAIN, IMS_AKA_KEYS: path.join(labRoot(), 'ims-sim/3gpp/sipp/ue-keys.txt') };
+test('MT call from the second user\'s SIPp UE registered at the outside P-CSCF: answered, media both ways, clean end', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
   const target = (user.impu ?? `sip:${user.login}@`).replace(/^sips?:/, '').replace(/@.*/, '');
-  const r = await mtCall(client, { token, user: target, ue: { mode: 'uac', arg: 3000, env }, hangup: 'ue', maxMs: 15000 });
+  const r = await mtCall(client, { token, user: target, ue: { mode: 'uac', arg: 3000, env: peerEnv(), from: PEER_USER }, hangup: 'ue', maxMs: 20000 });
   assert.equal(r.error, null, r.error);
   assert.equal(r.ue.code, 0, r.ue.output);
   const m = r.info?.media ?? {};
