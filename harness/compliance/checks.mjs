@@ -416,6 +416,75 @@ export const CHECKS = [
     ],
   },
   {
+    id: 'external-reg-event',
+    cores: ['external'],
+    clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',
+    requirement: 'Toward an outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg through the P-CSCF), the core answers 200 and NOTIFYs the active registration, which the gateway answers 200',
+    tests: [
+      { file: 'ims-external', name: 'reg-event at the outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg), 200 and a NOTIFY with the active registration' },
+    ],
+  },
+  {
+    id: 'external-session-timers',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 4028 §7, §9, §10',
+    requirement: 'Toward an outside IMS: Supported: timer and Session-Expires on the gateway\'s INVITE reach the far end; with the far end\'s 4 s interval and refresher=uac the gateway refreshes by UPDATE through the core, without SDP and without a new offer to the browser',
+    tests: [
+      { file: 'ims-external', name: 'session timers toward the outside IMS: INVITE with Supported: timer and Session-Expires; the far end sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
+    ],
+  },
+  {
+    id: 'external-early-media',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3261 §13.2.1; RFC 6337 §3.1',
+    requirement: 'Toward an outside IMS: the far end\'s 183 with SDP (no 100rel) reaches the browser as progress and its media plays before the 200; the 183 is not PRACKed; the 200\'s changed SDP is followed',
+    tests: [
+      { file: 'ims-external', name: 'early media toward the outside IMS: the far end\'s 183 with SDP (no 100rel) reaches the browser as progress and its audio plays; the 200\'s changed SDP is followed' },
+    ],
+  },
+  {
+    id: 'external-preconditions-mo',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS, a browser call to a UE that requires preconditions: 183 (100rel), PRACK, UPDATE once the browser leg is up, 180, 200 through the core; media both ways',
+    tests: [
+      { file: 'ims-external', name: 'preconditions toward a precondition UE of the outside IMS (MO): 183 (100rel) -> PRACK -> UPDATE when the browser leg is up -> 180 -> 200, media both ways' },
+    ],
+  },
+  {
+    id: 'external-preconditions-mt',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS, a precondition UE calling the browser: reliable 183 with a=conf, PRACK and UPDATE answered, alerting only when both segments are met; media both ways',
+    tests: [
+      { file: 'ims-external', name: 'preconditions from a precondition UE of the outside IMS (MT): reliable 183 with a=conf, PRACK, UPDATE answered, alerting only then, media both ways' },
+    ],
+  },
+  {
+    id: 'external-dtmf',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 4733; RFC 7874 §3; 3GPP TS 26.114',
+    requirement: 'Toward an outside IMS: RFC 4733 telephone-events from the far end on a relayed call reach the browser as one WebSocket dtmf per digit',
+    tests: [
+      { file: 'ims-external', name: 'DTMF from the outside IMS: the far end sends RFC 4733 digits 2 6 * on a relayed call, the browser gets one WebSocket dtmf per digit' },
+    ],
+  },
+  {
+    id: 'external-hold',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3264 §8.4; RFC 3261 §14; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS: the browser holds the call (re-INVITE with a=sendonly through the core) and resumes it (a=sendrecv); the far end gets both, audio stops on hold and flows again',
+    tests: [
+      { file: 'ims-external', name: 'hold toward the outside IMS: the browser holds (re-INVITE a=sendonly) and resumes (a=sendrecv) through the core; audio stops and flows again' },
+    ],
+  },
+  {
     id: 'external-deregistration',
     cores: ['external'],
     clause: 'RFC 3261 §10.2.2; 3GPP TS 24.229',

@@ -71,7 +71,8 @@ ims3_gateway_proxy() {
 ims3_gateway_args() {
   ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true" \
     "--lab.ims.dns=${LAB_PCSCF%:*}:53"
-  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS" ${LAB_EXT_DNS:+"--lab.ims.dns=$LAB_EXT_DNS"}
+  # external: reg-event too (TS 24.229 §5.1.1.3; a core that does not serve it answers the SUBSCRIBE with an error, logged)
+  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS" "--lab.ims.reg-event=true" ${LAB_EXT_DNS:+"--lab.ims.dns=$LAB_EXT_DNS"}
   return 0
 }
 

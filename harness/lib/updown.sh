@@ -9,7 +9,7 @@ up_cmd_pattern() {
     gateway | gateway[0-9]* | gateway-*) printf 'signaling-gw.jar' ;;
     redis) printf 'redis-server' ;;  # --relays > 1 (harness/lib/scaleout.sh)
     haproxy) printf 'haproxy' ;;      # --gateways > 1
-    ims3gpp) printf 'run-core.sh' ;;  # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh)
+    ims3gpp | outside-core) printf 'run-core.sh' ;; # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh); ims-external.sh's outsider
     stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN/TURN, up --turn: components.sh start_turn)
     ue*) printf 'sipp' ;;
     *) return 1 ;;

@@ -20,11 +20,11 @@ set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 LAB_SELF="$ROOT/harness/tests/ims-external.sh"   # what netns_enter re-executes inside the namespace
-for lib in log addresses procs netns components; do
+for lib in log addresses procs netns components updown; do
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
 done
-WANTED="external-registration external-mo-call external-asserted-identity external-mt-call external-deregistration"
+WANTED="external-registration external-reg-event external-mo-call external-asserted-identity external-mt-call external-session-timers external-early-media external-preconditions-mo external-preconditions-mt external-dtmf external-hold external-deregistration"
 
 if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
   [[ -x $ROOT/ims-sim/3gpp/hss/build/hss ]] || die "build the HSS first (./lab test --only ims-external does, or ims-sim/3gpp/build-hss.sh)"
@@ -46,7 +46,7 @@ ip netns add "$LAB_NS_OUTSIDE" && ip -n "$LAB_NS_OUTSIDE" link set lo up &&
 
 # 1. the outside core, started as its operator would: its own subscribers, domain, DNS and address
 subs="$LAB_RUN_DIR/outside-subscribers.txt"
-sed "s/@ims\.lab\b/@$dom/g" "$ROOT/ims-sim/3gpp/subscribers.txt" >"$subs" || die "cannot write $subs"
+(umask 077 && sed "s/@ims\.lab\b/@$dom/g" "$ROOT/ims-sim/3gpp/subscribers.txt" >"$subs") || die "cannot write $subs" # K, OPc: 0600
 log "the outside IMS: ims-sim/3gpp/run-core.sh in namespace $LAB_NS_OUTSIDE on $core, domain $dom (logs: $(rel "$LAB_LOGDIR")/outside-core/)"
 proc_start outside-core ip netns exec "$LAB_NS_OUTSIDE" env IMS3_ADDR="$core" IMS3_DOMAIN="$dom" IMS3_SUBSCRIBERS="$subs" \
   IMS3_TRUSTED_NODES="$LAB_OUTSIDE_LAB_ADDR:$LAB_GW_SIP_PORT" bash "$ROOT/ims-sim/3gpp/run-core.sh" "$LAB_LOGDIR/outside-core"

@@ -18,7 +18,7 @@ import { readCredentials } from '../kit/ims-credentials.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
-import { assertAssertedIdentityRegistered, assertNoRtpengineSession, waitForUeMessage } from '../runner/testkit.mjs';
+import { assertAssertedIdentityRegistered, assertNoRtpengineSession, receivedDuring, timedUeMessages, waitForUeMessage, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const run = promisify(execFile);
@@ -37,6 +37,8 @@ let user;
 let browser; let client; let token;
 let cap;
 let mo = null; // the MO call test's call: {callId, log (the far UE's message log, when the lab ran it)}
+// the browser user's IMPU user part: whom the far end calls
+const mtTarget = () => (user.impu ?? `sip:${user.login}@`).replace(/^sips?:/, '').replace(/@.*/, '');
 
 const peerEnv = () => ({
   KAMAILIO: PCSCF, UE_CREDENTIALS: process.env.LAB_EXT_CREDENTIALS, UE_LOGIN: PEER, UE_IP: process.env.LAB_SIP_HOST,
@@ -58,6 +60,44 @@ async function peerServing(mode, arg = null) {
   }
   return { ue, log: peerLog(mode) };
 }
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// The messages of the far-end UE's log (sipp -trace_msg) for one call: {dir: 'sent'|'received', first, text}
+function wire(log, callId) {
+  return timedUeMessages(log).filter((m) => m.text.includes(`Call-ID: ${callId}`)).map(({ text }) => ({
+    dir: /message sent/i.test(text) ? 'sent' : 'received',
+    first: text.split(/\r?\n/).find((l) => /^(SIP\/2\.0 \d+|[A-Z]+ sip:)/.test(l)) ?? '',
+    text,
+  }));
+}
+const header = (text, name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(text)?.[1]?.trim() ?? null;
+// The gateway's messages to the page about one call
+const events = async (callId) => (await client.events()).map((e) => e.msg).filter((m) => m.callId === callId);
+
+// An MO call from the browser to the far-end UE serving in `mode`: body(callId, log, mark) once it is answered (or,
+// with {answered: false}, once it is placed), hung up and the UE stopped afterwards.
+async function callPeer(mode, body, { answered = true, arg = null } = {}) {
+  const far = await peerServing(mode, arg);
+  let callId = null;
+  try {
+    const mark = await client.mark();
+    callId = await client.call(PEER_USER);
+    if (answered) await client.waitFor('answered', callId, 15000, mark);
+    await body(callId, far.log, mark);
+  } finally {
+    if (callId) {
+      await client.hangup(callId).catch(() => {});
+      await client.waitFor('ended', callId, 5000).catch(() => {});
+      await waitForUeMessage(far.log, callId, /^BYE /); // the BYE still crosses the core after `ended`
+    }
+    far.ue.kill();
+    await far.ue.done;
+  }
+  return callId;
+}
+
+// TS 24.229 §6.1.2 ladder as the gateway sees it (preconditions), the browser or the UE hanging up
+const PRECONDITION_LADDER = ['INVITE', '100', '183', 'PRACK', '200', 'UPDATE', '200', '180', '200', 'ACK', 'BYE', '200'];
 
 // SIP messages to/from the P-CSCF in the capture: {src, dst, first, head}
 async function sipOnWire(file) {
@@ -91,8 +131,10 @@ after(async () => {
 test('registration at the outside IMS: the first user of the credentials file registers its IMPU at the P-CSCF (REGISTER, challenge answered, 200 on the wire)', async () => {
   const reg = (await gw.currentSession(token)).registration;
   assert.ok(reg.expires > 0, JSON.stringify(reg));
-  assert.equal(reg.sipFlow[0], 'sent REGISTER', reg.sipFlow.join(', '));
-  assert.equal(reg.sipFlow.at(-1), 'recv 200', reg.sipFlow.join(', '));
+  // the REGISTER transaction(s) first; the reg-event SUBSCRIBE and NOTIFY follow (their own check)
+  const regFlow = reg.sipFlow.slice(0, reg.sipFlow.findIndex((f) => /SUBSCRIBE|NOTIFY/.test(f)) >>> 0);
+  assert.equal(regFlow[0], 'sent REGISTER', reg.sipFlow.join(', '));
+  assert.equal(regFlow.at(-1), 'recv 200', reg.sipFlow.join(', '));
   if (user.impu) assert.equal(reg.impu, user.impu);
   if (user.kind === 'aka') assert.equal(reg.auth, 'AKAv1-MD5');
   // TS 24.229 §5.1.1.2.1: the 200's P-Associated-URI (the registered IMPU among them), never the login name
@@ -102,6 +144,26 @@ test('registration at the outside IMS: the first user of the credentials file re
   const regs = wire.filter((m) => /^REGISTER /.test(m.first));
   assert.ok(regs.length >= 1 && regs.every((m) => m.dst === PHOST), `REGISTERs to ${PHOST}: ${JSON.stringify(regs)}`);
   assert.ok(wire.some((m) => m.src === PHOST && /^SIP\/2\.0 200/.test(m.first) && / REGISTER$/.test(m.cseq)), 'the P-CSCF\'s 200 to REGISTER on the wire');
+});
+
+// RFC 3680 / TS 24.229 §5.1.1.3: the UE (here the gateway) subscribes to its registration state; the outside core's
+// answer and NOTIFY, as the gateway's registration flow and the capture at the P-CSCF's port show them
+test('reg-event at the outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg), 200 and a NOTIFY with the active registration', async () => {
+  let reg;
+  for (const end = Date.now() + 6000; ;) {
+    reg = (await gw.currentSession(token)).registration;
+    if ((reg.regEvent === 'active' && reg.sipFlow.some((f) => f.startsWith('recv NOTIFY'))) || Date.now() > end) break;
+    await sleep(200);
+  }
+  assert.ok(reg.sipFlow.includes('sent SUBSCRIBE (Event: reg)'), `the gateway sent no reg-event SUBSCRIBE: ${reg.sipFlow.join(', ')}`);
+  assert.ok(reg.sipFlow.includes('recv 200 (SUBSCRIBE)'), `the core did not accept the SUBSCRIBE: ${reg.sipFlow.join(', ')}`);
+  assert.ok(reg.sipFlow.includes('recv NOTIFY (active)'), `no NOTIFY with the active registration: ${reg.sipFlow.join(', ')}`);
+  assert.equal(reg.regEvent, 'active');
+  const wire = await sipOnWire(cap.file);
+  assert.ok(wire.some((m) => /^SUBSCRIBE /.test(m.first) && m.dst === PHOST), 'the SUBSCRIBE went to the P-CSCF (capture)');
+  const notify = wire.find((m) => /^NOTIFY /.test(m.first) && m.src === PHOST);
+  assert.ok(notify, 'a NOTIFY came from the P-CSCF (capture)');
+  assert.ok(wire.some((m) => m.callId === notify.callId && m.cseq === notify.cseq && /^SIP\/2\.0 200/.test(m.first) && m.dst === PHOST), 'the gateway answered the NOTIFY 200 (capture)');
 });
 
 test('MO call to a user of the outside IMS (the second user\'s SIPp UE, or --call-to): answered, media both ways through rtpengine, clean end', { timeout: 60000, skip: !MO_TO && `no far end: ${NO_PEER}, and no --call-to` }, async () => {
@@ -133,13 +195,120 @@ test('MO call: the called UE got a P-Asserted-Identity from the registered set (
 });
 
 test('MT call from the second user\'s SIPp UE registered at the outside P-CSCF: answered, media both ways, clean end', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
-  const target = (user.impu ?? `sip:${user.login}@`).replace(/^sips?:/, '').replace(/@.*/, '');
-  const r = await mtCall(client, { token, user: target, ue: { mode: 'uac', arg: 3000, env: peerEnv(), from: PEER_USER }, hangup: 'ue', maxMs: 20000 });
+  const r = await mtCall(client, { token, user: mtTarget(), ue: { mode: 'uac', arg: 3000, env: peerEnv(), from: PEER_USER }, hangup: 'ue', maxMs: 20000 });
   assert.equal(r.error, null, r.error);
   assert.equal(r.ue.code, 0, r.ue.output);
   const m = r.info?.media ?? {};
   assert.ok(m.packetsToIms > 0 && m.packetsToBrowser > 0, `rtpengine packets ${m.packetsToIms} to IMS, ${m.packetsToBrowser} to the browser`);
   assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+  await assertNoRtpengineSession();
+});
+
+// RFC 4028 through the outside core: the far-end UE answers with Session-Expires 4;refresher=uac (run-ue.sh uas-timer),
+// the gateway refreshes by UPDATE without a new offer to the browser
+test('session timers toward the outside IMS: INVITE with Supported: timer and Session-Expires; the far end sets 4 s, refresher=uac: the gateway refreshes by UPDATE', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  let log;
+  const callId = await callPeer('uas-timer', async (id, l) => {
+    log = l;
+    await sleep(5200); // refreshes at 2 s and 4 s
+    const types = (await events(id)).map((e) => e.type);
+    assert.ok(!types.includes('ended'), `the call is up after more than one interval: ${types}`);
+    assert.ok(!types.includes('reoffer') && !types.includes('reanswer'), `the browser saw no refresh: ${types}`);
+  });
+  const w = wire(log, callId);
+  const inv = w.find((m) => m.dir === 'received' && /^INVITE /.test(m.first));
+  assert.ok(inv, `the far end got no INVITE for ${callId}`);
+  assert.match(inv.text, /^Supported:.*timer/mi, 'Supported: timer on the INVITE as the far end got it');
+  assert.ok(header(inv.text, 'Session-Expires'), 'Session-Expires on the INVITE as the far end got it');
+  const updates = w.filter((m) => m.dir === 'received' && /^UPDATE /.test(m.first));
+  assert.ok(updates.length >= 2, `the gateway refreshed at half the interval: ${updates.length} UPDATE(s) reached the far end`);
+  for (const u of updates) {
+    assert.equal(header(u.text, 'Session-Expires'), '4;refresher=uac');
+    assert.doesNotMatch(u.text, /^Content-Type: application\/sdp/mi, 'a refresh UPDATE carries no SDP');
+  }
+  await assertNoRtpengineSession();
+});
+
+test('early media toward the outside IMS: the far end\'s 183 with SDP (no 100rel) reaches the browser as progress and its audio plays; the 200\'s changed SDP is followed', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  let log;
+  const callId = await callPeer('uas-early', async (id, l, mark) => {
+    log = l;
+    const progress = await client.waitFor('progress', id, 15000, mark);
+    assert.equal(progress.sipCode, 183);
+    assert.match(progress.sdp ?? '', /UDP\/TLS\/RTP\/SAVPF/, 'the early answer, as rtpengine made it for the browser');
+    // the far end echoes on its 183's port only: what comes back before the 200 is early media
+    assert.ok(await receivedDuring(client, id, 2000) > 20, 'early media: the far end echoes the browser\'s audio before the 200');
+    await client.waitFor('answered', id, 10000, mark);
+    await sleep(500);
+    const after = await receivedDuring(client, id, 1500);
+    assert.ok(after < 5, `rtpengine follows the 200's SDP (a port where the far end echoes nothing): ${after} packets came back`);
+  }, { answered: false });
+  const w = wire(log, callId);
+  assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached the far end');
+  assert.ok(!w.some((m) => m.dir === 'received' && /^PRACK /.test(m.first)), 'an unreliable 183 is not PRACKed');
+  await assertNoRtpengineSession();
+});
+
+test('preconditions toward a precondition UE of the outside IMS (MO): 183 (100rel) -> PRACK -> UPDATE when the browser leg is up -> 180 -> 200, media both ways', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  const far = await peerServing('volte-uas');
+  try {
+    const r = await moCall(client, { token, from: user.login, to: PEER_USER, hangup: 'browser', mediaMs: 2500 });
+    assert.equal(r.error, null, r.error);
+    assert.ok(r.info.media.packetsToIms > 0 && r.info.media.packetsToBrowser > 0, JSON.stringify(r.info.media));
+    assert.equal(r.info.preconditions, true, 'the call was set up with preconditions');
+    assert.deepEqual(r.info.sipFlow, PRECONDITION_LADDER);
+    assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+  } finally {
+    far.ue.kill();
+    await far.ue.done;
+  }
+  await assertNoRtpengineSession();
+});
+
+test('preconditions from a precondition UE of the outside IMS (MT): reliable 183 with a=conf, PRACK, UPDATE answered, alerting only then, media both ways', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  const r = await mtCall(client, { token, user: mtTarget(), ue: { mode: 'volte-uac', arg: 2500, env: peerEnv(), from: PEER_USER }, hangup: 'ue', maxMs: 20000 });
+  assert.equal(r.error, null, r.error);
+  assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
+  assert.ok(r.info.media.packetsToIms > 0 && r.info.media.packetsToBrowser > 0, JSON.stringify(r.info.media));
+  assert.equal(r.info.preconditions, true);
+  assert.deepEqual(r.info.sipFlow, PRECONDITION_LADDER); // 180 (and `alerting`) only after the UPDATE
+  await assertNoRtpengineSession();
+});
+
+test('DTMF from the outside IMS: the far end sends RFC 4733 digits 2 6 * on a relayed call, the browser gets one WebSocket dtmf per digit', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  const DIGITS = '26*'; // run-ue.sh uas-dtmf's default
+  await callPeer('uas-dtmf', async (id, _log, mark) => {
+    const got = [];
+    for (let i = 0; i < DIGITS.length; i++) got.push(await client.waitFor('dtmf', id, 8000, mark));
+    assert.equal(got.map((m) => m.digit).join(''), DIGITS);
+    for (const m of got) assert.equal(m.source, 'ims');
+    await sleep(500);
+    const all = (await client.events()).slice(mark).filter((e) => e.msg.type === 'dtmf' && e.msg.callId === id);
+    assert.equal(all.length, DIGITS.length, `one dtmf per digit, not per packet: ${JSON.stringify(all.map((e) => e.msg))}`);
+  });
+  await assertNoRtpengineSession();
+});
+
+test('hold toward the outside IMS: the browser holds (re-INVITE a=sendonly) and resumes (a=sendrecv) through the core; audio stops and flows again', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
+  const dirs = (m) => m.transceivers.filter((t) => t.kind === 'audio').map((t) => t.currentDirection);
+  let log;
+  const callId = await callPeer('uas-reinvite', async (id, l) => {
+    log = l;
+    await waitReceiving(client, id);
+    await client.reoffer(id, { direction: 'sendonly' });
+    assert.deepEqual(dirs(await client.media(id)), ['sendonly']);
+    assert.ok(await receivedDuring(client, id, 1500) < 5, 'nothing is played to the browser on hold');
+    await client.reoffer(id, { direction: 'sendrecv' });
+    assert.deepEqual(dirs(await client.media(id)), ['sendrecv']);
+    await waitReceiving(client, id, { ms: 15000 }).catch(async (e) => {
+      const m = await client.media(id);
+      throw new Error(`after the resume: ${e.message} (ICE ${m.iceConnectionState}, directions ${dirs(m)})`);
+    });
+    assert.ok(await receivedDuring(client, id, 1500) > 20, 'audio flows again after the resume');
+  });
+  const invites = wire(log, callId).filter((m) => m.dir === 'received' && /^INVITE /.test(m.first))
+    .map((m) => /a=(sendrecv|sendonly|recvonly|inactive)/.exec(m.text)?.[1] ?? 'sendrecv');
+  assert.deepEqual(invites, ['sendrecv', 'sendonly', 'sendrecv'], 'INVITE, hold and resume re-INVITEs as the far end got them');
   await assertNoRtpengineSession();
 });
 
