@@ -416,6 +416,16 @@ export const CHECKS = [
     ],
   },
   {
+    id: 'external-registration-digest',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_DIGEST_USER: 'the credentials file has no digest user (LOGIN WEB-PASSWORD digest IMPI IMPU SIP-PASSWORD): this check registers one at the outside IMS' },
+    clause: 'RFC 3261 §22; RFC 2617; 3GPP TS 24.229 §5.1.1.2 (SIP digest)',
+    requirement: 'Toward an outside IMS: a digest user of the credentials file logs in; the gateway registers its IMPU with its IMPI, answers the 401 (algorithm MD5) with the SIP password, gets 200; its logout de-registers it (REGISTER with expiry 0 answered 200), on the wire',
+    tests: [
+      { file: 'ims-external', name: 'registration with SIP digest at the outside IMS: the credentials file\'s digest user registers (401 MD5, response from the SIP password, 200 on the wire) and its logout de-registers' },
+    ],
+  },
+  {
     id: 'external-reg-event',
     cores: ['external'],
     clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',

@@ -8,6 +8,8 @@
 //      node ims-credentials.mjs first FILE   prints the first user's "LOGIN WEB-PASSWORD IMPU"
 //      node ims-credentials.mjs peer FILE    prints "LOGIN IMPU-USER-PART KIND" of the second user when a SIPp UE can play
 //                                            it (peerUser), else the reason on stderr and exit 1
+//      node ims-credentials.mjs digest FILE  prints the LOGIN of the first digest user with IMPI, IMPU and SIP password
+//                                            (digestUser), else the reason on stderr and exit 1
 import fs from 'node:fs';
 
 const hex = (s, bytes) => new RegExp(`^[0-9a-fA-F]{${2 * bytes}}$`).test(s);
@@ -79,6 +81,13 @@ export function peerUser(users) {
   return { user: u, userPart: u.impu.replace(/^sips?:/, '').replace(/@.*/, '') };
 }
 
+// The first user who registers by SIP digest with its own IMPI, IMPU and SIP password (the digest registration check
+// toward an outside IMS): {user} or {reason}.
+export function digestUser(users) {
+  const u = users.find((x) => x.kind === 'digest' && x.impi);
+  return u ? { user: u } : { reason: 'the credentials file has no digest user (LOGIN WEB-PASSWORD digest IMPI IMPU SIP-PASSWORD): the core\'s SIP digest registration is not checked' };
+}
+
 export function readCredentials(file) {
   return parseCredentials(fs.readFileSync(file, 'utf8'), file);
 }
@@ -108,8 +117,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       process.exit(1);
     }
     console.log(`${p.user.login} ${p.userPart} ${p.user.kind}`);
+  } else if (cmd === 'digest') {
+    const d = digestUser(parsed.users);
+    if (!d.user) {
+      console.error(d.reason);
+      process.exit(1);
+    }
+    console.log(d.user.login);
   } else {
-    console.error('usage: node ims-credentials.mjs check|first|peer FILE');
+    console.error('usage: node ims-credentials.mjs check|first|peer|digest FILE');
     process.exit(2);
   }
 }

@@ -94,7 +94,9 @@ ext_check_file() {
     log "external IMS: no far-end UE of the lab's ($peer): the checks that need one are not applicable"
   fi
   LAB_EXT_MO_TO=${LAB_EXT_PEER_USER:-${LAB_EXT_CALL_TO:-}}
-  export LAB_EXT_PEER LAB_EXT_PEER_USER LAB_EXT_PEER_KIND LAB_EXT_NO_PEER LAB_EXT_MO_TO
+  # the digest registration check: the first digest user with IMPI, IMPU and SIP password (none: not applicable)
+  LAB_EXT_DIGEST_USER=$(node "$ROOT/harness/kit/ims-credentials.mjs" digest "$LAB_EXT_CREDENTIALS" 2>/dev/null) || LAB_EXT_DIGEST_USER=''
+  export LAB_EXT_PEER LAB_EXT_PEER_USER LAB_EXT_PEER_KIND LAB_EXT_NO_PEER LAB_EXT_MO_TO LAB_EXT_DIGEST_USER
 }
 
 # ext_configure — before lab_start_all in external mode: the gateway's proxy, domain and transport are

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CHECKS, CORES, EXTERNAL_NEEDS, checksFor, notOnReason, testFiles } from '../compliance/checks.mjs';
 import { renderJunit } from '../compliance/junit.mjs';
 import { evaluate, parseResults, summary } from '../compliance/mapping.mjs';
-import { parseCredentials, peerUser } from '../kit/ims-credentials.mjs';
+import { digestUser, parseCredentials, peerUser } from '../kit/ims-credentials.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const line = (file, name, passed, extra = {}) =>
@@ -177,4 +177,10 @@ test('the far end toward an outside IMS is the credentials file\'s second user, 
   assert.deepEqual([peerUser(two.users).user.login, peerUser(two.users).userPart], ['ue2', '+1555']);
   const light = parseCredentials(`${aka}\nbob w digest`);
   assert.match(peerUser(light.users).reason, /bob has no IMPI/);
+});
+
+test('the digest registration check takes the file\'s first digest user with IMPI, IMPU and SIP password', () => {
+  const aka = 'carla w aka carol@d sip:carol@d 00112233445566778899aabbccddeeff 00112233445566778899aabbccddeeff 8000';
+  assert.match(digestUser(parseCredentials(`${aka}\nbob w digest`).users).reason, /no digest user/, 'digest with the web password only is not one');
+  assert.equal(digestUser(parseCredentials(`${aka}\nbob w digest\ngina w digest gina@d sip:gina@d pw`).users).user.login, 'gina');
 });

@@ -9,8 +9,8 @@
 #      ims-sim/3gpp/subscribers.txt moved to that domain. The lab reaches it over a veth link from
 #      LAB_OUTSIDE_LAB_ADDR: no loopback between them, no route anywhere else.
 #   2. a credentials file (mode 0600) as an operator would hand it out: carol's IMS-AKA line under the login carla
-#      (login ≠ IMPU user part: the gateway must call as sip:carol@<domain>) and ue2's (the second identity, played
-#      by the lab's SIPp UEs);
+#      (login ≠ IMPU user part: the gateway must call as sip:carol@<domain>), ue2's (the second identity, played
+#      by the lab's SIPp UEs) and gina's, a SIP digest subscription (IMPI, IMPU, SIP password);
 #   3. ./lab compliance --ims external --pcscf pcscf.<domain> --dns <core>:53 --domain <domain> --credentials F
 #      --bind LAB_OUTSIDE_BIND, exactly as a user types it. Passes when the run has 0 failed checks and the checks
 #      WANTED below pass. Its report: out/ims-external/report.json (+ junit.xml); out/compliance/ is this run's.
@@ -24,7 +24,7 @@ for lib in log addresses procs netns components updown; do
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
 done
-WANTED="external-registration external-reg-event external-mo-call external-asserted-identity external-mt-call external-session-timers external-early-media external-preconditions-mo external-preconditions-mt external-dtmf external-hold external-deregistration"
+WANTED="external-registration external-registration-digest external-reg-event external-mo-call external-asserted-identity external-mt-call external-session-timers external-early-media external-preconditions-mo external-preconditions-mt external-dtmf external-hold external-deregistration"
 
 if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
   [[ -x $ROOT/ims-sim/3gpp/hss/build/hss ]] || die "build the HSS first (./lab test --only ims-external does, or ims-sim/3gpp/build-hss.sh)"
@@ -57,8 +57,12 @@ creds="$LAB_RUN_DIR/credentials.txt"
 line() {  # LOGIN WEB-PASSWORD SUBSCRIBER: "LOGIN WEB-PASSWORD aka IMPI IMPUS K OPc AMF" from the outside core's table
   awk -v l="$1" -v p="$2" -v i="$3@$dom" '$1 == i {print l, p, "aka", $1, $2, $3, $4, $5}' "$subs"
 }
-(umask 077 && { line carla carla-web-password carol && line ue2 ue2-web-password ue2; } >"$creds") || die "cannot write $creds"
-[[ $(wc -l <"$creds") == 2 ]] || die "carol or ue2 missing in $subs"
+digest() {  # LOGIN WEB-PASSWORD SUBSCRIBER: "LOGIN WEB-PASSWORD digest IMPI IMPUS SIP-PASSWORD" of a digest subscription
+  awk -v l="$1" -v p="$2" -v i="$3@$dom" '$1 == i && $7 == "digest" {print l, p, "digest", $1, $2, $8}' "$subs"
+}
+(umask 077 && { line carla carla-web-password carol && line ue2 ue2-web-password ue2 && digest gina gina-web-password gina; } >"$creds") ||
+  die "cannot write $creds"
+[[ $(wc -l <"$creds") == 3 ]] || die "carol, ue2 or gina (digest) missing in $subs"
 
 # 3. the lab toward it, by name, as a user types it
 opts=(--ims external --pcscf "pcscf.$dom" --dns "$core" --domain "$dom" --credentials "$creds" --bind "$LAB_OUTSIDE_BIND")

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { startCapture } from '../kit/capture.mjs';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
-import { readCredentials } from '../kit/ims-credentials.mjs';
+import { digestUser, readCredentials } from '../kit/ims-credentials.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
@@ -34,6 +34,7 @@ const MO_TO = process.env.LAB_EXT_MO_TO || '';
 const PEER_SIP_PORT = '5090';
 const PEER_RTP_PORT = '6100';
 let user;
+let creds;
 let browser; let client; let token;
 let cap;
 let mo = null; // the MO call test's call: {callId, log (the far UE's message log, when the lab ran it)}
@@ -112,7 +113,7 @@ async function sipOnWire(file) {
 
 before(async () => {
   assert.equal(process.env.LAB_IMS, 'external', 'run with ./lab compliance --ims external ...');
-  const creds = readCredentials(process.env.LAB_EXT_CREDENTIALS);
+  creds = readCredentials(process.env.LAB_EXT_CREDENTIALS);
   assert.deepEqual(creds.problems, []);
   [user] = creds.users;
   cap = await startCapture(0, 'ims-external', { filter: `${TRANSPORT} port ${PPORT}` });
@@ -148,6 +149,34 @@ test('registration at the outside IMS: the first user of the credentials file re
 
 // RFC 3680 / TS 24.229 §5.1.1.3: the UE (here the gateway) subscribes to its registration state; the outside core's
 // answer and NOTIFY, as the gateway's registration flow and the capture at the P-CSCF's port show them
+const NO_DIGEST = !process.env.LAB_EXT_DIGEST_USER && 'the credentials file has no digest user with IMPI, IMPU and SIP password';
+test('registration with SIP digest at the outside IMS: the credentials file\'s digest user registers (401 MD5, response from the SIP password, 200 on the wire) and its logout de-registers', { timeout: 40000, skip: NO_DIGEST }, async () => {
+  const { user: d } = digestUser(creds.users);
+  assert.ok(d, 'no digest user in the credentials file');
+  // the browser user's own session (`token`) may already be this one: the test then registers nothing new
+  const login = d.login === user.login ? { status: 201, body: { token } } : await gw.login(d.login, d.password);
+  assert.ok(login.status === 200 || login.status === 201, `${d.login}'s login: HTTP ${login.status} ${JSON.stringify(login.body)}`);
+  const t = login.body.token;
+  const reg = (await gw.currentSession(t)).registration;
+  assert.equal(reg.auth, 'digest', `${d.login} registers by digest: ${JSON.stringify(reg)}`);
+  assert.equal(reg.impu, d.impu);
+  assert.ok(reg.sipFlow.includes('sent REGISTER (digest response)'), `the 401 was answered with digest: ${reg.sipFlow.join(', ')}`);
+  assert.match(reg.sipFlow.find((f) => f.startsWith('recv 401')) ?? '', /MD5/i, `the core challenged with MD5: ${reg.sipFlow.join(', ')}`);
+  assert.ok(reg.sipFlow.includes('recv 200'), `registered: ${reg.sipFlow.join(', ')}`);
+  assert.ok(reg.identities?.includes(d.impu), `the registered set (P-Associated-URI) holds ${d.impu}: ${reg.identities}`);
+  const wire = await sipOnWire(cap.file);
+  const challenged = wire.filter((m) => m.src === PHOST && /^SIP\/2\.0 401/.test(m.first));
+  assert.ok(challenged.length >= 1, 'a 401 from the P-CSCF on the wire');
+  if (d.login !== user.login) {
+    assert.equal((await gw.logout(t)).status, 204);
+    await sleep(1500);
+    const after = await sipOnWire(cap.file);
+    const dereg = after.filter((m) => /^REGISTER /.test(m.first) && m.expires === '0');
+    assert.ok(dereg.some((r) => after.some((m) => m.callId === r.callId && m.cseq === r.cseq && /^SIP\/2\.0 200/.test(m.first))),
+      `${d.login}'s logout: no REGISTER with expiry 0 answered 200 on the wire`);
+  }
+});
+
 test('reg-event at the outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg), 200 and a NOTIFY with the active registration', async () => {
   let reg;
   for (const end = Date.now() + 6000; ;) {
