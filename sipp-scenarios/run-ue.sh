@@ -61,6 +61,11 @@
 # exit code (0 = the call succeeded). Env: KAMAILIO (127.0.0.1:5060), IMS_USERS, LAB_LOGDIR (/tmp).
 # IMS_AKA_KEYS=FILE (./lab --ims 3gpp: ims-sim/3gpp/sipp/ue-keys.txt, "IMPI K OP" per line): REGISTER
 # with IMS-AKA (ims-sim/3gpp/sipp/register-aka.xml.tmpl, IMPI <user>@IMS_DOMAIN) instead of digest.
+# Toward an outside IMS (./lab compliance --ims external): UE_CREDENTIALS=FILE UE_LOGIN=LOGIN make the UE that
+# user of the gateway's credentials file (harness/kit/ims-credentials.mjs), whatever the mode's own user: its
+# IMPU's user part and host replace ueN@ims.lab in the scenario (a copy in LAB_LOGDIR), it registers with its
+# IMPI and, for aka, K and OPc (ims-sim/3gpp/sipp/aka-ue.py: SIPp 3.6 takes OP only), for digest, its SIP
+# password. UE_IP: the UE's own address (default 127.0.0.1); UE_PORT/UE_MPORT: its SIP/RTP ports instead of the mode's.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -87,6 +92,36 @@ codec_args() {
 }
 
 command -v sipp >/dev/null 2>&1 || die "sipp not found (apt-get install sip-tester)"
+
+# UE_CREDENTIALS/UE_LOGIN: the user's line of the credentials file -> EXT_KIND, EXT_IMPI, EXT_USER (the first
+# IMPU's user part), EXT_DOMAIN (its host), EXT_K/EXT_OPC (aka) or EXT_PASSWORD (digest)
+EXT_USER=
+if [ -n "${UE_CREDENTIALS:-}" ]; then
+  [ -n "${UE_LOGIN:-}" ] || die "UE_CREDENTIALS needs UE_LOGIN (the user of that file the UE plays)"
+  [ -r "$UE_CREDENTIALS" ] || die "credentials file '$UE_CREDENTIALS' not readable"
+  read -r _ _ EXT_KIND EXT_IMPI ext_impus f6 f7 _ < <(awk -v l="$UE_LOGIN" '{sub(/#.*/, "")} $1 == l' "$UE_CREDENTIALS")
+  [ -n "${EXT_KIND:-}" ] || die "no user '$UE_LOGIN' in $UE_CREDENTIALS"
+  ext_impu="${ext_impus%%,*}"; ext_impu="${ext_impu#sip:}"; ext_impu="${ext_impu#sips:}"
+  EXT_USER="${ext_impu%@*}"; EXT_DOMAIN="${ext_impu#*@}"
+  case "$EXT_KIND" in
+    aka) EXT_K="${f6:-}"; EXT_OPC="${f7:-}"
+      [[ $EXT_K =~ ^[0-9a-fA-F]{32}$ && $EXT_OPC =~ ^[0-9a-fA-F]{32}$ ]] || die "no AKA keys for $EXT_IMPI in $UE_CREDENTIALS (K and OPc, 32 hex digits each)" ;;
+    digest) EXT_PASSWORD="${f6:-}"
+      [ -n "$EXT_PASSWORD" ] || die "no SIP password for '$UE_LOGIN' in $UE_CREDENTIALS (a digest line needs LOGIN WEB-PASSWORD digest IMPI IMPU SIP-PASSWORD)" ;;
+    *) die "user '$UE_LOGIN' of $UE_CREDENTIALS registers by '$EXT_KIND': a SIPp UE can do aka or digest" ;;
+  esac
+  [[ -n $EXT_USER && -n $EXT_DOMAIN && $EXT_IMPI == *@* ]] || die "user '$UE_LOGIN' of $UE_CREDENTIALS has no IMPI and sip: IMPU"
+fi
+
+# scenario_file NAME — the scenario to run: sipp-scenarios/NAME, or toward an outside IMS a copy in LOGDIR with
+# the UE's own identity and domain instead of the lab's (ueN@ims.lab, sip:ims.lab)
+scenario_file() {
+  [ -n "$EXT_USER" ] || { printf '%s' "$HERE/$1"; return; }
+  local out="$LOGDIR/scenario-$EXT_USER-$1"
+  sed -e "s/sip:ue[0-9]@ims\.lab/sip:$EXT_USER@$EXT_DOMAIN/g; s/@ims\.lab/@$EXT_DOMAIN/g; s/sip:ims\.lab/sip:$EXT_DOMAIN/g" "$HERE/$1" >"$out" ||
+    die "cannot write $out"
+  printf '%s' "$out"
+}
 [ -r "$IMS_USERS" ] || die "users file '$IMS_USERS' not readable"
 mkdir -p "$LOGDIR" || die "cannot create log dir '$LOGDIR'"
 
@@ -151,8 +186,32 @@ register_aka() {  # user port
 }
 
 # abortunexp only: a 403/401 after the credentials fails at once, and no BYE is sent for a REGISTER.
+# the credentials file's user (UE_CREDENTIALS): aka by aka-ue.py (K and OPc), digest by register.xml with IMPI and SIP password
+register_credentials() {  # port
+  local port="$1" rc inf opts scen
+  if [ "$EXT_KIND" = aka ]; then
+    : >"$LOGDIR/sipp-register-$EXT_USER-messages.log"
+    python3 "$AKA_DIR/aka-ue.py" --impi "$EXT_IMPI" --user "$EXT_USER" --domain "$EXT_DOMAIN" --k "$EXT_K" --opc "$EXT_OPC" \
+      --addr "$UE_IP" --port "$port" --pcscf "$KAMAILIO" --messages "$LOGDIR/sipp-register-$EXT_USER-messages.log" ok \
+      >"$LOGDIR/sipp-register-$EXT_USER.stderr" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { echo "run-ue: IMS-AKA REGISTER of $EXT_IMPI at $KAMAILIO failed: $(tail -n 1 "$LOGDIR/sipp-register-$EXT_USER.stderr")" >&2; exit 1; }
+    return 0
+  fi
+  scen="$(scenario_file register.xml)" || exit 2
+  mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$EXT_USER")
+  inf="$(umask 077 && mktemp "$LOGDIR/.sipp-auth-$EXT_USER.XXXXXX")" || die "cannot create a credentials file in $LOGDIR"
+  printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$EXT_USER" "$EXT_IMPI" "$EXT_PASSWORD" >"$inf"
+  sipp -sf "$scen" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$EXT_USER" -p "$port" \
+    -recv_timeout 5000 "${opts[@]}" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$EXT_USER.stderr"
+  rc=$?
+  rm -f "$inf"
+  [ $rc -eq 0 ] || { echo "run-ue: digest REGISTER of $EXT_IMPI at $KAMAILIO failed (sipp exit $rc, see $LOGDIR/sipp-register-$EXT_USER-errors.log)" >&2; exit 1; }
+}
+
 register() {  # user port
   local user="$1" port="$2" pass opts rc inf
+  if [ -n "$EXT_USER" ]; then register_credentials "$port"; return; fi
   if [ -n "${IMS_AKA_KEYS:-}" ]; then register_aka "$user" "$port"; return; fi
   pass="$(password_of "$user")" || die "user '$user' not in $IMS_USERS"
   local scen="$HERE/register.xml"
@@ -174,12 +233,14 @@ register() {  # user port
 }
 
 serve() {  # mode user port media_port scenario [extra sipp args...]
-  local mode="$1" user="$2" port="$3" mport="$4" scen="$5" opts; shift 5
+  local mode="$1" user="${EXT_USER:-$2}" port="${UE_PORT:-$3}" mport="${UE_MPORT:-$4}" scen opts
+  scen="$(scenario_file "$5")" || exit 2
+  shift 5
   register "$user" "$port"
   mapfile -t opts < <(common_opts "sipp-$mode-$user")
   # -rtp_echo: RTP to media_port (and media_port+2) is sent back to its sender.
   # Screen output goes to /dev/null; the final screen is in the -screen_file.
-  exec sipp -sf "$HERE/$scen" -s "$user" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo \
+  exec sipp -sf "$scen" -s "$user" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo \
     "${opts[@]}" "$@" >/dev/null
 }
 
@@ -194,7 +255,8 @@ service_route() {  # user
 }
 
 call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME_MPORT (ue2)
-  local mode="$1" target="$2" scen="$3" me="${ME:-ue2}" port="${ME_PORT:-5090}" mport="${ME_MPORT:-6100}" opts rc sr
+  local mode="$1" target="$2" scen me="${EXT_USER:-${ME:-ue2}}" port="${UE_PORT:-${ME_PORT:-5090}}" mport="${UE_MPORT:-${ME_MPORT:-6100}}" opts rc sr
+  scen="$(scenario_file "$3")" || exit 2
   shift 3
   register "$me" "$port"
   if [ "$mode" = volte-uac ] || [ "$mode" = volte-uac-cancel ]; then
@@ -202,7 +264,7 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
     set -- "$@" -set me "$me" -set sroute "$sr"
   fi
   mapfile -t opts < <(common_opts "sipp-$mode-$target")
-  sipp -sf "$HERE/$scen" -s "$target" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -m 1 \
+  sipp -sf "$scen" -s "$target" -p "$port" -mi "$UE_IP" -mp "$mport" -rtp_echo -m 1 \
     "${opts[@]}" "$@" "$KAMAILIO" >/dev/null
   rc=$?
   if [ $rc -eq 0 ]; then
@@ -278,7 +340,7 @@ case "$mode" in
   uas-dtmf)
     [ $# -le 1 ] || usage
     digits="${1:-26*}"; [[ "$digits" =~ ^[0-9*#A-D]{1,32}$ ]] || usage
-    serve uas-dtmf ue6 5086 6500 uas-dtmf.xml -aa -set digits "$digits" -set dtmfdelay 1000 -set uemedia "$UE_IP:6500" \
+    serve uas-dtmf ue6 5086 6500 uas-dtmf.xml -aa -set digits "$digits" -set dtmfdelay 1000 -set uemedia "$UE_IP:${UE_MPORT:-6500}" \
       -set sender "$HERE/send-rfc4733.py" -set dtmflog "$LOGDIR/ue6-rfc4733.log" ;;
   uas-reinvite)
     # No -aa: the scenario answers the re-INVITEs itself.

@@ -13,6 +13,10 @@
 // rtpengine and an outside IMS (ims-external.test.mjs). `needsEnv: {VAR: reason}`: the check runs only
 // when the run set VAR (an option of ./lab compliance), else it is not-applicable with that reason.
 
+// Toward an outside IMS, the far end of a call is the credentials file's second user, played by the lab's SIPp UEs
+// (harness/lib/imsext.sh sets LAB_EXT_PEER when there is one a SIPp UE can register).
+const PEER_NEEDED = 'the credentials file has no second user a SIPp UE can play (aka with K/OPc, or digest with IMPI, IMPU and SIP password): this check needs the far end to be a UE the lab runs, registered at the outside IMS\'s P-CSCF';
+
 export const CHECKS = [
   {
     id: 'no-bundle-toward-ims',
@@ -384,20 +388,17 @@ export const CHECKS = [
   {
     id: 'external-mo-call',
     cores: ['external'],
-    needsEnv: { LAB_EXT_CALL_TO: 'no --call-to USER given: the outside IMS has nobody the lab knows will answer' },
+    needsEnv: { LAB_EXT_MO_TO: 'no far end: the credentials file has no second user for the lab\'s SIPp UE to play, and no --call-to USER was given' },
     clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
-    requirement: 'Toward an outside IMS: a browser call to a user of that IMS (--call-to) is answered, media flows both ways through rtpengine and ends cleanly',
+    requirement: 'Toward an outside IMS: a browser call to a user of that IMS (the second user of the credentials file, played by the lab\'s SIPp UE, or --call-to) is answered, media flows both ways through rtpengine and ends cleanly',
     tests: [
-      { file: 'ims-external', name: 'MO call to the --call-to user of the outside IMS: answered, media both ways through rtpengine, clean end' },
+      { file: 'ims-external', name: 'MO call to a user of the outside IMS (the second user\'s SIPp UE, or --call-to): answered, media both ways through rtpengine, clean end' },
     ],
   },
   {
     id: 'external-asserted-identity',
     cores: ['external'],
-    needsEnv: {
-      LAB_EXT_CALL_TO: 'no --call-to USER given: no call whose far end could be checked',
-      LAB_EXT_CALLEE_LOG: "no message log of the called UE (LAB_EXT_CALLEE_LOG): the outside IMS's UEs are not the lab's (harness/tests/ims-external.sh sets it for its own ue1)",
-    },
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
     clause: '3GPP TS 24.229 §5.1.2A.1.1, §5.2.6.3.3; RFC 3325; RFC 3455',
     requirement: 'Toward an outside IMS: the gateway calls as a registered public user identity (the default of the 200\'s P-Associated-URI, not the login name), and the called UE receives a P-Asserted-Identity from that set',
     tests: [
@@ -407,11 +408,90 @@ export const CHECKS = [
   {
     id: 'external-mt-call',
     cores: ['external'],
-    needsEnv: { LAB_EXT_SIPP_CALLER: 'no --sipp-caller: nothing in the outside IMS calls the browser on the lab\'s request (the lab\'s SIPp ue2 can, only when the outside core is the lab\'s own 3GPP core)' },
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
     clause: '3GPP TS 24.229; 3GPP TS 23.228 Annex U',
-    requirement: 'Toward an outside IMS: a call from that IMS to the browser user reaches the gateway\'s registered contact, is answered, media both ways',
+    requirement: 'Toward an outside IMS: a call from that IMS (the second user of the credentials file, registered at the same P-CSCF by the lab\'s SIPp UE) to the browser user reaches the gateway\'s registered contact, is answered, media both ways',
     tests: [
-      { file: 'ims-external', name: 'MT call from the lab\'s SIPp ue2 registered at the outside P-CSCF (--sipp-caller): answered, media both ways, clean end' },
+      { file: 'ims-external', name: 'MT call from the second user\'s SIPp UE registered at the outside P-CSCF: answered, media both ways, clean end' },
+    ],
+  },
+  {
+    id: 'external-registration-digest',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_DIGEST_USER: 'the credentials file has no digest user (LOGIN WEB-PASSWORD digest IMPI IMPU SIP-PASSWORD): this check registers one at the outside IMS' },
+    clause: 'RFC 3261 §22; RFC 2617; 3GPP TS 24.229 §5.1.1.2 (SIP digest)',
+    requirement: 'Toward an outside IMS: a digest user of the credentials file logs in; the gateway registers its IMPU with its IMPI, answers the 401 (algorithm MD5) with the SIP password, gets 200; its logout de-registers it (REGISTER with expiry 0 answered 200), on the wire',
+    tests: [
+      { file: 'ims-external', name: 'registration with SIP digest at the outside IMS: the credentials file\'s digest user registers (401 MD5, response from the SIP password, 200 on the wire) and its logout de-registers' },
+    ],
+  },
+  {
+    id: 'external-reg-event',
+    cores: ['external'],
+    clause: 'RFC 3680; RFC 6665; 3GPP TS 24.229 §5.1.1.3',
+    requirement: 'Toward an outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg through the P-CSCF), the core answers 200 and NOTIFYs the active registration, which the gateway answers 200',
+    tests: [
+      { file: 'ims-external', name: 'reg-event at the outside IMS: after registering, the gateway subscribes to the user\'s registration state (SUBSCRIBE Event: reg), 200 and a NOTIFY with the active registration' },
+    ],
+  },
+  {
+    id: 'external-session-timers',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 4028 §7, §9, §10',
+    requirement: 'Toward an outside IMS: Supported: timer and Session-Expires on the gateway\'s INVITE reach the far end; with the far end\'s 4 s interval and refresher=uac the gateway refreshes by UPDATE through the core, without SDP and without a new offer to the browser',
+    tests: [
+      { file: 'ims-external', name: 'session timers toward the outside IMS: INVITE with Supported: timer and Session-Expires; the far end sets 4 s, refresher=uac: the gateway refreshes by UPDATE' },
+    ],
+  },
+  {
+    id: 'external-early-media',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3261 §13.2.1; RFC 6337 §3.1',
+    requirement: 'Toward an outside IMS: the far end\'s 183 with SDP (no 100rel) reaches the browser as progress and its media plays before the 200; the 183 is not PRACKed; the 200\'s changed SDP is followed',
+    tests: [
+      { file: 'ims-external', name: 'early media toward the outside IMS: the far end\'s 183 with SDP (no 100rel) reaches the browser as progress and its audio plays; the 200\'s changed SDP is followed' },
+    ],
+  },
+  {
+    id: 'external-preconditions-mo',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS, a browser call to a UE that requires preconditions: 183 (100rel), PRACK, UPDATE once the browser leg is up, 180, 200 through the core; media both ways',
+    tests: [
+      { file: 'ims-external', name: 'preconditions toward a precondition UE of the outside IMS (MO): 183 (100rel) -> PRACK -> UPDATE when the browser leg is up -> 180 -> 200, media both ways' },
+    ],
+  },
+  {
+    id: 'external-preconditions-mt',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3312; RFC 4032; RFC 3262; RFC 3311; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS, a precondition UE calling the browser: reliable 183 with a=conf, PRACK and UPDATE answered, alerting only when both segments are met; media both ways',
+    tests: [
+      { file: 'ims-external', name: 'preconditions from a precondition UE of the outside IMS (MT): reliable 183 with a=conf, PRACK, UPDATE answered, alerting only then, media both ways' },
+    ],
+  },
+  {
+    id: 'external-dtmf',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 4733; RFC 7874 §3; 3GPP TS 26.114',
+    requirement: 'Toward an outside IMS: RFC 4733 telephone-events from the far end on a relayed call reach the browser as one WebSocket dtmf per digit',
+    tests: [
+      { file: 'ims-external', name: 'DTMF from the outside IMS: the far end sends RFC 4733 digits 2 6 * on a relayed call, the browser gets one WebSocket dtmf per digit' },
+    ],
+  },
+  {
+    id: 'external-hold',
+    cores: ['external'],
+    needsEnv: { LAB_EXT_PEER: PEER_NEEDED },
+    clause: 'RFC 3264 §8.4; RFC 3261 §14; 3GPP TS 24.229',
+    requirement: 'Toward an outside IMS: the browser holds the call (re-INVITE with a=sendonly through the core) and resumes it (a=sendrecv); the far end gets both, audio stops on hold and flows again',
+    tests: [
+      { file: 'ims-external', name: 'hold toward the outside IMS: the browser holds (re-INVITE a=sendonly) and resumes (a=sendrecv) through the core; audio stops and flows again' },
     ],
   },
   {

@@ -4,13 +4,15 @@
 //                                   --test-name-pattern, only those checks' tests), then one test file per line
 //   node run.mjs report RESULTS OUTDIR STARTED [CORE]
 //                                   maps the reporter's JSON lines (jsonl-reporter.mjs) onto checks.mjs, writes
-//                                   OUTDIR/report.json + report.html, prints one line per check and the summary
+//                                   OUTDIR/report.json + report.html + junit.xml (junit.mjs), prints one line per check and the summary
 //                                   (checks not for CORE are not-applicable, with the reason); exit 1 when a
 //                                   check failed
 import fs from 'node:fs';
+import path from 'node:path';
 import { writeReport } from '../kit/report.mjs';
 import { CHECKS, CORES, checksFor, testFiles, testNames } from './checks.mjs';
 import { evaluate, readResults, summary } from './mapping.mjs';
+import { renderJunit } from './junit.mjs';
 import { renderComplianceHtml } from './report-html.mjs';
 
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -28,6 +30,7 @@ function report(resultsFile, outDir, started, core, extra) {
   const skipped = checks.filter((c) => c.status === 'not-applicable').map((c) => ({ id: c.id, reason: c.reason }));
   const doc = { tool: 'lab compliance', started, ims: core, ...extra, ok, summary: summary(checks), checks, not_applicable: skipped };
   writeReport(outDir, doc, renderComplianceHtml);
+  fs.writeFileSync(path.join(outDir, 'junit.xml'), renderJunit(doc));
   const width = Math.max(...checks.map((c) => c.id.length));
   for (const c of checks) {
     const why = c.status === 'fail' ? `  ${c.error}` : c.status === 'not-applicable' ? `  (${c.reason})` : '';

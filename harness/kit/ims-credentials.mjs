@@ -6,6 +6,10 @@
 // IMPU[,IMPU...]: the first (sip:/sips:) is registered, the others (sip:, sips:, tel:) are further identities.
 // CLI: node ims-credentials.mjs check FILE   exit 0 and "N users (logins)" or exit 2 and one line per problem
 //      node ims-credentials.mjs first FILE   prints the first user's "LOGIN WEB-PASSWORD IMPU"
+//      node ims-credentials.mjs peer FILE    prints "LOGIN IMPU-USER-PART KIND" of the second user when a SIPp UE can play
+//                                            it (peerUser), else the reason on stderr and exit 1
+//      node ims-credentials.mjs digest FILE  prints the LOGIN of the first digest user with IMPI, IMPU and SIP password
+//                                            (digestUser), else the reason on stderr and exit 1
 import fs from 'node:fs';
 
 const hex = (s, bytes) => new RegExp(`^[0-9a-fA-F]{${2 * bytes}}$`).test(s);
@@ -68,6 +72,22 @@ export function parseCredentials(text, name = 'credentials') {
   return { users, problems };
 }
 
+// The second user of the file, whom the lab's SIPp UEs play toward an outside IMS (the far end of the compliance
+// run's calls: sipp-scenarios/run-ue.sh UE_CREDENTIALS/UE_LOGIN): {user, userPart} or {reason} when there is none.
+export function peerUser(users) {
+  const u = users[1];
+  if (!u) return { reason: 'the credentials file has one user: a second one (aka, or digest with IMPI, IMPU and SIP password) is the far-end UE the lab runs' };
+  if (!u.impi || !/^sips?:/.test(u.impu ?? '')) return { reason: `the second user ${u.login} has no IMPI and sip: IMPU (digest with the web password is the light core's): a SIPp UE cannot register it` };
+  return { user: u, userPart: u.impu.replace(/^sips?:/, '').replace(/@.*/, '') };
+}
+
+// The first user who registers by SIP digest with its own IMPI, IMPU and SIP password (the digest registration check
+// toward an outside IMS): {user} or {reason}.
+export function digestUser(users) {
+  const u = users.find((x) => x.kind === 'digest' && x.impi);
+  return u ? { user: u } : { reason: 'the credentials file has no digest user (LOGIN WEB-PASSWORD digest IMPI IMPU SIP-PASSWORD): the core\'s SIP digest registration is not checked' };
+}
+
 export function readCredentials(file) {
   return parseCredentials(fs.readFileSync(file, 'utf8'), file);
 }
@@ -90,8 +110,22 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } else if (cmd === 'first') {
     const u = parsed.users[0];
     console.log(`${u.login} ${u.password} ${u.impu ?? ''}`);
+  } else if (cmd === 'peer') {
+    const p = peerUser(parsed.users);
+    if (!p.user) {
+      console.error(p.reason);
+      process.exit(1);
+    }
+    console.log(`${p.user.login} ${p.userPart} ${p.user.kind}`);
+  } else if (cmd === 'digest') {
+    const d = digestUser(parsed.users);
+    if (!d.user) {
+      console.error(d.reason);
+      process.exit(1);
+    }
+    console.log(d.user.login);
   } else {
-    console.error('usage: node ims-credentials.mjs check|first FILE');
+    console.error('usage: node ims-credentials.mjs check|first|peer|digest FILE');
     process.exit(2);
   }
 }

@@ -69,7 +69,7 @@ cmd_compliance() {
   node "$ROOT/harness/compliance/run.mjs" report "$LAB_RUN_DIR/test-results.jsonl" "$LAB_RUN_DIR" "$started" "$LAB_COMPLIANCE_CORE"
   rc=$?
   ((rc == 2)) && die "no compliance report was written"
-  log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  log "report: $(rel "$LAB_RUN_DIR")/report.html, report.json and junit.xml; logs: $(rel "$LAB_LOGDIR")/"
   echo "lab compliance: $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).summary)' "$LAB_RUN_DIR/report.json")"
   exit "$rc"
 }

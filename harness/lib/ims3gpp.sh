@@ -12,8 +12,8 @@ LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PO
   "$LAB_IMS3_SCSCF_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_PORT/udp" "$LAB_IMS3_ICSCF_PORT/tcp" "$LAB_IMS3_SCSCF_PORT/udp" "$LAB_IMS3_SCSCF_PORT/tcp")
 
 ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }
-# the core's packages and HSS are needed: --ims 3gpp, or the 3GPP pass of the default `./lab test`
-ims3_lab_needed() { ims3_lab_wanted || [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]]; }
+# the core's packages and HSS are needed: --ims 3gpp, or the 3GPP or external pass of `./lab test`
+ims3_lab_needed() { ims3_lab_wanted || [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 ]]; }
 
 # ims3_lab_packages — with --ims 3gpp, the core's Debian packages (ims-sim/3gpp/packages.sh) are
 # needed too: add them to LAB_PACKAGES before ensure_packages runs.
@@ -71,7 +71,8 @@ ims3_gateway_proxy() {
 ims3_gateway_args() {
   ims3_lab_wanted && printf '%s\n' "--lab.ims.credentials=$LAB_IMS3_CREDENTIALS" "--lab.ims.reg-event=true" \
     "--lab.ims.dns=${LAB_PCSCF%:*}:53"
-  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS" ${LAB_EXT_DNS:+"--lab.ims.dns=$LAB_EXT_DNS"}
+  # external: reg-event too (TS 24.229 §5.1.1.3; a core that does not serve it answers the SUBSCRIBE with an error, logged)
+  ext_mode && printf '%s\n' "--lab.ims.credentials=$LAB_EXT_CREDENTIALS" "--lab.ims.reg-event=true" ${LAB_EXT_DNS:+"--lab.ims.dns=$LAB_EXT_DNS"}
   return 0
 }
 
@@ -107,8 +108,8 @@ ims3_print_access() {
 # harness/tests/ims3gpp*.test.mjs (about a minute). Logs in out/test/logs/ims3gpp-pass/; sets LAB_T_INTEG_3GPP.
 ims3_test_pass() {
   local main_logdir=$LAB_LOGDIR main_integ=${LAB_T_INTEG:-}
-  LAB_IMS=3gpp
-  export LAB_IMS
+  LAB_IMS=3gpp LAB_TEST_PASS_CORE=3gpp
+  export LAB_IMS LAB_TEST_PASS_CORE
   unset LAB_WITH_TCP_GW
   LAB_LOGDIR="$LAB_RUN_DIR/logs/ims3gpp-pass"
   mkdir -p "$LAB_LOGDIR"

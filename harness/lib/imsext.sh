@@ -5,12 +5,12 @@
 #   ./lab up --ims external --pcscf HOST:PORT|NAME --domain D [--transport udp|tcp] [--dns ADDR[:PORT]] --credentials FILE
 # --pcscf NAME: the gateway finds the P-CSCF as a UE does (RFC 3263: NAPTR → SRV → A, transport from NAPTR; the
 # next SRV target when one stops answering), asking --dns (default: this host's resolvers).
-#   ./lab compliance --ims external ... [--call-to USER] [--sipp-caller]
-# --call-to USER: the compliance run's MO call goes to USER@D (someone who answers in the outside IMS).
-# --sipp-caller: the lab's SIPp ue2 registers at the outside P-CSCF with its IMS-AKA keys
-# (ims-sim/3gpp/sipp/ue-keys.txt) and calls the browser user: only for trying external mode against the
-# lab's own 3GPP core run separately (docs/ims-sim.md "External IMS"), where ue2 is a subscriber.
-# docs/ims-sim.md "External IMS".
+#   ./lab compliance --ims external ... [--call-to USER]
+# The credentials file's first user is the browser's; its second, when a SIPp UE can play it (aka, or digest with
+# IMPI and SIP password), is the far end of the compliance run's calls: the lab's SIPp UEs register it at the same
+# P-CSCF (sipp-scenarios/run-ue.sh UE_CREDENTIALS/UE_LOGIN) and answer, call, ring with preconditions, send DTMF...
+# --call-to USER: without a second user, the MO call goes to USER@D (someone who answers in the outside IMS).
+# docs/connecting-your-ims.md, docs/ims-sim.md "External IMS".
 
 ext_mode() { [[ ${LAB_IMS:-} == external ]]; }
 
@@ -22,7 +22,6 @@ ext_option() {
   if [[ $opt == --*=* ]]; then val=${opt#*=}; opt=${opt%%=*}; EXT_TAKEN=1; fi
   case $opt in
     --pcscf | --domain | --transport | --credentials | --call-to | --dns) ;;
-    --sipp-caller) LAB_EXT_SIPP_CALLER=1; EXT_TAKEN=1; return 0 ;;
     *) EXT_TAKEN=0; return 0 ;;
   esac
   [[ -n $val && $val != --* ]] || usage_error "$opt needs a value"
@@ -42,8 +41,8 @@ ext_option() {
 ext_check() {
   local host port mode out
   if ! ext_mode; then
-    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-}${LAB_EXT_DNS:-} ]] ||
-      usage_error "--pcscf, --domain, --transport, --dns, --credentials, --call-to and --sipp-caller go with --ims external"
+    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_DNS:-} ]] ||
+      usage_error "--pcscf, --domain, --transport, --dns, --credentials and --call-to go with --ims external"
     return 0
   fi
   [[ -n ${LAB_EXT_PCSCF:-} ]] || usage_error "--ims external needs --pcscf HOST:PORT or NAME (the outside IMS's P-CSCF, NAME found by DNS)"
@@ -73,16 +72,31 @@ ext_check() {
   LAB_EXT_CREDENTIALS=$(realpath "$LAB_EXT_CREDENTIALS")
   mode=$(stat -c %a "$LAB_EXT_CREDENTIALS")
   ((8#$mode & 8#077)) && usage_error "--credentials: $LAB_EXT_CREDENTIALS holds secrets and is readable by others (mode $mode); run: chmod 600 $LAB_EXT_CREDENTIALS"
-  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_SIPP_CALLER LAB_EXT_DNS
+  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_DNS
 }
 
-# ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses.
+# ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses. Sets
+# LAB_EXT_PEER/LAB_EXT_PEER_USER/LAB_EXT_PEER_KIND (the second user, played by the lab's SIPp UEs: its login, IMPU
+# user part, aka|digest; empty when there is none, LAB_EXT_NO_PEER says why) and LAB_EXT_MO_TO (whom the MO call
+# goes to: the second user, else --call-to).
 ext_check_file() {
-  local out
+  local out peer
   ext_mode || return 0
   out=$(node "$ROOT/harness/kit/ims-credentials.mjs" check "$LAB_EXT_CREDENTIALS" 2>&1) ||
     usage_error "--credentials: bad file:"$'\n'"$out"
   log "external IMS: P-CSCF $LAB_EXT_PCSCF ($LAB_EXT_TRANSPORT${LAB_EXT_DNS:+, DNS $LAB_EXT_DNS}), domain $LAB_EXT_DOMAIN, credentials $LAB_EXT_CREDENTIALS: $out"
+  LAB_EXT_PEER='' LAB_EXT_PEER_USER='' LAB_EXT_PEER_KIND='' LAB_EXT_NO_PEER=''
+  if peer=$(node "$ROOT/harness/kit/ims-credentials.mjs" peer "$LAB_EXT_CREDENTIALS" 2>&1); then
+    read -r LAB_EXT_PEER LAB_EXT_PEER_USER LAB_EXT_PEER_KIND <<<"$peer"
+    log "external IMS: the second user $LAB_EXT_PEER ($LAB_EXT_PEER_USER, $LAB_EXT_PEER_KIND) is the far end: the lab's SIPp UEs register it at the P-CSCF"
+  else
+    LAB_EXT_NO_PEER=$peer
+    log "external IMS: no far-end UE of the lab's ($peer): the checks that need one are not applicable"
+  fi
+  LAB_EXT_MO_TO=${LAB_EXT_PEER_USER:-${LAB_EXT_CALL_TO:-}}
+  # the digest registration check: the first digest user with IMPI, IMPU and SIP password (none: not applicable)
+  LAB_EXT_DIGEST_USER=$(node "$ROOT/harness/kit/ims-credentials.mjs" digest "$LAB_EXT_CREDENTIALS" 2>/dev/null) || LAB_EXT_DIGEST_USER=''
+  export LAB_EXT_PEER LAB_EXT_PEER_USER LAB_EXT_PEER_KIND LAB_EXT_NO_PEER LAB_EXT_MO_TO LAB_EXT_DIGEST_USER
 }
 
 # ext_configure — before lab_start_all in external mode: the gateway's proxy, domain and transport are
@@ -108,8 +122,8 @@ ext_configure() {
     LAB_RTPENGINE_IFACES[1]="ims/$src"
   fi
   LAB_SIP_HOST=$src
-  LAB_PCSCF=$first # an address (SIPp's --sipp-caller needs one); the gateway itself is given --pcscf as it is
-  LAB_EXT_PCSCF_ADDR=$first # the tests' capture filter and SIPp caller
+  LAB_PCSCF=$first # an address (the lab's SIPp UEs need one); the gateway itself is given --pcscf as it is
+  LAB_EXT_PCSCF_ADDR=$first # the tests' capture filter and the SIPp UEs' P-CSCF
   export LAB_EXT_PCSCF_ADDR
   LAB_IMS_DOMAIN=$LAB_EXT_DOMAIN
   LAB_IMS_TRANSPORT=$LAB_EXT_TRANSPORT
@@ -144,13 +158,14 @@ compliance_external() {
   procs_install_traps
   started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   log "external IMS: on this host's network (the outside P-CSCF must be reachable, so no private namespace)"
+  export LAB_GW_MIN_SE=2 # the session-timer check's 4 s intervals (harness/lib/components.sh)
   lab_start_all || return 1
   run_compliance_tests
   procs_cleanup
   node "$ROOT/harness/compliance/run.mjs" report "$LAB_RUN_DIR/test-results.jsonl" "$LAB_RUN_DIR" "$started" external
   rc=$?
   ((rc == 2)) && die "no compliance report was written"
-  log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
+  log "report: $(rel "$LAB_RUN_DIR")/report.html, report.json and junit.xml; logs: $(rel "$LAB_LOGDIR")/"
   echo "lab compliance: $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).summary)' "$LAB_RUN_DIR/report.json")"
   return "$rc"
 }
@@ -163,4 +178,20 @@ ext_print_access() {
   log "log in with a web password of $LAB_EXT_CREDENTIALS: $logins"
   log "each login registers its IMPU at the P-CSCF; gateway log: $(rel "$LAB_LOGDIR")/gateway.log"
   log "stop it with: ./lab down"
+}
+
+# ext_test_pass — the external pass of `./lab test` (the full run, or --only ims-external): external mode tested the
+# way users use it, harness/tests/ims-external.sh (the lab's 3GPP core as an outsider in a namespace of its own over
+# a veth, then `./lab compliance --ims external --pcscf pcscf.<domain> ...` toward it), in a clean environment of
+# its own (a fresh namespace: nothing of this run's topology). Sets LAB_T_INTEG_EXT.
+ext_test_pass() {
+  local line
+  log "the external pass: harness/tests/ims-external.sh (the 3GPP core as an outsider over a veth, ./lab compliance --ims external toward it); logs: out/ims-external/"
+  run_foreground ims-external 600 env -i PATH="$PATH" HOME="${HOME:-/root}" bash "$ROOT/harness/tests/ims-external.sh"
+  line=$(grep -E '^ims-external: [0-9]+ pass' "$LAB_LOGDIR/ims-external.log" | tail -n 1)
+  if grep -q '^ims-external: all passed' "$LAB_LOGDIR/ims-external.log"; then
+    LAB_T_INTEG_EXT="external ok (${line#ims-external: })"
+  else
+    LAB_T_INTEG_EXT="external FAILED (${line:+${line#ims-external: }; }see $(rel "$LAB_LOGDIR")/ims-external.log)"
+  fi
 }

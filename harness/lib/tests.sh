@@ -45,15 +45,21 @@ run_ctest() {
   fi
 }
 
-# test_only_files — the files named by LAB_TEST_ONLY (comma-separated), one per line; fails on a
-# name without a file.
+# test_only_files [CORE] — the files named by LAB_TEST_ONLY (comma-separated), one per line; fails on a
+# name without a file. CORE (without --ims each file runs on the core it needs): light, the files of the light
+# core's pass; 3gpp, the ims3gpp*.test.mjs ones (the 3GPP pass); external, ims-external (the external pass).
 test_only_files() {
-  local n f
+  local n f core=${1:-}
   local -a names
   IFS=, read -r -a names <<<"$LAB_TEST_ONLY"
   for n in "${names[@]}"; do
     f="$ROOT/harness/tests/${n%.test.mjs}.test.mjs"
     [[ -f $f ]] || { fail "--only: no integration test file $(rel "$f")"; return 1; }
+    case $core in
+      light) [[ $f =~ /(ims3gpp[^/]*|ims-external)\.test\.mjs$ ]] && continue ;;
+      3gpp) [[ $f =~ /ims3gpp[^/]*\.test\.mjs$ ]] || continue ;;
+      external) [[ $f == */ims-external.test.mjs ]] || continue ;;
+    esac
     echo "$f"
   done
 }
@@ -72,7 +78,7 @@ run_node_tests() {
   # ims3gpp*.test.mjs need the 3GPP core (--ims 3gpp), ims-external.test.mjs an outside IMS (./lab compliance
   # --ims external), the other files the light core's UEs
   if [[ -n ${LAB_TEST_ONLY:-} ]]; then
-    mapfile -t targets < <(test_only_files)
+    mapfile -t targets < <(test_only_files "${LAB_TEST_PASS_CORE:-}")
   elif [[ ${LAB_IMS:-} == 3gpp ]]; then
     targets=("$ROOT"/harness/tests/ims3gpp*.test.mjs)
   else
@@ -143,8 +149,18 @@ cmd_test() {
   done
   export LAB_IMS
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s)
-    [[ -z ${LAB_TEST_ONLY:-} && $LAB_IMS != 3gpp ]] && export LAB_TEST_3GPP_PASS=1
+    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s) and the external
+    # pass (imsext.sh's ext_test_pass: the 3GPP core as an outsider); without --ims, --only runs each named file in
+    # the pass of the core it needs (the light core's files in the first, LAB_TEST_PASS_CORE=light)
+    if [[ $LAB_IMS != 3gpp ]]; then
+      if [[ -z ${LAB_TEST_ONLY:-} ]]; then
+        export LAB_TEST_3GPP_PASS=1 LAB_TEST_EXT_PASS=1
+      else
+        export LAB_TEST_PASS_CORE=light
+        [[ -n $(test_only_files 3gpp 2>/dev/null) ]] && export LAB_TEST_3GPP_PASS=1
+        [[ -n $(test_only_files external 2>/dev/null) ]] && export LAB_TEST_EXT_PASS=1
+      fi
+    fi
     ims3_lab_packages
     ensure_packages
     ims3_lab_build || exit 1
@@ -173,6 +189,10 @@ cmd_test() {
   netns_topology
   lab_use_run test
   procs_install_traps
+  if [[ -z ${LAB_T_INTEG:-} && ${LAB_TEST_PASS_CORE:-} == light && -z $(test_only_files light) ]]; then
+    LAB_T_INTEG="integration: no file of the light core named" # --only named files of the other passes only
+    LAB_T_SKIP_LIGHT=1
+  fi
   if [[ -z ${LAB_T_INTEG:-} ]]; then
     ims3_lab_wanted || export LAB_WITH_TCP_GW=1 # the integration tests also cover SIP over TCP (light core)
     export LAB_GW_MIN_SE=2 # RFC 4028 tests with 4 s session intervals (harness/lib/components.sh)
@@ -189,11 +209,15 @@ cmd_test() {
     run_ctest
   fi
   procs_cleanup
-  [[ ${LAB_TEST_3GPP_PASS:-} == 1 && $LAB_T_INTEG != *"(build)"* && $LAB_T_INTEG != *"(no harness/tests)"* ]] && ims3_test_pass
+  local built=1
+  [[ $LAB_T_INTEG == *"(build)"* || $LAB_T_INTEG == *"(no harness/tests)"* ]] && built=0
+  ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && ims3_test_pass
+  ((built)) && [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && ext_test_pass
   local parts=("${LAB_T_UNIT:-unit FAILED (not run)}") summary status=0
   [[ -n ${LAB_T_RELAY:-} ]] && parts+=("$LAB_T_RELAY")
-  parts+=("$LAB_T_INTEG")
+  [[ ${LAB_T_SKIP_LIGHT:-0} == 1 ]] || parts+=("$LAB_T_INTEG")
   [[ -n ${LAB_T_INTEG_3GPP:-} ]] && parts+=("$LAB_T_INTEG_3GPP")
+  [[ -n ${LAB_T_INTEG_EXT:-} ]] && parts+=("$LAB_T_INTEG_EXT")
   summary=$(printf '%s, ' "${parts[@]}")
   summary=${summary%, }
   [[ $summary == *FAILED* ]] && status=1

@@ -9,7 +9,7 @@ up_cmd_pattern() {
     gateway | gateway[0-9]* | gateway-*) printf 'signaling-gw.jar' ;;
     redis) printf 'redis-server' ;;  # --relays > 1 (harness/lib/scaleout.sh)
     haproxy) printf 'haproxy' ;;      # --gateways > 1
-    ims3gpp) printf 'run-core.sh' ;;  # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh)
+    ims3gpp | outside-core) printf 'run-core.sh' ;; # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh); ims-external.sh's outsider
     stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN/TURN, up --turn: components.sh start_turn)
     ue*) printf 'sipp' ;;
     *) return 1 ;;
@@ -91,7 +91,7 @@ cmd_up() {
   # beyond loopback the browser side is HTTPS/WSS only (docs/security.md "TLS")
   [[ $LAB_BIND == 127.* ]] || LAB_TLS=1
   [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
-  [[ -z ${LAB_EXT_CALL_TO:-}${LAB_EXT_SIPP_CALLER:-} ]] || usage_error "--call-to and --sipp-caller are options of compliance, not up"
+  [[ -z ${LAB_EXT_CALL_TO:-} ]] || usage_error "--call-to is an option of compliance, not up"
   ! scale_out || [[ $LAB_IMS == plain ]] || usage_error "--gateways/--relays work with the light core only (not --ims $LAB_IMS)"
   ! scale_out || [[ ${LAB_TLS:-0} != 1 ]] || usage_error "--gateways/--relays with TLS (a non-loopback --bind or --tls-cert) are not supported yet: HAProxy speaks plain HTTP to the gateways (docs/scale-out.md)"
   export LAB_BIND LAB_IMS LAB_TLS LAB_GATEWAYS LAB_RELAYS LAB_TURN

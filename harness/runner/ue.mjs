@@ -14,8 +14,9 @@ let seq = 0;
 export function startUe(mode, user, arg, { timeoutMs = 60000, env = {} } = {}) {
   const script = path.join(labRoot(), 'sipp-scenarios', 'run-ue.sh');
   if (!fs.existsSync(script)) throw new Error(`${script} not found`);
-  const args = [script, mode, user, ...(arg != null ? [String(arg)] : [])];
-  const logFile = path.join(logDir(), `ue-${mode}-${user}-${process.pid}-${++seq}.log`);
+  // user null: a mode that takes no user (uas, uas-reinvite ...), e.g. a UE toward an outside IMS (run-ue.sh UE_LOGIN)
+  const args = [script, mode, ...(user != null ? [user] : []), ...(arg != null ? [String(arg)] : [])];
+  const logFile = path.join(logDir(), `ue-${mode}-${user ?? 'serve'}-${process.pid}-${++seq}.log`);
   // own process group so kill() also ends sipp started by the script
   const proc = start(`ue-${mode}-${user}`, 'bash', args, { log: logFile, env: { ...process.env, ...env }, group: true });
   const kill = () => signal(proc, 'SIGTERM');

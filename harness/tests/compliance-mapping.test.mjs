@@ -6,7 +6,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CHECKS, CORES, EXTERNAL_NEEDS, checksFor, notOnReason, testFiles } from '../compliance/checks.mjs';
+import { renderJunit } from '../compliance/junit.mjs';
 import { evaluate, parseResults, summary } from '../compliance/mapping.mjs';
+import { digestUser, parseCredentials, peerUser } from '../kit/ims-credentials.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const line = (file, name, passed, extra = {}) =>
@@ -147,4 +149,38 @@ test('needsEnv: a check whose run option is missing is not-applicable with its r
   } finally {
     delete process.env.LAB_TEST_NEEDS_X;
   }
+});
+
+test('junit.xml: one testcase per check, a failure with its error, a skip with its reason, escaped', () => {
+  const report = {
+    ims: 'external', started: '2026-01-01T00:00:00Z',
+    checks: [
+      { id: 'ok', clause: 'RFC 1', requirement: 'r', status: 'pass', duration_ms: 1500 },
+      { id: 'bad', clause: 'RFC 2', requirement: 'r', status: 'fail', duration_ms: 10, error: 'x.test.mjs: A: expected <200> & "got" 403' },
+      { id: 'na', clause: 'RFC 3', requirement: 'r', status: 'not-applicable', duration_ms: 0, reason: "no second user's line" },
+    ],
+  };
+  const x = renderJunit(report);
+  assert.match(x, /<testsuites name="lab compliance" tests="3" failures="1" skipped="1"/);
+  assert.match(x, /<testcase classname="compliance\.external" name="ok" time="1\.500">/);
+  assert.match(x, /<failure message="x\.test\.mjs: A: expected &lt;200&gt; &amp; &quot;got&quot; 403" type="check-failed">/);
+  assert.match(x, /<skipped message="no second user&apos;s line"\/>/);
+  assert.equal((x.match(/<testcase /g) ?? []).length, 3);
+  assert.ok(!/<[^>]*<(?!\/|\?|testsuite|testcase|failure|skipped|system-out)/.test(x), 'no unescaped markup inside an element');
+});
+
+test('the far end toward an outside IMS is the credentials file\'s second user, when a SIPp UE can play it', () => {
+  const aka = 'carla w aka carol@d sip:carol@d 00112233445566778899aabbccddeeff 00112233445566778899aabbccddeeff 8000';
+  const one = parseCredentials(aka);
+  assert.match(peerUser(one.users).reason, /one user/);
+  const two = parseCredentials(`${aka}\nue2 w digest ue2@d sip:+1555@d,tel:+1555 secret`);
+  assert.deepEqual([peerUser(two.users).user.login, peerUser(two.users).userPart], ['ue2', '+1555']);
+  const light = parseCredentials(`${aka}\nbob w digest`);
+  assert.match(peerUser(light.users).reason, /bob has no IMPI/);
+});
+
+test('the digest registration check takes the file\'s first digest user with IMPI, IMPU and SIP password', () => {
+  const aka = 'carla w aka carol@d sip:carol@d 00112233445566778899aabbccddeeff 00112233445566778899aabbccddeeff 8000';
+  assert.match(digestUser(parseCredentials(`${aka}\nbob w digest`).users).reason, /no digest user/, 'digest with the web password only is not one');
+  assert.equal(digestUser(parseCredentials(`${aka}\nbob w digest\ngina w digest gina@d sip:gina@d pw`).users).user.login, 'gina');
 });

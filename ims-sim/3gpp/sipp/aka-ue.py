@@ -6,8 +6,11 @@ The USIM side is Milenage (TS 35.206) on AES-128 from the `cryptography` package
 the HSS's libosmocore. The UE checks every challenge like a USIM: MAC-A must verify, and the SQN
 it carries is printed.
 
-  aka-ue.py --impi ue1@ims.lab --user ue1 --k HEX --op HEX --port 5085 [--pcscf HOST:PORT] MODE
-  (--pcscf defaults to the lab's P-CSCF, LAB_PCSCF of harness/addresses.env)
+  aka-ue.py --impi ue1@ims.lab --user ue1 --k HEX --op HEX|--opc HEX --port 5085 [--pcscf HOST:PORT]
+            [--domain D] [--messages FILE] MODE
+  (--pcscf defaults to the lab's P-CSCF, LAB_PCSCF of harness/addresses.env; --domain, of the IMPU
+  sip:<user>@D and the Request-URI, to the IMPI's realm; --opc: the operator variant as a credentials file
+  holds it, which SIPp cannot take; --messages: every message sent and received appended to FILE)
   MODE  ok         register (401 → 200)
         wrong-res  answer the challenge with a wrong RES: expects 403
         resync     refuse the first challenge with AUTS for SQN_MS = SQN + 100 (TS 33.102 6.3.5):
@@ -49,9 +52,9 @@ def rot(x, nbytes):
 class Usim:
     """Milenage with the TS 35.206 default constants (r1..r5 = 64, 0, 32, 64, 96; c1..c5 = 0, 1, 2, 4, 8)."""
 
-    def __init__(self, k, op):
+    def __init__(self, k, op=None, opc=None):
         self.k = k
-        self.opc = xor(aes(k, op), op)
+        self.opc = opc if opc is not None else xor(aes(k, op), op)
 
     def _out(self, rand, r, c):
         temp = aes(self.k, xor(rand, self.opc))
@@ -81,10 +84,16 @@ class Ue:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((a.addr, a.port))
         self.sock.settimeout(1.0)
-        self.usim = Usim(bytes.fromhex(a.k), bytes.fromhex(a.op))
+        self.usim = Usim(bytes.fromhex(a.k), op=bytes.fromhex(a.op) if a.op else None,
+                         opc=bytes.fromhex(a.opc) if a.opc else None)
         self.call_id = os.urandom(8).hex() + "@aka-ue"
         self.cseq = 0
-        self.domain = a.impi.split("@", 1)[1]
+        self.domain = a.domain or a.impi.split("@", 1)[1]
+
+    def trace(self, what, text):
+        if self.a.messages:
+            with open(self.a.messages, "a") as f:
+                f.write(f"----------------------------------------------- {what}\n{text}\n")
 
     def register(self, authorization, expires=600):
         self.cseq += 1
@@ -101,6 +110,7 @@ class Ue:
         return self.transaction(msg, "REGISTER")
 
     def transaction(self, msg, method):
+        self.trace(f"message sent to {self.a.pcscf}", msg)
         for _ in range(4):  # send, retransmit on timeout
             self.sock.sendto(msg.encode(), self.dest)
             try:
@@ -113,6 +123,7 @@ class Ue:
                     code = int(status.split()[1])
                     if code < 200:
                         continue
+                    self.trace(f"message received from {self.a.pcscf}", text)
                     print(f"recv {status}")
                     return code, text
             except socket.timeout:
@@ -168,7 +179,11 @@ def main():
     p.add_argument("--impi", required=True)
     p.add_argument("--user", required=True, help="user part of the IMPU sip:<user>@<domain>")
     p.add_argument("--k", required=True)
-    p.add_argument("--op", required=True)
+    key = p.add_mutually_exclusive_group(required=True)
+    key.add_argument("--op")
+    key.add_argument("--opc")
+    p.add_argument("--domain")
+    p.add_argument("--messages")
     p.add_argument("--addr", default=LAB["LAB_LOOPBACK"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pcscf", default=LAB["LAB_PCSCF"])

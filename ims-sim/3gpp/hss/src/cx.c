@@ -1,4 +1,5 @@
 /* Cx server side of the lab HSS, on freeDiameter's dictionary and dispatcher. */
+#include <openssl/evp.h>
 #include "cx.h"
 #include "aka.h"
 #include <freeDiameter/freeDiameter-host.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define VENDOR_3GPP 10415
 #define APP_CX 16777216
@@ -33,7 +35,8 @@ static struct dict_object *a_user_name, *a_public_identity, *a_server_name, *a_s
 	*a_ck, *a_ik, *a_server_assignment_type, *a_user_data, *a_experimental_result,
 	*a_experimental_result_code, *a_vendor_id, *a_auth_session_state,
 	*a_vendor_specific_app_id, *a_auth_app_id, *a_dest_host, *a_dest_realm, *a_dereg_reason,
-	*a_reason_code, *a_reason_info, *a_result_code;
+	*a_reason_code, *a_reason_info, *a_result_code, *a_sip_digest_authenticate, *a_digest_realm, *a_digest_qop,
+	*a_digest_ha1;
 static struct dict_object *c_rtr;
 
 #define DICT (fd_g_config->cnf_dict)
@@ -237,6 +240,45 @@ static int on_uar(struct msg **msg, struct avp *avp, struct session *sess, void 
 	return rc ? rc : send_answer(msg, what, code);
 }
 
+/* The MAA of a SIP digest subscription (TS 29.229 6.3.9, 6.3.10): SIP-Authentication-Scheme "SIP Digest" and
+ * SIP-Digest-Authenticate with Digest-Realm, Digest-QoP auth and Digest-HA1; the S-CSCF makes the nonce and checks
+ * the response. Called with g_lock released; s stays valid (the table is never changed after load). */
+static int on_mar_digest(struct msg **msg, const char *what, struct hss_sub *s, const char *impi, const char *impu,
+			 const char *server)
+{
+	const char *realm = strchr(impi, '@') + 1; /* the IMPI is user@realm (subscribers.c checks it) */
+	char a1[HSS_ID_LEN * 2 + sizeof s->password + 2], ha1[33];
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	snprintf(a1, sizeof a1, "%s:%s:%s", impi, realm, s->password);
+	if (!EVP_Digest(a1, strlen(a1), md, &mdlen, EVP_md5(), NULL) || mdlen != 16) {
+		if (answer(msg, -1)) return -1;
+		return send_answer(msg, what, 5012);
+	}
+	hss_tohex(md, 16, ha1);
+	pthread_mutex_lock(&g_lock);
+	s->mar_since_sar = 1;
+	if (!s->scscf[0] && server[0])
+		snprintf(s->scscf, sizeof s->scscf, "%s", server);
+	pthread_mutex_unlock(&g_lock);
+	struct avp *g, *d;
+	int rc = answer(msg, 0);
+	rc |= add_str(*msg, a_user_name, impi);
+	rc |= add_str(*msg, a_public_identity, impu);
+	rc |= add_u32(*msg, a_sip_number_auth_items, 1);
+	rc |= fd_msg_avp_new(a_sip_auth_data_item, 0, &g);
+	rc |= add_u32(g, a_sip_item_number, 1);
+	rc |= add_str(g, a_sip_auth_scheme, "SIP Digest");
+	rc |= fd_msg_avp_new(a_sip_digest_authenticate, 0, &d);
+	rc |= add_str(d, a_digest_realm, realm);
+	rc |= add_str(d, a_digest_qop, "auth");
+	rc |= add_str(d, a_digest_ha1, ha1);
+	rc |= fd_msg_avp_add(g, MSG_BRW_LAST_CHILD, d);
+	rc |= fd_msg_avp_add(*msg, MSG_BRW_LAST_CHILD, g);
+	fprintf(stderr, "hss: MAR %s: SIP Digest, HA1 for realm %s\n", impi, realm);
+	return rc ? -1 : send_answer(msg, what, 0);
+}
+
 /* MAR (TS 29.228 6.3): authentication vectors, with resynchronisation when the request carries
  * SIP-Authorization = RAND || AUTS (TS 33.203 6.1.2 / TS 29.229 6.3.12) */
 static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void *opaque, enum disp_action *act)
@@ -261,8 +303,10 @@ static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void 
 		if (answer(msg, -5005)) return -1;
 		return send_answer(msg, what, 5005);
 	}
-	if (scheme[0] && strcmp(scheme, "Digest-AKAv1-MD5") && strcmp(scheme, "Digest-AKAv2-MD5") &&
-	    strcmp(scheme, "Unknown")) {
+	/* what the S-CSCF asks for: AKA, SIP digest, or "Unknown" (HSS-Selected: the subscription's own scheme) */
+	int want_aka = !strcmp(scheme, "Digest-AKAv1-MD5") || !strcmp(scheme, "Digest-AKAv2-MD5");
+	int want_digest = !strcmp(scheme, "SIP Digest");
+	if (scheme[0] && !want_aka && !want_digest && strcasecmp(scheme, "Unknown")) {
 		if (answer(msg, ERROR_AUTH_SCHEME_NOT_SUPPORTED)) return -1;
 		return send_answer(msg, what, ERROR_AUTH_SCHEME_NOT_SUPPORTED);
 	}
@@ -279,6 +323,14 @@ static int on_mar(struct msg **msg, struct avp *avp, struct session *sess, void 
 		/* trusted node authentication only: the HSS holds no AKA scheme for this subscription */
 		fprintf(stderr, "hss: MAR %s: scheme tna (trusted node authentication), no AKA vectors\n", impi);
 		code = ERROR_AUTH_SCHEME_NOT_SUPPORTED;
+	} else if ((s->scheme == HSS_SCHEME_DIGEST && want_aka) || (s->scheme == HSS_SCHEME_AKA && want_digest)) {
+		fprintf(stderr, "hss: MAR %s: scheme %s asked, the subscription's is %s\n", impi, scheme,
+			s->scheme == HSS_SCHEME_DIGEST ? "digest" : "aka");
+		code = ERROR_AUTH_SCHEME_NOT_SUPPORTED;
+	} else if (s->scheme == HSS_SCHEME_DIGEST) {
+		/* SIP digest (TS 29.229 6.3.9): one item with HA1 = MD5(IMPI ":" realm ":" password), realm the IMPI's */
+		pthread_mutex_unlock(&g_lock);
+		return on_mar_digest(msg, what, s, impi, impu, server);
 	}
 	struct hss_av av[5];
 	uint32_t made = 0;
@@ -540,7 +592,9 @@ int hss_cx_init(struct hss_db *db, const char *default_scscf, int log_vectors)
 	    find_avp("Destination-Host", &a_dest_host) || find_avp("Destination-Realm", &a_dest_realm) ||
 	    find_avp("Result-Code", &a_result_code) ||
 	    find_avp("Deregistration-Reason", &a_dereg_reason) || ensure_reason_code() ||
-	    find_avp("Reason-Info", &a_reason_info))
+	    find_avp("Reason-Info", &a_reason_info) ||
+	    find_avp("SIP-Digest-Authenticate", &a_sip_digest_authenticate) || find_avp("Digest-Realm", &a_digest_realm) ||
+	    find_avp("Digest-QoP", &a_digest_qop) || find_avp("Digest-HA1", &a_digest_ha1))
 		return -1;
 	if (command(300, "User-Authorization-Request", "User-Authorization-Answer", &uar) ||
 	    command(301, "Server-Assignment-Request", "Server-Assignment-Answer", &sar) ||

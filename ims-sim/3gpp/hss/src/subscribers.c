@@ -46,24 +46,35 @@ static int valid_uri(const char *u)
 	return (!strncmp(u, "sip:", 4) || !strncmp(u, "sips:", 5) || !strncmp(u, "tel:", 4)) && !strpbrk(u, "<>&\"'");
 }
 
-/* One line: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna] */
+/* One line: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna|digest PASSWORD] */
 static int parse_line(char *line, const char *name, int ln, struct hss_sub *s, char *err, size_t errlen)
 {
-	char *f[7];
+	char *f[8];
 	int nf = 0;
 	for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
-		if (nf == 7)
-			return fail(err, errlen, name, ln, "too many columns (want: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna])");
+		if (nf == 8)
+			return fail(err, errlen, name, ln, "too many columns (want: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna|digest PASSWORD])");
 		f[nf++] = tok;
 	}
-	if (nf != 6 && nf != 7)
-		return fail(err, errlen, name, ln, "%d columns, want 6 or 7: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna]", nf);
+	if (nf < 6)
+		return fail(err, errlen, name, ln, "%d columns, want 6 to 8: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna|digest PASSWORD]", nf);
 	memset(s, 0, sizeof(*s));
-	if (nf == 7) {
+	if (nf >= 7) {
 		if (!strcmp(f[6], "tna"))
 			s->scheme = HSS_SCHEME_TNA;
+		else if (!strcmp(f[6], "digest"))
+			s->scheme = HSS_SCHEME_DIGEST;
 		else if (strcmp(f[6], "aka"))
-			return fail(err, errlen, name, ln, "scheme '%s': aka or tna", f[6]);
+			return fail(err, errlen, name, ln, "scheme '%s': aka, tna or digest", f[6]);
+	}
+	if (s->scheme == HSS_SCHEME_DIGEST) {
+		if (nf != 8)
+			return fail(err, errlen, name, ln, "a digest line ends in its SIP password: ... digest PASSWORD");
+		if (strlen(f[7]) >= sizeof s->password)
+			return fail(err, errlen, name, ln, "the SIP password is longer than %zu characters", sizeof s->password - 1);
+		strcpy(s->password, f[7]);
+	} else if (nf == 8) {
+		return fail(err, errlen, name, ln, "too many columns (want: IMPI IMPU[,IMPU...] K OPc AMF SQN [aka|tna|digest PASSWORD])");
 	}
 	if (strlen(f[0]) >= HSS_ID_LEN || !strchr(f[0], '@') || valid_uri(f[0]))
 		return fail(err, errlen, name, ln, "IMPI '%s' is not of the form user@realm", f[0]);

@@ -9,9 +9,10 @@
 
 enum hss_reg_state { HSS_NOT_REGISTERED = 0, HSS_REGISTERED = 1, HSS_UNREGISTERED = 2 };
 /* How the S-CSCF authenticates the subscription (TS 24.229 5.4.1.1: "the authentication mechanism assigned
- * in the HSS"): IMS-AKA (MAR vectors), or trusted node authentication (a WebRTC eP-CSCF/WAF authenticated
- * the user, TS 24.371 / TS 33.203; no MAR, the SAR is the first request). */
-enum hss_scheme { HSS_SCHEME_AKA = 0, HSS_SCHEME_TNA = 1 };
+ * in the HSS"): IMS-AKA (MAR vectors), trusted node authentication (a WebRTC eP-CSCF/WAF authenticated
+ * the user, TS 24.371 / TS 33.203; no MAR, the SAR is the first request), or SIP digest (TS 24.229 5.4.1.2.1B,
+ * TS 29.229 SIP-Digest-Authenticate: the MAA carries HA1 of the subscriber's password, the S-CSCF challenges). */
+enum hss_scheme { HSS_SCHEME_AKA = 0, HSS_SCHEME_TNA = 1, HSS_SCHEME_DIGEST = 2 };
 
 struct hss_sub {
 	char impi[HSS_ID_LEN];
@@ -21,7 +22,8 @@ struct hss_sub {
 	uint64_t sqn;                          /* last SQN handed out (48 bits) */
 	enum hss_reg_state state;
 	char scscf[HSS_ID_LEN];                /* assigned S-CSCF SIP URI, "" when none */
-	enum hss_scheme scheme;                /* optional 7th column: aka (default) or tna */
+	enum hss_scheme scheme;                /* optional 7th column: aka (default), tna or digest */
+	char password[128];                    /* digest: the 8th column, the SIP password */
 	int mar_since_sar;                     /* AKA: vectors were handed out since the last REGISTRATION SAR */
 };
 

@@ -28,9 +28,12 @@ int main(void)
 		"alice@ims.lab sip:alice@ims.lab,tel:+4910 " K " " OPC " 8000 000000000020   # trailing comment\n"
 		"\tbob@ims.lab  sip:bob@ims.lab " K " " OPC " 8000 ffffffffff00\n"
 		"web@ims.lab sip:web@ims.lab " K " " OPC " 8000 000000000000 tna\n"
-		"aka@ims.lab sip:aka@ims.lab " K " " OPC " 8000 000000000000 aka\n";
+		"aka@ims.lab sip:aka@ims.lab " K " " OPC " 8000 000000000000 aka\n"
+		"dig@ims.lab sip:dig@ims.lab " K " " OPC " 8000 000000000000 digest dig-sip-pw\n";
 	CHECK(hss_db_parse(good, "t", &db, err, sizeof err) == 0, "good table: %s", err);
-	CHECK(db.n == 4, "4 subscribers, got %zu", db.n);
+	CHECK(db.n == 5, "5 subscribers, got %zu", db.n);
+	CHECK(hss_db_by_impi(&db, "dig@ims.lab") && hss_db_by_impi(&db, "dig@ims.lab")->scheme == HSS_SCHEME_DIGEST &&
+	      !strcmp(hss_db_by_impi(&db, "dig@ims.lab")->password, "dig-sip-pw"), "dig's scheme is digest, with its password");
 	CHECK(hss_db_by_impi(&db, "web@ims.lab") && hss_db_by_impi(&db, "web@ims.lab")->scheme == HSS_SCHEME_TNA,
 	      "web's scheme is tna");
 	CHECK(hss_db_by_impi(&db, "aka@ims.lab") && hss_db_by_impi(&db, "aka@ims.lab")->scheme == HSS_SCHEME_AKA,
@@ -54,9 +57,11 @@ int main(void)
 	CHECK(a && hss_user_data(a, xml, 40) == -1, "user data does not overflow a short buffer");
 	hss_db_free(&db);
 
-	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000\n", "t:1: 5 columns, want 6 or 7");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000\n", "t:1: 5 columns, want 6 to 8");
 	bad("\n\nalice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 tna x\n", "t:3: too many columns");
-	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 x\n", "t:1: scheme 'x': aka or tna");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 x\n", "t:1: scheme 'x': aka, tna or digest");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 digest\n", "t:1: a digest line ends in its SIP password");
+	bad("alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020 digest pw x\n", "t:1: too many columns");
 	bad("sip:alice@ims.lab sip:alice@ims.lab " K " " OPC " 8000 000000000020\n", "IMPI 'sip:alice@ims.lab'");
 	bad("alice@ims.lab alice@ims.lab " K " " OPC " 8000 000000000020\n", "IMPU 'alice@ims.lab' is not");
 	bad("alice@ims.lab sip:alice@ims.lab 465b " OPC " 8000 000000000020\n", "K must be 32 hex");
