@@ -9,8 +9,8 @@ cmd_demo() {
       --ims) [[ ${2:-} =~ ^(plain|volte|3gpp)$ ]] || usage_error "--ims takes plain, volte or 3gpp"; LAB_IMS=$2; shift 2 ;;
       --ims=plain | --ims=volte | --ims=3gpp) LAB_IMS=${1#--ims=}; shift ;;
       --codec) [[ ${2:-} =~ ^(PCMA|PCMU|G722|AMR-WB|AMR)$ ]] || usage_error "--codec takes PCMA, PCMU, G722, AMR-WB or AMR"; LAB_CODEC=$2; shift 2 ;;
-      --volte) LAB_DEMO_VOLTE=1; shift ;;
-      --ipv6) LAB_IPV6=1; shift ;; # the IMS side on IPv6 (harness/lib/ipv6.sh) # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
+      --volte) LAB_DEMO_VOLTE=1; shift ;; # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
+      --ipv6) LAB_IPV6=1; shift ;; # the IMS side on IPv6 (harness/lib/ipv6.sh)
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -18,6 +18,8 @@ cmd_demo() {
     esac
   done
   [[ -z ${LAB_CODEC:-} || ${LAB_IMS:-plain} == plain ]] || usage_error "--codec works with --ims plain only"
+  # IPv6-only Gm is the VoLTE case: on the 3GPP core --ipv6 calls the precondition UEs (as --volte)
+  [[ ${LAB_IPV6:-} != 1 || ${LAB_IMS:-plain} != 3gpp ]] || LAB_DEMO_VOLTE=1
   if [[ ${LAB_DEMO_VOLTE:-} == 1 ]]; then
     [[ -z ${LAB_CODEC:-} ]] || usage_error "--volte and --codec exclude each other"
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
