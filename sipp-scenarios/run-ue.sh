@@ -69,7 +69,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KAMAILIO="${KAMAILIO:-$LAB_PCSCF}"
 IMS_USERS="${IMS_USERS:-$HERE/../ims-sim/users.txt}"
 LOGDIR="${LAB_LOGDIR:-/tmp}"
-UE_IP=127.0.0.1
+UE_IP="${UE_IP:-127.0.0.1}" # ./lab up --gateways/--relays: the IMS host's address (harness/lib/scaleout.sh)
 
 die() { echo "run-ue: $*" >&2; exit 2; }
 usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
