@@ -208,7 +208,7 @@ lab_start_all() {
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
-  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_turn && start_ims_core && scale_start_gateways || return 1
+  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_turn && start_ims_core && start_main_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

@@ -213,15 +213,33 @@ start_haproxy() {
   proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(hosts_entry_url)/api/v1/health through HAProxy" http_200 "$(hosts_entry_url)/api/v1/health"
 }
 
+# gateway_extra_args — the options every lab gateway gets from the run, one a line: the load quotas (bench scale-out:
+# LAB_SCALE_GW_ARGS); LAB_GW_MIN_SE (./lab test and compliance: 2; RFC 4028's tests use 4 s session intervals, so the
+# gateway accepts down to that, lab.ims.min-se; default 90, the RFC's floor); LAB_SIP_TEST_PEER (./lab test and
+# compliance: the harness's raw-SIP peer is trusted beside the P-CSCF).
+gateway_extra_args() {
+  local -a extra=()
+  read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}"
+  [[ -n ${LAB_GW_MIN_SE:-} ]] && extra+=(--lab.ims.min-se="$LAB_GW_MIN_SE")
+  [[ ${LAB_SIP_TEST_PEER:-} == 1 ]] && extra+=(--lab.sip.trusted-sources="$LAB_PCSCF,$LAB_SIP_TEST_PEER_ADDR")
+  ((${#extra[@]})) && printf '%s\n' "${extra[@]}"
+  return 0
+}
+
+# start_main_gateway — the lab's one gateway when it is not scaled out (components.sh lab_start_all).
+start_main_gateway() {
+  local -a extra=()
+  mapfile -t extra < <(gateway_extra_args)
+  start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" "${extra[@]}"
+}
+
 # hosts_start_gateways — gateway i on host gw<i>: HTTP and SIP on its own address; P-CSCF, relays on theirs.
 hosts_start_gateways() {
   local i
   local LAB_GW_NG
   LAB_GW_NG=$(relay_ng_list)
   local -a extra=() front=()
-  read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}" # bench scale-out: the load quotas
-  [[ -n ${LAB_GW_MIN_SE:-} ]] && extra+=(--lab.ims.min-se="$LAB_GW_MIN_SE")
-  [[ ${LAB_SIP_TEST_PEER:-} == 1 ]] && extra+=(--lab.sip.trusted-sources="$LAB_PCSCF,$LAB_SIP_TEST_PEER_ADDR")
+  mapfile -t extra < <(gateway_extra_args)
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
     front=()
     # only HAProxy's X-Forwarded-For is believed: the client's address for the per-address login limits and the
