@@ -70,7 +70,9 @@ test('hosts, not ports: every component in a namespace of its own, on its host a
   assert.equal(netOf(p.ue1), nets.get('kamailio'), 'the UEs sit on the IMS host with Kamailio');
 
   // what each host listens on (ss in its namespace): its address, the lab's port, never a loopback address
-  const listening = (ns) => inNs(ns, 'ss', ['-H', '-lntu']).trim().split('\n').filter(Boolean).map((l) => l.split(/\s+/)[4]);
+  // (a Java socket on an IPv4 address shows as [::ffff:A]:P)
+  const listening = (ns) => inNs(ns, 'ss', ['-H', '-lntu']).trim().split('\n').filter(Boolean)
+    .map((l) => l.split(/\s+/)[4].replace(/^\[::ffff:([0-9.]+)\]/, '$1'));
   for (const g of GATEWAYS) {
     const socks = listening(g.ns);
     assert.ok(socks.includes(`${g.addr}:${GW_PORT}`), `${g.name} does not listen on ${g.addr}:${GW_PORT}: ${socks.join(' ')}`);
