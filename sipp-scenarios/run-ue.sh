@@ -74,7 +74,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KAMAILIO="${KAMAILIO:-$LAB_PCSCF}"
 IMS_USERS="${IMS_USERS:-$HERE/../ims-sim/users.txt}"
 LOGDIR="${LAB_LOGDIR:-/tmp}"
-# the UEs' SIP and media address: ./lab --ipv6 gives the core's IPv6 address (then KAMAILIO is [ADDR]:PORT)
+# the UEs' SIP and media address: ./lab --ipv6 gives the core's IPv6 address (then KAMAILIO is [ADDR]:PORT);
+# ./lab up --gateways/--relays the IMS host's address (harness/lib/scaleout.sh)
 UE_IP="${UE_IP:-127.0.0.1}"
 
 die() { echo "run-ue: $*" >&2; exit 2; }

@@ -7,11 +7,21 @@ import { judge, kneeOf, SUSTAINED_P95_MS } from './sustained.mjs';
 
 export { SUSTAINED_P95_MS };
 
-// The processes whose CPU a sweep step reports, each instance on its own (1x1 has no gateway2/rtpengine2/haproxy/redis).
-export const SWEEP_PROCS = ['gateway', 'gateway2', 'rtpengine', 'rtpengine2', 'haproxy', 'redis', 'kamailio', 'sipp', 'loadgen'];
-// The same, per kind of process (the instances summed).
-export const KINDS = { gateways: ['gateway', 'gateway2'], rtpengines: ['rtpengine', 'rtpengine2'], haproxy: ['haproxy'], redis: ['redis'],
-  kamailio: ['kamailio'], sipp: ['sipp'], loadgen: ['loadgen'] };
+// The processes whose CPU a sweep step reports, each instance on its own, for G gateways and R relays (the lab's
+// names: gateway, gateway2, ...; rtpengine, rtpengine2, ...; HAProxy with G > 1, Redis with R > 1).
+export function sweepProcs(g = 2, r = 2) {
+  const n = (base, k) => Array.from({ length: k }, (_, i) => (i ? `${base}${i + 1}` : base));
+  return [...n('gateway', g), ...n('rtpengine', r), 'haproxy', 'redis', 'kamailio', 'sipp', 'loadgen'];
+}
+export const SWEEP_PROCS = sweepProcs(2, 2);
+// The kind of a process instance (the instances of a kind summed): gateway3 -> gateways, rtpengine2 -> rtpengines.
+export const KINDS = ['gateways', 'rtpengines', 'haproxy', 'redis', 'kamailio', 'sipp', 'loadgen'];
+export function kindOf(name) {
+  if (/^gateway\d*$/.test(name)) return 'gateways';
+  if (/^rtpengine\d*$/.test(name)) return 'rtpengines';
+  return KINDS.includes(name) ? name : null;
+}
+const instances = (cpu) => Object.keys(cpu ?? {}).filter((k) => k.endsWith('_pct') && cpu[k] != null).map((k) => k.slice(0, -4)).filter((n) => kindOf(n));
 
 const r2 = (v) => Math.round(v * 100) / 100;
 
@@ -34,8 +44,8 @@ export function failuresByReason(calls) {
 export function cpuByKind(cpu) {
   const out = {};
   let total = 0;
-  for (const [kind, names] of Object.entries(KINDS)) {
-    const vals = names.map((n) => cpu?.[`${n}_pct`]).filter((v) => v != null);
+  for (const kind of KINDS) {
+    const vals = instances(cpu).filter((n) => kindOf(n) === kind).map((n) => cpu[`${n}_pct`]);
     out[kind] = vals.length ? r2(vals.reduce((a, b) => a + b, 0)) : null;
     total += out[kind] ?? 0;
   }
@@ -46,7 +56,7 @@ export function cpuByKind(cpu) {
 // The busiest process instance of a step, and whether the host ran out of cores (busy > 85 % of all of them).
 export function busiestOf(cpu, cores) {
   let best = null;
-  for (const n of SWEEP_PROCS) if (cpu?.[`${n}_pct`] != null && (!best || cpu[`${n}_pct`] > best.pct)) best = { process: n, pct: cpu[`${n}_pct`] };
+  for (const n of instances(cpu)) if (!best || cpu[`${n}_pct`] > best.pct) best = { process: n, pct: cpu[`${n}_pct`] };
   const hostSaturated = cpu?.host_busy_pct != null && cores ? cpu.host_busy_pct > 85 * cores : null;
   return { ...best, host_busy_pct: cpu?.host_busy_pct ?? null, other_pct: cpu?.other_pct ?? null, host_saturated: hostSaturated };
 }
@@ -77,9 +87,9 @@ export function capacityOf(steps, cores) {
   };
 }
 
-// 2x2 against 1x1: the capacity ratio, with what the bounds allow to say about it, and the steps both passed
+// The scaled configuration (label: 2x2, 3x3, ...) against 1x1: the capacity ratio, with what the bounds allow to say about it, and the steps both passed
 // side by side (setup p95, the lab's CPU, CPU per call/s).
-export function compareCapacity(one, two) {
+export function compareCapacity(one, two, label = two.config ?? '2x2') {
   const a = one.capacity, b = two.capacity;
   let ratio = null, ratioBound = null;
   if (a?.bound === '<' || b?.bound === '<' || !a?.capacity_cps || !b?.capacity_cps) {
@@ -94,11 +104,11 @@ export function compareCapacity(one, two) {
   const common = one.steps.filter((s) => byCps.has(s.cps)).map((s) => {
     const t = byCps.get(s.cps);
     const ca = cpuByKind(s.cpu).lab_total, cb = cpuByKind(t.cpu).lab_total;
-    return { cps: s.cps, pass_1x1: s.pass, pass_2x2: t.pass, setup_p95_1x1: s.setup_ms?.p95 ?? null, setup_p95_2x2: t.setup_ms?.p95 ?? null,
-      lab_cpu_1x1: ca, lab_cpu_2x2: cb, lab_cpu_per_cps_1x1: r2(ca / s.cps), lab_cpu_per_cps_2x2: r2(cb / t.cps) };
+    return { cps: s.cps, pass_1x1: s.pass, pass_scaled: t.pass, setup_p95_1x1: s.setup_ms?.p95 ?? null, setup_p95_scaled: t.setup_ms?.p95 ?? null,
+      lab_cpu_1x1: ca, lab_cpu_scaled: cb, lab_cpu_per_cps_1x1: r2(ca / s.cps), lab_cpu_per_cps_scaled: r2(cb / t.cps) };
   });
   const text = ratio == null
-    ? `capacity ratio 2x2 / 1x1 not measurable (${a?.bound === '<' ? '1x1 failed its lowest step' : ''}${b?.bound === '<' ? `${a?.bound === '<' ? ', ' : ''}2x2 failed its lowest step` : ''})`
-    : `capacity 1x1 ${a.bound === '>=' ? '>= ' : ''}${a.capacity_cps} calls/s, 2x2 ${b.bound === '>=' ? '>= ' : ''}${b.capacity_cps} calls/s: 2x2 / 1x1 = ${ratio}${ratioBound === '=' ? '' : ` (${ratioBound === 'unknown' ? 'bounds only: neither failed a step' : `ratio ${ratioBound} ${ratio}`})`}`;
-  return { ratio_2x2_over_1x1: ratio, ratio_bound: ratioBound, text, common_steps: common };
+    ? `capacity ratio ${label} / 1x1 not measurable (${a?.bound === '<' ? '1x1 failed its lowest step' : ''}${b?.bound === '<' ? `${a?.bound === '<' ? ', ' : ''}${label} failed its lowest step` : ''})`
+    : `capacity 1x1 ${a.bound === '>=' ? '>= ' : ''}${a.capacity_cps} calls/s, ${label} ${b.bound === '>=' ? '>= ' : ''}${b.capacity_cps} calls/s: ${label} / 1x1 = ${ratio}${ratioBound === '=' ? '' : ` (${ratioBound === 'unknown' ? 'bounds only: neither failed a step' : `ratio ${ratioBound} ${ratio}`})`}`;
+  return { scaled: label, ratio_scaled_over_1x1: ratio, ratio_bound: ratioBound, text, common_steps: common };
 }

@@ -1,11 +1,15 @@
-// ./lab bench scale-out (issue #14, docs/scale-out.md): the same MO load (loadgen's gateway mode, two users, so
-// that HAProxy spreads the sessions) on one gateway + one rtpengine and on two of each, in the same run; before it,
-// on each, a capacity sweep (setup-rate --sustained's steps and criterion: scale-capacity.mjs).
-//   node scale-out.mjs sweep --config 1x1|2x2 --out DIR --gateway URL --gateways URL,... --relays NG,...
-//        --cps-steps R1,R2,... --step-seconds S --hold S         constant-rate steps up to the first failing one
-//   node scale-out.mjs phase --config 1x1|2x2 --out DIR --gateway URL --gateways URL,... --relays NG,... --users FILE
-//        --calls N --cps R --duration S [--kill NAME]     one configuration, under ./lab (LAB_PIDS, LAB_LOGDIR)
-//   node scale-out.mjs report --out DIR                   report.json + report.html from DIR/1x1 and DIR/2x2
+// ./lab bench scale-out (issues #14, #28, docs/scale-out.md): the same MO load (loadgen's gateway mode, one user per
+// gateway, so that HAProxy spreads the sessions) on one gateway + one rtpengine and on G + R of them (default 3x3),
+// every gateway and relay a host of its own on the lab bridge (harness/lib/scaleout.sh), in the same run; before
+// it, on each, a capacity sweep (setup-rate --sustained's steps and criterion: scale-capacity.mjs).
+//   node scale-out.mjs sweep --config GxR --out DIR --gateway URL --gateways URL,... --gateway-hosts NS,... --relays NG,...
+//        --local-ip ADDR --cps-steps R1,R2,... --step-seconds S --hold S    constant-rate steps up to the first failing one
+//   node scale-out.mjs phase --config GxR --out DIR --gateway URL --gateways URL,... --gateway-hosts NS,... --relays NG,...
+//        --local-ip ADDR --users FILE --calls N --cps R --duration S [--kill NAME]   one configuration, under ./lab
+//   node scale-out.mjs report --out DIR --scaled GxR      report.json + report.html from DIR/1x1 and DIR/GxR
+// --gateway-hosts: each gateway's network namespace, where its metrics are read (they answer their own host only);
+// --local-ip: loadgen's address (its sockets and ICE candidates), the client host's on the lab bridge.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { hostBusyPct, hostCpu, machine } from './analyze.mjs';
@@ -16,10 +20,11 @@ import { charts } from './html.mjs';
 import { start, sleep, waitFor } from '../kit/procs.mjs';
 import { restart } from '../kit/restart.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
-import { capacityOf, compareCapacity, cpuByKind, failuresByReason, judgeStep, SUSTAINED_P95_MS, SWEEP_PROCS } from './scale-capacity.mjs';
-import { setupStep } from './setup-rate.mjs';
+import { capacityOf, compareCapacity, cpuByKind, failuresByReason, judgeStep, kindOf, SUSTAINED_P95_MS, sweepProcs } from './scale-capacity.mjs';
+import { SETUP_USERS, setupStep } from './setup-rate.mjs';
 
-const PROCS = ['gateway', 'gateway2', 'rtpengine', 'rtpengine2', 'haproxy', 'redis', 'kamailio', 'ue1'];
+// the processes whose CPU a phase reports, for G gateways and R relays
+const phaseProcs = (g, r) => sweepProcs(g, r).filter((n) => n !== 'sipp' && n !== 'loadgen').concat('ue1');
 
 function args(argv) {
   const out = { _: [] };
@@ -35,8 +40,15 @@ const pct = (v, q) => {
   return Math.round(s[Math.min(s.length - 1, Math.ceil((q / 100) * s.length) - 1)] * 10) / 10;
 };
 
-async function metrics(url) {
-  const text = await (await fetch(`${url}/actuator/prometheus`, { signal: AbortSignal.timeout(3000) })).text();
+// A gateway's Prometheus text, read on its own host (ns: its network namespace; the endpoint answers its host only).
+function scrape(url, ns) {
+  if (!ns) return fetch(`${url}/actuator/prometheus`, { signal: AbortSignal.timeout(3000) }).then((r) => r.text());
+  return new Promise((resolve, reject) => execFile('ip', ['netns', 'exec', ns, 'curl', '-sf', '-m', '3', `${url}/actuator/prometheus`],
+    { maxBuffer: 16 << 20 }, (err, out) => (err ? reject(new Error(`metrics of ${url} on host ${ns}: ${err.message}`)) : resolve(out))));
+}
+
+async function metrics(url, ns) {
+  const text = await scrape(url, ns);
   const sum = (name, filter = () => true) => text.split('\n').filter((l) => l.startsWith(name) && filter(l))
     .reduce((t, l) => t + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   return { attempts: sum('gw_call_attempts_total'), answers: sum('gw_call_answers_total'),
@@ -48,17 +60,19 @@ async function phase(o) {
   fs.mkdirSync(out, { recursive: true });
   const relays = o.relays.split(',');
   const gateways = o.gateways.split(',');
+  const hosts = (o['gateway-hosts'] ?? '').split(',');
+  const PROCS = phaseProcs(gateways.length, relays.length);
   const calls = Number(o.calls);
   const durationS = Number(o.duration);
   const progress = (m) => console.log(`[scale-out ${o.config}] ${m}`);
   const started = new Date();
-  const before = await Promise.all(gateways.map(metrics));
+  const before = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i])));
   const sampler = startCpuSampler();
   const host0 = hostCpu();
   const lgJson = path.join(out, 'loadgen.json');
   const lg = start('loadgen', path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(labRoot(), 'media-relay', 'build'), 'loadgen', 'loadgen'),
     ['--gateway', o.gateway, '--users', o.users, '--to', 'ue1', '--calls', String(calls), '--cps', o.cps, '--duration', String(durationS),
-      '--profiles', path.join(labRoot(), 'media-relay', 'bench', 'profiles.json'), '--json', lgJson, '--quiet'],
+      '--profiles', path.join(labRoot(), 'media-relay', 'bench', 'profiles.json'), '--json', lgJson, '--quiet', ...(o['local-ip'] ? ['--local-ip', o['local-ip']] : [])],
     { log: path.join(logDir(), `loadgen-${o.config}.log`) });
   progress(`loadgen: ${calls} calls at ${o.cps}/s, ${durationS} s media each, through ${o.gateway}`);
 
@@ -76,7 +90,7 @@ async function phase(o) {
   let kill = null;
   if (o.kill && peak) {
     await sleep(3000);
-    const i = relays.length - 1; // the last relay is the one killed (rtpengine2 with --relays 2)
+    const i = relays.length - 1; // the last relay is the one killed (rtpengine3 with --relays 3)
     const t0 = Date.now();
     await restart(o.kill, { pauseMs: 1000, ready: async () => (await ng(relays[i], { command: 'ping' }, 300)).result === 'pong' });
     const restartMs = Date.now() - t0;
@@ -90,7 +104,7 @@ async function phase(o) {
   const hostPct = hostBusyPct(host0, hostCpu());
   if (!res) throw new Error('loadgen did not finish');
   const report = JSON.parse(fs.readFileSync(lgJson, 'utf8'));
-  const after = await Promise.all(gateways.map(metrics));
+  const after = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i])));
   const perGateway = Object.fromEntries(gateways.map((g, i) => [g, { attempts: after[i].attempts - before[i].attempts,
     answers: after[i].answers - before[i].answers, media_lost: after[i].media_lost - before[i].media_lost }]));
   const setup = report.calls.filter((c) => c.setup_ms != null).map((c) => c.setup_ms);
@@ -144,6 +158,8 @@ async function sweep(o) {
   const root = labRoot();
   const relays = o.relays.split(',');
   const gateways = o.gateways.split(',');
+  const hosts = (o['gateway-hosts'] ?? '').split(',');
+  const SWEEP_PROCS = sweepProcs(gateways.length, relays.length);
   const steps = o['cps-steps'].split(',').map(Number);
   const stepS = Number(o['step-seconds']);
   const holdS = Number(o.hold);
@@ -157,7 +173,7 @@ async function sweep(o) {
     const calls = cps * stepS;
     const dir = path.join(o.out, `cps-${cps}`);
     progress(`step ${cps} calls/s: ${calls} calls over ${stepS} s, held ${holdS} s (~${cps * holdS} up at once)`);
-    const before = await Promise.all(gateways.map(metrics));
+    const before = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i])));
     const seen = relays.map(() => new Set());
     let polling = true;
     const poller = (async () => {
@@ -168,10 +184,11 @@ async function sweep(o) {
       }
     })();
     const s = await setupStep({ root, dir, logDir: logDir(), gateway: o.gateway, profilesFile: path.join(root, 'media-relay', 'bench', 'profiles.json'),
-      cps, calls, holdS, threads: 1, userCount: 2, procs: SWEEP_PROCS, progress, progressEvery: 10 });
+      cps, calls, holdS, threads: 1, userCount: Math.min(SETUP_USERS.length, Math.max(2, gateways.length)), procs: SWEEP_PROCS, progress, progressEvery: 10,
+      extraArgs: o['local-ip'] ? ['--local-ip', o['local-ip']] : [] });
     polling = false;
     await poller;
-    const after = await Promise.all(gateways.map(metrics).map((p) => p.catch(() => null)));
+    const after = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i]).catch(() => null)));
     let lg = null;
     try { lg = JSON.parse(fs.readFileSync(path.join(dir, 'loadgen.json'), 'utf8')); } catch { /* setupStep reported it */ }
     judgeStep(s);
@@ -202,15 +219,15 @@ function html(r) {
   const cpuRows = Object.keys(r.phases[0].cpu).filter((k) => k.endsWith('_pct')).map((k) => `<tr><td>${esc(k.replace(/_pct$/, ''))}</td>${r.phases.map((p) => `<td>${p.cpu[k] ?? '—'}</td>`).join('')}</tr>`).join('');
   const k = r.phases.find((p) => p.kill)?.kill;
   return `${htmlHead('lab bench scale-out', { chart: r.capacity != null })}
-<h1>Scale-out: 1 gateway + 1 rtpengine vs 2 + 2</h1>
+<h1>Scale-out: 1 gateway + 1 rtpengine vs ${r.phases[1].gateways} + ${r.phases[1].relays}, each a host of its own</h1>
 ${r.capacity ? capacityHtml(r) : ''}
 <h2>The same load on both${r.capacity ? ' (after the sweeps)' : ''}</h2>
-<p>${esc(r.started)} · ${esc(r.machine?.cpu_model ?? '')} · ${r.machine?.nproc} cores · the same load in both: ${r.phases[0].calls} MO calls at ${r.phases[0].cps}/s, ${r.phases[0].media_s} s media each (loadgen gateway mode, two users, through ${esc(r.entry)})</p>
+<p>${esc(r.started)} · ${esc(r.machine?.cpu_model ?? '')} · ${r.machine?.nproc} cores · the same load in both: ${r.phases[0].calls} MO calls at ${r.phases[0].cps}/s, ${r.phases[0].media_s} s media each (loadgen gateway mode, one user per gateway, through ${esc(r.entry)})</p>
 <p class="${r.ok ? 'ok' : 'bad'}">${r.ok ? 'ok' : 'FAILED'}: ${esc(r.summary)}</p>
 <table><tr><th>config</th><th>set up</th><th>failed</th><th>setup p50/p95 ms</th><th>loss %</th><th>per gateway</th><th>per relay (peak)</th><th>lab CPU % of one core</th><th>per call</th><th>other jobs %</th></tr>
 ${r.phases.map(row).join('')}</table>
 <h2>CPU per process (% of one core)</h2><table><tr><th>process</th>${r.phases.map((p) => `<th>${esc(p.config)}</th>`).join('')}</tr>${cpuRows}</table>
-${k ? `<h2>Relay kill (2×2)</h2><p>${esc(k.process)} (${esc(k.relay)}, ${k.calls_held} calls) SIGKILLed mid-call, answering again after ${k.restart_ms} ms with ${k.restored_from_redis} calls restored from Redis.
+${k ? `<h2>Relay kill (${esc(r.phases[1].config)})</h2><p>${esc(k.process)} (${esc(k.relay)}, ${k.calls_held} calls) SIGKILLed mid-call, answering again after ${k.restart_ms} ms with ${k.restored_from_redis} calls restored from Redis.
 Outcome: <b>${esc(k.outcome)}</b>: kept with media ${k.kept_with_media}, kept silent ${k.kept_silent}, ended media-lost ${k.ended_media_lost}, ended otherwise ${k.ended_other};
 the other relay's calls untouched ${k.other_relay_calls_untouched}/${k.other_relay_calls}; sessions left ${esc(JSON.stringify(k.sessions_left))}.
 (The restarted relay's CPU is not in the table: the sampler follows the processes it found at the start.)</p>` : ''}
@@ -218,7 +235,7 @@ the other relay's calls untouched ${k.other_relay_calls_untouched}/${k.other_rel
 }
 
 // one colour per kind of process in the CPU plots (the second instance dashed)
-const PROC_COLORS = { gateway: '#1f77b4', gateway2: '#1f77b4', rtpengine: '#d62728', rtpengine2: '#d62728', haproxy: '#8c564b', redis: '#e377c2',
+const KIND_COLORS = { gateways: '#1f77b4', rtpengines: '#d62728', haproxy: '#8c564b', redis: '#e377c2',
   kamailio: '#2ca02c', sipp: '#ff7f0e', loadgen: '#9467bd' };
 
 const cell = (v) => (v == null ? '—' : esc(typeof v === 'object' ? JSON.stringify(v) : String(v)));
@@ -230,7 +247,8 @@ function capacityHtml(r) {
 <td>${s.setup_ms?.p50 ?? '—'} / ${s.setup_ms?.p95 ?? '—'}</td><td>${s.concurrent_peak ?? '—'}</td><td>${cell(Object.values(s.per_gateway).map((g) => g?.attempts ?? '?').join(' / '))}</td>
 <td>${cell(Object.values(s.per_relay_calls).join(' / '))}</td><td>${cell(s.cpu_by_kind.lab_total)}</td><td>${s.cpu.host_busy_pct ?? '—'} / ${s.cpu.other_pct ?? '—'}</td>
 <td class="${s.pass ? 'ok' : 'bad'}">${s.pass ? 'pass' : `FAIL: ${esc(s.fail_reason)}`}</td><td>${cell(Object.keys(s.failures_by_reason).length ? s.failures_by_reason : null)}</td></tr>`)).join('\n');
-  const procs = SWEEP_PROCS.filter((n) => c.sweeps.some((w) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)));
+  const last = c.sweeps[c.sweeps.length - 1];
+  const procs = sweepProcs(last.gateways, last.relays).filter((n) => c.sweeps.some((w) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)));
   const cpuRows = c.sweeps.flatMap((w) => w.steps.map((s) => `<tr><td>${esc(w.config)}</td><td>${s.cps}</td>${procs.map((n) => `<td>${s.cpu[`${n}_pct`] ?? '—'}</td>`).join('')}
 ${['gateways', 'rtpengines'].map((k2) => `<td>${s.cpu_by_kind[k2] ?? '—'}</td>`).join('')}</tr>`)).join('\n');
   const plots = [{ id: 'p95', title: 'Setup p95 per step (call sent → DTLS done)', x: 'calls/s', y: 'setup p95 ms', points: true,
@@ -238,10 +256,10 @@ ${['gateways', 'rtpengines'].map((k2) => `<td>${s.cpu_by_kind[k2] ?? '—'}</td>
       .concat([{ label: `criterion (${SUSTAINED_P95_MS} ms)`, points: c.sweeps.flatMap((w) => w.steps.map((s) => s.cps)).sort((a, b) => a - b).filter((v, i, a) => i === 0 || i === a.length - 1).map((x) => [x, SUSTAINED_P95_MS]) }]) }]
     .concat(c.sweeps.map((w) => ({ id: `cpu-${w.config}`, title: `CPU per process, ${w.config} (% of one core, mean over the step)`, x: 'calls/s', y: '% of one core', points: true,
       datasets: procs.filter((n) => w.steps.some((s) => s.cpu[`${n}_pct`] != null)).map((n) => ({ label: n, points: w.steps.map((s) => [s.cps, s.cpu[`${n}_pct`]]),
-        color: PROC_COLORS[n], dash: /2$/.test(n) ? [6, 3] : [] })) })));
+        color: KIND_COLORS[kindOf(n)], dash: /\d$/.test(n) ? [6, 3] : [] })) })));
   return `<h2>Capacity (constant-rate steps, up to the first failing one)</h2>
 <p>${esc(c.sweeps[0].step_seconds)} s per step, each call held ${esc(c.sweeps[0].hold_s)} s; steps ${esc(c.sweeps[0].cps_steps.join(', '))} calls/s; pass = ${esc(c.sweeps[0].criterion)}.
-loadgen gateway mode, one thread, two users (one on each gateway behind HAProxy in 2x2).</p>
+loadgen gateway mode, one thread, one user per gateway (at least two; one on each gateway behind HAProxy in ${esc(last.config)}).</p>
 <table><tr><th>config</th><th>capacity (calls/s)</th><th>first failing step</th><th>bottleneck (at that step)</th></tr>
 ${c.sweeps.map((w) => `<tr><td>${esc(w.config)}</td><td><b>${capText(w.capacity)}</b></td><td>${w.capacity.first_failing_cps ?? '—'}${w.capacity.first_failing_reason ? `: ${esc(w.capacity.first_failing_reason)}` : ''}</td>
 <td>${w.capacity.bottleneck ? `${esc(w.capacity.bottleneck.process)} ${w.capacity.bottleneck.pct} % of one core; host ${w.capacity.bottleneck.host_busy_pct} % of ${r.machine?.nproc * 100} %${w.capacity.bottleneck.host_saturated ? ' (out of cores)' : ''}, other jobs ${w.capacity.bottleneck.other_pct} %` : '—'}</td></tr>`).join('')}</table>
@@ -255,8 +273,9 @@ ${charts(plots)}
 }
 
 function report(o) {
-  const phases = ['1x1', '2x2'].map((c) => JSON.parse(fs.readFileSync(path.join(o.out, c, 'phase.json'), 'utf8')));
-  const sweeps = ['1x1', '2x2'].map((c) => { try { return JSON.parse(fs.readFileSync(path.join(o.out, c, 'sweep.json'), 'utf8')); } catch { return null; } });
+  const S = o.scaled ?? '3x3';
+  const phases = ['1x1', S].map((c) => JSON.parse(fs.readFileSync(path.join(o.out, c, 'phase.json'), 'utf8')));
+  const sweeps = ['1x1', S].map((c) => { try { return JSON.parse(fs.readFileSync(path.join(o.out, c, 'sweep.json'), 'utf8')); } catch { return null; } });
   const [one, two] = phases;
   const problems = [];
   let capacity = null;
@@ -267,15 +286,15 @@ function report(o) {
   for (const p of phases) if (p.failed || p.setup_ok !== p.calls) problems.push(`${p.config}: ${p.failed} failed, ${p.setup_ok}/${p.calls} set up`);
   const g = Object.values(two.per_gateway).map((x) => x.attempts);
   const rl = Object.values(two.per_relay_calls);
-  if (g.some((n) => !n)) problems.push(`2x2: a gateway took no call (${g.join('/')})`);
-  if (rl.some((n) => !n)) problems.push(`2x2: a relay took no call (${rl.join('/')})`);
+  if (g.some((n) => !n)) problems.push(`${S}: a gateway took no call (${g.join('/')})`);
+  if (rl.some((n) => !n)) problems.push(`${S}: a relay took no call (${rl.join('/')})`);
   if (two.kill && (two.kill.kept_silent || two.kill.ended_other)) problems.push(`kill: ${two.kill.kept_silent} calls kept without media, ${two.kill.ended_other} ended otherwise`);
   if (two.kill && Object.values(two.kill.sessions_left).some((n) => n)) problems.push('kill: sessions left on a relay');
   const r = {
-    tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: 'HAProxy (2x2) / the gateway (1x1)',
+    tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: `HAProxy's host (${S}) / the gateway's host (1x1)`,
     ok: problems.length === 0,
-    summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (2x2) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; 2x2 spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
-    note: `On ${os_cores()} cores shared with other jobs, two of each cannot double capacity: both gateways and both relays compete for the same cores, and a second JVM and HAProxy add their own CPU. What scale-out buys here is fault isolation (a relay killed mid-call) and the path to more hosts (docker/compose.yaml), not throughput on one machine.`,
+    summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (${S}) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; ${S} spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
+    note: `Every host is a network namespace of the same machine (${os_cores()} cores shared with other jobs): ${S} cannot multiply capacity, its gateways and relays compete for the same cores, and more JVMs and HAProxy add their own CPU. What the layout buys here is fault isolation (a relay killed mid-call) and the same addresses and ports a deployment on separate machines has, not throughput on one machine.`,
     capacity,
     capacity_note: capacity ? capacityNote(capacity, machine().nproc) : null,
     phases,
@@ -308,8 +327,8 @@ function capacityNote(c, cores) {
     return `${w.config}: at ${b.at_cps} calls/s (${b.step}) the busiest process was ${b.process} at ${b.pct} % of one core, the host ${b.host_busy_pct} % busy of ${cores * 100} % (other jobs ${b.other_pct} %)${why}`;
   };
   return `${c.sweeps.map(say).join('; ')}. Every process of both configurations, the load generator included, runs on the same ${cores} cores: `
-    + 'a second gateway and a second rtpengine add instances, not cores, so 2x2 cannot double the capacity here; it spreads the same work over more processes '
-    + '(and adds HAProxy\'s hop and a second JVM). What would scale is each pair on its own host (docker/).';
+    + 'more gateways and rtpengines on hosts that are namespaces of one machine add instances, not cores, so the scaled configuration cannot multiply the capacity '
+    + 'here; it spreads the same work over more processes (and adds HAProxy\'s hop and more JVMs). What would scale is each host on a machine of its own.';
 }
 
 function os_cores() { return machine().nproc; }

@@ -72,16 +72,17 @@ function cpuOf(sampled, host0, host1, procs = SETUP_PROCS) {
 export const SETUP_USERS = ['alice', 'bob', 'carol', 'dave'];
 // perfFile: record loadgen, rtpengine and Kamailio with Linux perf over the step (perf.mjs) into this file.
 // userCount: users logged in (at least one per thread; bench scale-out: 2, one per gateway behind HAProxy);
-// procs: the processes whose CPU the step reports (bench scale-out adds gateway2, rtpengine2, haproxy, redis).
+// procs: the processes whose CPU the step reports (bench scale-out adds gateway2, rtpengine2, haproxy, redis);
+// extraArgs: more loadgen options (bench scale-out: --local-ip, its client host's address).
 export async function setupStep({ root, dir, logDir, gateway, profilesFile, cps, calls, holdS = SETUP_MEDIA_S, threads = 1, to = 'ue1', perfFile = null, progress, progressEvery = 2,
-  userCount = threads, procs = SETUP_PROCS }) {
+  userCount = threads, procs = SETUP_PROCS, extraArgs = [] }) {
   fs.mkdirSync(dir, { recursive: true });
   const json = path.join(dir, 'loadgen.json');
   const usersFile = path.join(dir, 'users.txt');
   const users = SETUP_USERS.slice(0, Math.max(threads, userCount));
   fs.writeFileSync(usersFile, `# loadgen --users\n${users.map((u) => `${u}:${credentials(root, u)}`).join('\n')}\n`, { mode: 0o600 });
   const args = ['--gateway', gateway, '--users', usersFile, '--threads', String(threads), '--to', to, '--calls', String(calls),
-    '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json];
+    '--cps', String(cps), '--duration', String(holdS), '--profile', 'A-SRTP', '--profiles', profilesFile, '--json', json, ...extraArgs];
   let n = 0;
   let peak = 0; // most calls in media at once (loadgen's progress line)
   const lg = start('loadgen', bin(root, 'loadgen'), args, {

@@ -30,12 +30,24 @@ const alive = (pid) => {
   } catch { return false; }
 };
 
-// What is needed to start NAME again as it runs now: {pid, argv, env, cwd}.
+// The name of the network namespace (`ip netns`, /run/netns) PID runs in when it is not ours (a scale-out host,
+// harness/lib/scaleout.sh), else null.
+function netnsOf(pid) {
+  const ino = fs.statSync(`/proc/${pid}/ns/net`).ino;
+  if (ino === fs.statSync('/proc/self/ns/net').ino) return null;
+  let names = [];
+  try { names = fs.readdirSync('/run/netns'); } catch { /* none */ }
+  const name = names.find((n) => { try { return fs.statSync(path.join('/run/netns', n)).ino === ino; } catch { return false; } });
+  if (!name) throw new Error(`pid ${pid} runs in a network namespace without a name in /run/netns: cannot start it there again`);
+  return name;
+}
+
+// What is needed to start NAME again as it runs now: {pid, argv, env, cwd, netns}.
 export function commandOf(name) {
   const pid = pidOf(name);
   const nul = (f) => fs.readFileSync(`/proc/${pid}/${f}`).toString('utf8').split('\0').filter((s) => s.length);
   const env = Object.fromEntries(nul('environ').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-  return { pid, argv: nul('cmdline'), env, cwd: fs.readlinkSync(`/proc/${pid}/cwd`) };
+  return { pid, argv: nul('cmdline'), env, cwd: fs.readlinkSync(`/proc/${pid}/cwd`), netns: netnsOf(pid) };
 }
 
 // Kills NAME's process group (SIGKILL: a crash, nothing cleaned up) and waits until it is gone.
@@ -54,7 +66,9 @@ export async function kill(name, { sig = 'SIGKILL', timeoutMs = 5000 } = {}) {
 export function startAgain(name, spec) {
   const log = fs.openSync(path.join(logDir(), `${name}.log`), 'a');
   fs.writeSync(log, `\n--- ${name} restarted by a test (${new Date().toISOString()}) ---\n`);
-  const child = spawn(spec.argv[0], spec.argv.slice(1), { env: spec.env, cwd: spec.cwd, detached: true, stdio: ['ignore', log, log] });
+  // on its own host again (ip netns exec execs the command: the pid stays the component's)
+  const argv = spec.netns ? ['ip', 'netns', 'exec', spec.netns, ...spec.argv] : spec.argv;
+  const child = spawn(argv[0], argv.slice(1), { env: spec.env, cwd: spec.cwd, detached: true, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   if (!child.pid) throw new Error(`${name} could not be started again: ${spec.argv.join(' ')}`);
   child.unref();

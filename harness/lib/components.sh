@@ -25,7 +25,8 @@ gw_url() {
 }
 
 # -k: a health probe on this host; the certificate (maybe the user's, for a host name) is not its business
-http_200() { [[ $(curl --noproxy '*' -k -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
+# (from the browsers' host: client_exec, scaleout.sh — with `up --gateways/--relays` a namespace of its own)
+http_200() { [[ $(client_exec curl --noproxy '*' -k -s -o /dev/null -m 2 -w '%{http_code}' "$1") == 200 ]]; }
 
 # lab_tls_sans — the names the generated certificate is for: the --bind address, or with 0.0.0.0 every
 # address of this host plus its name.
@@ -153,10 +154,10 @@ start_kamailio() {
   # counts its users, never the socket itself (docs/ims-sim.md "Hardening"; its own login limits stand there)
   local gw_host=${LAB_SIP_HOST:-127.0.0.1}
   proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
-    KAMAILIO_TRUSTED_NODES="$gw_host:$LAB_GW_SIP_PORT $gw_host:$LAB_GW_TCP_SIP_PORT" \
+    KAMAILIO_TRUSTED_NODES="${LAB_KAMAILIO_TRUSTED:-$gw_host:$LAB_GW_SIP_PORT $gw_host:$LAB_GW_TCP_SIP_PORT}" \
     IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
-    python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
+    client_exec python3 "$ROOT/harness/lib/sip-options.py" "$LAB_PCSCF" 1
 }
 
 # start_gateway [NAME HTTP_PORT SIP_PORT TRANSPORT [EXTRA_ARG...]] — the signaling gateway (default:
@@ -171,7 +172,8 @@ start_gateway() {
   url=$(LAB_BIND=$bind gw_url "$http_port" "$tls") # where this one listens (GW_BIND)
   # Spring Boot reads the PEM pair itself; the port then speaks TLS only (a plain request gets no page)
   [[ $tls == 1 ]] && ssl=(--server.ssl.certificate="file:$LAB_TLS_CERT" --server.ssl.certificate-private-key="file:$LAB_TLS_KEY")
-  [[ -n $(lab_pub_addr) ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
+  # GW_LEGS=0: rtpengine with one interface for both legs (a scale-out relay host, scaleout.sh)
+  [[ -n $(lab_pub_addr) && ${GW_LEGS:-1} == 1 ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
   mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
@@ -188,7 +190,7 @@ start_gateway() {
 start_ue() {
   local name=$1 scenario=$2
   need_script sipp-scenarios/run-ue.sh || return 1
-  proc_start "$name" env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO="$LAB_PCSCF" IMS_USERS="$ROOT/ims-sim/users.txt" \
+  proc_start "$name" env LAB_LOGDIR="$LAB_LOGDIR" KAMAILIO="$LAB_PCSCF" IMS_USERS="$ROOT/ims-sim/users.txt" ${LAB_UE_IP:+UE_IP="$LAB_UE_IP"} \
     bash "$ROOT/sipp-scenarios/run-ue.sh" "$scenario" "${@:3}"
   proc_wait_ready "$name" "$LAB_LAST_PID" 30 "REGISTER done and SIPp UAS running" \
     proc_is "$LAB_LAST_PID" sipp
@@ -201,12 +203,12 @@ LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
 lab_start_all() {
+  if scale_out; then hosts_start_all; return; fi # --gateways/--relays: each component on a host of its own (scaleout.sh)
   local ports=("${LAB_PORTS[@]}")
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
-  scale_out && mapfile -t -O "${#ports[@]}" ports < <(scale_ports) # --gateways/--relays (scaleout.sh)
-  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_turn && start_ims_core && scale_start_gateways || return 1
+  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_turn && start_ims_core && start_main_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

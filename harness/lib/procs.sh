@@ -16,13 +16,15 @@ proc_spawn() {
   LAB_STARTED+=("$name $LAB_LAST_PID")
 }
 
-# proc_start NAME CMD... — start a lab component: log in $LAB_LOGDIR/NAME.log, "NAME PID" in $LAB_PIDS.
+# proc_start NAME CMD... — start a lab component: log in $LAB_LOGDIR/NAME.log, "NAME PID" in $LAB_PIDS. With
+# LAB_PROC_NETNS set, in that network namespace (`ip netns exec` execs CMD: the pid is CMD's, as without).
 proc_start() {
   local name=$1; shift
   local logf="$LAB_LOGDIR/$name.log"
+  [[ -n ${LAB_PROC_NETNS:-} ]] && set -- ip netns exec "$LAB_PROC_NETNS" "$@"
   proc_spawn "$name" "$logf" "$@"
   echo "$name $LAB_LAST_PID" >>"$LAB_PIDS"
-  log "started $name (pid $LAB_LAST_PID, log $(rel "$logf"))"
+  log "started $name (pid $LAB_LAST_PID, ${LAB_PROC_NETNS:+namespace $LAB_PROC_NETNS, }log $(rel "$logf"))"
 }
 
 # proc_alive PID — the process exists and is not a zombie.
@@ -99,6 +101,7 @@ procs_cleanup() {
     proc_stop "$name" "$pid"
   done
   LAB_STARTED=()
+  declare -F hosts_teardown >/dev/null && hosts_teardown # the scale-out hosts' namespaces (scaleout.sh)
   trap - INT TERM HUP
 }
 

@@ -1,19 +1,38 @@
 # shellcheck shell=bash
-# Scale-out on one machine (issue #14, docs/scale-out.md): `./lab up --gateways G --relays R`.
-# R > 1: one redis-server and R rtpengine instances, each persisting its calls in its own Redis database
-# (rtpengine's --redis/--redis-write), every gateway balancing its calls across all of them
-# (lab.rtpengine.ng = the list). G > 1: G gateways, each registering its own users with Kamailio (its own
-# Contact: MT calls reach the instance that holds the user, no Kamailio change), behind HAProxy on the
-# browser port, which routes a session's REST requests and WebSocket by the token's gateway prefix.
-# With G = R = 1 nothing here runs: the lab starts as always.
+# Scale-out as separate hosts (issues #14, #28; docs/scale-out.md): `./lab up --gateways G --relays R` (G or R > 1)
+# and `./lab bench scale-out`. Every gateway, every relay, Kamailio (with the SIPp UEs), Redis and HAProxy runs in
+# a network namespace of its own ("host"), each with one address on the lab bridge (harness/addresses.env
+# LAB_HOSTS_*), all on the lab's usual ports: no port arithmetic, no component reaching another through loopback.
+#   labh-sw        the bridge br0 (and nothing else); every host's veth ends here
+#   labh-ims       LAB_HOSTS_IMS_ADDR: Kamailio's P-CSCF/S-CSCF (LAB_PCSCF's ports), the SIPp UEs beside it
+#   labh-redis     LAB_HOSTS_REDIS_ADDR: redis-server (R > 1), relay i's calls in database i
+#   labh-relay<i>  LAB_HOSTS_RELAY_BASE + i: rtpengine, ng + media on its own address
+#   labh-gw<i>     LAB_HOSTS_GW_BASE + i: the gateway, HTTP LAB_GW_PORT + SIP LAB_GW_SIP_PORT on its own address
+#   labh-haproxy   LAB_HOSTS_HAPROXY_ADDR: HAProxy (G > 1) on LAB_GW_PORT, the browsers' entry
+#   client         LAB_HOSTS_CLIENT_ADDR: where browsers, loadgen and the harness sit — ./lab's own private
+#                  namespace in test/bench (a veth into it), the namespace labh-client with `./lab up`
+# R > 1: every gateway balances its calls across all relays (lab.rtpengine.ng = the list). G > 1: each gateway
+# registers its own users with Kamailio (its own Contact: MT calls reach the host that holds the user), behind
+# HAProxy, which routes a session's REST requests and WebSocket by the token's gateway prefix.
+# With G = R = 1 nothing here runs: the lab starts as always (one namespace, loopback).
 
 LAB_GATEWAYS=${LAB_GATEWAYS:-1}
 LAB_RELAYS=${LAB_RELAYS:-1}
+LAB_HOSTS_MAX=16          # --gateways/--relays: memory, not addresses, is the limit (each gateway is a JVM)
+LAB_HOSTS_CREATED=()      # namespaces this ./lab created: procs_cleanup deletes them (unless `up` keeps them)
 
-scale_out() { ((LAB_GATEWAYS > 1 || LAB_RELAYS > 1)); }
+# (LAB_HOSTS_FORCE=1: bench scale-out's 1x1 on the same layout as its scaled configuration)
+scale_out() { ((LAB_GATEWAYS > 1 || LAB_RELAYS > 1)) || [[ ${LAB_HOSTS_FORCE:-} == 1 ]]; }
 
-# relay_ng I — relay I's ng address (1-based).
-relay_ng() { printf '%s:%d' "${LAB_RTPENGINE_NG%:*}" $((${LAB_RTPENGINE_NG##*:} + 10 * ($1 - 1))); }
+# host_addr BASE I — BASE's last octet + I (LAB_HOSTS_RELAY_BASE/LAB_HOSTS_GW_BASE).
+host_addr() { printf '%s.%d' "${1%.*}" $((${1##*.} + $2)); }
+relay_addr() { host_addr "$LAB_HOSTS_RELAY_BASE" "$1"; }
+gateway_addr() { host_addr "$LAB_HOSTS_GW_BASE" "$1"; }
+# host_ns NAME — the namespace of host NAME (ims, redis, haproxy, relay<i>, gw<i>, client, sw).
+host_ns() { printf '%s%s' "$LAB_NS_HOSTS_PREFIX" "$1"; }
+
+# relay_ng I — relay I's ng address (1-based): its host's address, the lab's ng port.
+relay_ng() { printf '%s:%s' "$(relay_addr "$1")" "${LAB_RTPENGINE_NG##*:}"; }
 
 # relay_ng_list — every relay's ng address, comma-separated (the gateways' lab.rtpengine.ng).
 relay_ng_list() {
@@ -25,50 +44,144 @@ relay_ng_list() {
 # relay_name I / gateway_name I — component names: the first keeps the lab's usual one.
 relay_name() { (($1 == 1)) && echo rtpengine || echo "rtpengine$1"; }
 gateway_name() { (($1 == 1)) && echo gateway || echo "gateway$1"; }
-gateway_http_port() { echo $((LAB_SCALE_GW_HTTP_BASE + $1)); }
-gateway_sip_port() { echo $((LAB_SCALE_GW_SIP_BASE + 4 * ($1 - 1))); }
+gateway_http_port() { echo "$LAB_GW_PORT"; }
+# gateway_http_target I — where HAProxy reaches gateway I (the scale-out test points it at its own gateways).
+gateway_http_target() { printf '%s:%s' "$(gateway_addr "$1")" "$(gateway_http_port "$1")"; }
+gateway_url() { printf 'http://%s:%s' "$(gateway_addr "$1")" "$LAB_GW_PORT"; }
 
-redis_ping() { [[ $(redis-cli -h "${LAB_REDIS%:*}" -p "${LAB_REDIS##*:}" ping 2>/dev/null) == PONG ]]; }
+# hosts_entry_url — the browsers' entry: HAProxy (G > 1) or the one gateway's host.
+# With TLS (`up --tls-cert/--tls-key`) https: HAProxy terminates it (haproxy_config), a lone gateway serves it itself.
+hosts_entry_url() {
+  local scheme=http
+  [[ ${LAB_TLS:-0} == 1 ]] && scheme=https
+  if ((LAB_GATEWAYS > 1)); then printf '%s://%s:%s' "$scheme" "$LAB_HOSTS_HAPROXY_ADDR" "$LAB_GW_PORT"
+  else printf '%s://%s:%s' "$scheme" "$(gateway_addr 1)" "$LAB_GW_PORT"; fi
+}
+
+# client_exec CMD... — CMD where the browsers sit (the client host): here in test/bench, labh-client with `up`.
+client_exec() {
+  if [[ -n ${LAB_CLIENT_NETNS:-} ]]; then ip netns exec "$LAB_CLIENT_NETNS" "$@"; else "$@"; fi
+}
+
+# asked on Redis's own host: only the relays may reach it from the bridge (start_redis)
+redis_ping() { [[ $(ip netns exec "$(host_ns redis)" redis-cli -h "${LAB_REDIS%:*}" -p "${LAB_REDIS##*:}" ping 2>/dev/null) == PONG ]]; }
+
+# hosts_netns_dir — `ip netns` keeps names in /run/netns: inside ./lab's private mount namespace (test, bench) a
+# tmpfs of its own, so the names vanish with the run (netns_topology mounts the same for the browsers).
+hosts_netns_dir() {
+  [[ ${LAB_IN_NETNS:-} == 1 ]] || return 0
+  mountpoint -q /run/netns 2>/dev/null && [[ ${LAB_TOPOLOGY:-} == 1 || -n ${LAB_HOSTS_TMPFS:-} ]] && return 0
+  mkdir -p /run/netns && mount -t tmpfs -o size=64k,mode=755 lab-netns /run/netns && LAB_HOSTS_TMPFS=1 ||
+    { fail "cannot mount a private /run/netns for the hosts' namespaces"; return 1; }
+}
+
+# hosts_add NAME ADDR — namespace host NAME with ADDR/prefix on a veth whose other end is on the bridge. No other
+# route: the hosts reach each other and the client host, nothing else.
+hosts_add() {
+  local ns sw plen=${LAB_HOSTS_NET#*/}
+  ns=$(host_ns "$1") sw=$(host_ns sw)
+  ip netns add "$ns" || { fail "cannot create network namespace $ns"; return 1; }
+  LAB_HOSTS_CREATED+=("$ns")
+  ip -n "$ns" link set lo up && ip -n "$sw" link add "h-$1" type veth peer name eth0 netns "$ns" &&
+    ip -n "$sw" link set "h-$1" master br0 && ip -n "$sw" link set "h-$1" up &&
+    ip -n "$ns" addr add "$2/$plen" dev eth0 && ip -n "$ns" link set eth0 up ||
+    { fail "cannot wire host $ns ($2) to the lab bridge"; return 1; }
+}
+
+# hosts_setup — the bridge and one namespace per component of this run (G gateways, R relays). The client end:
+# a veth into ./lab's own namespace when that is private (test, bench: LAB_IN_NETNS), else namespace labh-client
+# (`./lab up` runs on the host, whose network the lab never touches).
+hosts_setup() {
+  local i sw plen=${LAB_HOSTS_NET#*/}
+  hosts_netns_dir || return 1
+  sw=$(host_ns sw)
+  if [[ -e /run/netns/$sw ]]; then
+    fail "network namespace $sw exists already: the lab's hosts are up (./lab down), or another run's"
+    return 1
+  fi
+  ip netns add "$sw" || { fail "cannot create network namespace $sw (root needed)"; return 1; }
+  LAB_HOSTS_CREATED+=("$sw")
+  ip -n "$sw" link set lo up && ip -n "$sw" link add br0 type bridge && ip -n "$sw" link set br0 up ||
+    { fail "cannot create the lab bridge in $sw"; return 1; }
+  if [[ ${LAB_IN_NETNS:-} == 1 ]]; then
+    LAB_CLIENT_NETNS=
+    ip -n "$sw" link add h-client type veth peer name vh-client netns "$$" && ip -n "$sw" link set h-client master br0 &&
+      ip -n "$sw" link set h-client up && ip addr add "$LAB_HOSTS_CLIENT_ADDR/$plen" dev vh-client && ip link set vh-client up || { fail "cannot wire ./lab's namespace to the lab bridge"; return 1; }
+  else
+    hosts_add client "$LAB_HOSTS_CLIENT_ADDR" || return 1
+    LAB_CLIENT_NETNS=$(host_ns client)
+  fi
+  hosts_add ims "$LAB_HOSTS_IMS_ADDR" || return 1
+  ((LAB_RELAYS > 1)) && { hosts_add redis "$LAB_HOSTS_REDIS_ADDR" || return 1; }
+  for ((i = 1; i <= LAB_RELAYS; i++)); do hosts_add "relay$i" "$(relay_addr "$i")" || return 1; done
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do hosts_add "gw$i" "$(gateway_addr "$i")" || return 1; done
+  ((LAB_GATEWAYS > 1)) && { hosts_add haproxy "$LAB_HOSTS_HAPROXY_ADDR" || return 1; }
+  export LAB_CLIENT_NETNS
+  [[ -n ${LAB_RUN_DIR:-} ]] && printf '%s\n' "${LAB_HOSTS_CREATED[@]}" >"$LAB_RUN_DIR/netns"
+  log "hosts: bridge in $sw ($LAB_HOSTS_NET); Kamailio + UEs $LAB_HOSTS_IMS_ADDR, $LAB_RELAYS relay(s) from $(relay_addr 1), $LAB_GATEWAYS gateway(s) from $(gateway_addr 1)$( ((LAB_GATEWAYS > 1)) && echo ", HAProxy $LAB_HOSTS_HAPROXY_ADDR"); clients at $LAB_HOSTS_CLIENT_ADDR${LAB_CLIENT_NETNS:+ (namespace $LAB_CLIENT_NETNS)}"
+}
+
+# hosts_teardown — delete the namespaces this ./lab created (their processes are stopped by then).
+hosts_teardown() {
+  local i
+  for ((i = ${#LAB_HOSTS_CREATED[@]} - 1; i >= 0; i--)); do ip netns del "${LAB_HOSTS_CREATED[i]}" 2>/dev/null; done
+  LAB_HOSTS_CREATED=()
+  return 0 # (./lab's own end of the client veth, vh-client, went with labh-sw's end)
+}
 
 start_redis() {
+  local i relays=()
   mkdir -p "$LAB_RUN_DIR/redis"
+  for ((i = 1; i <= LAB_RELAYS; i++)); do relays+=("$(relay_addr "$i")"); done
+  # Redis has no password here: its host takes its port from the relays' addresses only (nft), so Redis's
+  # protected mode (loopback only) is off; nothing but the lab's hosts is on the bridge anyway
+  ip netns exec "$(host_ns redis)" nft -f - <<NFT || { fail "cannot restrict Redis's port to the relays (nft in $(host_ns redis))"; return 1; }
+table inet redis {
+  chain input {
+    type filter hook input priority filter; policy accept;
+    iifname "eth0" tcp dport ${LAB_REDIS##*:} ip saddr != { $(IFS=,; echo "${relays[*]}") } drop
+  }
+}
+NFT
   # no RDB/AOF files: the lab's Redis holds the relays' live calls only while the lab is up
-  proc_start redis redis-server --bind "${LAB_REDIS%:*}" --port "${LAB_REDIS##*:}" --save '' --appendonly no \
-    --dir "$LAB_RUN_DIR/redis" --daemonize no
+  LAB_PROC_NETNS=$(host_ns redis) proc_start redis redis-server --bind "${LAB_REDIS%:*}" --port "${LAB_REDIS##*:}" --save '' \
+    --appendonly no --protected-mode no --dir "$LAB_RUN_DIR/redis" --daemonize no
   proc_wait_ready redis "$LAB_LAST_PID" 15 "PONG on $LAB_REDIS" redis_ping
 }
 
-# start_relay I — rtpengine instance I (1-based) of LAB_RELAYS, its calls in Redis database I.
+# start_relay I — rtpengine on host relay<I>: ng and media (both legs) on its own address, its calls in Redis
+# database I (R > 1), its DTMF log to the first gateway.
 start_relay() {
-  local i=$1 name ng span lo hi pub
-  local -a ifaces=()
-  name=$(relay_name "$i")
-  ng=$(relay_ng "$i")
-  # the relays share 30000-30999 (LAB_SCALE_PORT_SPAN ports from 30000; bench scale-out's sweep: 30000-39999)
-  span=$((${LAB_SCALE_PORT_SPAN:-1000} / LAB_RELAYS))
-  lo=$((30000 + span * (i - 1)))
-  hi=$((lo + span - 1))
-  pub=$(lab_pub_addr)
-  [[ -n $pub ]] && ifaces=("--interface=pub/$pub" "--interface=${LAB_RTPENGINE_IFACES[1]}")
-  proc_start "$name" env RTPENGINE_NG="$ng" RTPENGINE_DTMF_LOG="$LAB_RTPENGINE_DTMF_LOG" \
-    RTPENGINE_PORT_MIN="$lo" RTPENGINE_PORT_MAX="$hi" ${ifaces[0]:+RTPENGINE_IFACE="${ifaces[0]#--interface=}"} \
-    bash "$ROOT/media-relay/start-rtpengine.sh" "${ifaces[@]:1}" --redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i"
-  proc_wait_ready "$name" "$LAB_LAST_PID" 20 "ng ping answer on $ng" python3 "$ROOT/media-relay/ng-ping.py" "$ng" 1
+  local i=$1 name ng addr lo=30000 hi=${RTPENGINE_PORT_MAX:-30999}
+  local -a redis=()
+  name=$(relay_name "$i") ng=$(relay_ng "$i") addr=$(relay_addr "$i")
+  ((LAB_RELAYS > 1)) && redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i")
+  LAB_PROC_NETNS=$(host_ns "relay$i") proc_start "$name" env RTPENGINE_NG="$ng" \
+    RTPENGINE_DTMF_LOG="$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}" RTPENGINE_PORT_MIN="$lo" RTPENGINE_PORT_MAX="$hi" \
+    RTPENGINE_IFACE="$addr" bash "$ROOT/media-relay/start-rtpengine.sh" "${redis[@]}"
+  proc_wait_ready "$name" "$LAB_LAST_PID" 20 "ng ping answer on $ng" client_exec python3 "$ROOT/media-relay/ng-ping.py" "$ng" 1
 }
 
 # haproxy_config FILE — HAProxy in front of the gateways: a login goes to any (round robin, health-checked);
 # anything that carries a token (WebSocket subprotocol lab.token.g<i>..., Bearer g<i>...., /api/v1/sessions/g<i>....)
-# goes to gateway i, the one that issued it and holds the session.
+# goes to gateway i, the one that issued it and holds the session. HAPROXY_BIND: where the browsers reach it.
+# HAPROXY_PEM (cert + key in one file): HAProxy terminates TLS for the browsers (https/wss only) and tells the
+# gateways so (X-Forwarded-Proto); it must read each request to route it by its token, which TLS passthrough (SNI
+# only) could not.
 haproxy_config() {
-  local i
+  local i bind=${HAPROXY_BIND:-$LAB_HOSTS_HAPROXY_ADDR}
   {
     printf '%s\n' 'global' '  maxconn 4096' '' 'defaults' '  mode http' '  timeout connect 2s' '  timeout client 60s' \
       '  timeout server 60s' '  timeout tunnel 1h' ''
-    printf 'frontend browsers\n  bind %s:%s\n' "$LAB_BIND" "$LAB_GW_PORT"
-    # the gateways' host-only endpoints would see HAProxy's loopback address as the client: not through here
+    printf 'frontend browsers\n  bind %s:%s%s\n' "$bind" "$LAB_GW_PORT" "${HAPROXY_PEM:+ ssl crt $HAPROXY_PEM alpn http/1.1}"
+    [[ -n ${HAPROXY_PEM:-} ]] && printf '  http-request set-header X-Forwarded-Proto https\n'
+
+    # the gateways' host-only endpoints: not through here (scrapers reach each gateway on its own host)
     printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine }\n'
     # the client's address for the gateways (login limits per address): set, never appended to what a client sent
     printf '  http-request set-header X-Forwarded-For %%[src]\n'
+    # and the port it came to (with TLS the gateways would otherwise build their URLs with https's default 443)
+    printf '  http-request set-header X-Forwarded-Port %%[dst_port]\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
       printf '  acl to_g%d req.hdr(sec-websocket-protocol) -m beg lab.token.g%d.\n' "$i" "$i"
       printf '  acl to_g%d req.hdr(authorization) -m beg "Bearer g%d."\n' "$i" "$i"
@@ -77,99 +190,123 @@ haproxy_config() {
     done
     printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '  server g%d 127.0.0.1:%d check inter 2s\n' "$i" "$(gateway_http_port "$i")"
+      printf '  server g%d %s check inter 2s\n' "$i" "$(gateway_http_target "$i")"
     done
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '\nbackend g%d\n  server g%d 127.0.0.1:%d\n' "$i" "$i" "$(gateway_http_port "$i")"
+      printf '\nbackend g%d\n  server g%d %s\n' "$i" "$i" "$(gateway_http_target "$i")"
     done
     printf '\nfrontend stats\n  bind %s\n  stats enable\n  stats uri /\n' "$LAB_HAPROXY_STATS"
   } >"$1"
 }
 
 start_haproxy() {
-  local cfg="$LAB_RUN_DIR/haproxy.cfg"
+  local cfg="$LAB_RUN_DIR/haproxy.cfg" HAPROXY_PEM=
+  if [[ ${LAB_TLS:-0} == 1 ]]; then
+    # HAProxy wants the certificate and its key in one file: the run's copy, readable by this user only
+    HAPROXY_PEM="$LAB_RUN_DIR/haproxy.pem"
+    (umask 077 && cat "$LAB_TLS_CERT" "$LAB_TLS_KEY" >"$HAPROXY_PEM") || { fail "cannot write $(rel "$HAPROXY_PEM")"; return 1; }
+  fi
   haproxy_config "$cfg"
   haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | grep -m1 ALERT)"; return 1; }
-  proc_start haproxy haproxy -db -f "$cfg"
-  proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(gw_url)/api/v1/health through HAProxy" http_200 "$(gw_url)/api/v1/health"
+  LAB_PROC_NETNS=$(host_ns haproxy) proc_start haproxy haproxy -db -f "$cfg"
+  proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(hosts_entry_url)/api/v1/health through HAProxy" http_200 "$(hosts_entry_url)/api/v1/health"
 }
 
-# scale_ports — the ports the scale-out components need free (beside LAB_PORTS).
-scale_ports() {
-  local i
-  for ((i = 2; i <= LAB_RELAYS; i++)); do echo "$(($(relay_ng "$i" | sed 's/.*://')))/udp"; done
-  ((LAB_RELAYS > 1)) && echo "${LAB_REDIS##*:}/tcp"
-  if ((LAB_GATEWAYS > 1)); then
-    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      echo "$(gateway_http_port "$i")/tcp"; echo "$(gateway_sip_port "$i")/udp"; echo "$(gateway_sip_port "$i")/tcp"
-    done
-    echo "${LAB_HAPROXY_STATS##*:}/tcp"
-  fi
-}
-
-# scale_start_media_and_gateways — what lab_start_all starts instead of the one rtpengine and gateway.
-scale_start_relays() {
-  local i
-  if ((LAB_RELAYS > 1)); then
-    start_redis || return 1
-    for ((i = 1; i <= LAB_RELAYS; i++)); do start_relay "$i" || return 1; done
-  else
-    start_rtpengine
-  fi
-}
-
-scale_start_gateways() {
-  local i
-  local LAB_GW_NG=$LAB_RTPENGINE_NG
-  ((LAB_RELAYS > 1)) && LAB_GW_NG=$(relay_ng_list)
+# gateway_extra_args — the options every lab gateway gets from the run, one a line: the load quotas (bench scale-out:
+# LAB_SCALE_GW_ARGS); LAB_GW_MIN_SE (./lab test and compliance: 2; RFC 4028's tests use 4 s session intervals, so the
+# gateway accepts down to that, lab.ims.min-se; default 90, the RFC's floor); LAB_SIP_TEST_PEER (./lab test and
+# compliance: the harness's raw-SIP peer is trusted beside the P-CSCF).
+gateway_extra_args() {
   local -a extra=()
-  read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}" # bench scale-out: the load quotas
-  # LAB_GW_MIN_SE (./lab test and compliance: 2): RFC 4028's tests (dialog.test.mjs) use 4 s session
-  # intervals, so the gateway accepts down to that (lab.ims.min-se; default 90, the RFC's floor)
+  read -r -a extra <<<"${LAB_SCALE_GW_ARGS:-}"
   [[ -n ${LAB_GW_MIN_SE:-} ]] && extra+=(--lab.ims.min-se="$LAB_GW_MIN_SE")
-  # LAB_SIP_TEST_PEER (./lab test and compliance): the harness's raw-SIP peer is trusted beside the P-CSCF
   [[ ${LAB_SIP_TEST_PEER:-} == 1 ]] && extra+=(--lab.sip.trusted-sources="$LAB_PCSCF,$LAB_SIP_TEST_PEER_ADDR")
-  if ((LAB_GATEWAYS == 1)); then start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" "${extra[@]}"; return; fi
-  for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-    # rtpengine has one DTMF log destination: the first gateway's (docs/scale-out.md). Only HAProxy (on
-    # loopback) reaches the gateways, and only its X-Forwarded-For is believed: the client's address for the
-    # per-address login limits and the host-only endpoints.
-    GW_BIND=127.0.0.1 LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$LAB_RTPENGINE_DTMF_LOG") \
-      start_gateway "$(gateway_name "$i")" "$(gateway_http_port "$i")" "$(gateway_sip_port "$i")" udp \
-      --lab.api.token-prefix="g$i." --server.forward-headers-strategy=native \
-      '--server.tomcat.remoteip.internal-proxies=127\.0\.0\.1' "${extra[@]}" || return 1
-  done
-  start_haproxy
+  ((${#extra[@]})) && printf '%s\n' "${extra[@]}"
+  return 0
 }
 
-# scale_print — pids and ports of the scale-out components (./lab up).
+# start_main_gateway — the lab's one gateway when it is not scaled out (components.sh lab_start_all).
+start_main_gateway() {
+  local -a extra=()
+  mapfile -t extra < <(gateway_extra_args)
+  start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" "${extra[@]}"
+}
+
+# hosts_start_gateways — gateway i on host gw<i>: HTTP and SIP on its own address; P-CSCF, relays on theirs.
+hosts_start_gateways() {
+  local i
+  local LAB_GW_NG
+  LAB_GW_NG=$(relay_ng_list)
+  local -a extra=() front=()
+  mapfile -t extra < <(gateway_extra_args)
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do
+    front=()
+    # only HAProxy's X-Forwarded-For is believed: the client's address for the per-address login limits and the
+    # host-only endpoints; the token prefix tells HAProxy which gateway holds a session
+    ((LAB_GATEWAYS > 1)) && front=(--lab.api.token-prefix="g$i." --server.forward-headers-strategy=native
+      "--server.tomcat.remoteip.internal-proxies=${LAB_HOSTS_HAPROXY_ADDR//./\\.}")
+    # every gateway's SIP port is the same: its rtpengine sessions get a prefix of its own (gw<i>-), so that each
+    # one's list, reconciler and cleanup see only its own calls on the shared relays. rtpengine has one DTMF log
+    # destination: the first gateway's (docs/scale-out.md).
+    # TLS: HAProxy terminates it (G > 1, plain HTTP behind it on the bridge), a lone gateway serves it itself
+    LAB_PROC_NETNS=$(host_ns "gw$i") GW_BIND=$(gateway_addr "$i") GW_TLS=$( ((LAB_GATEWAYS > 1)) && echo 0 || echo "${LAB_TLS:-0}") LAB_SIP_HOST=$(gateway_addr "$i") GW_LEGS=0 \
+      LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}") \
+      start_gateway "$(gateway_name "$i")" "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${front[@]}" \
+      --lab.rtpengine.session-prefix="gw$i-" "${extra[@]}" || return 1
+  done
+  ((LAB_GATEWAYS > 1)) && { start_haproxy || return 1; }
+  return 0
+}
+
+# hosts_start_all — what lab_start_all starts with G or R > 1: the hosts, then the components on them, in
+# dependency order (relays, Kamailio, gateways, HAProxy, the UEs). The browsers' URL (gw_url) becomes the entry's.
+hosts_start_all() {
+  local i gw_nodes=()
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do gw_nodes+=("$(gateway_addr "$i"):$LAB_GW_SIP_PORT"); done
+  hosts_setup || return 1
+  # the address table as the hosts see it: the P-CSCF on the IMS host, the browsers' entry on HAProxy's (or the gateway's)
+  LAB_PCSCF="$LAB_HOSTS_IMS_ADDR:${LAB_PCSCF##*:}"
+  LAB_BIND=$(hosts_entry_url) LAB_BIND=${LAB_BIND#*://} LAB_BIND=${LAB_BIND%:*}
+  export LAB_PCSCF LAB_BIND
+  if ((LAB_RELAYS > 1)); then start_redis || return 1; fi
+  for ((i = 1; i <= LAB_RELAYS; i++)); do start_relay "$i" || return 1; done
+  LAB_PROC_NETNS=$(host_ns ims) LAB_KAMAILIO_TRUSTED="${gw_nodes[*]}" start_kamailio || return 1
+  hosts_start_gateways || return 1
+  local ue
+  for ue in "ue1 uas" "ue3 uas-bye" "ue4 volte-uas" "ue6 uas-dtmf" "ue7 uas-video" "ue8 uas-reinvite"; do
+    # shellcheck disable=SC2086 # name and scenario
+    LAB_PROC_NETNS=$(host_ns ims) LAB_UE_IP=$LAB_HOSTS_IMS_ADDR start_ue $ue || return 1
+  done
+}
+
+# scale_print — pids and addresses of the scale-out hosts (./lab up).
 scale_print() {
   scale_out || return 0
   local i pid
   for ((i = 1; i <= LAB_RELAYS; i++)); do
     pid=$(awk -v n="$(relay_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
-    log "relay $i: $(relay_name "$i") pid $pid, ng $(relay_ng "$i")$( ((LAB_RELAYS > 1)) && echo ", Redis database $i on $LAB_REDIS")"
+    log "relay $i: $(relay_name "$i") pid $pid, host $(host_ns "relay$i"), ng $(relay_ng "$i")$( ((LAB_RELAYS > 1)) && echo ", Redis database $i on $LAB_REDIS")"
   done
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
     pid=$(awk -v n="$(gateway_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
-    if ((LAB_GATEWAYS > 1)); then
-      log "gateway $i: pid $pid, HTTP 127.0.0.1:$(gateway_http_port "$i"), SIP $(gateway_sip_port "$i"), tokens g$i.*"
-    else
-      log "gateway: pid $pid, HTTP $LAB_GW_PORT"
-    fi
+    log "gateway $i: pid $pid, host $(host_ns "gw$i"), HTTP $(gateway_url "$i"), SIP $(gateway_addr "$i"):$LAB_GW_SIP_PORT$( ((LAB_GATEWAYS > 1)) && echo ", tokens g$i.*")"
   done
-  ((LAB_GATEWAYS > 1)) && log "HAProxy: pid $(awk '$1 == "haproxy" {print $2}' "$LAB_PIDS" | tail -1), browsers on $(gw_url), stats http://$LAB_HAPROXY_STATS/"
+  log "Kamailio and the UEs: host $(host_ns ims), P-CSCF $LAB_PCSCF"
+  ((LAB_GATEWAYS > 1)) && log "HAProxy: pid $(awk '$1 == "haproxy" {print $2}' "$LAB_PIDS" | tail -1), host $(host_ns haproxy), browsers on $(hosts_entry_url), stats http://$LAB_HAPROXY_STATS/"
+  log "the browsers' host is namespace $LAB_CLIENT_NETNS ($LAB_HOSTS_CLIENT_ADDR): e.g. ip netns exec $LAB_CLIENT_NETNS media-relay/build/loadgen/loadgen --gateway $(hosts_entry_url) ..."
   return 0
 }
 
-# cmd_bench_scale_out [--calls N] [--duration S] [--cps-steps R1,R2,...] [--step-seconds S] [--hold S] [--no-sweep] —
-# ./lab bench scale-out: on one gateway + one rtpengine, then on two of each behind HAProxy, in one private network
-# namespace: first a capacity sweep (constant-rate steps up to the first failing one, setup-rate --sustained's
-# criterion), then the same MO load on both (rtpengine2 SIGKILLed and restarted mid-run in 2x2);
-# harness/bench/scale-out.mjs measures each and writes out/bench/scale-out/report.*.
+# cmd_bench_scale_out [--scaled GxR] [--calls N] [--duration S] [--cps-steps R1,R2,...] [--step-seconds S] [--hold S]
+# [--no-sweep] — ./lab bench scale-out: on one gateway + one rtpengine, then on G gateways + R relays (default 3x3)
+# behind HAProxy, each configuration's components on hosts of their own (network namespaces on the lab bridge, as
+# `./lab up --gateways/--relays`), inside one private namespace: first a capacity sweep (constant-rate steps up to
+# the first failing one, setup-rate --sustained's criterion), then the same MO load on both (the last relay
+# SIGKILLed and restarted on its host mid-run when R > 1); harness/bench/scale-out.mjs measures each and writes
+# out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 cfg g r dir rc=0 gws i n v prev=0 est
-  local -a orig=("$@")
+  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
+  local -a orig=("$@") hosts=()
   while (($#)); do
     case $1 in
       --calls) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 200 ]] || usage_error "bench scale-out: --calls needs 1..200"; calls=$2; shift 2 ;;
@@ -182,6 +319,8 @@ cmd_bench_scale_out() {
       --step-seconds) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -ge 10 && $2 -le 120 ]] || usage_error "bench scale-out: --step-seconds needs 10..120"; step_s=$2; shift 2 ;;
       --hold) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 30 ]] || usage_error "bench scale-out: --hold needs 1..30 (s)"; hold=$2; shift 2 ;;
       --no-sweep) sweep=0; shift ;;
+      --scaled) [[ ${2:-} =~ ^([1-9][0-9]?)x([1-9][0-9]?)$ && ${BASH_REMATCH[1]} -le $LAB_HOSTS_MAX && ${BASH_REMATCH[2]} -le $LAB_HOSTS_MAX && $2 != 1x1 ]] ||
+        usage_error "bench scale-out: --scaled needs GATEWAYSxRELAYS, each 1..$LAB_HOSTS_MAX, not 1x1 (e.g. 3x3)"; scaled=$2; shift 2 ;;
       *) usage_error "unknown option for bench scale-out: $1" ;;
     esac
   done
@@ -194,25 +333,29 @@ cmd_bench_scale_out() {
   netns_enter bench scale-out "${orig[@]}"
   lab_use_run bench/scale-out
   procs_install_traps
-  # two users, so that HAProxy's round robin puts one session on each gateway; the quotas lifted as in every bench
-  awk -F: '$1 == "alice" || $1 == "bob"' "$ROOT/ims-sim/users.txt" >"$LAB_RUN_DIR/users.txt"
+  # one user per gateway (at least two), so that HAProxy's round robin puts one session on each; the quotas lifted
+  # as in every bench
+  awk -F: -v n=$((${scaled%x*} > 2 ? ${scaled%x*} : 2)) '!/^#/ && NF == 2 && $1 !~ /^ue[0-9]/ && k < n { print; k++ }' \
+    "$ROOT/ims-sim/users.txt" >"$LAB_RUN_DIR/users.txt"
   chmod 600 "$LAB_RUN_DIR/users.txt"
-  # the sweep holds up to cps x hold calls at once: the relays get 30000-39999 (as setup-rate --sustained)
-  export RTPENGINE_PORT_MAX=39999 LAB_SCALE_PORT_SPAN=10000
+  # the sweep holds up to cps x hold calls at once: every relay gets 30000-39999 (as setup-rate --sustained)
+  export RTPENGINE_PORT_MAX=39999
+  # 1x1 on the same layout as the scaled configuration: the gateway and the relay on hosts of their own
+  LAB_HOSTS_FORCE=1
   n=$(tr ',' '\n' <<<"$steps" | wc -l)
   est=$((2 * (calls / cps + duration + 60)))
   ((sweep)) && est=$((est + 2 * n * (step_s + hold + 20)))
-  log "bench scale-out: on 1x1 then 2x2$( ((sweep)) && echo ", each: capacity sweep $steps calls/s ($step_s s steps, calls held $hold s, up to the first failing step), then") $calls calls at $cps/s, $duration s media (at most about $((est / 60 + 1)) min)"
-  for cfg in 1x1 2x2; do
+  log "bench scale-out: on 1x1 then $scaled (every gateway and relay a host of its own)$( ((sweep)) && echo ", each: capacity sweep $steps calls/s ($step_s s steps, calls held $hold s, up to the first failing step), then") $calls calls at $cps/s, $duration s media (at most about $((est / 60 + 1)) min)"
+  for cfg in 1x1 "$scaled"; do
     g=${cfg%x*} r=${cfg#*x}
     LAB_GATEWAYS=$g LAB_RELAYS=$r
     dir="$LAB_RUN_DIR/$cfg"
     mkdir -p "$dir"
     LAB_SCALE_GW_ARGS="$BENCH_GATEWAY_LOAD_ARGS" lab_start_all || { rc=1; break; }
-    gws=()
-    if ((g > 1)); then for ((i = 1; i <= g; i++)); do gws+=("http://127.0.0.1:$(gateway_http_port "$i")"); done; else gws=("$(gw_url)"); fi
-    local -a common=(--config "$cfg" --out "$dir" --gateway "$(gw_url)" --gateways "$(IFS=,; echo "${gws[*]}")"
-      --relays "$( ((r > 1)) && relay_ng_list || echo "$LAB_RTPENGINE_NG")")
+    gws=() hosts=()
+    for ((i = 1; i <= g; i++)); do gws+=("$(gateway_url "$i")") hosts+=("$(host_ns "gw$i")"); done
+    local -a common=(--config "$cfg" --out "$dir" --gateway "$(hosts_entry_url)" --gateways "$(IFS=,; echo "${gws[*]}")"
+      --gateway-hosts "$(IFS=,; echo "${hosts[*]}")" --relays "$(relay_ng_list)" --local-ip "$LAB_HOSTS_CLIENT_ADDR")
     if ((sweep)); then
       run_foreground "sweep-$cfg" $((n * (step_s + hold + 60) + 60)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
         node "$ROOT/harness/bench/scale-out.mjs" sweep "${common[@]}" --cps-steps "$steps" --step-seconds "$step_s" --hold "$hold" || rc=1
@@ -225,9 +368,9 @@ cmd_bench_scale_out() {
     mv "$LAB_PIDS" "$dir/pids" # the next configuration's CPU sampler must not follow this one's pids
     ((rc == 0)) || break
   done
-  LAB_GATEWAYS=1 LAB_RELAYS=1
+  LAB_GATEWAYS=1 LAB_RELAYS=1 LAB_HOSTS_FORCE=
   if ((rc == 0)); then
-    node "$ROOT/harness/bench/scale-out.mjs" report --out "$LAB_RUN_DIR" || rc=1
+    node "$ROOT/harness/bench/scale-out.mjs" report --out "$LAB_RUN_DIR" --scaled "$scaled" || rc=1
   fi
   log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
   exit "$rc"

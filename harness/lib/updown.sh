@@ -49,6 +49,14 @@ lab_down() {
     fi
   done
   rm -f "$pids"
+  # the scale-out hosts' namespaces `up` created (out/up/netns, harness/lib/scaleout.sh): only names of the lab's prefix
+  if [[ -f $ROOT/out/up/netns ]]; then
+    local ns
+    while read -r ns; do
+      [[ $ns == "$LAB_NS_HOSTS_PREFIX"* && -e /run/netns/$ns ]] && ip netns del "$ns" && log "deleted network namespace $ns"
+    done < <(tac "$ROOT/out/up/netns")
+    rm -f "$ROOT/out/up/netns"
+  fi
   log "lab is down: stopped $stopped process(es)"
 }
 
@@ -67,15 +75,22 @@ cmd_up() {
       --tls-key) [[ -n ${2:-} ]] || usage_error "--tls-key needs a PEM private key file"; LAB_TLS_KEY=$2; shift 2 ;;
       --tls-key=*) LAB_TLS_KEY=${1#--tls-key=}; shift ;;
       --turn) LAB_TURN=1; shift ;;
-      --gateways) # SIP 5070, 5074, 5078: a fourth would take ue3's 5082
-        [[ ${2:-} =~ ^[1-3]$ ]] || usage_error "--gateways needs a number from 1 to 3"; LAB_GATEWAYS=$2; shift 2 ;;
-      --relays) [[ ${2:-} =~ ^[1-9]$ ]] || usage_error "--relays needs a number from 1 to 9"; LAB_RELAYS=$2; shift 2 ;;
+      --gateways) # each on a host of its own (harness/lib/scaleout.sh): the limit is memory (a JVM each), not ports
+        [[ ${2:-} =~ ^[1-9][0-9]?$ && $2 -le $LAB_HOSTS_MAX ]] || usage_error "--gateways needs a number from 1 to $LAB_HOSTS_MAX"; LAB_GATEWAYS=$2; shift 2 ;;
+      --relays) [[ ${2:-} =~ ^[1-9][0-9]?$ && $2 -le $LAB_HOSTS_MAX ]] || usage_error "--relays needs a number from 1 to $LAB_HOSTS_MAX"; LAB_RELAYS=$2; shift 2 ;;
       *)
         ext_option "$1" "${2-}"
         ((EXT_TAKEN > 0)) || usage_error "unknown option for up: $1"
         shift "$EXT_TAKEN" ;;
     esac
   done
+  if scale_out; then
+    # the hosts have their own addresses on the lab bridge (docs/scale-out.md "Hosts"): the browsers' entry is
+    # HAProxy's host, reached from the client host (namespace labh-client); the host's own network is not touched
+    [[ $LAB_BIND == 127.0.0.1 ]] || usage_error "--gateways/--relays: the browsers' entry is HAProxy's host address on the lab bridge, not --bind (docs/scale-out.md)"
+    [[ ${LAB_TURN:-} != 1 ]] || usage_error "--gateways/--relays work without --turn (no TURN host in the scale-out layout yet)"
+    ((EUID == 0)) || usage_error "--gateways/--relays need root: each component gets a network namespace of its own"
+  fi
   [[ $LAB_BIND =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || usage_error "--bind wants an IPv4 address, not '$LAB_BIND'"
   [[ ${LAB_TURN:-} != 1 || $LAB_BIND != 0.0.0.0 ]] || usage_error "--turn needs one address to relay from: --bind ADDR, not 0.0.0.0"
   if [[ -n ${LAB_TLS_CERT:-}${LAB_TLS_KEY:-} ]]; then
@@ -93,7 +108,6 @@ cmd_up() {
   [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
   [[ -z ${LAB_EXT_CALL_TO:-} ]] || usage_error "--call-to is an option of compliance, not up"
   ! scale_out || [[ $LAB_IMS == plain ]] || usage_error "--gateways/--relays work with the light core only (not --ims $LAB_IMS)"
-  ! scale_out || [[ ${LAB_TLS:-0} != 1 ]] || usage_error "--gateways/--relays with TLS (a non-loopback --bind or --tls-cert) are not supported yet: HAProxy speaks plain HTTP to the gateways (docs/scale-out.md)"
   export LAB_BIND LAB_IMS LAB_TLS LAB_GATEWAYS LAB_RELAYS LAB_TURN
   ext_check
   ims3_lab_packages

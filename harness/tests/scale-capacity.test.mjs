@@ -67,22 +67,28 @@ test('2x2 against 1x1: the ratio, what the bounds allow, and the common steps si
   const one = sweep([step(10, { cpu: { gateway_pct: 10, rtpengine_pct: 5 } }), step(20, { cpu: { gateway_pct: 20, rtpengine_pct: 10 } }), step(40, { failures: 2 })]);
   const two = sweep([step(10, { cpu: { gateway_pct: 6, gateway2_pct: 6, rtpengine_pct: 3, rtpengine2_pct: 3, haproxy_pct: 1 } }), step(20, { p95: 400 })]);
   const c = compareCapacity(one, two);
-  assert.equal(c.ratio_2x2_over_1x1, 0.5);
+  assert.equal(c.ratio_scaled_over_1x1, 0.5);
   assert.equal(c.ratio_bound, '=');
   assert.match(c.text, /1x1 20 calls\/s, 2x2 10 calls\/s: 2x2 \/ 1x1 = 0.5$/);
-  assert.deepEqual(c.common_steps.map((s) => [s.cps, s.pass_1x1, s.pass_2x2]), [[10, true, true], [20, true, false]]);
+  assert.deepEqual(c.common_steps.map((s) => [s.cps, s.pass_1x1, s.pass_scaled]), [[10, true, true], [20, true, false]]);
   assert.equal(c.common_steps[0].lab_cpu_1x1, 15);
-  assert.equal(c.common_steps[0].lab_cpu_2x2, 19);
-  assert.equal(c.common_steps[0].lab_cpu_per_cps_2x2, 1.9);
+  assert.equal(c.common_steps[0].lab_cpu_scaled, 19);
+  assert.equal(c.common_steps[0].lab_cpu_per_cps_scaled, 1.9);
   // 2x2 never failed, 1x1 did: the ratio is a lower bound
   const up = compareCapacity(one, sweep([step(10), step(20), step(40)]));
-  assert.equal(up.ratio_2x2_over_1x1, 2);
+  assert.equal(up.ratio_scaled_over_1x1, 2);
   assert.equal(up.ratio_bound, '>=');
   // 1x1 failed its lowest step, 2x2 did not: no number, but 2x2 is higher
   const low = compareCapacity(sweep([step(10, { failures: 1 })]), two);
-  assert.equal(low.ratio_2x2_over_1x1, null);
+  assert.equal(low.ratio_scaled_over_1x1, null);
   assert.equal(low.ratio_bound, '>');
-  assert.match(low.text, /not measurable \(1x1 failed its lowest step\)/);
+  assert.match(low.text, /not measurable \(1x1 failed its lowest step\)/);  // a 3x3 sweep is named as such, and its third gateway and relay count among their kinds
+  const three = sweep([step(10, { cpu: { gateway_pct: 4, gateway2_pct: 4, gateway3_pct: 4, rtpengine3_pct: 3 } })]);
+  three.config = '3x3';
+  const t = compareCapacity(one, three);
+  assert.equal(t.scaled, '3x3', 'the label comes from the scaled sweep\'s config');
+  assert.match(t.text, /3x3 \/ 1x1/);
+  assert.equal(t.common_steps[0].lab_cpu_scaled, 15, 'gateway3 and rtpengine3 are summed with their kinds');
 });
 
 test('CPU per kind of process sums the instances; absent ones are null', () => {

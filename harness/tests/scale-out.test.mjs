@@ -283,8 +283,9 @@ test('two gateways behind HAProxy: logins spread, each session stays on its gate
 
   // HAProxy with the configuration `./lab up --gateways 2` generates (harness/lib/scaleout.sh haproxy_config)
   const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
-  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; LAB_BIND=127.0.0.1 LAB_GW_PORT=8097 `
-    + 'LAB_GATEWAYS=2 LAB_SCALE_GW_HTTP_BASE=0 LAB_HAPROXY_STATS=127.0.0.1:8098; gateway_http_port() { (($1 == 1)) && echo 8093 || echo 8096; }; '
+  // (its frontend on this test's loopback address, its servers this test's two gateways instead of the hosts' addresses)
+  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; HAPROXY_BIND=127.0.0.1 LAB_GW_PORT=8097 `
+    + 'LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:8098; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:8093 || echo 127.0.0.1:8096; }; '
     + `haproxy_config "${cfg}"`;
   const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
   assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);
