@@ -84,7 +84,7 @@ public class DialogRequests implements InboundRequestHandler {
     static boolean isInviteRetransmission(Call c, Request req) {
         ServerTransaction st;
         synchronized (c) {
-            st = c.direction == Direction.MT ? c.inviteServerTx : null;
+            st = c.direction == Direction.MT ? c.dialog().inviteServerTx() : null;
         }
         return st != null && isSameRequest(st.getRequest(), req);
     }
@@ -111,8 +111,8 @@ public class DialogRequests implements InboundRequestHandler {
         String local;
         String remote;
         synchronized (c) {
-            local = c.direction == Direction.MT ? c.toTag : c.fromTag;
-            remote = c.direction == Direction.MT ? c.fromTag : c.toTag;
+            local = c.direction == Direction.MT ? c.dialog().toTag() : c.fromTag;
+            remote = c.direction == Direction.MT ? c.fromTag : c.dialog().toTag();
         }
         if (Request.CANCEL.equals(req.getMethod()) || (Request.INVITE.equals(req.getMethod()) && toTag == null)) {
             return c.direction == Direction.MT && java.util.Objects.equals(fromTag, c.fromTag);
@@ -133,8 +133,8 @@ public class DialogRequests implements InboundRequestHandler {
         int status = org.webrtcims.gw.sip.RequestFailure.of(e).status();
         call.ifPresent(c -> {
             synchronized (c) {
-                if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.inviteServerTx == st) {
-                    c.sipFinal = status;
+                if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.dialog().inviteServerTx() == st) {
+                    c.finalStatus(status);
                     ctx.teardown().finish(c, "sip-failed", status);
                 }
             }
@@ -166,11 +166,11 @@ public class DialogRequests implements InboundRequestHandler {
             switch (method) {
                 case Request.BYE -> {
                     ctx.replies().send(c, st, Response.OK);
-                    ctx.teardown().finish(c, "remote-hangup", c.sipFinal);
+                    ctx.teardown().finish(c, "remote-hangup", c.sipFinal());
                 }
                 case Request.CANCEL -> {
                     ctx.replies().send(c, st, Response.OK);
-                    if (c.state == CallState.INCOMING) {
+                    if (c.state() == CallState.INCOMING) {
                         ctx.teardown().rejectInvite(c, Response.REQUEST_TERMINATED);
                         ctx.teardown().finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
                     }
@@ -186,7 +186,7 @@ public class DialogRequests implements InboundRequestHandler {
         String offer = SipHeaders.sdp(st.getRequest());
         if (overQuota(st, c, offer)) return;
         if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028); else a refresh in a confirmed call
-        if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
+        if (offer != null && c.state() == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
         else preconditions.update(st, c, offer);
     }
 
@@ -205,17 +205,15 @@ public class DialogRequests implements InboundRequestHandler {
     /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */
     private void ack(Call c, long cseq, String sdp) {
         synchronized (c) {
-            if (cseq == c.lastAckCseq) return;
-            c.lastAckCseq = cseq;
+            if (!c.dialog().ackReceived(cseq)) return;
             c.flow(Request.ACK);
-            if (c.byeAfterAck) {
-                c.byeAfterAck = false;
+            if (c.dialog().takeByeAfterAck()) {
                 ctx.teardown().sendBye(c);
                 return;
             }
-            if (c.state == CallState.ANSWERING && c.offerless && !offerlessAnswer(c, sdp)) return;
-            if (c.state == CallState.ANSWERING) {
-                c.state = CallState.CONFIRMED;
+            if (c.state() == CallState.ANSWERING && c.offerless() && !offerlessAnswer(c, sdp)) return;
+            if (c.state() == CallState.ANSWERING) {
+                c.transition(CallState.CONFIRMED);
                 c.markSetupDone();
                 MediaStartWatch.start(ctx, c);
                 MaxCallLength.start(ctx, c);
@@ -231,15 +229,15 @@ public class DialogRequests implements InboundRequestHandler {
     private boolean offerlessAnswer(Call c, String sdp) {
         try {
             if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.sdp.browserAnswer = ctx.media().answerFromIms(c, sdp);
+            c.media().browserAnswered(ctx.media().answerFromIms(c, sdp));
         } catch (CallFailure f) {
             log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
             ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
             ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, f.code(), c.sipFinal);
+            ctx.teardown().finish(c, f.code(), c.sipFinal());
             return false;
         }
-        ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
+        ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
         return true;
     }
 
@@ -250,13 +248,10 @@ public class DialogRequests implements InboundRequestHandler {
      */
     @Override
     public void onDialogTimeout(javax.sip.Dialog dialog, String reason) {
-        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+        callOf(dialog).filter(c -> c.dialog().is(dialog)).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) {
-                    if (c.byeAfterAck) {
-                        c.byeAfterAck = false;
-                        ctx.teardown().sendBye(c);
-                    }
+                if (c.ended()) {
+                    if (c.dialog().takeByeAfterAck()) ctx.teardown().sendBye(c);
                     return;
                 }
                 log.info("call {}: dialog timeout ({}), ending it", c.id, reason);
@@ -268,11 +263,11 @@ public class DialogRequests implements InboundRequestHandler {
     /** A dialog the stack deleted under a live call (not after its BYE): the call ends with `timeout`. */
     @Override
     public void onDialogTerminated(javax.sip.Dialog dialog) {
-        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+        callOf(dialog).filter(c -> c.dialog().is(dialog)).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) return;
-                log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state);
-                ctx.teardown().finish(c, "timeout", c.sipFinal);
+                if (c.ended()) return;
+                log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state());
+                ctx.teardown().finish(c, "timeout", c.sipFinal());
             }
         });
     }
@@ -282,19 +277,19 @@ public class DialogRequests implements InboundRequestHandler {
     public void onServerTimeout(ServerTransaction tx) {
         if (tx == null || tx.getRequest() == null) return;
         String callId = ((CallIdHeader) tx.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
-        ctx.registry().find(callId).filter(c -> c.inviteServerTx == tx).ifPresent(c -> {
+        ctx.registry().find(callId).filter(c -> c.dialog().inviteServerTx() == tx).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) return;
-                log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state);
+                if (c.ended()) return;
+                log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state());
                 endOnTimeout(c);
             }
         });
     }
 
     private void endOnTimeout(Call c) {
-        if (c.state == CallState.ANSWERING || c.state == CallState.CONFIRMED) {
+        if (c.state() == CallState.ANSWERING || c.state() == CallState.CONFIRMED) {
             ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, "timeout", c.sipFinal);
+            ctx.teardown().finish(c, "timeout", c.sipFinal());
         } else {
             ctx.teardown().hangUp(c, "timeout");
         }

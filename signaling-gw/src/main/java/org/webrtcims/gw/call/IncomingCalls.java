@@ -83,18 +83,16 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING);
-        c.contactUser = contactUser;
-        c.toTag = SipIds.tag();
-        c.inviteServerTx = st;
+                from.getTag(), CallState.INCOMING, ctx.media().relay());
         synchronized (c) {
+            c.dialog().invitedBy(st, SipIds.tag(), contactUser);
             c.flow(Request.INVITE);
             c.flow(String.valueOf(Response.TRYING));
             ctx.registry().add(c);
             sessionTimers.mtInvite(c, req, timer);
-            c.dialog = st.getDialog();
+            c.dialog().dialogOfInvite();
             if (offer == null) {
-                c.offerless = true;
+                c.markOfferless();
                 ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", null,
                         "preconditions", false, "offerless", true, "assertedIdentity", assertedIdentity(req)));
                 inviteServer.ring(c);
@@ -112,8 +110,8 @@ public class IncomingCalls {
             }
             // With preconditions the browser answers the SDP at once (`media`) but rings only on `alerting`.
             ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", browserSdp,
-                    "preconditions", c.qos.on, "assertedIdentity", assertedIdentity(req)));
-            if (!c.qos.on) inviteServer.ring(c);
+                    "preconditions", c.qos().on(), "assertedIdentity", assertedIdentity(req)));
+            if (!c.qos().on()) inviteServer.ring(c);
         }
     }
 
@@ -139,20 +137,21 @@ public class IncomingCalls {
     }
 
     void earlyMedia(Call c, String browserSdp) {
-        earlyMedia(c, browserSdp, false);
+        earlyMedia(c, browserSdp, false, null);
     }
 
     /**
      * The browser's SDP answer given before it accepts (preconditions): reliable 183 toward IMS. injectDtmf: the
-     * browser asked for WebSocket `dtmf` on this call (`dtmf: "inject"`).
+     * browser asked for WebSocket `dtmf` on this call (`dtmf: "inject"`). browserCodec: the SDP's first audio codec.
      */
-    void earlyMedia(Call c, String browserSdp, boolean injectDtmf) {
+    void earlyMedia(Call c, String browserSdp, boolean injectDtmf, String browserCodec) {
         synchronized (c) {
-            if (!c.qos.on || c.state != CallState.INCOMING || c.sdp.imsSdp != null) {
+            if (!c.qos().on() || c.state() != CallState.INCOMING || c.media().imsSdp() != null) {
                 throw new CallFailure("bad-message", "call " + c.id + " takes no early media answer now");
             }
             if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
             preconditions.mtEarlyAnswer(c, answerMedia(c, browserSdp));
+            if (browserCodec != null) c.media().browserCodec(browserCodec);
         }
     }
 
@@ -167,7 +166,7 @@ public class IncomingCalls {
     }
 
     void answer(Call c, String browserSdp) {
-        answer(c, browserSdp, false);
+        answer(c, browserSdp, false, null);
     }
 
     /**
@@ -180,16 +179,24 @@ public class IncomingCalls {
 
     /**
      * The browser accepts: 200 OK now, or (preconditions) once both QoS segments are met. injectDtmf: as for
-     * {@link #earlyMedia}; too late when the SDP answer already went out as `media` without it.
+     * {@link #earlyMedia}; too late when the SDP answer already went out as `media` without it. browserCodec: the
+     * SDP's first audio codec (null: no SDP), kept unless `media` gave one.
      */
-    void answer(Call c, String browserSdp, boolean injectDtmf) {
+    void answer(Call c, String browserSdp, boolean injectDtmf, String browserCodec) {
         synchronized (c) {
-            if (c.state != CallState.INCOMING || c.accepted) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
-            if (c.qos.on) {
-                if (c.sdp.imsSdp == null) {
+            answerOrRefuse(c, browserSdp, injectDtmf);
+            if (browserCodec != null) c.media().browserCodecIfUnknown(browserCodec);
+        }
+    }
+
+    private void answerOrRefuse(Call c, String browserSdp, boolean injectDtmf) {
+        synchronized (c) {
+            if (c.state() != CallState.INCOMING || c.accepted()) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
+            if (c.qos().on()) {
+                if (c.media().imsSdp() == null) {
                     if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
-                    earlyMedia(c, browserSdp, injectDtmf);
-                } else if (injectDtmf && !c.sdp.injectDtmf) {
+                    earlyMedia(c, browserSdp, injectDtmf, null);
+                } else if (injectDtmf && !c.media().injectDtmf()) {
                     throw new CallFailure("bad-message", "call " + c.id + ": the SDP answer went out with `media`;"
                             + " ask for dtmf \"inject\" there", c.id);
                 }
@@ -197,8 +204,8 @@ public class IncomingCalls {
                 return;
             }
             if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
-            if (c.offerless) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
-                c.sdp.injectDtmf = injectDtmf;
+            if (c.offerless()) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
+                c.media().injectDtmf(injectDtmf);
                 String imsOffer;
                 try {
                     imsOffer = ctx.media().offerFromBrowser(c, browserSdp);
@@ -206,12 +213,12 @@ public class IncomingCalls {
                     inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;
                 }
-                c.accepted = true;
+                c.accept();
                 inviteServer.ok(c, imsOffer);
                 return;
             }
             if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
-            c.accepted = true;
+            c.accept();
             inviteServer.ok(c, answerMedia(c, browserSdp));
         }
     }

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import javax.sip.ServerTransaction;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Response;
 
@@ -25,18 +26,19 @@ public class InviteServer {
 
     /** 180 Ringing (with our Contact: it may set up the early dialog). */
     void ring(Call c) {
-        if (replies.send(c, c.inviteServerTx, Response.RINGING, c.toTag, true, null) && c.dialog == null) {
-            c.dialog = c.inviteServerTx.getDialog();
+        if (replies.send(c, c.dialog().inviteServerTx(), Response.RINGING, c.dialog().toTag(), true, null)) {
+            c.dialog().earlyDialogOfInvite();
         }
     }
 
-    /** Reliable 183 with {@code Call.sdp.imsSdp}; on failure the INVITE is rejected, the call ends and this throws. */
+    /** Reliable 183 with the SDP the call last gave IMS ({@link MediaLeg#imsSdp}); on failure the INVITE is rejected, the call ends and this throws. */
     void reliableProgress(Call c) {
         try {
-            Response progress = c.dialog.createReliableProvisionalResponse(Response.SESSION_PROGRESS);
-            replies.sip().complete(progress, c.toTag, c.contactUser, c.sdp.imsSdp);
-            c.toTag = ((ToHeader) progress.getHeader(ToHeader.NAME)).getTag();
-            c.dialog.sendReliableProvisionalResponse(progress);
+            javax.sip.Dialog d = c.dialog().sip();
+            Response progress = d.createReliableProvisionalResponse(Response.SESSION_PROGRESS);
+            replies.sip().complete(progress, c.dialog().toTag(), c.dialog().contactUser(), c.media().imsSdp());
+            c.dialog().localTag(((ToHeader) progress.getHeader(ToHeader.NAME)).getTag());
+            d.sendReliableProvisionalResponse(progress);
             c.flow(String.valueOf(Response.SESSION_PROGRESS));
         } catch (Exception e) {
             reject(c, Response.SERVER_INTERNAL_ERROR, "sip-failed");
@@ -47,22 +49,23 @@ public class InviteServer {
     /** 200 OK to the INVITE (imsSdp null: the SDP went earlier, with preconditions); on failure the call ends and this throws. */
     void ok(Call c, String imsSdp) {
         try {
-            c.inviteServerTx.sendResponse(replies.build(c, c.inviteServerTx.getRequest(), Response.OK, c.toTag, true, imsSdp));
+            ServerTransaction st = c.dialog().inviteServerTx();
+            st.sendResponse(replies.build(c, st.getRequest(), Response.OK, c.dialog().toTag(), true, imsSdp));
         } catch (Exception e) {
             teardown.finish(c, "sip-failed", null);
             throw new CallFailure("sip-failed", "cannot send 200 OK: " + e.getMessage());
         }
-        c.dialog = c.inviteServerTx.getDialog();
+        c.dialog().dialogOfInvite();
         c.flow(String.valueOf(Response.OK));
-        c.sipFinal = Response.OK;
-        c.state = CallState.ANSWERING;
+        c.finalStatus(Response.OK);
+        c.transition(CallState.ANSWERING);
         teardown.answered(c);
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */
     void reject(Call c, int code, String reason) {
         teardown.rejectInvite(c, code);
-        teardown.finish(c, reason, c.sipFinal);
+        teardown.finish(c, reason, c.sipFinal());
         log.debug("{} rejected with {}: {}", c.id, code, reason);
     }
 }

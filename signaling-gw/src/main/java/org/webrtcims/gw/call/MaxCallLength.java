@@ -14,21 +14,14 @@ final class MaxCallLength {
 
     private MaxCallLength() { }
 
-    /** Arms the limit for a call that has just been confirmed; the call's end cancels it ({@link #stop}). */
+    /** Arms the limit for a call that has just been confirmed; the call's end cancels it ({@link Call#stopMaxLength}). */
     static void start(CallContext ctx, Call c) {
         long max = ctx.props().getLimits().getMaxCallMs();
         if (max <= 0) return;
-        c.maxLength = ctx.timers().after(max, () -> {
+        c.armMaxLength(ctx.timers().after(max, () -> {
             if (c.ended()) return;
             log.info("call {}: {} ms since it was answered (lab.limits.max-call-ms); hanging up ({})", c.id, max, REASON);
             ctx.teardown().hangUp(c, REASON);
-        });
-    }
-
-    /** The call ended: its timer goes (with it the task's hold on the call, which lasted max-call-ms). */
-    static void stop(Call c) {
-        java.util.concurrent.ScheduledFuture<?> f = c.maxLength;
-        c.maxLength = null;
-        if (f != null) f.cancel(false);
+        }));
     }
 }

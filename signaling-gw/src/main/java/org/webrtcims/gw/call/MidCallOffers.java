@@ -32,25 +32,25 @@ public class MidCallOffers {
     /** The browser's `reoffer`. */
     void fromBrowser(Call c, String browserSdp) {
         synchronized (c) {
-            if (c.state != CallState.CONFIRMED) {
-                throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire() + ": re-offers need an answered call", c.id);
+            if (c.state() != CallState.CONFIRMED) {
+                throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
-            if (c.reofferPending) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
+            if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
             String imsOffer = ctx.media().reofferFromBrowser(c, browserSdp);
-            if (!MediaChange.changes(c.sdp.imsMediaSdp, imsOffer)) {
-                String answer = ctx.media().reanswerFromIms(c, c.sdp.imsRemoteSdp);
+            if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
+                String answer = ctx.media().reanswerFromIms(c, c.media().imsRemoteSdp());
                 ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
                 return;
             }
-            c.reofferPending = true;
+            c.reofferStarted();
             try {
-                Request reinvite = c.dialog.createRequest(Request.INVITE);
-                reinvite.setHeader(ctx.requests().contact(c.contactUser)); // one Contact (the stack put in a bare one)
+                Request reinvite = c.dialog().request(Request.INVITE);
+                reinvite.setHeader(ctx.requests().contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
                 ctx.requests().setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
-                ctx.ua().sendInDialog(c.dialog, reinvite, new ReinviteResponses(c, imsOffer));
+                ctx.ua().sendInDialog(c.dialog().sip(), reinvite, new ReinviteResponses(c, imsOffer));
             } catch (Exception e) {
-                c.reofferPending = false;
+                c.reofferDone();
                 restore(c);
                 throw new CallFailure("sip-failed", "cannot send re-INVITE: " + e.getMessage(), c.id);
             }
@@ -60,17 +60,17 @@ public class MidCallOffers {
     /** A re-INVITE (offer or offerless) or an UPDATE with SDP from IMS; the caller holds the call's lock. */
     void fromIms(ServerTransaction st, Call c, String imsOffer) {
         Request req = st.getRequest();
-        if (c.state != CallState.CONFIRMED || c.reofferPending) {
+        if (c.state() != CallState.CONFIRMED || c.reofferPending()) {
             reply(st, c, Response.REQUEST_PENDING, null); // RFC 3261 §14.2 (glare) and §14.1
             return;
         }
         if (imsOffer == null) {
             // Offerless re-INVITE (e.g. a session refresh): our offer is the unchanged current SDP, and
             // the answer in the ACK is taken as the same media (RFC 6337 §5.3).
-            reply(st, c, Response.OK, c.sdp.imsMediaSdp);
+            reply(st, c, Response.OK, c.media().imsMediaSdp());
             return;
         }
-        if (!MediaChange.changes(c.sdp.imsRemoteSdp, imsOffer)) {
+        if (!MediaChange.changes(c.media().imsRemoteSdp(), imsOffer)) {
             // The same SDP again (a session refresh, RFC 4028 §10, or an UPDATE that changes nothing): the answer
             // is the gateway's current SDP; the browser is not asked (RFC 3264 §8: nothing to negotiate).
             reply(st, c, Response.OK, SessionTimers.lastSdpToIms(c));
@@ -84,8 +84,7 @@ public class MidCallOffers {
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
             return;
         }
-        c.reofferPending = true;
-        c.pendingImsOffer = st;
+        c.imsOfferWaiting(st);
         ctx.sink().toBrowser(c.owner, CallMessages.of("reoffer", c.id, "sdp", browserOffer, "method", req.getMethod()));
         ctx.timers().after(reanswerTimeoutMs, () -> browserSilent(c, st));
     }
@@ -93,10 +92,8 @@ public class MidCallOffers {
     /** The browser's `reanswer` to an IMS re-offer. */
     void fromBrowserAnswer(Call c, String browserSdp) {
         synchronized (c) {
-            ServerTransaction st = c.pendingImsOffer;
+            ServerTransaction st = c.takeImsOffer();
             if (st == null) throw new CallFailure("bad-state", "call " + c.id + " has no re-offer waiting for an answer", c.id);
-            c.pendingImsOffer = null;
-            c.reofferPending = false;
             String imsAnswer;
             try {
                 imsAnswer = ctx.media().reanswerFromBrowser(c, browserSdp);
@@ -110,9 +107,8 @@ public class MidCallOffers {
 
     private void browserSilent(Call c, ServerTransaction st) {
         synchronized (c) {
-            if (c.pendingImsOffer != st || c.ended()) return;
-            c.pendingImsOffer = null;
-            c.reofferPending = false;
+            if (c.pendingImsOffer() != st || c.ended()) return;
+            c.takeImsOffer();
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
             ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
                     "message", "no reanswer within " + reanswerTimeoutMs + " ms: the IMS re-offer was refused (488)"));
@@ -126,7 +122,7 @@ public class MidCallOffers {
     /** rtpengine holds the browser's unanswered re-offer: answer it with the IMS party's current SDP. */
     private void restore(Call c) {
         try {
-            ctx.media().reanswerFromIms(c, c.sdp.imsRemoteSdp);
+            ctx.media().reanswerFromIms(c, c.media().imsRemoteSdp());
         } catch (CallFailure f) {
             log.warn("{}: rtpengine state not restored after a failed re-offer: {}", c.id, f.getMessage());
         }
@@ -143,7 +139,7 @@ public class MidCallOffers {
         @Override
         void response(ResponseEvent event, Response r, int code) {
             if (code < 200) return;
-            c.reofferPending = false;
+            c.reofferDone();
             if (code < 300) {
                 c.ack(r, "the re-INVITE");
                 if (!c.ended()) answered(SipHeaders.sdp(r));
@@ -169,7 +165,7 @@ public class MidCallOffers {
             }
             try {
                 String browserAnswer = ctx.media().reanswerFromIms(c, imsAnswer);
-                c.sdp.imsMediaSdp = imsOffer;
+                c.media().reofferTaken(imsOffer);
                 ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
             } catch (CallFailure f) {
                 ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
@@ -179,7 +175,7 @@ public class MidCallOffers {
 
         @Override
         void timeout() {
-            c.reofferPending = false;
+            c.reofferDone();
             ctx.teardown().hangUp(c, "timeout");
         }
     }

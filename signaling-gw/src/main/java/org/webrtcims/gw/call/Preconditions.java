@@ -49,27 +49,26 @@ public class Preconditions {
     /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */
     void moAnswered(Call c, String answer) {
         if (!enabled || !QosPreconditions.present(answer)) return;
-        c.qos.on = true;
-        c.qos.remote = QosPreconditions.peerLocalStatus(answer);
+        c.qos().use(true, QosPreconditions.peerLocalStatus(answer));
         watch.start(c, () -> reportLocalQos(c), () -> ctx.teardown().hangUp(c, "preconditions-failed"));
     }
 
     /** Sends UPDATE with the local segment met (RFC 3312 §5.1.1, TS 24.229 §6.1.2). Takes the call's lock. */
     private void reportLocalQos(Call c) {
         synchronized (c) {
-            if (c.state != CallState.EARLY) return; // answered already, or ended
-            c.qos.localMet = true;
+            if (c.state() != CallState.EARLY) return; // answered already, or ended
+            c.qos().localSegmentMet();
             try {
-                c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
-                        new QosPreconditions.Status("sendrecv", c.qos.remote, "optional", false)));
-                Request update = c.dialog.createRequest(Request.UPDATE);
-                ctx.requests().setSdpBody(update, c.sdp.imsSdp);
-                update.addHeader(ctx.requests().contact(c.contactUser));
+                c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
+                        new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false))));
+                Request update = c.dialog().request(Request.UPDATE);
+                ctx.requests().setSdpBody(update, c.media().imsSdp());
+                update.addHeader(ctx.requests().contact(c.dialog().contactUser()));
                 c.flow(Request.UPDATE);
-                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c, ctx.sink()) {
+                ctx.ua().sendInDialog(c.dialog().sip(), update, new CallResponses(c, ctx.sink()) {
                     @Override void response(ResponseEvent event, Response r, int code) {
                         String answer = SipHeaders.sdp(r);
-                        if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);
+                        if (answer != null) c.qos().peerStatus(QosPreconditions.peerLocalStatus(answer));
                     }
                 });
             } catch (Exception e) {
@@ -82,37 +81,37 @@ public class Preconditions {
 
     /** The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition are supported. */
     void mtInvite(Call c, Request invite, String offer) {
-        c.qos.on = enabled && QosPreconditions.present(offer)
-                && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel");
-        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+        c.qos().use(enabled && QosPreconditions.present(offer)
+                && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"),
+                QosPreconditions.peerLocalStatus(offer));
     }
 
     /** The browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
     void mtEarlyAnswer(Call c, String imsAnswer) {
-        c.sdp.imsSdp = QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos.remote, "mandatory", true));
+        c.media().sentToIms(QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos().remote(), "mandatory", true)));
         inviteServer.reliableProgress(c);
         watch.start(c, () -> localMet(c), () -> timedOut(c));
     }
 
     /** The browser accepted: the 200 goes now when alerting already happened, else when both segments are met. */
     void mtAccepted(Call c) {
-        c.accepted = true;
-        if (c.qos.alerted) inviteServer.ok(c, null);
+        c.accept();
+        if (c.qos().alerted()) inviteServer.ok(c, null);
     }
 
     private void localMet(Call c) {
         synchronized (c) {
             if (c.ended()) return;
-            c.qos.localMet = true;
-            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
+            c.qos().localSegmentMet();
+            if (c.qos().pendingUpdate() != null) answerUpdate(c, c.qos().pendingUpdate());
             alertWhenMet(c);
         }
     }
 
     private void timedOut(Call c) {
         synchronized (c) {
-            if (c.ended() || c.qos.alerted) return;
-            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
+            if (c.ended() || c.qos().alerted()) return;
+            if (c.qos().pendingUpdate() != null) answerUpdate(c, c.qos().pendingUpdate());
             ctx.teardown().rejectInvite(c, PRECONDITION_FAILURE);
             ctx.teardown().finish(c, "preconditions-failed", PRECONDITION_FAILURE);
         }
@@ -120,34 +119,34 @@ public class Preconditions {
 
     /** Both segments met: ring (180) and alert the browser; answer at once if it already accepted. */
     private void alertWhenMet(Call c) {
-        if (c.qos.alerted || c.state != CallState.INCOMING || !c.qos.localMet || !"sendrecv".equals(c.qos.remote)) return;
-        c.qos.alerted = true;
+        if (c.qos().alerted() || c.state() != CallState.INCOMING || !c.qos().bothMet()) return;
+        c.qos().markAlerted();
         inviteServer.ring(c);
         ctx.sink().toBrowser(c.owner, CallMessages.of("alerting", c.id));
-        if (c.accepted) inviteServer.ok(c, null);
+        if (c.accepted()) inviteServer.ok(c, null);
     }
 
     // ---- UPDATE from the IMS side before the call is answered ----
 
     /** An UPDATE that is not a mid-call offer: the peer's QoS status, answered with ours once we know it. */
     void update(ServerTransaction st, Call c, String offer) {
-        if (!c.qos.on || offer == null || c.sdp.imsSdp == null) {
+        if (!c.qos().on() || offer == null || c.media().imsSdp() == null) {
             int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // offers before the answer: not supported
             ctx.replies().send(c, st, code);
             return;
         }
-        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+        c.qos().peerStatus(QosPreconditions.peerLocalStatus(offer));
         // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
-        if (c.direction == Direction.MT && !c.qos.localMet && !c.ended()) c.qos.pendingUpdate = st;
+        if (c.direction == Direction.MT && !c.qos().localMet() && !c.ended()) c.qos().holdUpdate(st);
         else answerUpdate(c, st);
     }
 
     private void answerUpdate(Call c, ServerTransaction st) {
-        if (c.qos.pendingUpdate == st) c.qos.pendingUpdate = null;
+        c.qos().updateAnswered(st);
         String strength = c.direction == Direction.MT ? "mandatory" : "optional";
-        c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
-                new QosPreconditions.Status(c.qos.localMet ? "sendrecv" : "none", c.qos.remote, strength, false)));
-        ctx.replies().send(c, st, Response.OK, null, true, c.sdp.imsSdp);
+        c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
+                new QosPreconditions.Status(c.qos().localMet() ? "sendrecv" : "none", c.qos().remote(), strength, false))));
+        ctx.replies().send(c, st, Response.OK, null, true, c.media().imsSdp());
         if (c.direction == Direction.MT) alertWhenMet(c);
     }
 }

@@ -41,11 +41,12 @@ public class SessionTimers {
 
     /** MO: the INVITE's Supported: timer, Session-Expires (what the call asks, 0 = none) and Min-SE. */
     void inviteHeaders(Call c, Request invite) throws ParseException {
-        if (c.timerAskedSe == 0) c.timerAskedSe = localSe();
+        SessionTimer t = c.timer();
+        int asked = t.ask(localSe());
         invite.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-        if (c.timerAskedSe > 0) invite.setHeader(ctx.ua().headers().createHeader("Session-Expires", String.valueOf(c.timerAskedSe)));
+        if (asked > 0) invite.setHeader(ctx.ua().headers().createHeader("Session-Expires", String.valueOf(asked)));
         // after a 422, Min-SE is the interval it asked for (§7.4)
-        invite.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(c.timer422Retried ? c.timerAskedSe : localMinSe())));
+        invite.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(t.retried422() ? asked : localMinSe())));
     }
 
     /**
@@ -53,19 +54,14 @@ public class SessionTimers {
      * to retry with (no Min-SE, or a second 422).
      */
     Integer retryInterval(Call c, Response r) {
-        if (c.timer422Retried) return null;
-        Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), c.timerAskedSe);
-        if (next == null) return null;
-        c.timer422Retried = true;
-        c.timerAskedSe = next;
-        return next;
+        return c.timer().retryAfter422(SessionTimer.Offer.of(r));
     }
 
     /** MO: the 2xx to the INVITE: the negotiated interval starts (§7.2). */
     void moConfirmed(Call c, Response ok) {
-        c.timerPeerSupports = SessionTimer.Offer.of(ok).supportsTimer();
-        c.timerPeerAllowsUpdate = allows(ok, Request.UPDATE);
-        start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timerAskedSe));
+        c.timer().peerSupports(SessionTimer.Offer.of(ok).supportsTimer());
+        c.timer().peerAllowsUpdate(allows(ok, Request.UPDATE));
+        start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timer().askedSe()));
     }
 
     /** MT: the INVITE's session timer (§9): a Min-SE for a 422 (the caller sends it), or the interval (null = none). */
@@ -75,13 +71,13 @@ public class SessionTimers {
 
     /** MT: the call goes on with the decision of {@link #mtDecision}: its interval is kept for the 200 and starts with the ACK. */
     void mtInvite(Call c, Request invite, SessionTimer.UasDecision d) {
-        c.timerPeerSupports = SipHeaders.supportsOrRequires(invite, "timer");
-        c.timerPeerAllowsUpdate = allows(invite, Request.UPDATE);
-        c.timer = d.interval();
+        c.timer().peerSupports(SipHeaders.supportsOrRequires(invite, "timer"));
+        c.timer().peerAllowsUpdate(allows(invite, Request.UPDATE));
+        c.timer().agreed(d.interval());
     }
 
     /** MT: the ACK of our 200 confirmed the call: the interval agreed in the INVITE starts. */
-    void mtConfirmed(Call c) { start(c, c.timer); }
+    void mtConfirmed(Call c) { start(c, c.timer().interval()); }
 
     /**
      * A re-INVITE or UPDATE from IMS in a confirmed call (the peer's refresh, or an offer: either refreshes the
@@ -89,15 +85,15 @@ public class SessionTimers {
      * (the 2xx carries it, {@link #responseHeaders}) and restarts the watch.
      */
     boolean inDialogRequest(ServerTransaction st, Call c) {
-        if (c.state != CallState.CONFIRMED) return true;
+        if (c.state() != CallState.CONFIRMED) return true;
         Request req = st.getRequest();
         SessionTimer.UasDecision d = SessionTimer.asUas(SessionTimer.Offer.of(req), localSe(), localMinSe());
         if (d.reject422MinSe() != null) {
             reject422(c, st, d.reject422MinSe());
             return false;
         }
-        c.timerPeerSupports = SipHeaders.supportsOrRequires(req, "timer");
-        if (req.getHeader("Allow") != null) c.timerPeerAllowsUpdate = allows(req, Request.UPDATE);
+        c.timer().peerSupports(SipHeaders.supportsOrRequires(req, "timer"));
+        if (req.getHeader("Allow") != null) c.timer().peerAllowsUpdate(allows(req, Request.UPDATE));
         start(c, d.interval());
         return true;
     }
@@ -126,37 +122,27 @@ public class SessionTimers {
         int code = r.getStatusCode();
         if (code < 200 || code >= 300) return;
         boolean invite = Request.INVITE.equals(req.getMethod());
-        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && c.state == CallState.CONFIRMED)) return;
+        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && c.state() == CallState.CONFIRMED)) return;
         r.addHeader(h.createSupportedHeader("timer"));
-        if (c.timer == null) return;
-        r.setHeader(h.createHeader("Session-Expires", c.timer.asUasHeader()));
-        if (c.timerPeerSupports) r.addHeader(h.createRequireHeader("timer"));
+        SessionTimer.Interval i = c.timer().interval();
+        if (i == null) return;
+        r.setHeader(h.createHeader("Session-Expires", i.asUasHeader()));
+        if (c.timer().peerSupports()) r.addHeader(h.createRequireHeader("timer"));
     }
 
     /** (Re)arms the call's refresh and expiry for {@code i} (null: no session timer); the caller holds the lock. */
     void start(Call c, SessionTimer.Interval i) {
-        c.timer = i;
-        long gen = ++c.timerGeneration;
-        stop(c); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
+        long gen = c.timer().rearm(i); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
         if (i == null || c.ended()) return;
         log.debug("call {}: session interval {} s, refresher {}", c.id, i.seconds(), i.gatewayRefreshes() ? "gateway" : "peer");
-        c.timerExpiry = ctx.timers().after(i.expiryDelayMs(), () -> expire(c, gen));
-        if (i.gatewayRefreshes()) c.timerRefresh = ctx.timers().after(i.refreshDelayMs(), () -> refresh(c, gen));
-    }
-
-    /** Cancels the call's pending refresh and expiry (re-arm, and the call's end: CallTeardown.finish). */
-    static void stop(Call c) {
-        java.util.concurrent.ScheduledFuture<?> e = c.timerExpiry, r = c.timerRefresh;
-        c.timerExpiry = null;
-        c.timerRefresh = null;
-        if (e != null) e.cancel(false);
-        if (r != null) r.cancel(false);
+        c.timer().scheduled(ctx.timers().after(i.expiryDelayMs(), () -> expire(c, gen)),
+                i.gatewayRefreshes() ? ctx.timers().after(i.refreshDelayMs(), () -> refresh(c, gen)) : null);
     }
 
     private void expire(Call c, long gen) {
         synchronized (c) {
-            if (c.ended() || c.timerGeneration != gen) return;
-            log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer.seconds(), EXPIRED);
+            if (c.ended() || !c.timer().current(gen)) return;
+            log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer().interval().seconds(), EXPIRED);
             ctx.teardown().hangUp(c, EXPIRED);
         }
     }
@@ -164,28 +150,27 @@ public class SessionTimers {
     /** The gateway's refresh: UPDATE without SDP when the peer allows it, else a re-INVITE with our last SDP. */
     private void refresh(Call c, long gen) {
         synchronized (c) {
-            if (c.ended() || c.timerGeneration != gen || c.state != CallState.CONFIRMED) return;
-            if (c.reofferPending) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
-                c.timerRefresh = ctx.timers().after(1000, () -> refresh(c, gen));
+            if (c.ended() || !c.timer().current(gen) || c.state() != CallState.CONFIRMED) return;
+            if (c.reofferPending()) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
+                c.timer().refreshScheduled(ctx.timers().after(1000, () -> refresh(c, gen)));
                 return;
             }
-            String method = c.timerPeerAllowsUpdate ? Request.UPDATE : Request.INVITE;
+            String method = c.timer().peerAllowsUpdate() ? Request.UPDATE : Request.INVITE;
+            int seconds = c.timer().interval().seconds();
             try {
-                Request req = c.dialog.createRequest(method);
-                req.setHeader(ctx.requests().contact(c.contactUser)); // replaces the bare Contact the stack put in
+                Request req = c.dialog().request(method);
+                req.setHeader(ctx.requests().contact(c.dialog().contactUser())); // replaces the bare Contact the stack put in
                 req.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-                req.setHeader(ctx.ua().headers().createHeader("Session-Expires", c.timer.seconds() + ";refresher=uac"));
-                req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), c.timer.seconds()))));
-                String sdp = null;
+                req.setHeader(ctx.ua().headers().createHeader("Session-Expires", seconds + ";refresher=uac"));
+                req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), seconds))));
                 if (method.equals(Request.INVITE)) {
-                    sdp = lastSdpToIms(c);
-                    ctx.requests().setSdpBody(req, sdp);
-                    c.reofferPending = true;
+                    ctx.requests().setSdpBody(req, lastSdpToIms(c));
+                    c.reofferStarted();
                 }
                 c.flow(method);
-                ctx.ua().sendInDialog(c.dialog, req, new RefreshResponses(c, method, c.timer.seconds(), gen));
+                ctx.ua().sendInDialog(c.dialog().sip(), req, new RefreshResponses(c, method, seconds, gen));
             } catch (Exception e) {
-                c.reofferPending = false;
+                c.reofferDone();
                 log.warn("session refresh ({}) for {} not sent: {}", method, c.id, e.toString());
             }
         }
@@ -193,8 +178,8 @@ public class SessionTimers {
 
     /** The SDP the gateway last gave IMS: the precondition-carrying one or the last media SDP, the higher o= version. */
     static String lastSdpToIms(Call c) {
-        String a = c.sdp.imsSdp;
-        String b = c.sdp.imsMediaSdp;
+        String a = c.media().imsSdp();
+        String b = c.media().imsMediaSdp();
         if (a == null) return b;
         if (b == null) return a;
         return originVersion(b) > originVersion(a) ? b : a;
@@ -226,13 +211,13 @@ public class SessionTimers {
         void response(ResponseEvent event, Response r, int code) {
             if (code < 200) return;
             boolean invite = Request.INVITE.equals(method);
-            if (invite) c.reofferPending = false;
+            if (invite) c.reofferDone();
             if (code < 300) {
                 if (invite) {
                     c.ack(r, "the session refresh");
                     String answer = SipHeaders.sdp(r);
                     // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
-                    if (!c.ended() && answer != null && MediaChange.changes(c.sdp.imsRemoteSdp, answer)) {
+                    if (!c.ended() && answer != null && MediaChange.changes(c.media().imsRemoteSdp(), answer)) {
                         try {
                             ctx.media().reanswerFromIms(c, answer);
                         } catch (CallFailure f) {
@@ -240,8 +225,8 @@ public class SessionTimers {
                         }
                     }
                 }
-                if (!c.ended() && c.timerGeneration == gen) {
-                    c.timerPeerSupports = SessionTimer.Offer.of(r).supportsTimer();
+                if (!c.ended() && c.timer().current(gen)) {
+                    c.timer().peerSupports(SessionTimer.Offer.of(r).supportsTimer());
                     start(c, SessionTimer.asUac(SessionTimer.Offer.of(r), askedSe));
                 }
                 return;
@@ -249,8 +234,8 @@ public class SessionTimers {
             if (c.ended()) return;
             if (code == SESSION_INTERVAL_TOO_SMALL) { // §7.4: again at once, with the interval it asks for
                 Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), askedSe);
-                if (next != null && c.timerGeneration == gen) {
-                    c.timer = new SessionTimer.Interval(next, true);
+                if (next != null && c.timer().current(gen)) {
+                    c.timer().raise(next);
                     ctx.timers().after(0, () -> refresh(c, gen));
                 }
                 return;
@@ -260,15 +245,15 @@ public class SessionTimers {
                 return;
             }
             if (!invite && (code == Response.METHOD_NOT_ALLOWED || code == Response.NOT_IMPLEMENTED)) {
-                c.timerPeerAllowsUpdate = false; // UPDATE refused: refresh by re-INVITE, now
-                if (c.timerGeneration == gen) ctx.timers().after(0, () -> refresh(c, gen));
+                c.timer().peerAllowsUpdate(false); // UPDATE refused: refresh by re-INVITE, now
+                if (c.timer().current(gen)) ctx.timers().after(0, () -> refresh(c, gen));
             }
             // other failures (491, 5xx): the expiry watch still runs; the session ends if no refresh succeeds
         }
 
         @Override
         void timeout() {
-            if (Request.INVITE.equals(method)) c.reofferPending = false;
+            if (Request.INVITE.equals(method)) c.reofferDone();
             ctx.teardown().hangUp(c, EXPIRED);
         }
     }

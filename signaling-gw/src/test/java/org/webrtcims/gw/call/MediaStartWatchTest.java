@@ -34,7 +34,9 @@ class MediaStartWatchTest {
                 u -> Optional.empty(), mock(LocalMediaWatch.class), timers, props);
         ctx = w.ctx();
         call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED);
-        call.dialog = dialog;
+        javax.sip.ClientTransaction invite = mock(javax.sip.ClientTransaction.class);
+        when(invite.getDialog()).thenReturn(dialog);
+        call.dialog().invited(invite);
         when(dialog.createRequest(Request.BYE)).thenReturn(mock(Request.class));
     }
 
@@ -49,7 +51,7 @@ class MediaStartWatchTest {
         Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
         assertEquals("ended", ended.get("type"));
         assertEquals("media-timeout", ended.get("reason"));
-        assertEquals(CallState.ENDED, call.state);
+        assertEquals(CallState.ENDED, call.state());
     }
 
     @Test

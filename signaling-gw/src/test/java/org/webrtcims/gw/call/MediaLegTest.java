@@ -18,18 +18,24 @@ import org.junit.jupiter.api.Test;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.RtpEngineClient;
 
-/** The per-call DTMF policy on the way to rtpengine: relayed unless asked for or transcoded anyway. */
-class CallMediaTest {
+/**
+ * A call's media leg against a mocked relay: the commands it sends rtpengine (tags, flags), what it keeps for later
+ * exchanges, the per-call DTMF policy (relayed unless asked for or transcoded anyway) and the release off the caller's thread.
+ */
+class MediaLegTest {
     private static final String OPUS_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\n"
             + "a=rtpmap:110 telephone-event/48000\r\n";
     private static final String PCMA_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\n"
             + "a=rtpmap:101 telephone-event/8000\r\n";
     private final RtpEngineClient rtp = mock(RtpEngineClient.class);
     private final CallMedia media = new CallMedia(rtp);
+    private static final String BROWSER_OFFER = "v=0\r\no=- 1 1 IN IP4 198.18.0.2\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
+            + "m=audio 50000 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\na=setup:actpass\r\n"
+            + "a=fingerprint:sha-256 AA:BB\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n";
 
-    private static Call mt() {
-        Call c = new Call("mt-1", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING);
-        c.toTag = "browser-tt";
+    private Call mt() {
+        Call c = new Call("mt-1", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING, rtp);
+        c.dialog().invitedBy(mock(javax.sip.ServerTransaction.class), "browser-tt", "w-contact");
         return c;
     }
 
@@ -39,11 +45,11 @@ class CallMediaTest {
         Call relayed = mt();
         media.offerFromIms(relayed, OPUS_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false);
-        assertFalse(relayed.sdp.injectDtmf);
+        assertFalse(relayed.media().injectDtmf());
         Call transcoded = mt();
         media.offerFromIms(transcoded, PCMA_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, PCMA_OFFER, true);
-        assertTrue(transcoded.sdp.injectDtmf, "transcoded anyway: inject-DTMF costs nothing extra");
+        assertTrue(transcoded.media().injectDtmf(), "transcoded anyway: inject-DTMF costs nothing extra");
     }
 
     @Test
@@ -53,7 +59,7 @@ class CallMediaTest {
         media.offerFromIms(c, OPUS_OFFER);
         media.injectDtmfBeforeAnswer(c);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true);
-        assertTrue(c.sdp.injectDtmf);
+        assertTrue(c.media().injectDtmf());
         media.injectDtmfBeforeAnswer(c);   // once is enough
         verify(rtp, times(2)).offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean());
     }
@@ -66,20 +72,22 @@ class CallMediaTest {
         media.offerFromIms(c, OPUS_OFFER);
         CallFailure f = assertThrows(CallFailure.class, () -> media.injectDtmfBeforeAnswer(c));
         assertEquals("media-failed", f.code());
-        assertFalse(c.sdp.injectDtmf);
+        assertFalse(c.media().injectDtmf());
     }
 
     @Test
     void moAnswersCarryTheCallsFlag() throws Exception {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
-        Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.EARLY);
-        c.toTag = "ue-tt";
-        c.sdp.browserOffer = "v=0\r\n";
-        c.sdp.dtlsRole = "active";
+        when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
+        Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
+        c.media().offerFromBrowser(BROWSER_OFFER); // a=setup:actpass: rtpengine answers the browser as active
+        verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
+        c.dialog().followFirstFork(null, "ue-tt", true);
         media.answerFromIms(c, "v=0 ims");
         verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", "active", false);
-        c.sdp.injectDtmf = true;
-        c.sdp.imsCodec = ImsCodec.PCMA;
+        assertEquals("v=0 ims", c.media().imsRemoteSdp(), "kept for re-answers");
+        c.media().choose(ImsCodec.PCMA, false);
+        assertTrue(c.media().injectDtmf(), "a forced IMS codec transcodes: the call takes WebSocket dtmf");
         media.reanswerFromIms(c, "v=0 ims2");
         verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq("active"), eq(true));
     }
@@ -98,12 +106,12 @@ class CallMediaTest {
             media.release(c);
         }
         assertTrue(System.nanoTime() - t0 < 200_000_000L, "release returns before rtpengine answers");
-        assertFalse(c.released.isDone());
+        assertFalse(c.media().released().isDone(), "the delete is still waiting for rtpengine");
         rtpengineSlow.countDown();
         media.awaitRelease(c);
-        assertTrue(c.released.isDone());
+        assertTrue(c.media().released().isDone(), "awaitRelease waits for the delete");
         synchronized (c) {
-            assertEquals(fin, c.finalStats);
+            assertEquals(fin, c.media().finalStats(), "the delete's counters are the call's last ones");
         }
     }
 }
