@@ -21,7 +21,8 @@ public class CallTeardown {
     private final CallEventSink sink;
     private final CallRegistry registry;
 
-    public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink, CallRegistry registry) {
+    public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink,
+                        CallRegistry registry) {
         this.ua = ua;
         this.replies = replies;
         this.media = media;

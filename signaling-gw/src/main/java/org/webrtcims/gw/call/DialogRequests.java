@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -25,29 +27,47 @@ import java.util.Optional;
 public class DialogRequests implements InboundRequestHandler {
     private static final Logger log = LoggerFactory.getLogger(DialogRequests.class);
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipReplies sipReplies;
+    private final CallReplies replies;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
     private final IncomingCalls incoming;
     private final MidCallOffers midCall;
     private final Preconditions preconditions;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
+    private final MediaStartWatch mediaStart;
+    private final MaxCallLength maxLength;
 
-    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
-                          CallQuotas quotas, SessionTimers sessionTimers) {
+    public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallMedia media,
+                          CallTeardown teardown, CallEventSink sink, CallRegistry registry, IncomingCalls incoming,
+                          MidCallOffers midCall, Preconditions preconditions, CallQuotas quotas,
+                          SessionTimers sessionTimers, MediaStartWatch mediaStart, MaxCallLength maxLength) {
+        this.mediaStart = mediaStart;
+        this.maxLength = maxLength;
         this.quotas = quotas;
         this.sessionTimers = sessionTimers;
-        this.ctx = ctx;
+        this.ua = ua;
+        this.sipReplies = sipReplies;
+        this.replies = replies;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.registry = registry;
         this.incoming = incoming;
         this.midCall = midCall;
         this.preconditions = preconditions;
-        ctx.ua().setInboundHandler(this);
+        ua.setInboundHandler(this);
     }
 
     @Override
     public void onRequest(RequestEvent event) {
         Request req = event.getRequest();
         String callId = ((CallIdHeader) req.getHeader(CallIdHeader.NAME)).getCallId();
-        Optional<Call> byId = ctx.registry().find(callId);
+        Optional<Call> byId = registry.find(callId);
         // A dialog is Call-ID + both tags (RFC 3261 §12): a request with the right Call-ID but foreign tags is not in it.
         Optional<Call> call = byId.filter(c -> inDialogOf(c, req));
         try {
@@ -58,20 +78,20 @@ public class DialogRequests implements InboundRequestHandler {
                     else if (SipHeaders.toTag(req) == null && isInviteRetransmission(byId.get(), req)) {
                         log.debug("INVITE {} retransmitted after its transaction ended: dropped (§13.3.1.4)", callId);
                     } else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
-                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
+                        sipReplies.send(ua.serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
                     } else {
-                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
+                        sipReplies.send(ua.serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
                     }
                 }
                 case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber(), SipHeaders.sdp(req)));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
-                default -> ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
+                default -> sipReplies.send(ua.serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
             }
         } catch (TransactionAlreadyExistsException e) {
             log.debug("retransmitted {} absorbed", req.getMethod());
         } catch (Exception e) {
             log.warn("{} {} failed", req.getMethod(), callId, e); // the stack trace, once, in the gateway's log only
-            finalAfterFailure(event, e, byId.or(() -> ctx.registry().find(callId)));
+            finalAfterFailure(event, e, byId.or(() -> registry.find(callId)));
         }
     }
 
@@ -128,21 +148,21 @@ public class DialogRequests implements InboundRequestHandler {
     private void finalAfterFailure(RequestEvent event, Exception e, Optional<Call> call) {
         Request req = event.getRequest();
         if (Request.ACK.equals(req.getMethod())) return;
-        ServerTransaction st = ctx.ua().existingServerTransaction(event);
-        ctx.ua().answerFailure(event, e);
+        ServerTransaction st = ua.existingServerTransaction(event);
+        ua.answerFailure(event, e);
         int status = org.webrtcims.gw.sip.RequestFailure.of(e).status();
         call.ifPresent(c -> {
             synchronized (c) {
                 if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.dialog().inviteServerTx() == st) {
                     c.finalStatus(status);
-                    ctx.teardown().finish(c, "sip-failed", status);
+                    teardown.finish(c, "sip-failed", status);
                 }
             }
         });
     }
 
     private void reinvite(RequestEvent event, Call c) throws Exception {
-        ServerTransaction st = ctx.ua().serverTransaction(event);
+        ServerTransaction st = ua.serverTransaction(event);
         synchronized (c) {
             c.flow(Request.INVITE);
             String offer = SipHeaders.sdp(event.getRequest());
@@ -155,9 +175,9 @@ public class DialogRequests implements InboundRequestHandler {
     /** BYE, CANCEL, PRACK or UPDATE of a known call, under its lock; 481 when the call is unknown. */
     private void inDialog(RequestEvent event, Optional<Call> call) throws Exception {
         String method = event.getRequest().getMethod();
-        ServerTransaction st = ctx.ua().serverTransaction(event);
+        ServerTransaction st = ua.serverTransaction(event);
         if (call.isEmpty() || (method.equals(Request.CANCEL) && call.get().direction() != Direction.MT)) {
-            ctx.replies().sip().send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipIds.tag(), null, null);
+            sipReplies.send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipIds.tag(), null, null);
             return;
         }
         Call c = call.get();
@@ -165,17 +185,17 @@ public class DialogRequests implements InboundRequestHandler {
             c.flow(method);
             switch (method) {
                 case Request.BYE -> {
-                    ctx.replies().send(c, st, Response.OK);
-                    ctx.teardown().finish(c, "remote-hangup", c.sipFinal());
+                    replies.send(c, st, Response.OK);
+                    teardown.finish(c, "remote-hangup", c.sipFinal());
                 }
                 case Request.CANCEL -> {
-                    ctx.replies().send(c, st, Response.OK);
+                    replies.send(c, st, Response.OK);
                     if (c.state() == CallState.INCOMING) {
-                        ctx.teardown().rejectInvite(c, Response.REQUEST_TERMINATED);
-                        ctx.teardown().finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
+                        teardown.rejectInvite(c, Response.REQUEST_TERMINATED);
+                        teardown.finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
                     }
                 }
-                case Request.PRACK -> ctx.replies().send(c, st, Response.OK);
+                case Request.PRACK -> replies.send(c, st, Response.OK);
                 default -> update(st, c);
             }
         }
@@ -197,7 +217,7 @@ public class DialogRequests implements InboundRequestHandler {
             return false;
         } catch (CallFailure f) {
             log.info("{} of {} refused 488: {}", st.getRequest().getMethod(), c.id, f.getMessage());
-            ctx.replies().send(c, st, Response.NOT_ACCEPTABLE_HERE);
+            replies.send(c, st, Response.NOT_ACCEPTABLE_HERE);
             return true;
         }
     }
@@ -208,15 +228,15 @@ public class DialogRequests implements InboundRequestHandler {
             if (!c.dialog().ackReceived(cseq)) return;
             c.flow(Request.ACK);
             if (c.dialog().takeByeAfterAck()) {
-                ctx.teardown().sendBye(c);
+                teardown.sendBye(c);
                 return;
             }
             if (c.state() == CallState.ANSWERING && c.offerless() && !offerlessAnswer(c, sdp)) return;
             if (c.state() == CallState.ANSWERING) {
                 c.transition(CallState.CONFIRMED);
                 c.markSetupDone();
-                MediaStartWatch.start(ctx, c);
-                MaxCallLength.start(ctx, c);
+                mediaStart.start(c);
+                maxLength.start(c);
                 sessionTimers.mtConfirmed(c);
             }
         }
@@ -229,15 +249,15 @@ public class DialogRequests implements InboundRequestHandler {
     private boolean offerlessAnswer(Call c, String sdp) {
         try {
             if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.media().browserAnswered(ctx.media().answerFromIms(c, sdp));
+            c.media().browserAnswered(media.answerFromIms(c, sdp));
         } catch (CallFailure f) {
             log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
-            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-            ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, f.code(), c.sipFinal());
+            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+            teardown.sendBye(c);
+            teardown.finish(c, f.code(), c.sipFinal());
             return false;
         }
-        ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
+        sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
         return true;
     }
 
@@ -251,7 +271,7 @@ public class DialogRequests implements InboundRequestHandler {
         callOf(dialog).filter(c -> c.dialog().is(dialog)).ifPresent(c -> {
             synchronized (c) {
                 if (c.ended()) {
-                    if (c.dialog().takeByeAfterAck()) ctx.teardown().sendBye(c);
+                    if (c.dialog().takeByeAfterAck()) teardown.sendBye(c);
                     return;
                 }
                 log.info("call {}: dialog timeout ({}), ending it", c.id, reason);
@@ -267,7 +287,7 @@ public class DialogRequests implements InboundRequestHandler {
             synchronized (c) {
                 if (c.ended()) return;
                 log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state());
-                ctx.teardown().finish(c, "timeout", c.sipFinal());
+                teardown.finish(c, "timeout", c.sipFinal());
             }
         });
     }
@@ -277,7 +297,7 @@ public class DialogRequests implements InboundRequestHandler {
     public void onServerTimeout(ServerTransaction tx) {
         if (tx == null || tx.getRequest() == null) return;
         String callId = ((CallIdHeader) tx.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
-        ctx.registry().find(callId).filter(c -> c.dialog().inviteServerTx() == tx).ifPresent(c -> {
+        registry.find(callId).filter(c -> c.dialog().inviteServerTx() == tx).ifPresent(c -> {
             synchronized (c) {
                 if (c.ended()) return;
                 log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state());
@@ -288,15 +308,15 @@ public class DialogRequests implements InboundRequestHandler {
 
     private void endOnTimeout(Call c) {
         if (c.state() == CallState.ANSWERING || c.state() == CallState.CONFIRMED) {
-            ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, "timeout", c.sipFinal());
+            teardown.sendBye(c);
+            teardown.finish(c, "timeout", c.sipFinal());
         } else {
-            ctx.teardown().hangUp(c, "timeout");
+            teardown.hangUp(c, "timeout");
         }
     }
 
     private Optional<Call> callOf(javax.sip.Dialog dialog) {
         if (dialog == null || dialog.getCallId() == null) return Optional.empty();
-        return ctx.registry().find(dialog.getCallId().getCallId());
+        return registry.find(dialog.getCallId().getCallId());
     }
 }

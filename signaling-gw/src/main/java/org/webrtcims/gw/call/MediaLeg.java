@@ -13,6 +13,8 @@ import org.webrtcims.gw.sdp.ImsSdpFilter;
 import org.webrtcims.gw.sdp.UsableAddress;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The rtpengine side of one call: each SDP that crosses the gateway for it goes through here (offer, answer,
@@ -23,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class MediaLeg {
     private static final Logger log = LoggerFactory.getLogger(MediaLeg.class);
+    private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
 
     private final Call call;
     private final RtpEngineClient relay;
@@ -103,6 +106,20 @@ final class MediaLeg {
 
     /** rtpengine answered the call's first offer: from now on it must know the call (MediaReconciler). */
     void rtpengineAnswered() { rtpengineSinceNanos = System.nanoTime(); }
+
+    /** The SDP the gateway last gave IMS: the precondition-carrying one or the last media SDP, the higher o= version. */
+    String lastSdpToIms() {
+        String a = imsSdp;
+        String b = imsMediaSdp;
+        if (a == null) return b;
+        if (b == null) return a;
+        return originVersion(b) > originVersion(a) ? b : a;
+    }
+
+    private static long originVersion(String sdp) {
+        Matcher m = ORIGIN_VERSION.matcher(sdp);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
 
     // ---- rtpengine ----
 

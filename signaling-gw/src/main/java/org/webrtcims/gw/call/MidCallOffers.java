@@ -1,5 +1,8 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.webrtcims.gw.sip.SipHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,12 +24,25 @@ import javax.sip.message.Response;
 public class MidCallOffers {
     private static final Logger log = LoggerFactory.getLogger(MidCallOffers.class);
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallReplies replies;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallTimers timers;
     private final long reanswerTimeoutMs;
 
-    public MidCallOffers(CallContext ctx) {
-        this.ctx = ctx;
-        this.reanswerTimeoutMs = ctx.props().getIms().getReofferTimeoutMs();
+    public MidCallOffers(SipUserAgent ua, SipRequests requests, CallReplies replies, CallMedia media,
+                         CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
+        this.ua = ua;
+        this.requests = requests;
+        this.replies = replies;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.timers = timers;
+        this.reanswerTimeoutMs = props.getIms().getReofferTimeoutMs();
     }
 
     /** The browser's `reoffer`. */
@@ -36,19 +52,19 @@ public class MidCallOffers {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
-            String imsOffer = ctx.media().reofferFromBrowser(c, browserSdp);
+            String imsOffer = media.reofferFromBrowser(c, browserSdp);
             if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
-                String answer = ctx.media().reanswerFromIms(c, c.media().imsRemoteSdp());
-                ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
+                String answer = media.reanswerFromIms(c, c.media().imsRemoteSdp());
+                sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
                 return;
             }
             c.reofferStarted();
             try {
                 Request reinvite = c.dialog().request(Request.INVITE);
-                reinvite.setHeader(ctx.requests().contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
-                ctx.requests().setSdpBody(reinvite, imsOffer);
+                reinvite.setHeader(requests.contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
+                requests.setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
-                ctx.ua().sendInDialog(c.dialog().sip(), reinvite, new ReinviteResponses(c, imsOffer));
+                ua.sendInDialog(c.dialog().sip(), reinvite, new ReinviteResponses(c, imsOffer));
             } catch (Exception e) {
                 c.reofferDone();
                 restore(c);
@@ -73,20 +89,20 @@ public class MidCallOffers {
         if (!MediaChange.changes(c.media().imsRemoteSdp(), imsOffer)) {
             // The same SDP again (a session refresh, RFC 4028 §10, or an UPDATE that changes nothing): the answer
             // is the gateway's current SDP; the browser is not asked (RFC 3264 §8: nothing to negotiate).
-            reply(st, c, Response.OK, SessionTimers.lastSdpToIms(c));
+            reply(st, c, Response.OK, c.media().lastSdpToIms());
             return;
         }
         String browserOffer;
         try {
-            browserOffer = ctx.media().reofferFromIms(c, imsOffer);
+            browserOffer = media.reofferFromIms(c, imsOffer);
         } catch (CallFailure f) {
             log.warn("{} re-offer from IMS refused: {}", c.id, f.getMessage());
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
             return;
         }
         c.imsOfferWaiting(st);
-        ctx.sink().toBrowser(c.owner, CallMessages.of("reoffer", c.id, "sdp", browserOffer, "method", req.getMethod()));
-        ctx.timers().after(reanswerTimeoutMs, () -> browserSilent(c, st));
+        sink.toBrowser(c.owner, CallMessages.of("reoffer", c.id, "sdp", browserOffer, "method", req.getMethod()));
+        timers.after(reanswerTimeoutMs, () -> browserSilent(c, st));
     }
 
     /** The browser's `reanswer` to an IMS re-offer. */
@@ -96,7 +112,7 @@ public class MidCallOffers {
             if (st == null) throw new CallFailure("bad-state", "call " + c.id + " has no re-offer waiting for an answer", c.id);
             String imsAnswer;
             try {
-                imsAnswer = ctx.media().reanswerFromBrowser(c, browserSdp);
+                imsAnswer = media.reanswerFromBrowser(c, browserSdp);
             } catch (CallFailure f) {
                 reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
                 throw new CallFailure(f.code(), f.getMessage(), c.id);
@@ -110,19 +126,19 @@ public class MidCallOffers {
             if (c.pendingImsOffer() != st || c.ended()) return;
             c.takeImsOffer();
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
-            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
+            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
                     "message", "no reanswer within " + reanswerTimeoutMs + " ms: the IMS re-offer was refused (488)"));
         }
     }
 
     private void reply(ServerTransaction st, Call c, int code, String sdp) {
-        ctx.replies().send(c, st, code, null, code < 300, sdp);
+        replies.send(c, st, code, null, code < 300, sdp);
     }
 
     /** rtpengine holds the browser's unanswered re-offer: answer it with the IMS party's current SDP. */
     private void restore(Call c) {
         try {
-            ctx.media().reanswerFromIms(c, c.media().imsRemoteSdp());
+            media.reanswerFromIms(c, c.media().imsRemoteSdp());
         } catch (CallFailure f) {
             log.warn("{}: rtpengine state not restored after a failed re-offer: {}", c.id, f.getMessage());
         }
@@ -132,7 +148,7 @@ public class MidCallOffers {
         private final String imsOffer;
 
         ReinviteResponses(Call c, String imsOffer) {
-            super(c, ctx.sink());
+            super(c, sink);
             this.imsOffer = imsOffer;
         }
 
@@ -148,35 +164,35 @@ public class MidCallOffers {
             if (c.ended()) return;
             // RFC 5057 §5.1/§5.2: 481 and 408 end the dialog; other failures leave the session as it was.
             if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
-                ctx.teardown().hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
+                teardown.hangUp(c, r.getReasonPhrase() == null ? "rejected" : r.getReasonPhrase().toLowerCase());
                 return;
             }
             restore(c);
-            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
+            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", code,
                     "message", "the IMS side refused the re-offer: " + code + " " + r.getReasonPhrase()));
         }
 
         private void answered(String imsAnswer) {
             if (imsAnswer == null) {
                 restore(c);
-                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", Response.OK,
+                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed", "sipCode", Response.OK,
                         "message", "the 200 OK to the re-INVITE carried no SDP answer"));
                 return;
             }
             try {
-                String browserAnswer = ctx.media().reanswerFromIms(c, imsAnswer);
+                String browserAnswer = media.reanswerFromIms(c, imsAnswer);
                 c.media().reofferTaken(imsOffer);
-                ctx.sink().toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
+                sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
             } catch (CallFailure f) {
-                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                ctx.teardown().hangUp(c, f.code());
+                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+                teardown.hangUp(c, f.code());
             }
         }
 
         @Override
         void timeout() {
             c.reofferDone();
-            ctx.teardown().hangUp(c, "timeout");
+            teardown.hangUp(c, "timeout");
         }
     }
 }

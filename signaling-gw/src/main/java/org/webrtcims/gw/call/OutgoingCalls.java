@@ -1,5 +1,8 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -23,18 +26,37 @@ import javax.sip.message.Response;
 public class OutgoingCalls {
     private static final Logger log = LoggerFactory.getLogger(OutgoingCalls.class);
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
+    private final CallTimers timers;
     private final Preconditions preconditions;
     private final RegistrationClient registration;
     private final long inviteTimeoutMs;
     private final SessionTimers sessionTimers;
+    private final MediaStartWatch mediaStart;
+    private final MaxCallLength maxLength;
 
-    public OutgoingCalls(CallContext ctx, Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers) {
-        this.ctx = ctx;
+    public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
+                         CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
+                         Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers,
+                         MediaStartWatch mediaStart, MaxCallLength maxLength) {
+        this.mediaStart = mediaStart;
+        this.maxLength = maxLength;
+        this.ua = ua;
+        this.requests = requests;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.registry = registry;
+        this.timers = timers;
         this.sessionTimers = sessionTimers;
         this.preconditions = preconditions;
         this.registration = registration;
-        this.inviteTimeoutMs = ctx.props().getIms().getInviteTimeoutMs();
+        this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
@@ -61,27 +83,27 @@ public class OutgoingCalls {
                 new CallFailure("bad-identity", user + " has no IMS registration to call from"));
         SipURI target;
         try {
-            target = ctx.requests().target(to);
+            target = requests.target(to);
         } catch (java.text.ParseException e) {
             throw new CallFailure("bad-message", "cannot call '" + to + "': not a user name, SIP or tel URI");
         } catch (org.webrtcims.gw.sip.SipRequests.TargetRefused e) {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
-        Call c = new Call(ctx.ua().newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
-                SipIds.tag(), CallState.CALLING, ctx.media().relay());
+        Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
+                SipIds.tag(), CallState.CALLING, media.relay());
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
             c.media().browserCodec(browserCodec);
-            c.media().sentToIms(preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp)));
-            ctx.registry().add(c);
-            ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
+            c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
+            registry.add(c);
+            sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
             try {
                 sendInvite(c, target, 1);
-                ctx.timers().after(inviteTimeoutMs, () -> giveUp(c));
+                timers.after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
-                ctx.teardown().finish(c, "sip-failed", null);
+                teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
         }
@@ -91,21 +113,21 @@ public class OutgoingCalls {
     /** The INVITE (CSeq {@code cseq}: 1, or the next after a 422) with the call's SDP toward IMS; the caller holds the lock. */
     private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
         // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
-        javax.sip.address.Address caller = ctx.ua().addresses().createAddress(c.dialog().callerIdentity());
-        Request invite = ctx.requests().create(Request.INVITE, target, caller, c.fromTag,
-                ctx.ua().addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
-        ctx.requests().setSdpBody(invite, c.media().imsSdp());
+        javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
+        Request invite = requests.create(Request.INVITE, target, caller, c.fromTag,
+                ua.addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
+        requests.setSdpBody(invite, c.media().imsSdp());
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
-            invite.addLast(ctx.ua().headers().createRouteHeader(hop));
+            invite.addLast(ua.headers().createRouteHeader(hop));
         }
-        invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
+        invite.addHeader(ua.headers().createSupportedHeader("100rel"));
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
-        invite.setHeader(ctx.ua().headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
+        invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
         preconditions.moInviteHeaders(invite);
         sessionTimers.inviteHeaders(c, invite);
         c.flow(Request.INVITE);
-        c.dialog().invited(ctx.ua().send(invite, new InviteResponses(c)));
+        c.dialog().invited(ua.send(invite, new InviteResponses(c)));
     }
 
     /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
@@ -113,7 +135,7 @@ public class OutgoingCalls {
         synchronized (c) {
             if (!c.outgoingEarly()) return;
             c.finalStatus(Response.REQUEST_TIMEOUT);
-            ctx.teardown().hangUp(c, "timeout");
+            teardown.hangUp(c, "timeout");
         }
     }
 
@@ -152,19 +174,19 @@ public class OutgoingCalls {
             if (sdp != null && c.media().browserAnswer() == null) {
                 c.dialog().follow(d, tag); // the early dialog whose answer the browser gets
                 if (!takeAnswer(sdp)) return;
-                ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code, "sdp", c.media().browserAnswer()));
+                sink.toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code, "sdp", c.media().browserAnswer()));
                 preconditions.moAnswered(c, sdp);
                 if (code != Response.RINGING) return;
             }
-            if (code == Response.RINGING) ctx.sink().toBrowser(c.owner, CallMessages.of("ringing", c.id));
-            else if (sdp == null) ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
+            if (code == Response.RINGING) sink.toBrowser(c.owner, CallMessages.of("ringing", c.id));
+            else if (sdp == null) sink.toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
         }
 
         private void prack(Response r, javax.sip.Dialog d) {
             try {
                 Request prack = Dialog.prack(d, r);
                 c.flow(Request.PRACK);
-                ctx.ua().sendInDialog(d, prack, ctx.teardown().flowRecorder(c));
+                ua.sendInDialog(d, prack, teardown.flowRecorder(c));
             } catch (Exception e) {
                 log.warn("PRACK for {} not sent: {}", c.id, e.toString());
             }
@@ -173,11 +195,11 @@ public class OutgoingCalls {
         /** rtpengine answer toward the browser from the IMS answer; false (call ended) on failure. */
         private boolean takeAnswer(String imsAnswer) {
             try {
-                c.media().browserAnswered(ctx.media().answerFromIms(c, imsAnswer));
+                c.media().browserAnswered(media.answerFromIms(c, imsAnswer));
                 return true;
             } catch (CallFailure f) {
-                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                ctx.teardown().hangUp(c, f.code());
+                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+                teardown.hangUp(c, f.code());
                 return false;
             }
         }
@@ -195,7 +217,7 @@ public class OutgoingCalls {
             if (!wanted) { // the browser hung up while the 200 was on its way: close the dialog we just got
                 if (c.sipFinal() == null) {
                     c.finalStatus(r.getStatusCode());
-                    ctx.teardown().sendBye(c);
+                    teardown.sendBye(c);
                 }
                 return;
             }
@@ -207,22 +229,22 @@ public class OutgoingCalls {
             if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.media().imsRemoteSdp(), sdp)))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
-                    String browserAnswer = ctx.media().answerFromIms(c, sdp);
+                    String browserAnswer = media.answerFromIms(c, sdp);
                     if (!earlyAnswer) c.media().browserAnswered(browserAnswer);
                     else log.info("call {}: the 200's SDP differs from the early answer's; rtpengine follows it", c.id);
                 } catch (CallFailure f) {
-                    ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                    ctx.teardown().sendBye(c);
-                    ctx.teardown().finish(c, f.code(), c.sipFinal());
+                    sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+                    teardown.sendBye(c);
+                    teardown.finish(c, f.code(), c.sipFinal());
                     return;
                 }
             }
             c.transition(CallState.CONFIRMED);
             c.markSetupDone();
-            ctx.registry().answered(c);
-            ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
-            MediaStartWatch.start(ctx, c);
-            MaxCallLength.start(ctx, c);
+            registry.answered(c);
+            sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
+            mediaStart.start(c);
+            maxLength.start(c);
             sessionTimers.moConfirmed(c, r);
         }
 
@@ -235,7 +257,7 @@ public class OutgoingCalls {
                 if (!forksClosed.add(tag)) return; // a retransmission of that 2xx: ACKed again, BYE already sent
                 Request bye = d.createRequest(Request.BYE);
                 c.flow("BYE (fork " + tag + ")");
-                ctx.ua().sendInDialog(d, bye, null);
+                ua.sendInDialog(d, bye, null);
                 log.info("call {}: 2xx from another fork (To tag {}) ACKed and ended with BYE", c.id, tag);
             } catch (Exception e) {
                 log.warn("call {}: the other fork's 2xx (To tag {}) not closed: {}", c.id, tag, e.toString());
@@ -245,9 +267,9 @@ public class OutgoingCalls {
         private final java.util.Set<String> forksClosed = new java.util.HashSet<>();
 
         private void failure(int code, String phrase) {
-            if (code == SessionTimers.SESSION_INTERVAL_TOO_SMALL && retry422()) return;
+            if (code == SessionTimer.SESSION_INTERVAL_TOO_SMALL && retry422()) return;
             c.finalStatusIfNone(code);
-            ctx.teardown().finish(c, phrase == null ? "rejected" : phrase.toLowerCase(), code);
+            teardown.finish(c, phrase == null ? "rejected" : phrase.toLowerCase(), code);
         }
 
         /** RFC 4028 §7.4: 422 → the same INVITE again (next CSeq) with the interval it asks for; false = give up. */
@@ -270,7 +292,7 @@ public class OutgoingCalls {
         @Override
         void timeout() {
             c.finalStatusIfNone(Response.REQUEST_TIMEOUT);
-            ctx.teardown().finish(c, "timeout", Response.REQUEST_TIMEOUT);
+            teardown.finish(c, "timeout", Response.REQUEST_TIMEOUT);
         }
     }
 }

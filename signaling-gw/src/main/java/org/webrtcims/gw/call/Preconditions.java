@@ -1,5 +1,8 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -22,16 +25,26 @@ public class Preconditions {
     private static final Logger log = LoggerFactory.getLogger(Preconditions.class);
     static final int PRECONDITION_FAILURE = 580;
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallReplies replies;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
     private final LocalMediaWatch watch;
     private final InviteServer inviteServer;
     private final boolean enabled;
 
-    public Preconditions(CallContext ctx, LocalMediaWatch watch, InviteServer inviteServer) {
-        this.ctx = ctx;
+    public Preconditions(SipUserAgent ua, SipRequests requests, CallReplies replies, CallTeardown teardown,
+                         CallEventSink sink, GatewayProperties props, LocalMediaWatch watch,
+                         InviteServer inviteServer) {
+        this.ua = ua;
+        this.requests = requests;
+        this.replies = replies;
+        this.teardown = teardown;
+        this.sink = sink;
         this.watch = watch;
         this.inviteServer = inviteServer;
-        this.enabled = ctx.props().getIms().isPreconditions();
+        this.enabled = props.getIms().isPreconditions();
     }
 
     // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
@@ -43,14 +56,14 @@ public class Preconditions {
 
     /** Supported: precondition on the INVITE when offering them. */
     void moInviteHeaders(Request invite) throws java.text.ParseException {
-        if (enabled) invite.addHeader(ctx.ua().headers().createSupportedHeader("precondition"));
+        if (enabled) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
     }
 
     /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */
     void moAnswered(Call c, String answer) {
         if (!enabled || !QosPreconditions.present(answer)) return;
         c.qos().use(true, QosPreconditions.peerLocalStatus(answer));
-        watch.start(c, () -> reportLocalQos(c), () -> ctx.teardown().hangUp(c, "preconditions-failed"));
+        watch.start(c, () -> reportLocalQos(c), () -> teardown.hangUp(c, "preconditions-failed"));
     }
 
     /** Sends UPDATE with the local segment met (RFC 3312 §5.1.1, TS 24.229 §6.1.2). Takes the call's lock. */
@@ -62,10 +75,10 @@ public class Preconditions {
                 c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
                         new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false))));
                 Request update = c.dialog().request(Request.UPDATE);
-                ctx.requests().setSdpBody(update, c.media().imsSdp());
-                update.addHeader(ctx.requests().contact(c.dialog().contactUser()));
+                requests.setSdpBody(update, c.media().imsSdp());
+                update.addHeader(requests.contact(c.dialog().contactUser()));
                 c.flow(Request.UPDATE);
-                ctx.ua().sendInDialog(c.dialog().sip(), update, new CallResponses(c, ctx.sink()) {
+                ua.sendInDialog(c.dialog().sip(), update, new CallResponses(c, sink) {
                     @Override void response(ResponseEvent event, Response r, int code) {
                         String answer = SipHeaders.sdp(r);
                         if (answer != null) c.qos().peerStatus(QosPreconditions.peerLocalStatus(answer));
@@ -112,8 +125,8 @@ public class Preconditions {
         synchronized (c) {
             if (c.ended() || c.qos().alerted()) return;
             if (c.qos().pendingUpdate() != null) answerUpdate(c, c.qos().pendingUpdate());
-            ctx.teardown().rejectInvite(c, PRECONDITION_FAILURE);
-            ctx.teardown().finish(c, "preconditions-failed", PRECONDITION_FAILURE);
+            teardown.rejectInvite(c, PRECONDITION_FAILURE);
+            teardown.finish(c, "preconditions-failed", PRECONDITION_FAILURE);
         }
     }
 
@@ -122,7 +135,7 @@ public class Preconditions {
         if (c.qos().alerted() || c.state() != CallState.INCOMING || !c.qos().bothMet()) return;
         c.qos().markAlerted();
         inviteServer.ring(c);
-        ctx.sink().toBrowser(c.owner, CallMessages.of("alerting", c.id));
+        sink.toBrowser(c.owner, CallMessages.of("alerting", c.id));
         if (c.accepted()) inviteServer.ok(c, null);
     }
 
@@ -132,7 +145,7 @@ public class Preconditions {
     void update(ServerTransaction st, Call c, String offer) {
         if (!c.qos().on() || offer == null || c.media().imsSdp() == null) {
             int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // offers before the answer: not supported
-            ctx.replies().send(c, st, code);
+            replies.send(c, st, code);
             return;
         }
         c.qos().peerStatus(QosPreconditions.peerLocalStatus(offer));
@@ -146,7 +159,7 @@ public class Preconditions {
         String strength = c.direction == Direction.MT ? "mandatory" : "optional";
         c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
                 new QosPreconditions.Status(c.qos().localMet() ? "sendrecv" : "none", c.qos().remote(), strength, false))));
-        ctx.replies().send(c, st, Response.OK, null, true, c.media().imsSdp());
+        replies.send(c, st, Response.OK, null, true, c.media().imsSdp());
         if (c.direction == Direction.MT) alertWhenMet(c);
     }
 }

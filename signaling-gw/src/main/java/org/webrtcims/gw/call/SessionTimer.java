@@ -1,7 +1,11 @@
 package org.webrtcims.gw.call;
 
 import javax.sip.header.Header;
+import javax.sip.header.HeaderFactory;
 import javax.sip.message.Message;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.text.ParseException;
 import java.util.ListIterator;
 import java.util.concurrent.ScheduledFuture;
 
@@ -13,6 +17,8 @@ import java.util.concurrent.ScheduledFuture;
 final class SessionTimer {
     /** The RFC's floor for Min-SE (§4): a 422 may never ask for less. */
     static final int RFC_MIN_SE = 90;
+    /** 422 Session Interval Too Small (§6). */
+    static final int SESSION_INTERVAL_TOO_SMALL = 422;
 
     // ---- one call's session timer (SessionTimers applies it; guarded by the call's monitor) ----
 
@@ -88,6 +94,22 @@ final class SessionTimer {
 
     /** A refresh put off (a mid-call offer is under way) or retried. */
     void refreshScheduled(ScheduledFuture<?> refreshTask) { refresh = refreshTask; }
+
+    /**
+     * The session timer headers of a 2xx the gateway sends to an INVITE, or to an UPDATE in a confirmed call
+     * ({@code confirmed}): Supported: timer always; with a session timer, Session-Expires with the refresher and,
+     * when the peer supports timers, Require: timer (§9).
+     */
+    void responseHeaders(Request req, Response r, boolean confirmed, HeaderFactory h) throws ParseException {
+        int code = r.getStatusCode();
+        if (code < 200 || code >= 300) return;
+        boolean invite = Request.INVITE.equals(req.getMethod());
+        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && confirmed)) return;
+        r.addHeader(h.createSupportedHeader("timer"));
+        if (interval == null) return;
+        r.setHeader(h.createHeader("Session-Expires", interval.asUasHeader()));
+        if (peerSupports) r.addHeader(h.createRequireHeader("timer"));
+    }
 
     /** Cancels the pending refresh and expiry (re-arm, and the call's end). */
     void cancel() {

@@ -1,5 +1,9 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -12,8 +16,6 @@ import javax.sip.message.Message;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import java.text.ParseException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * RFC 4028 session timers on the IMS leg (docs/call-flows.md "Session timers"). The gateway's INVITEs and 2xx
@@ -28,25 +30,41 @@ import java.util.regex.Pattern;
 public class SessionTimers {
     private static final Logger log = LoggerFactory.getLogger(SessionTimers.class);
     static final String EXPIRED = "session-expired";
-    static final int SESSION_INTERVAL_TOO_SMALL = 422;
-    private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
+    static final int SESSION_INTERVAL_TOO_SMALL = SessionTimer.SESSION_INTERVAL_TOO_SMALL;
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final SipReplies sipReplies;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallTimers timers;
+    private final GatewayProperties props;
 
-    public SessionTimers(CallContext ctx) { this.ctx = ctx; }
+    public SessionTimers(SipUserAgent ua, SipRequests requests, SipReplies sipReplies, CallMedia media,
+                         CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
+        this.ua = ua;
+        this.requests = requests;
+        this.sipReplies = sipReplies;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.timers = timers;
+        this.props = props;
+    }
 
-    private int localSe() { return ctx.props().getIms().getSessionExpires(); }
+    private int localSe() { return props.getIms().getSessionExpires(); }
 
-    private int localMinSe() { return ctx.props().getIms().getMinSe(); }
+    private int localMinSe() { return props.getIms().getMinSe(); }
 
     /** MO: the INVITE's Supported: timer, Session-Expires (what the call asks, 0 = none) and Min-SE. */
     void inviteHeaders(Call c, Request invite) throws ParseException {
         SessionTimer t = c.timer();
         int asked = t.ask(localSe());
-        invite.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-        if (asked > 0) invite.setHeader(ctx.ua().headers().createHeader("Session-Expires", String.valueOf(asked)));
+        invite.addHeader(ua.headers().createSupportedHeader("timer"));
+        if (asked > 0) invite.setHeader(ua.headers().createHeader("Session-Expires", String.valueOf(asked)));
         // after a 422, Min-SE is the interval it asked for (§7.4)
-        invite.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(t.retried422() ? asked : localMinSe())));
+        invite.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(t.retried422() ? asked : localMinSe())));
     }
 
     /**
@@ -101,11 +119,11 @@ public class SessionTimers {
     /** 422 with the gateway's Min-SE (§9); recorded in the call's flow when the call exists. */
     void reject422(Call c, ServerTransaction st, int minSe) {
         try {
-            Response r = ctx.replies().sip().build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
+            Response r = sipReplies.build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
                     st.getRequest().getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null
                             ? org.webrtcims.gw.sip.SipIds.tag() : null, null, null);
             r.setReasonPhrase("Session Interval Too Small");
-            r.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(minSe)));
+            r.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(minSe)));
             st.sendResponse(r);
             if (c != null) c.flow(String.valueOf(SESSION_INTERVAL_TOO_SMALL));
         } catch (Exception e) {
@@ -113,37 +131,20 @@ public class SessionTimers {
         }
     }
 
-    /**
-     * The session timer headers of a 2xx the gateway sends to an INVITE, or to an UPDATE in a confirmed call:
-     * Supported: timer always; with a session timer, Session-Expires with the refresher and, when the peer
-     * supports timers, Require: timer (§9).
-     */
-    static void responseHeaders(Call c, Request req, Response r, javax.sip.header.HeaderFactory h) throws ParseException {
-        int code = r.getStatusCode();
-        if (code < 200 || code >= 300) return;
-        boolean invite = Request.INVITE.equals(req.getMethod());
-        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && c.state() == CallState.CONFIRMED)) return;
-        r.addHeader(h.createSupportedHeader("timer"));
-        SessionTimer.Interval i = c.timer().interval();
-        if (i == null) return;
-        r.setHeader(h.createHeader("Session-Expires", i.asUasHeader()));
-        if (c.timer().peerSupports()) r.addHeader(h.createRequireHeader("timer"));
-    }
-
     /** (Re)arms the call's refresh and expiry for {@code i} (null: no session timer); the caller holds the lock. */
     void start(Call c, SessionTimer.Interval i) {
         long gen = c.timer().rearm(i); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
         if (i == null || c.ended()) return;
         log.debug("call {}: session interval {} s, refresher {}", c.id, i.seconds(), i.gatewayRefreshes() ? "gateway" : "peer");
-        c.timer().scheduled(ctx.timers().after(i.expiryDelayMs(), () -> expire(c, gen)),
-                i.gatewayRefreshes() ? ctx.timers().after(i.refreshDelayMs(), () -> refresh(c, gen)) : null);
+        c.timer().scheduled(timers.after(i.expiryDelayMs(), () -> expire(c, gen)),
+                i.gatewayRefreshes() ? timers.after(i.refreshDelayMs(), () -> refresh(c, gen)) : null);
     }
 
     private void expire(Call c, long gen) {
         synchronized (c) {
             if (c.ended() || !c.timer().current(gen)) return;
             log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer().interval().seconds(), EXPIRED);
-            ctx.teardown().hangUp(c, EXPIRED);
+            teardown.hangUp(c, EXPIRED);
         }
     }
 
@@ -152,42 +153,28 @@ public class SessionTimers {
         synchronized (c) {
             if (c.ended() || !c.timer().current(gen) || c.state() != CallState.CONFIRMED) return;
             if (c.reofferPending()) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
-                c.timer().refreshScheduled(ctx.timers().after(1000, () -> refresh(c, gen)));
+                c.timer().refreshScheduled(timers.after(1000, () -> refresh(c, gen)));
                 return;
             }
             String method = c.timer().peerAllowsUpdate() ? Request.UPDATE : Request.INVITE;
             int seconds = c.timer().interval().seconds();
             try {
                 Request req = c.dialog().request(method);
-                req.setHeader(ctx.requests().contact(c.dialog().contactUser())); // replaces the bare Contact the stack put in
-                req.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-                req.setHeader(ctx.ua().headers().createHeader("Session-Expires", seconds + ";refresher=uac"));
-                req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), seconds))));
+                req.setHeader(requests.contact(c.dialog().contactUser())); // replaces the bare Contact the stack put in
+                req.addHeader(ua.headers().createSupportedHeader("timer"));
+                req.setHeader(ua.headers().createHeader("Session-Expires", seconds + ";refresher=uac"));
+                req.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), seconds))));
                 if (method.equals(Request.INVITE)) {
-                    ctx.requests().setSdpBody(req, lastSdpToIms(c));
+                    requests.setSdpBody(req, c.media().lastSdpToIms());
                     c.reofferStarted();
                 }
                 c.flow(method);
-                ctx.ua().sendInDialog(c.dialog().sip(), req, new RefreshResponses(c, method, seconds, gen));
+                ua.sendInDialog(c.dialog().sip(), req, new RefreshResponses(c, method, seconds, gen));
             } catch (Exception e) {
                 c.reofferDone();
                 log.warn("session refresh ({}) for {} not sent: {}", method, c.id, e.toString());
             }
         }
-    }
-
-    /** The SDP the gateway last gave IMS: the precondition-carrying one or the last media SDP, the higher o= version. */
-    static String lastSdpToIms(Call c) {
-        String a = c.media().imsSdp();
-        String b = c.media().imsMediaSdp();
-        if (a == null) return b;
-        if (b == null) return a;
-        return originVersion(b) > originVersion(a) ? b : a;
-    }
-
-    private static long originVersion(String sdp) {
-        Matcher m = ORIGIN_VERSION.matcher(sdp);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     static boolean allows(Message m, String method) {
@@ -201,7 +188,7 @@ public class SessionTimers {
         private final long gen;
 
         RefreshResponses(Call c, String method, int askedSe, long gen) {
-            super(c, ctx.sink());
+            super(c, sink);
             this.method = method;
             this.askedSe = askedSe;
             this.gen = gen;
@@ -219,7 +206,7 @@ public class SessionTimers {
                     // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
                     if (!c.ended() && answer != null && MediaChange.changes(c.media().imsRemoteSdp(), answer)) {
                         try {
-                            ctx.media().reanswerFromIms(c, answer);
+                            media.reanswerFromIms(c, answer);
                         } catch (CallFailure f) {
                             log.warn("call {}: the refresh's SDP answer not taken by rtpengine: {}", c.id, f.getMessage());
                         }
@@ -236,17 +223,17 @@ public class SessionTimers {
                 Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), askedSe);
                 if (next != null && c.timer().current(gen)) {
                     c.timer().raise(next);
-                    ctx.timers().after(0, () -> refresh(c, gen));
+                    timers.after(0, () -> refresh(c, gen));
                 }
                 return;
             }
             if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
-                ctx.teardown().hangUp(c, EXPIRED); // RFC 5057: the dialog is gone
+                teardown.hangUp(c, EXPIRED); // RFC 5057: the dialog is gone
                 return;
             }
             if (!invite && (code == Response.METHOD_NOT_ALLOWED || code == Response.NOT_IMPLEMENTED)) {
                 c.timer().peerAllowsUpdate(false); // UPDATE refused: refresh by re-INVITE, now
-                if (c.timer().current(gen)) ctx.timers().after(0, () -> refresh(c, gen));
+                if (c.timer().current(gen)) timers.after(0, () -> refresh(c, gen));
             }
             // other failures (491, 5xx): the expiry watch still runs; the session ends if no refresh succeeds
         }
@@ -254,7 +241,7 @@ public class SessionTimers {
         @Override
         void timeout() {
             if (Request.INVITE.equals(method)) c.reofferDone();
-            ctx.teardown().hangUp(c, EXPIRED);
+            teardown.hangUp(c, EXPIRED);
         }
     }
 }
