@@ -90,7 +90,7 @@ public class CallTeardown {
     }
 
     /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
-    ResponseHandler flowRecorder(Call c) {
+    private ResponseHandler flowRecorder(Call c) {
         return new CallResponses(c, sink);
     }
 }

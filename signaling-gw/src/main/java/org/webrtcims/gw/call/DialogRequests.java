@@ -20,8 +20,8 @@ import java.util.Optional;
 
 /**
  * Every request the IMS side sends the gateway, by method: a new INVITE goes to {@link IncomingCalls}; a
- * re-INVITE, and an UPDATE with SDP in an answered call, to {@link MidCallOffers}; an UPDATE before the answer
- * to {@link Preconditions}; ACK, BYE, CANCEL and PRACK are handled here. In-dialog requests of an unknown call get 481.
+ * re-INVITE, an UPDATE and a PRACK to the dialog's extensions ({@link DialogExtensions}); ACK, BYE and CANCEL are
+ * handled here. In-dialog requests of an unknown call get 481.
  */
 @Component
 public class DialogRequests implements InboundRequestHandler {
@@ -35,8 +35,7 @@ public class DialogRequests implements InboundRequestHandler {
     private final CallEventSink sink;
     private final CallRegistry registry;
     private final IncomingCalls incoming;
-    private final MidCallOffers midCall;
-    private final Preconditions preconditions;
+    private final DialogExtensions extensions;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
     private final MediaStartWatch mediaStart;
@@ -44,7 +43,7 @@ public class DialogRequests implements InboundRequestHandler {
 
     public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallMedia media,
                           CallTeardown teardown, CallEventSink sink, CallRegistry registry, IncomingCalls incoming,
-                          MidCallOffers midCall, Preconditions preconditions, CallQuotas quotas,
+                          DialogExtensions extensions, CallQuotas quotas,
                           SessionTimers sessionTimers, MediaStartWatch mediaStart, MaxCallLength maxLength) {
         this.mediaStart = mediaStart;
         this.maxLength = maxLength;
@@ -58,8 +57,7 @@ public class DialogRequests implements InboundRequestHandler {
         this.sink = sink;
         this.registry = registry;
         this.incoming = incoming;
-        this.midCall = midCall;
-        this.preconditions = preconditions;
+        this.extensions = extensions;
         ua.setInboundHandler(this);
     }
 
@@ -167,8 +165,7 @@ public class DialogRequests implements InboundRequestHandler {
             c.flow(Request.INVITE);
             String offer = SipHeaders.sdp(event.getRequest());
             if (overQuota(st, c, offer)) return;
-            if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028)
-            midCall.fromIms(st, c, offer);
+            toExtensions(st, c, offer);
         }
     }
 
@@ -195,19 +192,21 @@ public class DialogRequests implements InboundRequestHandler {
                         teardown.finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
                     }
                 }
-                case Request.PRACK -> replies.send(c, st, Response.OK);
-                default -> update(st, c);
+                default -> { // PRACK, UPDATE
+                    String offer = SipHeaders.sdp(st.getRequest());
+                    if (Request.UPDATE.equals(method) && overQuota(st, c, offer)) return;
+                    toExtensions(st, c, offer);
+                }
             }
         }
     }
 
-    /** UPDATE: with SDP in an answered call a mid-call offer (RFC 3311, e.g. hold); before the answer, preconditions. */
-    private void update(ServerTransaction st, Call c) {
-        String offer = SipHeaders.sdp(st.getRequest());
-        if (overQuota(st, c, offer)) return;
-        if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028); else a refresh in a confirmed call
-        if (offer != null && c.state() == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
-        else preconditions.update(st, c, offer);
+    /**
+     * A re-INVITE, UPDATE or PRACK goes to the dialog's extensions ({@link DialogExtensions}: PRACK, the session
+     * timer's 422, mid-call offers, preconditions); one none of them answers gets 501.
+     */
+    private void toExtensions(ServerTransaction st, Call c, String offer) {
+        if (!extensions.request(st, c, offer)) replies.send(c, st, Response.NOT_IMPLEMENTED);
     }
 
     /** An IMS SDP beyond the m-line/candidate quotas is refused 488 before rtpengine sees it; the call goes on. */

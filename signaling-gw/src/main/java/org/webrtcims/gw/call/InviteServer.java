@@ -5,12 +5,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import javax.sip.ServerTransaction;
-import javax.sip.header.ToHeader;
 import javax.sip.message.Response;
 
 /**
- * The gateway's side of an IMS INVITE toward a browser (MT): 180, the reliable 183 (RFC 3262), the 200, and
- * rejections. Each records what it sent in the call's SIP flow; the caller holds the call's lock.
+ * The gateway's side of an IMS INVITE toward a browser (MT): 180, the 200, and rejections (the reliable 183 is
+ * {@link ReliableProvisionals}'). Each records what it sent in the call's SIP flow; the caller holds the call's lock.
  */
 @Component
 public class InviteServer {
@@ -28,21 +27,6 @@ public class InviteServer {
     void ring(Call c) {
         if (replies.send(c, c.dialog().inviteServerTx(), Response.RINGING, c.dialog().toTag(), true, null)) {
             c.dialog().earlyDialogOfInvite();
-        }
-    }
-
-    /** Reliable 183 with the SDP the call last gave IMS ({@link MediaLeg#imsSdp}); on failure the INVITE is rejected, the call ends and this throws. */
-    void reliableProgress(Call c) {
-        try {
-            javax.sip.Dialog d = c.dialog().sip();
-            Response progress = d.createReliableProvisionalResponse(Response.SESSION_PROGRESS);
-            replies.sip().complete(progress, c.dialog().toTag(), c.dialog().contactUser(), c.media().imsSdp());
-            c.dialog().localTag(((ToHeader) progress.getHeader(ToHeader.NAME)).getTag());
-            d.sendReliableProvisionalResponse(progress);
-            c.flow(String.valueOf(Response.SESSION_PROGRESS));
-        } catch (Exception e) {
-            reject(c, Response.SERVER_INTERNAL_ERROR, "sip-failed");
-            throw new CallFailure("sip-failed", "cannot send reliable 183: " + e.getMessage());
         }
     }
 

@@ -21,7 +21,7 @@ import javax.sip.message.Response;
  * SDP unchanged (ICE restart) is answered by rtpengine alone: the IMS leg does not see it.
  */
 @Component
-public class MidCallOffers {
+public class MidCallOffers implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(MidCallOffers.class);
 
     private final SipUserAgent ua;
@@ -71,6 +71,16 @@ public class MidCallOffers {
                 throw new CallFailure("sip-failed", "cannot send re-INVITE: " + e.getMessage(), c.id);
             }
         }
+    }
+
+    /** A re-INVITE, and an UPDATE with SDP in an answered call (RFC 3311): {@link #fromIms}. */
+    @Override
+    public boolean request(ServerTransaction st, Call c, String offer) {
+        String method = st.getRequest().getMethod();
+        boolean updateOffer = Request.UPDATE.equals(method) && offer != null && c.state() == CallState.CONFIRMED;
+        if (!Request.INVITE.equals(method) && !updateOffer) return false;
+        fromIms(st, c, offer);
+        return true;
     }
 
     /** A re-INVITE (offer or offerless) or an UPDATE with SDP from IMS; the caller holds the call's lock. */

@@ -37,13 +37,15 @@ public class OutgoingCalls {
     private final RegistrationClient registration;
     private final long inviteTimeoutMs;
     private final SessionTimers sessionTimers;
+    private final DialogExtensions extensions;
     private final MediaStartWatch mediaStart;
     private final MaxCallLength maxLength;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
                          CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
                          Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers,
-                         MediaStartWatch mediaStart, MaxCallLength maxLength) {
+                         MediaStartWatch mediaStart, MaxCallLength maxLength, DialogExtensions extensions) {
+        this.extensions = extensions;
         this.mediaStart = mediaStart;
         this.maxLength = maxLength;
         this.ua = ua;
@@ -121,11 +123,9 @@ public class OutgoingCalls {
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
             invite.addLast(ua.headers().createRouteHeader(hop));
         }
-        invite.addHeader(ua.headers().createSupportedHeader("100rel"));
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
         invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
-        preconditions.moInviteHeaders(invite);
-        sessionTimers.inviteHeaders(c, invite);
+        extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
         c.dialog().invited(ua.send(invite, new InviteResponses(c)));
     }
@@ -169,7 +169,7 @@ public class OutgoingCalls {
             if (!c.outgoingEarly()) return;
             if (code == Response.TRYING) return;
             c.transition(CallState.EARLY);
-            if (SipHeaders.requires(r, "100rel")) prack(r, d);
+            extensions.provisional(c, r, d); // a reliable one is PRACKed
             String sdp = SipHeaders.sdp(r);
             if (sdp != null && c.media().browserAnswer() == null) {
                 c.dialog().follow(d, tag); // the early dialog whose answer the browser gets
@@ -180,16 +180,6 @@ public class OutgoingCalls {
             }
             if (code == Response.RINGING) sink.toBrowser(c.owner, CallMessages.of("ringing", c.id));
             else if (sdp == null) sink.toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
-        }
-
-        private void prack(Response r, javax.sip.Dialog d) {
-            try {
-                Request prack = Dialog.prack(d, r);
-                c.flow(Request.PRACK);
-                ua.sendInDialog(d, prack, teardown.flowRecorder(c));
-            } catch (Exception e) {
-                log.warn("PRACK for {} not sent: {}", c.id, e.toString());
-            }
         }
 
         /** rtpengine answer toward the browser from the IMS answer; false (call ended) on failure. */

@@ -21,7 +21,7 @@ import javax.sip.message.Response;
  * segments are met. The caller holds the call's lock unless a method says otherwise.
  */
 @Component
-public class Preconditions {
+public class Preconditions implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(Preconditions.class);
     static final int PRECONDITION_FAILURE = 580;
 
@@ -32,11 +32,12 @@ public class Preconditions {
     private final CallEventSink sink;
     private final LocalMediaWatch watch;
     private final InviteServer inviteServer;
+    private final ReliableProvisionals reliable;
     private final boolean enabled;
 
     public Preconditions(SipUserAgent ua, SipRequests requests, CallReplies replies, CallTeardown teardown,
                          CallEventSink sink, GatewayProperties props, LocalMediaWatch watch,
-                         InviteServer inviteServer) {
+                         InviteServer inviteServer, ReliableProvisionals reliable) {
         this.ua = ua;
         this.requests = requests;
         this.replies = replies;
@@ -44,6 +45,7 @@ public class Preconditions {
         this.sink = sink;
         this.watch = watch;
         this.inviteServer = inviteServer;
+        this.reliable = reliable;
         this.enabled = props.getIms().isPreconditions();
     }
 
@@ -55,7 +57,8 @@ public class Preconditions {
     }
 
     /** Supported: precondition on the INVITE when offering them. */
-    void moInviteHeaders(Request invite) throws java.text.ParseException {
+    @Override
+    public void initialInvite(Call c, Request invite) throws java.text.ParseException {
         if (enabled) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
     }
 
@@ -102,7 +105,7 @@ public class Preconditions {
     /** The browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
     void mtEarlyAnswer(Call c, String imsAnswer) {
         c.media().sentToIms(QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos().remote(), "mandatory", true)));
-        inviteServer.reliableProgress(c);
+        reliable.sessionProgress(c);
         watch.start(c, () -> localMet(c), () -> timedOut(c));
     }
 
@@ -140,6 +143,14 @@ public class Preconditions {
     }
 
     // ---- UPDATE from the IMS side before the call is answered ----
+
+    /** An UPDATE that is not a mid-call offer (those are {@link MidCallOffers}'): {@link #update}. */
+    @Override
+    public boolean request(ServerTransaction st, Call c, String offer) {
+        if (!Request.UPDATE.equals(st.getRequest().getMethod())) return false;
+        update(st, c, offer);
+        return true;
+    }
 
     /** An UPDATE that is not a mid-call offer: the peer's QoS status, answered with ours once we know it. */
     void update(ServerTransaction st, Call c, String offer) {

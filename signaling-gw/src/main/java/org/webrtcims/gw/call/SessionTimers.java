@@ -27,7 +27,7 @@ import java.text.ParseException;
  * {@code session-expired} to the browser.
  */
 @Component
-public class SessionTimers {
+public class SessionTimers implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(SessionTimers.class);
     static final String EXPIRED = "session-expired";
     static final int SESSION_INTERVAL_TOO_SMALL = SessionTimer.SESSION_INTERVAL_TOO_SMALL;
@@ -58,7 +58,8 @@ public class SessionTimers {
     private int localMinSe() { return props.getIms().getMinSe(); }
 
     /** MO: the INVITE's Supported: timer, Session-Expires (what the call asks, 0 = none) and Min-SE. */
-    void inviteHeaders(Call c, Request invite) throws ParseException {
+    @Override
+    public void initialInvite(Call c, Request invite) throws ParseException {
         SessionTimer t = c.timer();
         int asked = t.ask(localSe());
         invite.addHeader(ua.headers().createSupportedHeader("timer"));
@@ -102,6 +103,13 @@ public class SessionTimers {
      * session, §10). Sends 422 and returns false when its interval is too small; else takes the new interval
      * (the 2xx carries it, {@link #responseHeaders}) and restarts the watch.
      */
+    @Override
+    public boolean request(ServerTransaction st, Call c, String offer) {
+        String method = st.getRequest().getMethod();
+        if (!Request.INVITE.equals(method) && !Request.UPDATE.equals(method)) return false;
+        return !inDialogRequest(st, c); // answered (422); else a refresh, passed on
+    }
+
     boolean inDialogRequest(ServerTransaction st, Call c) {
         if (c.state() != CallState.CONFIRMED) return true;
         Request req = st.getRequest();

@@ -23,12 +23,15 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         CallReplies replies = new CallReplies(sipReplies);
         CallTeardown teardown = new CallTeardown(ua, replies, media, sink, registry);
         InviteServer inviteServer = new InviteServer(replies, teardown);
-        Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer);
+        ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
+        Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
+                reliable);
         MidCallOffers midCall = new MidCallOffers(ua, requests, replies, media, teardown, sink, timers, props);
         CallQuotas quotas = new CallQuotas(registry, props);
         SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
+        DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall);
         ContactUsers contactUsers = new ContactUsers();
         IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
                 inviteServer, quotas, sessionTimers);
@@ -37,9 +40,9 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
         when(registration.contactUser(anyString())).thenAnswer(i -> java.util.Optional.of("w-contact-of-" + i.getArgument(0)));
         OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, timers, props, preconditions,
-                registration, sessionTimers, mediaStart, maxLength);
-        DialogRequests sip = new DialogRequests(ua, sipReplies, replies, media, teardown, sink, registry, incoming, midCall,
-                preconditions, quotas, sessionTimers, mediaStart, maxLength);
+                registration, sessionTimers, mediaStart, maxLength, extensions);
+        DialogRequests sip = new DialogRequests(ua, sipReplies, replies, media, teardown, sink, registry, incoming,
+                extensions, quotas, sessionTimers, mediaStart, maxLength);
         return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
     }
 }

@@ -1,0 +1,25 @@
+package org.webrtcims.gw.call;
+
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+/**
+ * One SIP extension of a call's dialog (100rel/PRACK, preconditions, session timers, UPDATE offers ...): what it adds
+ * to the gateway's initial INVITE, what it does with a provisional response to it, and which in-dialog requests from
+ * IMS it answers. {@link DialogExtensions} holds them in order; adding an extension is adding a class. Every method
+ * runs under the call's lock.
+ */
+interface DialogExtension {
+    /** Adds its headers to the gateway's initial INVITE (MO; again after a 422). */
+    default void initialInvite(Call c, Request invite) throws java.text.ParseException { }
+
+    /** A provisional response (101-199) to the gateway's INVITE, on the dialog {@code d} of the fork that sent it. */
+    default void provisional(Call c, Response r, javax.sip.Dialog d) { }
+
+    /**
+     * An in-dialog request from IMS (re-INVITE, UPDATE, PRACK; {@code offer}: its SDP or null): true when this
+     * extension answered it, and the ones after it are not asked.
+     */
+    default boolean request(ServerTransaction st, Call c, String offer) { return false; }
+}

@@ -1,0 +1,43 @@
+package org.webrtcims.gw.call;
+
+import org.springframework.stereotype.Component;
+
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.List;
+
+/**
+ * The SIP extensions a call's dialog uses, in order. An initial INVITE gets 100rel (RFC 3262), precondition
+ * (RFC 3312/4032), then the session timer's headers (RFC 4028); an in-dialog request from IMS is offered to PRACK
+ * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
+ * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
+ * the answer), the first that answers it ends the walk.
+ */
+@Component
+public class DialogExtensions {
+    private final List<DialogExtension> invite;
+    private final List<DialogExtension> requests;
+
+    public DialogExtensions(ReliableProvisionals reliable, Preconditions preconditions, SessionTimers sessionTimers,
+                            MidCallOffers midCall) {
+        this.invite = List.of(reliable, preconditions, sessionTimers);
+        this.requests = List.of(reliable, sessionTimers, midCall, preconditions);
+    }
+
+    /** Each extension's headers on the gateway's initial INVITE. */
+    void initialInvite(Call c, Request req) throws java.text.ParseException {
+        for (DialogExtension e : invite) e.initialInvite(c, req);
+    }
+
+    /** A provisional response to the gateway's INVITE, shown to each extension. */
+    void provisional(Call c, Response r, javax.sip.Dialog d) {
+        for (DialogExtension e : invite) e.provisional(c, r, d);
+    }
+
+    /** An in-dialog request from IMS: false when no extension answered it. */
+    boolean request(ServerTransaction st, Call c, String offer) {
+        for (DialogExtension e : requests) if (e.request(st, c, offer)) return true;
+        return false;
+    }
+}

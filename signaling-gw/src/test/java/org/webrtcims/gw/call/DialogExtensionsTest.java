@@ -1,0 +1,71 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.Test;
+import org.mockito.InOrder;
+import org.webrtcims.gw.sip.SipFixtures;
+
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.*;
+
+/** The order in which a dialog's extensions see the initial INVITE, provisionals and IMS's in-dialog requests. */
+class DialogExtensionsTest {
+    private final ReliableProvisionals reliable = mock(ReliableProvisionals.class);
+    private final Preconditions preconditions = mock(Preconditions.class);
+    private final SessionTimers timers = mock(SessionTimers.class);
+    private final MidCallOffers midCall = mock(MidCallOffers.class);
+    private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall);
+    private final Call c = new Call("c-1", Direction.MT, "tok", "alice", "ue2@ims.lab", "ue", CallState.CONFIRMED);
+
+    @Test
+    void theInviteGets100relThenPreconditionThenTheSessionTimer() throws Exception {
+        Request invite = SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null);
+        extensions.initialInvite(c, invite);
+        InOrder order = inOrder(reliable, preconditions, timers);
+        order.verify(reliable).initialInvite(c, invite);
+        order.verify(preconditions).initialInvite(c, invite);
+        order.verify(timers).initialInvite(c, invite);
+        verifyNoInteractions(midCall);
+    }
+
+    @Test
+    void aProvisionalIsShownToTheInvitesExtensions() throws Exception {
+        Response r = SipFixtures.MESSAGES.createResponse(183, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
+        javax.sip.Dialog d = mock(javax.sip.Dialog.class);
+        extensions.provisional(c, r, d);
+        verify(reliable).provisional(c, r, d);
+    }
+
+    @Test
+    void theFirstExtensionThatAnswersARequestEndsTheWalk() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(timers.request(st, c, "v=0")).thenReturn(true); // a 422: the interval asked is too short
+        assertTrue(extensions.request(st, c, "v=0"));
+        InOrder order = inOrder(reliable, timers);
+        order.verify(reliable).request(st, c, "v=0");
+        order.verify(timers).request(st, c, "v=0");
+        verifyNoInteractions(midCall, preconditions);
+    }
+
+    @Test
+    void aRefreshPassesTheTimerAndGoesToTheOffersThenToPreconditions() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(preconditions.request(st, c, null)).thenReturn(true);
+        assertTrue(extensions.request(st, c, null));
+        InOrder order = inOrder(reliable, timers, midCall, preconditions);
+        order.verify(reliable).request(st, c, null);
+        order.verify(timers).request(st, c, null);
+        order.verify(midCall).request(st, c, null);
+        order.verify(preconditions).request(st, c, null);
+    }
+
+    @Test
+    void aRequestNoExtensionAnswersIsReportedAsSuch() {
+        assertFalse(extensions.request(mock(ServerTransaction.class), c, null), "the caller answers it (501)");
+        verify(preconditions).request(any(), any(), any());
+    }
+}
