@@ -34,6 +34,8 @@ final class Dialog {
     private String contactUser;
     /** MO: the registered public user identity the call goes out as (From, P-Preferred-Identity); null for MT. */
     private String callerIdentity;
+    /** MO: the To tags of other forks whose late 2xx got ACK and BYE. */
+    private final java.util.Set<String> closedForks = new java.util.HashSet<>();
 
     Dialog(String callId) { this.callId = callId; }
 
@@ -78,6 +80,9 @@ final class Dialog {
 
     /** Whether {@code tag} is another fork than the one the call follows. */
     boolean otherFork(String tag) { return tag != null && toTag != null && !tag.equals(toTag); }
+
+    /** Another fork's 2xx is being closed (ACK, BYE): true the first time for {@code tag} (the BYE goes then only). */
+    boolean forkClosed(String tag) { return closedForks.add(tag); }
 
     /** ACKs a 2xx to one of our INVITEs ({@code what}: which, for the log) on the call's dialog; false when it failed. */
     boolean ack(Response ok, String what) {

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * The SIP extensions a call's dialog uses, in order. An initial INVITE gets 100rel (RFC 3262), precondition
- * (RFC 3312/4032), then the session timer's headers (RFC 4028); an in-dialog request from IMS is offered to PRACK
+ * (RFC 3312/4032), then the session timer's headers (RFC 4028); a provisional response to it is PRACKed when reliable,
+ * then gives the browser its early media; a 2xx of another fork is closed by forking; an in-dialog request from IMS is offered to PRACK
  * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
  * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
  * the answer), the first that answers it ends the walk.
@@ -17,11 +18,13 @@ import java.util.List;
 @Component
 public class DialogExtensions {
     private final List<DialogExtension> invite;
+    private final List<DialogExtension> responses;
     private final List<DialogExtension> requests;
 
     public DialogExtensions(ReliableProvisionals reliable, Preconditions preconditions, SessionTimers sessionTimers,
-                            MidCallOffers midCall) {
+                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking) {
         this.invite = List.of(reliable, preconditions, sessionTimers);
+        this.responses = List.of(reliable, earlyMedia, forking);
         this.requests = List.of(reliable, sessionTimers, midCall, preconditions);
     }
 
@@ -30,9 +33,15 @@ public class DialogExtensions {
         for (DialogExtension e : invite) e.initialInvite(c, req);
     }
 
-    /** A provisional response to the gateway's INVITE, shown to each extension. */
+    /** A provisional response to the gateway's INVITE: PRACKed when reliable, then early media. */
     void provisional(Call c, Response r, javax.sip.Dialog d) {
-        for (DialogExtension e : invite) e.provisional(c, r, d);
+        for (DialogExtension e : responses) e.provisional(c, r, d);
+    }
+
+    /** A 2xx to the gateway's INVITE: true when an extension took it (another fork's, closed by forking). */
+    boolean success(Call c, Response r, javax.sip.Dialog d) {
+        for (DialogExtension e : responses) if (e.success(c, r, d)) return true;
+        return false;
     }
 
     /** An in-dialog request from IMS: false when no extension answered it. */

@@ -157,49 +157,23 @@ public class OutgoingCalls {
                 success(r, d, tag);
                 return;
             }
-            // Forking (RFC 3261 §13.2.2.4): each early dialog has its own To tag and dialog; the call follows the
-            // first one, or the one whose SDP answer the browser got, and at last the one that answers 2xx.
+            // Forking (RFC 3261 §13.2.2.4, see Forking): the call follows the first early dialog until another is chosen
             c.dialog().followFirstFork(d, tag, c.outgoingEarly()); // rtpengine's answer names the callee's tag
-            if (code < 200) provisional(r, d, tag);
+            if (code < 200) provisional(r, d);
             else failure(code, r.getReasonPhrase());
         }
 
-        private void provisional(Response r, javax.sip.Dialog d, String tag) {
+        private void provisional(Response r, javax.sip.Dialog d) {
             int code = r.getStatusCode();
             if (!c.outgoingEarly()) return;
             if (code == Response.TRYING) return;
             c.transition(CallState.EARLY);
-            extensions.provisional(c, r, d); // a reliable one is PRACKed
-            String sdp = SipHeaders.sdp(r);
-            if (sdp != null && c.media().browserAnswer() == null) {
-                c.dialog().follow(d, tag); // the early dialog whose answer the browser gets
-                if (!takeAnswer(sdp)) return;
-                sink.toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code, "sdp", c.media().browserAnswer()));
-                preconditions.moAnswered(c, sdp);
-                if (code != Response.RINGING) return;
-            }
-            if (code == Response.RINGING) sink.toBrowser(c.owner, CallMessages.of("ringing", c.id));
-            else if (sdp == null) sink.toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
-        }
-
-        /** rtpengine answer toward the browser from the IMS answer; false (call ended) on failure. */
-        private boolean takeAnswer(String imsAnswer) {
-            try {
-                c.media().browserAnswered(media.answerFromIms(c, imsAnswer));
-                return true;
-            } catch (CallFailure f) {
-                sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                teardown.hangUp(c, f.code());
-                return false;
-            }
+            extensions.provisional(c, r, d); // PRACK when reliable, early media
         }
 
         private void success(Response r, javax.sip.Dialog d, String tag) {
+            if (extensions.success(c, r, d)) return; // a second fork answered too: it gets ACK and BYE (Forking)
             boolean wanted = c.outgoingEarly();
-            if (!wanted && c.sipFinal() != null && c.dialog().otherFork(tag)) {
-                otherFork(r, d, tag); // a second fork answered too: it gets ACK and BYE (RFC 3261 §13.2.2.4)
-                return;
-            }
             // the first 2xx wins: its dialog is the call's; another fork's early answer is replaced by its SDP
             boolean forkSwitch = wanted && c.dialog().otherFork(tag) && c.media().browserAnswer() != null;
             if (wanted || c.sipFinal() == null) c.dialog().follow(d, tag); // (ended before any 2xx: this one's dialog is closed below)
@@ -237,24 +211,6 @@ public class OutgoingCalls {
             maxLength.start(c);
             sessionTimers.moConfirmed(c, r);
         }
-
-        /** ACK and BYE on the dialog of a fork whose 2xx came after the call's (its own dialog, not the call's). */
-        private void otherFork(Response r, javax.sip.Dialog d, String tag) {
-            try {
-                long cseq = ((javax.sip.header.CSeqHeader) r.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
-                d.sendAck(d.createAck(cseq));
-                c.flow("ACK (fork " + tag + ")");
-                if (!forksClosed.add(tag)) return; // a retransmission of that 2xx: ACKed again, BYE already sent
-                Request bye = d.createRequest(Request.BYE);
-                c.flow("BYE (fork " + tag + ")");
-                ua.sendInDialog(d, bye, null);
-                log.info("call {}: 2xx from another fork (To tag {}) ACKed and ended with BYE", c.id, tag);
-            } catch (Exception e) {
-                log.warn("call {}: the other fork's 2xx (To tag {}) not closed: {}", c.id, tag, e.toString());
-            }
-        }
-
-        private final java.util.Set<String> forksClosed = new java.util.HashSet<>();
 
         private void failure(int code, String phrase) {
             if (code == SessionTimer.SESSION_INTERVAL_TOO_SMALL && retry422()) return;

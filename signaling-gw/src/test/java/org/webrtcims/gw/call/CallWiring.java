@@ -31,7 +31,8 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
-        DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall);
+        DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
+                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua));
         ContactUsers contactUsers = new ContactUsers();
         IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
                 inviteServer, quotas, sessionTimers);

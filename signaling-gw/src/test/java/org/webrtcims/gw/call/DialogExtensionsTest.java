@@ -18,7 +18,10 @@ class DialogExtensionsTest {
     private final Preconditions preconditions = mock(Preconditions.class);
     private final SessionTimers timers = mock(SessionTimers.class);
     private final MidCallOffers midCall = mock(MidCallOffers.class);
-    private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall);
+    private final EarlyMedia earlyMedia = mock(EarlyMedia.class);
+    private final Forking forking = mock(Forking.class);
+    private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall, earlyMedia,
+            forking);
     private final Call c = new Call("c-1", Direction.MT, "tok", "alice", "ue2@ims.lab", "ue", CallState.CONFIRMED);
 
     @Test
@@ -33,11 +36,24 @@ class DialogExtensionsTest {
     }
 
     @Test
-    void aProvisionalIsShownToTheInvitesExtensions() throws Exception {
+    void aProvisionalIsPrackedBeforeItsEarlyMediaReachesTheBrowser() throws Exception {
         Response r = SipFixtures.MESSAGES.createResponse(183, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
         javax.sip.Dialog d = mock(javax.sip.Dialog.class);
         extensions.provisional(c, r, d);
-        verify(reliable).provisional(c, r, d);
+        InOrder order = inOrder(reliable, earlyMedia, forking);
+        order.verify(reliable).provisional(c, r, d);
+        order.verify(earlyMedia).provisional(c, r, d);
+        order.verify(forking).provisional(c, r, d);
+        verifyNoInteractions(preconditions, timers, midCall);
+    }
+
+    @Test
+    void a2xxForkingTakesIsNotTheCallsAnswer() throws Exception {
+        Response ok = SipFixtures.MESSAGES.createResponse(200, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
+        javax.sip.Dialog d = mock(javax.sip.Dialog.class);
+        assertFalse(extensions.success(c, ok, d), "no extension takes the call's own 2xx");
+        when(forking.success(c, ok, d)).thenReturn(true);
+        assertTrue(extensions.success(c, ok, d), "another fork's late 2xx is forking's");
     }
 
     @Test
