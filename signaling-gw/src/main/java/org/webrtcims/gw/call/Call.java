@@ -70,7 +70,7 @@ public final class Call {
         this.fromTag = fromTag;
         this.state = state;
         this.dialog = new Dialog(id);
-        this.media = new MediaLeg(this, relay);
+        this.media = new MediaLeg(id, direction, fromTag, dialog, this, relay);
     }
 
     public String id() { return id; }
@@ -105,12 +105,6 @@ public final class Call {
 
     /** Whether the call is still setting up from the gateway's side (MO, no final response yet). */
     synchronized boolean outgoingEarly() { return state == CallState.CALLING || state == CallState.EARLY; }
-
-    /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */
-    String browserTag() { return direction == Direction.MO ? fromTag : dialog.toTag(); }
-
-    /** The rtpengine tag of the IMS party. */
-    String imsTag() { return direction == Direction.MO ? dialog.toTag() : fromTag; }
 
     synchronized boolean ended() { return state == CallState.ENDED; }
 

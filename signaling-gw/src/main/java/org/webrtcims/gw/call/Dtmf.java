@@ -91,7 +91,7 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
         }
         String digit = ev.digit().orElse(null);
         synchronized (c) {
-            if (c.ended() || ev.sourceTag().equals(c.browserTag())) return;
+            if (c.ended() || ev.sourceTag().equals(c.media().browserTag())) return;
             if (digit == null) {
                 log.info("call {}: RFC 4733 event {} from IMS is not a DTMF key, not forwarded", c.id, ev.event());
                 return;

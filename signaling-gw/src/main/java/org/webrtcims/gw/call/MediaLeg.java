@@ -27,7 +27,13 @@ final class MediaLeg {
     private static final Logger log = LoggerFactory.getLogger(MediaLeg.class);
     private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
 
-    private final Call call;
+    private final String callId;
+    private final Direction direction;
+    /** The From tag of the call's INVITE: MO the browser's side, MT the IMS party's. */
+    private final String fromTag;
+    private final Dialog dialog;
+    /** The call's monitor (the release sets the final counters under it). */
+    private final Object lock;
     private final RtpEngineClient relay;
 
     /** The SDP the gateway last gave the IMS side, with precondition lines when in use (their base). */
@@ -60,10 +66,20 @@ final class MediaLeg {
     private CompletableFuture<Void> released;
     private MediaStats finalStats;
 
-    MediaLeg(Call call, RtpEngineClient relay) {
-        this.call = call;
+    MediaLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock, RtpEngineClient relay) {
+        this.callId = callId;
+        this.direction = direction;
+        this.fromTag = fromTag;
+        this.dialog = dialog;
+        this.lock = lock;
         this.relay = relay;
     }
+
+    /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */
+    String browserTag() { return direction == Direction.MO ? fromTag : dialog.toTag(); }
+
+    /** The rtpengine tag of the IMS party. */
+    String imsTag() { return direction == Direction.MO ? dialog.toTag() : fromTag; }
 
     String imsSdp() { return imsSdp; }
     String browserAnswer() { return browserAnswer; }
@@ -146,7 +162,7 @@ final class MediaLeg {
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         browserOffer = sdp;
         dtlsRole = DtlsRole.answering(sdp);
-        imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(call.id, call.browserTag(), null, sdp, imsCodec, injectDtmf)));
+        imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf)));
         rtpengineAnswered();
         return imsMediaSdp;
     }
@@ -154,7 +170,7 @@ final class MediaLeg {
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
     String answerFromIms(String sdp) {
         String out = Bundle.answerKeepingSingleGroup(browserOffer,
-                ng("answer", () -> relay.answerFromIms(call.id, call.browserTag(), call.imsTag(), sdp, dtlsRole, injectDtmf)));
+                ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), sdp, dtlsRole, injectDtmf)));
         tookImsSdp(sdp);
         return out;
     }
@@ -162,7 +178,7 @@ final class MediaLeg {
     /** MT: an IMS offer without Opus is transcoded anyway, so such a call also takes WebSocket `dtmf`. */
     String offerFromIms(String sdp) {
         injectDtmf |= RtpEngineClient.mtOfferTranscodes(sdp);
-        mtOffer = ng("offer", () -> relay.offerFromIms(call.id, call.fromTag, null, sdp, injectDtmf));
+        mtOffer = ng("offer", () -> relay.offerFromIms(callId, fromTag, null, sdp, injectDtmf));
         rtpengineAnswered();
         tookImsSdp(sdp);
         return Bundle.offerWithSingleGroup(mtOffer);
@@ -175,10 +191,10 @@ final class MediaLeg {
      */
     void injectDtmfBeforeAnswer() {
         if (injectDtmf) return;
-        String again = ng("offer", () -> relay.offerFromIms(call.id, call.fromTag, null, imsRemoteSdp, true));
+        String again = ng("offer", () -> relay.offerFromIms(callId, fromTag, null, imsRemoteSdp, true));
         if (!again.equals(mtOffer)) {
             throw new CallFailure("media-failed", "rtpengine changed its offer when asked for DTMF injection;"
-                    + " answer without dtmf \"inject\" and use the browser's RTCDTMFSender", call.id);
+                    + " answer without dtmf \"inject\" and use the browser's RTCDTMFSender", callId);
         }
         injectDtmf = true;
     }
@@ -187,7 +203,7 @@ final class MediaLeg {
     String answerFromBrowser(String browserSdp) {
         requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        String out = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(call.id, call.fromTag, call.dialog().toTag(), sdp)));
+        String out = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp)));
         dtlsRole = DtlsRole.oppositeOf(sdp);
         return imsMediaSdp = out;
     }
@@ -197,20 +213,20 @@ final class MediaLeg {
         requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
         browserOffer = sdp;
-        return ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(call.id, call.browserTag(), call.imsTag(), sdp, imsCodec, injectDtmf)));
+        return ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf)));
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
     String reanswerFromIms(String sdp) {
         String out = Bundle.answerKeepingSingleGroup(browserOffer,
-                ng("answer", () -> relay.answerFromIms(call.id, call.browserTag(), call.imsTag(), sdp, dtlsRole, injectDtmf)));
+                ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), sdp, dtlsRole, injectDtmf)));
         tookImsSdp(sdp);
         return out;
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
     String reofferFromIms(String sdp) {
-        String out = Bundle.offerWithSingleGroup(ng("offer", () -> relay.offerFromIms(call.id, call.imsTag(), call.browserTag(), sdp, injectDtmf)));
+        String out = Bundle.offerWithSingleGroup(ng("offer", () -> relay.offerFromIms(callId, imsTag(), browserTag(), sdp, injectDtmf)));
         tookImsSdp(sdp);
         return out;
     }
@@ -219,20 +235,20 @@ final class MediaLeg {
     String reanswerFromBrowser(String browserSdp) {
         requireUsableAddress(browserSdp);
         String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        return imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(call.id, call.imsTag(), call.browserTag(), sdp)));
+        return imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)));
     }
 
     /** The browser's digit toward the IMS party (rtpengine `play DTMF` from the browser's side). */
     void playDtmf(char digit, int durationMs) throws NgException {
-        relay.playDtmf(call.id, call.browserTag(), digit, durationMs);
+        relay.playDtmf(callId, browserTag(), digit, durationMs);
     }
 
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats query() {
         try {
-            return relay.query(call.id, call.browserTag());
+            return relay.query(callId, browserTag());
         } catch (NgException e) {
-            log.debug("query {} failed: {}", call.id, e.getMessage());
+            log.debug("query {} failed: {}", callId, e.getMessage());
             return null;
         }
     }
@@ -246,12 +262,12 @@ final class MediaLeg {
         MediaStats last = query();
         MediaStats fin = null;
         try {
-            fin = relay.delete(call.id, call.browserTag());
+            fin = relay.delete(callId, browserTag());
         } catch (NgException e) {
-            if (e.kind() != NgException.Kind.ERROR_RESULT) log.warn("rtpengine delete {} failed: {}", call.id, e.getMessage());
+            if (e.kind() != NgException.Kind.ERROR_RESULT) log.warn("rtpengine delete {} failed: {}", callId, e.getMessage());
         }
         MediaStats best = best(fin, last);
-        synchronized (call) {
+        synchronized (lock) {
             finalStats = best;
         }
     }
