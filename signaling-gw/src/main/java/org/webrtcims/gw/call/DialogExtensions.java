@@ -33,6 +33,11 @@ public class DialogExtensions {
         for (DialogExtension e : invite) e.initialInvite(c, req);
     }
 
+    /** MT: IMS's INVITE started the call: what preconditions and the session timer take from it. */
+    void invited(Call c, Request req, String offer) {
+        for (DialogExtension e : invite) e.invited(c, req, offer);
+    }
+
     /** A provisional response to the gateway's INVITE: PRACKed when reliable, then early media. */
     void provisional(Call c, Response r, javax.sip.Dialog d) {
         for (DialogExtension e : responses) e.provisional(c, r, d);

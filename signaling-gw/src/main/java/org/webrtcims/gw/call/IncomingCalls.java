@@ -34,11 +34,13 @@ public class IncomingCalls {
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
+    private final DialogExtensions extensions;
 
     public IncomingCalls(SipUserAgent ua, SipReplies sipReplies, CallMedia media, CallEventSink sink,
                          CallRegistry registry, UserDirectory users, ContactUsers contactUsers,
                          Preconditions preconditions, InviteServer inviteServer, CallQuotas quotas,
-                         SessionTimers sessionTimers) {
+                         SessionTimers sessionTimers, DialogExtensions extensions) {
+        this.extensions = extensions;
         this.contactUsers = contactUsers;
         this.quotas = quotas;
         this.sessionTimers = sessionTimers;
@@ -101,7 +103,7 @@ public class IncomingCalls {
             c.flow(Request.INVITE);
             c.flow(String.valueOf(Response.TRYING));
             registry.add(c);
-            sessionTimers.mtInvite(c, req, timer);
+            extensions.invited(c, req, offer); // the session timer agreed, whether preconditions are used
             c.dialog().dialogOfInvite();
             if (offer == null) {
                 c.markOfferless();
@@ -110,7 +112,6 @@ public class IncomingCalls {
                 inviteServer.ring(c);
                 return;
             }
-            preconditions.mtInvite(c, req, offer);
             String browserSdp;
             try {
                 browserSdp = media.offerFromIms(c, offer);

@@ -95,8 +95,13 @@ public class Preconditions implements DialogExtension {
 
     // ---- MT: an IMS INVITE asks for preconditions ----
 
-    /** The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition are supported. */
-    void mtInvite(Call c, Request invite, String offer) {
+    /**
+     * The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition
+     * are supported (an offerless INVITE uses none).
+     */
+    @Override
+    public void invited(Call c, Request invite, String offer) {
+        if (offer == null) return;
         c.qos().use(enabled && QosPreconditions.present(offer)
                 && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"),
                 QosPreconditions.peerLocalStatus(offer));

@@ -88,11 +88,15 @@ public class SessionTimers implements DialogExtension {
         return SessionTimer.asUas(SessionTimer.Offer.of(invite), localSe(), localMinSe());
     }
 
-    /** MT: the call goes on with the decision of {@link #mtDecision}: its interval is kept for the 200 and starts with the ACK. */
-    void mtInvite(Call c, Request invite, SessionTimer.UasDecision d) {
+    /**
+     * MT: the call goes on with the interval {@link #mtDecision} agreed (its 422 went before the call existed): kept
+     * for the 200, it starts with the ACK.
+     */
+    @Override
+    public void invited(Call c, Request invite, String offer) {
         c.timer().peerSupports(SipHeaders.supportsOrRequires(invite, "timer"));
         c.timer().peerAllowsUpdate(allows(invite, Request.UPDATE));
-        c.timer().agreed(d.interval());
+        c.timer().agreed(mtDecision(invite).interval());
     }
 
     /** MT: the ACK of our 200 confirmed the call: the interval agreed in the INVITE starts. */

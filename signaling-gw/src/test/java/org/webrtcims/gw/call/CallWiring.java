@@ -35,7 +35,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
                 new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua));
         ContactUsers contactUsers = new ContactUsers();
         IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
-                inviteServer, quotas, sessionTimers);
+                inviteServer, quotas, sessionTimers, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");

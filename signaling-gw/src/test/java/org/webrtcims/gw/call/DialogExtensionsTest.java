@@ -36,6 +36,16 @@ class DialogExtensionsTest {
     }
 
     @Test
+    void anImsInviteIsShownToTheInvitesExtensionsNotToTheResponseOnes() throws Exception {
+        Request invite = SipFixtures.request(Request.INVITE, "alice", "c-1", "ue", null, 1, "v=0");
+        extensions.invited(c, invite, "v=0");
+        verify(preconditions).invited(c, invite, "v=0");
+        verify(timers).invited(c, invite, "v=0");
+        verify(reliable).invited(c, invite, "v=0");
+        verifyNoInteractions(earlyMedia, forking, midCall);
+    }
+
+    @Test
     void aProvisionalIsPrackedBeforeItsEarlyMediaReachesTheBrowser() throws Exception {
         Response r = SipFixtures.MESSAGES.createResponse(183, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
         javax.sip.Dialog d = mock(javax.sip.Dialog.class);
