@@ -197,12 +197,12 @@ public class IncomingCalls {
      */
     void answer(Call c, String browserSdp, boolean injectDtmf, String browserCodec) {
         synchronized (c) {
-            answerOrRefuse(c, browserSdp, injectDtmf);
+            accept(c, browserSdp, injectDtmf);
             if (browserCodec != null) c.media().browserCodecIfUnknown(browserCodec);
         }
     }
 
-    private void answerOrRefuse(Call c, String browserSdp, boolean injectDtmf) {
+    private void accept(Call c, String browserSdp, boolean injectDtmf) {
         synchronized (c) {
             if (c.state() != CallState.INCOMING || c.accepted()) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
             if (c.qos().on()) {

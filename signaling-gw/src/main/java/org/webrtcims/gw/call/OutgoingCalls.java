@@ -96,7 +96,6 @@ public class OutgoingCalls {
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
-            c.media().browserCodec(browserCodec);
             c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
             registry.add(c);
             sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
@@ -108,6 +107,7 @@ public class OutgoingCalls {
                 teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
+            c.media().browserCodec(browserCodec); // the call is placed: its report shows the browser's codec
         }
         return c;
     }
