@@ -13,7 +13,8 @@ import java.util.List;
  * then gives the browser its early media; a 2xx of another fork is closed by forking; an in-dialog request from IMS is offered to PRACK
  * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
  * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
- * the answer), the first that answers it ends the walk.
+ * the answer with precondition status), then what is left of UPDATE (RFC 3311: 200, or 488 for an early offer); the
+ * first that answers it ends the walk.
  */
 @Component
 public class DialogExtensions {
@@ -22,10 +23,10 @@ public class DialogExtensions {
     private final List<DialogExtension> requests;
 
     public DialogExtensions(ReliableProvisionals reliable, Preconditions preconditions, SessionTimers sessionTimers,
-                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking) {
+                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking, Updates updates) {
         this.invite = List.of(reliable, preconditions, sessionTimers);
         this.responses = List.of(reliable, earlyMedia, forking);
-        this.requests = List.of(reliable, sessionTimers, midCall, preconditions);
+        this.requests = List.of(reliable, sessionTimers, midCall, preconditions, updates);
     }
 
     /** Each extension's headers on the gateway's initial INVITE. */

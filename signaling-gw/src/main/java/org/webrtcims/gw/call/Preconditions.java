@@ -149,21 +149,20 @@ public class Preconditions implements DialogExtension {
 
     // ---- UPDATE from the IMS side before the call is answered ----
 
-    /** An UPDATE that is not a mid-call offer (those are {@link MidCallOffers}'): {@link #update}. */
+    /**
+     * An UPDATE with SDP in a call that uses preconditions, once the gateway gave IMS its SDP (mid-call offers are
+     * {@link MidCallOffers}', other UPDATEs {@link Updates}'): the peer's QoS status, answered with ours once we
+     * know it (MT: held until then, bounded by the QoS timeout).
+     */
     @Override
     public boolean request(ServerTransaction st, Call c, String offer) {
         if (!Request.UPDATE.equals(st.getRequest().getMethod())) return false;
+        if (!c.qos().on() || offer == null || c.media().imsSdp() == null) return false;
         update(st, c, offer);
         return true;
     }
 
-    /** An UPDATE that is not a mid-call offer: the peer's QoS status, answered with ours once we know it. */
-    void update(ServerTransaction st, Call c, String offer) {
-        if (!c.qos().on() || offer == null || c.media().imsSdp() == null) {
-            int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // offers before the answer: not supported
-            replies.send(c, st, code);
-            return;
-        }
+    private void update(ServerTransaction st, Call c, String offer) {
         c.qos().peerStatus(QosPreconditions.peerLocalStatus(offer));
         // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
         if (c.direction == Direction.MT && !c.qos().localMet() && !c.ended()) c.qos().holdUpdate(st);

@@ -32,7 +32,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
-                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua));
+                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies));
         ContactUsers contactUsers = new ContactUsers();
         IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
                 inviteServer, quotas, sessionTimers, extensions);

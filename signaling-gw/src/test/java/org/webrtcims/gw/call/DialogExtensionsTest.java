@@ -20,8 +20,9 @@ class DialogExtensionsTest {
     private final MidCallOffers midCall = mock(MidCallOffers.class);
     private final EarlyMedia earlyMedia = mock(EarlyMedia.class);
     private final Forking forking = mock(Forking.class);
+    private final Updates updates = mock(Updates.class);
     private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall, earlyMedia,
-            forking);
+            forking, updates);
     private final Call c = new Call("c-1", Direction.MT, "tok", "alice", "ue2@ims.lab", "ue", CallState.CONFIRMED);
 
     @Test
@@ -78,20 +79,29 @@ class DialogExtensionsTest {
     }
 
     @Test
-    void aRefreshPassesTheTimerAndGoesToTheOffersThenToPreconditions() {
+    void aRefreshPassesTheTimerTheOffersAndPreconditionsAndIsAnsweredAsAnUpdate() {
         ServerTransaction st = mock(ServerTransaction.class);
-        when(preconditions.request(st, c, null)).thenReturn(true);
+        when(updates.request(st, c, null)).thenReturn(true);
         assertTrue(extensions.request(st, c, null));
-        InOrder order = inOrder(reliable, timers, midCall, preconditions);
+        InOrder order = inOrder(reliable, timers, midCall, preconditions, updates);
         order.verify(reliable).request(st, c, null);
         order.verify(timers).request(st, c, null);
         order.verify(midCall).request(st, c, null);
         order.verify(preconditions).request(st, c, null);
+        order.verify(updates).request(st, c, null);
+    }
+
+    @Test
+    void aPreconditionStatusUpdateStopsAtPreconditions() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(preconditions.request(st, c, "v=0 qos")).thenReturn(true);
+        assertTrue(extensions.request(st, c, "v=0 qos"));
+        verifyNoInteractions(updates);
     }
 
     @Test
     void aRequestNoExtensionAnswersIsReportedAsSuch() {
         assertFalse(extensions.request(mock(ServerTransaction.class), c, null), "the caller answers it (501)");
-        verify(preconditions).request(any(), any(), any());
+        verify(updates).request(any(), any(), any());
     }
 }
