@@ -2,6 +2,7 @@ package org.webrtcims.gw.call;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
@@ -32,6 +33,8 @@ class MediaLegTest {
     private static final String BROWSER_OFFER = "v=0\r\no=- 1 1 IN IP4 198.18.0.2\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
             + "m=audio 50000 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\na=setup:actpass\r\n"
             + "a=fingerprint:sha-256 AA:BB\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n";
+
+    private static final String BROWSER_ANSWER = BROWSER_OFFER.replace("a=setup:actpass", "a=setup:active");
 
     private Call mt() {
         Call c = new Call("mt-1", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING, rtp);
@@ -113,5 +116,47 @@ class MediaLegTest {
         synchronized (c) {
             assertEquals(fin, c.media().finalStats(), "the delete's counters are the call's last ones");
         }
+    }
+
+    @Test
+    void anMtLegSendsReoffersWithTheTagsOfEachSideAndKeepsWhatLaterExchangesNeed() throws Exception {
+        Call c = mt();
+        when(rtp.offerFromIms(anyString(), anyString(), any(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        when(rtp.answerFromBrowser(anyString(), anyString(), anyString(), anyString())).thenReturn("v=0\r\nm=audio 30000 RTP/AVP 111\r\n");
+        MediaLeg leg = c.media();
+        leg.offerFromIms(OPUS_OFFER);
+        assertEquals(OPUS_OFFER, leg.imsRemoteSdp(), "the IMS party's offer is kept for re-answers");
+        assertTrue(leg.rtpengineSinceNanos() > 0, "from now on rtpengine must know the call");
+        leg.answerFromBrowser(BROWSER_ANSWER);
+        verify(rtp).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
+        assertEquals("v=0\r\nm=audio 30000 RTP/AVP 111\r\n", leg.imsMediaSdp(), "the answer toward IMS is the current media SDP");
+        // an IMS re-offer: from the IMS party's tag toward the browser's; the browser's re-answer the other way
+        leg.reofferFromIms(PCMA_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", "browser-tt", PCMA_OFFER, false);
+        assertEquals(PCMA_OFFER, leg.imsRemoteSdp());
+        leg.reanswerFromBrowser(BROWSER_ANSWER); // the answer of the IMS party's tag, from the browser's: as the first one
+        verify(rtp, times(2)).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
+        assertEquals("browser-tt", leg.browserTag());
+        assertEquals("ue-ft", leg.imsTag());
+    }
+
+    @Test
+    void theLastSdpTowardImsIsTheOneWithTheHigherOriginVersion() {
+        Call c = new Call("mo-2", Direction.MO, "tok", "alice", "ue1@ims.lab", "browser-ft", CallState.CONFIRMED, rtp);
+        MediaLeg leg = c.media();
+        assertNull(leg.lastSdpToIms(), "nothing sent yet");
+        leg.sentToIms("v=0\r\no=- 1 3 IN IP4 127.0.0.1\r\na=curr:qos local sendrecv\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=curr:qos"), "only the precondition SDP so far");
+        leg.reofferTaken("v=0\r\no=- 1 4 IN IP4 127.0.0.1\r\na=sendonly\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=sendonly"), "the re-offer's version 4 is newer than the QoS SDP's 3");
+        leg.sentToIms("v=0\r\no=- 1 5 IN IP4 127.0.0.1\r\na=curr:qos local sendrecv\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=curr:qos"), "version 5 wins again");
+    }
+
+    @Test
+    void aQueryRtpengineCannotAnswerIsNoCountersNotAFailure() throws Exception {
+        when(rtp.query("mt-1", "browser-tt")).thenThrow(new org.webrtcims.gw.media.NgException(
+                org.webrtcims.gw.media.NgException.Kind.TIMEOUT, "no answer"));
+        assertNull(mt().media().query());
     }
 }
