@@ -55,13 +55,20 @@ public final class Call {
     /** The maximum-call-length timer of an answered call (MaxCallLength), cancelled when the call ends. */
     private volatile ScheduledFuture<?> maxLength;
 
-    /** A call without a relay (its media leg cannot reach rtpengine): tests of what needs none. */
+    /** A call without a relay or a SIP stack (it sends nothing): tests of what needs neither. */
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state) {
-        this(id, direction, owner, localUser, remote, fromTag, state, null);
+        this(id, direction, owner, localUser, remote, fromTag, state, null, null);
     }
 
+    /** A call without a SIP stack to send in-dialog requests with: tests of its media leg. */
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state,
          RtpEngineClient relay) {
+        this(id, direction, owner, localUser, remote, fromTag, state, relay, null);
+    }
+
+    /** relay: the rtpengine door of the call's media leg; sender: how its dialog sends in-dialog requests. */
+    Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state,
+         RtpEngineClient relay, InDialogSender sender) {
         this.id = id;
         this.direction = direction;
         this.owner = owner;
@@ -69,7 +76,7 @@ public final class Call {
         this.remote = remote;
         this.fromTag = fromTag;
         this.state = state;
-        this.dialog = new Dialog(id);
+        this.dialog = new Dialog(id, sender);
         this.media = new MediaLeg(id, direction, fromTag, dialog, this, relay);
     }
 

@@ -68,7 +68,7 @@ public class CallTeardown {
         try {
             Request bye = c.dialog().request(Request.BYE);
             c.flow(Request.BYE);
-            ua.sendInDialog(c.dialog().sip(), bye, flowRecorder(c));
+            c.dialog().send(bye, flowRecorder(c));
         } catch (Exception e) {
             log.warn("BYE for {} not sent: {}", c.id, e.toString());
         }

@@ -10,7 +10,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 
 /**
- * The SIP side of one call: its JAIN-SIP dialog (route set, CSeq), the tags, the INVITE transaction of either
+ * The SIP side of one call: its JAIN-SIP dialog (route set, CSeq; in-dialog requests are created and sent here), the tags, the INVITE transaction of either
  * direction, the Contact user and identity the call goes out with, and the ACK bookkeeping. Guarded by the call's
  * monitor (the caller holds it).
  */
@@ -18,6 +18,7 @@ final class Dialog {
     private static final Logger log = LoggerFactory.getLogger(Dialog.class);
 
     private final String callId;
+    private final InDialogSender sender;
     private javax.sip.Dialog sip;
     /** The To tag: MT the gateway's own, MO the IMS party's (the fork the call follows). */
     private String toTag;
@@ -37,7 +38,11 @@ final class Dialog {
     /** MO: the To tags of other forks whose late 2xx got ACK and BYE. */
     private final java.util.Set<String> closedForks = new java.util.HashSet<>();
 
-    Dialog(String callId) { this.callId = callId; }
+    /** A call's dialog; {@code sender} sends its in-dialog requests (null: a dialog that sends none, in tests). */
+    Dialog(String callId, InDialogSender sender) {
+        this.callId = callId;
+        this.sender = sender;
+    }
 
     javax.sip.Dialog sip() { return sip; }
     String toTag() { return toTag; }
@@ -135,6 +140,12 @@ final class Dialog {
 
     /** A new in-dialog request (the stack fills route set, CSeq, tags). */
     Request request(String method) throws javax.sip.SipException { return sip.createRequest(method); }
+
+    /** Sends an in-dialog request on the call's dialog; its responses go to {@code handler}. */
+    void send(Request request, org.webrtcims.gw.sip.ResponseHandler handler) throws javax.sip.SipException {
+        if (sender == null) throw new javax.sip.SipException("call " + callId + " has no SIP stack to send with");
+        sender.send(sip, request, handler);
+    }
 
     /** The PRACK of a reliable provisional on {@code d} (the fork that sent it). */
     static Request prack(javax.sip.Dialog d, Response reliable) throws javax.sip.SipException {

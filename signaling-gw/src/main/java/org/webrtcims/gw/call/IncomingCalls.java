@@ -97,7 +97,7 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING, media.relay());
+                from.getTag(), CallState.INCOMING, media.relay(), ua::sendInDialog);
         synchronized (c) {
             c.dialog().invitedBy(st, SipIds.tag(), contactUser);
             c.flow(Request.INVITE);

@@ -2,7 +2,6 @@ package org.webrtcims.gw.call;
 
 import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sip.SipRequests;
-import org.webrtcims.gw.sip.SipUserAgent;
 import org.webrtcims.gw.sip.SipHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +23,6 @@ import javax.sip.message.Response;
 public class MidCallOffers implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(MidCallOffers.class);
 
-    private final SipUserAgent ua;
     private final SipRequests requests;
     private final CallReplies replies;
     private final CallMedia media;
@@ -33,9 +31,8 @@ public class MidCallOffers implements DialogExtension {
     private final CallTimers timers;
     private final long reanswerTimeoutMs;
 
-    public MidCallOffers(SipUserAgent ua, SipRequests requests, CallReplies replies, CallMedia media,
+    public MidCallOffers(SipRequests requests, CallReplies replies, CallMedia media,
                          CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
-        this.ua = ua;
         this.requests = requests;
         this.replies = replies;
         this.media = media;
@@ -64,7 +61,7 @@ public class MidCallOffers implements DialogExtension {
                 reinvite.setHeader(requests.contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
                 requests.setSdpBody(reinvite, imsOffer);
                 c.flow(Request.INVITE);
-                ua.sendInDialog(c.dialog().sip(), reinvite, new ReinviteResponses(c, imsOffer));
+                c.dialog().send(reinvite, new ReinviteResponses(c, imsOffer));
             } catch (Exception e) {
                 c.reofferDone();
                 restore(c);

@@ -92,7 +92,7 @@ public class OutgoingCalls {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
         Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
-                SipIds.tag(), CallState.CALLING, media.relay());
+                SipIds.tag(), CallState.CALLING, media.relay(), ua::sendInDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);

@@ -81,7 +81,7 @@ public class Preconditions implements DialogExtension {
                 requests.setSdpBody(update, c.media().imsSdp());
                 update.addHeader(requests.contact(c.dialog().contactUser()));
                 c.flow(Request.UPDATE);
-                ua.sendInDialog(c.dialog().sip(), update, new CallResponses(c, sink) {
+                c.dialog().send(update, new CallResponses(c, sink) {
                     @Override void response(ResponseEvent event, Response r, int code) {
                         String answer = SipHeaders.sdp(r);
                         if (answer != null) c.qos().peerStatus(QosPreconditions.peerLocalStatus(answer));

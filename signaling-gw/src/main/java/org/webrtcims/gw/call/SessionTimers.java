@@ -181,7 +181,7 @@ public class SessionTimers implements DialogExtension {
                     c.reofferStarted();
                 }
                 c.flow(method);
-                ua.sendInDialog(c.dialog().sip(), req, new RefreshResponses(c, method, seconds, gen));
+                c.dialog().send(req, new RefreshResponses(c, method, seconds, gen));
             } catch (Exception e) {
                 c.reofferDone();
                 log.warn("session refresh ({}) for {} not sent: {}", method, c.id, e.toString());

@@ -26,7 +26,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
         Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
                 reliable);
-        MidCallOffers midCall = new MidCallOffers(ua, requests, replies, media, teardown, sink, timers, props);
+        MidCallOffers midCall = new MidCallOffers(requests, replies, media, teardown, sink, timers, props);
         CallQuotas quotas = new CallQuotas(registry, props);
         SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);

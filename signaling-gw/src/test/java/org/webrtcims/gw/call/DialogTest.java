@@ -15,7 +15,7 @@ import static org.mockito.Mockito.*;
 class DialogTest {
     @Test
     void anMoCallFollowsTheFirstForkThenTheOneItIsToldToFollow() {
-        Dialog d = new Dialog("c-1");
+        Dialog d = new Dialog("c-1", null);
         ClientTransaction tx = mock(ClientTransaction.class);
         javax.sip.Dialog initial = mock(javax.sip.Dialog.class);
         when(tx.getDialog()).thenReturn(initial);
@@ -46,7 +46,7 @@ class DialogTest {
 
     @Test
     void aResponseAfterTheCallLeftItsEarlyStateStillNamesTheCalleeButMovesNoDialog() {
-        Dialog d = new Dialog("c-1");
+        Dialog d = new Dialog("c-1", null);
         javax.sip.Dialog fork = mock(javax.sip.Dialog.class);
         d.followFirstFork(fork, "late", false);
         assertNull(d.sip(), "not early: the call's dialog is not replaced");
@@ -55,7 +55,7 @@ class DialogTest {
 
     @Test
     void anMtDialogKeepsItsOwnTagTheInvitesTransactionAndItsDialog() {
-        Dialog d = new Dialog("c-2");
+        Dialog d = new Dialog("c-2", null);
         ServerTransaction st = mock(ServerTransaction.class);
         javax.sip.Dialog early = mock(javax.sip.Dialog.class);
         javax.sip.Dialog confirmed = mock(javax.sip.Dialog.class);
@@ -77,7 +77,7 @@ class DialogTest {
 
     @Test
     void anAckIsTakenOncePerCseqAndTheDeferredByeGoesOnce() {
-        Dialog d = new Dialog("c-3");
+        Dialog d = new Dialog("c-3", null);
         assertTrue(d.ackReceived(1));
         assertFalse(d.ackReceived(1), "the same CSeq again: the UE answering a retransmitted 2xx");
         assertTrue(d.ackReceived(2), "a re-INVITE's ACK");
@@ -89,7 +89,7 @@ class DialogTest {
 
     @Test
     void theAckOfA2xxUsesItsCseqOnTheCallsDialogAndAFailureIsReportedNotThrown() throws Exception {
-        Dialog d = new Dialog("c-4");
+        Dialog d = new Dialog("c-4", null);
         ClientTransaction tx = mock(ClientTransaction.class);
         javax.sip.Dialog sip = mock(javax.sip.Dialog.class);
         when(tx.getDialog()).thenReturn(sip);
@@ -102,5 +102,34 @@ class DialogTest {
         verify(sip).sendAck(ack);
         when(sip.createAck(7)).thenThrow(new javax.sip.InvalidArgumentException("gone"));
         assertFalse(d.ack(ok, "the INVITE"), "an ACK that cannot go is logged and reported, the caller goes on");
+    }
+
+    @Test
+    void inDialogRequestsGoOutOnTheDialogTheCallFollowsThroughItsSender() throws Exception {
+        java.util.List<Object[]> sent = new java.util.ArrayList<>();
+        Dialog d = new Dialog("c-5", (dialog, request, handler) -> {
+            sent.add(new Object[] {dialog, request, handler});
+            return null;
+        });
+        javax.sip.Dialog forkA = mock(javax.sip.Dialog.class);
+        javax.sip.Dialog forkB = mock(javax.sip.Dialog.class);
+        Request bye = mock(Request.class);
+        when(forkB.createRequest(Request.BYE)).thenReturn(bye);
+        d.followFirstFork(forkA, "a", true);
+        d.follow(forkB, "b");
+        Request req = d.request(Request.BYE);
+        assertSame(bye, req, "created by the followed fork's dialog (its route set and CSeq)");
+        org.webrtcims.gw.sip.ResponseHandler h = mock(org.webrtcims.gw.sip.ResponseHandler.class);
+        d.send(req, h);
+        assertEquals(1, sent.size());
+        assertSame(forkB, sent.get(0)[0], "sent on the dialog the call follows");
+        assertSame(h, sent.get(0)[2]);
+    }
+
+    @Test
+    void aDialogWithoutASipStackRefusesToSendAndSaysWhy() {
+        Dialog d = new Dialog("c-6", null);
+        javax.sip.SipException e = assertThrows(javax.sip.SipException.class, () -> d.send(mock(Request.class), null));
+        assertTrue(e.getMessage().contains("c-6") && e.getMessage().contains("no SIP stack"), e.getMessage());
     }
 }

@@ -33,7 +33,7 @@ class MediaStartWatchTest {
         CallWiring w = CallWiring.of(ua, mock(SipRequests.class), media, (t, m) -> toBrowser.add(m), registry,
                 u -> Optional.empty(), mock(LocalMediaWatch.class), timers, props);
         watch = w.mediaStart();
-        call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED);
+        call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED, null, ua::sendInDialog);
         javax.sip.ClientTransaction invite = mock(javax.sip.ClientTransaction.class);
         when(invite.getDialog()).thenReturn(dialog);
         call.dialog().invited(invite);
