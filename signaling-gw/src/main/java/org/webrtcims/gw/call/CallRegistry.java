@@ -70,8 +70,8 @@ public class CallRegistry {
         live.decrementAndGet();
         liveByDirection.get(call.direction).decrementAndGet();
         liveBySession.computeIfPresent(call.owner, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
-        metrics.callEnded(call.direction.wire(), call.endReason, call.sipFinal,
-                call.sipFinal != null && call.sipFinal >= 200 && call.sipFinal < 300);
+        Integer sipFinal = call.sipFinal();
+        metrics.callEnded(call.direction.wire(), call.endReason(), sipFinal, sipFinal != null && sipFinal >= 200 && sipFinal < 300);
         ended.addLast(call.id);
         while (ended.size() > HISTORY) calls.remove(ended.removeFirst());
     }

@@ -33,11 +33,11 @@ public class CallReplies {
         }
     }
 
-    /** Builds a response as {@link SipReplies#build}, with the session timer headers of a 2xx (RFC 4028, {@link SessionTimers}). */
+    /** Builds a response as {@link SipReplies#build}, with the session timer headers of a 2xx (RFC 4028, {@link SessionTimer#responseHeaders}). */
     javax.sip.message.Response build(Call c, javax.sip.message.Request req, int code, String toTag, boolean contact, String sdp)
             throws java.text.ParseException {
-        javax.sip.message.Response r = replies.build(req, code, toTag, contact ? c.contactUser : null, sdp);
-        SessionTimers.responseHeaders(c, req, r, replies.headers());
+        javax.sip.message.Response r = replies.build(req, code, toTag, contact ? c.dialog().contactUser() : null, sdp);
+        c.timer().responseHeaders(req, r, c.state() == CallState.CONFIRMED, replies.headers());
         return r;
     }
 

@@ -64,9 +64,9 @@ class CallResponses implements ResponseHandler {
         String m = method;
         if (m == null || !inDialog || Request.CANCEL.equals(m) || Request.ACK.equals(m)) return;
         String phrase = reason == null ? "" : reason.length() > 100 ? reason.substring(0, 100) : reason;
-        log.warn("call {}: the gateway's {} failed: {} {} (call state {}{})", c.id, m, code, phrase, c.state,
-                c.ended() ? ", ended " + c.endReason : "");
-        c.failedRequests.add(m + " " + code + (phrase.isEmpty() ? "" : " " + phrase));
+        log.warn("call {}: the gateway's {} failed: {} {} (call state {}{})", c.id, m, code, phrase, c.state(),
+                c.ended() ? ", ended " + c.endReason() : "");
+        c.requestFailed(m + " " + code + (phrase.isEmpty() ? "" : " " + phrase));
         if (sink != null) sink.toBrowser(c.owner, CallMessages.of("sip-failure", c.id, "method", m, "sipCode", code, "reason", phrase));
     }
 

@@ -6,7 +6,6 @@ import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.SdpInspector;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -61,11 +60,7 @@ public class CallService {
         String shared = Bundle.sharedTransport(sdp);
         if (shared != null) throw new CallFailure("bad-sdp", shared);
         quotas.newCall(token);
-        Call c = outgoing.place(token, user, to, sdp, forced, injectDtmf, identity);
-        synchronized (c) {
-            c.sdp.codecBrowser = s.firstAudioCodec();
-        }
-        return c.id;
+        return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity, s.firstAudioCodec()).id;
     }
 
     public void answer(String token, String callId, String sdp) {
@@ -79,22 +74,14 @@ public class CallService {
     public void answer(String token, String callId, String sdp, boolean injectDtmf) {
         Call c = owned(token, callId);
         SdpInspector.Summary s = sdp == null ? null : inspect(sdp);
-        incoming.answer(c, sdp, injectDtmf);
-        if (s != null) {
-            synchronized (c) {
-                if (c.sdp.codecBrowser == null) c.sdp.codecBrowser = s.firstAudioCodec();
-            }
-        }
+        incoming.answer(c, sdp, injectDtmf, s == null ? null : s.firstAudioCodec());
     }
 
     /** MT with preconditions: the browser's SDP answer before it accepts the call. */
     public void earlyMedia(String token, String callId, String sdp, boolean injectDtmf) {
         Call c = owned(token, callId);
         SdpInspector.Summary s = inspect(sdp);
-        incoming.earlyMedia(c, sdp, injectDtmf);
-        synchronized (c) {
-            c.sdp.codecBrowser = s.firstAudioCodec();
-        }
+        incoming.earlyMedia(c, sdp, injectDtmf, s.firstAudioCodec());
     }
 
     /** A new offer from the browser in an answered call (hold/resume, ICE restart, ...). */
@@ -145,21 +132,21 @@ public class CallService {
         if (c.ended()) media.awaitRelease(c);
         MediaStats live = c.ended() ? null : media.stats(c);
         synchronized (c) {
-            MediaStats m = live != null ? live : c.finalStats;
+            MediaStats m = live != null ? live : c.media().finalStats();
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("callId", c.id);
             out.put("direction", c.direction.wire());
             out.put("from", c.from());
             out.put("to", c.to());
-            out.put("state", c.state.wire());
-            out.put("sipFinal", c.sipFinal);
-            out.put("setupMs", c.setupMs);
-            out.put("endReason", c.endReason);
-            out.put("sipFlow", new ArrayList<>(c.sipFlow));
-            out.put("failedRequests", new ArrayList<>(c.failedRequests));
-            out.put("preconditions", c.qos.on);
+            out.put("state", c.state().wire());
+            out.put("sipFinal", c.sipFinal());
+            out.put("setupMs", c.setupMs());
+            out.put("endReason", c.endReason());
+            out.put("sipFlow", c.sipFlow());
+            out.put("failedRequests", c.failedRequests());
+            out.put("preconditions", c.qos().on());
             Map<String, Object> mm = new LinkedHashMap<>();
-            mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.sdp.codecBrowser);
+            mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.media().codecBrowser());
             mm.put("codecIms", m != null ? m.codecIms() : null);
             mm.put("packetsToIms", m != null ? m.packetsToIms() : 0);
             mm.put("packetsToBrowser", m != null ? m.packetsToBrowser() : 0);
@@ -167,7 +154,7 @@ public class CallService {
             mm.put("bytesToBrowser", m != null ? m.bytesToBrowser() : 0);
             // rtpengine's verdict (query): false = pure relaying; null before rtpengine could be asked
             mm.put("transcoded", m != null ? m.transcoded() : null);
-            mm.put("dtmf", c.sdp.injectDtmf ? "inject" : "relay");
+            mm.put("dtmf", c.media().injectDtmf() ? "inject" : "relay");
             if (m != null && m.video() != null) {
                 MediaStats.Video v = m.video();
                 Map<String, Object> vm = new LinkedHashMap<>();

@@ -21,7 +21,8 @@ public class CallTeardown {
     private final CallEventSink sink;
     private final CallRegistry registry;
 
-    public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink, CallRegistry registry) {
+    public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink,
+                        CallRegistry registry) {
         this.ua = ua;
         this.replies = replies;
         this.media = media;
@@ -31,12 +32,9 @@ public class CallTeardown {
 
     /** Marks the call ended, releases its media and tells the browser. Caller holds the call's lock. */
     void finish(Call c, String reason, Integer sipCode) {
-        if (c.state == CallState.ENDED) return;
-        c.state = CallState.ENDED;
-        c.endReason = reason;
-        c.endedAtMillis = System.currentTimeMillis();
-        MaxCallLength.stop(c);
-        SessionTimers.stop(c);
+        if (!c.end(reason)) return;
+        c.stopMaxLength();
+        c.timer().cancel();
         closePendingReoffer(c);
         media.release(c);
         sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));
@@ -49,30 +47,28 @@ public class CallTeardown {
     /** Ends a call from the gateway's side (browser hang-up or reject, WebSocket loss, failure). */
     void hangUp(Call c, String reason) {
         synchronized (c) {
-            switch (c.state) {
+            switch (c.state()) {
                 case CALLING, EARLY -> sendCancel(c);
                 case CONFIRMED -> sendBye(c);
                 case INCOMING -> rejectInvite(c, Response.DECLINE);
-                case ANSWERING -> c.byeAfterAck = true; // RFC 3261 §15: no BYE before the ACK of our 2xx
+                case ANSWERING -> c.dialog().byeAfterAck(); // RFC 3261 §15: no BYE before the ACK of our 2xx
                 case ENDED -> { return; }
             }
-            finish(c, reason, c.sipFinal);
+            finish(c, reason, c.sipFinal());
         }
     }
 
     /** An IMS re-offer still waiting for the browser's answer gets 487 (RFC 3261 §9.2). */
     private void closePendingReoffer(Call c) {
-        ServerTransaction st = c.pendingImsOffer;
-        c.pendingImsOffer = null;
-        c.reofferPending = false;
+        ServerTransaction st = c.takeImsOffer();
         if (st != null) replies.send(c, st, Response.REQUEST_TERMINATED);
     }
 
     void sendBye(Call c) {
         try {
-            Request bye = c.dialog.createRequest(Request.BYE);
+            Request bye = c.dialog().request(Request.BYE);
             c.flow(Request.BYE);
-            ua.sendInDialog(c.dialog, bye, flowRecorder(c));
+            c.dialog().send(bye, flowRecorder(c));
         } catch (Exception e) {
             log.warn("BYE for {} not sent: {}", c.id, e.toString());
         }
@@ -80,7 +76,7 @@ public class CallTeardown {
 
     private void sendCancel(Call c) {
         try {
-            Request cancel = c.inviteTx.createCancel();
+            Request cancel = c.dialog().inviteTx().createCancel();
             c.flow(Request.CANCEL);
             ua.send(cancel, flowRecorder(c));
         } catch (Exception e) {
@@ -90,11 +86,11 @@ public class CallTeardown {
 
     /** A final response to the IMS INVITE of an MT call (sets sipFinal when it went). */
     void rejectInvite(Call c, int code) {
-        if (replies.send(c, c.inviteServerTx, code, c.toTag, false, null)) c.sipFinal = code;
+        if (replies.send(c, c.dialog().inviteServerTx(), code, c.dialog().toTag(), false, null)) c.finalStatus(code);
     }
 
     /** Records the final response of an in-dialog request or CANCEL in the call's SIP flow. */
-    ResponseHandler flowRecorder(Call c) {
+    private ResponseHandler flowRecorder(Call c) {
         return new CallResponses(c, sink);
     }
 }

@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -18,36 +20,52 @@ import java.util.Optional;
 
 /**
  * Every request the IMS side sends the gateway, by method: a new INVITE goes to {@link IncomingCalls}; a
- * re-INVITE, and an UPDATE with SDP in an answered call, to {@link MidCallOffers}; an UPDATE before the answer
- * to {@link Preconditions}; ACK, BYE, CANCEL and PRACK are handled here. In-dialog requests of an unknown call get 481.
+ * re-INVITE, an UPDATE and a PRACK to the dialog's extensions ({@link DialogExtensions}); ACK, BYE and CANCEL are
+ * handled here. In-dialog requests of an unknown call get 481.
  */
 @Component
 public class DialogRequests implements InboundRequestHandler {
     private static final Logger log = LoggerFactory.getLogger(DialogRequests.class);
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipReplies sipReplies;
+    private final CallReplies replies;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
     private final IncomingCalls incoming;
-    private final MidCallOffers midCall;
-    private final Preconditions preconditions;
+    private final DialogExtensions extensions;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
+    private final MediaStartWatch mediaStart;
+    private final MaxCallLength maxLength;
 
-    public DialogRequests(CallContext ctx, IncomingCalls incoming, MidCallOffers midCall, Preconditions preconditions,
-                          CallQuotas quotas, SessionTimers sessionTimers) {
+    public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallMedia media,
+                          CallTeardown teardown, CallEventSink sink, CallRegistry registry, IncomingCalls incoming,
+                          DialogExtensions extensions, CallQuotas quotas,
+                          SessionTimers sessionTimers, MediaStartWatch mediaStart, MaxCallLength maxLength) {
+        this.mediaStart = mediaStart;
+        this.maxLength = maxLength;
         this.quotas = quotas;
         this.sessionTimers = sessionTimers;
-        this.ctx = ctx;
+        this.ua = ua;
+        this.sipReplies = sipReplies;
+        this.replies = replies;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.registry = registry;
         this.incoming = incoming;
-        this.midCall = midCall;
-        this.preconditions = preconditions;
-        ctx.ua().setInboundHandler(this);
+        this.extensions = extensions;
+        ua.setInboundHandler(this);
     }
 
     @Override
     public void onRequest(RequestEvent event) {
         Request req = event.getRequest();
         String callId = ((CallIdHeader) req.getHeader(CallIdHeader.NAME)).getCallId();
-        Optional<Call> byId = ctx.registry().find(callId);
+        Optional<Call> byId = registry.find(callId);
         // A dialog is Call-ID + both tags (RFC 3261 §12): a request with the right Call-ID but foreign tags is not in it.
         Optional<Call> call = byId.filter(c -> inDialogOf(c, req));
         try {
@@ -58,20 +76,20 @@ public class DialogRequests implements InboundRequestHandler {
                     else if (SipHeaders.toTag(req) == null && isInviteRetransmission(byId.get(), req)) {
                         log.debug("INVITE {} retransmitted after its transaction ended: dropped (§13.3.1.4)", callId);
                     } else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
-                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
+                        sipReplies.send(ua.serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
                     } else {
-                        ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
+                        sipReplies.send(ua.serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
                     }
                 }
                 case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber(), SipHeaders.sdp(req)));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
-                default -> ctx.replies().sip().send(ctx.ua().serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
+                default -> sipReplies.send(ua.serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
             }
         } catch (TransactionAlreadyExistsException e) {
             log.debug("retransmitted {} absorbed", req.getMethod());
         } catch (Exception e) {
             log.warn("{} {} failed", req.getMethod(), callId, e); // the stack trace, once, in the gateway's log only
-            finalAfterFailure(event, e, byId.or(() -> ctx.registry().find(callId)));
+            finalAfterFailure(event, e, byId.or(() -> registry.find(callId)));
         }
     }
 
@@ -84,7 +102,7 @@ public class DialogRequests implements InboundRequestHandler {
     static boolean isInviteRetransmission(Call c, Request req) {
         ServerTransaction st;
         synchronized (c) {
-            st = c.direction == Direction.MT ? c.inviteServerTx : null;
+            st = c.direction == Direction.MT ? c.dialog().inviteServerTx() : null;
         }
         return st != null && isSameRequest(st.getRequest(), req);
     }
@@ -111,8 +129,8 @@ public class DialogRequests implements InboundRequestHandler {
         String local;
         String remote;
         synchronized (c) {
-            local = c.direction == Direction.MT ? c.toTag : c.fromTag;
-            remote = c.direction == Direction.MT ? c.fromTag : c.toTag;
+            local = c.direction == Direction.MT ? c.dialog().toTag() : c.fromTag;
+            remote = c.direction == Direction.MT ? c.fromTag : c.dialog().toTag();
         }
         if (Request.CANCEL.equals(req.getMethod()) || (Request.INVITE.equals(req.getMethod()) && toTag == null)) {
             return c.direction == Direction.MT && java.util.Objects.equals(fromTag, c.fromTag);
@@ -128,36 +146,35 @@ public class DialogRequests implements InboundRequestHandler {
     private void finalAfterFailure(RequestEvent event, Exception e, Optional<Call> call) {
         Request req = event.getRequest();
         if (Request.ACK.equals(req.getMethod())) return;
-        ServerTransaction st = ctx.ua().existingServerTransaction(event);
-        ctx.ua().answerFailure(event, e);
+        ServerTransaction st = ua.existingServerTransaction(event);
+        ua.answerFailure(event, e);
         int status = org.webrtcims.gw.sip.RequestFailure.of(e).status();
         call.ifPresent(c -> {
             synchronized (c) {
-                if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.inviteServerTx == st) {
-                    c.sipFinal = status;
-                    ctx.teardown().finish(c, "sip-failed", status);
+                if (Request.INVITE.equals(req.getMethod()) && !c.ended() && c.dialog().inviteServerTx() == st) {
+                    c.finalStatus(status);
+                    teardown.finish(c, "sip-failed", status);
                 }
             }
         });
     }
 
     private void reinvite(RequestEvent event, Call c) throws Exception {
-        ServerTransaction st = ctx.ua().serverTransaction(event);
+        ServerTransaction st = ua.serverTransaction(event);
         synchronized (c) {
             c.flow(Request.INVITE);
             String offer = SipHeaders.sdp(event.getRequest());
             if (overQuota(st, c, offer)) return;
-            if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028)
-            midCall.fromIms(st, c, offer);
+            toExtensions(st, c, offer);
         }
     }
 
     /** BYE, CANCEL, PRACK or UPDATE of a known call, under its lock; 481 when the call is unknown. */
     private void inDialog(RequestEvent event, Optional<Call> call) throws Exception {
         String method = event.getRequest().getMethod();
-        ServerTransaction st = ctx.ua().serverTransaction(event);
+        ServerTransaction st = ua.serverTransaction(event);
         if (call.isEmpty() || (method.equals(Request.CANCEL) && call.get().direction() != Direction.MT)) {
-            ctx.replies().sip().send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipIds.tag(), null, null);
+            sipReplies.send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipIds.tag(), null, null);
             return;
         }
         Call c = call.get();
@@ -165,29 +182,31 @@ public class DialogRequests implements InboundRequestHandler {
             c.flow(method);
             switch (method) {
                 case Request.BYE -> {
-                    ctx.replies().send(c, st, Response.OK);
-                    ctx.teardown().finish(c, "remote-hangup", c.sipFinal);
+                    replies.send(c, st, Response.OK);
+                    teardown.finish(c, "remote-hangup", c.sipFinal());
                 }
                 case Request.CANCEL -> {
-                    ctx.replies().send(c, st, Response.OK);
-                    if (c.state == CallState.INCOMING) {
-                        ctx.teardown().rejectInvite(c, Response.REQUEST_TERMINATED);
-                        ctx.teardown().finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
+                    replies.send(c, st, Response.OK);
+                    if (c.state() == CallState.INCOMING) {
+                        teardown.rejectInvite(c, Response.REQUEST_TERMINATED);
+                        teardown.finish(c, "remote-cancel", Response.REQUEST_TERMINATED);
                     }
                 }
-                case Request.PRACK -> ctx.replies().send(c, st, Response.OK);
-                default -> update(st, c);
+                default -> { // PRACK, UPDATE
+                    String offer = SipHeaders.sdp(st.getRequest());
+                    if (Request.UPDATE.equals(method) && overQuota(st, c, offer)) return;
+                    toExtensions(st, c, offer);
+                }
             }
         }
     }
 
-    /** UPDATE: with SDP in an answered call a mid-call offer (RFC 3311, e.g. hold); before the answer, preconditions. */
-    private void update(ServerTransaction st, Call c) {
-        String offer = SipHeaders.sdp(st.getRequest());
-        if (overQuota(st, c, offer)) return;
-        if (!sessionTimers.inDialogRequest(st, c)) return; // 422 (RFC 4028); else a refresh in a confirmed call
-        if (offer != null && c.state == CallState.CONFIRMED) midCall.fromIms(st, c, offer);
-        else preconditions.update(st, c, offer);
+    /**
+     * A re-INVITE, UPDATE or PRACK goes to the dialog's extensions ({@link DialogExtensions}: PRACK, the session
+     * timer's 422, mid-call offers, preconditions); one none of them answers gets 501.
+     */
+    private void toExtensions(ServerTransaction st, Call c, String offer) {
+        if (!extensions.request(st, c, offer)) replies.send(c, st, Response.NOT_IMPLEMENTED);
     }
 
     /** An IMS SDP beyond the m-line/candidate quotas is refused 488 before rtpengine sees it; the call goes on. */
@@ -197,7 +216,7 @@ public class DialogRequests implements InboundRequestHandler {
             return false;
         } catch (CallFailure f) {
             log.info("{} of {} refused 488: {}", st.getRequest().getMethod(), c.id, f.getMessage());
-            ctx.replies().send(c, st, Response.NOT_ACCEPTABLE_HERE);
+            replies.send(c, st, Response.NOT_ACCEPTABLE_HERE);
             return true;
         }
     }
@@ -205,20 +224,18 @@ public class DialogRequests implements InboundRequestHandler {
     /** An ACK; one for a CSeq already ACKed is the UE answering a retransmitted 2xx, not a new step. */
     private void ack(Call c, long cseq, String sdp) {
         synchronized (c) {
-            if (cseq == c.lastAckCseq) return;
-            c.lastAckCseq = cseq;
+            if (!c.dialog().ackReceived(cseq)) return;
             c.flow(Request.ACK);
-            if (c.byeAfterAck) {
-                c.byeAfterAck = false;
-                ctx.teardown().sendBye(c);
+            if (c.dialog().takeByeAfterAck()) {
+                teardown.sendBye(c);
                 return;
             }
-            if (c.state == CallState.ANSWERING && c.offerless && !offerlessAnswer(c, sdp)) return;
-            if (c.state == CallState.ANSWERING) {
-                c.state = CallState.CONFIRMED;
+            if (c.state() == CallState.ANSWERING && c.offerless() && !offerlessAnswer(c, sdp)) return;
+            if (c.state() == CallState.ANSWERING) {
+                c.transition(CallState.CONFIRMED);
                 c.markSetupDone();
-                MediaStartWatch.start(ctx, c);
-                MaxCallLength.start(ctx, c);
+                mediaStart.start(c);
+                maxLength.start(c);
                 sessionTimers.mtConfirmed(c);
             }
         }
@@ -231,15 +248,15 @@ public class DialogRequests implements InboundRequestHandler {
     private boolean offerlessAnswer(Call c, String sdp) {
         try {
             if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.sdp.browserAnswer = ctx.media().answerFromIms(c, sdp);
+            c.media().browserAnswered(media.answerFromIms(c, sdp));
         } catch (CallFailure f) {
             log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
-            ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-            ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, f.code(), c.sipFinal);
+            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+            teardown.sendBye(c);
+            teardown.finish(c, f.code(), c.sipFinal());
             return false;
         }
-        ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
+        sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
         return true;
     }
 
@@ -250,13 +267,10 @@ public class DialogRequests implements InboundRequestHandler {
      */
     @Override
     public void onDialogTimeout(javax.sip.Dialog dialog, String reason) {
-        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+        callOf(dialog).filter(c -> c.dialog().is(dialog)).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) {
-                    if (c.byeAfterAck) {
-                        c.byeAfterAck = false;
-                        ctx.teardown().sendBye(c);
-                    }
+                if (c.ended()) {
+                    if (c.dialog().takeByeAfterAck()) teardown.sendBye(c);
                     return;
                 }
                 log.info("call {}: dialog timeout ({}), ending it", c.id, reason);
@@ -268,11 +282,11 @@ public class DialogRequests implements InboundRequestHandler {
     /** A dialog the stack deleted under a live call (not after its BYE): the call ends with `timeout`. */
     @Override
     public void onDialogTerminated(javax.sip.Dialog dialog) {
-        callOf(dialog).filter(c -> c.dialog == dialog).ifPresent(c -> {
+        callOf(dialog).filter(c -> c.dialog().is(dialog)).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) return;
-                log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state);
-                ctx.teardown().finish(c, "timeout", c.sipFinal);
+                if (c.ended()) return;
+                log.info("call {}: its dialog was terminated by the SIP stack in state {}, ending it", c.id, c.state());
+                teardown.finish(c, "timeout", c.sipFinal());
             }
         });
     }
@@ -282,26 +296,26 @@ public class DialogRequests implements InboundRequestHandler {
     public void onServerTimeout(ServerTransaction tx) {
         if (tx == null || tx.getRequest() == null) return;
         String callId = ((CallIdHeader) tx.getRequest().getHeader(CallIdHeader.NAME)).getCallId();
-        ctx.registry().find(callId).filter(c -> c.inviteServerTx == tx).ifPresent(c -> {
+        registry.find(callId).filter(c -> c.dialog().inviteServerTx() == tx).ifPresent(c -> {
             synchronized (c) {
-                if (c.state == CallState.ENDED) return;
-                log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state);
+                if (c.ended()) return;
+                log.info("call {}: INVITE server transaction timed out in state {}, ending it", c.id, c.state());
                 endOnTimeout(c);
             }
         });
     }
 
     private void endOnTimeout(Call c) {
-        if (c.state == CallState.ANSWERING || c.state == CallState.CONFIRMED) {
-            ctx.teardown().sendBye(c);
-            ctx.teardown().finish(c, "timeout", c.sipFinal);
+        if (c.state() == CallState.ANSWERING || c.state() == CallState.CONFIRMED) {
+            teardown.sendBye(c);
+            teardown.finish(c, "timeout", c.sipFinal());
         } else {
-            ctx.teardown().hangUp(c, "timeout");
+            teardown.hangUp(c, "timeout");
         }
     }
 
     private Optional<Call> callOf(javax.sip.Dialog dialog) {
         if (dialog == null || dialog.getCallId() == null) return Optional.empty();
-        return ctx.registry().find(dialog.getCallId().getCallId());
+        return registry.find(dialog.getCallId().getCallId());
     }
 }

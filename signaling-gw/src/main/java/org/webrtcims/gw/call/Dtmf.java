@@ -5,7 +5,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.NgException;
-import org.webrtcims.gw.media.RtpEngineClient;
 
 import java.util.List;
 import java.util.function.Consumer;
@@ -31,12 +30,9 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
 
     private final CallRegistry registry;
     private final CallEventSink sink;
-    private final RtpEngineClient rtp;
-
-    public Dtmf(CallRegistry registry, CallEventSink sink, RtpEngineClient rtp) {
+    public Dtmf(CallRegistry registry, CallEventSink sink) {
         this.registry = registry;
         this.sink = sink;
-        this.rtp = rtp;
     }
 
     /**
@@ -46,17 +42,18 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
      */
     void fromBrowser(Call c, DtmfRequest req) {
         synchronized (c) {
-            boolean mediaUp = c.state == CallState.CONFIRMED || (c.state == CallState.EARLY && c.sdp.browserAnswer != null);
+            CallState state = c.state();
+            boolean mediaUp = state == CallState.CONFIRMED || (state == CallState.EARLY && c.media().browserAnswer() != null);
             if (!mediaUp) {
-                throw new CallFailure("bad-state", "call " + c.id + " is " + c.state.wire()
+                throw new CallFailure("bad-state", "call " + c.id + " is " + state.wire()
                         + ": DTMF needs an answered call or early media", c.id);
             }
-            if (!c.sdp.injectDtmf) {
+            if (!c.media().injectDtmf()) {
                 throw new CallFailure("dtmf-unavailable", "call " + c.id + " is relayed without DTMF injection: send"
                         + " the digits with the browser's RTCDTMFSender (RFC 4733 telephone-event), or place/answer the"
                         + " call with dtmf: \"inject\" to use the WebSocket dtmf message", c.id);
             }
-            String mismatch = telephoneEventClockMismatch(c.direction == Direction.MO ? c.sdp.imsRemoteSdp : c.sdp.imsMediaSdp);
+            String mismatch = telephoneEventClockMismatch(c.direction == Direction.MO ? c.media().imsRemoteSdp() : c.media().imsMediaSdp());
             if (mismatch != null) {
                 throw new CallFailure("dtmf-unavailable", "call " + c.id + ": the IMS leg has " + mismatch + "; rtpengine"
                         + " 10.5 injects RFC 4733 events only at the audio codec's clock (RFC 4733 §2.1) and would play"
@@ -65,7 +62,7 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
         }
         for (char digit : req.digits().toCharArray()) {
             try {
-                rtp.playDtmf(c.id, c.browserTag(), digit, req.durationMs());
+                c.media().playDtmf(digit, req.durationMs());
             } catch (NgException e) {
                 throw new CallFailure("dtmf-failed", "rtpengine did not play DTMF '" + digit + "': " + e.getMessage(), c.id);
             }
@@ -94,7 +91,7 @@ public class Dtmf implements Consumer<DtmfLogEvent> {
         }
         String digit = ev.digit().orElse(null);
         synchronized (c) {
-            if (c.state == CallState.ENDED || ev.sourceTag().equals(c.browserTag())) return;
+            if (c.ended() || ev.sourceTag().equals(c.media().browserTag())) return;
             if (digit == null) {
                 log.info("call {}: RFC 4733 event {} from IMS is not a DTMF key, not forwarded", c.id, ev.event());
                 return;

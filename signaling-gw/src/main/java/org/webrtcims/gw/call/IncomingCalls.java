@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.ContactUsers;
 import org.webrtcims.gw.sip.SipHeaders;
@@ -21,20 +23,32 @@ import java.util.Optional;
  */
 @Component
 public class IncomingCalls {
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipReplies sipReplies;
+    private final CallMedia media;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
     private final UserDirectory users;
     private final ContactUsers contactUsers;
     private final Preconditions preconditions;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
+    private final DialogExtensions extensions;
 
-    public IncomingCalls(CallContext ctx, UserDirectory users, ContactUsers contactUsers, Preconditions preconditions,
-                         InviteServer inviteServer, CallQuotas quotas, SessionTimers sessionTimers) {
+    public IncomingCalls(SipUserAgent ua, SipReplies sipReplies, CallMedia media, CallEventSink sink,
+                         CallRegistry registry, UserDirectory users, ContactUsers contactUsers,
+                         Preconditions preconditions, InviteServer inviteServer, CallQuotas quotas,
+                         SessionTimers sessionTimers, DialogExtensions extensions) {
+        this.extensions = extensions;
         this.contactUsers = contactUsers;
         this.quotas = quotas;
         this.sessionTimers = sessionTimers;
-        this.ctx = ctx;
+        this.ua = ua;
+        this.sipReplies = sipReplies;
+        this.media = media;
+        this.sink = sink;
+        this.registry = registry;
         this.users = users;
         this.preconditions = preconditions;
         this.inviteServer = inviteServer;
@@ -43,8 +57,8 @@ public class IncomingCalls {
     /** An INVITE that starts a call: 100, then `incoming` to the browser (and 180 without preconditions). */
     void invite(RequestEvent event, String callId) throws Exception {
         Request req = event.getRequest();
-        ServerTransaction st = ctx.ua().serverTransaction(event);
-        st.sendResponse(ctx.ua().response(Response.TRYING, req));
+        ServerTransaction st = ua.serverTransaction(event);
+        st.sendResponse(ua.response(Response.TRYING, req));
         URI ruri = req.getRequestURI();
         // the Request-URI is the registered Contact (the P-CSCF routed to it): its user part is the registration's
         // random one (ContactUsers), mapped back to the login; any other user part (a guessed login name, an old
@@ -53,7 +67,7 @@ public class IncomingCalls {
         String user = contactUsers.loginOf(contactUser).orElse(null);
         Optional<String> session = user == null ? Optional.empty() : users.sessionOf(user);
         if (session.isEmpty()) {
-            ctx.replies().sip().send(st, Response.TEMPORARILY_UNAVAILABLE, SipIds.tag(), null, null);
+            sipReplies.send(st, Response.TEMPORARILY_UNAVAILABLE, SipIds.tag(), null, null);
             return;
         }
         // null: an offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it toward IMS and
@@ -73,7 +87,7 @@ public class IncomingCalls {
                 case "gateway-busy" -> Response.SERVICE_UNAVAILABLE;
                 default -> Response.NOT_ACCEPTABLE_HERE;
             };
-            ctx.replies().sip().send(st, code, SipIds.tag(), null, null);
+            sipReplies.send(st, code, SipIds.tag(), null, null);
             return;
         }
         FromHeader from = (FromHeader) req.getHeader(FromHeader.NAME);
@@ -83,37 +97,34 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING);
-        c.contactUser = contactUser;
-        c.toTag = SipIds.tag();
-        c.inviteServerTx = st;
+                from.getTag(), CallState.INCOMING, media.relay(), ua::sendInDialog);
         synchronized (c) {
+            c.dialog().invitedBy(st, SipIds.tag(), contactUser);
             c.flow(Request.INVITE);
             c.flow(String.valueOf(Response.TRYING));
-            ctx.registry().add(c);
-            sessionTimers.mtInvite(c, req, timer);
-            c.dialog = st.getDialog();
+            registry.add(c);
+            extensions.invited(c, req, offer); // the session timer agreed, whether preconditions are used
+            c.dialog().dialogOfInvite();
             if (offer == null) {
-                c.offerless = true;
-                ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", null,
+                c.markOfferless();
+                sink.toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", null,
                         "preconditions", false, "offerless", true, "assertedIdentity", assertedIdentity(req)));
                 inviteServer.ring(c);
                 return;
             }
-            preconditions.mtInvite(c, req, offer);
             String browserSdp;
             try {
-                browserSdp = ctx.media().offerFromIms(c, offer);
+                browserSdp = media.offerFromIms(c, offer);
             } catch (CallFailure f) {
                 // rtpengine down (its breaker open): 503, the IMS may try elsewhere; else the SDP was the problem
-                int code = ctx.media().unavailable() ? Response.SERVICE_UNAVAILABLE : Response.NOT_ACCEPTABLE_HERE;
+                int code = media.unavailable() ? Response.SERVICE_UNAVAILABLE : Response.NOT_ACCEPTABLE_HERE;
                 inviteServer.reject(c, code, f.code());
                 return;
             }
             // With preconditions the browser answers the SDP at once (`media`) but rings only on `alerting`.
-            ctx.sink().toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", browserSdp,
-                    "preconditions", c.qos.on, "assertedIdentity", assertedIdentity(req)));
-            if (!c.qos.on) inviteServer.ring(c);
+            sink.toBrowser(c.owner, CallMessages.of("incoming", c.id, "from", c.remote, "to", user, "sdp", browserSdp,
+                    "preconditions", c.qos().on(), "assertedIdentity", assertedIdentity(req)));
+            if (!c.qos().on()) inviteServer.ring(c);
         }
     }
 
@@ -139,27 +150,28 @@ public class IncomingCalls {
     }
 
     void earlyMedia(Call c, String browserSdp) {
-        earlyMedia(c, browserSdp, false);
+        earlyMedia(c, browserSdp, false, null);
     }
 
     /**
      * The browser's SDP answer given before it accepts (preconditions): reliable 183 toward IMS. injectDtmf: the
-     * browser asked for WebSocket `dtmf` on this call (`dtmf: "inject"`).
+     * browser asked for WebSocket `dtmf` on this call (`dtmf: "inject"`). browserCodec: the SDP's first audio codec.
      */
-    void earlyMedia(Call c, String browserSdp, boolean injectDtmf) {
+    void earlyMedia(Call c, String browserSdp, boolean injectDtmf, String browserCodec) {
         synchronized (c) {
-            if (!c.qos.on || c.state != CallState.INCOMING || c.sdp.imsSdp != null) {
+            if (!c.qos().on() || c.state() != CallState.INCOMING || c.media().imsSdp() != null) {
                 throw new CallFailure("bad-message", "call " + c.id + " takes no early media answer now");
             }
-            if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
+            if (injectDtmf) media.injectDtmfBeforeAnswer(c);
             preconditions.mtEarlyAnswer(c, answerMedia(c, browserSdp));
+            if (browserCodec != null) c.media().browserCodec(browserCodec);
         }
     }
 
     /** rtpengine answer from the browser's SDP; on failure the INVITE is rejected and the call ends. */
     private String answerMedia(Call c, String browserSdp) {
         try {
-            return ctx.media().answerFromBrowser(c, browserSdp);
+            return media.answerFromBrowser(c, browserSdp);
         } catch (CallFailure f) {
             inviteServer.reject(c, mediaFailure(), f.code());
             throw f;
@@ -167,7 +179,7 @@ public class IncomingCalls {
     }
 
     void answer(Call c, String browserSdp) {
-        answer(c, browserSdp, false);
+        answer(c, browserSdp, false, null);
     }
 
     /**
@@ -175,21 +187,29 @@ public class IncomingCalls {
      * rtpengine is down (the IMS may try elsewhere), else 500 — the gateway's side failed, not the caller's request.
      */
     private int mediaFailure() {
-        return ctx.media().unavailable() ? Response.SERVICE_UNAVAILABLE : Response.SERVER_INTERNAL_ERROR;
+        return media.unavailable() ? Response.SERVICE_UNAVAILABLE : Response.SERVER_INTERNAL_ERROR;
     }
 
     /**
      * The browser accepts: 200 OK now, or (preconditions) once both QoS segments are met. injectDtmf: as for
-     * {@link #earlyMedia}; too late when the SDP answer already went out as `media` without it.
+     * {@link #earlyMedia}; too late when the SDP answer already went out as `media` without it. browserCodec: the
+     * SDP's first audio codec (null: no SDP), kept unless `media` gave one.
      */
-    void answer(Call c, String browserSdp, boolean injectDtmf) {
+    void answer(Call c, String browserSdp, boolean injectDtmf, String browserCodec) {
         synchronized (c) {
-            if (c.state != CallState.INCOMING || c.accepted) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
-            if (c.qos.on) {
-                if (c.sdp.imsSdp == null) {
+            accept(c, browserSdp, injectDtmf);
+            if (browserCodec != null) c.media().browserCodecIfUnknown(browserCodec);
+        }
+    }
+
+    private void accept(Call c, String browserSdp, boolean injectDtmf) {
+        synchronized (c) {
+            if (c.state() != CallState.INCOMING || c.accepted()) throw new CallFailure("bad-message", "call " + c.id + " is not ringing");
+            if (c.qos().on()) {
+                if (c.media().imsSdp() == null) {
                     if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
-                    earlyMedia(c, browserSdp, injectDtmf);
-                } else if (injectDtmf && !c.sdp.injectDtmf) {
+                    earlyMedia(c, browserSdp, injectDtmf, null);
+                } else if (injectDtmf && !c.media().injectDtmf()) {
                     throw new CallFailure("bad-message", "call " + c.id + ": the SDP answer went out with `media`;"
                             + " ask for dtmf \"inject\" there", c.id);
                 }
@@ -197,21 +217,21 @@ public class IncomingCalls {
                 return;
             }
             if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
-            if (c.offerless) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
-                c.sdp.injectDtmf = injectDtmf;
+            if (c.offerless()) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
+                c.media().injectDtmf(injectDtmf);
                 String imsOffer;
                 try {
-                    imsOffer = ctx.media().offerFromBrowser(c, browserSdp);
+                    imsOffer = media.offerFromBrowser(c, browserSdp);
                 } catch (CallFailure f) {
                     inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;
                 }
-                c.accepted = true;
+                c.accept();
                 inviteServer.ok(c, imsOffer);
                 return;
             }
-            if (injectDtmf) ctx.media().injectDtmfBeforeAnswer(c);
-            c.accepted = true;
+            if (injectDtmf) media.injectDtmfBeforeAnswer(c);
+            c.accept();
             inviteServer.ok(c, answerMedia(c, browserSdp));
         }
     }

@@ -4,12 +4,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-import javax.sip.header.ToHeader;
+import javax.sip.ServerTransaction;
 import javax.sip.message.Response;
 
 /**
- * The gateway's side of an IMS INVITE toward a browser (MT): 180, the reliable 183 (RFC 3262), the 200, and
- * rejections. Each records what it sent in the call's SIP flow; the caller holds the call's lock.
+ * The gateway's side of an IMS INVITE toward a browser (MT): 180, the 200, and rejections (the reliable 183 is
+ * {@link ReliableProvisionals}'). Each records what it sent in the call's SIP flow; the caller holds the call's lock.
  */
 @Component
 public class InviteServer {
@@ -25,44 +25,31 @@ public class InviteServer {
 
     /** 180 Ringing (with our Contact: it may set up the early dialog). */
     void ring(Call c) {
-        if (replies.send(c, c.inviteServerTx, Response.RINGING, c.toTag, true, null) && c.dialog == null) {
-            c.dialog = c.inviteServerTx.getDialog();
-        }
-    }
-
-    /** Reliable 183 with {@code Call.sdp.imsSdp}; on failure the INVITE is rejected, the call ends and this throws. */
-    void reliableProgress(Call c) {
-        try {
-            Response progress = c.dialog.createReliableProvisionalResponse(Response.SESSION_PROGRESS);
-            replies.sip().complete(progress, c.toTag, c.contactUser, c.sdp.imsSdp);
-            c.toTag = ((ToHeader) progress.getHeader(ToHeader.NAME)).getTag();
-            c.dialog.sendReliableProvisionalResponse(progress);
-            c.flow(String.valueOf(Response.SESSION_PROGRESS));
-        } catch (Exception e) {
-            reject(c, Response.SERVER_INTERNAL_ERROR, "sip-failed");
-            throw new CallFailure("sip-failed", "cannot send reliable 183: " + e.getMessage());
+        if (replies.send(c, c.dialog().inviteServerTx(), Response.RINGING, c.dialog().toTag(), true, null)) {
+            c.dialog().earlyDialogOfInvite();
         }
     }
 
     /** 200 OK to the INVITE (imsSdp null: the SDP went earlier, with preconditions); on failure the call ends and this throws. */
     void ok(Call c, String imsSdp) {
         try {
-            c.inviteServerTx.sendResponse(replies.build(c, c.inviteServerTx.getRequest(), Response.OK, c.toTag, true, imsSdp));
+            ServerTransaction st = c.dialog().inviteServerTx();
+            st.sendResponse(replies.build(c, st.getRequest(), Response.OK, c.dialog().toTag(), true, imsSdp));
         } catch (Exception e) {
             teardown.finish(c, "sip-failed", null);
             throw new CallFailure("sip-failed", "cannot send 200 OK: " + e.getMessage());
         }
-        c.dialog = c.inviteServerTx.getDialog();
+        c.dialog().dialogOfInvite();
         c.flow(String.valueOf(Response.OK));
-        c.sipFinal = Response.OK;
-        c.state = CallState.ANSWERING;
+        c.finalStatus(Response.OK);
+        c.transition(CallState.ANSWERING);
         teardown.answered(c);
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */
     void reject(Call c, int code, String reason) {
         teardown.rejectInvite(c, code);
-        teardown.finish(c, reason, c.sipFinal);
+        teardown.finish(c, reason, c.sipFinal());
         log.debug("{} rejected with {}: {}", c.id, code, reason);
     }
 }

@@ -131,7 +131,7 @@ public class MediaReconciler {
         Set<String> live = new HashSet<>();
         for (Call c : registry.live()) {
             live.add(c.id);
-            long since = c.rtpengineSinceNanos;
+            long since = c.media().rtpengineSinceNanos();
             if (since == 0 || since - listedAt >= 0) continue;
             if (!inRtpengine.contains(c.id)) {
                 log.warn("call {}: rtpengine no longer has its session (restarted?); ending it (media-lost)", c.id);
@@ -149,7 +149,7 @@ public class MediaReconciler {
      * browser must receive it (its `media-report`s grow), else media-lost.
      */
     private void watchRestored(Call c) {
-        if (c.state != CallState.CONFIRMED) return;
+        if (c.state() != CallState.CONFIRMED) return;
         long recoveries = media.relayRecoveries(c); // since the call was placed on its relay
         if (recoveries <= recoveriesSeen.getOrDefault(c.id, 0L)) return;
         MediaStats s = media.stats(c);

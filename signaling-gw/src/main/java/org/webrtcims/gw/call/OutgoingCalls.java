@@ -1,5 +1,8 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -23,23 +26,44 @@ import javax.sip.message.Response;
 public class OutgoingCalls {
     private static final Logger log = LoggerFactory.getLogger(OutgoingCalls.class);
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallRegistry registry;
+    private final CallTimers timers;
     private final Preconditions preconditions;
     private final RegistrationClient registration;
     private final long inviteTimeoutMs;
     private final SessionTimers sessionTimers;
+    private final DialogExtensions extensions;
+    private final MediaStartWatch mediaStart;
+    private final MaxCallLength maxLength;
 
-    public OutgoingCalls(CallContext ctx, Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers) {
-        this.ctx = ctx;
+    public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
+                         CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
+                         Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers,
+                         MediaStartWatch mediaStart, MaxCallLength maxLength, DialogExtensions extensions) {
+        this.extensions = extensions;
+        this.mediaStart = mediaStart;
+        this.maxLength = maxLength;
+        this.ua = ua;
+        this.requests = requests;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.registry = registry;
+        this.timers = timers;
         this.sessionTimers = sessionTimers;
         this.preconditions = preconditions;
         this.registration = registration;
-        this.inviteTimeoutMs = ctx.props().getIms().getInviteTimeoutMs();
+        this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false, null);
+        return place(token, user, to, browserSdp, null, false, null, null);
     }
 
     /**
@@ -47,9 +71,10 @@ public class OutgoingCalls {
      * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
      * identity: the registered public user identity to call as (`call.identity`; null = the default public user
      * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything
-     * is sent or allocated.
+     * is sent or allocated. browserCodec: the browser SDP's first audio codec (shown until rtpengine's counters know).
      */
-    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity) {
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity,
+               String browserCodec) {
         String caller;
         try {
             caller = registration.callerIdentity(user, identity);
@@ -60,31 +85,29 @@ public class OutgoingCalls {
                 new CallFailure("bad-identity", user + " has no IMS registration to call from"));
         SipURI target;
         try {
-            target = ctx.requests().target(to);
+            target = requests.target(to);
         } catch (java.text.ParseException e) {
             throw new CallFailure("bad-message", "cannot call '" + to + "': not a user name, SIP or tel URI");
         } catch (org.webrtcims.gw.sip.SipRequests.TargetRefused e) {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
-        Call c = new Call(ctx.ua().newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
-                SipIds.tag(), CallState.CALLING);
+        Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
+                SipIds.tag(), CallState.CALLING, media.relay(), ua::sendInDialog);
         synchronized (c) {
-            c.callerIdentity = caller;
-            c.contactUser = contactUser;
-            c.sdp.imsCodec = imsCodec;
-            c.sdp.injectDtmf = injectDtmf || imsCodec != null;
-            String imsSdp = preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp));
-            c.sdp.imsSdp = imsSdp;
-            ctx.registry().add(c);
-            ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
+            c.dialog().caller(caller, contactUser);
+            c.media().choose(imsCodec, injectDtmf);
+            c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
+            registry.add(c);
+            sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
             try {
                 sendInvite(c, target, 1);
-                ctx.timers().after(inviteTimeoutMs, () -> giveUp(c));
+                timers.after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
-                ctx.teardown().finish(c, "sip-failed", null);
+                teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
+            c.media().browserCodec(browserCodec); // the call is placed: its report shows the browser's codec
         }
         return c;
     }
@@ -92,30 +115,27 @@ public class OutgoingCalls {
     /** The INVITE (CSeq {@code cseq}: 1, or the next after a 422) with the call's SDP toward IMS; the caller holds the lock. */
     private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
         // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
-        javax.sip.address.Address caller = ctx.ua().addresses().createAddress(c.callerIdentity);
-        Request invite = ctx.requests().create(Request.INVITE, target, caller, c.fromTag,
-                ctx.ua().addresses().createAddress(target), c.id, cseq, c.contactUser);
-        ctx.requests().setSdpBody(invite, c.sdp.imsSdp);
+        javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
+        Request invite = requests.create(Request.INVITE, target, caller, c.fromTag,
+                ua.addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
+        requests.setSdpBody(invite, c.media().imsSdp());
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
-            invite.addLast(ctx.ua().headers().createRouteHeader(hop));
+            invite.addLast(ua.headers().createRouteHeader(hop));
         }
-        invite.addHeader(ctx.ua().headers().createSupportedHeader("100rel"));
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
-        invite.setHeader(ctx.ua().headers().createHeader("P-Preferred-Identity", "<" + c.callerIdentity + ">"));
-        preconditions.moInviteHeaders(invite);
-        sessionTimers.inviteHeaders(c, invite);
+        invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
+        extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
-        c.inviteTx = ctx.ua().send(invite, new InviteResponses(c));
-        c.dialog = c.inviteTx.getDialog();
+        c.dialog().invited(ua.send(invite, new InviteResponses(c)));
     }
 
     /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
     private void giveUp(Call c) {
         synchronized (c) {
-            if (c.state != CallState.CALLING && c.state != CallState.EARLY) return;
-            c.sipFinal = Response.REQUEST_TIMEOUT;
-            ctx.teardown().hangUp(c, "timeout");
+            if (!c.outgoingEarly()) return;
+            c.finalStatus(Response.REQUEST_TIMEOUT);
+            teardown.hangUp(c, "timeout");
         }
     }
 
@@ -127,146 +147,86 @@ public class OutgoingCalls {
         @Override
         void response(ResponseEvent event, Response r, int code) {
             lastResponse = r;
-            if (event.getClientTransaction() != null && event.getClientTransaction() != c.inviteTx) { // an earlier INVITE's (422)
+            if (event.getClientTransaction() != null && event.getClientTransaction() != c.dialog().inviteTx()) { // an earlier INVITE's (422)
                 log.debug("call {}: {} of an earlier INVITE ignored", c.id, code);
                 return;
             }
             String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
-            javax.sip.Dialog d = event.getDialog() != null ? event.getDialog() : c.dialog;
+            javax.sip.Dialog d = event.getDialog() != null ? event.getDialog() : c.dialog().sip();
             if (code >= 200 && code < 300) {
                 success(r, d, tag);
                 return;
             }
-            // Forking (RFC 3261 §13.2.2.4): each early dialog has its own To tag and dialog; the call follows the
-            // first one, or the one whose SDP answer the browser got, and at last the one that answers 2xx.
-            boolean early = c.state == CallState.CALLING || c.state == CallState.EARLY;
-            if (early && (c.toTag == null || c.toTag.equals(tag))) c.dialog = d;
-            if (c.toTag == null && tag != null) c.toTag = tag; // rtpengine's answer names the callee's tag
-            if (code < 200) provisional(r, d, tag);
+            // Forking (RFC 3261 §13.2.2.4, see Forking): the call follows the first early dialog until another is chosen
+            c.dialog().followFirstFork(d, tag, c.outgoingEarly()); // rtpengine's answer names the callee's tag
+            if (code < 200) provisional(r, d);
             else failure(code, r.getReasonPhrase());
         }
 
-        private void provisional(Response r, javax.sip.Dialog d, String tag) {
+        private void provisional(Response r, javax.sip.Dialog d) {
             int code = r.getStatusCode();
-            if (c.state != CallState.CALLING && c.state != CallState.EARLY) return;
+            if (!c.outgoingEarly()) return;
             if (code == Response.TRYING) return;
-            c.state = CallState.EARLY;
-            if (SipHeaders.requires(r, "100rel")) prack(r, d);
-            String sdp = SipHeaders.sdp(r);
-            if (sdp != null && c.sdp.browserAnswer == null) {
-                if (tag != null) c.toTag = tag; // the early dialog whose answer the browser gets
-                c.dialog = d;
-                if (!takeAnswer(sdp)) return;
-                ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code, "sdp", c.sdp.browserAnswer));
-                preconditions.moAnswered(c, sdp);
-                if (code != Response.RINGING) return;
-            }
-            if (code == Response.RINGING) ctx.sink().toBrowser(c.owner, CallMessages.of("ringing", c.id));
-            else if (sdp == null) ctx.sink().toBrowser(c.owner, CallMessages.of("progress", c.id, "sipCode", code));
-        }
-
-        private void prack(Response r, javax.sip.Dialog d) {
-            try {
-                Request prack = d.createPrack(r);
-                c.flow(Request.PRACK);
-                ctx.ua().sendInDialog(d, prack, ctx.teardown().flowRecorder(c));
-            } catch (Exception e) {
-                log.warn("PRACK for {} not sent: {}", c.id, e.toString());
-            }
-        }
-
-        /** rtpengine answer toward the browser from the IMS answer; false (call ended) on failure. */
-        private boolean takeAnswer(String imsAnswer) {
-            try {
-                c.sdp.browserAnswer = ctx.media().answerFromIms(c, imsAnswer);
-                return true;
-            } catch (CallFailure f) {
-                ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                ctx.teardown().hangUp(c, f.code());
-                return false;
-            }
+            c.transition(CallState.EARLY);
+            extensions.provisional(c, r, d); // PRACK when reliable, early media
         }
 
         private void success(Response r, javax.sip.Dialog d, String tag) {
-            boolean wanted = c.state == CallState.CALLING || c.state == CallState.EARLY;
-            if (!wanted && c.sipFinal != null && tag != null && c.toTag != null && !tag.equals(c.toTag)) {
-                otherFork(r, d, tag); // a second fork answered too: it gets ACK and BYE (RFC 3261 §13.2.2.4)
-                return;
-            }
+            if (extensions.success(c, r, d)) return; // a second fork answered too: it gets ACK and BYE (Forking)
+            boolean wanted = c.outgoingEarly();
             // the first 2xx wins: its dialog is the call's; another fork's early answer is replaced by its SDP
-            boolean forkSwitch = wanted && tag != null && c.toTag != null && !tag.equals(c.toTag) && c.sdp.browserAnswer != null;
-            if (wanted || c.sipFinal == null) { // (ended before any 2xx: this one's dialog is closed below)
-                c.dialog = d;
-                if (tag != null) c.toTag = tag;
-            }
+            boolean forkSwitch = wanted && c.dialog().otherFork(tag) && c.media().browserAnswer() != null;
+            if (wanted || c.sipFinal() == null) c.dialog().follow(d, tag); // (ended before any 2xx: this one's dialog is closed below)
             c.ack(r, "the INVITE");
             if (!wanted) { // the browser hung up while the 200 was on its way: close the dialog we just got
-                if (c.sipFinal == null) {
-                    c.sipFinal = r.getStatusCode();
-                    ctx.teardown().sendBye(c);
+                if (c.sipFinal() == null) {
+                    c.finalStatus(r.getStatusCode());
+                    teardown.sendBye(c);
                 }
                 return;
             }
-            c.sipFinal = r.getStatusCode();
+            c.finalStatus(r.getStatusCode());
             String sdp = SipHeaders.sdp(r);
-            boolean earlyAnswer = c.sdp.browserAnswer != null;
+            boolean earlyAnswer = c.media().browserAnswer() != null;
             // no early answer (183): the 200 must carry it. After one, a 200 whose SDP differs (RFC 6337 §3.1 asks for
             // the same; UEs do change it) is given to rtpengine: the IMS side follows, the browser's side stays as it is.
-            if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.sdp.imsRemoteSdp, sdp)))) {
+            if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.media().imsRemoteSdp(), sdp)))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
-                    String browserAnswer = ctx.media().answerFromIms(c, sdp);
-                    if (!earlyAnswer) c.sdp.browserAnswer = browserAnswer;
+                    String browserAnswer = media.answerFromIms(c, sdp);
+                    if (!earlyAnswer) c.media().browserAnswered(browserAnswer);
                     else log.info("call {}: the 200's SDP differs from the early answer's; rtpengine follows it", c.id);
                 } catch (CallFailure f) {
-                    ctx.sink().toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-                    ctx.teardown().sendBye(c);
-                    ctx.teardown().finish(c, f.code(), c.sipFinal);
+                    sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+                    teardown.sendBye(c);
+                    teardown.finish(c, f.code(), c.sipFinal());
                     return;
                 }
             }
-            c.state = CallState.CONFIRMED;
+            c.transition(CallState.CONFIRMED);
             c.markSetupDone();
-            ctx.registry().answered(c);
-            ctx.sink().toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.sdp.browserAnswer));
-            MediaStartWatch.start(ctx, c);
-            MaxCallLength.start(ctx, c);
+            registry.answered(c);
+            sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
+            mediaStart.start(c);
+            maxLength.start(c);
             sessionTimers.moConfirmed(c, r);
         }
 
-        /** ACK and BYE on the dialog of a fork whose 2xx came after the call's (its own dialog, not the call's). */
-        private void otherFork(Response r, javax.sip.Dialog d, String tag) {
-            try {
-                long cseq = ((javax.sip.header.CSeqHeader) r.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
-                d.sendAck(d.createAck(cseq));
-                c.flow("ACK (fork " + tag + ")");
-                if (!forksClosed.add(tag)) return; // a retransmission of that 2xx: ACKed again, BYE already sent
-                Request bye = d.createRequest(Request.BYE);
-                c.flow("BYE (fork " + tag + ")");
-                ctx.ua().sendInDialog(d, bye, null);
-                log.info("call {}: 2xx from another fork (To tag {}) ACKed and ended with BYE", c.id, tag);
-            } catch (Exception e) {
-                log.warn("call {}: the other fork's 2xx (To tag {}) not closed: {}", c.id, tag, e.toString());
-            }
-        }
-
-        private final java.util.Set<String> forksClosed = new java.util.HashSet<>();
-
         private void failure(int code, String phrase) {
-            if (code == SessionTimers.SESSION_INTERVAL_TOO_SMALL && retry422()) return;
-            if (c.sipFinal == null) c.sipFinal = code;
-            ctx.teardown().finish(c, phrase == null ? "rejected" : phrase.toLowerCase(), code);
+            if (code == SessionTimer.SESSION_INTERVAL_TOO_SMALL && retry422()) return;
+            c.finalStatusIfNone(code);
+            teardown.finish(c, phrase == null ? "rejected" : phrase.toLowerCase(), code);
         }
 
         /** RFC 4028 §7.4: 422 → the same INVITE again (next CSeq) with the interval it asks for; false = give up. */
         private boolean retry422() {
-            if (c.state != CallState.CALLING && c.state != CallState.EARLY) return false;
+            if (!c.outgoingEarly()) return false;
             Response r422 = lastResponse;
             if (r422 == null || sessionTimers.retryInterval(c, r422) == null) return false;
             try {
-                Request first = c.inviteTx.getRequest();
+                Request first = c.dialog().inviteTx().getRequest();
                 long cseq = ((javax.sip.header.CSeqHeader) first.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
-                c.toTag = null;
+                c.dialog().forgetFork();
                 sendInvite(c, (SipURI) first.getRequestURI(), cseq + 1);
                 return true;
             } catch (Exception e) {
@@ -277,8 +237,8 @@ public class OutgoingCalls {
 
         @Override
         void timeout() {
-            if (c.sipFinal == null) c.sipFinal = Response.REQUEST_TIMEOUT;
-            ctx.teardown().finish(c, "timeout", Response.REQUEST_TIMEOUT);
+            c.finalStatusIfNone(Response.REQUEST_TIMEOUT);
+            teardown.finish(c, "timeout", Response.REQUEST_TIMEOUT);
         }
     }
 }

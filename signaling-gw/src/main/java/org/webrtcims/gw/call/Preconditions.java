@@ -1,5 +1,8 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -18,20 +21,32 @@ import javax.sip.message.Response;
  * segments are met. The caller holds the call's lock unless a method says otherwise.
  */
 @Component
-public class Preconditions {
+public class Preconditions implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(Preconditions.class);
     static final int PRECONDITION_FAILURE = 580;
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallReplies replies;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
     private final LocalMediaWatch watch;
     private final InviteServer inviteServer;
+    private final ReliableProvisionals reliable;
     private final boolean enabled;
 
-    public Preconditions(CallContext ctx, LocalMediaWatch watch, InviteServer inviteServer) {
-        this.ctx = ctx;
+    public Preconditions(SipUserAgent ua, SipRequests requests, CallReplies replies, CallTeardown teardown,
+                         CallEventSink sink, GatewayProperties props, LocalMediaWatch watch,
+                         InviteServer inviteServer, ReliableProvisionals reliable) {
+        this.ua = ua;
+        this.requests = requests;
+        this.replies = replies;
+        this.teardown = teardown;
+        this.sink = sink;
         this.watch = watch;
         this.inviteServer = inviteServer;
-        this.enabled = ctx.props().getIms().isPreconditions();
+        this.reliable = reliable;
+        this.enabled = props.getIms().isPreconditions();
     }
 
     // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
@@ -42,34 +57,34 @@ public class Preconditions {
     }
 
     /** Supported: precondition on the INVITE when offering them. */
-    void moInviteHeaders(Request invite) throws java.text.ParseException {
-        if (enabled) invite.addHeader(ctx.ua().headers().createSupportedHeader("precondition"));
+    @Override
+    public void initialInvite(Call c, Request invite) throws java.text.ParseException {
+        if (enabled) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
     }
 
     /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */
     void moAnswered(Call c, String answer) {
         if (!enabled || !QosPreconditions.present(answer)) return;
-        c.qos.on = true;
-        c.qos.remote = QosPreconditions.peerLocalStatus(answer);
-        watch.start(c, () -> reportLocalQos(c), () -> ctx.teardown().hangUp(c, "preconditions-failed"));
+        c.qos().use(true, QosPreconditions.peerLocalStatus(answer));
+        watch.start(c, () -> reportLocalQos(c), () -> teardown.hangUp(c, "preconditions-failed"));
     }
 
     /** Sends UPDATE with the local segment met (RFC 3312 §5.1.1, TS 24.229 §6.1.2). Takes the call's lock. */
     private void reportLocalQos(Call c) {
         synchronized (c) {
-            if (c.state != CallState.EARLY) return; // answered already, or ended
-            c.qos.localMet = true;
+            if (c.state() != CallState.EARLY) return; // answered already, or ended
+            c.qos().localSegmentMet();
             try {
-                c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
-                        new QosPreconditions.Status("sendrecv", c.qos.remote, "optional", false)));
-                Request update = c.dialog.createRequest(Request.UPDATE);
-                ctx.requests().setSdpBody(update, c.sdp.imsSdp);
-                update.addHeader(ctx.requests().contact(c.contactUser));
+                c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
+                        new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false))));
+                Request update = c.dialog().request(Request.UPDATE);
+                requests.setSdpBody(update, c.media().imsSdp());
+                update.addHeader(requests.contact(c.dialog().contactUser()));
                 c.flow(Request.UPDATE);
-                ctx.ua().sendInDialog(c.dialog, update, new CallResponses(c, ctx.sink()) {
+                c.dialog().send(update, new CallResponses(c, sink) {
                     @Override void response(ResponseEvent event, Response r, int code) {
                         String answer = SipHeaders.sdp(r);
-                        if (answer != null) c.qos.remote = QosPreconditions.peerLocalStatus(answer);
+                        if (answer != null) c.qos().peerStatus(QosPreconditions.peerLocalStatus(answer));
                     }
                 });
             } catch (Exception e) {
@@ -80,74 +95,86 @@ public class Preconditions {
 
     // ---- MT: an IMS INVITE asks for preconditions ----
 
-    /** The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition are supported. */
-    void mtInvite(Call c, Request invite, String offer) {
-        c.qos.on = enabled && QosPreconditions.present(offer)
-                && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel");
-        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+    /**
+     * The INVITE's offer: preconditions are used when enabled, offered with status lines, and 100rel + precondition
+     * are supported (an offerless INVITE uses none).
+     */
+    @Override
+    public void invited(Call c, Request invite, String offer) {
+        if (offer == null) return;
+        c.qos().use(enabled && QosPreconditions.present(offer)
+                && SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"),
+                QosPreconditions.peerLocalStatus(offer));
     }
 
     /** The browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
     void mtEarlyAnswer(Call c, String imsAnswer) {
-        c.sdp.imsSdp = QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos.remote, "mandatory", true));
-        inviteServer.reliableProgress(c);
+        c.media().sentToIms(QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos().remote(), "mandatory", true)));
+        reliable.sessionProgress(c);
         watch.start(c, () -> localMet(c), () -> timedOut(c));
     }
 
     /** The browser accepted: the 200 goes now when alerting already happened, else when both segments are met. */
     void mtAccepted(Call c) {
-        c.accepted = true;
-        if (c.qos.alerted) inviteServer.ok(c, null);
+        c.accept();
+        if (c.qos().alerted()) inviteServer.ok(c, null);
     }
 
     private void localMet(Call c) {
         synchronized (c) {
             if (c.ended()) return;
-            c.qos.localMet = true;
-            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
+            c.qos().localSegmentMet();
+            if (c.qos().pendingUpdate() != null) answerUpdate(c, c.qos().pendingUpdate());
             alertWhenMet(c);
         }
     }
 
     private void timedOut(Call c) {
         synchronized (c) {
-            if (c.ended() || c.qos.alerted) return;
-            if (c.qos.pendingUpdate != null) answerUpdate(c, c.qos.pendingUpdate);
-            ctx.teardown().rejectInvite(c, PRECONDITION_FAILURE);
-            ctx.teardown().finish(c, "preconditions-failed", PRECONDITION_FAILURE);
+            if (c.ended() || c.qos().alerted()) return;
+            if (c.qos().pendingUpdate() != null) answerUpdate(c, c.qos().pendingUpdate());
+            teardown.rejectInvite(c, PRECONDITION_FAILURE);
+            teardown.finish(c, "preconditions-failed", PRECONDITION_FAILURE);
         }
     }
 
     /** Both segments met: ring (180) and alert the browser; answer at once if it already accepted. */
     private void alertWhenMet(Call c) {
-        if (c.qos.alerted || c.state != CallState.INCOMING || !c.qos.localMet || !"sendrecv".equals(c.qos.remote)) return;
-        c.qos.alerted = true;
+        if (c.qos().alerted() || c.state() != CallState.INCOMING || !c.qos().bothMet()) return;
+        c.qos().markAlerted();
         inviteServer.ring(c);
-        ctx.sink().toBrowser(c.owner, CallMessages.of("alerting", c.id));
-        if (c.accepted) inviteServer.ok(c, null);
+        sink.toBrowser(c.owner, CallMessages.of("alerting", c.id));
+        if (c.accepted()) inviteServer.ok(c, null);
     }
 
     // ---- UPDATE from the IMS side before the call is answered ----
 
-    /** An UPDATE that is not a mid-call offer: the peer's QoS status, answered with ours once we know it. */
-    void update(ServerTransaction st, Call c, String offer) {
-        if (!c.qos.on || offer == null || c.sdp.imsSdp == null) {
-            int code = offer == null ? Response.OK : Response.NOT_ACCEPTABLE_HERE; // offers before the answer: not supported
-            ctx.replies().send(c, st, code);
-            return;
-        }
-        c.qos.remote = QosPreconditions.peerLocalStatus(offer);
+    /**
+     * An UPDATE with SDP in a call that uses preconditions, once the gateway gave IMS its SDP (mid-call offers are
+     * {@link MidCallOffers}', other UPDATEs {@link Updates}'): the peer's QoS status, answered with ours once we
+     * know it (MT: held until then, bounded by the QoS timeout).
+     */
+    @Override
+    public boolean request(ServerTransaction st, Call c, String offer) {
+        if (!Request.UPDATE.equals(st.getRequest().getMethod())) return false;
+        if (!c.qos().on() || offer == null || c.media().imsSdp() == null) return false;
+        update(st, c, offer);
+        return true;
+    }
+
+    private void update(ServerTransaction st, Call c, String offer) {
+        c.qos().peerStatus(QosPreconditions.peerLocalStatus(offer));
         // MT: hold the answer until our segment is known (bounded by the QoS timeout), so it reports it.
-        if (c.direction == Direction.MT && !c.qos.localMet && !c.ended()) c.qos.pendingUpdate = st;
+        if (c.direction == Direction.MT && !c.qos().localMet() && !c.ended()) c.qos().holdUpdate(st);
         else answerUpdate(c, st);
     }
 
     private void answerUpdate(Call c, ServerTransaction st) {
-        if (c.qos.pendingUpdate == st) c.qos.pendingUpdate = null;
+        c.qos().updateAnswered(st);
         String strength = c.direction == Direction.MT ? "mandatory" : "optional";
-        c.sdp.imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(c.sdp.imsSdp,
-                new QosPreconditions.Status(c.qos.localMet ? "sendrecv" : "none", c.qos.remote, strength, false)));
-        ctx.replies().send(c, st, Response.OK, null, true, c.sdp.imsSdp);
+        c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
+                new QosPreconditions.Status(c.qos().localMet() ? "sendrecv" : "none", c.qos().remote(), strength, false))));
+        replies.send(c, st, Response.OK, null, true, c.media().imsSdp());
         if (c.direction == Direction.MT) alertWhenMet(c);
     }
 }

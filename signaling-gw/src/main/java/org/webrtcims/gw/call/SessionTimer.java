@@ -1,18 +1,124 @@
 package org.webrtcims.gw.call;
 
 import javax.sip.header.Header;
+import javax.sip.header.HeaderFactory;
 import javax.sip.message.Message;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.text.ParseException;
 import java.util.ListIterator;
+import java.util.concurrent.ScheduledFuture;
 
 /**
- * RFC 4028 session timer negotiation, pure: what the gateway answers as UAS (§9), what it takes from a 2xx as
- * UAC (§7.2), and when it refreshes or gives up (§10). {@link SessionTimers} applies it to calls.
+ * RFC 4028 session timers. The negotiation (static, pure): what the gateway answers as UAS (§9), what it takes from a 2xx as
+ * UAC (§7.2), and when it refreshes or gives up (§10); an instance is one call's timer (interval, what the
+ * peer supports, the pending tasks). {@link SessionTimers} applies it to calls.
  */
 final class SessionTimer {
     /** The RFC's floor for Min-SE (§4): a 422 may never ask for less. */
     static final int RFC_MIN_SE = 90;
+    /** 422 Session Interval Too Small (§6). */
+    static final int SESSION_INTERVAL_TOO_SMALL = 422;
 
-    private SessionTimer() { }
+    // ---- one call's session timer (SessionTimers applies it; guarded by the call's monitor) ----
+
+    /** The negotiated interval (null = no session timer). */
+    private Interval interval;
+    /** MO: the Session-Expires the INVITE asks for (0 = not yet set; after a 422, the interval it asked). */
+    private int askedSe;
+    private boolean retried422;
+    /** The IMS party said Supported/Require: timer; it allows UPDATE (the gateway then refreshes by UPDATE). */
+    private boolean peerSupports;
+    private boolean peerAllowsUpdate;
+    /** Bumped on every (re)start: a refresh or expiry task of an older interval does nothing. */
+    private long generation;
+    /** The pending expiry and refresh tasks, cancelled on re-arm and at the end. */
+    private volatile ScheduledFuture<?> expiry, refresh;
+
+    /** A call's session timer, none negotiated yet. */
+    SessionTimer() { }
+
+    Interval interval() { return interval; }
+    int askedSe() { return askedSe; }
+    boolean retried422() { return retried422; }
+    boolean peerSupports() { return peerSupports; }
+    boolean peerAllowsUpdate() { return peerAllowsUpdate; }
+
+    /** MO: the interval the INVITE asks for: {@code localSe} the first time, then what it asked (after a 422, more). */
+    int ask(int localSe) {
+        if (askedSe == 0) askedSe = localSe;
+        return askedSe;
+    }
+
+    /** MO: a 422 to the INVITE (§7.4): the interval to ask for in a new INVITE; null when there is none (no Min-SE, a second 422). */
+    Integer retryAfter422(Offer resp) {
+        if (retried422) return null;
+        Integer next = retryAfter422(resp, askedSe);
+        if (next == null) return null;
+        retried422 = true;
+        askedSe = next;
+        return next;
+    }
+
+    /** What the IMS party said of timers (Supported/Require: timer). */
+    void peerSupports(boolean supports) { peerSupports = supports; }
+
+    /** Whether the IMS party allows UPDATE (its Allow): the refresh is an UPDATE then, else a re-INVITE. */
+    void peerAllowsUpdate(boolean allows) { peerAllowsUpdate = allows; }
+
+    /** MT: the interval agreed in the INVITE, kept for the 200; it starts with the ACK. */
+    void agreed(Interval i) { interval = i; }
+
+    /** A 422 to the gateway's refresh: the next refresh asks for {@code seconds}, the gateway refreshing. */
+    void raise(int seconds) { interval = new Interval(seconds, true); }
+
+    /**
+     * (Re)arms the timer for {@code i} (null: none): the previous interval's tasks are cancelled (a queued task holds
+     * the call until it runs). Returns the new generation, which the caller's tasks carry.
+     */
+    long rearm(Interval i) {
+        interval = i;
+        long gen = ++generation;
+        cancel();
+        return gen;
+    }
+
+    /** Whether {@code gen} is the current generation (a task of an older interval does nothing). */
+    boolean current(long gen) { return generation == gen; }
+
+    /** The tasks of the current generation: its expiry and (when the gateway refreshes) its refresh. */
+    void scheduled(ScheduledFuture<?> expiryTask, ScheduledFuture<?> refreshTask) {
+        expiry = expiryTask;
+        refresh = refreshTask;
+    }
+
+    /** A refresh put off (a mid-call offer is under way) or retried. */
+    void refreshScheduled(ScheduledFuture<?> refreshTask) { refresh = refreshTask; }
+
+    /**
+     * The session timer headers of a 2xx the gateway sends to an INVITE, or to an UPDATE in a confirmed call
+     * ({@code confirmed}): Supported: timer always; with a session timer, Session-Expires with the refresher and,
+     * when the peer supports timers, Require: timer (§9).
+     */
+    void responseHeaders(Request req, Response r, boolean confirmed, HeaderFactory h) throws ParseException {
+        int code = r.getStatusCode();
+        if (code < 200 || code >= 300) return;
+        boolean invite = Request.INVITE.equals(req.getMethod());
+        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && confirmed)) return;
+        r.addHeader(h.createSupportedHeader("timer"));
+        if (interval == null) return;
+        r.setHeader(h.createHeader("Session-Expires", interval.asUasHeader()));
+        if (peerSupports) r.addHeader(h.createRequireHeader("timer"));
+    }
+
+    /** Cancels the pending refresh and expiry (re-arm, and the call's end). */
+    void cancel() {
+        ScheduledFuture<?> e = expiry, r = refresh;
+        expiry = null;
+        refresh = null;
+        if (e != null) e.cancel(false);
+        if (r != null) r.cancel(false);
+    }
 
     /** A negotiated session interval (seconds) and whether the gateway is the refresher. */
     record Interval(int seconds, boolean gatewayRefreshes) {

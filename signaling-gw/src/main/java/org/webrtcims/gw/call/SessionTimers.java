@@ -1,5 +1,9 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipReplies;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -12,8 +16,6 @@ import javax.sip.message.Message;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 import java.text.ParseException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * RFC 4028 session timers on the IMS leg (docs/call-flows.md "Session timers"). The gateway's INVITEs and 2xx
@@ -25,27 +27,45 @@ import java.util.regex.Pattern;
  * {@code session-expired} to the browser.
  */
 @Component
-public class SessionTimers {
+public class SessionTimers implements DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(SessionTimers.class);
     static final String EXPIRED = "session-expired";
-    static final int SESSION_INTERVAL_TOO_SMALL = 422;
-    private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
+    static final int SESSION_INTERVAL_TOO_SMALL = SessionTimer.SESSION_INTERVAL_TOO_SMALL;
 
-    private final CallContext ctx;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final SipReplies sipReplies;
+    private final CallMedia media;
+    private final CallTeardown teardown;
+    private final CallEventSink sink;
+    private final CallTimers timers;
+    private final GatewayProperties props;
 
-    public SessionTimers(CallContext ctx) { this.ctx = ctx; }
+    public SessionTimers(SipUserAgent ua, SipRequests requests, SipReplies sipReplies, CallMedia media,
+                         CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
+        this.ua = ua;
+        this.requests = requests;
+        this.sipReplies = sipReplies;
+        this.media = media;
+        this.teardown = teardown;
+        this.sink = sink;
+        this.timers = timers;
+        this.props = props;
+    }
 
-    private int localSe() { return ctx.props().getIms().getSessionExpires(); }
+    private int localSe() { return props.getIms().getSessionExpires(); }
 
-    private int localMinSe() { return ctx.props().getIms().getMinSe(); }
+    private int localMinSe() { return props.getIms().getMinSe(); }
 
     /** MO: the INVITE's Supported: timer, Session-Expires (what the call asks, 0 = none) and Min-SE. */
-    void inviteHeaders(Call c, Request invite) throws ParseException {
-        if (c.timerAskedSe == 0) c.timerAskedSe = localSe();
-        invite.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-        if (c.timerAskedSe > 0) invite.setHeader(ctx.ua().headers().createHeader("Session-Expires", String.valueOf(c.timerAskedSe)));
+    @Override
+    public void initialInvite(Call c, Request invite) throws ParseException {
+        SessionTimer t = c.timer();
+        int asked = t.ask(localSe());
+        invite.addHeader(ua.headers().createSupportedHeader("timer"));
+        if (asked > 0) invite.setHeader(ua.headers().createHeader("Session-Expires", String.valueOf(asked)));
         // after a 422, Min-SE is the interval it asked for (§7.4)
-        invite.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(c.timer422Retried ? c.timerAskedSe : localMinSe())));
+        invite.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(t.retried422() ? asked : localMinSe())));
     }
 
     /**
@@ -53,19 +73,14 @@ public class SessionTimers {
      * to retry with (no Min-SE, or a second 422).
      */
     Integer retryInterval(Call c, Response r) {
-        if (c.timer422Retried) return null;
-        Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), c.timerAskedSe);
-        if (next == null) return null;
-        c.timer422Retried = true;
-        c.timerAskedSe = next;
-        return next;
+        return c.timer().retryAfter422(SessionTimer.Offer.of(r));
     }
 
     /** MO: the 2xx to the INVITE: the negotiated interval starts (§7.2). */
     void moConfirmed(Call c, Response ok) {
-        c.timerPeerSupports = SessionTimer.Offer.of(ok).supportsTimer();
-        c.timerPeerAllowsUpdate = allows(ok, Request.UPDATE);
-        start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timerAskedSe));
+        c.timer().peerSupports(SessionTimer.Offer.of(ok).supportsTimer());
+        c.timer().peerAllowsUpdate(allows(ok, Request.UPDATE));
+        start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timer().askedSe()));
     }
 
     /** MT: the INVITE's session timer (§9): a Min-SE for a 422 (the caller sends it), or the interval (null = none). */
@@ -73,31 +88,42 @@ public class SessionTimers {
         return SessionTimer.asUas(SessionTimer.Offer.of(invite), localSe(), localMinSe());
     }
 
-    /** MT: the call goes on with the decision of {@link #mtDecision}: its interval is kept for the 200 and starts with the ACK. */
-    void mtInvite(Call c, Request invite, SessionTimer.UasDecision d) {
-        c.timerPeerSupports = SipHeaders.supportsOrRequires(invite, "timer");
-        c.timerPeerAllowsUpdate = allows(invite, Request.UPDATE);
-        c.timer = d.interval();
+    /**
+     * MT: the call goes on with the interval {@link #mtDecision} agreed (its 422 went before the call existed): kept
+     * for the 200, it starts with the ACK.
+     */
+    @Override
+    public void invited(Call c, Request invite, String offer) {
+        c.timer().peerSupports(SipHeaders.supportsOrRequires(invite, "timer"));
+        c.timer().peerAllowsUpdate(allows(invite, Request.UPDATE));
+        c.timer().agreed(mtDecision(invite).interval());
     }
 
     /** MT: the ACK of our 200 confirmed the call: the interval agreed in the INVITE starts. */
-    void mtConfirmed(Call c) { start(c, c.timer); }
+    void mtConfirmed(Call c) { start(c, c.timer().interval()); }
 
     /**
      * A re-INVITE or UPDATE from IMS in a confirmed call (the peer's refresh, or an offer: either refreshes the
      * session, §10). Sends 422 and returns false when its interval is too small; else takes the new interval
      * (the 2xx carries it, {@link #responseHeaders}) and restarts the watch.
      */
+    @Override
+    public boolean request(ServerTransaction st, Call c, String offer) {
+        String method = st.getRequest().getMethod();
+        if (!Request.INVITE.equals(method) && !Request.UPDATE.equals(method)) return false;
+        return !inDialogRequest(st, c); // answered (422); else a refresh, passed on
+    }
+
     boolean inDialogRequest(ServerTransaction st, Call c) {
-        if (c.state != CallState.CONFIRMED) return true;
+        if (c.state() != CallState.CONFIRMED) return true;
         Request req = st.getRequest();
         SessionTimer.UasDecision d = SessionTimer.asUas(SessionTimer.Offer.of(req), localSe(), localMinSe());
         if (d.reject422MinSe() != null) {
             reject422(c, st, d.reject422MinSe());
             return false;
         }
-        c.timerPeerSupports = SipHeaders.supportsOrRequires(req, "timer");
-        if (req.getHeader("Allow") != null) c.timerPeerAllowsUpdate = allows(req, Request.UPDATE);
+        c.timer().peerSupports(SipHeaders.supportsOrRequires(req, "timer"));
+        if (req.getHeader("Allow") != null) c.timer().peerAllowsUpdate(allows(req, Request.UPDATE));
         start(c, d.interval());
         return true;
     }
@@ -105,11 +131,11 @@ public class SessionTimers {
     /** 422 with the gateway's Min-SE (§9); recorded in the call's flow when the call exists. */
     void reject422(Call c, ServerTransaction st, int minSe) {
         try {
-            Response r = ctx.replies().sip().build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
+            Response r = sipReplies.build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
                     st.getRequest().getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null
                             ? org.webrtcims.gw.sip.SipIds.tag() : null, null, null);
             r.setReasonPhrase("Session Interval Too Small");
-            r.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(minSe)));
+            r.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(minSe)));
             st.sendResponse(r);
             if (c != null) c.flow(String.valueOf(SESSION_INTERVAL_TOO_SMALL));
         } catch (Exception e) {
@@ -117,92 +143,50 @@ public class SessionTimers {
         }
     }
 
-    /**
-     * The session timer headers of a 2xx the gateway sends to an INVITE, or to an UPDATE in a confirmed call:
-     * Supported: timer always; with a session timer, Session-Expires with the refresher and, when the peer
-     * supports timers, Require: timer (§9).
-     */
-    static void responseHeaders(Call c, Request req, Response r, javax.sip.header.HeaderFactory h) throws ParseException {
-        int code = r.getStatusCode();
-        if (code < 200 || code >= 300) return;
-        boolean invite = Request.INVITE.equals(req.getMethod());
-        if (!invite && !(Request.UPDATE.equals(req.getMethod()) && c.state == CallState.CONFIRMED)) return;
-        r.addHeader(h.createSupportedHeader("timer"));
-        if (c.timer == null) return;
-        r.setHeader(h.createHeader("Session-Expires", c.timer.asUasHeader()));
-        if (c.timerPeerSupports) r.addHeader(h.createRequireHeader("timer"));
-    }
-
     /** (Re)arms the call's refresh and expiry for {@code i} (null: no session timer); the caller holds the lock. */
     void start(Call c, SessionTimer.Interval i) {
-        c.timer = i;
-        long gen = ++c.timerGeneration;
-        stop(c); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
+        long gen = c.timer().rearm(i); // the previous interval's tasks leave the queue (a queued task holds the call until it runs)
         if (i == null || c.ended()) return;
         log.debug("call {}: session interval {} s, refresher {}", c.id, i.seconds(), i.gatewayRefreshes() ? "gateway" : "peer");
-        c.timerExpiry = ctx.timers().after(i.expiryDelayMs(), () -> expire(c, gen));
-        if (i.gatewayRefreshes()) c.timerRefresh = ctx.timers().after(i.refreshDelayMs(), () -> refresh(c, gen));
-    }
-
-    /** Cancels the call's pending refresh and expiry (re-arm, and the call's end: CallTeardown.finish). */
-    static void stop(Call c) {
-        java.util.concurrent.ScheduledFuture<?> e = c.timerExpiry, r = c.timerRefresh;
-        c.timerExpiry = null;
-        c.timerRefresh = null;
-        if (e != null) e.cancel(false);
-        if (r != null) r.cancel(false);
+        c.timer().scheduled(timers.after(i.expiryDelayMs(), () -> expire(c, gen)),
+                i.gatewayRefreshes() ? timers.after(i.refreshDelayMs(), () -> refresh(c, gen)) : null);
     }
 
     private void expire(Call c, long gen) {
         synchronized (c) {
-            if (c.ended() || c.timerGeneration != gen) return;
-            log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer.seconds(), EXPIRED);
-            ctx.teardown().hangUp(c, EXPIRED);
+            if (c.ended() || !c.timer().current(gen)) return;
+            log.info("call {}: session not refreshed within {} s (RFC 4028); hanging up ({})", c.id, c.timer().interval().seconds(), EXPIRED);
+            teardown.hangUp(c, EXPIRED);
         }
     }
 
     /** The gateway's refresh: UPDATE without SDP when the peer allows it, else a re-INVITE with our last SDP. */
     private void refresh(Call c, long gen) {
         synchronized (c) {
-            if (c.ended() || c.timerGeneration != gen || c.state != CallState.CONFIRMED) return;
-            if (c.reofferPending) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
-                c.timerRefresh = ctx.timers().after(1000, () -> refresh(c, gen));
+            if (c.ended() || !c.timer().current(gen) || c.state() != CallState.CONFIRMED) return;
+            if (c.reofferPending()) { // a mid-call offer is under way: try again shortly (it refreshes too when it succeeds)
+                c.timer().refreshScheduled(timers.after(1000, () -> refresh(c, gen)));
                 return;
             }
-            String method = c.timerPeerAllowsUpdate ? Request.UPDATE : Request.INVITE;
+            String method = c.timer().peerAllowsUpdate() ? Request.UPDATE : Request.INVITE;
+            int seconds = c.timer().interval().seconds();
             try {
-                Request req = c.dialog.createRequest(method);
-                req.setHeader(ctx.requests().contact(c.contactUser)); // replaces the bare Contact the stack put in
-                req.addHeader(ctx.ua().headers().createSupportedHeader("timer"));
-                req.setHeader(ctx.ua().headers().createHeader("Session-Expires", c.timer.seconds() + ";refresher=uac"));
-                req.setHeader(ctx.ua().headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), c.timer.seconds()))));
-                String sdp = null;
+                Request req = c.dialog().request(method);
+                req.setHeader(requests.contact(c.dialog().contactUser())); // replaces the bare Contact the stack put in
+                req.addHeader(ua.headers().createSupportedHeader("timer"));
+                req.setHeader(ua.headers().createHeader("Session-Expires", seconds + ";refresher=uac"));
+                req.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(Math.min(localMinSe(), seconds))));
                 if (method.equals(Request.INVITE)) {
-                    sdp = lastSdpToIms(c);
-                    ctx.requests().setSdpBody(req, sdp);
-                    c.reofferPending = true;
+                    requests.setSdpBody(req, c.media().lastSdpToIms());
+                    c.reofferStarted();
                 }
                 c.flow(method);
-                ctx.ua().sendInDialog(c.dialog, req, new RefreshResponses(c, method, c.timer.seconds(), gen));
+                c.dialog().send(req, new RefreshResponses(c, method, seconds, gen));
             } catch (Exception e) {
-                c.reofferPending = false;
+                c.reofferDone();
                 log.warn("session refresh ({}) for {} not sent: {}", method, c.id, e.toString());
             }
         }
-    }
-
-    /** The SDP the gateway last gave IMS: the precondition-carrying one or the last media SDP, the higher o= version. */
-    static String lastSdpToIms(Call c) {
-        String a = c.sdp.imsSdp;
-        String b = c.sdp.imsMediaSdp;
-        if (a == null) return b;
-        if (b == null) return a;
-        return originVersion(b) > originVersion(a) ? b : a;
-    }
-
-    private static long originVersion(String sdp) {
-        Matcher m = ORIGIN_VERSION.matcher(sdp);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     static boolean allows(Message m, String method) {
@@ -216,7 +200,7 @@ public class SessionTimers {
         private final long gen;
 
         RefreshResponses(Call c, String method, int askedSe, long gen) {
-            super(c, ctx.sink());
+            super(c, sink);
             this.method = method;
             this.askedSe = askedSe;
             this.gen = gen;
@@ -226,22 +210,22 @@ public class SessionTimers {
         void response(ResponseEvent event, Response r, int code) {
             if (code < 200) return;
             boolean invite = Request.INVITE.equals(method);
-            if (invite) c.reofferPending = false;
+            if (invite) c.reofferDone();
             if (code < 300) {
                 if (invite) {
                     c.ack(r, "the session refresh");
                     String answer = SipHeaders.sdp(r);
                     // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
-                    if (!c.ended() && answer != null && MediaChange.changes(c.sdp.imsRemoteSdp, answer)) {
+                    if (!c.ended() && answer != null && MediaChange.changes(c.media().imsRemoteSdp(), answer)) {
                         try {
-                            ctx.media().reanswerFromIms(c, answer);
+                            media.reanswerFromIms(c, answer);
                         } catch (CallFailure f) {
                             log.warn("call {}: the refresh's SDP answer not taken by rtpengine: {}", c.id, f.getMessage());
                         }
                     }
                 }
-                if (!c.ended() && c.timerGeneration == gen) {
-                    c.timerPeerSupports = SessionTimer.Offer.of(r).supportsTimer();
+                if (!c.ended() && c.timer().current(gen)) {
+                    c.timer().peerSupports(SessionTimer.Offer.of(r).supportsTimer());
                     start(c, SessionTimer.asUac(SessionTimer.Offer.of(r), askedSe));
                 }
                 return;
@@ -249,27 +233,27 @@ public class SessionTimers {
             if (c.ended()) return;
             if (code == SESSION_INTERVAL_TOO_SMALL) { // §7.4: again at once, with the interval it asks for
                 Integer next = SessionTimer.retryAfter422(SessionTimer.Offer.of(r), askedSe);
-                if (next != null && c.timerGeneration == gen) {
-                    c.timer = new SessionTimer.Interval(next, true);
-                    ctx.timers().after(0, () -> refresh(c, gen));
+                if (next != null && c.timer().current(gen)) {
+                    c.timer().raise(next);
+                    timers.after(0, () -> refresh(c, gen));
                 }
                 return;
             }
             if (code == Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST || code == Response.REQUEST_TIMEOUT) {
-                ctx.teardown().hangUp(c, EXPIRED); // RFC 5057: the dialog is gone
+                teardown.hangUp(c, EXPIRED); // RFC 5057: the dialog is gone
                 return;
             }
             if (!invite && (code == Response.METHOD_NOT_ALLOWED || code == Response.NOT_IMPLEMENTED)) {
-                c.timerPeerAllowsUpdate = false; // UPDATE refused: refresh by re-INVITE, now
-                if (c.timerGeneration == gen) ctx.timers().after(0, () -> refresh(c, gen));
+                c.timer().peerAllowsUpdate(false); // UPDATE refused: refresh by re-INVITE, now
+                if (c.timer().current(gen)) timers.after(0, () -> refresh(c, gen));
             }
             // other failures (491, 5xx): the expiry watch still runs; the session ends if no refresh succeeds
         }
 
         @Override
         void timeout() {
-            if (Request.INVITE.equals(method)) c.reofferPending = false;
-            ctx.teardown().hangUp(c, EXPIRED);
+            if (Request.INVITE.equals(method)) c.reofferDone();
+            teardown.hangUp(c, EXPIRED);
         }
     }
 }

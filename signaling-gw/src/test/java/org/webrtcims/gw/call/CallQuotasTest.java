@@ -25,7 +25,7 @@ class CallQuotasTest {
         quotas.newCall("tok-a");
         Call a2 = live("a2", "tok-a");
         assertEquals("too-many-calls", assertThrows(CallFailure.class, () -> quotas.newCall("tok-a")).code());
-        synchronized (a2) { a2.state = CallState.ENDED; registry.retire(a2); } // an ended call no longer counts (CallTeardown.finish does both)
+        synchronized (a2) { a2.end("local-hangup"); registry.retire(a2); } // an ended call no longer counts (CallTeardown.finish does both)
         quotas.newCall("tok-a");
         live("a3", "tok-a");
         live("b1", "tok-b");

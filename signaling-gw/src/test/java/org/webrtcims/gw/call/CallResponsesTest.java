@@ -31,8 +31,8 @@ class CallResponsesTest {
         Request bye = SipFixtures.request(Request.BYE, "ue1", "call-1", "ft", "tt", 2, null);
         h.sending(bye);
         h.onResponse(answer(bye, 478, "Unresolvable destination"));
-        assertTrue(c.sipFlow.toString().contains("478"), "the flow records the status: " + c.sipFlow);
-        assertEquals(List.of("BYE 478 Unresolvable destination"), c.failedRequests);
+        assertTrue(c.sipFlow().toString().contains("478"), "the flow records the status: " + c.sipFlow());
+        assertEquals(List.of("BYE 478 Unresolvable destination"), c.failedRequests());
         assertEquals(1, toBrowser.size(), "the browser is told: " + toBrowser);
         Map<String, Object> m = toBrowser.get(0);
         assertEquals("sip-failure", m.get("type"));
@@ -47,7 +47,7 @@ class CallResponsesTest {
         CallResponses reinvite = new CallResponses(c, (token, msg) -> toBrowser.add(msg));
         reinvite.sending(SipFixtures.request(Request.INVITE, "ue1", "call-1", "ft", "tt", 3, null));
         reinvite.onTimeout();
-        assertEquals(List.of("INVITE 408 no response"), c.failedRequests);
+        assertEquals(List.of("INVITE 408 no response"), c.failedRequests());
         assertEquals(408, toBrowser.get(0).get("sipCode"));
 
         CallResponses update = new CallResponses(c, (token, msg) -> toBrowser.add(msg));

@@ -13,28 +13,37 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 /** The call layer wired as Spring wires it, around the (usually mocked) SIP stack, rtpengine, timers and watch. */
-record CallWiring(CallContext ctx, CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
+record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
                   IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip, RegistrationClient registration,
-                  ContactUsers contactUsers) {
+                  ContactUsers contactUsers, MediaStartWatch mediaStart) {
 
     static CallWiring of(SipUserAgent ua, SipRequests requests, CallMedia media, CallEventSink sink, CallRegistry registry,
                          UserDirectory users, LocalMediaWatch watch, CallTimers timers, GatewayProperties props) {
-        CallReplies replies = new CallReplies(new SipReplies(ua, requests));
+        SipReplies sipReplies = new SipReplies(ua, requests);
+        CallReplies replies = new CallReplies(sipReplies);
         CallTeardown teardown = new CallTeardown(ua, replies, media, sink, registry);
-        CallContext ctx = new CallContext(ua, requests, replies, media, teardown, sink, registry, timers, props);
         InviteServer inviteServer = new InviteServer(replies, teardown);
-        Preconditions preconditions = new Preconditions(ctx, watch, inviteServer);
-        MidCallOffers midCall = new MidCallOffers(ctx);
+        ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
+        Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
+                reliable);
+        MidCallOffers midCall = new MidCallOffers(requests, replies, media, teardown, sink, timers, props);
         CallQuotas quotas = new CallQuotas(registry, props);
-        SessionTimers sessionTimers = new SessionTimers(ctx);
+        SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
+        MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
+        MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
+        DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
+                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies));
         ContactUsers contactUsers = new ContactUsers();
-        IncomingCalls incoming = new IncomingCalls(ctx, users, contactUsers, preconditions, inviteServer, quotas, sessionTimers);
+        IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
+                inviteServer, quotas, sessionTimers, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
         when(registration.contactUser(anyString())).thenAnswer(i -> java.util.Optional.of("w-contact-of-" + i.getArgument(0)));
-        OutgoingCalls outgoing = new OutgoingCalls(ctx, preconditions, registration, sessionTimers);
-        DialogRequests sip = new DialogRequests(ctx, incoming, midCall, preconditions, quotas, sessionTimers);
-        return new CallWiring(ctx, teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers);
+        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, timers, props, preconditions,
+                registration, sessionTimers, mediaStart, maxLength, extensions);
+        DialogRequests sip = new DialogRequests(ua, sipReplies, replies, media, teardown, sink, registry, incoming,
+                extensions, quotas, sessionTimers, mediaStart, maxLength);
+        return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
     }
 }

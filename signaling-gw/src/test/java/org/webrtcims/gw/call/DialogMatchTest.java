@@ -12,7 +12,7 @@ class DialogMatchTest {
     @Test
     void mtCallTheGatewaysToTagAndTheCallersFromTag() throws Exception {
         Call mt = new Call("c1", Direction.MT, "tok", "alice", "ue2@ims.lab", "caller", CallState.INCOMING);
-        mt.toTag = "gw";
+        mt.dialog().invitedBy(null, "gw", "w-contact");
         assertTrue(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "caller", "gw", 2, null)));
         assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "caller", "other", 2, null)));
         assertFalse(DialogRequests.inDialogOf(mt, SipFixtures.request(Request.BYE, "alice", "c1", "intruder", "gw", 2, null)));
@@ -41,7 +41,7 @@ class DialogMatchTest {
         Call mo = new Call("c2", Direction.MO, "tok", "alice", "ue1@ims.lab", "gw", CallState.CALLING);
         // before the callee's tag is known any remote tag is taken (an UPDATE in the early dialog)
         assertTrue(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.UPDATE, "alice", "c2", "callee", "gw", 1, null)));
-        mo.toTag = "callee";
+        mo.dialog().followFirstFork(null, "callee", true);
         assertTrue(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.BYE, "alice", "c2", "callee", "gw", 2, null)));
         assertFalse(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.BYE, "alice", "c2", "someone", "gw", 2, null)));
         assertFalse(DialogRequests.inDialogOf(mo, SipFixtures.request(Request.CANCEL, "alice", "c2", "callee", null, 1, null)), "no CANCEL of an MO call");

@@ -13,6 +13,8 @@ import org.webrtcims.gw.media.RtpEngineClient;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyChar;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -22,6 +24,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
 class DtmfTest {
     private final List<String> owners = new ArrayList<>();
@@ -29,6 +32,9 @@ class DtmfTest {
     private final CallRegistry registry = new CallRegistry();
     private final RtpEngineClient rtp = mock(RtpEngineClient.class);
     private Dtmf relay;
+    private static final String BROWSER_ANSWER = "v=0\r\no=- 1 1 IN IP4 198.18.0.2\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
+            + "m=audio 50000 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\na=setup:active\r\n"
+            + "a=fingerprint:sha-256 AA:BB\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n";
     private Call mo;
     private Call mt;
 
@@ -37,15 +43,31 @@ class DtmfTest {
         relay = new Dtmf(registry, (token, msg) -> {
             owners.add(token);
             sent.add(msg);
-        }, rtp);
-        mo = new Call("mo-call", Direction.MO, "tok-a", "alice", "ue6@ims.lab", "browser-ft", CallState.CONFIRMED);
-        mo.toTag = "ue-tt";
-        mt = new Call("mt-call", Direction.MT, "tok-b", "bob", "ue2@ims.lab", "ue-ft", CallState.CONFIRMED);
-        mt.toTag = "browser-tt";
-        mo.sdp.injectDtmf = true;   // placed with dtmf: "inject"
-        mt.sdp.injectDtmf = true;
+        });
+        mo = mo(CallState.CONFIRMED);
+        mt = mt(CallState.CONFIRMED);
+        mt.media().injectDtmf(true);
         registry.add(mo);
         registry.add(mt);
+    }
+
+    private Call mo(CallState state) {
+        Call c = new Call("mo-call", Direction.MO, "tok-a", "alice", "ue6@ims.lab", "browser-ft", state, rtp);
+        c.dialog().followFirstFork(null, "ue-tt", true);
+        c.media().choose(null, true);   // placed with dtmf: "inject"
+        return c;
+    }
+
+    private Call mt(CallState state) {
+        Call c = new Call("mt-call", Direction.MT, "tok-b", "bob", "ue2@ims.lab", "ue-ft", state, rtp);
+        c.dialog().invitedBy(mock(javax.sip.ServerTransaction.class), "browser-tt", "w-contact");
+        return c;
+    }
+
+    /** The IMS party's last SDP as the call keeps it (an IMS answer taken by rtpengine). */
+    private void imsPartySent(Call c, String sdp) throws Exception {
+        when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
+        c.media().reanswerFromIms(sdp);
     }
 
     @Test
@@ -69,7 +91,7 @@ class DtmfTest {
     void unknownCallsEndedCallsAndNonKeyEventsAreDropped() {
         relay.accept(new DtmfLogEvent("other-gateways-call", "x", 1, 100));
         relay.accept(new DtmfLogEvent("mo-call", "ue-tt", 16, 100)); // flash
-        mt.state = CallState.ENDED;
+        mt.end("remote-hangup");
         relay.accept(new DtmfLogEvent("mt-call", "ue-ft", 1, 100));
         assertEquals(List.of(), sent);
     }
@@ -88,19 +110,21 @@ class DtmfTest {
 
     @Test
     void dtmfNeedsMediaBothWays() throws Exception {
-        mo.state = CallState.EARLY; // no early answer (183 with SDP) yet
-        assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("1", null))).code());
-        mo.sdp.browserAnswer = "v=0 early";
-        relay.fromBrowser(mo, DtmfRequest.of("1", null));
-        mt.state = CallState.INCOMING;
-        assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null))).code());
+        Call early = mo(CallState.EARLY); // no early answer (183 with SDP) yet
+        assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(early, DtmfRequest.of("1", null))).code());
+        early.media().browserAnswered("v=0 early");
+        relay.fromBrowser(early, DtmfRequest.of("1", null));
+        Call ringing = mt(CallState.INCOMING);
+        ringing.media().injectDtmf(true);
+        assertEquals("bad-state", assertThrows(CallFailure.class, () -> relay.fromBrowser(ringing, DtmfRequest.of("1", null))).code());
         verify(rtp, times(1)).playDtmf(anyString(), anyString(), anyChar(), anyInt()); // the early-media one only
     }
 
     @Test
     void aRelayedCallRefusesWebSocketDtmfAndSaysHowToGetIt() throws Exception {
-        mo.sdp.injectDtmf = false;   // the default: pure relaying
-        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("1", null)));
+        Call relayed = mo(CallState.CONFIRMED);
+        relayed.media().choose(null, false);   // the default: pure relaying
+        CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(relayed, DtmfRequest.of("1", null)));
         assertEquals("dtmf-unavailable", f.code());
         assertEquals("mo-call", f.callId());
         assertTrue(f.getMessage().contains("RTCDTMFSender") && f.getMessage().contains("dtmf: \"inject\""), f.getMessage());
@@ -110,14 +134,17 @@ class DtmfTest {
     @Test
     void anImsLegWithTelephoneEventAtAnotherClockThanItsCodecIsRefusedWithTheReason() throws Exception {
         // ue2's default offer as the gateway answered it: Opus with telephone-event/8000 only
-        mt.sdp.imsMediaSdp = "v=0\r\nm=audio 30000 RTP/AVP 111 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n";
+        String answered = "v=0\r\nm=audio 30000 RTP/AVP 111 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n";
+        when(rtp.answerFromBrowser(anyString(), anyString(), anyString(), anyString())).thenReturn(answered);
+        mt.media().reanswerFromBrowser(BROWSER_ANSWER);
+        assertEquals(answered, mt.media().imsMediaSdp(), "the IMS leg as the gateway answered it");
         CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null)));
         assertEquals("dtmf-unavailable", f.code());
         assertTrue(f.getMessage().contains("telephone-event/8000 beside opus/48000"), f.getMessage());
         // at the codec's clock, or none at all (in-band tones), rtpengine plays the digit
-        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6500 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\n";
+        imsPartySent(mo, "v=0\r\nm=audio 6500 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:110 telephone-event/48000\r\n");
         relay.fromBrowser(mo, DtmfRequest.of("2", null));
-        mo.sdp.imsRemoteSdp = "v=0\r\nm=audio 6000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n";
+        imsPartySent(mo, "v=0\r\nm=audio 6000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n");
         relay.fromBrowser(mo, DtmfRequest.of("3", null));
         verify(rtp, times(2)).playDtmf(anyString(), anyString(), anyChar(), anyInt());
         assertEquals(null, Dtmf.telephoneEventClockMismatch("v=0\r\nm=audio 6000 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\n"));

@@ -107,7 +107,7 @@ class IncomingCallsTest {
     private Call call() { return registry.find("call-1").orElseThrow(); }
 
     /** The gateway's To tag of call-1: in-dialog requests must carry it (dialogs match on Call-ID + tags). */
-    private String ourTag() { return registry.find("call-1").map(c -> c.toTag).orElse("x"); }
+    private String ourTag() { return registry.find("call-1").map(c -> c.dialog().toTag()).orElse("x"); }
 
     @Test
     void quotasRefuseAnInviteBeforeRtpengine() throws Exception {
@@ -183,9 +183,9 @@ class IncomingCallsTest {
         invite();
         verify(ua).answerFailure(any(), same(boom));
         Call c = call();
-        assertEquals(CallState.ENDED, c.state, "the call the failed INVITE created ends");
-        assertEquals("sip-failed", c.endReason);
-        assertEquals(400, c.sipFinal, "a runtime failure on the peer's request is a 400, not a 500");
+        assertEquals(CallState.ENDED, c.state(), "the call the failed INVITE created ends");
+        assertEquals("sip-failed", c.endReason());
+        assertEquals(400, c.sipFinal(), "a runtime failure on the peer's request is a 400, not a 500");
     }
 
     @Test
@@ -199,7 +199,7 @@ class IncomingCallsTest {
         assertEquals("incoming", toBrowser.get(0).get("type"));
         assertEquals("v=0 browser-offer", toBrowser.get(0).get("sdp"));
         assertEquals("ue2@ims.lab", toBrowser.get(0).get("from"));
-        assertEquals(CallState.INCOMING, call().state);
+        assertEquals(CallState.INCOMING, call().state());
     }
 
     @Test
@@ -210,26 +210,26 @@ class IncomingCallsTest {
         Response ok = responses(inviteTx).get(2);
         assertEquals(200, ok.getStatusCode());
         assertEquals("v=0 ims-answer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
-        assertEquals(c.toTag, ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag());
-        assertEquals(CallState.ANSWERING, c.state);
-        assertNull(c.setupMs);
+        assertEquals(c.dialog().toTag(), ((ToHeader) ok.getHeader(ToHeader.NAME)).getTag());
+        assertEquals(CallState.ANSWERING, c.state());
+        assertNull(c.setupMs());
         var m = metrics.registry();
         assertEquals(1, m.find("gw.call.answers").tag("direction", "mt").counter().count()); // MT: INVITE → our 200
         assertEquals(1, m.find("gw.call.setup").tag("direction", "mt").timer().count());
 
         inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state);
-        assertNotNull(c.setupMs);
+        assertEquals(CallState.CONFIRMED, c.state());
+        assertNotNull(c.setupMs());
 
         ServerTransaction byeTx = mock(ServerTransaction.class);
         inDialog(Request.BYE, byeTx);
         assertEquals(200, responses(byeTx).get(0).getStatusCode());
-        assertEquals(CallState.ENDED, c.state);
+        assertEquals(CallState.ENDED, c.state());
         verify(media).release(c);
         Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
         assertEquals("ended", ended.get("type"));
         assertEquals("remote-hangup", ended.get("reason"));
-        assertEquals(List.of("INVITE", "100", "180", "200", "ACK", "BYE", "200"), c.sipFlow);
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK", "BYE", "200"), c.sipFlow());
         assertEquals(1, m.find("gw.calls.ended").tags("direction", "mt", "reason", "remote-hangup").counter().count());
         assertNull(m.find("gw.call.failures").counter());
         assertEquals(0, m.find("gw.calls.active").tag("direction", "mt").gauge().value());
@@ -239,7 +239,7 @@ class IncomingCallsTest {
     void answerWithInjectedDtmfMarksTheCallBeforeRtpenginesAnswer() throws Exception {
         invite();
         Call c = call();
-        incoming.answer(c, "v=0 browser-answer", true);
+        incoming.answer(c, "v=0 browser-answer", true, null);
         var order = org.mockito.Mockito.inOrder(media);
         order.verify(media).injectDtmfBeforeAnswer(c);
         order.verify(media).answerFromBrowser(c, "v=0 browser-answer");
@@ -252,8 +252,8 @@ class IncomingCallsTest {
         incoming.answer(c, "v=0 browser-answer");
         inDialog(Request.ACK, null);
         inDialog(Request.ACK, null);
-        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), c.sipFlow);
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), c.sipFlow());
+        assertEquals(CallState.CONFIRMED, c.state());
     }
 
     @Test
@@ -307,7 +307,7 @@ class IncomingCallsTest {
         inDialog(Request.CANCEL, cancelTx);
         assertEquals(200, responses(cancelTx).get(0).getStatusCode());
         assertEquals(487, responses(inviteTx).get(2).getStatusCode());
-        assertEquals(CallState.ENDED, call().state);
+        assertEquals(CallState.ENDED, call().state());
         verify(media).release(call());
         assertEquals(487, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
     }
@@ -317,7 +317,7 @@ class IncomingCallsTest {
         invite();
         teardown.hangUp(call(), "local-hangup");
         assertEquals(603, responses(inviteTx).get(2).getStatusCode());
-        assertEquals(CallState.ENDED, call().state);
+        assertEquals(CallState.ENDED, call().state());
     }
 
     @Test
@@ -347,8 +347,8 @@ class IncomingCallsTest {
         Call c = call();
         incoming.answer(c, "v=0 browser-answer");
         inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state);
-        c.sdp.imsMediaSdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nm=audio 30000 RTP/AVP 111\r\na=sendrecv\r\n";
+        assertEquals(CallState.CONFIRMED, c.state());
+        c.media().reofferTaken("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\nm=audio 30000 RTP/AVP 111\r\na=sendrecv\r\n");
         toBrowser.clear();
         return c;
     }
@@ -368,7 +368,7 @@ class IncomingCallsTest {
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER + "m=video 6102 RTP/AVP 96\r\na=rtpmap:96 VP8/90000\r\n");
         assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList());
         verify(media, never()).reofferFromIms(any(), anyString());
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(CallState.CONFIRMED, c.state());
     }
 
     @Test
@@ -388,7 +388,7 @@ class IncomingCallsTest {
         assertEquals("v=0 ims-reanswer", SipHeaders.sdp(ok));
         assertNotNull(ok.getHeader(ContactHeader.NAME));
         verify(media).reanswerFromBrowser(c, "v=0 browser-reanswer");
-        assertFalse(c.reofferPending);
+        assertFalse(c.reofferPending());
     }
 
     @Test
@@ -410,7 +410,7 @@ class IncomingCallsTest {
         ServerTransaction st = imsReoffer(Request.INVITE, null);
         Response ok = responses(st).get(0);
         assertEquals(200, ok.getStatusCode());
-        assertEquals(c.sdp.imsMediaSdp, SipHeaders.sdp(ok));
+        assertEquals(c.media().imsMediaSdp(), SipHeaders.sdp(ok));
         assertTrue(toBrowser.isEmpty());
     }
 
@@ -429,8 +429,8 @@ class IncomingCallsTest {
         while ((responses(st).isEmpty() || !told.getAsBoolean()) && System.currentTimeMillis() < until) Thread.sleep(20);
         assertEquals(488, responses(st).get(0).getStatusCode());
         assertEquals("reoffer-failed", toBrowser.get(toBrowser.size() - 1).get("code"));
-        assertEquals(CallState.CONFIRMED, c.state);
-        assertFalse(c.reofferPending);
+        assertEquals(CallState.CONFIRMED, c.state());
+        assertFalse(c.reofferPending());
     }
 
     @Test
@@ -446,9 +446,9 @@ class IncomingCallsTest {
     @Test
     void browserReofferThatLeavesTheImsSdpAloneIsAnsweredWithoutSip() throws Exception {
         Call c = confirmed();
-        c.sdp.imsRemoteSdp = OFFER;
+        c.media().tookImsSdp(OFFER);
         // an ICE restart: rtpengine's IMS-side SDP only gets a new o= version
-        when(media.reofferFromBrowser(any(), anyString())).thenReturn(c.sdp.imsMediaSdp.replace("o=- 1 1", "o=- 1 2"));
+        when(media.reofferFromBrowser(any(), anyString())).thenReturn(c.media().imsMediaSdp().replace("o=- 1 1", "o=- 1 2"));
         when(media.reanswerFromIms(any(), anyString())).thenReturn("v=0 browser-reanswer");
         midCall.fromBrowser(c, "v=0 restart");
         verify(media).reanswerFromIms(c, OFFER);
@@ -460,14 +460,14 @@ class IncomingCallsTest {
     @Test
     void browserHoldSendsAReinviteWithTheNewImsSdp() throws Exception {
         Call c = confirmed();
-        String held = c.sdp.imsMediaSdp.replace("a=sendrecv", "a=sendonly");
+        String held = c.media().imsMediaSdp().replace("a=sendrecv", "a=sendonly");
         when(media.reofferFromBrowser(any(), anyString())).thenReturn(held);
         Request reinvite = SipFixtures.request(Request.INVITE, "ue2", "call-1", "x", "ue2tag", 2, null);
         when(dialog.createRequest(Request.INVITE)).thenReturn(reinvite);
         midCall.fromBrowser(c, "v=0 hold");
         verify(ua).sendInDialog(eq(dialog), eq(reinvite), any());
         assertEquals(held, SipHeaders.sdp(reinvite));
-        assertTrue(c.reofferPending);
+        assertTrue(c.reofferPending());
     }
 
     @Test
@@ -481,19 +481,19 @@ class IncomingCallsTest {
         invite();
         Call c = call();
         incoming.answer(c, "v=0 browser-answer");
-        assertEquals(CallState.ANSWERING, c.state);
+        assertEquals(CallState.ANSWERING, c.state());
         when(dialog.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
 
         sip.onDialogTimeout(dialog, "AckNotReceived");
-        assertEquals(CallState.ENDED, c.state);
+        assertEquals(CallState.ENDED, c.state());
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         verify(media).release(c);
         Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
         assertEquals("ended", ended.get("type"));
         assertEquals("timeout", ended.get("reason"));
-        assertEquals(List.of("INVITE", "100", "180", "200", "BYE"), c.sipFlow);
+        assertEquals(List.of("INVITE", "100", "180", "200", "BYE"), c.sipFlow());
 
         sip.onDialogTerminated(dialog); // the stack deletes the dialog afterwards: nothing more happens
         verify(media, times(1)).release(c);
@@ -505,24 +505,24 @@ class IncomingCallsTest {
         Call c = call();
         incoming.answer(c, "v=0 browser-answer");
         teardown.hangUp(c, "local-hangup");
-        assertEquals(CallState.ENDED, c.state);
+        assertEquals(CallState.ENDED, c.state());
         verify(ua, never()).sendInDialog(any(), any(), any());
         when(dialog.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
         sip.onDialogTimeout(dialog, "AckNotReceived");
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
-        assertEquals("local-hangup", c.endReason);
+        assertEquals("local-hangup", c.endReason());
     }
 
     @Test
     void aTimedOutInviteServerTransactionEndsTheRingingCall() throws Exception {
         invite();
         Call c = call();
-        assertEquals(CallState.INCOMING, c.state);
+        assertEquals(CallState.INCOMING, c.state());
         sip.onServerTimeout(inviteTx);
-        assertEquals(CallState.ENDED, c.state);
-        assertEquals("timeout", c.endReason);
+        assertEquals(CallState.ENDED, c.state());
+        assertEquals("timeout", c.endReason());
         verify(media).release(c);
     }
 
@@ -536,10 +536,10 @@ class IncomingCallsTest {
         Dialog fork = mock(Dialog.class); // another dialog of the same Call-ID: not this call's
         when(fork.getCallId()).thenReturn(SipFixtures.HEADERS.createCallIdHeader("call-1"));
         sip.onDialogTerminated(fork);
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(CallState.CONFIRMED, c.state());
         sip.onDialogTerminated(dialog);
-        assertEquals(CallState.ENDED, c.state);
-        assertEquals("timeout", c.endReason);
+        assertEquals(CallState.ENDED, c.state());
+        assertEquals("timeout", c.endReason());
     }
 
     @Test
@@ -549,14 +549,14 @@ class IncomingCallsTest {
         invite();
         Call c = call();
         incoming.answer(c, "v=0 browser-answer");
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
         inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(CallState.CONFIRMED, c.state());
         long until = System.currentTimeMillis() + 3000;
         while (!c.ended() && System.currentTimeMillis() < until) Thread.sleep(20);
-        assertEquals(CallState.ENDED, c.state);
-        assertEquals("max-duration", c.endReason);
+        assertEquals(CallState.ENDED, c.state());
+        assertEquals("max-duration", c.endReason());
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
     }
 
@@ -567,15 +567,15 @@ class IncomingCallsTest {
         invite();
         Call c = call();
         incoming.answer(c, "v=0 browser-answer");
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
         inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state);
-        assertNotNull(c.maxLength, "the limit is armed once the call is confirmed");
+        assertEquals(CallState.CONFIRMED, c.state());
+        assertTrue(c.hasMaxLength(), "the limit is armed once the call is confirmed");
         assertTrue(timers.pending() >= 1, "the one-hour task is queued (beside the session timer's)");
         teardown.hangUp(c, "local-hangup");
-        assertEquals(CallState.ENDED, c.state);
-        assertNull(c.maxLength);
+        assertEquals(CallState.ENDED, c.state());
+        assertFalse(c.hasMaxLength(), "the call's end cancels the limit");
         // a queued task held the call (its dialog, transactions, SDPs) until it fired: 4 h by default
         assertEquals(0, timers.pending(), "the ended call's timers left the queue");
     }
@@ -618,7 +618,7 @@ class IncomingCallsTest {
         verify(ua, never()).sendInDialog(any(), any(), any()); // the peer refreshes: nothing sent by the gateway
         // a refresh (UPDATE without SDP) restarts the watch and is answered with the interval
         ServerTransaction updTx = mock(ServerTransaction.class);
-        Request upd = SipFixtures.request(Request.UPDATE, "alice", "call-1", "ue2tag", c.toTag, 2, null);
+        Request upd = SipFixtures.request(Request.UPDATE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
         upd.addHeader(SipFixtures.HEADERS.createHeader("Session-Expires", "1;refresher=uac"));
         upd.addHeader(SipFixtures.HEADERS.createHeader("Supported", "timer"));
         when(updTx.getRequest()).thenReturn(upd);
@@ -628,26 +628,26 @@ class IncomingCallsTest {
         assertTrue(updOk.getHeader("Session-Expires").toString().contains("1;refresher=uac"));
         Thread.sleep(400);
         verify(ua, never()).sendInDialog(any(), any(), any());
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(CallState.CONFIRMED, c.state());
         assertTrue(toBrowser.stream().noneMatch(m -> "reoffer".equals(m.get("type"))), "a refresh is not shown to the browser");
         Thread.sleep(600); // 667 ms after the refresh: expired
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
-        assertEquals(CallState.ENDED, c.state);
-        assertEquals(SessionTimers.EXPIRED, c.endReason);
+        assertEquals(CallState.ENDED, c.state());
+        assertEquals(SessionTimers.EXPIRED, c.endReason());
         assertEquals(SessionTimers.EXPIRED, toBrowser.get(toBrowser.size() - 1).get("reason"));
     }
 
     @Test
     void anUnchangedImsReofferIsAnsweredWithoutTheBrowser() throws Exception {
         Call c = confirmed();
-        c.sdp.imsRemoteSdp = OFFER;
+        c.media().tookImsSdp(OFFER);
         ServerTransaction reTx = mock(ServerTransaction.class);
-        Request re = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", c.toTag, 2, OFFER);
+        Request re = SipFixtures.request(Request.INVITE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, OFFER);
         when(reTx.getRequest()).thenReturn(re);
         sip.onRequest(new RequestEvent(mock(SipProvider.class), reTx, dialog, re));
         Response ok = responses(reTx).get(0);
         assertEquals(200, ok.getStatusCode());
-        assertEquals(c.sdp.imsMediaSdp, new String(ok.getRawContent(), StandardCharsets.UTF_8));
+        assertEquals(c.media().imsMediaSdp(), new String(ok.getRawContent(), StandardCharsets.UTF_8));
         assertTrue(toBrowser.isEmpty(), String.valueOf(toBrowser));
         verify(media, never()).reofferFromIms(any(), anyString());
     }
@@ -671,7 +671,7 @@ class IncomingCallsTest {
         Response ok = responses(inviteTx).get(2);
         assertEquals(200, ok.getStatusCode());
         assertEquals("v=0 ims-offer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
-        assertEquals(CallState.ANSWERING, c.state);
+        assertEquals(CallState.ANSWERING, c.state());
         return c;
     }
 
@@ -685,7 +685,7 @@ class IncomingCallsTest {
         Call c = offerlessAnswered();
         when(media.answerFromIms(c, "v=0 ue-answer")).thenReturn("v=0 browser-answer");
         ackWith("v=0 ue-answer");
-        assertEquals(CallState.CONFIRMED, c.state);
+        assertEquals(CallState.CONFIRMED, c.state());
         Map<String, Object> last = toBrowser.get(toBrowser.size() - 1);
         assertEquals("answered", last.get("type"));
         assertEquals("v=0 browser-answer", last.get("sdp"));
@@ -698,8 +698,8 @@ class IncomingCallsTest {
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
         ackWith(null);
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
-        assertEquals(CallState.ENDED, c.state);
-        assertEquals("bad-sdp", c.endReason);
+        assertEquals(CallState.ENDED, c.state());
+        assertEquals("bad-sdp", c.endReason());
     }
 
     @Test

@@ -24,7 +24,7 @@ class MediaReconcilerTest {
 
     private Call live(String id, boolean rtpengineKnowsIt) {
         Call c = new Call(id, Direction.MO, "tok", "alice", "ue2@ims.lab", "ft-" + id, CallState.CONFIRMED);
-        if (rtpengineKnowsIt) c.rtpengineSinceNanos = System.nanoTime() - 1_000_000;
+        if (rtpengineKnowsIt) c.media().rtpengineAnswered();
         registry.add(c);
         return c;
     }

@@ -24,7 +24,7 @@ class MediaStartWatchTest {
     CallRegistry registry = new CallRegistry();
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
     GatewayProperties props = new GatewayProperties();
-    CallContext ctx;
+    MediaStartWatch watch;
     Call call;
     Dialog dialog = mock(Dialog.class);
 
@@ -32,9 +32,11 @@ class MediaStartWatchTest {
     void setUp() throws Exception {
         CallWiring w = CallWiring.of(ua, mock(SipRequests.class), media, (t, m) -> toBrowser.add(m), registry,
                 u -> Optional.empty(), mock(LocalMediaWatch.class), timers, props);
-        ctx = w.ctx();
-        call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED);
-        call.dialog = dialog;
+        watch = w.mediaStart();
+        call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED, null, ua::sendInDialog);
+        javax.sip.ClientTransaction invite = mock(javax.sip.ClientTransaction.class);
+        when(invite.getDialog()).thenReturn(dialog);
+        call.dialog().invited(invite);
         when(dialog.createRequest(Request.BYE)).thenReturn(mock(Request.class));
     }
 
@@ -43,29 +45,29 @@ class MediaStartWatchTest {
     @Test
     void noMediaByTheDeadlineSendsByeAndEndsWithMediaTimeout() throws Exception {
         when(media.stats(call)).thenReturn(packetsToIms(0));
-        assertFalse(MediaStartWatch.check(ctx, call, System.nanoTime() + 60_000_000_000L), "before the deadline: keep waiting");
-        assertTrue(MediaStartWatch.check(ctx, call, System.nanoTime() - 1));
+        assertFalse(watch.check(call, System.nanoTime() + 60_000_000_000L), "before the deadline: keep waiting");
+        assertTrue(watch.check(call, System.nanoTime() - 1));
         verify(ua).sendInDialog(eq(dialog), any(), any());
         Map<String, Object> ended = toBrowser.get(toBrowser.size() - 1);
         assertEquals("ended", ended.get("type"));
         assertEquals("media-timeout", ended.get("reason"));
-        assertEquals(CallState.ENDED, call.state);
+        assertEquals(CallState.ENDED, call.state());
     }
 
     @Test
     void mediaFromTheBrowserEndsTheWatchWithoutHangingUp() throws Exception {
         when(media.stats(call)).thenReturn(packetsToIms(3));
-        assertTrue(MediaStartWatch.check(ctx, call, System.nanoTime() - 1));
+        assertTrue(watch.check(call, System.nanoTime() - 1));
         verify(ua, never()).sendInDialog(any(), any(), any());
         assertTrue(toBrowser.isEmpty());
     }
 
     @Test
     void watchIsScheduledUnlessTurnedOff() {
-        MediaStartWatch.start(ctx, call);
+        watch.start(call);
         verify(timers).every(anyLong(), any());
         props.getRtpengine().setMediaStartTimeoutMs(0);
-        MediaStartWatch.start(ctx, call);
+        watch.start(call);
         verify(timers, times(1)).every(anyLong(), any());
     }
 }

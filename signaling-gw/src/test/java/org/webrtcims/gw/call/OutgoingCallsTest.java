@@ -86,10 +86,10 @@ class OutgoingCallsTest {
     void aCallIsRelayedUnlessItAsksForInjectedDtmfOrIsTranscoded() throws Exception {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").sdp.injectDtmf, "pure relaying by default");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).sdp.injectDtmf, "dtmf: inject");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
-                .sdp.injectDtmf, "transcoded anyway");
+        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").media().injectDtmf(), "pure relaying by default");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null, null).media().injectDtmf(), "dtmf: inject");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null, null)
+                .media().injectDtmf(), "transcoded anyway");
     }
 
     @Test
@@ -98,7 +98,7 @@ class OutgoingCallsTest {
         assertEquals("calling", toBrowser.get(0).get("type"));
         respond(h, 100, null);
         respond(h, 180, null);
-        assertEquals(CallState.EARLY, call().state);
+        assertEquals(CallState.EARLY, call().state());
         Request ack = SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null);
         when(dialog.createAck(1L)).thenReturn(ack);
         respond(h, 200, "v=0 ims-answer");
@@ -106,11 +106,11 @@ class OutgoingCallsTest {
         verify(media).answerFromIms(call(), "v=0 ims-answer");
         assertEquals(List.of("calling", "ringing", "answered"), types());
         assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"));
-        assertEquals("uetag", call().toTag);
-        assertEquals(CallState.CONFIRMED, call().state);
-        assertEquals(200, call().sipFinal);
-        assertNotNull(call().setupMs);
-        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), call().sipFlow);
+        assertEquals("uetag", call().dialog().toTag());
+        assertEquals(CallState.CONFIRMED, call().state());
+        assertEquals(200, call().sipFinal());
+        assertNotNull(call().setupMs());
+        assertEquals(List.of("INVITE", "100", "180", "200", "ACK"), call().sipFlow());
         var m = metrics.registry();
         assertEquals(1, m.find("gw.call.attempts").tag("direction", "mo").counter().count());
         assertEquals(1, m.find("gw.call.answers").tag("direction", "mo").counter().count());
@@ -163,7 +163,7 @@ class OutgoingCallsTest {
     void timeoutEndsWith408() throws Exception {
         place().onTimeout();
         assertEquals(408, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
-        assertEquals(CallState.ENDED, call().state);
+        assertEquals(CallState.ENDED, call().state());
     }
 
     @Test
@@ -175,7 +175,7 @@ class OutgoingCallsTest {
         respond(h, 200, null);
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         assertTrue(types().contains("error"));
-        assertEquals(CallState.ENDED, call().state);
+        assertEquals(CallState.ENDED, call().state());
     }
 
     @Test
@@ -193,7 +193,7 @@ class OutgoingCallsTest {
     void theInvitesContactIsTheRegisteredContactUserNotTheLoginName() throws Exception {
         place(); // CallWiring: alice's registration has the contact user part "w-contact-of-alice"
         verify(requests).create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
-        assertEquals("w-contact-of-alice", registry.find("call-1").orElseThrow().contactUser,
+        assertEquals("w-contact-of-alice", registry.find("call-1").orElseThrow().dialog().contactUser(),
                 "the dialog's Contact (re-INVITE, UPDATE) uses the registration's contact user part");
         when(registration.contactUser("alice")).thenReturn(java.util.Optional.empty()); // logged out meanwhile
         CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
@@ -203,7 +203,7 @@ class OutgoingCallsTest {
     @Test
     void theBrowserMayCallAsAnotherIdentityOfTheSetTelIncluded() throws Exception {
         when(registration.callerIdentity("alice", "tel:+15550100")).thenReturn("tel:+15550100");
-        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100");
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100", null);
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
         verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("tel:+15550100", from.getValue().getURI().toString());
@@ -215,7 +215,7 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", "sip:boss@ims.lab")).thenThrow(new org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered(
                 "'sip:boss@ims.lab' is not one of your registered identities (sip:alice@ims.lab)"));
         CallFailure f = assertThrows(CallFailure.class,
-                () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "sip:boss@ims.lab"));
+                () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "sip:boss@ims.lab", null));
         assertEquals("bad-identity", f.code());
         assertTrue(f.getMessage().contains("not one of your registered identities"), f.getMessage());
         verifyNoInteractions(media);
@@ -285,9 +285,9 @@ class OutgoingCallsTest {
         verify(ua).send(eq(second), h2.capture());
         assertEquals("3600", header(second, "Session-Expires"));
         assertEquals("3600", header(second, "Min-SE"));
-        assertEquals(CallState.CALLING, call().state);
+        assertEquals(CallState.CALLING, call().state());
         assertFalse(types().contains("ended"), "the call goes on");
-        assertNull(call().toTag, "the 422's To tag is not the dialog's");
+        assertNull(call().dialog().toTag(), "the 422's To tag is not the dialog's");
 
         // a 2xx without Session-Expires (a UAS without timers): the gateway refreshes at half the interval
         Response ok = SipFixtures.MESSAGES.createResponse(200, second);
@@ -295,10 +295,10 @@ class OutgoingCallsTest {
         ok.setContent("v=0 ims-answer", SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
         when(dialog.createAck(2L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 2, null));
         h2.getValue().onResponse(new ResponseEvent(new Object(), tx2, dialog, ok));
-        assertEquals(CallState.CONFIRMED, call().state);
-        assertEquals(new SessionTimer.Interval(3600, true), call().timer);
+        assertEquals(CallState.CONFIRMED, call().state());
+        assertEquals(new SessionTimer.Interval(3600, true), call().timer().interval());
         verify(timers).after(eq(1_800_000L), any());
-        assertEquals(List.of("INVITE", "422", "INVITE", "200", "ACK"), call().sipFlow);
+        assertEquals(List.of("INVITE", "422", "INVITE", "200", "ACK"), call().sipFlow());
     }
 
     @Test
@@ -311,8 +311,8 @@ class OutgoingCallsTest {
         tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
         h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
         h.onResponse(new ResponseEvent(new Object(), null, dialog, tooSmall));
-        assertEquals(CallState.ENDED, call().state);
-        assertEquals(422, call().sipFinal);
+        assertEquals(CallState.ENDED, call().state());
+        assertEquals(422, call().sipFinal());
     }
 
     @Test
@@ -329,7 +329,7 @@ class OutgoingCallsTest {
         String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
         String changed = "v=0\r\no=ue1 1 2 IN IP4 127.0.0.1\r\nm=audio 6004 RTP/AVP 111\r\n";
         when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
-            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            ((Call) i.getArgument(0)).media().tookImsSdp(early);
             return "v=0 browser-answer";
         });
         respond(h, 183, early);
@@ -339,7 +339,7 @@ class OutgoingCallsTest {
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
         respond(h, 200, changed);
         verify(media).answerFromIms(call(), changed);
-        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(CallState.CONFIRMED, call().state());
         assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"), "the browser keeps the answer it has");
     }
 
@@ -348,14 +348,14 @@ class OutgoingCallsTest {
         ResponseHandler h = place();
         String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
         when(media.answerFromIms(any(), eq(early))).thenAnswer(i -> {
-            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = early;
+            ((Call) i.getArgument(0)).media().tookImsSdp(early);
             return "v=0 browser-answer";
         });
         respond(h, 183, early);
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
         respond(h, 200, early);
         verify(media, times(1)).answerFromIms(any(), anyString());
-        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(CallState.CONFIRMED, call().state());
     }
 
     // ---- forking (RFC 3261 §13.2.2.4) ----
@@ -375,15 +375,15 @@ class OutgoingCallsTest {
         h.onResponse(new ResponseEvent(new Object(), inviteTx, forkB, fromFork(180, "tagB", null)));
         String sdpA = "v=0\r\no=ue5 1 1 IN IP4 127.0.0.1\r\nm=audio 6400 RTP/AVP 111\r\n";
         when(media.answerFromIms(any(), eq(sdpA))).thenAnswer(i -> {
-            ((Call) i.getArgument(0)).sdp.imsRemoteSdp = sdpA;
+            ((Call) i.getArgument(0)).media().tookImsSdp(sdpA);
             return "v=0 browser-answer";
         });
         h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(183, "tagA", sdpA)));
-        assertEquals("tagA", call().toTag, "the early dialog whose answer the browser got");
-        assertEquals(forkA, call().dialog);
+        assertEquals("tagA", call().dialog().toTag(), "the early dialog whose answer the browser got");
+        assertEquals(forkA, call().dialog().sip());
         when(forkA.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagA", 1, null));
         h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(200, "tagA", sdpA)));
-        assertEquals(CallState.CONFIRMED, call().state);
+        assertEquals(CallState.CONFIRMED, call().state());
         verify(forkA).sendAck(any());
         verify(media, times(1)).answerFromIms(any(), anyString());
 
@@ -394,9 +394,9 @@ class OutgoingCallsTest {
         h.onResponse(new ResponseEvent(new Object(), null, forkB, fromFork(200, "tagB", "v=0 other")));
         verify(forkB).sendAck(ackB);
         verify(ua).sendInDialog(eq(forkB), eq(byeB), any());
-        assertEquals(CallState.CONFIRMED, call().state, "the call goes on with fork A");
-        assertEquals("tagA", call().toTag);
-        assertEquals(forkA, call().dialog);
+        assertEquals(CallState.CONFIRMED, call().state(), "the call goes on with fork A");
+        assertEquals("tagA", call().dialog().toTag());
+        assertEquals(forkA, call().dialog().sip());
         assertEquals(1, types().stream().filter("answered"::equals).count(), "the browser sees one call");
     }
 }

@@ -11,6 +11,7 @@ import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 
 import javax.sip.*;
+import javax.sip.Dialog;
 import javax.sip.address.SipURI;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Message;
@@ -113,12 +114,12 @@ class PreconditionFlowsTest {
 
         // PRACK, then the UE's UPDATE (its segment met) arrives before our browser leg is up: answer waits.
         ServerTransaction prackTx = mock(ServerTransaction.class);
-        Request prack = SipFixtures.request(Request.PRACK, "alice", "call-mt", "uetag", c.toTag, 2, null);
+        Request prack = SipFixtures.request(Request.PRACK, "alice", "call-mt", "uetag", c.dialog().toTag(), 2, null);
         when(prackTx.getRequest()).thenReturn(prack); // as a real server transaction does
         wiring.sip().onRequest(new RequestEvent(mock(SipProvider.class), prackTx, dialog, prack));
         verify(prackTx).sendResponse(argThat(r -> r.getStatusCode() == 200));
         ServerTransaction updateTx = mock(ServerTransaction.class);
-        Request update = SipFixtures.request(Request.UPDATE, "alice", "call-mt", "uetag", c.toTag, 3,
+        Request update = SipFixtures.request(Request.UPDATE, "alice", "call-mt", "uetag", c.dialog().toTag(), 3,
                 UE_SDP + "a=curr:qos local sendrecv\r\na=curr:qos remote none\r\na=des:qos mandatory local sendrecv\r\n");
         when(updateTx.getRequest()).thenReturn(update);
         wiring.sip().onRequest(new RequestEvent(mock(SipProvider.class), updateTx, dialog, update));
@@ -126,7 +127,7 @@ class PreconditionFlowsTest {
         assertFalse(types().contains("alerting"));
 
         // dtmf "inject" belongs on `media`: the SDP answer is out, so on `answer` it is refused and nothing changes
-        CallFailure late = assertThrows(CallFailure.class, () -> incoming.answer(c, null, true));
+        CallFailure late = assertThrows(CallFailure.class, () -> incoming.answer(c, null, true, null));
         assertEquals("bad-message", late.code());
         assertTrue(late.getMessage().contains("media"), late.getMessage());
         incoming.answer(c, null); // the user accepts early; 200 must still wait for the 180
@@ -139,7 +140,7 @@ class PreconditionFlowsTest {
         List<Integer> codes = sent.getAllValues().stream().map(Response::getStatusCode).toList();
         assertEquals(List.of(180, 200), codes.subList(codes.size() - 2, codes.size()));
         assertNull(body(sent.getAllValues().get(sent.getAllValues().size() - 1)), "offer/answer was done in the 183");
-        assertEquals(List.of("INVITE", "100", "183", "PRACK", "200", "UPDATE", "200", "180", "200"), c.sipFlow);
+        assertEquals(List.of("INVITE", "100", "183", "PRACK", "200", "UPDATE", "200", "180", "200"), c.sipFlow());
     }
 
     @Test
@@ -211,7 +212,7 @@ class PreconditionFlowsTest {
         assertEquals("answered", toBrowser.get(toBrowser.size() - 1).get("type"));
         assertEquals("v=0 browser-answer", toBrowser.get(toBrowser.size() - 1).get("sdp"));
         Call c = registry.find("call-mo").orElseThrow();
-        assertTrue(c.qos.on);
-        assertEquals(List.of("INVITE", "183", "PRACK", "UPDATE", "200", "ACK"), c.sipFlow);
+        assertTrue(c.qos().on());
+        assertEquals(List.of("INVITE", "183", "PRACK", "UPDATE", "200", "ACK"), c.sipFlow());
     }
 }

@@ -81,4 +81,49 @@ class SessionTimerTest {
         assertEquals("4;refresher=uac", new SessionTimer.Interval(4, false).asUasHeader());
         assertEquals("90;refresher=uas", new SessionTimer.Interval(90, true).asUasHeader());
     }
+
+    // ---- one call's timer ----
+
+    @Test
+    void aCallsTimerAsksItsIntervalOnceAndRetriesA422Once() throws Exception {
+        SessionTimer t = new SessionTimer();
+        assertEquals(1800, t.ask(1800));
+        assertEquals(1800, t.ask(600), "what the call asked stays (a second INVITE asks the same)");
+        Response r = SipFixtures.MESSAGES.createResponse(422, invite());
+        r.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
+        assertEquals(3600, t.retryAfter422(SessionTimer.Offer.of(r)));
+        assertTrue(t.retried422());
+        assertEquals(3600, t.askedSe(), "the retry asks for the 422's Min-SE");
+        assertNull(t.retryAfter422(SessionTimer.Offer.of(r)), "a second 422 ends the call");
+    }
+
+    @Test
+    void rearmingBumpsTheGenerationAndCancelsTheEarlierTasks() {
+        SessionTimer t = new SessionTimer();
+        java.util.concurrent.ScheduledFuture<?> expiry = org.mockito.Mockito.mock(java.util.concurrent.ScheduledFuture.class);
+        java.util.concurrent.ScheduledFuture<?> refresh = org.mockito.Mockito.mock(java.util.concurrent.ScheduledFuture.class);
+        long first = t.rearm(new SessionTimer.Interval(90, true));
+        t.scheduled(expiry, refresh);
+        assertTrue(t.current(first));
+        long second = t.rearm(new SessionTimer.Interval(120, false));
+        assertFalse(t.current(first), "a task of the earlier interval does nothing");
+        assertTrue(t.current(second));
+        org.mockito.Mockito.verify(expiry).cancel(false);
+        org.mockito.Mockito.verify(refresh).cancel(false);
+        assertEquals(120, t.interval().seconds());
+        t.raise(180);
+        assertEquals(new SessionTimer.Interval(180, true), t.interval(), "after a 422 to our refresh, the gateway refreshes");
+    }
+
+    @Test
+    void whatThePeerSaidOfTimersAndUpdateIsKept() {
+        SessionTimer t = new SessionTimer();
+        assertFalse(t.peerSupports());
+        assertFalse(t.peerAllowsUpdate());
+        t.peerSupports(true);
+        t.peerAllowsUpdate(true);
+        assertTrue(t.peerSupports() && t.peerAllowsUpdate());
+        t.agreed(new SessionTimer.Interval(90, false));
+        assertEquals(90, t.interval().seconds(), "MT: kept for the 200, started by the ACK");
+    }
 }

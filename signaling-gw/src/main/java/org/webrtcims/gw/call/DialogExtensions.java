@@ -1,0 +1,58 @@
+package org.webrtcims.gw.call;
+
+import org.springframework.stereotype.Component;
+
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.List;
+
+/**
+ * The SIP extensions a call's dialog uses, in order. An initial INVITE gets 100rel (RFC 3262), precondition
+ * (RFC 3312/4032), then the session timer's headers (RFC 4028); a provisional response to it is PRACKed when reliable,
+ * then gives the browser its early media; a 2xx of another fork is closed by forking; an in-dialog request from IMS is offered to PRACK
+ * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
+ * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
+ * the answer with precondition status), then what is left of UPDATE (RFC 3311: 200, or 488 for an early offer); the
+ * first that answers it ends the walk.
+ */
+@Component
+public class DialogExtensions {
+    private final List<DialogExtension> invite;
+    private final List<DialogExtension> responses;
+    private final List<DialogExtension> requests;
+
+    public DialogExtensions(ReliableProvisionals reliable, Preconditions preconditions, SessionTimers sessionTimers,
+                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking, Updates updates) {
+        this.invite = List.of(reliable, preconditions, sessionTimers);
+        this.responses = List.of(reliable, earlyMedia, forking);
+        this.requests = List.of(reliable, sessionTimers, midCall, preconditions, updates);
+    }
+
+    /** Each extension's headers on the gateway's initial INVITE. */
+    void initialInvite(Call c, Request req) throws java.text.ParseException {
+        for (DialogExtension e : invite) e.initialInvite(c, req);
+    }
+
+    /** MT: IMS's INVITE started the call: what preconditions and the session timer take from it. */
+    void invited(Call c, Request req, String offer) {
+        for (DialogExtension e : invite) e.invited(c, req, offer);
+    }
+
+    /** A provisional response to the gateway's INVITE: PRACKed when reliable, then early media. */
+    void provisional(Call c, Response r, javax.sip.Dialog d) {
+        for (DialogExtension e : responses) e.provisional(c, r, d);
+    }
+
+    /** A 2xx to the gateway's INVITE: true when an extension took it (another fork's, closed by forking). */
+    boolean success(Call c, Response r, javax.sip.Dialog d) {
+        for (DialogExtension e : responses) if (e.success(c, r, d)) return true;
+        return false;
+    }
+
+    /** An in-dialog request from IMS: false when no extension answered it. */
+    boolean request(ServerTransaction st, Call c, String offer) {
+        for (DialogExtension e : requests) if (e.request(st, c, offer)) return true;
+        return false;
+    }
+}

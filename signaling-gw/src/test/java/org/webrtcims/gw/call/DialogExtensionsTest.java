@@ -1,0 +1,107 @@
+package org.webrtcims.gw.call;
+
+import org.junit.jupiter.api.Test;
+import org.mockito.InOrder;
+import org.webrtcims.gw.sip.SipFixtures;
+
+import javax.sip.ServerTransaction;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.*;
+
+/** The order in which a dialog's extensions see the initial INVITE, provisionals and IMS's in-dialog requests. */
+class DialogExtensionsTest {
+    private final ReliableProvisionals reliable = mock(ReliableProvisionals.class);
+    private final Preconditions preconditions = mock(Preconditions.class);
+    private final SessionTimers timers = mock(SessionTimers.class);
+    private final MidCallOffers midCall = mock(MidCallOffers.class);
+    private final EarlyMedia earlyMedia = mock(EarlyMedia.class);
+    private final Forking forking = mock(Forking.class);
+    private final Updates updates = mock(Updates.class);
+    private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall, earlyMedia,
+            forking, updates);
+    private final Call c = new Call("c-1", Direction.MT, "tok", "alice", "ue2@ims.lab", "ue", CallState.CONFIRMED);
+
+    @Test
+    void theInviteGets100relThenPreconditionThenTheSessionTimer() throws Exception {
+        Request invite = SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null);
+        extensions.initialInvite(c, invite);
+        InOrder order = inOrder(reliable, preconditions, timers);
+        order.verify(reliable).initialInvite(c, invite);
+        order.verify(preconditions).initialInvite(c, invite);
+        order.verify(timers).initialInvite(c, invite);
+        verifyNoInteractions(midCall);
+    }
+
+    @Test
+    void anImsInviteIsShownToTheInvitesExtensionsNotToTheResponseOnes() throws Exception {
+        Request invite = SipFixtures.request(Request.INVITE, "alice", "c-1", "ue", null, 1, "v=0");
+        extensions.invited(c, invite, "v=0");
+        verify(preconditions).invited(c, invite, "v=0");
+        verify(timers).invited(c, invite, "v=0");
+        verify(reliable).invited(c, invite, "v=0");
+        verifyNoInteractions(earlyMedia, forking, midCall);
+    }
+
+    @Test
+    void aProvisionalIsPrackedBeforeItsEarlyMediaReachesTheBrowser() throws Exception {
+        Response r = SipFixtures.MESSAGES.createResponse(183, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
+        javax.sip.Dialog d = mock(javax.sip.Dialog.class);
+        extensions.provisional(c, r, d);
+        InOrder order = inOrder(reliable, earlyMedia, forking);
+        order.verify(reliable).provisional(c, r, d);
+        order.verify(earlyMedia).provisional(c, r, d);
+        order.verify(forking).provisional(c, r, d);
+        verifyNoInteractions(preconditions, timers, midCall);
+    }
+
+    @Test
+    void a2xxForkingTakesIsNotTheCallsAnswer() throws Exception {
+        Response ok = SipFixtures.MESSAGES.createResponse(200, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
+        javax.sip.Dialog d = mock(javax.sip.Dialog.class);
+        assertFalse(extensions.success(c, ok, d), "no extension takes the call's own 2xx");
+        when(forking.success(c, ok, d)).thenReturn(true);
+        assertTrue(extensions.success(c, ok, d), "another fork's late 2xx is forking's");
+    }
+
+    @Test
+    void theFirstExtensionThatAnswersARequestEndsTheWalk() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(timers.request(st, c, "v=0")).thenReturn(true); // a 422: the interval asked is too short
+        assertTrue(extensions.request(st, c, "v=0"));
+        InOrder order = inOrder(reliable, timers);
+        order.verify(reliable).request(st, c, "v=0");
+        order.verify(timers).request(st, c, "v=0");
+        verifyNoInteractions(midCall, preconditions);
+    }
+
+    @Test
+    void aRefreshPassesTheTimerTheOffersAndPreconditionsAndIsAnsweredAsAnUpdate() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(updates.request(st, c, null)).thenReturn(true);
+        assertTrue(extensions.request(st, c, null));
+        InOrder order = inOrder(reliable, timers, midCall, preconditions, updates);
+        order.verify(reliable).request(st, c, null);
+        order.verify(timers).request(st, c, null);
+        order.verify(midCall).request(st, c, null);
+        order.verify(preconditions).request(st, c, null);
+        order.verify(updates).request(st, c, null);
+    }
+
+    @Test
+    void aPreconditionStatusUpdateStopsAtPreconditions() {
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(preconditions.request(st, c, "v=0 qos")).thenReturn(true);
+        assertTrue(extensions.request(st, c, "v=0 qos"));
+        verifyNoInteractions(updates);
+    }
+
+    @Test
+    void aRequestNoExtensionAnswersIsReportedAsSuch() {
+        assertFalse(extensions.request(mock(ServerTransaction.class), c, null), "the caller answers it (501)");
+        verify(updates).request(any(), any(), any());
+    }
+}

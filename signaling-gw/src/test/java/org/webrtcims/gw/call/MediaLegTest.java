@@ -1,0 +1,162 @@
+package org.webrtcims.gw.call;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.isNull;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import org.junit.jupiter.api.Test;
+import org.webrtcims.gw.media.ImsCodec;
+import org.webrtcims.gw.media.RtpEngineClient;
+
+/**
+ * A call's media leg against a mocked relay: the commands it sends rtpengine (tags, flags), what it keeps for later
+ * exchanges, the per-call DTMF policy (relayed unless asked for or transcoded anyway) and the release off the caller's thread.
+ */
+class MediaLegTest {
+    private static final String OPUS_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 111 110\r\na=rtpmap:111 opus/48000/2\r\n"
+            + "a=rtpmap:110 telephone-event/48000\r\n";
+    private static final String PCMA_OFFER = "v=0\r\nm=audio 6100 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\n"
+            + "a=rtpmap:101 telephone-event/8000\r\n";
+    private final RtpEngineClient rtp = mock(RtpEngineClient.class);
+    private final CallMedia media = new CallMedia(rtp);
+    private static final String BROWSER_OFFER = "v=0\r\no=- 1 1 IN IP4 198.18.0.2\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
+            + "m=audio 50000 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\na=setup:actpass\r\n"
+            + "a=fingerprint:sha-256 AA:BB\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n";
+
+    private static final String BROWSER_ANSWER = BROWSER_OFFER.replace("a=setup:actpass", "a=setup:active");
+
+    private Call mt() {
+        Call c = new Call("mt-1", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING, rtp);
+        c.dialog().invitedBy(mock(javax.sip.ServerTransaction.class), "browser-tt", "w-contact");
+        return c;
+    }
+
+    @Test
+    void anMtCallOfferingOpusIsRelayedAndOneWithoutOpusTakesInjectedDtmf() throws Exception {
+        when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        Call relayed = mt();
+        media.offerFromIms(relayed, OPUS_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false);
+        assertFalse(relayed.media().injectDtmf());
+        Call transcoded = mt();
+        media.offerFromIms(transcoded, PCMA_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, PCMA_OFFER, true);
+        assertTrue(transcoded.media().injectDtmf(), "transcoded anyway: inject-DTMF costs nothing extra");
+    }
+
+    @Test
+    void answeringWithInjectSendsTheOfferAgainWithTheFlag() throws Exception {
+        when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        Call c = mt();
+        media.offerFromIms(c, OPUS_OFFER);
+        media.injectDtmfBeforeAnswer(c);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true);
+        assertTrue(c.media().injectDtmf());
+        media.injectDtmfBeforeAnswer(c);   // once is enough
+        verify(rtp, times(2)).offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean());
+    }
+
+    @Test
+    void aRepeatedOfferThatChangesTheSdpIsRefused() throws Exception {
+        when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false)).thenReturn("v=0 to-browser");
+        when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true)).thenReturn("v=0 other ports");
+        Call c = mt();
+        media.offerFromIms(c, OPUS_OFFER);
+        CallFailure f = assertThrows(CallFailure.class, () -> media.injectDtmfBeforeAnswer(c));
+        assertEquals("media-failed", f.code());
+        assertFalse(c.media().injectDtmf());
+    }
+
+    @Test
+    void moAnswersCarryTheCallsFlag() throws Exception {
+        when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
+        when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
+        Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
+        c.media().offerFromBrowser(BROWSER_OFFER); // a=setup:actpass: rtpengine answers the browser as active
+        verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
+        c.dialog().followFirstFork(null, "ue-tt", true);
+        media.answerFromIms(c, "v=0 ims");
+        verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", "active", false);
+        assertEquals("v=0 ims", c.media().imsRemoteSdp(), "kept for re-answers");
+        c.media().choose(ImsCodec.PCMA, false);
+        assertTrue(c.media().injectDtmf(), "a forced IMS codec transcodes: the call takes WebSocket dtmf");
+        media.reanswerFromIms(c, "v=0 ims2");
+        verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq("active"), eq(true));
+    }
+
+    @Test
+    void teardownsDeleteDoesNotBlockTheCallerAndItsCountersArriveLater() throws Exception {
+        org.webrtcims.gw.media.MediaStats fin = mock(org.webrtcims.gw.media.MediaStats.class);
+        java.util.concurrent.CountDownLatch rtpengineSlow = new java.util.concurrent.CountDownLatch(1);
+        when(rtp.delete(eq("mt-1"), eq("browser-tt"))).thenAnswer(inv -> {
+            rtpengineSlow.await(5, java.util.concurrent.TimeUnit.SECONDS);
+            return fin;
+        });
+        Call c = mt();
+        long t0 = System.nanoTime();
+        synchronized (c) {
+            media.release(c);
+        }
+        assertTrue(System.nanoTime() - t0 < 200_000_000L, "release returns before rtpengine answers");
+        assertFalse(c.media().released().isDone(), "the delete is still waiting for rtpengine");
+        rtpengineSlow.countDown();
+        media.awaitRelease(c);
+        assertTrue(c.media().released().isDone(), "awaitRelease waits for the delete");
+        synchronized (c) {
+            assertEquals(fin, c.media().finalStats(), "the delete's counters are the call's last ones");
+        }
+    }
+
+    @Test
+    void anMtLegSendsReoffersWithTheTagsOfEachSideAndKeepsWhatLaterExchangesNeed() throws Exception {
+        Call c = mt();
+        when(rtp.offerFromIms(anyString(), anyString(), any(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        when(rtp.answerFromBrowser(anyString(), anyString(), anyString(), anyString())).thenReturn("v=0\r\nm=audio 30000 RTP/AVP 111\r\n");
+        MediaLeg leg = c.media();
+        leg.offerFromIms(OPUS_OFFER);
+        assertEquals(OPUS_OFFER, leg.imsRemoteSdp(), "the IMS party's offer is kept for re-answers");
+        assertTrue(leg.rtpengineSinceNanos() > 0, "from now on rtpengine must know the call");
+        leg.answerFromBrowser(BROWSER_ANSWER);
+        verify(rtp).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
+        assertEquals("v=0\r\nm=audio 30000 RTP/AVP 111\r\n", leg.imsMediaSdp(), "the answer toward IMS is the current media SDP");
+        // an IMS re-offer: from the IMS party's tag toward the browser's; the browser's re-answer the other way
+        leg.reofferFromIms(PCMA_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", "browser-tt", PCMA_OFFER, false);
+        assertEquals(PCMA_OFFER, leg.imsRemoteSdp());
+        leg.reanswerFromBrowser(BROWSER_ANSWER); // the answer of the IMS party's tag, from the browser's: as the first one
+        verify(rtp, times(2)).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
+        assertEquals("browser-tt", leg.browserTag());
+        assertEquals("ue-ft", leg.imsTag());
+    }
+
+    @Test
+    void theLastSdpTowardImsIsTheOneWithTheHigherOriginVersion() {
+        Call c = new Call("mo-2", Direction.MO, "tok", "alice", "ue1@ims.lab", "browser-ft", CallState.CONFIRMED, rtp);
+        MediaLeg leg = c.media();
+        assertNull(leg.lastSdpToIms(), "nothing sent yet");
+        leg.sentToIms("v=0\r\no=- 1 3 IN IP4 127.0.0.1\r\na=curr:qos local sendrecv\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=curr:qos"), "only the precondition SDP so far");
+        leg.reofferTaken("v=0\r\no=- 1 4 IN IP4 127.0.0.1\r\na=sendonly\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=sendonly"), "the re-offer's version 4 is newer than the QoS SDP's 3");
+        leg.sentToIms("v=0\r\no=- 1 5 IN IP4 127.0.0.1\r\na=curr:qos local sendrecv\r\n");
+        assertTrue(leg.lastSdpToIms().contains("a=curr:qos"), "version 5 wins again");
+    }
+
+    @Test
+    void aQueryRtpengineCannotAnswerIsNoCountersNotAFailure() throws Exception {
+        when(rtp.query("mt-1", "browser-tt")).thenThrow(new org.webrtcims.gw.media.NgException(
+                org.webrtcims.gw.media.NgException.Kind.TIMEOUT, "no answer"));
+        assertNull(mt().media().query());
+    }
+}
