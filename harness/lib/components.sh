@@ -89,6 +89,23 @@ start_rtpengine() {
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
 
+# start_datachannel — the data-channel endpoint (media-relay/datachannel, docs/datachannel.md), supervised
+# like rtpengine: its control protocol on LAB_DATACHANNEL_CTL (ng-style, so ng-ping.py's ping is its readiness),
+# both legs on the loopback address, ports LAB_DATACHANNEL_PORT_MIN-MAX. Skipped (one line) when media-relay
+# was not built in this run's tree (./lab up builds no C++); datachannel.test.mjs then fails saying so.
+start_datachannel() {
+  local bin="$ROOT/media-relay/build/datachannel/datachannel"
+  if [[ ! -x $bin ]]; then
+    log "datachannel endpoint not started: $(rel "$bin") is not built"
+    return 0
+  fi
+  need_script media-relay/ng-ping.py || return 1
+  proc_start datachannel "$bin" --listen "$LAB_DATACHANNEL_CTL" --browser-addr "$LAB_LOOPBACK" --ims-addr "$LAB_LOOPBACK" \
+    --port-min "$LAB_DATACHANNEL_PORT_MIN" --port-max "$LAB_DATACHANNEL_PORT_MAX"
+  proc_wait_ready datachannel "$LAB_LAST_PID" 10 "control ping answer on $LAB_DATACHANNEL_CTL" \
+    python3 "$ROOT/media-relay/ng-ping.py" "$LAB_DATACHANNEL_CTL" 1
+}
+
 # lab_turn_addr — where coturn listens (ADDR:PORT), or nothing when the run has none: the topology's
 # LAB_STUN (demo/test/compliance: STUN for the NAT tests, TURN for turn.test.mjs), or `./lab up --turn`'s
 # bound address, port 3478.
@@ -206,7 +223,7 @@ lab_start_all() {
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
   scale_out && mapfile -t -O "${#ports[@]}" ports < <(scale_ports) # --gateways/--relays (scaleout.sh)
-  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_turn && start_ims_core && scale_start_gateways || return 1
+  ports_free "${ports[@]}" && lab_test_cert && scale_start_relays && start_turn && start_datachannel && start_ims_core && scale_start_gateways || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
