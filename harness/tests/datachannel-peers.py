@@ -5,7 +5,8 @@ The "browser" offers data channels; its offer goes to the endpoint's control pro
 answer it takes; the endpoint's offer for the IMS leg goes to the "IMS UE", whose answer goes back
 (answer). Then both peers exchange text and binary messages both ways on an application channel
 negotiated with a=dcmap (stream 1000, a=3gpp-req-app on the IMS leg, TS 24.186) and on channels the
-browser opens with DCEP (unordered + max-retransmits 0, ordered + max-packet-lifetime). Prints one
+browser opens with DCEP (unordered + max-retransmits 0, ordered + max-packet-lifetime) and on one the
+IMS UE opens with DCEP (ordered, reliable). Prints one
 JSON line with what arrived and the per-message delays; exits 1 with a reason on a failed check.
 
 usage: datachannel-peers.py CONTROL_ADDR:PORT [MESSAGES_PER_KIND]
@@ -156,8 +157,9 @@ async def main():
     # channels the browser opens with DCEP: the endpoint opens their twins on the IMS leg
     b_unrel = browser.createDataChannel("unordered-nortx", ordered=False, maxRetransmits=0)
     b_timed = browser.createDataChannel("ordered-lifetime", ordered=True, maxPacketLifeTime=500)
-    ims_opened = {}
+    ims_opened, browser_opened = {}, {}
     ims.on("datachannel", lambda ch: ims_opened.__setitem__(ch.label, ch))
+    browser.on("datachannel", lambda ch: browser_opened.__setitem__(ch.label, ch))
 
     t0 = time.monotonic()
     await browser.setLocalDescription(await browser.createOffer())
@@ -181,6 +183,15 @@ async def main():
     await wait_for(lambda: b_unrel.readyState == "open" and b_timed.readyState == "open", 10,
                    "the endpoint's DCEP ACKs to the browser (states %s, %s)" % (b_unrel.readyState, b_timed.readyState))
     await wait_for(lambda: all(c.readyState == "open" for c in ims_opened.values()), 10, "the IMS UE's DCEP channels to open")
+    # and one the IMS UE opens with DCEP, once the browser's are open: aiortc picks stream ids by its ICE
+    # role (odd for both peers here), so opening from both sides at once could collide on an id
+    i_dcep = ims.createDataChannel("from-ims", ordered=True)
+    await wait_for(lambda: "from-ims" in browser_opened and i_dcep.readyState == "open", 10,
+                   "the IMS UE's DCEP channel to reach the browser (got %s)" % list(browser_opened))
+    b_dcep = browser_opened["from-ims"]
+    if not b_dcep.ordered or b_dcep.maxRetransmits is not None or b_dcep.maxPacketLifeTime is not None:
+        fail("the browser got from-ims as ordered=%s maxRetransmits=%s maxPacketLifeTime=%s (want ordered, reliable)"
+             % (b_dcep.ordered, b_dcep.maxRetransmits, b_dcep.maxPacketLifeTime))
     setup_ms = (time.monotonic() - t0) * 1000
     u, t = ims_opened["unordered-nortx"], ims_opened["ordered-lifetime"]
     if u.ordered or u.maxRetransmits != 0:
@@ -188,7 +199,10 @@ async def main():
     if not t.ordered or t.maxPacketLifeTime != 500:
         fail("the IMS side got ordered-lifetime as ordered=%s maxPacketLifeTime=%s" % (t.ordered, t.maxPacketLifeTime))
 
-    sinks = {k: Sink() for k in ("app_b2i", "app_i2b", "unrel_b2i", "unrel_i2b", "timed_b2i", "timed_i2b")}
+    sinks = {k: Sink() for k in ("app_b2i", "app_i2b", "unrel_b2i", "unrel_i2b", "timed_b2i", "timed_i2b",
+                                 "fromims_b2i", "fromims_i2b")}
+    b_dcep.on("message", sinks["fromims_i2b"].on_message)
+    i_dcep.on("message", sinks["fromims_b2i"].on_message)
     i_app.on("message", sinks["app_b2i"].on_message)
     b_app.on("message", sinks["app_i2b"].on_message)
     u.on("message", sinks["unrel_b2i"].on_message)
@@ -196,7 +210,7 @@ async def main():
     t.on("message", sinks["timed_b2i"].on_message)
     b_timed.on("message", sinks["timed_i2b"].on_message)
 
-    pairs = [(b_app, i_app, "app"), (b_unrel, u, "unrel"), (b_timed, t, "timed")]
+    pairs = [(b_app, i_app, "app"), (b_unrel, u, "unrel"), (b_timed, t, "timed"), (b_dcep, i_dcep, "fromims")]
     for i in range(n):
         for b, im, _ in pairs:
             b.send(json.dumps({"seq": i, "t": time.monotonic_ns(), "text": "héllo ✓"}))
@@ -208,7 +222,9 @@ async def main():
     await wait_for(lambda: all(total(k) >= 2 * n for k in sinks if k.startswith("app")), 10,
                    "all %d app-channel messages each way" % (2 * n))
     await asyncio.sleep(0.3)  # stragglers on the partially reliable channels
-    for k in ("app_b2i", "app_i2b", "timed_b2i", "timed_i2b"):
+    await wait_for(lambda: all(total(k) >= 2 * n for k in sinks if k.startswith(("timed", "fromims"))), 5,
+                   "all %d messages each way on the other reliable channels" % (2 * n))
+    for k in ("app_b2i", "app_i2b", "timed_b2i", "timed_i2b", "fromims_b2i", "fromims_i2b"):
         s = sinks[k]
         if s.text != list(range(n)) or s.binary != list(range(n)):
             fail("%s: the ordered channel delivered text %s.. binary %s.. (want 0..%d in order)" % (k, s.text[:10], s.binary[:10], n - 1))
@@ -216,6 +232,9 @@ async def main():
         s = sinks[k]
         if sorted(set(s.text)) != sorted(s.text) or sorted(set(s.binary)) != sorted(s.binary):
             fail("%s: a message arrived twice" % k)
+    # closing a channel on one leg (SCTP stream reset) closes its twin on the other (RFC 8831 §6.7)
+    b_timed.close()
+    await wait_for(lambda: t.readyState == "closed", 5, "the IMS UE's ordered-lifetime channel to close after the browser closed it")
     q = control(ctl, {"command": "query", "call-id": call_id})
     d = control(ctl, {"command": "delete", "call-id": call_id})
     relay = {}

@@ -2,7 +2,8 @@
 // rtpengine: two real WebRTC peers (aiortc, harness/tests/datachannel-peers.py), one as the browser and
 // one as the IMS UE, set up through its control protocol and exchange text and binary messages both
 // ways on a dcmap-negotiated application channel (stream 1000, a=3gpp-req-app) and on two channels the
-// browser opens with DCEP (unordered without retransmissions; ordered with a lifetime). The control
+// browser opens with DCEP (unordered without retransmissions; ordered with a lifetime) and on one the
+// IMS UE opens with DCEP (ordered, reliable). The control
 // protocol's errors are checked on their own. Delays go to out/test/datachannel.json.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -72,10 +73,12 @@ test('datachannel: browser and IMS UE peers exchange text and binary both ways t
   }
   const labels = r.endpoint_channels.map((c) => `${c.label}:${c['browser-stream']}->${c['ims-stream']}:${c.negotiated}`).sort();
   assert.ok(labels.includes('app:1000->1000:yes'), `the endpoint's channel map lacks the negotiated app channel: ${labels}`);
-  assert.equal(r.endpoint_channels.length, 3, `the endpoint should map 3 channels: ${labels}`);
+  assert.ok(labels.some((l) => /^from-ims:\d+->\d+:no$/.test(l)), `the endpoint's channel map lacks the IMS UE's DCEP channel: ${labels}`);
+  assert.equal(r.endpoint_channels.length, 3, `after the browser closed ordered-lifetime the endpoint should map 3 channels: ${labels}`);
+  assert.ok(!labels.some((l) => l.startsWith('ordered-lifetime:')), `the closed channel is still mapped: ${labels}`);
   for (const dir of ['browser-to-ims', 'ims-to-browser']) {
     assert.equal(r.endpoint_relay_us[dir].dropped, 0, `the endpoint dropped messages ${dir}`);
-    assert.ok(r.endpoint_relay_us[dir].messages >= 2 * MESSAGES * 2, `the endpoint relayed only ${r.endpoint_relay_us[dir].messages} messages ${dir}`);
+    assert.ok(r.endpoint_relay_us[dir].messages >= 2 * MESSAGES * 3, `the endpoint relayed only ${r.endpoint_relay_us[dir].messages} messages ${dir}`);
   }
   fs.writeFileSync(path.join(outDir(), 'datachannel.json'), JSON.stringify(r, null, 2));
   const fmt = (d) => `p50 ${d.p50} ms, p95 ${d.p95} ms, max ${d.max} ms (n=${d.n})`;

@@ -204,7 +204,10 @@ void Session::onUp(Side s) {
 void Session::onStreamReset(Side from, uint16_t sid) {
   legs_[from]->resetStream(sid);  // RFC 8831 §6.7: close our direction too
   auto far = map_.close(from, sid);
-  if (far) legs_[far->first]->resetStream(far->second);
+  if (!far) return;
+  legs_[far->first]->resetStream(far->second);
+  std::fprintf(stderr, "call %s: the %s peer closed stream %u: closing stream %u on the %s leg\n", callId_.c_str(),
+               sideName(from), sid, far->second, sideName(far->first));
 }
 
 lg::BValue Session::stats() const {
