@@ -91,16 +91,18 @@ start_rtpengine() {
 
 # start_datachannel — the data-channel endpoint (media-relay/datachannel, docs/datachannel.md), supervised
 # like rtpengine: its control protocol on LAB_DATACHANNEL_CTL (ng-style, so ng-ping.py's ping is its readiness),
-# both legs on the loopback address, ports LAB_DATACHANNEL_PORT_MIN-MAX. Skipped (one line) when media-relay
+# the browser leg on rtpengine's browser-facing address (lab_pub_addr; the loopback address without one), the
+# IMS leg on the loopback address, ports LAB_DATACHANNEL_PORT_MIN-MAX. Skipped (one line) when media-relay
 # was not built in this run's tree (./lab up builds no C++); datachannel.test.mjs then fails saying so.
 start_datachannel() {
-  local bin="$ROOT/media-relay/build/datachannel/datachannel"
+  local bin="$ROOT/media-relay/build/datachannel/datachannel" pub
+  pub=$(lab_pub_addr)
   if [[ ! -x $bin ]]; then
     log "datachannel endpoint not started: $(rel "$bin") is not built"
     return 0
   fi
   need_script media-relay/ng-ping.py || return 1
-  proc_start datachannel "$bin" --listen "$LAB_DATACHANNEL_CTL" --browser-addr "$LAB_LOOPBACK" --ims-addr "$LAB_LOOPBACK" \
+  proc_start datachannel "$bin" --listen "$LAB_DATACHANNEL_CTL" --browser-addr "${pub:-$LAB_LOOPBACK}" --ims-addr "$LAB_LOOPBACK" \
     --port-min "$LAB_DATACHANNEL_PORT_MIN" --port-max "$LAB_DATACHANNEL_PORT_MAX"
   proc_wait_ready datachannel "$LAB_LAST_PID" 10 "control ping answer on $LAB_DATACHANNEL_CTL" \
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_DATACHANNEL_CTL" 1

@@ -55,7 +55,9 @@ bool Leg::bind(const std::string& addr, int portMin, int portMax, std::string* e
       return true;
     }
   }
-  *err = "no free UDP port in " + std::to_string(portMin) + "-" + std::to_string(portMax) + " on " + addr;
+  int e = errno;
+  *err = e == EADDRINUSE ? "no free UDP port in " + std::to_string(portMin) + "-" + std::to_string(portMax) + " on " + addr
+                         : "cannot bind a UDP port on " + addr + ": " + std::strerror(e);
   return false;
 }
 
