@@ -10,6 +10,7 @@ IMS UE opens with DCEP (ordered, reliable). Prints one
 JSON line with what arrived and the per-message delays; exits 1 with a reason on a failed check.
 
 usage: datachannel-peers.py CONTROL_ADDR:PORT [MESSAGES_PER_KIND]
+       datachannel-peers.py --ims-echo CONTROL_ADDR:PORT CALL_ID   (the IMS UE alone: ims_echo below)
 """
 import asyncio
 import json
@@ -255,5 +256,34 @@ async def main():
     print(json.dumps(out), flush=True)
 
 
+async def ims_echo():
+    """--ims-echo CONTROL CALL_ID: only the IMS UE, for a real browser driven by the test. Reads the
+    endpoint's IMS-leg offer (JSON {"sdp": ...}) from stdin, answers it through the control protocol,
+    prints {"answered": true}, then sends every message it receives back on the same channel until
+    stdin closes (then prints what it echoed)."""
+    ctl, call_id = sys.argv[2], sys.argv[3]
+    loop = asyncio.get_running_loop()
+    offer = json.loads(await loop.run_in_executor(None, sys.stdin.readline))["sdp"]
+    ims = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    app = ims.createDataChannel("app", negotiated=True, id=APP_ID)
+    echoed = {}
+
+    def echo_on(ch):
+        def on_message(msg):
+            echoed[ch.label] = echoed.get(ch.label, 0) + 1
+            ch.send(msg)
+        ch.on("message", on_message)
+
+    echo_on(app)
+    ims.on("datachannel", echo_on)
+    await ims.setRemoteDescription(RTCSessionDescription(offer, "offer"))
+    await ims.setLocalDescription(await ims.createAnswer())
+    r = control(ctl, {"command": "answer", "call-id": call_id, "sdp": add_dcmap_to_answer(ims.localDescription.sdp, offer)})
+    print(json.dumps({"answered": True, "channels": r.get("channels")}), flush=True)
+    await loop.run_in_executor(None, sys.stdin.read)
+    print(json.dumps({"echoed": echoed}), flush=True)
+    await ims.close()
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(ims_echo() if sys.argv[1:2] == ["--ims-echo"] else main())

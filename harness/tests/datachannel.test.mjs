@@ -3,7 +3,9 @@
 // one as the IMS UE, set up through its control protocol and exchange text and binary messages both
 // ways on a dcmap-negotiated application channel (stream 1000, a=3gpp-req-app) and on two channels the
 // browser opens with DCEP (unordered without retransmissions; ordered with a lifetime) and on one the
-// IMS UE opens with DCEP (ordered, reliable). The control
+// IMS UE opens with DCEP (ordered, reliable). A third test puts a real Chromium (in the lab's browser
+// namespace, over the veth to the endpoint's browser-facing address) in the browser's place, with an aiortc
+// IMS UE that echoes what it receives. The control
 // protocol's errors are checked on their own. Delays go to out/test/datachannel.json.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -13,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, outDir } from '../kit/env.mjs';
+import { launchBrowser } from '../runner/browser.mjs';
 
 const CTL = LAB.LAB_DATACHANNEL_CTL;
 const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
@@ -37,6 +40,16 @@ function control(bencoded, timeoutMs = 2000) {
   });
 }
 const bstr = (s) => `${Buffer.byteLength(s, 'latin1')}:${s}`;
+// the same in UTF-8 (SDP may carry non-ASCII); decodes only the keys asked for, enough for offer replies
+const ustr = (s) => `${Buffer.byteLength(s, 'utf8')}:${s}`;
+function bencodedString(reply, key) {
+  const at = reply.indexOf(`${key.length}:${key}`);
+  if (at < 0) return null;
+  const p = at + `${key.length}:${key}`.length;
+  const colon = reply.indexOf(':', p);
+  const n = Number(reply.slice(p, colon));
+  return Buffer.from(reply.slice(colon + 1), 'latin1').subarray(0, n).toString('utf8');
+}
 
 test('datachannel: the control protocol answers ping and refuses bad commands with a reason', async () => {
   assert.equal(await control('d7:command4:pinge'), 'd6:result4:ponge', 'ping must be answered with result pong');
@@ -88,4 +101,83 @@ test('datachannel: browser and IMS UE peers exchange text and binary both ways t
     t.diagnostic(`endpoint relay time ${dir}: p50 ${e['relay-us-p50']} µs, p99 ${e['relay-us-p99']} µs, max ${e['relay-us-max']} µs`);
   }
   t.diagnostic(`set-up (offer to all channels open): ${r.setup_ms} ms`);
+});
+
+test('datachannel: a real Chromium in the browser namespace talks to an aiortc IMS UE through the endpoint', { timeout: 60000 }, async (t) => {
+  assert.ok(fs.existsSync(PYTHON), `${PYTHON} is missing: ./lab test --only datachannel installs aiortc there`);
+  const N = 30;
+  const browser = await launchBrowser({ kind: 'chromium', mediaPermission: false });
+  let ims;
+  const callId = `dc-chromium-${process.pid}`;
+  try {
+    const { page } = await browser.newPage();
+    // the page: one negotiated application channel (stream 1000) and one it opens with DCEP (unordered, no retransmissions)
+    const offer = await page.evaluate(async () => {
+      const pc = new RTCPeerConnection();
+      const recv = { app: [], chat: [] };
+      const app = pc.createDataChannel('app', { negotiated: true, id: 1000 });
+      const chat = pc.createDataChannel('chat', { ordered: false, maxRetransmits: 0 });
+      for (const [name, ch] of [['app', app], ['chat', chat]]) {
+        ch.binaryType = 'arraybuffer';
+        ch.onmessage = (e) => recv[name].push({ at: performance.now(), data: e.data });
+      }
+      window.dc = { pc, app, chat, recv };
+      await pc.setLocalDescription(await pc.createOffer());
+      await new Promise((resolve) => {
+        if (pc.iceGatheringState === 'complete') resolve();
+        pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve();
+        setTimeout(resolve, 3000);
+      });
+      return pc.localDescription.sdp;
+    });
+    const reply = await control(`d7:call-id${bstr(callId)}8:channelsld12:3gpp-req-app12:org.lab.chat2:idi1000e5:label3:appee7:command5:offer3:sdp${ustr(offer)}e`);
+    assert.match(reply, /6:result2:ok/, `the endpoint refused Chromium's offer: ${reply.slice(0, 300)}\n${offer}`);
+    const answer = bencodedString(reply, 'sdp');
+    const imsOffer = bencodedString(reply, 'ims-sdp');
+    ims = spawn(PYTHON, [PEERS, '--ims-echo', CTL, callId], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let imsOut = '';
+    let imsErr = '';
+    ims.stdout.on('data', (d) => { imsOut += d; });
+    ims.stderr.on('data', (d) => { imsErr += d; });
+    ims.stdin.write(`${JSON.stringify({ sdp: imsOffer })}\n`);
+    const deadline = Date.now() + 10000;
+    while (!imsOut.includes('"answered"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(imsOut.includes('"answered": true'), `the aiortc IMS UE did not answer: ${imsOut} ${imsErr.slice(-800)}`);
+    await page.evaluate((sdp) => window.dc.pc.setRemoteDescription({ type: 'answer', sdp }), answer);
+    await page.waitForFunction(() => window.dc.app.readyState === 'open' && window.dc.chat.readyState === 'open', null, { timeout: 10000 })
+      .catch(async () => assert.fail(`Chromium's channels did not open: ${await page.evaluate(() => `pc ${window.dc.pc.connectionState}, app ${window.dc.app.readyState}, chat ${window.dc.chat.readyState}`)}`));
+    // each message goes browser -> endpoint -> IMS UE, which echoes it back the same way
+    await page.evaluate((n) => {
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        window.dc.app.send(JSON.stringify({ seq: i, t }));
+        const b = new Float64Array([i, t]);
+        window.dc.app.send(b.buffer);
+        window.dc.chat.send(JSON.stringify({ seq: i, t }));
+      }
+    }, N);
+    await page.waitForFunction((n) => window.dc.recv.app.length >= 2 * n, N, { timeout: 10000 })
+      .catch(async () => assert.fail(`only ${await page.evaluate(() => window.dc.recv.app.length)} of ${2 * N} app-channel echoes came back to Chromium`));
+    await new Promise((r) => setTimeout(r, 300)); // the unordered channel's last echoes
+    const got = await page.evaluate(() => {
+      const rtt = [];
+      const seqs = { text: [], binary: [] };
+      for (const m of window.dc.recv.app) {
+        if (typeof m.data === 'string') { const j = JSON.parse(m.data); seqs.text.push(j.seq); rtt.push(m.at - j.t); }
+        else { const [seq, t] = new Float64Array(m.data); seqs.binary.push(seq); rtt.push(m.at - t); }
+      }
+      return { seqs, rtt, chat: window.dc.recv.chat.length };
+    });
+    const want = [...Array(N).keys()];
+    assert.deepEqual(got.seqs, { text: want, binary: want }, 'the ordered app channel did not echo every text and binary message in order');
+    assert.ok(got.chat >= N / 2, `only ${got.chat} of ${N} echoes on the unordered DCEP channel`);
+    const q = await control(`d7:call-id${bstr(callId)}7:command5:querye`);
+    assert.match(q, /5:label4:chat/, `the endpoint's map lacks Chromium's DCEP channel: ${q}`);
+    const rtt = got.rtt.sort((a, b) => a - b);
+    t.diagnostic(`Chromium round trip via the endpoint and the aiortc IMS UE (twice through the endpoint; ${3 * N} messages sent in one burst): p50 ${rtt[rtt.length >> 1].toFixed(2)} ms, max ${rtt[rtt.length - 1].toFixed(2)} ms (n=${rtt.length}); unordered channel ${got.chat}/${N}`);
+  } finally {
+    if (ims) { ims.stdin.end(); await new Promise((r) => { ims.on('close', r); setTimeout(r, 3000); }); }
+    await control(`d7:call-id${bstr(callId)}7:command6:deletee`).catch(() => {});
+    await browser.close();
+  }
 });
