@@ -3,9 +3,9 @@
 // one as the IMS UE, set up through its control protocol and exchange text and binary messages both
 // ways on a dcmap-negotiated application channel (stream 1000, a=3gpp-req-app) and on two channels the
 // browser opens with DCEP (unordered without retransmissions; ordered with a lifetime) and on one the
-// IMS UE opens with DCEP (ordered, reliable). A third test puts a real Chromium (in the lab's browser
-// namespace, over the veth to the endpoint's browser-facing address) in the browser's place, with an aiortc
-// IMS UE that echoes what it receives. The control
+// IMS UE opens with DCEP (ordered, reliable). Two more put a real Chromium, then Firefox (in the lab's
+// browser namespace, over the veth to the endpoint's browser-facing address) in the browser's place, with
+// an aiortc IMS UE that echoes what it receives. The control
 // protocol's errors are checked on their own. Delays go to out/test/datachannel.json.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -103,14 +103,14 @@ test('datachannel: browser and IMS UE peers exchange text and binary both ways t
   t.diagnostic(`set-up (offer to all channels open): ${r.setup_ms} ms`);
 });
 
-test('datachannel: a real Chromium in the browser namespace talks to an aiortc IMS UE through the endpoint', { timeout: 60000 }, async (t) => {
+for (const kind of ['chromium', 'firefox']) test(`datachannel: a real ${kind} in the browser namespace talks to an aiortc IMS UE through the endpoint`, { timeout: 60000 }, async (t) => {
   assert.ok(fs.existsSync(PYTHON), `${PYTHON} is missing: ./lab test --only datachannel installs aiortc there`);
   const N = 30;
-  const browser = await launchBrowser({ kind: 'chromium', mediaPermission: false });
+  const browser = await launchBrowser({ kind, mediaPermission: false });
   let ims;
-  const callId = `dc-chromium-${process.pid}`;
+  const callId = `dc-${kind}-${process.pid}`;
   try {
-    const { page } = await browser.newPage();
+    const { page, waitForFunction } = await browser.newPage();
     // the page: one negotiated application channel (stream 1000) and one it opens with DCEP (unordered, no retransmissions)
     const offer = await page.evaluate(async () => {
       const pc = new RTCPeerConnection();
@@ -131,7 +131,7 @@ test('datachannel: a real Chromium in the browser namespace talks to an aiortc I
       return pc.localDescription.sdp;
     });
     const reply = await control(`d7:call-id${bstr(callId)}8:channelsld12:3gpp-req-app12:org.lab.chat2:idi1000e5:label3:appee7:command5:offer3:sdp${ustr(offer)}e`);
-    assert.match(reply, /6:result2:ok/, `the endpoint refused Chromium's offer: ${reply.slice(0, 300)}\n${offer}`);
+    assert.match(reply, /6:result2:ok/, `the endpoint refused ${kind}'s offer: ${reply.slice(0, 300)}\n${offer}`);
     const answer = bencodedString(reply, 'sdp');
     const imsOffer = bencodedString(reply, 'ims-sdp');
     ims = spawn(PYTHON, [PEERS, '--ims-echo', CTL, callId], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -144,8 +144,8 @@ test('datachannel: a real Chromium in the browser namespace talks to an aiortc I
     while (!imsOut.includes('"answered"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.ok(imsOut.includes('"answered": true'), `the aiortc IMS UE did not answer: ${imsOut} ${imsErr.slice(-800)}`);
     await page.evaluate((sdp) => window.dc.pc.setRemoteDescription({ type: 'answer', sdp }), answer);
-    await page.waitForFunction(() => window.dc.app.readyState === 'open' && window.dc.chat.readyState === 'open', null, { timeout: 10000 })
-      .catch(async () => assert.fail(`Chromium's channels did not open: ${await page.evaluate(() => `pc ${window.dc.pc.connectionState}, app ${window.dc.app.readyState}, chat ${window.dc.chat.readyState}`)}`));
+    await waitForFunction(() => window.dc.app.readyState === 'open' && window.dc.chat.readyState === 'open', null, 10000)
+      .catch(async () => assert.fail(`${kind}'s channels did not open: ${await page.evaluate(() => `pc ${window.dc.pc.connectionState}, app ${window.dc.app.readyState}, chat ${window.dc.chat.readyState}`)}`));
     // each message goes browser -> endpoint -> IMS UE, which echoes it back the same way
     await page.evaluate((n) => {
       for (let i = 0; i < n; i++) {
@@ -156,8 +156,8 @@ test('datachannel: a real Chromium in the browser namespace talks to an aiortc I
         window.dc.chat.send(JSON.stringify({ seq: i, t }));
       }
     }, N);
-    await page.waitForFunction((n) => window.dc.recv.app.length >= 2 * n, N, { timeout: 10000 })
-      .catch(async () => assert.fail(`only ${await page.evaluate(() => window.dc.recv.app.length)} of ${2 * N} app-channel echoes came back to Chromium`));
+    await waitForFunction((n) => window.dc.recv.app.length >= 2 * n, N, 10000)
+      .catch(async () => assert.fail(`only ${await page.evaluate(() => window.dc.recv.app.length)} of ${2 * N} app-channel echoes came back to ${kind}`));
     await new Promise((r) => setTimeout(r, 300)); // the unordered channel's last echoes
     const got = await page.evaluate(() => {
       const rtt = [];
@@ -172,9 +172,9 @@ test('datachannel: a real Chromium in the browser namespace talks to an aiortc I
     assert.deepEqual(got.seqs, { text: want, binary: want }, 'the ordered app channel did not echo every text and binary message in order');
     assert.ok(got.chat >= N / 2, `only ${got.chat} of ${N} echoes on the unordered DCEP channel`);
     const q = await control(`d7:call-id${bstr(callId)}7:command5:querye`);
-    assert.match(q, /5:label4:chat/, `the endpoint's map lacks Chromium's DCEP channel: ${q}`);
+    assert.match(q, /5:label4:chat/, `the endpoint's map lacks ${kind}'s DCEP channel: ${q}`);
     const rtt = got.rtt.sort((a, b) => a - b);
-    t.diagnostic(`Chromium round trip via the endpoint and the aiortc IMS UE (twice through the endpoint; ${3 * N} messages sent in one burst): p50 ${rtt[rtt.length >> 1].toFixed(2)} ms, max ${rtt[rtt.length - 1].toFixed(2)} ms (n=${rtt.length}); unordered channel ${got.chat}/${N}`);
+    t.diagnostic(`${kind} round trip via the endpoint and the aiortc IMS UE (twice through the endpoint; ${3 * N} messages sent in one burst): p50 ${rtt[rtt.length >> 1].toFixed(2)} ms, max ${rtt[rtt.length - 1].toFixed(2)} ms (n=${rtt.length}); unordered channel ${got.chat}/${N}`);
   } finally {
     if (ims) { ims.stdin.end(); await new Promise((r) => { ims.on('close', r); setTimeout(r, 3000); }); }
     await control(`d7:call-id${bstr(callId)}7:command6:deletee`).catch(() => {});
