@@ -66,3 +66,20 @@ build_media_relay() {
     log "NOTICE: loadgen uses the system libsrtp2 (NSS): its OpenSSL build's source could not be fetched (log: $(rel "$logf"))"
   fi
 }
+
+# build_pyenv — the harness's PyPI packages (harness/python/requirements.txt: aiortc, the WebRTC peers of
+# datachannel.test.mjs) in a venv of Debian's python3 at out/pyenv; reinstalled when the list is newer.
+PYENV="$ROOT/out/pyenv"
+build_pyenv() {
+  local req="$ROOT/harness/python/requirements.txt" logf="$BUILD_LOGS/pip.log"
+  [[ -f $req ]] || { fail "harness/python/requirements.txt is missing"; return 1; }
+  if [[ -x $PYENV/bin/python && -f $PYENV/.installed && ! $req -nt $PYENV/.installed ]]; then
+    log "python venv is up to date ($(rel "$PYENV"))"
+    return 0
+  fi
+  log "installing the harness's PyPI packages into $(rel "$PYENV"): pip install -r harness/python/requirements.txt (log: $(rel "$logf"))"
+  quiet_run "$logf" bash -c '/usr/bin/python3 -m venv "$1" && "$1/bin/pip" install --disable-pip-version-check -q -r "$2"' _ "$PYENV" "$req" ||
+    { fail "pip install into $(rel "$PYENV") failed (log: $(rel "$logf"))"; return 1; }
+  touch "$PYENV/.installed"
+  log "python venv ready: $(rel "$PYENV")"
+}

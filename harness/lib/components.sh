@@ -90,6 +90,25 @@ start_rtpengine() {
     python3 "$ROOT/media-relay/ng-ping.py" "$LAB_RTPENGINE_NG" 1
 }
 
+# start_datachannel — the data-channel endpoint (media-relay/datachannel, docs/datachannel.md), supervised
+# like rtpengine: its control protocol on LAB_DATACHANNEL_CTL (ng-style, so ng-ping.py's ping is its readiness),
+# the browser leg on rtpengine's browser-facing address (lab_pub_addr; the loopback address without one), the
+# IMS leg on the loopback address, ports LAB_DATACHANNEL_PORT_MIN-MAX. Skipped (one line) when media-relay
+# was not built in this run's tree (./lab up builds no C++); datachannel.test.mjs then fails saying so.
+start_datachannel() {
+  local bin="$ROOT/media-relay/build/datachannel/datachannel" pub
+  pub=$(lab_pub_addr)
+  if [[ ! -x $bin ]]; then
+    log "datachannel endpoint not started: $(rel "$bin") is not built"
+    return 0
+  fi
+  need_script media-relay/ng-ping.py || return 1
+  proc_start datachannel "$bin" --listen "$LAB_DATACHANNEL_CTL" --browser-addr "${pub:-$LAB_LOOPBACK}" --ims-addr "$LAB_LOOPBACK" \
+    --port-min "$LAB_DATACHANNEL_PORT_MIN" --port-max "$LAB_DATACHANNEL_PORT_MAX"
+  proc_wait_ready datachannel "$LAB_LAST_PID" 10 "control ping answer on $LAB_DATACHANNEL_CTL" \
+    python3 "$ROOT/media-relay/ng-ping.py" "$LAB_DATACHANNEL_CTL" 1
+}
+
 # lab_turn_addr — where coturn listens (ADDR:PORT), or nothing when the run has none: the topology's
 # LAB_STUN (demo/test/compliance: STUN for the NAT tests, TURN for turn.test.mjs), or `./lab up --turn`'s
 # bound address, port 3478.
@@ -208,7 +227,8 @@ lab_start_all() {
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
-  ports_free "${ports[@]}" && lab_test_cert && start_rtpengine && start_turn && start_ims_core && start_main_gateway || return 1
+  ports_free "${ports[@]}" "${LAB_DATACHANNEL_CTL##*:}/udp" && lab_test_cert && start_rtpengine && start_turn && start_datachannel && start_ims_core &&
+    start_main_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)

@@ -8,7 +8,7 @@ LAB_PACKAGES=(
   chromium:chromium chromium-driver:chromedriver firefox-esr:firefox-esr nftables:nft coturn:turnserver
   tshark:tshark tcpdump:tcpdump iproute2:ss util-linux:unshare procps:ps curl:curl python3:python3
   libsrtp2-dev: libssl-dev: libpcap-dev: nlohmann-json3-dev: libgtest-dev: cmake:cmake g++:g++
-  libavcodec-extra59: libopus-dev: linux-perf: libnetfilter-queue-dev:
+  libavcodec-extra59: libopus-dev: linux-perf: libnetfilter-queue-dev: libusrsctp-dev: python3-venv:
   maven:mvn openjdk-17-jdk-headless:javac nodejs:node npm:npm
   redis-server:redis-server haproxy:haproxy
   baresip-core:baresip linphone-cli:linphonec

@@ -11,6 +11,7 @@ up_cmd_pattern() {
     haproxy) printf 'haproxy' ;;      # --gateways > 1
     ims3gpp | outside-core) printf 'run-core.sh' ;; # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh); ims-external.sh's outsider
     stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN/TURN, up --turn: components.sh start_turn)
+    datachannel) printf 'datachannel/datachannel' ;; # the data-channel endpoint (components.sh start_datachannel)
     ue*) printf 'sipp' ;;
     *) return 1 ;;
   esac

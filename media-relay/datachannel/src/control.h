@@ -1,0 +1,49 @@
+// The endpoint's control protocol, in the style of rtpengine's ng protocol: one UDP datagram
+// "<cookie> <bencoded dictionary>" per command, the reply "<cookie> <bencoded dictionary>" with
+// "result": "ok" | "pong" | "error" (+ "error-reason"). A retransmitted command (same cookie) gets the
+// cached reply again, not a second execution. Commands: ping, offer, answer, delete, query, list
+// (docs/datachannel.md "Control protocol").
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bencode.h"
+#include "sdp.h"
+
+namespace dc {
+
+// What the commands do; the endpoint implements it, the unit test fakes it.
+class ControlHandler {
+ public:
+  virtual ~ControlHandler() = default;
+  // Each returns false with *err (a sentence for the caller) on failure.
+  virtual bool offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
+                     std::string* browserAnswer, std::string* imsOffer, std::string* err) = 0;
+  virtual bool answer(const std::string& callId, const std::string& sdp, std::vector<uint16_t>* accepted,
+                      std::string* err) = 0;
+  virtual bool remove(const std::string& callId, lg::BValue* finalStats, std::string* err) = 0;
+  virtual bool query(const std::string& callId, lg::BValue* stats, std::string* err) = 0;
+  virtual std::vector<std::string> calls() const = 0;
+};
+
+// The "channels" list of an offer: dictionaries with id, label, and optionally subprotocol,
+// ordered ("yes"/"no"), max-retr, max-time, priority, 3gpp-req-app (TS 24.186).
+bool channelsFromBencode(const lg::BValue& list, std::vector<DcMap>* out, std::string* err);
+
+class Control {
+ public:
+  explicit Control(ControlHandler& h) : h_(h) {}
+  // One datagram in, its reply out ("" when the datagram has no cookie: nothing to reply to).
+  std::string handle(const std::string& datagram);
+
+ private:
+  lg::BValue dispatch(const lg::BValue& cmd);
+  ControlHandler& h_;
+  std::map<std::string, std::string> replies_;  // cookie -> reply, for retransmissions
+  std::deque<std::string> order_;
+};
+
+}  // namespace dc

@@ -1,0 +1,68 @@
+#include "endpoint.h"
+
+#include <cstdio>
+
+namespace dc {
+
+bool Endpoint::offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
+                     std::string* browserAnswer, std::string* imsOffer, std::string* err) {
+  if (sessions_.count(callId)) {
+    *err = "call " + callId + " already has a data-channel session (delete it first; re-offers are not supported yet)";
+    return false;
+  }
+  if (sessions_.size() >= maxCalls_) {
+    *err = "the endpoint is at its limit of " + std::to_string(maxCalls_) + " sessions";
+    return false;
+  }
+  auto s = std::make_unique<Session>(callId, loop_, dtls_, cfg_);
+  if (!s->offer(sdp, channels, browserAnswer, imsOffer, err)) return false;
+  std::fprintf(stderr, "call %s: offer, %zu negotiated channel(s)\n", callId.c_str(), channels.size());
+  sessions_[callId] = std::move(s);
+  return true;
+}
+
+bool Endpoint::answer(const std::string& callId, const std::string& sdp, std::vector<uint16_t>* accepted,
+                      std::string* err) {
+  auto it = sessions_.find(callId);
+  if (it == sessions_.end()) {
+    *err = "unknown call-id " + callId;
+    return false;
+  }
+  if (!it->second->answer(sdp, accepted, err)) return false;
+  std::fprintf(stderr, "call %s: answer, %zu channel(s) accepted by the IMS side\n", callId.c_str(), accepted->size());
+  return true;
+}
+
+bool Endpoint::remove(const std::string& callId, lg::BValue* finalStats, std::string* err) {
+  auto it = sessions_.find(callId);
+  if (it == sessions_.end()) {
+    *err = "unknown call-id " + callId;
+    return false;
+  }
+  *finalStats = it->second->stats();
+  sessions_.erase(it);
+  std::fprintf(stderr, "call %s: deleted\n", callId.c_str());
+  return true;
+}
+
+bool Endpoint::query(const std::string& callId, lg::BValue* stats, std::string* err) {
+  auto it = sessions_.find(callId);
+  if (it == sessions_.end()) {
+    *err = "unknown call-id " + callId;
+    return false;
+  }
+  *stats = it->second->stats();
+  return true;
+}
+
+std::vector<std::string> Endpoint::calls() const {
+  std::vector<std::string> out;
+  for (const auto& [id, s] : sessions_) out.push_back(id);
+  return out;
+}
+
+void Endpoint::tick() {
+  for (auto& [id, s] : sessions_) s->tick();
+}
+
+}  // namespace dc
