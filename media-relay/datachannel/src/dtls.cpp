@@ -1,136 +1,9 @@
 #include "dtls.h"
 
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-#include <openssl/x509.h>
-
-#include <cstdio>
-#include <strings.h>
-
 namespace dc {
 
-int dcBioWrite(BIO* b, const char* data, int len);
-
-namespace {
-
-constexpr int kMtu = 1200;
-
-std::string opensslError() {
-  unsigned long e = ERR_get_error();
-  if (!e) return "unknown OpenSSL error";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  ERR_clear_error();
-  return buf;
-}
-
-long bioCtrl(BIO*, int cmd, long, void*) {
-  switch (cmd) {
-    case BIO_CTRL_FLUSH: return 1;
-    case BIO_CTRL_DGRAM_QUERY_MTU: return kMtu;
-    case BIO_CTRL_DGRAM_GET_MTU_OVERHEAD: return 28;  // IPv4 + UDP
-    default: return 0;
-  }
-}
-
-BIO_METHOD* dgramWriteMethod() {
-  static BIO_METHOD* m = [] {
-    BIO_METHOD* meth = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "datachannel-dgram-write");
-    BIO_meth_set_write(meth, dcBioWrite);
-    BIO_meth_set_ctrl(meth, bioCtrl);
-    BIO_meth_set_create(meth, [](BIO* b) { BIO_set_init(b, 1); return 1; });
-    return meth;
-  }();
-  return m;
-}
-
-int acceptAnyCert(int, X509_STORE_CTX*) { return 1; }  // self-signed: the SDP fingerprint is checked instead
-
-}  // namespace
-
-int dcBioWrite(BIO* b, const char* data, int len) {
-  auto* t = static_cast<DtlsTransport*>(BIO_get_data(b));
-  if (t && t->send_) t->send_(reinterpret_cast<const uint8_t*>(data), static_cast<size_t>(len));
-  return len;
-}
-
-std::string certFingerprint(X509* cert, const std::string& hashName) {
-  const EVP_MD* md = nullptr;
-  if (hashName == "sha-1") md = EVP_sha1();
-  else if (hashName == "sha-224") md = EVP_sha224();
-  else if (hashName == "sha-256") md = EVP_sha256();
-  else if (hashName == "sha-384") md = EVP_sha384();
-  else if (hashName == "sha-512") md = EVP_sha512();
-  if (!md || !cert) return "";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (!X509_digest(cert, md, digest, &n)) return "";
-  std::string out;
-  char hex[4];
-  for (unsigned i = 0; i < n; ++i) {
-    std::snprintf(hex, sizeof hex, i ? ":%02X" : "%02X", digest[i]);
-    out += hex;
-  }
-  return out;
-}
-
-std::unique_ptr<DtlsContext> DtlsContext::create(std::string* err) {
-  auto ctx = std::unique_ptr<DtlsContext>(new DtlsContext());
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  bool ok = key && cert;
-  if (ok) {
-    uint64_t serial = 0;
-    RAND_bytes(reinterpret_cast<unsigned char*>(&serial), sizeof serial);
-    ASN1_INTEGER_set_uint64(X509_get_serialNumber(cert), serial >> 1);
-    X509_set_version(cert, 2);
-    X509_gmtime_adj(X509_getm_notBefore(cert), -86400);
-    X509_gmtime_adj(X509_getm_notAfter(cert), 30L * 86400);
-    X509_set_pubkey(cert, key);
-    X509_NAME* name = X509_get_subject_name(cert);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>("datachannel"), -1, -1, 0);
-    X509_set_issuer_name(cert, name);
-    ok = X509_sign(cert, key, EVP_sha256()) > 0;
-  }
-  if (ok) {
-    ctx->ctx_ = SSL_CTX_new(DTLS_method());
-    // use_srtp (RFC 5764) is negotiated although no SRTP key is ever used here: some DTLS stacks
-    // treat a handshake without it as failed (aiortc); Chromium offers it on every DTLS transport
-    ok = ctx->ctx_ && SSL_CTX_use_certificate(ctx->ctx_, cert) == 1 && SSL_CTX_use_PrivateKey(ctx->ctx_, key) == 1 &&
-         SSL_CTX_set_tlsext_use_srtp(ctx->ctx_, "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80") == 0;
-  }
-  if (ok) {
-    SSL_CTX_set_verify(ctx->ctx_, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, acceptAnyCert);
-    SSL_CTX_set_min_proto_version(ctx->ctx_, DTLS1_2_VERSION);
-    ctx->fingerprint_ = certFingerprint(cert, "sha-256");
-  } else if (err) {
-    *err = "cannot create the DTLS certificate/context: " + opensslError();
-  }
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  return ok ? std::move(ctx) : nullptr;
-}
-
-DtlsContext::~DtlsContext() { SSL_CTX_free(ctx_); }
-
 DtlsTransport::DtlsTransport(const DtlsContext& ctx, bool client, SendFn send, DataFn onData)
-    : client_(client), send_(std::move(send)), onData_(std::move(onData)) {
-  ssl_ = SSL_new(ctx.ctx());
-  rbio_ = BIO_new(BIO_s_mem());
-  BIO_set_mem_eof_return(rbio_, -1);  // an empty read BIO means "retry", not EOF
-  BIO* wbio = BIO_new(dgramWriteMethod());
-  BIO_set_data(wbio, this);
-  SSL_set_bio(ssl_, rbio_, wbio);
-  SSL_set_options(ssl_, SSL_OP_NO_QUERY_MTU);
-  SSL_set_mtu(ssl_, kMtu);
-  DTLS_set_link_mtu(ssl_, kMtu + 28);
-  if (client_) SSL_set_connect_state(ssl_);
-  else SSL_set_accept_state(ssl_);
-}
-
-DtlsTransport::~DtlsTransport() { SSL_free(ssl_); }
+    : link_(ctx, client, std::move(send)), client_(client), onData_(std::move(onData)) {}
 
 void DtlsTransport::start() {
   if (state_ != State::Idle) return;
@@ -141,50 +14,46 @@ void DtlsTransport::start() {
 void DtlsTransport::onDatagram(const uint8_t* data, size_t len) {
   if (state_ == State::Failed || state_ == State::Closed) return;
   if (state_ == State::Idle) state_ = State::Handshaking;  // the peer's ClientHello may come first
-  BIO_write(rbio_, data, static_cast<int>(len));
+  link_.feed(data, len);
   if (state_ == State::Handshaking) drive();
   if (state_ == State::Done) readRecords();
-  (void)BIO_reset(rbio_);
+  link_.discardUnread();
 }
 
 void DtlsTransport::readRecords() {
   uint8_t buf[16384];
   for (;;) {
-    int n = SSL_read(ssl_, buf, sizeof buf);
+    int n = SSL_read(link_.ssl(), buf, sizeof buf);
     if (n > 0) {
       if (onData_) onData_(buf, static_cast<size_t>(n));
       if (state_ != State::Done) return;  // the callback closed us
       continue;
     }
-    int e = SSL_get_error(ssl_, n);
+    int e = SSL_get_error(link_.ssl(), n);
     if (e == SSL_ERROR_ZERO_RETURN) {
       state_ = State::Closed;
       error_ = "the peer closed DTLS (close_notify)";
     } else if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-      fail("read: " + opensslError());
+      fail("read: " + lg::opensslError());
     }
     return;
   }
 }
 
 void DtlsTransport::onTimer() {
-  if (state_ == State::Handshaking) DTLSv1_handle_timeout(ssl_);
+  if (state_ == State::Handshaking) link_.onTimer();
 }
 
 bool DtlsTransport::send(const uint8_t* data, size_t len) {
   if (state_ != State::Done) return false;
-  return SSL_write(ssl_, data, static_cast<int>(len)) == static_cast<int>(len);
+  return SSL_write(link_.ssl(), data, static_cast<int>(len)) == static_cast<int>(len);
 }
 
 void DtlsTransport::drive() {
-  int rc = SSL_do_handshake(ssl_);
-  if (rc == 1) {
-    state_ = State::Done;
-    return;
-  }
-  int e = SSL_get_error(ssl_, rc);
-  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return;
-  fail("handshake: " + opensslError());
+  std::string why;
+  auto step = link_.handshake(&why);
+  if (step == lg::DtlsLink::Step::Done) state_ = State::Done;
+  else if (step == lg::DtlsLink::Step::Failed) fail("handshake: " + why);
 }
 
 void DtlsTransport::fail(const std::string& why) {
@@ -193,10 +62,7 @@ void DtlsTransport::fail(const std::string& why) {
 }
 
 bool DtlsTransport::verifyPeer(const std::string& hashName, const std::string& fingerprint) {
-  X509* peer = SSL_get1_peer_certificate(ssl_);
-  std::string got = certFingerprint(peer, hashName);
-  X509_free(peer);
-  if (got.empty() || strcasecmp(got.c_str(), fingerprint.c_str()) != 0) {
+  if (!link_.peerMatches(hashName, fingerprint)) {
     fail("the peer's certificate does not match its SDP fingerprint");
     return false;
   }
@@ -204,7 +70,7 @@ bool DtlsTransport::verifyPeer(const std::string& hashName, const std::string& f
 }
 
 void DtlsTransport::close() {
-  if (state_ == State::Done) SSL_shutdown(ssl_);
+  if (state_ == State::Done) SSL_shutdown(link_.ssl());
   state_ = State::Closed;
 }
 

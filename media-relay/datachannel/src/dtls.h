@@ -1,31 +1,24 @@
-// DTLS (RFC 6347, 1.2) carrying SCTP (RFC 8261) on one leg, with OpenSSL: datagrams from the socket
-// go in through a memory BIO; records go out through a datagram BIO whose write callback sends each
-// record as its own UDP datagram (as loadgen's DTLS-SRTP does, media-relay/loadgen/src/dtls.cpp).
+// DTLS (RFC 6347, 1.2) carrying SCTP (RFC 8261) on one leg, with OpenSSL. The certificate, SSL_CTX
+// and the datagram plumbing are loadgen's (media-relay/loadgen/src/dtls_context.h, one copy).
 // The use_srtp extension is negotiated (some peers' DTLS fails without it) but no SRTP key is derived.
 #pragma once
-#include <openssl/ssl.h>
-
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
+
+#include "dtls_context.h"
 
 namespace dc {
 
 // One per process: the self-signed EC P-256 certificate both legs present, and the SSL_CTX.
-class DtlsContext {
- public:
-  static std::unique_ptr<DtlsContext> create(std::string* err);
-  ~DtlsContext();
-  SSL_CTX* ctx() const { return ctx_; }
-  const std::string& fingerprint() const { return fingerprint_; }  // sha-256 "AB:CD:..."
+using lg::DtlsContext;
 
- private:
-  SSL_CTX* ctx_ = nullptr;
-  std::string fingerprint_;
-};
-
-std::string certFingerprint(X509* cert, const std::string& hashName);
+// The certificate's CN and the use_srtp profiles offered: DtlsContext::create(kDtlsCertName,
+// kDtlsSrtpProfiles, &err). use_srtp (RFC 5764) is negotiated although no SRTP key is ever used here:
+// some DTLS stacks treat a handshake without it as failed (aiortc); Chromium offers it on every DTLS
+// transport.
+inline const char* const kDtlsCertName = "datachannel";
+inline const char* const kDtlsSrtpProfiles = "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80";
 
 class DtlsTransport {
  public:
@@ -34,9 +27,6 @@ class DtlsTransport {
   enum class State { Idle, Handshaking, Done, Failed, Closed };
 
   DtlsTransport(const DtlsContext& ctx, bool client, SendFn send, DataFn onData);
-  ~DtlsTransport();
-  DtlsTransport(const DtlsTransport&) = delete;
-  DtlsTransport& operator=(const DtlsTransport&) = delete;
 
   void start();  // the client sends its ClientHello; the server waits for one
   void onDatagram(const uint8_t* data, size_t len);
@@ -55,14 +45,11 @@ class DtlsTransport {
   void readRecords();
   void fail(const std::string& why);
 
-  SSL* ssl_ = nullptr;
-  BIO* rbio_ = nullptr;
+  lg::DtlsLink link_;
   bool client_;
   State state_ = State::Idle;
   std::string error_;
-  SendFn send_;
   DataFn onData_;
-  friend int dcBioWrite(BIO*, const char*, int);
 };
 
 }  // namespace dc

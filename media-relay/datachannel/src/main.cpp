@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     usage("--browser-addr and --ims-addr take an IPv4 address");
 
   std::string err;
-  auto dtls = dc::DtlsContext::create(&err);
+  auto dtls = dc::DtlsContext::create(dc::kDtlsCertName, dc::kDtlsSrtpProfiles, &err);
   if (!dtls) {
     std::fprintf(stderr, "datachannel: %s\n", err.c_str());
     return 1;

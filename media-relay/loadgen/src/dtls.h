@@ -1,32 +1,16 @@
-// DTLS-SRTP (RFC 5763/5764) over a socket owned by the caller. The handshake is driven by the one
-// epoll loop: received datagrams go in through a memory BIO, and records go out through a tiny
-// datagram BIO whose write callback sends each record as its own UDP datagram (a plain memory BIO
-// would merge a flight's datagrams and lose their boundaries).
+// DTLS-SRTP (RFC 5763/5764) over a socket owned by the caller; the certificate, SSL_CTX and the
+// datagram plumbing are dtls_context.h's (shared with the data-channel endpoint).
 #pragma once
-#include <openssl/ssl.h>
-
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <string>
+
+#include "dtls_context.h"
 
 namespace lg {
 
-// Shared per process: the self-signed EC P-256 certificate and the SSL_CTX.
-class DtlsContext {
- public:
-  static std::unique_ptr<DtlsContext> create(std::string* err);
-  ~DtlsContext();
-  SSL_CTX* ctx() const { return ctx_; }
-  const std::string& fingerprint() const { return fingerprint_; }  // sha-256, "AB:CD:..."
-
- private:
-  SSL_CTX* ctx_ = nullptr;
-  std::string fingerprint_;
-};
-
-// "AB:CD:.." digest of a certificate with the named hash (sha-1, sha-256, ...); "" if unknown hash.
-std::string certFingerprint(X509* cert, const std::string& hashName);
+// The one use_srtp profile loadgen offers and keys: libsrtp2 and rtpengine both support it, and it is
+// what the A-SRTP bench assumes. DtlsContext::create("loadgen", kSrtpProfile, &err).
+inline const char* const kSrtpProfile = "SRTP_AES128_CM_SHA1_80";
 
 struct SrtpKeys {
   uint8_t local[30];   // our sending key||salt (AES-128 key 16 + salt 14)
@@ -35,13 +19,10 @@ struct SrtpKeys {
 
 class DtlsSession {
  public:
-  using SendFn = std::function<void(const uint8_t*, size_t)>;
+  using SendFn = DtlsLink::SendFn;
   enum class State { Idle, Handshaking, Done, Failed };
 
   DtlsSession(const DtlsContext& ctx, bool isServer, SendFn send);
-  ~DtlsSession();
-  DtlsSession(const DtlsSession&) = delete;
-  DtlsSession& operator=(const DtlsSession&) = delete;
 
   void start();                                  // client sends ClientHello; server waits
   void onDatagram(const uint8_t* data, size_t len);
@@ -58,13 +39,10 @@ class DtlsSession {
   void drive();
   void fail(const std::string& why);
 
-  SSL* ssl_ = nullptr;
-  BIO* rbio_ = nullptr;
+  DtlsLink link_;
   bool isServer_;
   State state_ = State::Idle;
   std::string error_;
-  SendFn send_;
-  friend int dtlsBioWrite(BIO*, const char*, int);
 };
 
 }  // namespace lg

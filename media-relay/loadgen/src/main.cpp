@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < static_cast<rlim_t>(2 * fdCalls + 64))
     usageError("open-file limit " + std::to_string(rl.rlim_cur) + " is too low for " + std::to_string(fdCalls) + " calls");
 
-  auto dtls = lg::DtlsContext::create(&err);
+  auto dtls = lg::DtlsContext::create("loadgen", lg::kSrtpProfile, &err);
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
 
   // Gateway mode: log every user in (the gateway REGISTERs each with IMS), then open its WebSocket.
