@@ -66,7 +66,7 @@ haproxy_config() {
       '  timeout server 60s' '  timeout tunnel 1h' ''
     printf 'frontend browsers\n  bind %s:%s\n' "$LAB_BIND" "$LAB_GW_PORT"
     # the gateways' host-only endpoints would see HAProxy's loopback address as the client: not through here
-    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine }\n'
+    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine } || { path_beg /api/v1/setup-timelines }\n'
     # the client's address for the gateways (login limits per address): set, never appended to what a client sent
     printf '  http-request set-header X-Forwarded-For %%[src]\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do

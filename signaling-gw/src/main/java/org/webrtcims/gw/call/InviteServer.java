@@ -47,7 +47,7 @@ public class InviteServer {
     /** 200 OK to the INVITE (imsSdp null: the SDP went earlier, with preconditions); on failure the call ends and this throws. */
     void ok(Call c, String imsSdp) {
         try {
-            c.inviteServerTx.sendResponse(replies.build(c, c.inviteServerTx.getRequest(), Response.OK, c.toTag, true, imsSdp));
+            replies.sip().send(c.inviteServerTx, replies.build(c, c.inviteServerTx.getRequest(), Response.OK, c.toTag, true, imsSdp));
         } catch (Exception e) {
             teardown.finish(c, "sip-failed", null);
             throw new CallFailure("sip-failed", "cannot send 200 OK: " + e.getMessage());

@@ -13,6 +13,7 @@ import org.webrtcims.gw.media.RtpEngineLegs;
 import org.webrtcims.gw.media.RtpEngineRelay;
 import org.webrtcims.gw.media.RtpEngineRelays;
 import org.webrtcims.gw.metrics.GatewayMetrics;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,10 +83,10 @@ public class MediaConfig {
 
     /** The relay set: every rtpengine of `lab.rtpengine.ng`, call affinity, health (closed with the context). */
     @Bean(destroyMethod = "close")
-    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics) {
+    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics, SetupTimeline timeline) {
         List<RtpEngineRelay> relays = relays(props.getRtpengine(), metrics);
         if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
-        return new RtpEngineRelays(relays);
+        return new RtpEngineRelays(relays, timeline);
     }
 
     /** The ng commands over the relay set, with the legs' interfaces and ICE-lite and the session prefix. */
