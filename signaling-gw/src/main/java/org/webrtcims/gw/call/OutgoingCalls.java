@@ -76,11 +76,13 @@ public class OutgoingCalls {
             String imsSdp = preconditions.moOffer(ctx.media().offerFromBrowser(c, browserSdp));
             c.sdp.imsSdp = imsSdp;
             ctx.registry().add(c);
-            ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
+            // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
                 sendInvite(c, target, 1);
+                ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 ctx.timers().after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
+                ctx.sink().toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
                 ctx.teardown().finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);

@@ -34,6 +34,14 @@ public class GatewayProperties {
          * P-CSCF's address and port). Others get 403 (an ACK is dropped). docs/security.md "SIP sources".
          */
         private java.util.List<String> trustedSources = new java.util.ArrayList<>();
+        /**
+         * JAIN-SIP's REENTRANT_LISTENER (sip/SipUserAgent): true = the stack calls the gateway's handlers on the
+         * thread that parsed the message (UDP: its one processing thread, so in arrival order); false = through
+         * the stack's event queue and its one EventScanner thread, a hand-off more per SIP message (issue #26).
+         */
+        private boolean reentrantListener = true;
+        public boolean isReentrantListener() { return reentrantListener; }
+        public void setReentrantListener(boolean v) { this.reentrantListener = v; }
         public int getMaxMessageBytes() { return maxMessageBytes; }
         public void setMaxMessageBytes(int v) { this.maxMessageBytes = v; }
         public int getReadTimeoutMs() { return readTimeoutMs; }

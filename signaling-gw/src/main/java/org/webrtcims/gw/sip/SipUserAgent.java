@@ -77,10 +77,13 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         Properties p = new Properties();
         p.setProperty("javax.sip.STACK_NAME", "webrtc-ims-gw");
         p.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
-        // One event at a time, in arrival order: a call's SIP flow must be recorded as it was on the wire
-        // (a reentrant listener lets a 200 to UPDATE overtake the 180/200 of the INVITE). The handlers
-        // never block on the network except for rtpengine's sub-millisecond ng round trips.
-        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "false");
+        // One event at a time, in arrival order: a call's SIP flow must be recorded as it was on the wire. UDP has one
+        // message processor thread (THREAD_POOL_SIZE below); with lab.sip.reentrant-listener (the default) the stack
+        // calls the handlers on it, in arrival order, instead of queueing each event for its EventScanner thread: a
+        // hand-off between threads less per SIP message, each a wait for the scheduler on a busy host (issue #26).
+        // Timeouts come on the stack's timer thread; the call layer locks each call. The handlers never block on the
+        // network except for rtpengine's sub-millisecond ng round trips.
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", String.valueOf(props.getSip().isReentrantListener()));
         // One UDP message processor as well: with a pool, a 180 and a 200 arriving together could be
         // parsed in parallel and the 180 reach the transaction after the 200 (then it is dropped).
         p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
