@@ -171,14 +171,17 @@ public class GatewayProperties {
         /** rtpengine's interface names (--interface=NAME/ADDR) for the browser and IMS legs; empty = unnamed. */
         private String browserInterface = "";
         private String imsInterface = "";
-        /** rtpengine is ICE-lite toward the browser (the browser controls ICE on MO and MT calls). */
-        private boolean iceLite = true;
+        /**
+         * Where rtpengine is ICE-lite toward the browser (media/RtpEngineLegs.IceLite): `mt` (calls whose first offer
+         * comes from IMS; full ICE where the browser offers), `true` (every call), `false` (none).
+         */
+        private String iceLite = "mt";
         public String getBrowserInterface() { return browserInterface; }
         public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
         public String getImsInterface() { return imsInterface; }
         public void setImsInterface(String imsInterface) { this.imsInterface = imsInterface; }
-        public boolean isIceLite() { return iceLite; }
-        public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
+        public String getIceLite() { return iceLite; }
+        public void setIceLite(String iceLite) { this.iceLite = iceLite; }
 
         /**
          * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up
