@@ -172,10 +172,10 @@ public class GatewayProperties {
         private String browserInterface = "";
         private String imsInterface = "";
         /**
-         * Where rtpengine is ICE-lite toward the browser (media/RtpEngineLegs.IceLite): `mt` (calls whose first offer
-         * comes from IMS; full ICE where the browser offers), `true` (every call), `false` (none).
+         * Where rtpengine is ICE-lite toward the browser (media/RtpEngineLegs.IceLite): `true` (every call, the
+         * default), `mt` (calls whose first offer comes from IMS; full ICE where the browser offers), `false` (none).
          */
-        private String iceLite = "mt";
+        private String iceLite = "true";
         public String getBrowserInterface() { return browserInterface; }
         public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
         public String getImsInterface() { return imsInterface; }

@@ -13,11 +13,12 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
     public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, IceLite.OFF);
 
     /**
-     * `lab.rtpengine.ice-lite`: `false` full ICE on every call; `true` ICE-lite on every call (the browser controls
-     * ICE on MO and MT); `mt` ICE-lite on calls whose first offer rtpengine makes to the browser (MT: Firefox's
-     * checks come before rtpengine knows the browser's candidates, and full ICE lost those calls), full ICE where
-     * the browser offers (MO): there the browser nominates with its first check, while toward an ICE-lite agent
-     * Chromium nominates only a pair already found working, one check interval (~50 ms) later (issue #26).
+     * `lab.rtpengine.ice-lite`: `true` ICE-lite on every call (the default: the browser controls ICE on MO and MT);
+     * `false` full ICE on every call; `mt` ICE-lite on calls whose first offer rtpengine makes to the browser (MT:
+     * Firefox's checks come before rtpengine knows the browser's candidates, and full ICE lost those calls), full
+     * ICE where the browser offers (MO): there Chromium nominates with its first check, while toward an ICE-lite
+     * agent it nominates only a pair already found working, one check interval (~50 ms) later (issue #26; not the
+     * default: rtpengine's DTLS ClientHello then races the browser's answer, docs/media.md "ICE role").
      */
     public enum IceLite {
         OFF, MT, ALL;

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * `lab.rtpengine.ice-lite=mt` (the default, issue #26): full ICE on calls the browser offered (it nominates with its
+ * `lab.rtpengine.ice-lite=mt` (issue #26): full ICE on calls the browser offered (it nominates with its
  * first check), ICE-lite on calls rtpengine offers to the browser (MT, where full ICE lost Firefox's calls), also
  * on the browser's re-offers in such a call; checked on the wire, as rtpengine gets the commands.
  */
