@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { machine, referenceRatios } from './analyze.mjs';
 import { renderBenchHtml } from './html.mjs';
 import { sleep, start, stopAll } from '../kit/procs.mjs';
@@ -26,6 +26,7 @@ import { credentialsFile, pct, readRtt, setupStep, setupStepSeconds } from './se
 import { SUSTAINED_PERF_DEFAULT, runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing, spreadPacing } from './step.mjs';
+import { fetchTimelines, rtpengineMediaUp, summarizeTimelines, timelineLines } from '../kit/setup-timeline.mjs';
 import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -317,6 +318,19 @@ function vsRaw(leg, raw) {
   };
 }
 
+// The gateway's set-up timeline of one leg's calls (those started since sinceMs; kit/setup-timeline.mjs).
+async function legTimeline(gateway, sinceMs, direction, logDir) {
+  try {
+    const t = summarizeTimelines(await fetchTimelines(gateway, sinceMs - 1000), direction);
+    // rtpengine's log beside it: ng answer -> "ICE negotiated" / "DTLS-SRTP successfully negotiated" per call
+    // (the gateway's ng call-ids: gw<SIP port>-<Call-ID>, media/RtpEngineClient's default session prefix)
+    t.rtpengine_media_up = rtpengineMediaUp(path.join(logDir ?? '', 'rtpengine.log'), t.per_call, `gw${LAB.LAB_GW_SIP_PORT}-`);
+    return t;
+  } catch (e) {
+    return { direction, calls: 0, complete: 0, steps: [], error: `no timeline: ${e.message}` };
+  }
+}
+
 // gateway <profile>: the same N calls through --raw (ng only, loadgen's far end echoes) and through the
 // gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, then MT (SIPp
 // ue2 calls alice, loadgen answers as alice; ue2 echoes), in one run.
@@ -339,6 +353,7 @@ async function runGateway(run, ctx) {
   await sleep(2000);
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
   const moDir = path.join(ctx.out, 'gateway-mo');
+  const moSince = Date.now();
   const gw = await measureStep({ ...common, dir: moDir,
     gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', moDir), to: 'ue1' } });
   const reencoded = (leg) => {
@@ -349,6 +364,7 @@ async function runGateway(run, ctx) {
     }
   };
   reencoded(gw);
+  gw.setup_timeline = await legTimeline(ctx.gateway, moSince, 'mo', ctx.logDir);
   report.raw = legSummary(raw);
   report.gateway_mo = legSummary(gw);
   finish(ctx.out, report); // partial: raw and MO
@@ -357,9 +373,11 @@ async function runGateway(run, ctx) {
   let mt;
   try {
     const mtDir = path.join(ctx.out, 'gateway-mt');
+    const mtSince = Date.now();
     mt = await measureStep({ ...common, dir: mtDir, mtCaller: mtCallerFor(ctx, run.calls, mtDir),
       gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', mtDir), answer: true } });
     reencoded(mt);
+    mt.setup_timeline = await legTimeline(ctx.gateway, mtSince, 'mt', ctx.logDir);
     // the SIP half of MT setup, which loadgen's setup_ms (from `incoming`) leaves out
     const rtt = readRtt(mtDir).sort((a, b) => a - b);
     mt.sip_invite_to_200_ms = { n: rtt.length, p50: pct(rtt, 50), p95: pct(rtt, 95), max: rtt.length ? rtt[rtt.length - 1] : null, basis: 'ue2 INVITE sent -> 200 received (sipp -trace_rtt)' };
@@ -381,6 +399,14 @@ async function runGateway(run, ctx) {
     for (const k of dirs) console.log(`  ${label.padEnd(11)}${k.padEnd(12)}${col(s.delay_ms[k]?.p50, 7)}  ${col(s.delay_ms[k]?.p99, 7)}  ${col(s.delay_ms[k]?.max, 7)}  ${col(s.loss_pct[k], 7)}   ${s.setup_ms?.p50 ?? 'n/a'} / ${s.setup_ms?.p95 ?? 'n/a'}`);
   }
   if (mt) console.log(`  MT setup above: \`incoming\` -> DTLS done; before it ue2's INVITE -> 200 p50 ${mt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${mt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${mt.sip_invite_to_200_ms.n})`);
+  for (const [label, l] of [['MO', gw], ['MT', mt]].filter(([, x]) => x)) {
+    const t = l.setup_timeline;
+    console.log(`  ${label} set-up timeline, gateway's clock (${t?.complete ?? 0} of ${t?.calls ?? 0} calls complete${t?.error ? `; ${t.error}` : ''}); `
+      + `gateway's own steps p50 sum ${t?.gateway_p50_sum_ms ?? 'n/a'} ms, over 1 ms: ${t?.gateway_steps_over_1ms?.join(', ') || 'none'}; loadgen's setup (call/incoming -> DTLS) p50 ${l.setup_ms?.p50 ?? 'n/a'} ms:`);
+    for (const line of timelineLines(t)) console.log(line);
+    const up = t?.rtpengine_media_up;
+    if (up && !up.error) console.log(`    rtpengine's log, after the ng answer reply: ICE negotiated p50 ${up.ice.p50} p95 ${up.ice.p95} ms (n ${up.ice.n}), DTLS-SRTP up p50 ${up.dtls.p50} p95 ${up.dtls.p95} ms (n ${up.dtls.n})`);
+  }
   console.log('  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT');
   for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`);
   const wk = (l) => { const w = l?.cpu.rtpengine_wakeups; return w ? `${w.per_s}/s, ${w.packets_in_per_wakeup} pkts and ${w.cpu_us_per_wakeup} µs each` : 'n/a'; };

@@ -177,7 +177,7 @@ haproxy_config() {
     [[ -n ${HAPROXY_PEM:-} ]] && printf '  http-request set-header X-Forwarded-Proto https\n'
 
     # the gateways' host-only endpoints: not through here (scrapers reach each gateway on its own host)
-    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine }\n'
+    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine } || { path_beg /api/v1/setup-timelines }\n'
     # the client's address for the gateways (login limits per address): set, never appended to what a client sent
     printf '  http-request set-header X-Forwarded-For %%[src]\n'
     # and the port it came to (with TLS the gateways would otherwise build their URLs with https's default 443)

@@ -191,6 +191,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     mark: () => invoke('mark'),
     stats: (callId = null) => invoke('stats', callId),
     samples: (callId) => invoke('samples', callId),
+    timing: (callId) => invoke('timing', callId),
     sdp: (callId) => invoke('sdp', callId),
     // The audio check: record the call's remote audio in the page (public/audio-probe.js), fetch it later.
     recordAudio: (callId, opts = {}) => page.evaluate(async ([id, o]) => (await import('/audio-probe.js')).startRecording(id, o), [callId, opts])

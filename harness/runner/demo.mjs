@@ -131,6 +131,12 @@ async function main() {
   const { jsonFile, htmlFile } = writeDemoReport(outDir(), report);
   printTable(calls);
   for (const c of calls) log(audioLine(c));
+  for (const c of calls) {
+    const t = c.setup_timeline_ms;
+    log(`set-up ${c.direction}, gateway's clock (ms): ${t ? Object.entries(t).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ') : 'n/a'}`);
+    const p = c.page_timing_ms;
+    log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([, v]) => v != null).map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
+  }
   for (const c of calls) log(`ICE ${c.direction}: browser ${c.browser?.local_candidate ?? '?'} <-> rtpengine ${c.browser?.remote_candidate ?? '?'}`);
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
   log(`report: ${jsonFile}, ${htmlFile}`);

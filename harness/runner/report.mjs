@@ -37,6 +37,10 @@ export function callEntry(r) {
     to: r.info?.to ?? r.to,
     ok,
     setup_ms: round(r.info?.setupMs),
+    // the page's clock (lab-client timing()): MO `call` sent -> answer, -> ICE, -> DTLS connected; MT from `incoming`
+    page_timing_ms: r.pageTiming ?? null,
+    // the gateway's clock, step by step (metrics/SetupTimeline: GET /api/v1/calls/{id} setupTimeline)
+    setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
     duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 2) : null,
     sip_final: r.info?.sipFinal ?? null,
     media: {

@@ -11,7 +11,7 @@ function newResult(direction, from, to) {
   return {
     direction, from, to, callId: null, answered: false, ended: null, info: null, infoDuring: null,
     browser: null, samples: [], incomingSdp: null, offerSdp: null, answerSdp: null, answeredAt: null, endedAt: null, ue: null, error: null,
-    audio: null, audioRecording: null,
+    audio: null, audioRecording: null, pageTiming: null,
   };
 }
 
@@ -80,6 +80,7 @@ async function collect(client, r, token, audio = null) {
   if (audio) await collectAudio(client, r, audio);
   r.browser = await client.stats(r.callId).catch(() => null);
   r.samples = await client.samples(r.callId).catch(() => []);
+  r.pageTiming = await client.timing(r.callId).catch(() => null);
   r.info = await gw.callInfo(token, r.callId).catch(() => r.infoDuring);
   // final stats may lack counters if the gateway stopped querying rtpengine; keep the larger ones
   if (r.info?.media && r.infoDuring?.media) {

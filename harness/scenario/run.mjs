@@ -313,6 +313,10 @@ function callEntry(r, page, dm, t0) {
     error: ok ? null : problems.join('; '),
     call_id: r.callId,
     setup_ms: round(r.info?.setupMs),
+    // the page's clock (lab-client timing()): MO `call` sent -> answer (setupMs), -> DTLS connected; MT from `incoming`
+    page_timing_ms: r.pageTiming ?? null,
+    // the gateway's clock, step by step (metrics/SetupTimeline via GET /api/v1/calls/{id})
+    setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
     answered_at_s: round(answeredS, 2),
     duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 1) : null,
     codec: b.codec ?? null,
@@ -347,6 +351,13 @@ function summarize(report) {
   return {
     calls: calls.length, ok: ok.length, failed: calls.length - ok.length,
     setup_ms_median: med((c) => c.setup_ms), setup_ms_max: round(Math.max(...ok.map((c) => c.setup_ms ?? 0)), 1),
+    // issue #26's figures, the page's clock, per direction: MO `call` sent -> answer at the page; offer -> DTLS connected
+    page_timing_median_ms: Object.fromEntries(['mo', 'mt'].map((d) => {
+      const of = ok.filter((c) => c.direction === d);
+      const m = (k) => round(median(of.map((c) => c.page_timing_ms?.[k]).filter((v) => typeof v === 'number')), 1);
+      return [d, of.length ? { calls: of.length, setup: m('setupMs'), answer: m('answerMs'), offer_to_ice_connected: m('offerToIceConnectedMs'),
+        offer_to_connected: m('offerToConnectedMs'), answer_to_connected: m('answerToConnectedMs') } : null];
+    })),
     rtt_ms_median: med((c) => c.summary.rtt_ms), ice_rtt_ms_median: med((c) => c.summary.ice_rtt_ms), jitter_ms_median: med((c) => c.summary.jitter_ms),
     loss_pct_received_mean: round(mean(ok.map((c) => c.summary.loss_pct)), 2),
     link_loss_up_pct_mean: round(mean(ok.map((c) => c.link_loss.up_pct)), 2),
@@ -373,6 +384,10 @@ function printSummary(report) {
   const s = report.summary;
   const d = (k) => (report.relay[k]?.delay_ms ? `p50 ${report.relay[k].delay_ms.p50} p99 ${report.relay[k].delay_ms.p99} ms` : 'n/a');
   log(`calls ${s.ok}/${s.calls} ok; setup median ${s.setup_ms_median} ms; RTT median ${s.rtt_ms_median} ms; loss received ${s.loss_pct_received_mean} %, link up ${s.link_loss_up_pct_mean} % down ${s.link_loss_down_pct_mean} %`);
+  for (const [d, t] of Object.entries(s.page_timing_median_ms ?? {})) {
+    if (t) log(`${d} page timing medians (${t.calls} calls): ${d === 'mo' ? `call -> answer ${t.setup ?? '-'} ms, ` : `incoming -> answer sent ${t.answer ?? '-'} ms, `}`
+      + `offer -> ICE connected ${t.offer_to_ice_connected ?? '-'} ms, offer -> DTLS connected ${t.offer_to_connected ?? '-'} ms (answer -> connected ${t.answer_to_connected ?? '-'} ms)`);
+  }
   log(`relay delay (all calls): to_ims ${d('to_ims')}, to_browser ${d('to_browser')}; cpu % of a core: rtpengine ${report.cpu.rtpengine_pct}, gateway ${report.cpu.gateway_pct}, browser ${report.cpu.browser_pct ?? 'n/a'}`);
 }
 

@@ -98,7 +98,7 @@ export class LabClient extends EventTarget {
   // identity: one of this.identities to call as (the gateway refuses another with `bad-identity`); default: this.identity.
   async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy, identity } = {}) {
     this.#requireSession();
-    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now() };
+    const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now(), timing: {} };
     try {
       call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
       this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
@@ -113,6 +113,7 @@ export class LabClient extends EventTarget {
     }
     const reply = new Promise((resolve, reject) => this.#pending.push({ call, resolve, reject }));
     const timer = setTimeout(() => this.#rejectPending(call, `no 'calling' reply within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
+    call.timing.offerSent = performance.now();
     this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}),
       ...(identity ? { identity } : {}) });
     try {
@@ -141,6 +142,7 @@ export class LabClient extends EventTarget {
       this.#closeMedia(call);
       throw this.#fail(`call ${callId} ended before it was answered`);
     }
+    call.timing.answerSent ??= performance.now();
     this.#send({ type: 'answer', callId, ...(call.preconditions ? {} : { sdp }), ...(dtmf ? { dtmf } : {}) });
     call.answeredAt ??= Date.now();
     this.#changed();
@@ -369,6 +371,20 @@ export class LabClient extends EventTarget {
     return this.#calls.get(callId)?.samples ?? [];
   }
 
+  // The page's view of a call's set-up (ms, performance.now() differences; null until it happened). MO: `call`
+  // sent -> answer SDP received (setupMs) -> ICE connected -> DTLS connected (offerToConnectedMs). MT: the
+  // `incoming` offer received -> our `answer` sent (answerMs: getUserMedia, createAnswer, gathering) -> connected.
+  timing(callId) {
+    const t = this.#calls.get(callId)?.timing ?? {};
+    const since = (a, b) => (a == null || b == null ? null : Math.round((b - a) * 10) / 10);
+    const start = t.offerSent ?? t.offerReceived;
+    return {
+      setupMs: since(t.offerSent, t.answerReceived), answerMs: since(t.offerReceived, t.answerSent),
+      offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, t.connected),
+      answerToConnectedMs: since(t.answerReceived ?? t.answerSent, t.connected),
+    };
+  }
+
   calls() {
     // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
     // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
@@ -441,6 +457,7 @@ export class LabClient extends EventTarget {
       case 'incoming': {
         const c = {
           callId: msg.callId, direction: 'mt', peer: msg.from, state: 'incoming', offerSdp: msg.sdp, samples: [], last: null, startedAt: Date.now(),
+          timing: { offerReceived: performance.now() },
           preconditions: msg.preconditions === true, alerted: msg.preconditions !== true, offerless: msg.offerless === true,
         };
         this.#calls.set(msg.callId, c);
@@ -512,6 +529,7 @@ export class LabClient extends EventTarget {
 
   #applyAnswer(call, msg) {
     if (!call?.pc || call.pc.signalingState !== 'have-local-offer') return; // already applied from a 183
+    call.timing.answerReceived ??= performance.now();
     call.pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp })
       .catch((e) => this.#fail(`call ${msg.callId}: gateway answer SDP rejected: ${e.message}`));
   }
@@ -578,7 +596,14 @@ export class LabClient extends EventTarget {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
     };
-    pc.oniceconnectionstatechange = () => this.#changed();
+    pc.oniceconnectionstatechange = () => {
+      if (pc.iceConnectionState === 'connected' || pc.iceConnectionState === 'completed') call.timing.iceConnected ??= performance.now();
+      this.#changed();
+    };
+    // 'connected': ICE and DTLS are up (the set-up timing's end, timing() below)
+    pc.onconnectionstatechange = () => {
+      if (pc.connectionState === 'connected') call.timing.connected ??= performance.now();
+    };
     return pc;
   }
 

@@ -13,6 +13,7 @@ import org.springframework.web.socket.handler.TextWebSocketHandler;
 import org.webrtcims.gw.call.CallFailure;
 import org.webrtcims.gw.call.CallService;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,6 +34,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
     private final int maxBytes;
     private final int perSecond;
     private final SocketKeepalive keepalive;
+    private final SetupTimeline timeline;
     /** How long a session outlives its lost socket, waiting for a new one with its token (lab.api.ws-reconnect-grace-ms). */
     private final long graceMs;
     static final String RATE_ATTR = "messageRate";
@@ -42,9 +44,15 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         this(sessions, calls, events, json, props, new SocketKeepalive(0, 0));
     }
 
-    @org.springframework.beans.factory.annotation.Autowired
     public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
                                 ObjectMapper json, GatewayProperties props, SocketKeepalive keepalive) {
+        this(sessions, calls, events, json, props, keepalive, SetupTimeline.off());
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public BrowserSocketHandler(SessionRegistry sessions, CallService calls, WebSocketEvents events,
+                                ObjectMapper json, GatewayProperties props, SocketKeepalive keepalive, SetupTimeline timeline) {
+        this.timeline = timeline;
         this.keepalive = keepalive;
         this.graceMs = props.getApi().getWsReconnectGraceMs();
         keepalive.onDead(this::afterConnectionClosed);
@@ -102,6 +110,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
 
     @Override
     protected void handleTextMessage(WebSocketSession ws, TextMessage frame) {
+        long received = System.nanoTime();
         keepalive.seen(ws);
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
         MessageRate rate = (MessageRate) ws.getAttributes().computeIfAbsent(RATE_ATTR, k -> new MessageRate(perSecond, System.nanoTime()));
@@ -128,9 +137,12 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         String callId = text(msg, "callId");
         try {
             switch (type) {
-                case "call" -> calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg), injectDtmf(msg),
-                        identity(msg));
-                case "answer" -> calls.answer(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
+                case "call" -> timeline.markKnown(calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg),
+                        injectDtmf(msg), identity(msg)), SetupTimeline.Mark.WS_CALL_RECEIVED, received);
+                case "answer" -> {
+                    timeline.markKnown(callId, SetupTimeline.Mark.WS_ANSWER_RECEIVED, received);
+                    calls.answer(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
+                }
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
                 case "reoffer" -> calls.reoffer(s.token(), callId, text(msg, "sdp"));
                 case "reanswer" -> calls.reanswer(s.token(), callId, text(msg, "sdp"));

@@ -12,10 +12,12 @@ import java.util.Map;
 public class CallController {
     private final SessionRegistry sessions;
     private final CallService calls;
+    private final org.webrtcims.gw.metrics.SetupTimeline timeline;
 
-    public CallController(SessionRegistry sessions, CallService calls) {
+    public CallController(SessionRegistry sessions, CallService calls, org.webrtcims.gw.metrics.SetupTimeline timeline) {
         this.sessions = sessions;
         this.calls = calls;
+        this.timeline = timeline;
     }
 
     @GetMapping("/api/v1/calls/{callId}")
@@ -23,7 +25,11 @@ public class CallController {
                                     @PathVariable String callId) {
         BrowserSession s = Bearer.session(sessions, auth);
         try {
-            return calls.info(s.token(), callId);
+            Map<String, Object> info = new java.util.LinkedHashMap<>(calls.info(s.token(), callId));
+            // where the call's set-up time went, by the gateway's clock (metrics/SetupTimeline); null once dropped
+            Map<String, Object> t = timeline.of(callId);
+            info.put("setupTimeline", t == null ? null : Map.of("marksMs", t.get("marksMs"), "stepsMs", t.get("stepsMs")));
+            return info;
         } catch (CallFailure f) {
             throw new ApiException(HttpStatus.NOT_FOUND, f.code(), f.getMessage());
         }

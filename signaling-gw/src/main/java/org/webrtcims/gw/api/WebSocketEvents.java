@@ -8,6 +8,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.socket.TextMessage;
 import org.springframework.web.socket.WebSocketSession;
 import org.webrtcims.gw.call.CallEventSink;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 import java.io.IOException;
 import java.util.Map;
@@ -19,15 +20,28 @@ public class WebSocketEvents implements CallEventSink {
 
     private final SessionStore sessions;
     private final ObjectMapper json;
+    private final SetupTimeline timeline;
 
     public WebSocketEvents(SessionStore sessions, ObjectMapper json) {
+        this(sessions, json, SetupTimeline.off());
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public WebSocketEvents(SessionStore sessions, ObjectMapper json, SetupTimeline timeline) {
         this.sessions = sessions;
         this.json = json;
+        this.timeline = timeline;
     }
 
     @Override
     public void toBrowser(String sessionToken, Map<String, Object> message) {
         sessions.byToken(sessionToken).map(BrowserSession::socket).ifPresent(ws -> send(ws, message));
+        // the set-up timeline: the SDP the call's set-up waited for went to the browser (MT: the IMS offer; MO: the answer)
+        if (message.get("sdp") != null && message.get("callId") instanceof String id) {
+            Object type = message.get("type");
+            if ("incoming".equals(type)) timeline.mark(id, SetupTimeline.Mark.INCOMING_SENT);
+            else if ("answered".equals(type) || "progress".equals(type)) timeline.mark(id, SetupTimeline.Mark.ANSWER_SENT);
+        }
     }
 
     void send(WebSocketSession ws, Map<String, Object> message) {

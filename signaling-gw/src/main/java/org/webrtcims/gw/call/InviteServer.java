@@ -34,7 +34,7 @@ public class InviteServer {
     void ok(Call c, String imsSdp) {
         try {
             ServerTransaction st = c.dialog().inviteServerTx();
-            st.sendResponse(replies.build(c, st.getRequest(), Response.OK, c.dialog().toTag(), true, imsSdp));
+            replies.sip().send(st, replies.build(c, st.getRequest(), Response.OK, c.dialog().toTag(), true, imsSdp));
         } catch (Exception e) {
             teardown.finish(c, "sip-failed", null);
             throw new CallFailure("sip-failed", "cannot send 200 OK: " + e.getMessage());

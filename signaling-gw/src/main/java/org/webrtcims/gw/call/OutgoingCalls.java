@@ -98,11 +98,13 @@ public class OutgoingCalls {
             c.media().choose(imsCodec, injectDtmf);
             c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
             registry.add(c);
-            sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
+            // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
                 sendInvite(c, target, 1);
+                sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 timers.after(inviteTimeoutMs, () -> giveUp(c));
             } catch (Exception e) {
+                sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
                 teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);

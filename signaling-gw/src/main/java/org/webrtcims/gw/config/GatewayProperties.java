@@ -34,6 +34,14 @@ public class GatewayProperties {
          * P-CSCF's address and port). Others get 403 (an ACK is dropped). docs/security.md "SIP sources".
          */
         private java.util.List<String> trustedSources = new java.util.ArrayList<>();
+        /**
+         * JAIN-SIP's REENTRANT_LISTENER (sip/SipUserAgent): true = the stack calls the gateway's handlers on the
+         * thread that parsed the message (UDP: its one processing thread, so in arrival order); false = through
+         * the stack's event queue and its one EventScanner thread, a hand-off more per SIP message (issue #26).
+         */
+        private boolean reentrantListener = true;
+        public boolean isReentrantListener() { return reentrantListener; }
+        public void setReentrantListener(boolean v) { this.reentrantListener = v; }
         public int getMaxMessageBytes() { return maxMessageBytes; }
         public void setMaxMessageBytes(int v) { this.maxMessageBytes = v; }
         public int getReadTimeoutMs() { return readTimeoutMs; }
@@ -163,8 +171,11 @@ public class GatewayProperties {
         /** rtpengine's interface names (--interface=NAME/ADDR) for the browser and IMS legs; empty = unnamed. */
         private String browserInterface = "";
         private String imsInterface = "";
-        /** rtpengine is ICE-lite toward the browser (the browser controls ICE on MO and MT calls). */
-        private boolean iceLite = true;
+        /**
+         * Where rtpengine is ICE-lite toward the browser (media/RtpEngineLegs.IceLite): `true` (every call, the
+         * default), `mt` (calls whose first offer comes from IMS; full ICE where the browser offers), `false` (none).
+         */
+        private String iceLite = "true";
         public String getBrowserInterface() { return browserInterface; }
         public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
         public String getImsInterface() { return imsInterface; }
@@ -177,8 +188,8 @@ public class GatewayProperties {
         private String imsAddressFamily = "";
         public String getImsAddressFamily() { return imsAddressFamily; }
         public void setImsAddressFamily(String v) { this.imsAddressFamily = v; }
-        public boolean isIceLite() { return iceLite; }
-        public void setIceLite(boolean iceLite) { this.iceLite = iceLite; }
+        public String getIceLite() { return iceLite; }
+        public void setIceLite(String iceLite) { this.iceLite = iceLite; }
 
         /**
          * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up

@@ -13,6 +13,7 @@ import org.webrtcims.gw.media.RtpEngineLegs;
 import org.webrtcims.gw.media.RtpEngineRelay;
 import org.webrtcims.gw.media.RtpEngineRelays;
 import org.webrtcims.gw.metrics.GatewayMetrics;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,10 +83,10 @@ public class MediaConfig {
 
     /** The relay set: every rtpengine of `lab.rtpengine.ng`, call affinity, health (closed with the context). */
     @Bean(destroyMethod = "close")
-    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics) {
+    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics, SetupTimeline timeline) {
         List<RtpEngineRelay> relays = relays(props.getRtpengine(), metrics);
         if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
-        return new RtpEngineRelays(relays);
+        return new RtpEngineRelays(relays, timeline);
     }
 
     /** Whether the IMS leg is IPv6: lab.rtpengine.ims-address-family, or by default the family of lab.sip.host. */
@@ -104,6 +105,6 @@ public class MediaConfig {
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
-        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, r.isIceLite(), imsIpv6(props)), prefix);
+        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, RtpEngineLegs.IceLite.parse(r.getIceLite()), imsIpv6(props)), prefix);
     }
 }

@@ -13,20 +13,21 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
+import java.net.SocketTimeoutException;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * rtpengine ng protocol over UDP: datagram {@code "<cookie> <bencoded dict>"}, reply with the same cookie.
- * One socket and one receiver thread serve all callers; replies are matched to requests by cookie,
- * so concurrent requests may be answered in any order. On timeout the identical datagram (same
- * cookie) is resent, which lets rtpengine answer from its reply cache instead of executing twice.
+ * Each command has a socket of its own, connected to rtpengine, and the thread that sends it reads its reply
+ * there: no receiver thread, so a reply costs no hand-off between threads (issue #26: on a busy host each
+ * wake-up of another thread is a wait for the scheduler). Concurrent commands are independent (one socket
+ * each), so they may be answered in any order. On timeout the identical datagram (same cookie) is resent,
+ * which lets rtpengine answer from its reply cache instead of executing twice.
  */
 public class NgClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NgClient.class);
@@ -35,12 +36,14 @@ public class NgClient implements AutoCloseable {
     private final InetSocketAddress server;
     private final Duration timeout;
     private final int attempts;
-    private final DatagramSocket socket;
-    private final Map<String, CompletableFuture<Map<String, Object>>> pending = new ConcurrentHashMap<>();
+    /** The sockets of the commands waiting for their reply now: close() ends their wait. */
+    private final Set<DatagramSocket> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
     /** Random prefix keeps cookies unique across gateway restarts (rtpengine caches replies by cookie). */
     private final String cookiePrefix = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong counter = new AtomicLong();
-    private final Thread receiver;
+    /** A reply buffer per thread: a command's thread reads its own reply, at most one at a time. */
+    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[MAX_DATAGRAM]);
 
     private final GatewayMetrics metrics;
 
@@ -57,16 +60,10 @@ public class NgClient implements AutoCloseable {
         this.server = server;
         this.timeout = timeout;
         this.attempts = attempts;
-        try {
-            socket = new DatagramSocket();
-            // connect() makes the kernel drop datagrams from anyone but rtpengine.
-            socket.connect(server);
-        } catch (SocketException e) {
-            throw new IllegalStateException("cannot open ng socket toward " + server + ": " + e.getMessage(), e);
+        // fail at start, not at the first call, when no socket toward rtpengine can be had
+        try (DatagramSocket probe = connected()) {
+            log.debug("ng client toward {} from {}", server, probe.getLocalSocketAddress());
         }
-        receiver = new Thread(this::receiveLoop, "ng-client-" + server.getPort());
-        receiver.setDaemon(true);
-        receiver.start();
     }
 
     /** rtpengine's ng address. */
@@ -85,38 +82,106 @@ public class NgClient implements AutoCloseable {
         }
     }
 
+    /** A socket connected to rtpengine: the kernel drops datagrams from anyone else. */
+    private DatagramSocket connected() {
+        try {
+            DatagramSocket socket = new DatagramSocket();
+            socket.connect(server);
+            return socket;
+        } catch (SocketException e) {
+            throw new IllegalStateException("cannot open ng socket toward " + server + ": " + e.getMessage(), e);
+        }
+    }
+
     private Map<String, Object> exchange(Map<String, Object> command) throws NgException {
+        if (closed) throw new NgException(NgException.Kind.PROTOCOL, "ng client closed");
         String cookie = cookiePrefix + "_" + counter.incrementAndGet();
         byte[] payload = datagram(cookie, command);
-        CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
-        pending.put(cookie, reply);
+        byte[] head = (cookie + " ").getBytes(StandardCharsets.US_ASCII);
+        DatagramSocket socket;
         try {
+            socket = connected();
+        } catch (IllegalStateException e) {
+            throw new NgException(NgException.Kind.TIMEOUT, e.getMessage());
+        }
+        open.add(socket);
+        try {
+            if (closed) throw new NgException(NgException.Kind.PROTOCOL, "ng client closed");
             for (int attempt = 1; attempt <= attempts; attempt++) {
-                transmit(payload, cookie, attempt);
-                try {
-                    return checkResult(reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
-                } catch (TimeoutException e) {
-                    log.debug("ng {} {}: no reply within {} ms (attempt {}/{})",
-                            command.get("command"), cookie, timeout.toMillis(), attempt, attempts);
-                } catch (ExecutionException e) {
-                    throw (NgException) e.getCause();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new NgException(NgException.Kind.TIMEOUT, "interrupted waiting for rtpengine");
-                }
+                transmit(socket, payload, cookie, attempt);
+                Map<String, Object> reply = awaitReply(socket, head, cookie);
+                if (reply != null) return checkResult(reply);
+                log.debug("ng {} {}: no reply within {} ms (attempt {}/{})",
+                        command.get("command"), cookie, timeout.toMillis(), attempt, attempts);
             }
             throw new NgException(NgException.Kind.TIMEOUT, "no reply from rtpengine " + server + " to '"
                     + command.get("command") + "' after " + attempts + " attempts of " + timeout.toMillis() + " ms");
         } finally {
-            pending.remove(cookie);
+            open.remove(socket);
+            socket.close();
+        }
+    }
+
+    /**
+     * The reply with this cookie, read on this thread within the timeout; null when none came. A datagram with
+     * another cookie (a late duplicate answer to a retransmission) is skipped.
+     */
+    private Map<String, Object> awaitReply(DatagramSocket socket, byte[] head, String cookie) throws NgException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        byte[] buf = BUFFER.get();
+        while (true) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) return null;
+            DatagramPacket packet = new DatagramPacket(buf, buf.length);
+            try {
+                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+                socket.receive(packet);
+            } catch (SocketTimeoutException e) {
+                return null;
+            } catch (PortUnreachableException e) {
+                // rtpengine not listening (yet): wait out this attempt, as for a lost datagram
+                sleepQuietly(deadline);
+                return null;
+            } catch (IOException e) {
+                if (closed) throw new NgException(NgException.Kind.PROTOCOL, "ng client closed");
+                log.warn("ng receive failed: {}", e.toString());
+                sleepQuietly(deadline);
+                return null;
+            }
+            int len = packet.getLength();
+            if (len <= head.length || !Arrays.equals(buf, 0, head.length, head, 0, head.length)) {
+                // Normal for a late duplicate answer to a retransmitted request.
+                log.debug("ng reply for another cookie ignored while waiting for {}", cookie);
+                continue;
+            }
+            try {
+                Object decoded = Bencode.decode(Arrays.copyOfRange(buf, head.length, len));
+                if (!(decoded instanceof Map<?, ?>)) {
+                    throw new BencodeException("reply is not a dictionary");
+                }
+                @SuppressWarnings("unchecked")
+                Map<String, Object> dict = (Map<String, Object>) decoded;
+                return dict;
+            } catch (BencodeException e) {
+                throw new NgException(NgException.Kind.PROTOCOL, "bad ng reply from rtpengine: " + e.getMessage());
+            }
+        }
+    }
+
+    private static void sleepQuietly(long deadlineNanos) {
+        long ms = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        if (ms <= 0) return;
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     @Override
     public void close() {
-        socket.close();
-        pending.values().forEach(f -> f.completeExceptionally(
-                new NgException(NgException.Kind.PROTOCOL, "ng client closed")));
+        closed = true;
+        open.forEach(DatagramSocket::close);
     }
 
     private static byte[] datagram(String cookie, Map<String, Object> command) throws NgException {
@@ -135,7 +200,7 @@ public class NgClient implements AutoCloseable {
         return out;
     }
 
-    private void transmit(byte[] payload, String cookie, int attempt) {
+    private void transmit(DatagramSocket socket, byte[] payload, String cookie, int attempt) {
         try {
             socket.send(new DatagramPacket(payload, payload.length));
         } catch (IOException e) {
@@ -165,59 +230,5 @@ public class NgClient implements AutoCloseable {
             log.warn("rtpengine warning: {}", reply.get("warning"));
         }
         return reply;
-    }
-
-    private void receiveLoop() {
-        byte[] buf = new byte[MAX_DATAGRAM];
-        while (!socket.isClosed()) {
-            DatagramPacket packet = new DatagramPacket(buf, buf.length);
-            try {
-                socket.receive(packet);
-            } catch (PortUnreachableException e) {
-                continue; // rtpengine not listening (yet); the sender's timeout handles it
-            } catch (IOException e) {
-                if (!socket.isClosed()) {
-                    log.warn("ng receive failed: {}", e.toString());
-                }
-                continue;
-            }
-            dispatch(Arrays.copyOf(packet.getData(), packet.getLength()));
-        }
-    }
-
-    private void dispatch(byte[] data) {
-        int space = indexOf(data, (byte) ' ');
-        if (space <= 0) {
-            log.warn("ng reply without cookie ignored ({} bytes)", data.length);
-            return;
-        }
-        String cookie = new String(data, 0, space, StandardCharsets.US_ASCII);
-        CompletableFuture<Map<String, Object>> waiter = pending.get(cookie);
-        if (waiter == null) {
-            // Normal for a late duplicate answer to a retransmitted request.
-            log.debug("ng reply for unknown cookie {} ignored", cookie);
-            return;
-        }
-        try {
-            Object decoded = Bencode.decode(Arrays.copyOfRange(data, space + 1, data.length));
-            if (!(decoded instanceof Map<?, ?>)) {
-                throw new BencodeException("reply is not a dictionary");
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> dict = (Map<String, Object>) decoded;
-            waiter.complete(dict);
-        } catch (BencodeException e) {
-            waiter.completeExceptionally(new NgException(NgException.Kind.PROTOCOL,
-                    "bad ng reply from rtpengine: " + e.getMessage()));
-        }
-    }
-
-    private static int indexOf(byte[] data, byte b) {
-        for (int i = 0; i < data.length; i++) {
-            if (data[i] == b) {
-                return i;
-            }
-        }
-        return -1;
     }
 }

@@ -46,12 +46,18 @@ final class NgCommands {
      */
     Map<String, Object> offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp,
                                          Map<String, Object> codec) {
+        return offerFromBrowser(callId, fromTag, toTag, browserSdp, codec, false);
+    }
+
+    /** As above; browserOpened: the call's first offer came from the browser (RtpEngineLegs#liteOnBrowserOffer). */
+    Map<String, Object> offerFromBrowser(String callId, String fromTag, String toTag, String browserSdp,
+                                         Map<String, Object> codec, boolean browserOpened) {
         Map<String, Object> cmd = sdpCommand(NgFlags.OFFER, callId, fromTag, toTag,
                 MdnsSdp.forRtpengine(browserSdp, NgFlags.MDNS_PLACEHOLDER));
         NgFlags.towardIms(cmd);
         if (toTag != null) NgFlags.keepPorts(cmd);
         cmd.put(REPLACE, List.of("origin", "session-connection"));
-        legs.fromBrowser(cmd, NgFlags.BACKWARD);
+        legs.fromBrowser(cmd, legs.liteOnBrowserOffer(browserOpened) ? NgFlags.BACKWARD : null);
         if (codec != null) cmd.put(CODEC, codec);
         return cmd;
     }

@@ -16,6 +16,8 @@ public class RtpEngineClient {
     private final RtpEngineRelays relays;
     private final NgCommands commands;
     private final NegotiatedCodecs negotiated = new NegotiatedCodecs();
+    /** Calls whose first offer came from the browser (MO, offerless MT): their ICE mode (RtpEngineLegs.IceLite). */
+    private final java.util.Set<String> browserOpened = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * sessionPrefix: put before every call-id this client sends (and required of every id `list` returns), so
@@ -51,8 +53,9 @@ public class RtpEngineClient {
                                    boolean injectDtmf) throws NgException {
         Map<String, Object> codec = imsCodec == null ? CodecPolicy.moPassThrough(browserSdp, injectDtmf)
                 : CodecPolicy.moForced(imsCodec, browserSdp);
+        if (toTag == null) browserOpened.add(callId);
         String imsSdp = sdpOf(relays.send(callId, toTag == null,
-                commands.offerFromBrowser(callId, fromTag, toTag, browserSdp, codec)));
+                commands.offerFromBrowser(callId, fromTag, toTag, browserSdp, codec, browserOpened.contains(callId))));
         // rtpengine silently leaves out a codec it cannot encode (AMR/AMR-WB without libavcodec-extra).
         if (imsCodec != null && !SdpCodec.audioEncodings(imsSdp).contains(imsCodec.wire)) {
             if (toTag == null) delete(callId, null); // a failed re-offer must not end the call
@@ -140,6 +143,7 @@ public class RtpEngineClient {
             return null;
         } finally {
             negotiated.forget(callId);
+            browserOpened.remove(callId);
             relays.release(callId);
         }
     }
@@ -157,6 +161,7 @@ public class RtpEngineClient {
             }
         }
         negotiated.forget(callId);
+        browserOpened.remove(callId);
         if (!deleted && unreachable != null) throw unreachable;
     }
 

@@ -6,27 +6,60 @@ import java.util.Map;
 /**
  * How rtpengine's two legs are set up (issue #17): its named interfaces (its `--interface=NAME/ADDR`) for the
  * browser and the IMS leg, sent as ng `direction` (null = one unnamed interface, no `direction` key); iceLite:
- * rtpengine is ICE-lite toward the browser (ng `ICE-lite`), so the browser is the controlling agent on MO and MT
- * calls. imsIpv6: the IMS leg is IPv6 and the browser leg IPv4 (TS 23.334's IPv4/IPv6 interworking at the
- * eIMS-AGW, issue #23): every SDP rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS,
- * IP4 toward the browser), since `direction` alone does not switch families (rtpengine keeps the family of the SDP
- * it was given when the recipient is not known yet).
+ * on which calls rtpengine is ICE-lite toward the browser (ng `ICE-lite`; docs/media.md "ICE role"). imsIpv6: the IMS
+ * leg is IPv6 and the browser leg IPv4 (TS 23.334's IPv4/IPv6 interworking at the eIMS-AGW, issue #23): every SDP
+ * rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS, IP4 toward the browser), since
+ * `direction` alone does not switch families (rtpengine keeps the family of the SDP it was given when the recipient
+ * is not known yet).
  */
-public record RtpEngineLegs(String browserInterface, String imsInterface, boolean iceLite, boolean imsIpv6) {
+public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
     /** One unnamed interface, full ICE. */
-    public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, false);
+    public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, IceLite.OFF);
     static final String IP4 = "IP4";
     static final String IP6 = "IP6";
+
+    /**
+     * `lab.rtpengine.ice-lite`: `true` ICE-lite on every call (the default: the browser controls ICE on MO and MT);
+     * `false` full ICE on every call; `mt` ICE-lite on calls whose first offer rtpengine makes to the browser (MT:
+     * Firefox's checks come before rtpengine knows the browser's candidates, and full ICE lost those calls), full
+     * ICE where the browser offers (MO): there Chromium nominates with its first check, while toward an ICE-lite
+     * agent it nominates only a pair already found working, one check interval (~50 ms) later (issue #26; not the
+     * default: rtpengine's DTLS ClientHello then races the browser's answer, docs/media.md "ICE role").
+     */
+    public enum IceLite {
+        OFF, MT, ALL;
+
+        public static IceLite parse(String v) {
+            String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
+            return switch (s) {
+                case "false", "off", "none" -> OFF;
+                case "mt" -> MT;
+                case "true", "all" -> ALL;
+                default -> throw new IllegalArgumentException("lab.rtpengine.ice-lite must be mt, true or false, not '" + v + "'");
+            };
+        }
+    }
 
     public RtpEngineLegs {
         if ((browserInterface == null) != (imsInterface == null)) {
             throw new IllegalArgumentException("name both rtpengine interfaces (browser and IMS) or neither");
         }
+        java.util.Objects.requireNonNull(iceLite, "iceLite");
     }
 
     /** Both legs in the same address family (IPv4). */
-    public RtpEngineLegs(String browserInterface, String imsInterface, boolean iceLite) {
+    public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite) {
         this(browserInterface, imsInterface, iceLite, false);
+    }
+
+    /** true: ICE-lite on every call (ALL); false: full ICE (OFF); both legs IPv4. */
+    public RtpEngineLegs(String browserInterface, String imsInterface, boolean iceLite) {
+        this(browserInterface, imsInterface, iceLite ? IceLite.ALL : IceLite.OFF, false);
+    }
+
+    /** Whether a browser offer carries ICE-lite: browserOpened = the call's first offer came from the browser. */
+    boolean liteOnBrowserOffer(boolean browserOpened) {
+        return iceLite == IceLite.ALL || (iceLite == IceLite.MT && !browserOpened);
     }
 
     /**
@@ -47,6 +80,6 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, boolea
     }
 
     private void iceLite(Map<String, Object> cmd, String side) {
-        if (iceLite && side != null) cmd.put(NgFlags.ICE_LITE, side);
+        if (iceLite != IceLite.OFF && side != null) cmd.put(NgFlags.ICE_LITE, side);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 /**
  * The rtpengine instances of this gateway (docs/scale-out.md), each behind its breaker (RtpEngineRelay): which
@@ -24,8 +25,17 @@ public class RtpEngineRelays implements AutoCloseable {
     /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down)}. */
     private final Map<RtpEngineRelay, long[]> restarts = new ConcurrentHashMap<>();
 
+    /** Each call's first offer and answer, sent and answered (the set-up timeline, issue #26). */
+    private final SetupTimeline timeline;
+
     /** At least one relay; each breaker's probe pings its own relay. */
     public RtpEngineRelays(List<RtpEngineRelay> relays) {
+        this(relays, SetupTimeline.off());
+    }
+
+    /** As above, marking each call's first ng offer and answer on {@code timeline}. */
+    public RtpEngineRelays(List<RtpEngineRelay> relays, SetupTimeline timeline) {
+        this.timeline = timeline;
         if (relays == null || relays.isEmpty()) throw new IllegalArgumentException("at least one rtpengine is needed");
         this.relays = List.copyOf(relays);
         for (RtpEngineRelay r : this.relays) r.breaker().probeWith(r::ping);
@@ -56,7 +66,13 @@ public class RtpEngineRelays implements AutoCloseable {
                 else recoveriesAtOffer.put(callId, recoveries(r));
             }
         }
-        return r.send(cmd);
+        Object command = cmd.get(NgFlags.COMMAND);
+        boolean offer = NgFlags.OFFER.equals(command);
+        if (!offer && !NgFlags.ANSWER.equals(command)) return r.send(cmd);
+        timeline.mark(callId, offer ? SetupTimeline.Mark.NG_OFFER_SENT : SetupTimeline.Mark.NG_ANSWER_SENT);
+        Map<String, Object> reply = r.send(cmd);
+        timeline.mark(callId, offer ? SetupTimeline.Mark.NG_OFFER_REPLY : SetupTimeline.Mark.NG_ANSWER_REPLY);
+        return reply;
     }
 
     /** True while a relay holds the call (from its first offer to its delete). */

@@ -46,6 +46,12 @@ public class SipReplies {
         st.sendResponse(build(st.getRequest(), code, toTag, contactUser, sdp));
     }
 
+    /** Sends a response built elsewhere on its transaction (through the UA: a 2xx to an INVITE marks the set-up timeline). */
+    public void send(ServerTransaction st, Response r) throws SipException, InvalidArgumentException {
+        st.sendResponse(r);
+        ua.responded(st, r);
+    }
+
     /** The stack's header factory (extension headers on a response before it goes). */
     public javax.sip.header.HeaderFactory headers() { return ua.headers(); }
 

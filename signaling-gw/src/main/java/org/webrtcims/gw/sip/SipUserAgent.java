@@ -8,9 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.metrics.SetupTimeline;
 
 import javax.sip.*;
 import javax.sip.address.AddressFactory;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.HeaderFactory;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
@@ -57,7 +59,16 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     /** NOTIFYs (the reg-event package, RegistrationClient): none = 481 to every NOTIFY. */
     private volatile java.util.function.Consumer<RequestEvent> notifyHandler;
 
+    /** The set-up timeline (issue #26): INVITEs in and out, the IMS answer, the 200 to an MT INVITE. */
+    private final SetupTimeline timeline;
+
     public SipUserAgent(GatewayProperties props, Pcscf pcscf) throws Exception {
+        this(props, pcscf, SetupTimeline.off());
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public SipUserAgent(GatewayProperties props, Pcscf pcscf, SetupTimeline timeline) throws Exception {
+        this.timeline = timeline;
         this.props = props;
         this.pcscf = pcscf;
         this.sources = new SipSources(props, new org.webrtcims.gw.net.LocalSockets());
@@ -66,10 +77,13 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         Properties p = new Properties();
         p.setProperty("javax.sip.STACK_NAME", "webrtc-ims-gw");
         p.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
-        // One event at a time, in arrival order: a call's SIP flow must be recorded as it was on the wire
-        // (a reentrant listener lets a 200 to UPDATE overtake the 180/200 of the INVITE). The handlers
-        // never block on the network except for rtpengine's sub-millisecond ng round trips.
-        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "false");
+        // One event at a time, in arrival order: a call's SIP flow must be recorded as it was on the wire. UDP has one
+        // message processor thread (THREAD_POOL_SIZE below); with lab.sip.reentrant-listener (the default) the stack
+        // calls the handlers on it, in arrival order, instead of queueing each event for its EventScanner thread: a
+        // hand-off between threads less per SIP message, each a wait for the scheduler on a busy host (issue #26).
+        // Timeouts come on the stack's timer thread; the call layer locks each call. The handlers never block on the
+        // network except for rtpengine's sub-millisecond ng round trips.
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", String.valueOf(props.getSip().isReentrantListener()));
         // One UDP message processor as well: with a pool, a 180 and a 200 arriving together could be
         // parsed in parallel and the 180 reach the transaction after the 200 (then it is dropped).
         p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", "1");
@@ -156,7 +170,19 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         handlers.put(ct, handler);
         handler.sending(request);
         ct.sendRequest();
+        if (Request.INVITE.equals(request.getMethod())) timeline.mark(callIdOf(request), SetupTimeline.Mark.INVITE_SENT);
         return ct;
+    }
+
+    /** A response went on its server transaction: a 2xx to an INVITE marks the call's set-up timeline (MT: 200 sent). */
+    public void responded(ServerTransaction st, Response r) {
+        if (r.getStatusCode() / 100 == 2 && st.getRequest() != null && Request.INVITE.equals(st.getRequest().getMethod())) {
+            timeline.mark(callIdOf(r), SetupTimeline.Mark.OK_SENT);
+        }
+    }
+
+    private static String callIdOf(javax.sip.message.Message m) {
+        return m.getHeader(CallIdHeader.NAME) instanceof CallIdHeader id ? id.getCallId() : null;
     }
 
     /** Sends a request that the dialog built (BYE, re-INVITE …) through that dialog. */
@@ -225,6 +251,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
 
     @Override
     public void processRequest(RequestEvent event) {
+        long received = System.nanoTime();
         Request request = event.getRequest();
         try {
             // the datagram's or connection's real source: the event's "remote port" is the Via's sent-by port, which
@@ -266,6 +293,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             if (h == null) {
                 serverTransaction(event).sendResponse(response(Response.SERVICE_UNAVAILABLE, request));
                 return;
+            }
+            if (Request.INVITE.equals(request.getMethod()) && request.getHeader(javax.sip.header.ToHeader.NAME)
+                    instanceof javax.sip.header.ToHeader to && to.getTag() == null) {
+                timeline.mark(callIdOf(request), SetupTimeline.Mark.INVITE_RECEIVED, received);
             }
             h.onRequest(event);
         } catch (Exception e) {
@@ -339,6 +370,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
 
     @Override
     public void processResponse(ResponseEvent event) {
+        long received = System.nanoTime();
         ClientTransaction ct = event.getClientTransaction();
         if (ct == null && event instanceof gov.nist.javax.sip.ResponseEventExt ext) ct = ext.getOriginalTransaction(); // a fork's
         if (ct == null) {
@@ -355,6 +387,10 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             if (l != null && System.nanoTime() - l.untilNanos() < 0) h = l.handler();
         }
         if (h == null) log.debug("response {} to a transaction without a handler dropped", code);
+        if (h != null && code >= 180 && code < 300 && event.getResponse().getRawContent() != null
+                && Request.INVITE.equals(((javax.sip.header.CSeqHeader) event.getResponse().getHeader(javax.sip.header.CSeqHeader.NAME)).getMethod())) {
+            timeline.mark(callIdOf(event.getResponse()), SetupTimeline.Mark.IMS_ANSWER_RECEIVED, received);
+        }
         if (h != null) {
             try {
                 h.onResponse(event);

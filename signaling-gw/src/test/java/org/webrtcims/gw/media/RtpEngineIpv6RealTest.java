@@ -64,7 +64,7 @@ class RtpEngineIpv6RealTest {
     void imsLegIsIpv6AndBrowserLegIpv4BothWays() throws Exception {
         try (NgClient ng = new NgClient(rtpengine.ng, Duration.ofMillis(500), 3);
              DatagramSocket ue = new DatagramSocket(new InetSocketAddress(V6, 0))) {
-            RtpEngineClient rtp = Clients.over(ng, new RtpEngineLegs("pub", "ims", true, true), "v6-");
+            RtpEngineClient rtp = Clients.over(ng, new RtpEngineLegs("pub", "ims", RtpEngineLegs.IceLite.ALL, true), "v6-");
 
             String imsOffer = rtp.offerFromBrowser("mo-v6@gw", "ft", null, RtpEngineRealTest.CHROME_OFFER, null, false);
             RtpEngineRealTest.assertImsLeg(imsOffer);

@@ -41,7 +41,7 @@ class RtpEngineLegsTest {
 
     @Test
     void anIpv6ImsLegNamesTheRecipientsAddressFamilyOnEveryCommand() {
-        RtpEngineLegs legs = new RtpEngineLegs("pub", "ims", true, true);
+        RtpEngineLegs legs = new RtpEngineLegs("pub", "ims", RtpEngineLegs.IceLite.ALL, true);
         Map<String, Object> towardIms = new LinkedHashMap<>();
         legs.fromBrowser(towardIms, "backward");
         assertEquals("IP6", towardIms.get("address family"), "an SDP from the browser goes to IMS: IP6");
