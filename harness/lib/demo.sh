@@ -10,6 +10,8 @@ cmd_demo() {
       --ims=plain | --ims=volte | --ims=3gpp) LAB_IMS=${1#--ims=}; shift ;;
       --codec) [[ ${2:-} =~ ^(PCMA|PCMU|G722|AMR-WB|AMR)$ ]] || usage_error "--codec takes PCMA, PCMU, G722, AMR-WB or AMR"; LAB_CODEC=$2; shift 2 ;;
       --volte) LAB_DEMO_VOLTE=1; shift ;; # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
+      --client) [[ ${2:-} == gateway || ${2:-} == sip-ws ]] || usage_error "--client takes gateway or sip-ws"; LAB_CLIENT=$2; shift 2 ;;
+      --client=gateway | --client=sip-ws) LAB_CLIENT=${1#--client=}; shift ;;
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -21,8 +23,12 @@ cmd_demo() {
     [[ -z ${LAB_CODEC:-} ]] || usage_error "--volte and --codec exclude each other"
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
   fi
+  if [[ ${LAB_CLIENT:-gateway} == sip-ws ]]; then
+    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} ]] || usage_error "--client sip-ws runs on the light core's plain UEs only (no --ims, --volte or --codec)"
+  fi
   LAB_BROWSER=${LAB_BROWSER:-chromium}
-  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE
+  LAB_CLIENT=${LAB_CLIENT:-gateway}
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_CLIENT
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
     ensure_packages
