@@ -126,8 +126,18 @@ export class SipWsClient extends EventTarget {
     }
     this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
     call.video = video;
+    // resolves once JsSIP has sent the 200 (its answer SDP complete: non-trickle), as LabClient's once the gateway has it
+    const sent = new Promise((resolve, reject) => {
+      call.session.once('accepted', resolve);
+      call.session.once('failed', (e) => reject(new Error(`answer ${callId} failed: ${e.cause}`)));
+    });
     call.session.answer({ mediaStream: call.stream, pcConfig: this.#pcConfig(bundlePolicy) });
     this.#watchPc(call);
+    try {
+      await sent;
+    } catch (e) {
+      throw this.#fail(e.message);
+    }
     call.answeredAt ??= Date.now();
     this.#changed();
     return callId;
