@@ -10,11 +10,12 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { LAB } from '../kit/addresses.mjs';
+import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
 import { gatewayUrl, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { sleep } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { relayCallInfo, relayCalls } from '../runner/relay-info.mjs';
-import { assertImsSdpClean, inviteSdpSeenByUe, responseSdpSeenByUe, titled, waitReceiving } from '../runner/testkit.mjs';
+import { answerSdpSentByUe, assertImsSdpClean, inviteSdpSeenByUe, ueMessages, responseSdpSeenByUe, titled, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 
 const USER = 'ivan';                 // only this file uses ivan (ims-sim/users.txt)
@@ -225,6 +226,49 @@ test(titled('MT call from ue2 to the WIC through the eP-CSCF: audio both ways, r
   } finally {
     ue.kill();
   }
+  await assertNoRelayCall();
+});
+
+test(titled('the WIC holds and resumes a call to ue8 by re-INVITE through the eP-CSCF (a=sendonly, then sendrecv)'), { timeout: 40000 }, async () => {
+  const callId = await client.call('ue8');
+  try {
+    await client.waitFor('answered', callId, 15000);
+    await waitReceiving(client, callId);
+    await client.hold(callId);
+    await client.resume(callId);
+    await waitReceiving(client, callId);   // audio again after the resume (rtpengine kept its ports: port-latching)
+    const log = path.join(logDir(), 'sipp-uas-reinvite-ue8-messages.log');
+    const dirs = ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
+      .map((b) => /a=(sendrecv|sendonly|recvonly|inactive)/.exec(b)?.[1] ?? null);
+    assert.deepEqual(dirs, ['sendrecv', 'sendonly', 'sendrecv'], `the INVITEs ue8 got: initial, hold, resume (${log})`);
+  } finally {
+    client.hangup(callId);
+    await client.waitFor('ended', callId, 5000).catch(() => {});
+  }
+  await assertNoRelayCall();
+});
+
+test(titled('the keypad of the WIC reaches ue6 as RFC 4733 events through the eP-CSCF and rtpengine'), { timeout: 40000 }, async () => {
+  const cap = await startCapture(6500, 'sip-ws-dtmf-ue6');   // ue6's RTP port (sipp-scenarios/run-ue.sh)
+  let callId = null;
+  try {
+    callId = await client.call('ue6');
+    await client.waitFor('answered', callId, 15000);
+    await waitReceiving(client, callId);
+    client.dtmf(callId, '1#', 120);
+    await sleep(1500);
+  } finally {
+    if (callId) {
+      client.hangup(callId);
+      await client.waitFor('ended', callId, 5000).catch(() => {});
+    }
+    await cap.stop();
+  }
+  const answer = answerSdpSentByUe(path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log'), callId);
+  const pt = Number(/^a=rtpmap:(\d+) telephone-event\//m.exec(answer ?? '')?.[1]);
+  assert.ok(pt > 0, `ue6 answered no telephone-event: ${answer}`);
+  const events = rfc4733Events((await rtpPackets(cap.file, 6500)).filter((p) => p.dst === 6500), pt);
+  assert.equal(events.map((e) => e.digit).join(''), '1#', `RFC 4733 events toward ue6 (pt ${pt}): ${JSON.stringify(events)}`);
   await assertNoRelayCall();
 });
 
