@@ -234,8 +234,8 @@ test(titled('the WIC holds and resumes a call to ue8 by re-INVITE through the eP
   try {
     await client.waitFor('answered', callId, 15000);
     await waitReceiving(client, callId);
-    await client.hold(callId);
-    await client.resume(callId);
+    await client.reoffer(callId, { direction: 'sendonly' });   // the page's hold (SipWsClient.hold)
+    await client.reoffer(callId, { direction: 'sendrecv' });   // and resume
     await waitReceiving(client, callId);   // audio again after the resume (rtpengine kept its ports: port-latching)
     const log = path.join(logDir(), 'sipp-uas-reinvite-ue8-messages.log');
     const dirs = ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
