@@ -36,6 +36,20 @@ KAMAILIO_TLS_PORT="${KAMAILIO_TLS_PORT:-$LAB_PCSCF_TLS_PORT}"
 KAMAILIO_TLS_CERT="${KAMAILIO_TLS_CERT:-}"
 KAMAILIO_TLS_KEY="${KAMAILIO_TLS_KEY:-}"
 KAMAILIO_TLS_CA="${KAMAILIO_TLS_CA:-}"
+# eP-CSCF for WICs using Gm (docs/ims-sim.md "eP-CSCF for WICs using Gm"): set KAMAILIO_WIC_KEY_FILE (the HS256 key
+# the gateway, as WAF, signs access tokens with; 32 bytes or more) for SIP over WebSocket on
+# $KAMAILIO_ADDR:$KAMAILIO_WS_PORT (ws), plus wss on KAMAILIO_WSS_ADDR:KAMAILIO_WSS_PORT when that address is set
+# (needs the TLS pair above). Media through rtpengine at KAMAILIO_RTPENGINE_NG; KAMAILIO_RTPENGINE_IFACES "BROWSER IMS"
+# names its two interfaces (empty: one unnamed); KAMAILIO_RTPENGINE_ICE_LITE=1 (default) makes it ICE-lite toward
+# the browser as on the gateway path. KAMAILIO_WS_ORIGINS: the page origins allowed to open a WebSocket (empty: any).
+KAMAILIO_WIC_KEY_FILE="${KAMAILIO_WIC_KEY_FILE:-}"
+KAMAILIO_WS_PORT="${KAMAILIO_WS_PORT:-$LAB_PCSCF_WS_PORT}"
+KAMAILIO_WSS_ADDR="${KAMAILIO_WSS_ADDR:-}"
+KAMAILIO_WSS_PORT="${KAMAILIO_WSS_PORT:-$LAB_PCSCF_WSS_PORT}"
+KAMAILIO_RTPENGINE_NG="${KAMAILIO_RTPENGINE_NG:-$LAB_RTPENGINE_NG}"
+KAMAILIO_RTPENGINE_IFACES="${KAMAILIO_RTPENGINE_IFACES:-}"
+KAMAILIO_RTPENGINE_ICE_LITE="${KAMAILIO_RTPENGINE_ICE_LITE:-1}"
+KAMAILIO_WS_ORIGINS="${KAMAILIO_WS_ORIGINS:-}"
 # Failed-authentication throttling at the P-CSCF (docs/ims-sim.md "Hardening"): AUTHBAN_FAILS failed
 # REGISTER authentications (403) of one user, or from one source address:port, within about
 # AUTHBAN_SECONDS (this window of AUTHBAN_SECONDS and the one before added up), ban that user / source for AUTHBAN_SECONDS
@@ -62,6 +76,36 @@ if [[ -n "$KAMAILIO_TLS_CERT$KAMAILIO_TLS_KEY$KAMAILIO_TLS_CA" ]]; then
   done
   [[ "$KAMAILIO_TLS_PORT" != "$KAMAILIO_PORT" && "$KAMAILIO_TLS_PORT" != "$SCSCF_PORT" ]] || die "KAMAILIO_TLS_PORT must differ from the UDP/TCP ports"
   tls_define=(-A WITH_TLS)
+fi
+wic_define=()
+rtpe_b2i='' rtpe_i2b='' lite_b='' lite_f='' origins_re='.*'
+if [[ -n "$KAMAILIO_WIC_KEY_FILE" ]]; then
+  [[ -r "$KAMAILIO_WIC_KEY_FILE" ]] || die "KAMAILIO_WIC_KEY_FILE '$KAMAILIO_WIC_KEY_FILE' is not readable"
+  (( $(stat -c %s "$KAMAILIO_WIC_KEY_FILE") >= 32 )) || die "KAMAILIO_WIC_KEY_FILE: an HS256 key needs 32 bytes or more"
+  [[ "$KAMAILIO_WS_PORT" =~ ^[0-9]+$ && "$KAMAILIO_WSS_PORT" =~ ^[0-9]+$ ]] || die "KAMAILIO_WS_PORT and KAMAILIO_WSS_PORT must be numbers"
+  [[ "$KAMAILIO_RTPENGINE_NG" =~ ^[0-9.]+:[0-9]+$ ]] || die "KAMAILIO_RTPENGINE_NG must be ADDR:PORT, got '$KAMAILIO_RTPENGINE_NG'"
+  wic_define=(-A WITH_WIC)
+  if [[ -n "$KAMAILIO_WSS_ADDR" ]]; then
+    ((${#tls_define[@]})) || die "KAMAILIO_WSS_ADDR needs the TLS pair (KAMAILIO_TLS_CERT, KAMAILIO_TLS_KEY, KAMAILIO_TLS_CA)"
+    [[ "$KAMAILIO_WSS_ADDR" =~ ^[0-9.]+$ ]] || die "KAMAILIO_WSS_ADDR must be an IPv4 address, got '$KAMAILIO_WSS_ADDR'"
+    wic_define+=(-A WITH_WSS)
+  fi
+  if [[ -n "$KAMAILIO_RTPENGINE_IFACES" ]]; then
+    read -r b i <<<"$KAMAILIO_RTPENGINE_IFACES"
+    [[ "$b" =~ ^[A-Za-z0-9_]+$ && "$i" =~ ^[A-Za-z0-9_]+$ ]] || die "KAMAILIO_RTPENGINE_IFACES must be 'BROWSER IMS' interface names"
+    rtpe_b2i="direction=$b direction=$i" rtpe_i2b="direction=$i direction=$b"
+  fi
+  [[ "$KAMAILIO_RTPENGINE_ICE_LITE" == 1 ]] && lite_b='ICE-lite=backward' lite_f='ICE-lite=forward'
+  if [[ -n "$KAMAILIO_WS_ORIGINS" ]]; then
+    origins_re=
+    for o in $KAMAILIO_WS_ORIGINS; do
+      [[ $o =~ ^https?://[A-Za-z0-9.:-]+$ ]] || die "KAMAILIO_WS_ORIGINS: '$o' is not scheme://host[:port]"
+      origins_re+="${origins_re:+|}${o//./[.]}"
+    done
+    origins_re="^(${origins_re})\$"
+  fi
+  # read by ims-sim/wic_token.py in every Kamailio process
+  export KAMAILIO_WIC_KEY_FILE KAMAILIO_WIC_AUDIENCE="$IMS_DOMAIN"
 fi
 [[ "$KAMAILIO_AUTHBAN_FAILS" =~ ^[1-9][0-9]*$ ]] || die "KAMAILIO_AUTHBAN_FAILS must be a number of failures (1 or more), got '$KAMAILIO_AUTHBAN_FAILS'"
 [[ "$KAMAILIO_AUTHBAN_SECONDS" =~ ^[1-9][0-9]*$ ]] || die "KAMAILIO_AUTHBAN_SECONDS must be a number of seconds (1 or more), got '$KAMAILIO_AUTHBAN_SECONDS'"
@@ -111,6 +155,9 @@ sed -e "s|@ADDR@|$KAMAILIO_ADDR|g" -e "s|@HOST@|$KAMAILIO_HOST|g" -e "s|@PORT@|$
     -e "s|@AUTHBAN_FAILS@|$KAMAILIO_AUTHBAN_FAILS|g" -e "s|@AUTHBAN_SECONDS@|$KAMAILIO_AUTHBAN_SECONDS|g" \
     -e "s|@AUTHBAN_KEEP@|$((2 * KAMAILIO_AUTHBAN_SECONDS))|g" \
     -e "s#@TRUSTED_NODES_RE@#$trusted_re#g" \
+    -e "s|@WSPORT@|$KAMAILIO_WS_PORT|g" -e "s|@WSSADDR@|$KAMAILIO_WSS_ADDR|g" -e "s|@WSSPORT@|$KAMAILIO_WSS_PORT|g" \
+    -e "s|@RTPENGINE_NG@|$KAMAILIO_RTPENGINE_NG|g" -e "s|@HERE@|$HERE|g" -e "s#@WS_ORIGINS_RE@#$origins_re#g" \
+    -e "s|@RTPE_B2I@|$rtpe_b2i|g" -e "s|@RTPE_I2B@|$rtpe_i2b|g" -e "s|@RTPE_LITE_B@|$lite_b|g" -e "s|@RTPE_LITE_F@|$lite_f|g" \
     "$HERE/kamailio.cfg.tmpl" > "$CFG"
 
 if ((${#tls_define[@]})); then
@@ -133,11 +180,11 @@ EOF
 fi
 
 # Fail fast with Kamailio's own message when the generated config does not parse.
-if ! check_out="$("$KAMAILIO_BIN" -c "${tls_define[@]}" -f "$CFG" -Y "$RUNDIR" 2>&1)"; then
+if ! check_out="$("$KAMAILIO_BIN" -c "${tls_define[@]}" "${wic_define[@]}" -f "$CFG" -Y "$RUNDIR" 2>&1)"; then
   echo "$check_out" | grep -E 'ERROR|CRITICAL' | head -5 >&2
   die "config check failed for $CFG"
 fi
 
 # -DD: no daemonizing, main process stays ours; -E: log to stderr; -Y: runtime dir in rundir;
 # -m: shared memory pool (MB).
-exec "$KAMAILIO_BIN" -DD -E -m "$KAMAILIO_SHM_MB" "${tls_define[@]}" -f "$CFG" -Y "$RUNDIR"
+exec "$KAMAILIO_BIN" -DD -E -m "$KAMAILIO_SHM_MB" "${tls_define[@]}" "${wic_define[@]}" -f "$CFG" -Y "$RUNDIR"

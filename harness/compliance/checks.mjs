@@ -109,10 +109,48 @@ export const CHECKS = [
   },
   {
     id: 'sip-over-websocket',
-    cores: ['light', '3gpp', 'external'],
-    clause: 'RFC 7118',
-    requirement: 'SIP over WebSocket framing where SIP over WebSocket is used',
-    notApplicable: 'no SIP-over-WebSocket leg exists: browsers talk JSON over WebSocket to the gateway (docs/architecture.md), and the gateway talks SIP over UDP/TCP to Kamailio, whose configuration has no WebSocket listener',
+    cores: ['light'],
+    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27: AKA over the WebSocket on the 3GPP core is left)" },
+    clause: 'RFC 7118; 3GPP TS 24.371 §5 (WIC using Gm)',
+    requirement: 'A WIC speaks SIP over WebSocket to the eP-CSCF: REGISTER, an MO and an MT call with audio both ways through rtpengine (relayed, not transcoded), DTLS-SRTP with rtcp-mux toward the WIC and plain RTP/AVP without WebRTC-only lines toward the core',
+    tests: [
+      { file: 'sip-ws', name: 'the eP-CSCF opens a WebSocket only for the subprotocol "sip" (RFC 7118 §4.1)' },
+      { file: 'sip-ws', name: 'MO call from the WIC to ue1 through the eP-CSCF: audio both ways, relayed without transcoding' },
+      { file: 'sip-ws', name: 'MT call from ue2 to the WIC through the eP-CSCF: audio both ways, relayed without transcoding' },
+    ],
+  },
+  {
+    id: 'ws-subprotocol-sip',
+    cores: ['light'],
+    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    clause: 'RFC 7118 §4.1',
+    requirement: 'The eP-CSCF accepts a WebSocket only when the handshake offers the subprotocol "sip", and selects it; a handshake without it, or with only another one, is refused',
+    tests: [
+      { file: 'sip-ws', name: 'the eP-CSCF opens a WebSocket only for the subprotocol "sip" (RFC 7118 §4.1)' },
+    ],
+  },
+  {
+    id: 'wic-bearer-every-request',
+    cores: ['light'],
+    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    clause: 'RFC 8898; 3GPP TS 24.371 §7.2',
+    requirement: "The WIC carries the WAF's access token as Authorization: Bearer in every request it sends (REGISTER, INVITE, ACK, BYE), and the eP-CSCF checks each",
+    tests: [
+      { file: 'sip-ws', name: 'MO call from the WIC to ue1 through the eP-CSCF: audio both ways, relayed without transcoding' },
+      { file: 'sip-ws', name: 'MT call from ue2 to the WIC through the eP-CSCF: audio both ways, relayed without transcoding' },
+      { file: 'sip-ws', name: 'every request the WIC sent carried the access token as Authorization: Bearer (RFC 8898)' },
+    ],
+  },
+  {
+    id: 'wic-token-refusal',
+    cores: ['light'],
+    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    clause: '3GPP TS 24.371 §7.2; RFC 8898; RFC 6750 §3',
+    requirement: "The eP-CSCF refuses a request without a valid access token (missing, forged, expired, for another domain, unsigned: 401 with a Bearer challenge saying why; another user's: 403), and the gateway's own token registers the WIC by web authentication",
+    tests: [
+      { file: 'sip-ws', name: 'a request without a valid access token is refused by the eP-CSCF (RFC 8898, TS 24.371 §7.2)' },
+      { file: 'sip-ws', name: 'the gateway\'s access token registers a WIC by web authentication (200, Service-Route), and de-registers it' },
+    ],
   },
   {
     id: 'api-token-check',
@@ -565,6 +603,7 @@ export const EXTERNAL_NEEDS = {
   dialog: "the lab's UEs with scripted dialog behaviour (ue1, ue2, ue5: re-INVITE, session timers, 422, early media, forking)",
   ims3gpp: "the logs of the lab's 3GPP core (P/I/S-CSCF, HSS) and its subscribers",
   'ims3gpp-wire': "a capture of the lab's 3GPP core's own SIP and Cx (Diameter) traffic between its nodes, and its UEs",
+  'sip-ws': "the light core's eP-CSCF (Kamailio's WebSocket listener and access-token check) and the lab's UEs ue1, ue2",
   'ims3gpp-dns': "the lab's 3GPP core's DNS (its NAPTR/SRV records for pcscf.ims.lab, one of them pointing where nothing answers) and gateways of the test's own",
 };
 

@@ -161,10 +161,32 @@ turn_gateway_args() {
   printf '%s\n' "--lab.webrtc.turn-uris=turn:$(lab_turn_addr)?transport=udp" "--lab.webrtc.turn-secret-file=$LAB_RUN_DIR/turn/secret"
 }
 
+# The eP-CSCF for WICs using Gm on the light core (docs/ims-sim.md "eP-CSCF for WICs using Gm"): the HS256 key the
+# gateway (WAF) signs access tokens with and Kamailio checks them with, new per run (mode 0600, never printed).
+wic_key() { echo "$LAB_RUN_DIR/wic/token.key"; }
+wic_prepare() {
+  [[ -s $(wic_key) ]] && return 0
+  (umask 077 && mkdir -p "$LAB_RUN_DIR/wic" && head -c 32 /dev/urandom >"$(wic_key)") || { fail "could not write the WIC token key"; return 1; }
+}
+# wic_wss — the eP-CSCF takes wss on the browser link (demo/test topology, with the run's certificate), else only ws on loopback
+wic_wss() { [[ ${LAB_TOPOLOGY:-} == 1 && -f ${LAB_RUN_DIR}/tls/lab.crt ]]; }
+# wic_ws_url — the eP-CSCF's WebSocket URL the page is given (lab.wic.ws-url)
+wic_ws_url() {
+  if wic_wss; then echo "wss://$LAB_PUB_ADDR:$LAB_PCSCF_WSS_PORT"; else echo "ws://${LAB_PCSCF%:*}:$LAB_PCSCF_WS_PORT"; fi
+}
+# wic_gateway_args — the gateway as WAF: the token key and the eP-CSCF's URL (light core only)
+wic_gateway_args() {
+  if ims3_lab_wanted || ext_mode || [[ ! -s $(wic_key) ]]; then return 0; fi
+  printf '%s\n' "--lab.wic.key-file=$(wic_key)" "--lab.wic.ws-url=$(wic_ws_url)"
+}
+
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
-  local -a tls=()
+  wic_prepare || return 1
+  local -a tls=() wic=(KAMAILIO_WIC_KEY_FILE="$(wic_key)" KAMAILIO_RTPENGINE_NG="$LAB_RTPENGINE_NG" KAMAILIO_WS_ORIGINS="$(gw_url)")
+  [[ -n $(lab_pub_addr) ]] && wic+=(KAMAILIO_RTPENGINE_IFACES="${LAB_RTPENGINE_IFACES[0]%%/*} ${LAB_RTPENGINE_IFACES[1]%%/*}")
+  wic_wss && wic+=(KAMAILIO_WSS_ADDR="$LAB_PUB_ADDR")
   # demo/test: the P-CSCF also takes SIP over TLS on LAB_PCSCF_TLS_PORT with the run's certificate
   # (lab_test_cert), for harness/tests/tls.test.mjs's gateway (docs/security.md "SIP over TLS")
   [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
@@ -172,7 +194,7 @@ start_kamailio() {
   # the gateway REGISTERs every browser user from its SIP socket: the P-CSCF's failed-authentication ban
   # counts its users, never the socket itself (docs/ims-sim.md "Hardening"; its own login limits stand there)
   local gw_host=${LAB_SIP_HOST:-127.0.0.1}
-  proc_start kamailio env "${tls[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
+  proc_start kamailio env "${tls[@]}" "${wic[@]}" KAMAILIO_ADDR="${LAB_PCSCF%:*}" KAMAILIO_PORT="${LAB_PCSCF##*:}" SCSCF_PORT="$LAB_SCSCF_PORT" \
     KAMAILIO_TRUSTED_NODES="${LAB_KAMAILIO_TRUSTED:-$gw_host:$LAB_GW_SIP_PORT $gw_host:$LAB_GW_TCP_SIP_PORT}" \
     IMS_DOMAIN="$LAB_IMS_DOMAIN" bash "$ROOT/ims-sim/start-kamailio.sh" "$LAB_RUN_DIR/kamailio"
   proc_wait_ready kamailio "$LAB_LAST_PID" 20 "SIP answer to OPTIONS on $LAB_PCSCF" \
@@ -194,7 +216,7 @@ start_gateway() {
   # GW_LEGS=0: rtpengine with one interface for both legs (a scale-out relay host, scaleout.sh)
   [[ -n $(lab_pub_addr) && ${GW_LEGS:-1} == 1 ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
-  mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
+  mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args; wic_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$(ims3_gateway_proxy)" --lab.ims.domain="$LAB_IMS_DOMAIN" \
@@ -217,7 +239,7 @@ start_ue() {
 
 # The fixed ports of the components (docs/architecture.md), checked before anything starts.
 LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${LAB_PCSCF##*:}/udp" "${LAB_PCSCF##*:}/tcp"
-  "$LAB_SCSCF_PORT/udp" "$LAB_SCSCF_PORT/tcp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp" 5080/udp 5082/udp 5084/udp 5086/udp 5088/udp 5098/udp)
+  "$LAB_SCSCF_PORT/udp" "$LAB_SCSCF_PORT/tcp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp" "$LAB_PCSCF_WS_PORT/tcp" 5080/udp 5082/udp 5084/udp 5086/udp 5088/udp 5098/udp)
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.
@@ -248,6 +270,7 @@ lab_run_env() {
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && printf '%s\n' "LAB_BROWSER_NS=$LAB_NS_BROWSER" "LAB_BROWSER_NAT_NS=$LAB_NS_BROWSER_NAT" "LAB_STUN=$LAB_STUN" \
     "LAB_BROWSER_SNAT_NS=$LAB_NS_BROWSER_SNAT" "LAB_TURN_URI=turn:$LAB_STUN?transport=udp" "LAB_TURN_SECRET=$LAB_RUN_DIR/turn/secret"
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && printf '%s\n' "LAB_GW_TCP=$(gw_url "$LAB_GW_TCP_PORT")"
+  [[ -n ${LAB_RUN_DIR:-} && -s $(wic_key) ]] && printf '%s\n' "LAB_WIC_WS=$(wic_ws_url)"
   # the demo/test certificate (lab_test_cert): Node trusts it, the TLS tests serve it
   [[ -f ${LAB_RUN_DIR:-}/tls/lab.crt ]] && printf '%s\n' "NODE_EXTRA_CA_CERTS=$LAB_RUN_DIR/tls/lab.crt" \
     "LAB_TEST_CERT=$LAB_RUN_DIR/tls/lab.crt" "LAB_TEST_KEY=$LAB_RUN_DIR/tls/lab.key"

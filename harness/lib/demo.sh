@@ -11,6 +11,8 @@ cmd_demo() {
       --codec) [[ ${2:-} =~ ^(PCMA|PCMU|G722|AMR-WB|AMR)$ ]] || usage_error "--codec takes PCMA, PCMU, G722, AMR-WB or AMR"; LAB_CODEC=$2; shift 2 ;;
       --volte) LAB_DEMO_VOLTE=1; shift ;; # the precondition UEs on the core chosen by --ims (plain: as --ims volte)
       --ipv6) LAB_IPV6=1; shift ;; # the IMS side on IPv6 (harness/lib/ipv6.sh)
+      --client) [[ ${2:-} == gateway || ${2:-} == sip-ws ]] || usage_error "--client takes gateway or sip-ws"; LAB_CLIENT=$2; shift 2 ;;
+      --client=gateway | --client=sip-ws) LAB_CLIENT=${1#--client=}; shift ;;
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -24,8 +26,12 @@ cmd_demo() {
     [[ -z ${LAB_CODEC:-} ]] || usage_error "--volte and --codec exclude each other"
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
   fi
+  if [[ ${LAB_CLIENT:-gateway} == sip-ws ]]; then
+    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 ]] || usage_error "--client sip-ws runs on the light core's plain UEs over IPv4 only (no --ims, --volte, --codec or --ipv6)"
+  fi
   LAB_BROWSER=${LAB_BROWSER:-chromium}
-  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6
+  LAB_CLIENT=${LAB_CLIENT:-gateway}
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
     ensure_packages

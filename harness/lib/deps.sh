@@ -4,6 +4,7 @@
 
 LAB_PACKAGES=(
   kamailio:kamailio kamailio-websocket-modules: kamailio-tls-modules: kamailio-outbound-modules:
+  kamailio-python3-modules: python3-jwt: # the eP-CSCF's access-token check (ims-sim/wic_token.py)
   rtpengine-daemon:rtpengine sip-tester:sipp
   chromium:chromium chromium-driver:chromedriver firefox-esr:firefox-esr nftables:nft coturn:turnserver
   tshark:tshark tcpdump:tcpdump iproute2:ss util-linux:unshare procps:ps curl:curl python3:python3

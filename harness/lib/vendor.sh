@@ -18,3 +18,11 @@ mkdir -p "$public/vendor"
 cp "$src" "$public/vendor/chart.umd.min.js"
 cp "$harness/node_modules/chart.js/LICENSE.md" "$public/vendor/chart.js.LICENSE.md"
 echo "vendor.sh: chart.js $(node -p "require('$harness/node_modules/chart.js/package.json').version") -> webclient/public/vendor/"
+# JsSIP (the page's SIP-over-WebSocket client, webclient/public/sip-ws-client.js): npm ships it as CommonJS with
+# its dependencies, so esbuild bundles it into one script that defines the global JsSIP.
+jssip="$harness/node_modules/jssip"
+[[ -f "$jssip/lib/JsSIP.js" ]] || { echo "vendor.sh: $jssip/lib/JsSIP.js not found (npm ci in harness/)" >&2; exit 1; }
+"$harness/node_modules/.bin/esbuild" "$jssip/lib/JsSIP.js" --bundle --format=iife --global-name=JsSIP --minify \
+  --platform=browser --log-level=warning --outfile="$public/vendor/jssip.min.js"
+cp "$jssip/LICENSE.md" "$public/vendor/jssip.LICENSE.md"
+echo "vendor.sh: jssip $(node -p "require('$jssip/package.json').version") -> webclient/public/vendor/jssip.min.js"

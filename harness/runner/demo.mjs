@@ -10,6 +10,9 @@
 // UE_CODEC). Each call must then show C on the IMS leg and Opus on the browser leg.
 // LAB_IPV6=1 (./lab demo --ipv6): the IMS side is IPv6 only (harness/lib/ipv6.sh): each call must also show
 // c=IN IP6 (and nothing IPv4) in the SDP its UE saw, and only IPv4 in the browser's (report: calls[].ip_families).
+// LAB_CLIENT=sip-ws (./lab demo --client sip-ws): the page is a WIC using Gm instead (SIP over WebSocket to the light
+// core's eP-CSCF with the gateway's access token, docs/ims-sim.md "eP-CSCF for WICs using Gm"), as user ivan; the
+// calls' media counters come from rtpengine itself (relay-info.mjs), the gateway knowing nothing of them.
 // Audio check (docs/media.md): the browser's fake microphone plays a known multi-tone, the UE echoes
 // it, and every call must give the tones back (media.audio in report.json; the recording as a WAV).
 import fs from 'node:fs';
@@ -21,11 +24,13 @@ import { startCpuSampler } from '../kit/cpu.mjs';
 import { gatewayUrl, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
 import { callEntry, writeDemoReport } from './report.mjs';
+import { relayCallInfo, relayCalls } from './relay-info.mjs';
 import { moCall, mtCall } from './scenario.mjs';
 import { inviteSdpSeenByUe, responseSdpSeenByUe } from './testkit.mjs';
 import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
 
-const USER = 'alice';
+const SIP_WS = process.env.LAB_CLIENT === 'sip-ws';
+const USER = SIP_WS ? 'ivan' : 'alice';
 const MEDIA_MS = 5000;
 const RELAY_PORTS = '30000-30999';   // rtpengine's media ports (media-relay/start-rtpengine.sh)
 // Who plays the IMS UE per call model (sipp-scenarios/run-ue.sh modes).
@@ -53,28 +58,33 @@ async function main() {
   cpu = startCpuSampler();
 
   const signal = writeTestSignal(outDir());
-  browser = await launchBrowser({ fakeAudioFile: signal });
-  const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true });
+  // the eP-CSCF's wss uses the run's self-signed certificate
+  browser = await launchBrowser({ fakeAudioFile: signal, acceptInsecureCerts: SIP_WS });
+  const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true, url: `${gatewayUrl()}/${SIP_WS ? '?client=sip-ws' : ''}` });
   const where = process.env.LAB_BROWSER_NS ? `network namespace ${process.env.LAB_BROWSER_NS}` : 'the runner\'s network namespace';
   log(`web client loaded in headless ${browser.version} (${where})`);
   const { token } = await client.login(USER, passwordOf(USER));
-  log(`logged in ${USER} (registered with IMS)`);
-  const reg = (await gw.currentSession(token).catch(() => null))?.registration ?? null;
-  const registration = reg && { user: USER, auth: reg.auth, impi: reg.impi ?? null, impu: reg.impu ?? null, sip_flow: reg.sipFlow ?? [] };
+  log(SIP_WS ? `logged in ${USER}: the page registered itself over SIP over WebSocket with the gateway's access token`
+    : `logged in ${USER} (registered with IMS)`);
+  const reg = SIP_WS ? null : (await gw.currentSession(token).catch(() => null))?.registration ?? null;
+  const registration = SIP_WS ? { user: USER, auth: 'web (access token, TS 24.371 §6)', impi: null, impu: `sip:${USER}@${LAB.LAB_IMS_DOMAIN}`, sip_flow: [] }
+    : reg && { user: USER, auth: reg.auth, impi: reg.impi ?? null, impu: reg.impu ?? null, sip_flow: reg.sipFlow ?? [] };
+  const callInfo = SIP_WS ? (id) => relayCallInfo(id) : (id) => gw.callInfo(token, id);
   log(`registration (${registration?.auth ?? '?'}): ${(registration?.sip_flow ?? []).join(', ')}`);
 
   const results = [];
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain, volte or 3gpp)`);
+  if (SIP_WS && (process.env.LAB_IMS || 'plain') !== 'plain') throw new Error('--client sip-ws runs on the light core with its plain UEs only (the eP-CSCF is there)');
   const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
   const audio = { tones: TEST_TONES_HZ };
   log(browser.kind === 'firefox' ? `browser microphone: WebAudio oscillators at ${TEST_TONES_HZ.join(' + ')} Hz (the same tones as ${path.basename(signal)}), voice processing off`
     : `browser microphone: ${path.basename(signal)} (looped), voice processing off`);
-  results.push(await captured('mo', () => moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio })));
-  results.push(await captured('mt', () => mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio })));
+  results.push(await captured('mo', () => moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio, callInfo })));
+  results.push(await captured('mt', () => mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio, callInfo })));
   for (const r of results) saveRecording(r);
   for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
 
-  const left = await gw.waitNoSessions(5000);
+  const left = SIP_WS ? await relayLeft(5000) : await gw.waitNoSessions(5000);
   log(`rtpengine sessions left: ${left.count}`);
   await client.logout().catch((e) => log(`logout: ${e.message}`));
   const browserInfo = { kind: browser.kind, version: browser.version, netns: process.env.LAB_BROWSER_NS ?? null };
@@ -118,6 +128,7 @@ async function main() {
     started,
     ims: process.env.LAB_IMS || 'plain',
     ipv6,
+    client: SIP_WS ? 'sip-ws' : 'gateway',
     codec: codec ?? 'pass-through',
     browser: browserInfo,
     ok,
@@ -221,6 +232,16 @@ function checkFamilies(c, r) {
   } else if (br !== 'IP4') {
     c.ok = false;
     c.error = `the browser's SDP is ${br ?? 'missing'}, not IPv4 only`;
+  }
+}
+
+// rtpengine's calls (every driver's), polled until none is left or timeoutMs: {count, callIds}
+async function relayLeft(timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const ids = await relayCalls();
+    if (ids.length === 0 || Date.now() > end) return { count: ids.length, callIds: ids };
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

@@ -16,7 +16,7 @@ function newResult(direction, from, to) {
 }
 
 // Waits for `ended` while sampling getStats once a second (progress via log()).
-async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, token }) {
+async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, callInfo }) {
   const t0 = Date.now();
   let hungUp = false;
   for (;;) {
@@ -47,7 +47,7 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
       + `sent=${s.packetsSent} recv=${s.packetsReceived} jitter=${fmt(s.jitter)}ms rtt=${fmt(s.rtt)}ms`);
     // counters while the call is up (the gateway may forget ended calls)
     if (!r.infoDuring && Date.now() - t0 >= Math.min(mediaMs, 2000)) {
-      r.infoDuring = await gw.callInfo(token, r.callId).catch(() => null);
+      r.infoDuring = await callInfo(r.callId).catch(() => null);
     }
   }
 }
@@ -76,12 +76,12 @@ async function collectAudio(client, r, audio) {
   }
 }
 
-async function collect(client, r, token, audio = null) {
+async function collect(client, r, callInfo, audio = null) {
   if (audio) await collectAudio(client, r, audio);
   r.browser = await client.stats(r.callId).catch(() => null);
   r.samples = await client.samples(r.callId).catch(() => []);
   r.pageTiming = await client.timing(r.callId).catch(() => null);
-  r.info = await gw.callInfo(token, r.callId).catch(() => r.infoDuring);
+  r.info = await callInfo(r.callId).catch(() => r.infoDuring);
   // final stats may lack counters if the gateway stopped querying rtpengine; keep the larger ones
   if (r.info?.media && r.infoDuring?.media) {
     for (const k of ['packetsToIms', 'packetsToBrowser', 'bytesToIms', 'bytesToBrowser']) {
@@ -106,7 +106,10 @@ async function hangUpQuietly(client, r) {
 // imsCodec: force that codec on the IMS leg (the gateway has rtpengine transcode); absent = pass-through.
 // callOptions: more options of labClient.call ({video, videoCodec, bundlePolicy}).
 // audio: run the audio check ({tones, skipMs?, durationMs?}, see collectAudio); null = packets only.
-export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null, callOptions = {}, audio = null }) {
+// callInfo: the call's info by id (default the gateway's GET /api/v1/calls/{id} with token; the SIP-over-WebSocket
+// client's calls: relay-info.mjs's relayCallInfo, rtpengine's own view).
+export async function moCall(client, { token, from, to, hangup = 'browser', mediaMs = 5000, maxMs = 20000, log = () => {}, imsCodec = null, callOptions = {}, audio = null,
+  callInfo = (id) => gw.callInfo(token, id) }) {
   const r = newResult('mo', from, to);
   try {
     log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
@@ -118,21 +121,22 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
     r.answeredAt = Date.now();
     log(`answered ${r.callId}`);
     await startAudioRecording(client, r, audio);
-    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
+    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, callInfo });
     log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
   } catch (e) {
     r.error = e.message;
     log(`MO ${from} -> ${to} failed: ${e.message}`);
     await hangUpQuietly(client, r);
   }
-  if (r.callId) await collect(client, r, token, audio);
+  if (r.callId) await collect(client, r, callInfo, audio);
   return r;
 }
 
 // IMS-originated call from a SIPp UE: ue = {mode:'uac'|'uac-wait', arg, env?} (env e.g. {UE_CODEC:'PCMA'}
 // for run-ue.sh). hangup: 'ue' or 'browser'. answerOptions: labClient.answer's ({video, videoCodec}).
 // audio: as for moCall.
-export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {}, answerOptions = {}, audio = null }) {
+export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs = 5000, maxMs = 20000, log = () => {}, answerOptions = {}, audio = null,
+  callInfo = (id) => gw.callInfo(token, id) }) {
   const r = newResult('mt', ue.from ?? 'ue2', user);
   let proc = null;
   try {
@@ -157,7 +161,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     r.answered = true;
     r.answeredAt = Date.now();
     await startAudioRecording(client, r, audio);
-    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, token });
+    await mediaUntilEnded(client, r, { mediaMs, hangupAfterMs: hangup === 'browser' ? mediaMs : null, maxMs, log, callInfo });
     log(`ended ${r.callId}: ${r.ended.reason ?? ''} ${r.ended.sipCode ?? ''}`);
   } catch (e) {
     r.error = e.message;
@@ -171,7 +175,7 @@ export async function mtCall(client, { token, user, ue, hangup = 'ue', mediaMs =
     if (r.ue.code !== 0 && !r.error) r.error = `SIPp UE exited ${r.ue.code}: ${ueReason(r.ue.output)}`;
     else if (r.ue.code !== 0 && !r.error.includes('SIPp UE')) r.error += `; the SIPp UE exited ${r.ue.code}: ${ueReason(r.ue.output)}`;
   }
-  if (r.callId) await collect(client, r, token, audio);
+  if (r.callId) await collect(client, r, callInfo, audio);
   return r;
 }
 

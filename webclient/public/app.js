@@ -1,9 +1,13 @@
 // The web phone: sign-in and registration state, dial pad and contacts, the ringing incoming-call screen,
 // the call screen (mute, hold/resume, DTMF keypad, video only on video calls), live call-quality charts,
-// this session's call log and the gateway's events in words. All calls go through the LabClient.
+// this session's call log and the gateway's events in words. All calls go through the LabClient (the gateway's
+// JSON API) or, with ?client=sip-ws, the SipWsClient (SIP over WebSocket to the eP-CSCF, TS 24.371 "WIC using Gm");
+// both have the same interface.
 import { LabClient } from './lab-client.js';
+import { SipWsClient } from './sip-ws-client.js';
 
-const client = new LabClient();
+const SIP_WS = new URLSearchParams(location.search).get('client') === 'sip-ws';
+const client = SIP_WS ? new SipWsClient() : new LabClient();
 window.labClient = client;   // automation entry point (harness/runner/browser.mjs)
 
 const $ = (id) => document.getElementById(id);
@@ -86,6 +90,13 @@ $('login-form').addEventListener('submit', act(async () => {
   }
 }));
 $('logout-btn').addEventListener('click', act(() => client.logout()));
+// the way this page signs in: the gateway (JSON over its WebSocket) or SIP over WebSocket to the eP-CSCF (a reload)
+$('login-client').value = SIP_WS ? 'sip-ws' : 'gateway';
+$('login-client').addEventListener('change', () => {
+  const url = new URL(location.href);
+  if ($('login-client').value === 'sip-ws') url.searchParams.set('client', 'sip-ws'); else url.searchParams.delete('client');
+  location.assign(url);
+});
 
 // ---- dialing ----
 const dtmfInject = () => ($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {});

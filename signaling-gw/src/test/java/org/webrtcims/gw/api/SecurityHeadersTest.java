@@ -54,4 +54,17 @@ class SecurityHeadersTest {
         }
         assertTrue(get("/", null, false).getHeader("Content-Security-Policy").contains("connect-src 'self';"));
     }
+
+    @Test
+    void theEpcscfWebSocketIsAConnectSourceWhenConfigured() throws Exception {
+        MockHttpServletRequest req = new MockHttpServletRequest("GET", "/");
+        req.addHeader("Host", "198.18.0.1:8088");
+        MockHttpServletResponse res = new MockHttpServletResponse();
+        new SecurityHeaders("wss://198.18.0.1:5067/path").doFilter(req, res, new MockFilterChain());
+        String csp = res.getHeader("Content-Security-Policy");
+        assertTrue(csp.contains("connect-src 'self' ws://198.18.0.1:8088 wss://198.18.0.1:5067;"),
+                "the SIP-over-WebSocket client must be allowed to reach the eP-CSCF (origin only): " + csp);
+        MockHttpServletResponse plain = get("/", "198.18.0.1:8088", false);
+        assertFalse(plain.getHeader("Content-Security-Policy").contains("5067"), "no eP-CSCF source without lab.wic.ws-url");
+    }
 }
