@@ -164,6 +164,9 @@ turn_gateway_args() {
 # The eP-CSCF for WICs using Gm on the light core (docs/ims-sim.md "eP-CSCF for WICs using Gm"): the HS256 key the
 # gateway (WAF) signs access tokens with and Kamailio checks them with, new per run (mode 0600, never printed).
 wic_key() { echo "$LAB_RUN_DIR/wic/token.key"; }
+# wic_enabled — the eP-CSCF runs beside the light core on one host over IPv4: not in the hosts layout of
+# --gateways/--relays (Kamailio on a host of its own, rtpengine's ng and the browser link elsewhere) nor with --ipv6
+wic_enabled() { ! { declare -F scale_out >/dev/null && scale_out; } && [[ ${LAB_IPV6:-} != 1 ]]; }
 wic_prepare() {
   [[ -s $(wic_key) ]] && return 0
   (umask 077 && mkdir -p "$LAB_RUN_DIR/wic" && head -c 32 /dev/urandom >"$(wic_key)") || { fail "could not write the WIC token key"; return 1; }
@@ -176,17 +179,20 @@ wic_ws_url() {
 }
 # wic_gateway_args — the gateway as WAF: the token key and the eP-CSCF's URL (light core only)
 wic_gateway_args() {
-  if ims3_lab_wanted || ext_mode || [[ ! -s $(wic_key) ]]; then return 0; fi
+  if ims3_lab_wanted || ext_mode || ! wic_enabled || [[ ! -s $(wic_key) ]]; then return 0; fi
   printf '%s\n' "--lab.wic.key-file=$(wic_key)" "--lab.wic.ws-url=$(wic_ws_url)"
 }
 
 start_kamailio() {
   need_script ims-sim/start-kamailio.sh || return 1
   mkdir -p "$LAB_RUN_DIR/kamailio"
-  wic_prepare || return 1
-  local -a tls=() wic=(KAMAILIO_WIC_KEY_FILE="$(wic_key)" KAMAILIO_RTPENGINE_NG="$LAB_RTPENGINE_NG" KAMAILIO_WS_ORIGINS="$(gw_url)")
-  [[ -n $(lab_pub_addr) ]] && wic+=(KAMAILIO_RTPENGINE_IFACES="${LAB_RTPENGINE_IFACES[0]%%/*} ${LAB_RTPENGINE_IFACES[1]%%/*}")
-  wic_wss && wic+=(KAMAILIO_WSS_ADDR="$LAB_PUB_ADDR")
+  local -a tls=() wic=()
+  if wic_enabled; then
+    wic_prepare || return 1
+    wic=(KAMAILIO_WIC_KEY_FILE="$(wic_key)" KAMAILIO_RTPENGINE_NG="$LAB_RTPENGINE_NG" KAMAILIO_WS_ORIGINS="$(gw_url)")
+    [[ -n $(lab_pub_addr) ]] && wic+=(KAMAILIO_RTPENGINE_IFACES="${LAB_RTPENGINE_IFACES[0]%%/*} ${LAB_RTPENGINE_IFACES[1]%%/*}")
+    wic_wss && wic+=(KAMAILIO_WSS_ADDR="$LAB_PUB_ADDR")
+  fi
   # demo/test: the P-CSCF also takes SIP over TLS on LAB_PCSCF_TLS_PORT with the run's certificate
   # (lab_test_cert), for harness/tests/tls.test.mjs's gateway (docs/security.md "SIP over TLS")
   [[ -f ${LAB_RUN_DIR}/tls/lab.crt ]] && tls=(KAMAILIO_TLS_PORT="$LAB_PCSCF_TLS_PORT" KAMAILIO_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt"
