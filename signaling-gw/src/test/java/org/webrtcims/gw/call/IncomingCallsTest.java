@@ -545,14 +545,8 @@ class IncomingCallsTest {
     @Test
     void anAnsweredCallIsHungUpAfterTheMaximumCallLength() throws Exception {
         props.getLimits().setMaxCallMs(200);
-        props.getRtpengine().setMediaStartTimeoutMs(0);
-        invite();
-        Call c = call();
-        incoming.answer(c, "v=0 browser-answer");
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
-        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
-        inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state());
+        Call c = answeredAndAcked();
+        Request bye = dialog.createRequest(Request.BYE); // the BYE answeredAndAcked stubbed
         long until = System.currentTimeMillis() + 3000;
         while (!c.ended() && System.currentTimeMillis() < until) Thread.sleep(20);
         assertEquals(CallState.ENDED, c.state());
@@ -563,14 +557,7 @@ class IncomingCallsTest {
     @Test
     void anEndedCallLeavesNoMaximumLengthTimerBehind() throws Exception {
         props.getLimits().setMaxCallMs(3_600_000);
-        props.getRtpengine().setMediaStartTimeoutMs(0);
-        invite();
-        Call c = call();
-        incoming.answer(c, "v=0 browser-answer");
-        Request bye = SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
-        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
-        inDialog(Request.ACK, null);
-        assertEquals(CallState.CONFIRMED, c.state());
+        Call c = answeredAndAcked();
         assertTrue(c.hasMaxLength(), "the limit is armed once the call is confirmed");
         assertTrue(timers.pending() >= 1, "the one-hour task is queued (beside the session timer's)");
         teardown.hangUp(c, "local-hangup");
@@ -578,6 +565,22 @@ class IncomingCallsTest {
         assertFalse(c.hasMaxLength(), "the call's end cancels the limit");
         // a queued task held the call (its dialog, transactions, SDPs) until it fired: 4 h by default
         assertEquals(0, timers.pending(), "the ended call's timers left the queue");
+    }
+
+    /** An MT call the browser answered and the UE ACKed (no media-start watch): CONFIRMED, its BYE ready to build. */
+    private Call answeredAndAcked() throws Exception {
+        props.getRtpengine().setMediaStartTimeoutMs(0);
+        invite();
+        Call c = call();
+        incoming.answer(c, "v=0 browser-answer");
+        when(dialog.createRequest(Request.BYE)).thenReturn(byeOf(c));
+        inDialog(Request.ACK, null);
+        assertEquals(CallState.CONFIRMED, c.state(), "the ACK confirms the answered call");
+        return c;
+    }
+
+    private Request byeOf(Call c) throws Exception {
+        return SipFixtures.request(Request.BYE, "alice", "call-1", "ue2tag", c.dialog().toTag(), 2, null);
     }
 
     // ---- RFC 4028 session timers ----
