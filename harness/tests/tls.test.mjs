@@ -33,6 +33,7 @@ const { endedCleanly, moCall, mtCall } = await import('../runner/scenario.mjs');
 const { assertNoRtpengineSession } = await import('../runner/testkit.mjs');
 
 let proc;
+let epcscfOrigin = ''; // the eP-CSCF's WebSocket origin the lab's gateway was given (lab.wic.ws-url), kept by this one
 let browser;
 let client;
 let token;
@@ -61,6 +62,8 @@ before(async () => {
     ['lab.sip.tls.certificate', CERT], ['lab.sip.tls.private-key', KEY], ['lab.sip.tls.trust', CERT]]) {
     args = gw.withOption(args, name, value);
   }
+  const wicUrl = args.find((a) => a.startsWith('--lab.wic.ws-url='))?.slice('--lab.wic.ws-url='.length);
+  epcscfOrigin = wicUrl ? new URL(wicUrl).origin : '';
   proc = await gw.startOwnGateway('gateway-tls', args, BASE, { label: 'TLS gateway' });
   assert.equal((await gw.health()).imsTransport, 'tls');
   browser = await launchBrowser({ acceptInsecureCerts: true });
@@ -80,7 +83,10 @@ test('HTTPS: the page with the certificate for the bound address, and no plain H
   assert.match(await page.text(), /<html/i);
   // HSTS over HTTPS only (docs/security.md "Response headers"); the page's WebSocket is wss:// of this origin
   assert.equal(page.headers.get('strict-transport-security'), 'max-age=31536000', 'HSTS on the HTTPS page');
-  assert.match(page.headers.get('content-security-policy') ?? '', new RegExp(`connect-src 'self' wss://${HOST}:${HTTP_PORT};`));
+  // ... and the eP-CSCF's, when the gateway names one for the SIP-over-WebSocket client (docs/ims-sim.md)
+  const sockets = `wss://${HOST}:${HTTP_PORT}${epcscfOrigin ? ` ${epcscfOrigin}` : ''}`;
+  assert.ok((page.headers.get('content-security-policy') ?? '').includes(`connect-src 'self' ${sockets};`),
+    `the page may open WebSockets to its own origin${epcscfOrigin ? ' and the eP-CSCF' : ''} only: connect-src 'self' ${sockets}; in ${page.headers.get('content-security-policy')}`);
   const plain = await fetch(`http://${HOST}:${HTTP_PORT}/`, { signal: AbortSignal.timeout(5000) }).catch((e) => ({ error: e }));
   if (!plain.error) {
     // Tomcat answers a plain request on a TLS port with 400 "This combination of host and port requires TLS."
