@@ -126,10 +126,15 @@ function sustainedBody(r) {
   }
   const b = r.bottleneck;
   const gw = r.steps ?? [], sip = r.sip_only ?? [];
-  const perCall = (s, n) => (s.cpu?.[`${n}_pct`] == null ? null : Math.round((s.cpu[`${n}_pct`] / s.cps) * 1000) / 1000);
   return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s, loadgen ${fmt(r.loadgen_threads ?? 1)} engine thread(s); criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
 <p>knee: gateway <b>${fmt(r.knee_cps)}</b> calls/s, SIP only ${r.sip_only_knee_is_lower_bound ? '&ge; ' : ''}<b>${fmt(r.sip_only_knee_cps)}</b> calls/s; gateway / SIP only = <b>${fmt(r.gateway_vs_sip_only)}</b></p>
 ${b ? `<p>bottleneck at ${b.at_cps} calls/s (${esc(b.step)}): <b>${esc(b.process)}</b> ${fmt(b.pct)} % of one core; whole host ${fmt(b.host_busy_pct)} %, other jobs ${fmt(b.other_pct)} %${b.note ? `; ${esc(b.note)}` : ''}</p>` : ''}
+<h2>CPU-ms per call set up</h2>
+<p>Each process's CPU over the whole step divided by the calls set up in it; on the gateway side each call also held ${r.hold_s} s of SRTP (rtpengine's and loadgen's share), the gateway and Kamailio pay signalling only.${r.cost_per_setup ? ` At ${r.cost_per_setup.at_cps} calls/s: gateway <b>${fmt(r.cost_per_setup.gateway_side_ms?.gateway)}</b> ms, SIP-only Kamailio <b>${fmt(r.cost_per_setup.sip_only_ms?.kamailio)}</b> ms, gateway / SIP-only Kamailio <b>${fmt(r.cost_per_setup.ratios?.gateway_vs_sip_only_kamailio)}</b>.` : ''}</p>
+${table(['side', 'calls/s', 'gateway ms', 'kamailio ms', 'rtpengine ms', 'sipp uas ms', 'loadgen / sipp uac ms', 'gateway / SIP-only kamailio', '(gateway + kamailio) / SIP-only kamailio'],
+  [['gateway', gw], ['SIP only', sip]].flatMap(([side, list]) => list.map((s) => { const c = s.cpu_ms_per_setup ?? {};
+    return [side, s.cps, c.gateway, c.kamailio, c.rtpengine, c.sipp, c.loadgen ?? c.sipp_uac, s.cost_vs_sip_only?.gateway_vs_sip_only_kamailio, s.cost_vs_sip_only?.signalling_vs_sip_only]; })))}
+<h2>Steps</h2>
 ${table(['side', 'calls/s', 'calls', 'set up', 'failed', 'setup p50 ms', 'p95 ms', 'max ms', 'cps x hold', 'peak in media', 'gateway %', 'kamailio %', 'rtpengine %', 'sipp uas %', 'loadgen / sipp uac %', 'other jobs %', 'result'], rows)}
 ${charts([
   { id: 'p95', title: 'Setup p95 vs offered calls/s', x: 'calls/s', y: 'setup p95 ms', points: true,
@@ -141,8 +146,9 @@ ${charts([
       { label: 'SIP only', points: sip.map((s) => [s.cps, s.setup_ok == null ? null : Math.round((s.setup_ok / r.step_seconds) * 10) / 10]) }] },
   { id: 'cpu', title: 'CPU per process per step, gateway side (% of one core)', x: 'calls/s', y: '% of one core', points: true,
     datasets: ['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen', 'other'].map((n) => ({ label: n, points: gw.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
-  { id: 'cpucall', title: 'CPU per call per process, gateway side (% of one core per call/s)', x: 'calls/s', y: '% of one core / (calls/s)', points: true,
-    datasets: ['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen'].map((n) => ({ label: n, points: gw.map((s) => [s.cps, perCall(s, n)]) })) },
+  { id: 'cpucall', title: 'CPU-ms per call set up, per process (gateway side; SIP-only Kamailio beside it)', x: 'calls/s', y: 'CPU-ms per call', points: true,
+    datasets: [...['gateway', 'kamailio', 'rtpengine', 'sipp', 'loadgen'].map((n) => ({ label: n, points: gw.map((s) => [s.cps, s.cpu_ms_per_setup?.[n] ?? null]) })),
+      { label: 'kamailio, SIP only', points: sip.map((s) => [s.cps, s.cpu_ms_per_setup?.kamailio ?? null]) }] },
   { id: 'cpusip', title: 'CPU per process per step, SIP only (% of one core)', x: 'calls/s', y: '% of one core', points: true,
     datasets: ['kamailio', 'sipp', 'sipp_uac'].map((n) => ({ label: n, points: sip.map((s) => [s.cps, s.cpu?.[`${n}_pct`]]) })) },
 ])}

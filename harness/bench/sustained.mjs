@@ -36,6 +36,28 @@ export function judge(s) {
 // the knee: the highest passing rate (the sweep stops at the first failing step)
 export const kneeOf = (steps) => steps.filter((s) => s.pass).reduce((m, s) => Math.max(m, s.cps), 0);
 
+// CPU-ms per call set up, per process: the process's CPU over the whole step (cpu.<n>_pct of one core averaged
+// over cpu.wall_s: the calls' set-up, their hold and their teardown) / the calls set up in it. On the gateway side
+// each call also carries `hold` s of SRTP, which rtpengine and loadgen pay; the gateway and Kamailio pay signalling.
+export function cpuMsPerSetup(s, procs = SETUP_PROCS) {
+  const wall = s?.cpu?.wall_s;
+  if (!(wall > 0) || !(s.setup_ok > 0)) return null;
+  const out = {};
+  for (const n of procs) {
+    const p = s.cpu[`${n}_pct`];
+    if (p != null) out[n] = Math.round(((p / 100) * wall * 1000 / s.setup_ok) * 1000) / 1000;
+  }
+  return out;
+}
+
+// The gateway's signalling cost against Kamailio's SIP-only cost at the same rate, per call set up: the
+// gateway alone, and the gateway path's signalling (gateway + Kamailio) against the SIP-only path's (Kamailio).
+export function costRatios(gw, sip) {
+  if (!gw || !sip || !(sip.kamailio > 0)) return null;
+  const r = (a) => (a == null ? null : Math.round((a / sip.kamailio) * 100) / 100);
+  return { gateway_vs_sip_only_kamailio: r(gw.gateway), signalling_vs_sip_only: r(gw.gateway == null ? null : gw.gateway + (gw.kamailio ?? 0)) };
+}
+
 // the process that used the most CPU in a step
 function busiest(cpu) {
   let best = null;
@@ -78,7 +100,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
         if (!stopped.ok) s.errors.push(`JFR.stop: ${stopped.text.split('\n').pop()}`);
       }
       const why = judge(s);
-      Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu) });
+      Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu), cpu_ms_per_setup: cpuMsPerSetup(s) });
       report.steps.push(s);
       progress(`gateway step ${cps} calls/s: ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}; ${s.setup_ok ?? 'n/a'}/${calls} set up, p50 ${s.setup_ms?.p50 ?? 'n/a'} p95 ${s.setup_ms?.p95 ?? 'n/a'} ms, `
         + `peak ${s.concurrent_peak} in media; CPU gateway ${s.cpu.gateway_pct} kamailio ${s.cpu.kamailio_pct} rtpengine ${s.cpu.rtpengine_pct} sipp ${s.cpu.sipp_pct} loadgen ${s.cpu.loadgen_pct}, other jobs ${s.cpu.other_pct} %; loadgen exited ${s.loadgen_exit_after_report_s ?? 'n/a'} s after its report${s.perf_cpu_pct != null ? `; perf record itself ${s.perf_cpu_pct} %` : ''}`);
@@ -90,7 +112,9 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       progress(`SIP-only step ${cps} calls/s: ${calls} calls (SIPp ue2 -> Kamailio -> ue1), held ${run.holdS} s`);
       const s = await sipOnlyStep({ root, dir: path.join(ctx.out, `sip-cps-${cps}`), cps, calls, holdS: run.holdS, progress });
       const why = judge(s);
-      Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu) });
+      Object.assign(s, { pass: why.length === 0, fail_reason: why.join('; ') || null, busiest: busiest(s.cpu), cpu_ms_per_setup: cpuMsPerSetup(s) });
+      const gwAt = report.steps.find((g) => g.cps === cps);
+      if (gwAt) gwAt.cost_vs_sip_only = costRatios(gwAt.cpu_ms_per_setup, s.cpu_ms_per_setup);
       report.sip_only.push(s);
       progress(`SIP-only step ${cps} calls/s: ${s.pass ? 'pass' : `FAIL (${s.fail_reason})`}; INVITE->200 p50 ${s.setup_ms.p50 ?? 'n/a'} p95 ${s.setup_ms.p95 ?? 'n/a'} ms; CPU kamailio ${s.cpu.kamailio_pct} sipp(uas) ${s.cpu.sipp_pct} sipp(uac) ${s.cpu.sipp_uac_pct}`);
       sipDone = !s.pass;
@@ -105,6 +129,10 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
   report.gateway_vs_sip_only = report.sip_only_knee_cps > 0 ? Math.round((report.knee_cps / report.sip_only_knee_cps) * 100) / 100 : null;
   const failing = report.steps.find((s) => !s.pass) ?? null;
   const knee = report.steps.find((s) => s.cps === report.knee_cps) ?? null;
+  // the headline cost: at the knee (else the first step), the gateway's CPU-ms per set-up against SIP only's
+  const costAt = knee ?? report.steps[0] ?? null;
+  report.cost_per_setup = costAt ? { at_cps: costAt.cps, gateway_side_ms: costAt.cpu_ms_per_setup,
+    sip_only_ms: report.sip_only.find((x) => x.cps === costAt.cps)?.cpu_ms_per_setup ?? null, ratios: costAt.cost_vs_sip_only ?? null } : null;
   const at = failing ?? knee;
   report.bottleneck = at ? { at_cps: at.cps, step: failing ? 'first failing step' : 'highest step (none failed)', ...at.busiest,
     host_busy_pct: at.cpu.host_busy_pct, other_pct: at.cpu.other_pct,
@@ -134,6 +162,15 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
     for (const s of list) {
       console.log(`  ${side.padEnd(8)}${col(s.cps, 9)}  ${col(s.calls, 5)}  ${col(s.setup_ok, 6)}  ${col(s.failures, 6)}  ${col(s.setup_ms?.p50, 6)}  ${col(s.setup_ms?.p95, 6)}  ${col(s.concurrent_peak ?? s.concurrent_nominal, 7)}  `
         + `${col(s.cpu.gateway_pct, 9)}  ${col(s.cpu.kamailio_pct, 10)}  ${col(s.cpu.rtpengine_pct, 11)}  ${col(s.cpu.sipp_pct, 6)}  ${col(s.cpu.loadgen_pct ?? s.cpu.sipp_uac_pct, 9)}  ${col(s.cpu.other_pct, 7)}  ${s.pass ? 'pass' : 'FAIL'}`);
+    }
+  }
+  console.log('\n  CPU-ms per call set up (the step\'s CPU / calls set up; gateway side: each call also held ' + run.holdS + ' s of SRTP)');
+  console.log('  side      calls/s  gateway  kamailio  rtpengine  sipp uas  loadgen / sipp uac  gateway / SIP-only kamailio  (gateway + kamailio) / SIP-only kamailio');
+  for (const [side, list] of [['gateway', report.steps], ['SIP only', report.sip_only]]) {
+    for (const s of list) {
+      const c = s.cpu_ms_per_setup ?? {};
+      console.log(`  ${side.padEnd(8)}${col(s.cps, 9)}  ${col(c.gateway, 7)}  ${col(c.kamailio, 8)}  ${col(c.rtpengine, 9)}  ${col(c.sipp, 8)}  ${col(c.loadgen ?? c.sipp_uac, 18)}  `
+        + `${col(s.cost_vs_sip_only?.gateway_vs_sip_only_kamailio, 26)}  ${col(s.cost_vs_sip_only?.signalling_vs_sip_only, 36)}`);
     }
   }
   console.log(`  knee: gateway ${report.knee_cps} calls/s, SIP only ${report.sip_only_knee_is_lower_bound ? '>= ' : ''}${report.sip_only_knee_cps} calls/s -> gateway / SIP only = ${report.gateway_vs_sip_only ?? 'n/a'}`);
