@@ -65,7 +65,8 @@
 # user of the gateway's credentials file (harness/kit/ims-credentials.mjs), whatever the mode's own user: its
 # IMPU's user part and host replace ueN@ims.lab in the scenario (a copy in LAB_LOGDIR), it registers with its
 # IMPI and, for aka, K and OPc (ims-sim/3gpp/sipp/aka-ue.py: SIPp 3.6 takes OP only), for digest, its SIP
-# password. UE_IP: the UE's own address (default 127.0.0.1); UE_PORT/UE_MPORT: its SIP/RTP ports instead of the mode's.
+# password; `run-ue.sh deregister` removes that user's contact at UE_IP:UE_PORT (REGISTER Expires 0) when the
+# run is done. UE_IP: the UE's own address (default 127.0.0.1); UE_PORT/UE_MPORT: its SIP/RTP ports instead of the mode's.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -79,7 +80,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP="${UE_IP:-127.0.0.1}"
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms>"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms> | deregister"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -193,13 +194,14 @@ register_credentials() {  # port
   if [ "$EXT_KIND" = aka ]; then
     : >"$LOGDIR/sipp-register-$EXT_USER-messages.log"
     python3 "$AKA_DIR/aka-ue.py" --impi "$EXT_IMPI" --user "$EXT_USER" --domain "$EXT_DOMAIN" --k "$EXT_K" --opc "$EXT_OPC" \
-      --addr "$UE_IP" --port "$port" --pcscf "$KAMAILIO" --messages "$LOGDIR/sipp-register-$EXT_USER-messages.log" ok \
+      --addr "$UE_IP" --port "$port" --pcscf "$KAMAILIO" --messages "$LOGDIR/sipp-register-$EXT_USER-messages.log" "$([ "${REG_EXPIRES:-}" = 0 ] && echo deregister || echo ok)" \
       >"$LOGDIR/sipp-register-$EXT_USER.stderr" 2>&1
     rc=$?
     [ $rc -eq 0 ] || { echo "run-ue: IMS-AKA REGISTER of $EXT_IMPI at $KAMAILIO failed: $(tail -n 1 "$LOGDIR/sipp-register-$EXT_USER.stderr")" >&2; exit 1; }
     return 0
   fi
   scen="$(scenario_file register.xml)" || exit 2
+  [ "${REG_EXPIRES:-}" != 0 ] || sed -i "s/Expires: 3600/Expires: 0/" "$scen" || die "cannot write $scen" # deregister: a copy in LOGDIR
   mapfile -t opts < <(UE_QUIET=0 common_opts "sipp-register-$EXT_USER")
   inf="$(umask 077 && mktemp "$LOGDIR/.sipp-auth-$EXT_USER.XXXXXX")" || die "cannot create a credentials file in $LOGDIR"
   printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$EXT_USER" "$EXT_IMPI" "$EXT_PASSWORD" >"$inf"
@@ -430,5 +432,12 @@ case "$mode" in
     [ $# -eq 4 ] || usage
     for n in "$2" "$3" "$4"; do is_int "$n" || usage; done
     load_calls "$1" "$2" "$3" "$4" ;;
+  deregister)
+    # a credentials file's user only (an outside IMS): its binding at UE_IP:UE_PORT (default 5090) removed
+    [ $# -eq 0 ] || usage
+    [ -n "$EXT_USER" ] || die "deregister is for a user of a credentials file (UE_CREDENTIALS, UE_LOGIN)"
+    REG_EXPIRES=0 register_credentials "${UE_PORT:-5090}"
+    if [[ $UE_IP == *:* ]]; then c="[$UE_IP]:${UE_PORT:-5090}"; else c="$UE_IP:${UE_PORT:-5090}"; fi
+    echo "run-ue: $EXT_IMPI de-registered its contact $c at $KAMAILIO" ;;
   *) usage ;;
 esac

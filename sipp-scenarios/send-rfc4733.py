@@ -12,7 +12,7 @@ socket, so the packets leave from the UE's media port although SIPp's RTP echo h
 
 Per event (RFC 4733 2.5): a packet every 20 ms, marker on the first, one RTP timestamp for the whole
 event, duration growing in units of CLOCK (the telephone-event rate: 8000, or 48000 beside Opus), then
-the end packet three times (2.5.1.4). Needs root.
+the end packet three times (2.5.1.4). IPv4 or IPv6 (the addresses say which). Needs root.
 """
 import random
 import socket
@@ -26,8 +26,8 @@ VOLUME = 10  # -10 dBm0
 
 
 def addr(text):
-    host, port = text.rsplit(":", 1)
-    return host, int(port)
+    host, port = text.rsplit(":", 1)  # IPv4:PORT, IPv6:PORT or [IPv6]:PORT
+    return host.strip("[]"), int(port)
 
 
 def main(argv):
@@ -44,7 +44,11 @@ def main(argv):
     if any(d not in EVENTS for d in digits) or not 96 <= pt <= 127:
         print("send-rfc4733: digits must be 0-9*#A-D and pt 96..127", file=sys.stderr)
         return 2
-    sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    v6 = ":" in src[0]
+    sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)
+    if v6:
+        # IPv6 forbids a zero UDP checksum (RFC 8200 8.1): the kernel fills it in at byte 6 of what we send (RFC 3542 3.1)
+        sock.setsockopt(socket.IPPROTO_IPV6, getattr(socket, "IPV6_CHECKSUM", 7), 6)
     sock.bind((src[0], 0))
     ssrc, seq, ts = random.getrandbits(32), random.getrandbits(16), random.getrandbits(32)
 
@@ -52,7 +56,7 @@ def main(argv):
         nonlocal seq
         rtp = struct.pack("!BBHII", 0x80, (0x80 if marker else 0) | pt, seq & 0xFFFF, ts & 0xFFFFFFFF, ssrc)
         payload = rtp + struct.pack("!BBH", event, (0x80 if end else 0) | VOLUME, dur)
-        udp = struct.pack("!HHHH", src[1], dst[1], 8 + len(payload), 0)  # checksum 0: none (IPv4)
+        udp = struct.pack("!HHHH", src[1], dst[1], 8 + len(payload), 0)  # checksum 0: none (IPv4), the kernel's (IPv6)
         sock.sendto(udp + payload, (dst[0], 0))
         seq += 1
 

@@ -43,7 +43,13 @@ const [cmd, ...args] = process.argv.slice(2);
 const core = (cmd === 'plan' ? args[1] : args[3]) ?? 'light';
 // external mode: what the run was pointed at (./lab compliance --ims external), recorded in report.json
 const extra = core === 'external' && process.env.LAB_EXT_PCSCF
-  ? { external: { pcscf: process.env.LAB_EXT_PCSCF, domain: process.env.LAB_EXT_DOMAIN, transport: process.env.LAB_EXT_TRANSPORT } } : {};
+  ? {
+    external: {
+      pcscf: process.env.LAB_EXT_PCSCF, domain: process.env.LAB_EXT_DOMAIN, transport: process.env.LAB_EXT_TRANSPORT,
+      family: process.env.LAB_EXT_IPV6 === '1' ? 'ipv6' : 'ipv4', // the address family on Gm (--ipv6)
+      pcscfAddress: process.env.LAB_EXT_PCSCF_ADDR || null, // its first target, as the lab reached it
+    },
+  } : {};
 if (!CORES.includes(core)) {
   console.error(`run.mjs: unknown core '${core}' (${CORES.join(', ')})`);
   process.exitCode = 2;

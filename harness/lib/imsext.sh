@@ -2,9 +2,13 @@
 # `--ims external` (issue #13): the gateway and rtpengine toward an IMS the lab does not run, e.g. a
 # telecom lab's core. No local core and no SIPp UE is started; the gateway registers the users of a
 # credentials file (IMPI, IMPU, SIP password or K/OPc per user) at the outside P-CSCF.
-#   ./lab up --ims external --pcscf HOST:PORT|NAME --domain D [--transport udp|tcp] [--dns ADDR[:PORT]] --credentials FILE
+#   ./lab up --ims external --pcscf HOST:PORT|[IPV6]:PORT|NAME --domain D [--transport udp|tcp] [--dns ADDR[:PORT]]
+#            [--ipv6] --credentials FILE
 # --pcscf NAME: the gateway finds the P-CSCF as a UE does (RFC 3263: NAPTR → SRV → A, transport from NAPTR; the
-# next SRV target when one stops answering), asking --dns (default: this host's resolvers).
+# next SRV target when one stops answering), asking --dns (default: this host's resolvers; IPv4 or IPv6).
+# --ipv6 (implied by an IPv6 --pcscf): IPv6 on Gm, as VoLTE cores often have it: AAAA records for a name, the
+# gateway's SIP side and rtpengine's IMS interface on this host's IPv6 address toward the P-CSCF; the browsers'
+# side (--bind) stays IPv4 and rtpengine translates (docs/connecting-your-ims.md "IPv6").
 #   ./lab compliance --ims external ... [--call-to USER]
 # The credentials file's first user is the browser's; its second, when a SIPp UE can play it (aka, or digest with
 # IMPI and SIP password), is the far end of the compliance run's calls: the lab's SIPp UEs register it at the same
@@ -19,6 +23,7 @@ ext_mode() { [[ ${LAB_IMS:-} == external ]]; }
 ext_option() {
   local opt=$1 val=${2-}
   EXT_TAKEN=2
+  if [[ $opt == --ipv6 ]]; then LAB_EXT_IPV6=1; EXT_TAKEN=1; return 0; fi
   if [[ $opt == --*=* ]]; then val=${opt#*=}; opt=${opt%%=*}; EXT_TAKEN=1; fi
   case $opt in
     --pcscf | --domain | --transport | --credentials | --call-to | --dns) ;;
@@ -41,8 +46,8 @@ ext_option() {
 ext_check() {
   local host port mode out
   if ! ext_mode; then
-    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_DNS:-} ]] ||
-      usage_error "--pcscf, --domain, --transport, --dns, --credentials and --call-to go with --ims external"
+    [[ -z ${LAB_EXT_PCSCF:-}${LAB_EXT_DOMAIN:-}${LAB_EXT_TRANSPORT:-}${LAB_EXT_CREDENTIALS:-}${LAB_EXT_CALL_TO:-}${LAB_EXT_DNS:-}${LAB_EXT_IPV6:-} ]] ||
+      usage_error "--pcscf, --domain, --transport, --dns, --ipv6, --credentials and --call-to go with --ims external"
     return 0
   fi
   [[ -n ${LAB_EXT_PCSCF:-} ]] || usage_error "--ims external needs --pcscf HOST:PORT or NAME (the outside IMS's P-CSCF, NAME found by DNS)"
@@ -50,21 +55,40 @@ ext_check() {
   [[ -n ${LAB_EXT_CREDENTIALS:-} ]] || usage_error "--ims external needs --credentials FILE (IMPI, IMPU, password or K/OPc per user)"
   LAB_EXT_TRANSPORT=${LAB_EXT_TRANSPORT:-udp}
   [[ $LAB_EXT_TRANSPORT == udp || $LAB_EXT_TRANSPORT == tcp ]] || usage_error "--transport takes udp or tcp, not '$LAB_EXT_TRANSPORT'"
-  if [[ $LAB_EXT_PCSCF == *:* ]]; then
+  if [[ $LAB_EXT_PCSCF == \[* ]]; then
+    # an IPv6 address: [ADDR]:PORT (RFC 3986 brackets; a bare IPv6 address and a port cannot be told apart)
+    [[ $LAB_EXT_PCSCF =~ ^\[([0-9A-Fa-f:.]+)\]:([0-9]{1,5})$ ]] && ext_ipv6_literal "${BASH_REMATCH[1]}" &&
+      ((BASH_REMATCH[2] > 0 && BASH_REMATCH[2] < 65536)) ||
+      usage_error "--pcscf wants an IPv6 address as [ADDR]:PORT (e.g. [2001:db8::5]:5060), not '$LAB_EXT_PCSCF'"
+    LAB_EXT_IPV6=1
+  elif [[ $LAB_EXT_PCSCF == *:*:* ]]; then
+    usage_error "--pcscf: write an IPv6 address in brackets with its port, [ADDR]:PORT (e.g. [2001:db8::5]:5060), not '$LAB_EXT_PCSCF'"
+  elif [[ $LAB_EXT_PCSCF == *:* ]]; then
     host=${LAB_EXT_PCSCF%:*} port=${LAB_EXT_PCSCF##*:}
     [[ -n $host && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
       usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060) or a name to find by DNS (e.g. pcscf.ims.example.net), not '$LAB_EXT_PCSCF'"
     [[ $host =~ ^[A-Za-z0-9.-]+$ ]] || usage_error "--pcscf: '$host' is not an IPv4 address or host name"
+    [[ ${LAB_EXT_IPV6:-} != 1 || ! $host =~ ^[0-9.]+$ ]] ||
+      usage_error "--ipv6 and the IPv4 P-CSCF $LAB_EXT_PCSCF do not go together: give its IPv6 address ([ADDR]:PORT) or its name"
   else
     # a name alone: RFC 3263 discovery (NAPTR → SRV → A) by the gateway
     [[ $LAB_EXT_PCSCF =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ && ! $LAB_EXT_PCSCF =~ ^[0-9.]+$ ]] ||
       usage_error "--pcscf wants HOST:PORT (e.g. 10.0.0.5:5060) or a name to find by DNS (e.g. pcscf.ims.example.net), not '$LAB_EXT_PCSCF'"
   fi
   if [[ -n ${LAB_EXT_DNS:-} ]]; then
-    host=${LAB_EXT_DNS%:*} port=${LAB_EXT_DNS##*:}
-    [[ $LAB_EXT_DNS == *:* ]] || port=53
-    [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
-      usage_error "--dns wants the DNS server's ADDR or ADDR:PORT (e.g. 10.0.0.53 or 10.0.0.53:5353), not '$LAB_EXT_DNS'"
+    if [[ $LAB_EXT_DNS =~ ^\[([0-9A-Fa-f:.]+)\](:([0-9]{1,5}))?$ ]]; then # [IPV6] or [IPV6]:PORT
+      host=${BASH_REMATCH[1]} port=${BASH_REMATCH[3]:-53}
+      ext_ipv6_literal "$host" || host=bad
+    elif [[ $LAB_EXT_DNS == *:*:* ]]; then # a bare IPv6 address: port 53
+      host=$LAB_EXT_DNS port=53
+      ext_ipv6_literal "$host" || host=bad
+    else
+      host=${LAB_EXT_DNS%:*} port=${LAB_EXT_DNS##*:}
+      [[ $LAB_EXT_DNS == *:* ]] || port=53
+      [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || host=bad
+    fi
+    [[ $host != bad && $port =~ ^[0-9]{1,5}$ ]] && ((port > 0 && port < 65536)) ||
+      usage_error "--dns wants the DNS server's ADDR or ADDR:PORT (e.g. 10.0.0.53, 10.0.0.53:5353, 2001:db8::53 or [2001:db8::53]:5353), not '$LAB_EXT_DNS'"
   fi
   [[ $LAB_EXT_DOMAIN =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || usage_error "--domain: '$LAB_EXT_DOMAIN' is not a domain name"
   [[ -z ${LAB_EXT_CALL_TO:-} || $LAB_EXT_CALL_TO =~ ^[A-Za-z0-9._+-]+$ ]] || usage_error "--call-to wants a user name of the outside IMS, not '$LAB_EXT_CALL_TO'"
@@ -72,8 +96,12 @@ ext_check() {
   LAB_EXT_CREDENTIALS=$(realpath "$LAB_EXT_CREDENTIALS")
   mode=$(stat -c %a "$LAB_EXT_CREDENTIALS")
   ((8#$mode & 8#077)) && usage_error "--credentials: $LAB_EXT_CREDENTIALS holds secrets and is readable by others (mode $mode); run: chmod 600 $LAB_EXT_CREDENTIALS"
-  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_DNS
+  LAB_EXT_IPV6=${LAB_EXT_IPV6:-0}
+  export LAB_EXT_PCSCF LAB_EXT_DOMAIN LAB_EXT_TRANSPORT LAB_EXT_CREDENTIALS LAB_EXT_CALL_TO LAB_EXT_DNS LAB_EXT_IPV6
 }
+
+# ext_ipv6_literal ADDR — ADDR (no brackets) is an IPv6 address.
+ext_ipv6_literal() { [[ $1 == *:* ]] && python3 -c 'import ipaddress, sys; ipaddress.IPv6Address(sys.argv[1])' "$1" 2>/dev/null; }
 
 # ext_check_file — after ensure_packages (it needs node): every line of the credentials file parses. Sets
 # LAB_EXT_PEER/LAB_EXT_PEER_USER/LAB_EXT_PEER_KIND (the second user, played by the lab's SIPp UEs: its login, IMPU
@@ -106,19 +134,20 @@ ext_check_file() {
 # outside core can reach them; a P-CSCF off this host then needs a non-loopback --bind for the browsers.
 ext_configure() {
   ext_mode || return 0
-  local host=${LAB_EXT_PCSCF%:*} ip src first
-  if [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then
-    ip=$host first=$LAB_EXT_PCSCF
+  local host=${LAB_EXT_PCSCF%:*} ip src first family=-4 fam=IPv4 v6=''
+  [[ $LAB_EXT_IPV6 == 1 ]] && family=-6 fam=IPv6 v6=' over IPv6 (AAAA records)'
+  if [[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ || $host == \[* ]]; then
+    ip=${host#[} ip=${ip%]} first=$LAB_EXT_PCSCF
   else
-    # a name: the gateway's own resolver (RFC 3263, --dns) says where its first target is
-    first=$(ext_lookup_pcscf) || die "--pcscf: no P-CSCF found for '$LAB_EXT_PCSCF': $first"
-    ip=${first%:*}
+    # a name: the gateway's own resolver (RFC 3263, --dns; AAAA with --ipv6) says where its first target is
+    first=$(ext_lookup_pcscf) || die "--pcscf: no P-CSCF found for '$LAB_EXT_PCSCF'$v6: $first"
+    ip=${first%:*} ip=${ip#[} ip=${ip%]}
   fi
-  src=$(ip -4 route get "$ip" 2>/dev/null | sed -nE 's/.* src ([0-9.]+).*/\1/p' | head -n 1)
-  [[ -n $src ]] || die "--pcscf: no route from this host to $ip"
-  if [[ $src != 127.* ]]; then
+  src=$(ip "$family" route get "$ip" 2>/dev/null | sed -nE 's/.* src ([0-9A-Fa-f.:]+).*/\1/p' | head -n 1)
+  [[ -n $src ]] || die "--pcscf: no $fam route from this host to $ip"
+  if [[ $src != 127.* && $src != ::1 ]]; then
     [[ $LAB_BIND != 127.* && $LAB_BIND != 0.0.0.0 ]] ||
-      die "the P-CSCF $ip is reached from $src: give --bind ADDR too (the browsers' side of rtpengine and the gateway, e.g. --bind $src)"
+      die "the P-CSCF $ip is reached from $src: give --bind ADDR too (the browsers' side of rtpengine and the gateway, $([[ -n $v6 ]] && echo "an IPv4 address of this host" || echo "e.g. --bind $src"))"
     LAB_RTPENGINE_IFACES[1]="ims/$src"
   fi
   LAB_SIP_HOST=$src
@@ -129,19 +158,24 @@ ext_configure() {
   LAB_IMS_TRANSPORT=$LAB_EXT_TRANSPORT
   LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp")
   export LAB_IMS_TRANSPORT LAB_SIP_HOST
-  log "external IMS: the gateway's SIP side is $LAB_SIP_HOST:$LAB_GW_SIP_PORT; no IMS core and no SIPp UE are started here"
+  log "external IMS: the gateway's SIP side is $(ext_host_port "$LAB_SIP_HOST" "$LAB_GW_SIP_PORT")${v6:+ (IPv6 on Gm; the browsers stay on IPv4)}; no IMS core and no SIPp UE are started here"
 }
 
 # ext_lookup_pcscf — the first P-CSCF target of --pcscf (a name) as ADDR:PORT, found by the gateway's own
 # resolver (sip/PcscfLookup: RFC 3263, --dns or this host's resolvers); the reason on stdout and status 1 when none.
 ext_lookup_pcscf() {
-  local out
+  local out host port
   build_gateway >/dev/null || { echo "the gateway did not build"; return 1; }
   out=$(java -cp "$GATEWAY_JAR" -Dloader.main=org.webrtcims.gw.sip.PcscfLookup org.springframework.boot.loader.launch.PropertiesLauncher \
-    "$LAB_EXT_PCSCF" "$LAB_EXT_TRANSPORT" "${LAB_EXT_DNS:-}" 2>&1) || { echo "${out##*$'\n'}"; return 1; }
+    "$LAB_EXT_PCSCF" "$LAB_EXT_TRANSPORT" "${LAB_EXT_DNS:-}" "$([[ $LAB_EXT_IPV6 == 1 ]] && echo ipv6 || echo ipv4)" 2>&1) ||
+    { echo "${out##*$'\n'}"; return 1; }
   log "external IMS: $LAB_EXT_PCSCF found by DNS (in the order the gateway tries them):"$'\n'"$out" >&2
-  awk 'NR == 1 {print $1 ":" $2}' <<<"$out"
+  read -r host port _ <<<"$out"
+  ext_host_port "$host" "$port"
 }
+
+# ext_host_port ADDR PORT — ADDR:PORT, an IPv6 ADDR in brackets.
+ext_host_port() { if [[ $1 == *:* ]]; then echo "[$1]:$2"; else echo "$1:$2"; fi; }
 
 # compliance_external — `./lab compliance --ims external ...` (after ext_check): on this host's network,
 # not in a private namespace (the outside P-CSCF must be reachable), without the browser topology: the
@@ -182,13 +216,14 @@ ext_print_access() {
 
 # ext_test_pass — the external pass of `./lab test` (the full run, or --only ims-external): external mode tested the
 # way users use it, harness/tests/ims-external.sh (the lab's 3GPP core as an outsider in a namespace of its own over
-# a veth, then `./lab compliance --ims external --pcscf pcscf.<domain> ...` toward it), in a clean environment of
-# its own (a fresh namespace: nothing of this run's topology). Sets LAB_T_INTEG_EXT.
+# a veth, then `./lab compliance --ims external --pcscf pcscf.<domain> ...` toward it over IPv4, and again with --ipv6
+# over an IPv6-only link to the same core), in a clean environment of its own (a fresh namespace: nothing of this
+# run's topology). Sets LAB_T_INTEG_EXT.
 ext_test_pass() {
   local line
-  log "the external pass: harness/tests/ims-external.sh (the 3GPP core as an outsider over a veth, ./lab compliance --ims external toward it); logs: out/ims-external/"
-  run_foreground ims-external 600 env -i PATH="$PATH" HOME="${HOME:-/root}" bash "$ROOT/harness/tests/ims-external.sh"
-  line=$(grep -E '^ims-external: [0-9]+ pass' "$LAB_LOGDIR/ims-external.log" | tail -n 1)
+  log "the external pass: harness/tests/ims-external.sh (the 3GPP core as an outsider over a veth, ./lab compliance --ims external toward it over IPv4, then IPv6); logs: out/ims-external/"
+  run_foreground ims-external 1200 env -i PATH="$PATH" HOME="${HOME:-/root}" bash "$ROOT/harness/tests/ims-external.sh"
+  line=$(grep -E '^ims-external: IPv[46] ' "$LAB_LOGDIR/ims-external.log" | tail -n 1)
   if grep -q '^ims-external: all passed' "$LAB_LOGDIR/ims-external.log"; then
     LAB_T_INTEG_EXT="external ok (${line#ims-external: })"
   else

@@ -14,6 +14,7 @@ import * as gw from '../runner/gateway.mjs';
 import { moCall, mtCall } from '../runner/scenario.mjs';
 import { TEST_TONES_HZ, writeTestSignal } from '../runner/test-signal.mjs';
 import { assertNoRtpengineSession, titled } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 4000;   // recording: 1.5 s after the answer, for 2 s
@@ -53,6 +54,7 @@ test(titled('pass-through MO call (Opus end to end): the tones come back; the sa
   { timeout: 40000 }, async (t) => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000, audio: AUDIO });
     assertAudioRecovered(t, r, { codecIms: 'opus/48000' });
+    await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
     const wrong = checkAudio(r.audioRecording.samples, r.audioRecording.sampleRate, [500, 1300, 2900]);
     assert.equal(wrong.pass, false, `recording judged against 500/1300/2900 Hz: ${JSON.stringify(wrong)}`);
     await assertNoRtpengineSession();
@@ -62,6 +64,7 @@ for (const [imsCodec, expected] of [['PCMA', 'PCMA/8000'], ['G722', 'G722/8000']
   test(titled(`MO call with imsCodec ${imsCodec}: the tones survive Opus -> ${imsCodec} -> Opus`), { timeout: 40000 }, async (t) => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 15000, imsCodec, audio: AUDIO });
     assertAudioRecovered(t, r, { codecIms: expected });
+    await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
     await assertNoRtpengineSession();
   });
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { startCapture, stunMessages } from '../kit/capture.mjs';
 import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'dave';
 const CONSENT_WINDOW_MS = 12000; // Chrome checks consent every 4-6 s (RFC 7675 §5.1)
@@ -67,6 +68,7 @@ test('MO: rtpengine answers with DTLS-SRTP only, rtcp-mux, a=mid; consent checks
     assert.ok(stun.requestsToRelay >= 2, `consent checks from the browser: ${stun.requestsToRelay}`);
     assert.ok(stun.successFromRelay >= stun.requestsToRelay - 1, `rtpengine answered ${stun.successFromRelay} of ${stun.requestsToRelay}`);
     assert.equal((await client.stats(callId)).iceState, 'connected', 'ICE still connected after the window');
+    await assertFarUeAssertedIdentity({ token: page.token, callId, ue: 'ue1' });
   } finally {
     await client.hangup(callId);
     await client.waitFor('ended', callId, 5000).catch(() => {});

@@ -14,6 +14,7 @@ import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import {
   assertImsSdpClean, assertNoRtpengineSession, inviteSdpSeenByUe, responseSdpSeenByUe, titled,
 } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'dave';
 const MEDIA_MS = 3000;
@@ -57,6 +58,7 @@ test(titled('MO with mDNS-only candidates: media both ways, IMS INVITE clean'), 
   assertMdnsOnly(r.offerSdp, 'browser offer');
   assertMediaBothWays(r);
   assertImsSdpClean(inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId), 'INVITE at ue1', [ADDRESSES.browser]);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 

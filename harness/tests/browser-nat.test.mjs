@@ -15,6 +15,7 @@ import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import {
   assertImsSdpClean, assertNoRtpengineSession, inviteSdpSeenByUe, responseSdpSeenByUe, titled,
 } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'carol';
 const MEDIA_MS = 3000;
@@ -57,6 +58,7 @@ test(titled('MO call from behind a NAT to ue1: media both ways, IMS SDP clean'),
   const { r, datagrams } = await natTraffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS }));
   assertMediaBothWaysThroughNat(r, datagrams);
   assertImsSdpClean(inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId), 'INVITE at ue1', BROWSER_SIDE);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 
@@ -97,6 +99,7 @@ function assertMediaOnSrflx(r, datagrams, browserSdp) {
 test(titled('MO from behind the NAT with a STUN server: a server-reflexive candidate carries the media'), { timeout: 45000 }, async () => {
   const { r, datagrams } = await withStun(() => natTraffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS })));
   assertMediaOnSrflx(r, datagrams, r.offerSdp);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 

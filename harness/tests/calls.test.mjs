@@ -11,6 +11,7 @@ import * as gw from '../runner/gateway.mjs';
 import {
   assertAssertedIdentityRegistered, assertImsSdpClean, assertNoRtpengineSession, hopsOf, inviteSdpSeenByUe, loggedInPage, messageSeenByUe, responseSdpSeenByUe, titled, waitForUeMessage,
 } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
@@ -41,6 +42,7 @@ test(titled('MO call to ue1, browser hangs up'), { timeout: 40000 }, async () =>
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
   assertGoodCall(r);
   assert.equal(r.info.direction, 'mo');
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 
@@ -60,6 +62,7 @@ test(titled('MO: ue1 gets a P-Asserted-Identity from the registered set (P-Assoc
 test(titled('MO call to ue3, IMS side hangs up (BYE after ~4 s)'), { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue3', hangup: 'remote', maxMs: 15000 });
   assertGoodCall(r);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue3' });
   await assertNoRtpengineSession();
 });
 
@@ -87,6 +90,7 @@ test(titled('malformed JSON over WS -> error bad-json, and a call still works'),
   assert.equal(err.code, 'bad-json');
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2000 });
   assertGoodCall(r);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 
@@ -103,6 +107,7 @@ test(titled('IMS leg SDP as ue1 received it: plain RTP/AVP, no ICE/DTLS/BUNDLE a
   const sdp = inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId);
   assert.ok(sdp, `no INVITE for ${r.callId} in ue1's message log`);
   assertImsSdpClean(sdp, 'INVITE at ue1', [ADDRESSES.browser]);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   assert.match(sdp, /^m=audio \d+ RTP\/AVP /m, sdp);
   assert.match(sdp, /^a=rtcp:\d+/m, 'RTCP on its own port');
   for (const banned of [/^a=(ice-ufrag|ice-pwd|candidate|fingerprint|setup|rtcp-mux)/m, /^a=group:BUNDLE/m,
@@ -132,6 +137,7 @@ test(titled('Record-Route and Path on the wire: BYE and 200 follow the P-CSCF/S-
   const invite = messageSeenByUe(ue1Log, mo.callId, /^INVITE /);
   assert.ok(invite, `no INVITE for ${mo.callId} in ue1's message log`);
   assert.deepEqual(hopsOf(invite, 'Record-Route'), PROXY_HOPS, invite);
+  await assertFarUeAssertedIdentity({ token, callId: mo.callId, ue: 'ue1' });
   const moBye = await waitForUeMessage(ue1Log, mo.callId, /^BYE /);
   assert.ok(moBye, `no BYE for ${mo.callId} in ue1's message log`);
   assert.deepEqual(hopsOf(moBye, 'Via'), [...PROXY_HOPS, GATEWAY_HOP], moBye);

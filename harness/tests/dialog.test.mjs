@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled, waitForUeMessage, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'carol';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -136,6 +137,7 @@ async function answeredUe5Call(mode, body) {
     callId = await client.call('ue5');
     await client.waitFor('answered', callId, 15000, mark);
     await body(callId, mark);
+    await assertFarUeAssertedIdentity({ token: page.token, callId, log: ueLog(mode, 'ue5'), where: `the INVITE at ue5 (${mode})` });
   } finally {
     ue.kill();
     await ue.done;
@@ -239,6 +241,7 @@ test(titled('P-Asserted-Identity: MT, the identity the P-CSCF asserted for ue2 r
   assert.ok(inv, `ue1 got the INVITE of ${callId}`);
   assert.equal(header(inv.text, 'P-Asserted-Identity'), `<sip:${USER}@ims.lab>`);
   assert.equal(header(inv.text, 'P-Preferred-Identity'), null, 'the P-CSCF removed P-Preferred-Identity (TS 24.229 §5.2.6.3)');
+  await assertFarUeAssertedIdentity({ token: page.token, callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 
@@ -272,6 +275,7 @@ test(titled('early media on MO: ue5\'s 183 with SDP (no 100rel) reaches the brow
   const w = wire(ueLog('uas-early', 'ue5'), callId);
   assert.ok(w.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up reached ue5');
   assert.ok(!w.some((m) => m.dir === 'received' && /^PRACK /.test(m.first)), 'an unreliable 183 is not PRACKed');
+  await assertFarUeAssertedIdentity({ token: page.token, callId, log: ueLog('uas-early', 'ue5'), where: 'the INVITE at ue5 (uas-early)' });
   await assertNoRtpengineSession();
 });
 
@@ -320,6 +324,7 @@ test(titled('forking on MO: ue5 has two contacts; one sends 183 + SDP and answer
   assert.ok(!wb.some((m) => m.dir === 'received' && /^(BYE|PRACK) /.test(m.first)), 'no BYE or PRACK went to branch B');
   assert.ok(wa.some((m) => m.dir === 'received' && /^ACK /.test(m.first)), 'the 200 of branch A was ACKed');
   assert.ok(wa.some((m) => m.dir === 'received' && /^BYE /.test(m.first)), 'the hang-up went to branch A');
+  for (const mode of ['uas-fork-a', 'uas-fork-b']) await assertFarUeAssertedIdentity({ token: page.token, callId, log: ueLog(mode, 'ue5'), where: `the INVITE at ue5's branch ${mode}` });
   await assertNoRtpengineSession();
 });
 
@@ -344,5 +349,6 @@ test(titled('forking on MO, both branches answer: the first 2xx carries the call
   // the page hangs up at least 2 s after `answered` (which the gateway sends after its ACK): audio seen within 500 ms
   // windows, then 1.5 s of it (forkedCall)
   assert.ok(firstAckToBye >= 1500, `the first 2xx's dialog carried the call until the hang-up (${firstAckToBye} ms)`);
+  for (const mode of ['uas-fork-late-2xx', 'uas-fork-2xx-b']) await assertFarUeAssertedIdentity({ token: page.token, callId, log: ueLog(mode, 'ue5'), where: `the INVITE at ue5's branch ${mode}` });
   await assertNoRtpengineSession();
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertNoRtpengineSession, incomingCall, loggedInPage } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'carol';
 let page;
@@ -86,6 +87,7 @@ for (const [setup, expected] of [['drop', 'passive'], ['active', 'passive'], ['a
       assert.equal(r.error, null, r.error);
       assert.equal(r.answerSetup, expected);
       assert.ok(r.received > 20, `browser received ${r.received} packets`);
+      await assertFarUeAssertedIdentity({ token: page.token, callId: r.callId, ue: 'ue1' });
     } finally {
         if (r.callId) await hangupRaw(r.callId);
     }

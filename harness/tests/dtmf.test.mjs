@@ -21,6 +21,7 @@ import { logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
 import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSeenByUe, loggedInPage, titled } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
@@ -75,6 +76,7 @@ async function capturedCall(ue, { imsCodec, dtmf, holdMs = 1500 } = {}, during =
     const ended = await client.waitFor('ended', callId, 8000);
     await cap.stop();
     const packets = await rtpPackets(cap.file, ue.mediaPort);
+    await assertFarUeAssertedIdentity({ token, callId, ue: ue.user });
     return { callId, answered, browserOffer, ended, result, packets, toUe: packets.filter((p) => p.dst === ue.mediaPort) };
   } catch (e) {
     if (callId) { try { await client.hangup(callId); await client.waitFor('ended', callId, 3000); } catch { /* gone */ } }

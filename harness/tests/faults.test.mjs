@@ -20,6 +20,7 @@ import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf, restart } from '../kit/restart.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 // rtpengine's sessions, asked directly (ng `list` on the address in its command line): the call-ids of one
 // gateway carry its prefix `gw<SIP port>-` (lab.rtpengine.session-prefix), so each gateway's are told apart.
@@ -141,6 +142,10 @@ async function heidiCallsUe1() {
   const { token } = await client.login('heidi', passwordOf('heidi'));
   const callId = await client.call('ue1');
   await client.waitFor('answered', callId, 15000);
+  // heidi's registered set as this file's gateway reports it (the runner's gateway module talks to the lab's)
+  const session = await fetch(`${base}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(session.status, 200, `heidi's session at the faults gateway: HTTP ${session.status}`);
+  await assertFarUeAssertedIdentity({ identities: (await session.json()).registration?.identities, callId, ue: 'ue1', where: 'the INVITE of heidi\'s call at ue1' });
   return { client, callId, token };
 }
 
@@ -375,6 +380,7 @@ test('the UE never answers: after lab.ims.invite-timeout-ms (30 s) the gateway C
     assert.equal(ended.reason, 'timeout', JSON.stringify(ended));
     const ueLog = path.join(logDir(), 'sipp-uas-noanswer-ue5-messages.log');
     assert.ok(await waitForUeMessage(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
+    await assertFarUeAssertedIdentity({ token: page.token, callId, log: ueLog, where: 'the INVITE at ue5 (uas-noanswer)' });
     await assertNoRtpengineSession();
   } finally {
     ue.kill();

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { endedCleanly } from '../runner/scenario.mjs';
 import { assertNoRtpengineSession, loggedInPage, titled } from '../runner/testkit.mjs';
 import { DOMAIN, headers, rawUe, register, statusOf } from '../kit/sip-ue.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const INSTANCE = `urn:uuid:${randomUUID()}`;
 let ue; // grace with +sip.instance: holds the GRUU
@@ -68,6 +69,7 @@ test(titled('the gateway\'s ACK and BYE reach a UE whose Contact is its GRUU'), 
     const inv = await ue.waitFor(/^INVITE /, () => true, 15000);
     assert.ok(inv, 'grace\'s GRUU instance got no INVITE');
     const sipCallId = headers(inv, 'Call-ID')[0];
+    await assertFarUeAssertedIdentity({ token: page.token, callId: sipCallId, invite: inv, where: 'the INVITE at grace\'s GRUU instance' });
     const offer = inv.split('\r\n\r\n')[1] ?? '';
     const pts = offer.match(/^m=audio \d+ [^ ]+ ([\d ]+)/m)?.[1].split(' ') ?? [];
     const pt = pts.includes('8') ? '8' : pts[0];

@@ -15,6 +15,7 @@ import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { moCall } from '../runner/scenario.mjs';
 import { titled } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'dave';
 const MEDIA_MS = 9000;
@@ -92,6 +93,7 @@ async function measuredCall() {
     await cap.stop();
   }
   assert.equal(r.error, null, r.error);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   const t0 = r.answeredAt + 3000;
   const rtt = median(r.samples.filter((s) => s.t >= t0).map((s) => s.rtt));
   const dm = await relayDelay(cap.file, { aliases: [ADDRESSES.pub], relayPorts: RELAY_PORTS });

@@ -18,12 +18,18 @@ import { digestUser, readCredentials } from '../kit/ims-credentials.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
-import { assertAssertedIdentityRegistered, assertNoRtpengineSession, receivedDuring, timedUeMessages, waitForUeMessage, waitReceiving } from '../runner/testkit.mjs';
+import {
+  assertNoRtpengineSession, inviteSdpSeenByUe, receivedDuring, responseSdpSeenByUe, timedUeMessages, waitForUeMessage, waitReceiving,
+} from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const run = promisify(execFile);
-const PCSCF = process.env.LAB_EXT_PCSCF_ADDR || process.env.LAB_EXT_PCSCF || ''; // ADDR:PORT (a --pcscf NAME's first target)
-const [PHOST, PPORT] = [PCSCF.slice(0, PCSCF.lastIndexOf(':')), PCSCF.slice(PCSCF.lastIndexOf(':') + 1)];
+const PCSCF = process.env.LAB_EXT_PCSCF_ADDR || process.env.LAB_EXT_PCSCF || ''; // ADDR:PORT or [IPV6]:PORT (a --pcscf NAME's first target)
+// its address as tshark prints it (an IPv6 one without brackets, RFC 5952 text as the lab's lookup writes it) and port
+const [PHOST, PPORT] = [PCSCF.slice(0, PCSCF.lastIndexOf(':')).replace(/^\[(.*)\]$/, '$1'), PCSCF.slice(PCSCF.lastIndexOf(':') + 1)];
+// --ipv6: IPv6 on Gm (the lab's SIP side, rtpengine's IMS interface and the far-end UE on IPv6), the browser on IPv4
+const IPV6 = process.env.LAB_EXT_IPV6 === '1';
 const TRANSPORT = process.env.LAB_EXT_TRANSPORT || 'udp';
 const PEER = process.env.LAB_EXT_PEER || ''; // the second user's login: the far-end UE the lab runs
 const PEER_USER = process.env.LAB_EXT_PEER_USER || ''; // its IMPU's user part
@@ -85,6 +91,7 @@ async function callPeer(mode, body, { answered = true, arg = null } = {}) {
     callId = await client.call(PEER_USER);
     if (answered) await client.waitFor('answered', callId, 15000, mark);
     await body(callId, far.log, mark);
+    await assertFarUeAssertedIdentity({ token, callId, log: far.log, where: `the INVITE at ${PEER_USER} (${mode})` });
   } finally {
     if (callId) {
       await client.hangup(callId).catch(() => {});
@@ -97,6 +104,21 @@ async function callPeer(mode, body, { answered = true, arg = null } = {}) {
   return callId;
 }
 
+// The address family on Gm as an SDP toward the outside IMS shows it: c=IN IP6 and nothing IPv4 with --ipv6 (rtpengine's
+// IMS interface translates, TS 23.334), else c=IN IP4 and nothing IPv6.
+function assertImsFamily(sdp, what) {
+  assert.ok(sdp, `${what}: no SDP in the far-end UE's message log`);
+  const [want, not] = IPV6 ? ['IP6', 'IP4'] : ['IP4', 'IP6'];
+  assert.match(sdp, new RegExp(`^c=IN ${want} `, 'm'), `${what}: no c=IN ${want} although Gm is ${IPV6 ? 'IPv6 (--ipv6)' : 'IPv4'}:\n${sdp}`);
+  assert.doesNotMatch(sdp, new RegExp(`\\b${not}\\b`), `${what} names ${not} on ${IPV6 ? 'an IPv6' : 'an IPv4'} Gm:\n${sdp}`);
+}
+// The browser leg stays IPv4 in both runs (the browsers reach --bind, an IPv4 address).
+function assertBrowserIpv4(sdp, what) {
+  assert.ok(sdp, `${what}: no SDP`);
+  assert.match(sdp, /^c=IN IP4 /m, `${what}: the browser leg is not IPv4:\n${sdp}`);
+  assert.doesNotMatch(sdp, /^c=IN IP6/m, `${what}: an IPv6 connection line toward the browser:\n${sdp}`);
+}
+
 // TS 24.229 §6.1.2 ladder as the gateway sees it (preconditions), the browser or the UE hanging up
 const PRECONDITION_LADDER = ['INVITE', '100', '183', 'PRACK', '200', 'UPDATE', '200', '180', '200', 'ACK', 'BYE', '200'];
 
@@ -104,11 +126,12 @@ const PRECONDITION_LADDER = ['INVITE', '100', '183', 'PRACK', '200', 'UPDATE', '
 async function sipOnWire(file) {
   const proto = TRANSPORT === 'tcp' ? 'tcp' : 'udp';
   const { stdout } = await run('tshark', ['-r', file, '-n', '-d', `${proto}.port==${PPORT},sip`, '-Y', 'sip', '-T', 'fields', '-E', 'separator=/t',
-    '-e', 'ip.src', '-e', 'ip.dst', '-e', 'sip.Request-Line', '-e', 'sip.Status-Line', '-e', 'sip.Expires', '-e', 'sip.Contact', '-e', 'sip.Call-ID', '-e', 'sip.CSeq'],
+    '-e', 'ip.src', '-e', 'ip.dst', '-e', 'ipv6.src', '-e', 'ipv6.dst',
+    '-e', 'sip.Request-Line', '-e', 'sip.Status-Line', '-e', 'sip.Expires', '-e', 'sip.Contact', '-e', 'sip.Call-ID', '-e', 'sip.CSeq'],
   { maxBuffer: 64 * 1024 * 1024 });
   return stdout.trim().split('\n').filter(Boolean).map((l) => l.split('\t'))
-    .map(([src, dst, req, status, expires, contact, callId, cseq]) =>
-      ({ src, dst, first: req || status, expires: expires || /;expires=(\d+)/i.exec(contact ?? '')?.[1] || '', callId, cseq }));
+    .map(([src4, dst4, src6, dst6, req, status, expires, contact, callId, cseq]) =>
+      ({ src: src4 || src6, dst: dst4 || dst6, v6: !src4 && !!src6, first: req || status, expires: expires || /;expires=(\d+)/i.exec(contact ?? '')?.[1] || '', callId, cseq }));
 }
 
 before(async () => {
@@ -127,6 +150,12 @@ before(async () => {
 after(async () => {
   await cap?.stop().catch(() => {});
   await browser?.close();
+  // the far-end UE's binding (its contact at LAB_SIP_HOST:PEER_SIP_PORT) is removed: nothing of the lab's stays
+  // registered at an outside core (a later run from another address, e.g. over IPv6, would fork to a dead contact)
+  if (PEER) {
+    const u = await startUe('deregister', null, null, { timeoutMs: 20000, env: peerEnv() }).done;
+    if (u.code !== 0) console.error(`ims-external: the far-end UE ${PEER} could not de-register at ${PCSCF}: ${u.output.trim().split('\n').pop()}`);
+  }
 });
 
 test('registration at the outside IMS: the first user of the credentials file registers its IMPU at the P-CSCF (REGISTER, challenge answered, 200 on the wire)', async () => {
@@ -141,6 +170,7 @@ test('registration at the outside IMS: the first user of the credentials file re
   // TS 24.229 §5.1.1.2.1: the 200's P-Associated-URI (the registered IMPU among them), never the login name
   assert.ok(reg.identities?.length > 0, `registered identities: ${JSON.stringify(reg.identities)}`);
   if (user.impu) assert.ok(reg.identities.includes(user.impu), `the registered IMPU ${user.impu} in ${reg.identities.join(', ')}`);
+  assert.equal(PHOST.includes(':'), IPV6, `the P-CSCF ${PCSCF} was reached over ${IPV6 ? 'IPv4, not IPv6 (--ipv6: AAAA)' : 'IPv6, not IPv4'}`);
   const wire = await sipOnWire(cap.file);
   const regs = wire.filter((m) => /^REGISTER /.test(m.first));
   assert.ok(regs.length >= 1 && regs.every((m) => m.dst === PHOST), `REGISTERs to ${PHOST}: ${JSON.stringify(regs)}`);
@@ -207,6 +237,8 @@ test('MO call to a user of the outside IMS (the second user\'s SIPp UE, or --cal
     assert.ok(r.browser?.packetsSent > 0 && r.browser?.packetsReceived > 0, `browser sent ${r.browser?.packetsSent}, received ${r.browser?.packetsReceived}`);
     assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
     if (far) assert.ok(await waitForUeMessage(far.log, r.callId, /^BYE /), `the far-end UE got no BYE for ${r.callId} (${far.log})`);
+    if (far) assertImsFamily(inviteSdpSeenByUe(far.log, r.callId), `the INVITE at ${PEER_USER}`);
+    assertBrowserIpv4(r.answerSdp, 'the answer the browser got');
   } finally {
     far?.ue.kill();
   }
@@ -217,10 +249,7 @@ test('MO call to a user of the outside IMS (the second user\'s SIPp UE, or --cal
 // (the gateway's From and P-Preferred-Identity are the default one; the login name is none of them)
 test('MO call: the called UE got a P-Asserted-Identity from the registered set (P-Associated-URI)', { timeout: 20000, skip: !PEER && NO_PEER }, async () => {
   assert.ok(mo?.callId && mo.log, 'the MO call test made no call to the far-end UE');
-  const ids = (await gw.currentSession(token)).registration.identities;
-  const invite = await waitForUeMessage(mo.log, mo.callId, /^INVITE /);
-  assert.ok(invite, `no INVITE for ${mo.callId} in ${mo.log}`);
-  assertAssertedIdentityRegistered(invite, ids, `the INVITE at ${PEER_USER}`);
+  await assertFarUeAssertedIdentity({ token, callId: mo.callId, log: mo.log, where: `the INVITE at ${PEER_USER}` });
 });
 
 test('MT call from the second user\'s SIPp UE registered at the outside P-CSCF: answered, media both ways, clean end', { timeout: 60000, skip: !PEER && NO_PEER }, async () => {
@@ -230,6 +259,8 @@ test('MT call from the second user\'s SIPp UE registered at the outside P-CSCF: 
   const m = r.info?.media ?? {};
   assert.ok(m.packetsToIms > 0 && m.packetsToBrowser > 0, `rtpengine packets ${m.packetsToIms} to IMS, ${m.packetsToBrowser} to the browser`);
   assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+  assertImsFamily(responseSdpSeenByUe(path.join(logDir(), `sipp-uac-${mtTarget()}-messages.log`), r.callId), `the 200 at ${PEER_USER}`);
+  assertBrowserIpv4(r.incomingSdp, 'the offer the browser got');
   await assertNoRtpengineSession();
 });
 
@@ -287,6 +318,7 @@ test('preconditions toward a precondition UE of the outside IMS (MO): 183 (100re
     assert.equal(r.info.preconditions, true, 'the call was set up with preconditions');
     assert.deepEqual(r.info.sipFlow, PRECONDITION_LADDER);
     assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));
+    await assertFarUeAssertedIdentity({ token, callId: r.callId, log: far.log, where: `the INVITE at ${PEER_USER} (volte-uas)` });
   } finally {
     far.ue.kill();
     await far.ue.done;

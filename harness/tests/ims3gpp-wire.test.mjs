@@ -20,6 +20,7 @@ import { labRoot, logDir } from '../kit/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const run = promisify(execFile);
 const USER = 'dave';
@@ -39,6 +40,7 @@ let sip = [];      // every SIP message of the capture: {frame, src, dst, text, 
 let cx = [];       // every Diameter message: {code, request, result, user, impu, sat, server, sipAuthenticate}
 let mo; let mt; let unregistered; let unknown;
 let contact;      // dave's registered Contact user part (random per registration, docs/security.md "SIP sources")
+let identities;   // dave's registered set (P-Associated-URI) while logged in: the tests run after his logout
 
 // --- Milenage (TS 35.206 §4.1), to recompute what dave's USIM computes ---
 function aes(k, block) {
@@ -115,6 +117,7 @@ before(async () => {
   try {
     page = await loggedInPage(USER, 'test-ims3gpp-wire-dave');
     contact = await gw.contactUser(page.token); // dave's registered Contact user part (random per registration)
+    identities = (await gw.currentSession(page.token)).registration?.identities;
     mo = await moCall(page.client, { token: page.token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1500 });
     mt = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'uac', arg: 1500 }, hangup: 'ue', maxMs: 15000 });
     for (const [to, set] of [['ue9', (r) => { unregistered = r; }], ['nobody', (r) => { unknown = r; }]]) {
@@ -227,7 +230,7 @@ test('Cx LIR/LIA: the I-CSCF locates the terminating S-CSCF for dave\'s MO call 
   assert.ok(cx.some((c) => c.code === 302 && !c.request && c.result === '2001' && /scscf/.test(c.server)), 'an LIA with the S-CSCF');
 });
 
-test('P-Asserted-Identity: the gateway\'s INVITE asserts nothing itself, the P-CSCF adds the registered identity and ue1 receives it', () => {
+test('P-Asserted-Identity: the gateway\'s INVITE asserts nothing itself, the P-CSCF adds the registered identity and ue1 receives it', async () => {
   assert.equal(mo.error, null, mo.error);
   const sent = sip.find((m) => m.src === PORTS.gw && isReq(m, 'INVITE') && callIdOf(m) === mo.callId);
   assert.ok(sent, 'the gateway\'s INVITE is on the wire');
@@ -236,6 +239,7 @@ test('P-Asserted-Identity: the gateway\'s INVITE asserts nothing itself, the P-C
   assert.match(out?.headers('P-Asserted-Identity').join(',') ?? '', /<sip:dave@ims\.lab>/, out?.head);
   const atUe = messageSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), mo.callId, /^INVITE /);
   assert.match(atUe ?? '', /^P-Asserted-Identity: <sip:dave@ims\.lab>/m, atUe ?? 'no INVITE at ue1');
+  await assertFarUeAssertedIdentity({ identities, callId: mo.callId, ue: 'ue1' });
 });
 
 test('Record-Route through the core: ue1\'s INVITE records P-CSCF, S-CSCF, S-CSCF, P-CSCF and the gateway\'s BYE carries that route set', () => {

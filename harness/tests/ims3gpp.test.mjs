@@ -13,7 +13,8 @@ import { gatewayUrl, logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { assertAssertedIdentityRegistered, assertNoRtpengineSession, hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { assertNoRtpengineSession, hopsOf, loggedInPage, messageSeenByUe } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 3000;
@@ -69,7 +70,7 @@ test('MO alice -> ue1 through P-CSCF, S-CSCF, I-CSCF (LIR), S-CSCF, P-CSCF; P-As
   const invite = await eventually('the INVITE at ue1', () => messageSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), r.callId, /^INVITE /));
   // TS 24.229 §5.2.6.3.3: the P-CSCF asserts the registered identity of the gateway's user
   assert.match(invite, /^P-Asserted-Identity: <sip:alice@ims\.lab>/m, invite);
-  assertAssertedIdentityRegistered(invite, (await gw.currentSession(page.token)).registration.identities, 'the INVITE at ue1');
+  await assertFarUeAssertedIdentity({ token: page.token, callId: r.callId, ue: 'ue1' });
   // P-CSCF (MT), S-CSCF (MT), S-CSCF (MO), P-CSCF (MO) record-route
   assert.deepEqual(hopsOf(invite, 'Record-Route'), ['127.0.0.1:5060', '127.0.0.1:6060', '127.0.0.1:6060', '127.0.0.1:5060'], invite);
   assert.match(coreLog('pcscf.log'), /P-CSCF originating INVITE sip:ue1@ims\.lab for sip:alice@ims\.lab/);
@@ -257,6 +258,7 @@ test("network-initiated de-registration: the HSS de-registers erin (RTR), the S-
     while ((await gw.currentSession(erin.token)).registration.regEvent !== 'active' && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
     const callId = await erin.client.call('ue1');
     await erin.client.waitFor('answered', callId, 15000);
+    await assertFarUeAssertedIdentity({ token: erin.token, callId, ue: 'ue1' });
     const mark = await erin.client.mark();
     // the HSS de-registers erin (TS 29.228 6.1.3 RTR to the S-CSCF); the S-CSCF NOTIFYs its watchers
     fs.writeFileSync(core('run/hss/control'), 'rtr sip:erin@ims.lab\n');
@@ -295,8 +297,7 @@ test('login ≠ IMPU, alice logged in from the same gateway: frank calls as his 
     for (const identity of [null, 'tel:+15550100']) {
       const r = await moCall(client, { token, from: identity ?? 'frank', to: 'ue1', hangup: 'browser', mediaMs: 1000, callOptions: identity ? { identity } : {} });
       assertGoodCall(r);
-      const invite = await eventually(`the INVITE at ue1 (${identity ?? 'default identity'})`, () => messageSeenByUe(ue1Log, r.callId, /^INVITE /));
-      const pai = assertAssertedIdentityRegistered(invite, reg.identities, `the INVITE at ue1 calling as ${identity ?? 'the default identity'}`);
+      const pai = await assertFarUeAssertedIdentity({ identities: reg.identities, callId: r.callId, log: ue1Log, where: `the INVITE at ue1 calling as ${identity ?? 'the default identity'}` });
       assert.ok(pai.includes(identity ?? reg.identities[0]), `asserted ${pai.join(', ')}, asked for ${identity ?? reg.identities[0]}`);
       await assertNoRtpengineSession();
     }
@@ -311,5 +312,6 @@ test('login ≠ IMPU, alice logged in from the same gateway: frank calls as his 
   // frank's de-REGISTER removed his registration at the P-CSCF, not alice's (same host:port, another rinstance)
   const r = await moCall(page.client, { token: page.token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 500 });
   assertGoodCall(r);
+  await assertFarUeAssertedIdentity({ token: page.token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });

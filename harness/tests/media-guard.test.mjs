@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import { assertNoRtpengineSession, loggedInPage, titled, waitForUeMessage } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'bob';
 const MEDIA_START_TIMEOUT_MS = 10000; // the gateway's default
@@ -73,5 +74,6 @@ test(titled('a connected call whose browser media never starts ends with media-t
   assert.ok(after >= MEDIA_START_TIMEOUT_MS - 1500, `ended ${after} ms after the answer: not before the timeout`);
   // the UE got the gateway's BYE (ue1's message log)
   assert.ok(await waitForUeMessage(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId, /^BYE /), `ue1 got no BYE for ${callId}`);
+  await assertFarUeAssertedIdentity({ token: page.token, callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });

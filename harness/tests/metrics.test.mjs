@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { gatewayUrl } from '../kit/env.mjs';
 import { loggedInPage } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'dave';
 let page;
@@ -58,6 +59,7 @@ test('a call, then the scrape shows attempts, answers, failures by reason and th
   const mo = await moCall(page.client, { token: page.token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 1500 });
   assert.equal(mo.error, null, mo.error);
   assert.ok(mo.answered && endedCleanly(mo.ended), `MO call: ${JSON.stringify(mo.ended)}`);
+  await assertFarUeAssertedIdentity({ token: page.token, callId: mo.callId, ue: 'ue1' });
   const mt = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'uac', arg: 1500 }, hangup: 'ue', maxMs: 15000 });
   assert.equal(mt.error, null, mt.error);
   assert.ok(mt.answered, 'MT call answered');

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, ueMessages, titled, waitReceiving as waitReceivingAudio } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'bob';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -58,6 +59,7 @@ test(titled('MO call to ue8: hold and resume by re-INVITE, ICE restart without S
   const callId = await client.call('ue8');
   try {
     await client.waitFor('answered', callId, 15000);
+    await assertFarUeAssertedIdentity({ token: page.token, callId, ue: 'ue8' });
     await waitReceiving(callId);
     assert.ok(await receivedDuring(callId, 1500) > 20, 'audio flows before the hold');
 
@@ -105,6 +107,7 @@ test(titled('mid-call messages in the wrong state are refused and the call survi
   const callId = await client.call('ue8');
   try {
     await client.waitFor('answered', callId, 15000);
+    await assertFarUeAssertedIdentity({ token: page.token, callId, ue: 'ue8' });
     const mark = await client.mark();
     const m = await client.media(callId);
     await client.sendRaw(JSON.stringify({ type: 'reanswer', callId, sdp: m.localSdp }));

@@ -10,6 +10,7 @@ import * as gw from '../runner/gateway.mjs';
 import { endedCleanly } from '../runner/scenario.mjs';
 import { IMS_DOMAIN, startPhone } from '../runner/phone-ua.mjs';
 import { assertNoRtpengineSession, loggedInPage, waitReceiving } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'bob';               // the browser user
 const MEDIA_MS = 2500;            // audio per call
@@ -163,6 +164,10 @@ for (const kind of ['baresip', 'linphone']) {
           await phone.answer();
           await client.waitFor('answered', callId, 8000);
           await phone.waitCallState('established', 8000);
+          // RFC 3325 at the phone: the INVITE it traced asserts one of bob's registered identities
+          const inviteAtPhone = phone.sipMessages(callId).find((m) => m.dir === 'received' && m.method === 'INVITE');
+          assert.ok(inviteAtPhone, `${kind} traced no INVITE for ${callId}: ${flowOf(phone, callId)}`);
+          await assertFarUeAssertedIdentity({ token: page.token, callId, invite: inviteAtPhone.headers, where: `the INVITE at ${kind}` });
           // the gateway's ACK reaches the phone: one 200 sent (no retransmission), one ACK received
           for (const end = Date.now() + 2000; Date.now() < end && !ackOf200(phone, callId);) await sleep(100);
           const contact = phone.sipMessages(callId).find((m) => m.dir === 'sent' && m.status === 200 && isInvite(m))?.headers.match(/^(?:Contact|m)\s*:\s*(.*)$/im)?.[1];

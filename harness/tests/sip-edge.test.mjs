@@ -15,6 +15,7 @@ import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { assertNoRtpengineSession } from '../runner/testkit.mjs';
 import { LAB } from '../kit/addresses.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'erin';
 const DTMF_LOG = { host: LAB.LAB_RTPENGINE_DTMF_LOG.split(':')[0], port: Number(LAB.LAB_RTPENGINE_DTMF_LOG.split(':')[1]) }; // rtpengine's DTMF log destination
@@ -175,6 +176,7 @@ test('a forged DTMF-log datagram (from 127.0.0.1, a live call\'s rtpengine call-
   const forger = dgram.createSocket('udp4');
   try {
     await page.waitFor('answered', callId, 15000);
+    await assertFarUeAssertedIdentity({ token, callId, ue: 'ue1' });
     const sessions = await gw.rtpengineSessions();
     const ngCallId = (sessions.callIds ?? []).find((id) => id.endsWith(callId));
     assert.ok(ngCallId, `rtpengine holds the call ${callId}: ${JSON.stringify(sessions)}`);

@@ -17,10 +17,14 @@ import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { relayCallInfo, relayCalls } from '../runner/relay-info.mjs';
 import { answerSdpSentByUe, assertImsSdpClean, inviteSdpSeenByUe, ueMessages, responseSdpSeenByUe, titled, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'ivan';                 // only this file uses ivan (ims-sim/users.txt)
 const DOMAIN = LAB.LAB_IMS_DOMAIN;
 const IMPU = `sip:${USER}@${DOMAIN}`;
+// the WIC's registered set: it registers IMPU itself through the eP-CSCF (the token's subject), and the light S-CSCF's
+// P-Associated-URI is that one URI; the far UE's P-Asserted-Identity must be it (fixtures/asserted-identity.mjs)
+const WIC_IDENTITIES = [IMPU];
 const WS_URL = `ws://${LAB.LAB_LOOPBACK}:${LAB.LAB_PCSCF_WS_PORT}`;   // the eP-CSCF's plain WebSocket, loopback only
 const MEDIA_MS = 2500;
 // WebRTC-only SDP lines that must never reach the core (sdp/ImsAttributePolicy, route[WIC_SDP_TOWARD_IMS])
@@ -198,6 +202,7 @@ test(titled('MO call from the WIC to ue1 through the eP-CSCF: audio both ways, r
   await assertRelayedWithoutTranscoding(callId, 'MO');
   const sdp = inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId);
   assertImsSdpClean(sdp, 'the INVITE at ue1', [LAB.LAB_BROWSER_ADDR]);
+  await assertFarUeAssertedIdentity({ identities: WIC_IDENTITIES, callId, ue: 'ue1', where: 'the INVITE of the WIC\'s call at ue1' });
   assert.match(sdp, /^m=audio \d+ RTP\/AVP /m, `the core gets plain RTP/AVP:\n${sdp}`);
   assert.doesNotMatch(sdp, BROWSER_ONLY, `WebRTC-only lines reached the core:\n${sdp}`);
   client.hangup(callId);
@@ -241,6 +246,7 @@ test(titled('the WIC holds and resumes a call to ue8 by re-INVITE through the eP
     const dirs = ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`))
       .map((b) => /a=(sendrecv|sendonly|recvonly|inactive)/.exec(b)?.[1] ?? null);
     assert.deepEqual(dirs, ['sendrecv', 'sendonly', 'sendrecv'], `the INVITEs ue8 got: initial, hold, resume (${log})`);
+    await assertFarUeAssertedIdentity({ identities: WIC_IDENTITIES, callId, log, where: 'the INVITE of the WIC\'s call at ue8' });
   } finally {
     client.hangup(callId);
     await client.waitFor('ended', callId, 5000).catch(() => {});
@@ -254,6 +260,7 @@ test(titled('the keypad of the WIC reaches ue6 as RFC 4733 events through the eP
   try {
     callId = await client.call('ue6');
     await client.waitFor('answered', callId, 15000);
+    await assertFarUeAssertedIdentity({ identities: WIC_IDENTITIES, callId, ue: 'ue6', where: 'the INVITE of the WIC\'s call at ue6' });
     await waitReceiving(client, callId);
     client.dtmf(callId, '1#', 120);
     await sleep(1500);

@@ -15,6 +15,7 @@ import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const HTTP_PORT = 8093;
 const SIP_PORT = 5074;
@@ -125,6 +126,7 @@ test('MO call over https + wss and SIP/TLS to ue1 with media both ways; rtpengin
   assert.ok(client, 'not logged in (the test before failed)');
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2000 });
   assertMediaBothWays(r);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   // the answer the browser got names rtpengine's browser-facing address, the one the gateway is bound to
   assert.match(r.answerSdp ?? '', new RegExp(`^c=IN IP4 ${HOST.replace(/\./g, '\\.')}\\r?$`, 'm'), r.answerSdp);
   assert.ok(r.info.sipFlow.includes('BYE'), r.info.sipFlow.join(','));

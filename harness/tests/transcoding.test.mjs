@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { assertNoRtpengineSession, loggedInPage, titled } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 2500;
@@ -39,6 +40,7 @@ for (const [imsCodec, expected] of [['PCMA', 'PCMA/8000'], ['G722', 'G722/8000']
   test(titled(`MO call to ue1 with imsCodec ${imsCodec}: Opus <-> ${imsCodec} through rtpengine`), { timeout: 25000 }, async () => {
     const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS, maxMs: 12000, imsCodec });
     assertTranscodedCall(r, expected);
+    await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
     await assertNoRtpengineSession();
   });
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const tcpGw = process.env.LAB_GW_TCP;
 if (tcpGw) process.env.LAB_GW = tcpGw; // every runner helper reads LAB_GW when it is called
@@ -60,6 +61,7 @@ test('re-REGISTER: the gateway refreshes a 10 s registration before it expires',
 test('MO call over SIP/TCP to ue1, browser hangs up', { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2000 });
   assertMediaBothWays(r);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   assert.deepEqual(r.info.sipFlow.slice(0, 1), ['INVITE']);
   assert.ok(r.info.sipFlow.includes('BYE'), r.info.sipFlow.join(','));
 });

@@ -17,6 +17,7 @@ import { datagramsDuring } from '../kit/capture.mjs';
 import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const HTTP_PORT = 8094;
 const SIP_PORT = 5079;
@@ -158,6 +159,7 @@ test(titled('TURN: coturn relays to rtpengine\'s browser-facing address only'), 
 test(titled('MO call from behind a symmetric NAT through TURN: media both ways over a relay pair'), { timeout: 45000 }, async () => {
   const { r, datagrams } = await traffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS }));
   assertRelayed(r, datagrams);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
 
@@ -178,6 +180,7 @@ test(titled('the same MO call without TURN gets no media through the symmetric N
   }
   assert.ok(r.answered, `answered: ${r.error}`);
   assert.equal(r.ended?.reason, 'media-timeout', JSON.stringify(r.ended));
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   assert.equal(r.browser?.packetsReceived ?? 0, 0, `browser packets ${JSON.stringify(r.browser)}`);
   const m = r.info?.media ?? {};
   assert.equal(m.packetsToIms ?? 0, 0, `rtpengine packets ${JSON.stringify(m)}`);

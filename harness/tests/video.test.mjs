@@ -13,6 +13,7 @@ import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import {
   assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage, mediaSection, responseSdpSeenByUe, titled, BROWSER,
 } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 4000;
@@ -88,6 +89,7 @@ async function moVideoCall(callOptions, extra = {}) {
     await cap.stop();
   }
   const ueSdp = r.callId ? inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-video-ue7-messages.log'), r.callId) : null;
+  if (r.answered) await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue7' });
   return { r, ueSdp, packets: await rtpPackets(cap.file, UE7_VIDEO_PORT) };
 }
 
@@ -164,6 +166,7 @@ test(titled('MO audio-only call with bundlePolicy max-bundle works: the answer k
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: 2500, callOptions: { bundlePolicy: 'max-bundle' } });
   assert.equal(r.error, null, r.error);
   assert.match(r.answerSdp, /^a=group:BUNDLE 0\r?$/m, r.answerSdp);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   assert.ok(r.browser?.packetsReceived > 0 && r.browser?.packetsSent > 0, JSON.stringify(r.browser));
   assert.ok(r.info.media.packetsToIms > 0 && r.info.media.packetsToBrowser > 0, JSON.stringify(r.info.media));
   assert.ok(endedCleanly(r.ended), JSON.stringify(r.ended));

@@ -7,6 +7,7 @@ import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import { assertNoRtpengineSession, loggedInPage } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'carol';
 // TS 24.229 §6.1.2 ladders as the gateway sees them, with the browser hanging up / the UE hanging up.
@@ -36,6 +37,7 @@ test('MO with preconditions to ue4: 183 (100rel) -> PRACK -> UPDATE when the bro
   assertMedia(r);
   assert.equal(r.info.preconditions, true);
   assert.deepEqual(r.info.sipFlow, MO_LADDER);
+  await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue4' });
   await assertNoRtpengineSession();
 });
 
@@ -63,6 +65,7 @@ test('MO CANCEL in the early dialog: browser hangs up after the 183', { timeout:
     await new Promise((res) => setTimeout(res, 100));
   }
   assert.ok(info.sipFlow.includes('CANCEL') && info.sipFlow.includes('487'), info.sipFlow.join(','));
+  await assertFarUeAssertedIdentity({ token, callId, ue: 'ue4' });
   await assertNoRtpengineSession();
 });
 

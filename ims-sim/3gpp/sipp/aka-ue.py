@@ -19,6 +19,9 @@ it carries is printed.
                    challenge; the registration fails with a 4xx/5xx final response)
         publish    register (401 -> 200), send a presence PUBLISH (UDP, no Content-Length) to the own
                    IMPU: expects 489 (the core has no presence server), then de-register (200)
+        deregister remove this UE's binding (--addr:--port): REGISTER Expires 0 (401 -> 200); a far-end UE of
+                   `./lab compliance --ims external` leaves nothing registered at an outside core
+--addr and --pcscf may be IPv6 (--pcscf [ADDR]:PORT): the UE then speaks SIP over IPv6, bracketed in Via and Contact.
 Exit 0 when the expected outcome happened; the SIP ladder goes to stdout.
 """
 import argparse
@@ -80,9 +83,12 @@ class Ue:
     def __init__(self, a):
         self.a = a
         self.host, port = a.pcscf.rsplit(":", 1)
+        self.host = self.host.strip("[]")  # [IPv6]:PORT
         self.dest = (self.host, int(port))
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        v6 = ":" in a.addr
+        self.sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((a.addr, a.port))
+        self.me = f"[{a.addr}]:{a.port}" if v6 else f"{a.addr}:{a.port}"  # sent-by and Contact host:port
         self.sock.settimeout(1.0)
         self.usim = Usim(bytes.fromhex(a.k), op=bytes.fromhex(a.op) if a.op else None,
                          opc=bytes.fromhex(a.opc) if a.opc else None)
@@ -99,11 +105,11 @@ class Ue:
         self.cseq += 1
         a = self.a
         msg = (f"REGISTER sip:{self.domain} SIP/2.0\r\n"
-               f"Via: SIP/2.0/UDP {a.addr}:{a.port};rport;branch=z9hG4bK{os.urandom(6).hex()}\r\n"
+               f"Via: SIP/2.0/UDP {self.me};rport;branch=z9hG4bK{os.urandom(6).hex()}\r\n"
                f"From: <sip:{a.user}@{self.domain}>;tag=akaue{a.port}\r\n"
                f"To: <sip:{a.user}@{self.domain}>\r\n"
                f"Call-ID: {self.call_id}\r\nCSeq: {self.cseq} REGISTER\r\n"
-               f"Contact: <sip:{a.user}@{a.addr}:{a.port}>;expires={expires}\r\n"
+               f"Contact: <sip:{a.user}@{self.me}>;expires={expires}\r\n"
                f"{authorization}\r\nSupported: path\r\nMax-Forwards: 70\r\nExpires: {expires}\r\n"
                f"User-Agent: aka-ue.py\r\nContent-Length: 0\r\n\r\n")
         print(f"sent REGISTER (CSeq {self.cseq}) {authorization}")
@@ -135,11 +141,11 @@ class Ue:
         self.cseq += 1
         a = self.a
         msg = (f"PUBLISH sip:{a.user}@{self.domain} SIP/2.0\r\n"
-               f"Via: SIP/2.0/UDP {a.addr}:{a.port};rport;branch=z9hG4bK{os.urandom(6).hex()}\r\n"
+               f"Via: SIP/2.0/UDP {self.me};rport;branch=z9hG4bK{os.urandom(6).hex()}\r\n"
                f"From: <sip:{a.user}@{self.domain}>;tag=akaue{a.port}\r\n"
                f"To: <sip:{a.user}@{self.domain}>\r\n"
                f"Call-ID: {os.urandom(8).hex()}@aka-ue\r\nCSeq: {self.cseq} PUBLISH\r\n"
-               f"Contact: <sip:{a.user}@{a.addr}:{a.port}>\r\nMax-Forwards: 70\r\n"
+               f"Contact: <sip:{a.user}@{self.me}>\r\nMax-Forwards: 70\r\n"
                f"Event: presence\r\nExpires: 600\r\nUser-Agent: aka-ue.py\r\n\r\n")
         print(f"sent PUBLISH (CSeq {self.cseq}, Event: presence, no Content-Length)")
         return self.transaction(msg, "PUBLISH")
@@ -187,11 +193,20 @@ def main():
     p.add_argument("--addr", default=LAB["LAB_LOOPBACK"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pcscf", default=LAB["LAB_PCSCF"])
-    p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts", "publish"])
+    p.add_argument("mode", choices=["ok", "wrong-res", "resync", "bad-auts", "publish", "deregister"])
     a = p.parse_args()
     ue = Ue(a)
     empty = (f'Authorization: Digest username="{a.impi}", realm="{ue.domain}", nonce="", '
              f'uri="sip:{ue.domain}", response=""')
+    if a.mode == "deregister":
+        code, text = ue.register(empty, expires=0)
+        if code == 401:
+            params, rand, sqn, res = ue.challenge(text)
+            code, text = ue.register(ue.authorization(params, res), expires=0)
+        if code != 200:
+            raise SystemExit(f"de-REGISTER: expected 200, got {code}")
+        print("deregister: de-registered (200)")
+        return 0
     code, text = ue.register(empty)
     if code != 401:
         raise SystemExit(f"expected 401, got {code}")
