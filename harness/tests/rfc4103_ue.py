@@ -227,6 +227,18 @@ class Loss:
         return d
 
 
+class _RtcpCounter(asyncio.DatagramProtocol):
+    """The UE's RTCP port: counts the peer's well-formed reports (SR 200 / RR 201 first, RFC 3550 §6.1)."""
+
+    def __init__(self, ue):
+        self.ue = ue
+
+    def datagram_received(self, data, addr):
+        if len(data) >= 8 and data[0] >> 6 == 2 and data[1] in (200, 201) and addr[0] == (self.ue.peer or ("",))[0]:
+            self.ue.rtcp_received += 1
+            self.ue.rtcp_kinds.add("SR" if data[1] == 200 else "RR")
+
+
 class Ue(asyncio.DatagramProtocol):
     def __init__(self, loss=0.0, seed=4103, max_burst=2, on_text=None):
         self.send_loss = Loss(loss, seed * 2 + 1, max_burst)
@@ -238,18 +250,29 @@ class Ue(asyncio.DatagramProtocol):
         self.peer = None
         self.task = None
         self.refused_from = 0
+        self.rtcp = None
+        self.rtcp_received = 0
+        self.rtcp_kinds = set()
 
     async def start(self, host="127.0.0.1"):
         loop = asyncio.get_running_loop()
-        # an even RTP port with its RTCP port free above it
-        for _ in range(50):
+        # an even RTP port with its RTCP port free above it (RFC 3550 §11)
+        for _ in range(100):
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             s.bind((host, 0))
             port = s.getsockname()[1]
             if port % 2 == 0:
-                break
+                r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                try:
+                    r.bind((host, port + 1))
+                    break
+                except OSError:
+                    r.close()
             s.close()
+        else:
+            raise OSError("no free RTP/RTCP port pair on %s" % host)
         self.transport, _ = await loop.create_datagram_endpoint(lambda: self, sock=s)
+        self.rtcp, _ = await loop.create_datagram_endpoint(lambda: _RtcpCounter(self), sock=r)
         self.port = port
         return self
 
@@ -303,13 +326,16 @@ class Ue(asyncio.DatagramProtocol):
                 "recv_dropped": self.recv_loss.dropped, "recv_dropped_at": self.recv_loss.dropped_at,
                 "recovered": r.recovered if r else 0, "lost": r.lost if r else 0, "stale": r.stale if r else 0,
                 "refused": (r.refused if r else 0) + self.refused_from,
-                "generations": self.sender.gens if self.sender else 0}
+                "generations": self.sender.gens if self.sender else 0,
+                "rtcp_received": self.rtcp_received, "rtcp_kinds": sorted(self.rtcp_kinds)}
 
     def close(self):
         if self.task:
             self.task.cancel()
         if self.transport:
             self.transport.close()
+        if self.rtcp:
+            self.rtcp.close()
 
 
 async def serve(args):

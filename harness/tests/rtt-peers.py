@@ -123,6 +123,7 @@ async def main():
         await settle(lambda: len("".join(got)) >= len(want_ue), 5)
         await peers.wait_for(ue.idle, 3, "the UE to send its last redundancy")
         await asyncio.sleep(0.9)  # the endpoint's last redundancy packets; a doubled character would show now
+        await settle(lambda: ue.rtcp_received >= 1, 4)  # the endpoint's first RTCP report (1.25-3.75 s after the answer)
         q = peers.control(a.ctl, {"command": "query", "call-id": call_id})
         d = peers.control(a.ctl, {"command": "delete", "call-id": call_id})
         text = d.get("text", {})

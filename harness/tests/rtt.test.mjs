@@ -65,6 +65,7 @@ test('rtt: an aiortc browser types over a DCEP T.140 channel, the RFC 4103 UE ge
   assertExact(r, 'no loss');
   assert.equal(r.endpoint_text.redundancy, 2, 'the bridge must send with 2 redundant generations');
   assert.ok(r.endpoint_text['browser-to-ims']['rtp-packets'] >= 3, 'the text and its two redundancy packets');
+  assert.ok(r.ue.rtcp_received >= 1 && r.ue.rtcp_kinds.includes('SR'), `the UE got no RTCP sender report from the endpoint: ${JSON.stringify(r.ue)}`);
   results.aiortc = r;
   t.diagnostic(`set-up ${r.setup_ms} ms; browser typing -> all text at the UE ${r.browser_to_ue_ms} ms; RTP packets ${r.endpoint_text['browser-to-ims']['rtp-packets']} out, ${r.endpoint_text['ims-to-browser']['rtp-packets']} in`);
 });

@@ -92,6 +92,7 @@ bool T140Packetizer::poll(int64_t nowMs, std::vector<uint8_t>* packet) {
   ++packets_;
   chars_ += utf8Chars(primary);
   bytes_ += primary.size();
+  octets_ += p.size() - kRtpHeader;
   return true;
 }
 

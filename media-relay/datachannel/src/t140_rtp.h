@@ -45,6 +45,12 @@ class T140Packetizer {
   uint64_t packets() const { return packets_; }
   uint64_t chars() const { return chars_; }
   uint64_t bytes() const { return bytes_; }
+  uint64_t octets() const { return octets_; }  // RTP payload octets sent (RTCP SR)
+  uint32_t ssrc() const { return cfg_.ssrc; }
+  // The RTP timestamp of the instant nowMs (RTCP SR), on the packets' timeline.
+  uint32_t rtpTsAt(int64_t nowMs) const {
+    return cfg_.firstTs + static_cast<uint32_t>(tsBaseMs_ < 0 ? 0 : nowMs - tsBaseMs_);
+  }
   bool idle() const { return buffer_.empty() && redundancyLeft_ == 0; }
 
  private:
@@ -61,7 +67,7 @@ class T140Packetizer {
   int64_t lastSendMs_ = 0;
   int64_t tsBaseMs_ = -1;       // the caller's clock at the first packet
   uint16_t seq_;
-  uint64_t packets_ = 0, chars_ = 0, bytes_ = 0;
+  uint64_t packets_ = 0, chars_ = 0, bytes_ = 0, octets_ = 0;
 };
 
 class T140Depacketizer {

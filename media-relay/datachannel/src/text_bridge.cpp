@@ -42,7 +42,36 @@ TextBridge::~TextBridge() {
 
 void TextBridge::RtcpSink::onReadable() {
   uint8_t buf[2048];
-  while (::recv(fd, buf, sizeof buf, 0) >= 0) ++packets;
+  for (;;) {
+    sockaddr_in sa{};
+    socklen_t sl = sizeof sa;
+    ssize_t n = ::recvfrom(fd, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&sa), &sl);
+    if (n < 0) return;
+    if (peerIp == 0 || Addr::from(sa).ip != peerIp) continue;
+    ++packets;
+    uint32_t ssrc, mid;
+    if (findRtcpSr(buf, static_cast<size_t>(n), &ssrc, &mid)) lastSr = {mid, lg::nowNs() / 1000000};
+  }
+}
+
+// RFC 3550 §6: a compound report (SR while we send text, else RR; one block for the peer's stream;
+// SDES CNAME) to the peer's RTCP port (its RTP port + 1) about every 5 s, randomised by 0.5-1.5
+// (§6.3.5); the first after half of that (§6.2, the initial interval).
+void TextBridge::sendRtcp(int64_t nowMs) {
+  RtcpSender me;
+  me.ssrc = tx_->ssrc();
+  me.sent = tx_->packets() > 0;
+  me.ntp = ntpNow();
+  me.rtpTs = tx_->rtpTsAt(nowMs);
+  me.packets = static_cast<uint32_t>(tx_->packets());
+  me.octets = static_cast<uint32_t>(tx_->octets());
+  me.cname = "datachannel@" + addr_;
+  auto b = buildRtcpReport(me, &rxStats_, rtcp_.lastSr, nowMs);
+  Addr to = peer_;
+  to.port = static_cast<uint16_t>(peer_.port + 1);
+  sockaddr_in sa = to.sockaddr();
+  ::sendto(rtcp_.fd, b.data(), b.size(), 0, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  ++rtcpSent_;
 }
 
 bool TextBridge::offer(const Options& o, const std::string& addr, int portMin, int portMax, std::string* sdp,
@@ -134,6 +163,8 @@ bool TextBridge::answer(const std::string& sdp, std::string* err) {
   rx_ = std::make_unique<T140Depacketizer>(static_cast<uint8_t>(opts_.t140Pt), red ? opts_.redPt : -1);
   if (!beforeAnswer_.empty()) tx_->add(beforeAnswer_);
   beforeAnswer_.clear();
+  rtcp_.peerIp = peer_.ip;
+  nextRtcpMs_ = lg::nowNs() / 1000000 + 1250 + static_cast<int64_t>(rd() % 2500);
   state_ = State::Answered;
   std::fprintf(stderr, "call %s: text bridge %d <-> %s, %s\n", callId_.c_str(), port_, peer_.str().c_str(),
                red ? ("red with " + std::to_string(generations_) + " redundant generations").c_str() : "plain t140");
@@ -177,6 +208,10 @@ void TextBridge::tick(int64_t nowMs) {
     std::vector<uint8_t> p;
     sockaddr_in sa = peer_.sockaddr();
     while (tx_->poll(nowMs, &p)) ::sendto(fd_, p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+    if (nowMs >= nextRtcpMs_) {
+      sendRtcp(nowMs);
+      nextRtcpMs_ = nowMs + 2500 + static_cast<int64_t>(lg::nowNs() / 1000 % 5000);
+    }
   }
   flushToBrowser();
 }
@@ -202,6 +237,9 @@ void TextBridge::onReadable() {
       lastRefusal_ = err;
       continue;
     }
+    rxStats_.onPacket(static_cast<uint32_t>(buf[8]) << 24 | buf[9] << 16 | buf[10] << 8 | buf[11],
+                      static_cast<uint16_t>(buf[2] << 8 | buf[3]),
+                      static_cast<uint32_t>(buf[4]) << 24 | buf[5] << 16 | buf[6] << 8 | buf[7], lg::nowNs() / 1000000);
     if (!text.empty()) toBrowser(text);
   }
 }
@@ -237,6 +275,7 @@ lg::BValue TextBridge::stats() const {
   up["chars"] = static_cast<int64_t>(fromBrowserChars_);
   up["rtp-packets"] = static_cast<int64_t>(tx_ ? tx_->packets() : 0);
   up["rtp-chars"] = static_cast<int64_t>(tx_ ? tx_->chars() : 0);
+  up["rtcp-packets"] = static_cast<int64_t>(rtcpSent_);
   s["browser-to-ims"] = up;
   lg::BValue down = lg::BValue::makeDict();
   down["rtp-packets"] = static_cast<int64_t>(rx_ ? rx_->packets() : 0);
@@ -248,6 +287,10 @@ lg::BValue TextBridge::stats() const {
   down["messages"] = static_cast<int64_t>(toBrowserMsgs_);
   down["chars"] = static_cast<int64_t>(toBrowserChars_);
   down["rtcp-packets"] = static_cast<int64_t>(rtcp_.packets);
+  if (rxStats_.started()) {
+    down["rtp-lost"] = static_cast<int64_t>(rxStats_.cumulativeLost());  // RFC 3550: expected - received
+    down["jitter-ms"] = static_cast<int64_t>(rxStats_.jitter());
+  }
   s["ims-to-browser"] = down;
   return s;
 }

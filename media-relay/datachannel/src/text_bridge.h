@@ -13,6 +13,7 @@
 #include "bencode.h"
 #include "event_loop.h"
 #include "ice_lite.h"
+#include "rtcp_report.h"
 #include "t140_rtp.h"
 
 namespace dc {
@@ -52,11 +53,15 @@ class TextBridge : public lg::EventLoop::Handler {
   int sendRedPt() const { return sendRedPt_; }
 
  private:
+  // The RTCP port: the peer's reports are counted and its SR time kept for our LSR/DLSR.
   struct RtcpSink : lg::EventLoop::Handler {
     int fd = -1;
+    uint32_t peerIp = 0;  // only from the answered address
     uint64_t packets = 0;
+    RtcpLastSr lastSr;
     void onReadable() override;
   };
+  void sendRtcp(int64_t nowMs);
   void toBrowser(const std::string& text);
   void flushToBrowser();
 
@@ -79,6 +84,9 @@ class TextBridge : public lg::EventLoop::Handler {
   std::unique_ptr<T140Depacketizer> rx_;
   uint64_t fromBrowserMsgs_ = 0, fromBrowserChars_ = 0, toBrowserMsgs_ = 0, toBrowserChars_ = 0;
   uint64_t rtpRefused_ = 0, rtpForeign_ = 0, rtpEarly_ = 0;
+  RtpReceiveStats rxStats_;   // RFC 3550 statistics of the peer's stream, for our reports
+  int64_t nextRtcpMs_ = 0;
+  uint64_t rtcpSent_ = 0;
   std::string lastRefusal_;
 };
 

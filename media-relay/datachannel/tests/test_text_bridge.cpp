@@ -5,6 +5,7 @@
 
 #include "dcep.h"
 #include "text_bridge.h"
+#include "rtcp_report.h"
 #include "text_sdp.h"
 
 using namespace dc;
@@ -186,4 +187,43 @@ TEST(TextBridge, AnswersOutOfTurnOrWithoutUsableTextAreRefused) {
   TextBridge none("c5", loop, br.hooks());
   EXPECT_FALSE(none.offer({}, "127.0.0.1", 41400, 41400, &sdp, &err));
   EXPECT_NE(err.find("no RTP/RTCP pair"), std::string::npos) << err;
+}
+
+TEST(TextBridge, ReportsToThePeersRtcpPortAndTakesItsReports) {
+  lg::EventLoop loop;
+  FakeBrowser br;
+  TextBridge b("c6", loop, br.hooks());
+  TextBridge::Options o;
+  o.channel = 1;
+  std::string sdp, err;
+  ASSERT_TRUE(b.offer(o, "127.0.0.1", 41500, 41599, &sdp, &err)) << err;
+  int port = parseText(sdp, &err)->port;
+  Ue rtcp;  // the UE's RTCP socket: its RTP port is the one below
+  std::string answer = "v=0\r\nc=IN IP4 127.0.0.1\r\nm=text " + std::to_string(rtcp.port - 1) +
+                       " RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
+  ASSERT_TRUE(b.answer(answer, &err)) << err;
+  // the UE's own sender report arrives at the bridge's RTCP port (its RTP port + 1)
+  RtcpSender ue;
+  ue.ssrc = 5;
+  ue.sent = true;
+  ue.ntp = 0x0000AAAABBBB0000ULL;
+  ue.cname = "ue";
+  rtcp.sendTo(port + 1, buildRtcpReport(ue, nullptr, {}, 0));
+  for (int i = 0; i < 5; ++i) loop.runOnce(20);
+  b.fromBrowser(1, kPpidString, "a");
+  int64_t now = lg::nowNs() / 1000000;
+  b.tick(now);
+  EXPECT_TRUE(rtcp.receive().empty()) << "no report before the first interval";
+  b.tick(now + 4000);  // past the first interval (1.25-3.75 s)
+  auto got = rtcp.receive();
+  ASSERT_EQ(got.size(), 1u) << "one compound report";
+  const auto& r = got[0];
+  EXPECT_EQ(r[1], 200) << "an SR: the bridge has sent text";
+  uint32_t ssrc, mid;
+  ASSERT_TRUE(findRtcpSr(r.data(), r.size(), &ssrc, &mid));
+  std::string all(r.begin(), r.end());
+  EXPECT_NE(all.find("datachannel@127.0.0.1"), std::string::npos) << "the SDES CNAME";
+  auto s = b.stats();
+  EXPECT_EQ(s["browser-to-ims"]["rtcp-packets"].i, 1);
+  EXPECT_EQ(s["ims-to-browser"]["rtcp-packets"].i, 1) << "the UE's report was taken";
 }
