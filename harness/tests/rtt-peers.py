@@ -50,9 +50,18 @@ def sdp_without(sdp, kind):
     return "\r\n".join(out) + "\r\n"
 
 
-async def settle(cond, timeout):
+async def settle(cond, timeout, progress=None, quiet=1.2):
+    """Until cond() holds, timeout passes, or progress() (e.g. the text received so far) has not changed
+    for `quiet` seconds: lost text without redundancy never comes, so waiting longer shows nothing new."""
     deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
     while not cond() and time.monotonic() < deadline:
+        if progress is not None:
+            now = progress()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since > quiet:
+                return
         await asyncio.sleep(0.02)
 
 
@@ -116,11 +125,11 @@ async def main():
         else:
             await type_on(t140, BROWSER_TEXT, a.cps)
         # without redundancy lost text never comes: wait for the text or for the streams to go quiet
-        await settle(lambda: len(ue.received) >= len(want_browser), 5)
+        await settle(lambda: len(ue.received) >= len(want_browser), 5, lambda: ue.received)
         b2u_ms = (time.monotonic() - t1) * 1000
         if a.loss == 0:
             await ue.type(UE_TEXT, a.cps)
-        await settle(lambda: len("".join(got)) >= len(want_ue), 5)
+        await settle(lambda: len("".join(got)) >= len(want_ue), 5, lambda: len(got))
         await peers.wait_for(ue.idle, 3, "the UE to send its last redundancy")
         await asyncio.sleep(0.9)  # the endpoint's last redundancy packets; a doubled character would show now
         await settle(lambda: ue.rtcp_received >= 1, 4)  # the endpoint's first RTCP report (1.25-3.75 s after the answer)
