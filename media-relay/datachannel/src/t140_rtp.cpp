@@ -48,7 +48,7 @@ bool T140Packetizer::poll(int64_t nowMs, std::vector<uint8_t>* packet) {
   if (due < 0 || nowMs < due) return false;
   if (tsBaseMs_ < 0) tsBaseMs_ = nowMs;
   uint32_t ts = cfg_.firstTs + static_cast<uint32_t>(nowMs - tsBaseMs_);
-  size_t n = utf8Prefix(buffer_, kMaxBlock);
+  size_t n = takeable(nowMs);
   std::string primary = buffer_.substr(0, n);
   buffer_.erase(0, n);
   bool marker = afterIdle_;
@@ -93,7 +93,27 @@ bool T140Packetizer::poll(int64_t nowMs, std::vector<uint8_t>* packet) {
   chars_ += utf8Chars(primary);
   bytes_ += primary.size();
   octets_ += p.size() - kRtpHeader;
+  if (cfg_.cps > 0) recent_.emplace_back(nowMs, utf8Chars(primary));
   return true;
+}
+
+size_t T140Packetizer::takeable(int64_t nowMs) {
+  size_t n = utf8Prefix(buffer_, kMaxBlock);
+  if (cfg_.cps <= 0) return n;
+  while (!recent_.empty() && recent_.front().first <= nowMs - 10000) recent_.pop_front();
+  size_t used = 0, allowed = 10 * static_cast<size_t>(cfg_.cps);
+  for (const auto& r : recent_) used += r.second;
+  size_t chars = used >= allowed ? 0 : allowed - used;
+  // the first `chars` characters, within the n bytes
+  size_t i = 0, seen = 0;
+  while (i < n) {
+    if ((static_cast<uint8_t>(buffer_[i]) & 0xC0) != 0x80) {
+      if (seen == chars) break;
+      ++seen;
+    }
+    ++i;
+  }
+  return i;
 }
 
 bool T140Depacketizer::push(const uint8_t* pkt, size_t len, std::string* text, std::string* err) {

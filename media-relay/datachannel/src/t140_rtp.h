@@ -31,6 +31,7 @@ class T140Packetizer {
     uint32_t ssrc = 0;
     uint16_t firstSeq = 0;
     uint32_t firstTs = 0;
+    int cps = 0;              // the peer's a=fmtp cps: at most 10 * cps characters in any 10 s (RFC 4103 §6); 0 = none
   };
   // A text block may be carried as a redundant RED block, whose length field has 10 bits.
   static constexpr size_t kMaxBlock = 1023;
@@ -59,7 +60,9 @@ class T140Packetizer {
     std::string data;
   };
   Config cfg_;
+  size_t takeable(int64_t nowMs);  // bytes of buffer_ the next primary may take (block size, cps)
   std::string buffer_;          // typed, not sent yet
+  std::deque<std::pair<int64_t, size_t>> recent_;  // (ms, characters) of the packets of the last 10 s
   std::deque<Block> history_;   // the primary blocks of the last `generations` packets, oldest first
   int redundancyLeft_ = 0;      // packets still owed so that the last text is sent generations + 1 times
   bool sentAny_ = false;

@@ -158,6 +158,7 @@ bool TextBridge::answer(const std::string& sdp, std::string* err) {
   c.ssrc = rd();
   c.firstSeq = static_cast<uint16_t>(rd());
   c.firstTs = rd();
+  c.cps = t->cps > 0 ? t->cps : 0;
   tx_ = std::make_unique<T140Packetizer>(c);
   // the IMS side sends with the payload types of our offer (RFC 3264 §5.1)
   rx_ = std::make_unique<T140Depacketizer>(static_cast<uint8_t>(opts_.t140Pt), red ? opts_.redPt : -1);

@@ -236,3 +236,21 @@ TEST(T140Depacketizer, RefusesWhatIsNotT140OrRed) {
   EXPECT_FALSE(rx.push(v1.data(), v1.size(), &text, &err));
   EXPECT_EQ(text, "") << "a refused packet adds no text";
 }
+
+TEST(T140Packetizer, KeepsToThePeersCpsOverAnyTenSeconds) {
+  auto c = redCfg();
+  c.cps = 2;  // at most 20 characters in any 10 s (RFC 4103 §6)
+  T140Packetizer tx(c);
+  std::string typed;
+  for (int i = 0; i < 30; ++i) typed += i % 2 ? "\xC3\xA9" : "x";  // 30 characters, some of two bytes
+  tx.add(typed);
+  std::vector<uint8_t> p;
+  T140Depacketizer rx(98, 100);
+  std::string text, err;
+  for (int64_t t = 0; t < 10000; t += 10)
+    while (tx.poll(t, &p)) ASSERT_TRUE(rx.push(p.data(), p.size(), &text, &err)) << err;
+  EXPECT_EQ(utf8Chars(text), 20u) << "the first 10 s carry 20 characters";
+  for (int64_t t = 10000; t < 20000; t += 10)
+    while (tx.poll(t, &p)) ASSERT_TRUE(rx.push(p.data(), p.size(), &text, &err)) << err;
+  EXPECT_EQ(text, typed) << "the rest follows once the window allows it, whole characters only";
+}
