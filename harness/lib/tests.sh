@@ -172,10 +172,10 @@ cmd_test() {
       LAB_T_RELAY=
       # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
       if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
-      # datachannel.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
-      if [[ ,$LAB_TEST_ONLY, == *,datachannel,* ]]; then build_media_relay && build_pyenv || exit 1; fi
+      # datachannel.test.mjs, rtt.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
+      if [[ ,$LAB_TEST_ONLY, == *,datachannel,* || ,$LAB_TEST_ONLY, == *,rtt,* ]]; then build_media_relay && build_pyenv || exit 1; fi
     else
-      build_pyenv || fail "no python venv: datachannel.test.mjs will fail (its aiortc peers are missing)"
+      build_pyenv || fail "no python venv: datachannel.test.mjs and rtt.test.mjs will fail (their aiortc peers are missing)"
       if [[ -f $ROOT/pom.xml ]]; then run_unit_tests; else LAB_T_UNIT="unit FAILED (no pom.xml)"; fi
       build_media_relay
       case $? in 0) LAB_T_RELAY=built ;; 1) LAB_T_RELAY="media-relay FAILED (build)" ;; *) LAB_T_RELAY= ;; esac

@@ -1,5 +1,7 @@
 #include "control.h"
 
+#include "channel_map.h"
+
 namespace dc {
 
 namespace {
@@ -121,6 +123,7 @@ lg::BValue Control::dispatch(const lg::BValue& cmd) {
     for (const auto& c : h_.calls()) r["calls"].list.push_back(c);
     return r;
   }
+  if (command == "text-offer" || command == "text-answer") return textCommand(cmd);
   if (command != "offer" && command != "answer" && command != "delete" && command != "query")
     return error(command.empty() ? "no \"command\"" : "unknown command \"" + command + "\"");
   std::string callId = cmd.str("call-id");
@@ -154,6 +157,36 @@ lg::BValue Control::dispatch(const lg::BValue& cmd) {
     r = stats;
     r["result"] = "ok";
   }
+  return r;
+}
+
+lg::BValue Control::textCommand(const lg::BValue& cmd) {
+  std::string callId = cmd.str("call-id");
+  if (callId.empty()) return error("no \"call-id\"");
+  std::string err;
+  lg::BValue r = lg::BValue::makeDict();
+  if (cmd.str("command") == "text-answer") {
+    std::string sdp = cmd.str("sdp");
+    if (sdp.empty()) return error("no \"sdp\" (the IMS side's answer with its m=text section)");
+    if (!h_.textAnswer(callId, sdp, &r, &err)) return error(err);
+    r["result"] = "ok";
+    return r;
+  }
+  TextBridge::Options o;
+  int64_t n;
+  auto opt = [&](const char* key, int64_t min, int64_t max, int* out) {
+    if (intMember(cmd, key, min, max, &n, &err)) *out = static_cast<int>(n);
+    return err.empty();
+  };
+  if (!opt("channel", 0, ChannelMap::kMaxStreams - 1, &o.channel) || !opt("t140-pt", 96, 127, &o.t140Pt) ||
+      !opt("red-pt", 96, 127, &o.redPt) || !opt("redundancy", 0, 5, &o.generations) || !opt("cps", 1, 1000, &o.cps))
+    return error(err);
+  if (o.generations == 0) o.redPt = -1;
+  if (o.redPt == o.t140Pt) return error("\"red-pt\" and \"t140-pt\" are the same payload type");
+  std::string sdp;
+  if (!h_.textOffer(callId, o, &sdp, &err)) return error(err);
+  r["result"] = "ok";
+  r["sdp"] = sdp;
   return r;
 }
 

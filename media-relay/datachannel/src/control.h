@@ -12,6 +12,7 @@
 
 #include "bencode.h"
 #include "sdp.h"
+#include "text_bridge.h"
 
 namespace dc {
 
@@ -27,6 +28,19 @@ class ControlHandler {
   virtual bool remove(const std::string& callId, lg::BValue* finalStats, std::string* err) = 0;
   virtual bool query(const std::string& callId, lg::BValue* stats, std::string* err) = 0;
   virtual std::vector<std::string> calls() const = 0;
+  // A text bridge (RFC 8865 T.140 channel <-> RFC 4103 RTP) for a call that has a session: *imsText is
+  // an SDP with the m=text section for the IMS side; the answer's terms go into *info.
+  virtual bool textOffer(const std::string& callId, const TextBridge::Options& o, std::string* imsText,
+                         std::string* err) {
+    (void)callId, (void)o, (void)imsText;
+    *err = "text bridges are not supported";
+    return false;
+  }
+  virtual bool textAnswer(const std::string& callId, const std::string& imsSdp, lg::BValue* info, std::string* err) {
+    (void)callId, (void)imsSdp, (void)info;
+    *err = "text bridges are not supported";
+    return false;
+  }
 };
 
 // The "channels" list of an offer: dictionaries with id, label, and optionally subprotocol,
@@ -41,6 +55,7 @@ class Control {
 
  private:
   lg::BValue dispatch(const lg::BValue& cmd);
+  lg::BValue textCommand(const lg::BValue& cmd);  // text-offer, text-answer
   ControlHandler& h_;
   std::map<std::string, std::string> replies_;  // cookie -> reply, for retransmissions
   std::deque<std::string> order_;

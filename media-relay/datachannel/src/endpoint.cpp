@@ -61,6 +61,33 @@ std::vector<std::string> Endpoint::calls() const {
   return out;
 }
 
+bool Endpoint::textOffer(const std::string& callId, const TextBridge::Options& o, std::string* imsText,
+                         std::string* err) {
+  auto it = sessions_.find(callId);
+  if (it == sessions_.end()) {
+    *err = "unknown call-id " + callId + " (a text bridge joins the call's data-channel session: offer first)";
+    return false;
+  }
+  if (!it->second->textOffer(loop_, o, imsText, err)) return false;
+  std::fprintf(stderr, "call %s: text offer, port %d, T.140 channel %s\n", callId.c_str(), it->second->text()->port(),
+               o.channel >= 0 ? std::to_string(o.channel).c_str() : "by DCEP");
+  return true;
+}
+
+bool Endpoint::textAnswer(const std::string& callId, const std::string& imsSdp, lg::BValue* info, std::string* err) {
+  auto it = sessions_.find(callId);
+  if (it == sessions_.end()) {
+    *err = "unknown call-id " + callId;
+    return false;
+  }
+  if (!it->second->textAnswer(imsSdp, err)) return false;
+  const TextBridge* t = it->second->text();
+  (*info)["redundancy"] = t->generations();
+  (*info)["t140-pt"] = t->sendT140Pt();
+  if (t->sendRedPt() >= 0) (*info)["red-pt"] = t->sendRedPt();
+  return true;
+}
+
 void Endpoint::tick() {
   for (auto& [id, s] : sessions_) s->tick();
 }

@@ -20,6 +20,9 @@ class Endpoint : public ControlHandler {
   bool remove(const std::string& callId, lg::BValue* finalStats, std::string* err) override;
   bool query(const std::string& callId, lg::BValue* stats, std::string* err) override;
   std::vector<std::string> calls() const override;
+  bool textOffer(const std::string& callId, const TextBridge::Options& o, std::string* imsText,
+                 std::string* err) override;
+  bool textAnswer(const std::string& callId, const std::string& imsSdp, lg::BValue* info, std::string* err) override;
   void tick();
 
  private:

@@ -114,9 +114,42 @@ bool Session::answer(const std::string& imsSdp, std::vector<uint16_t>* accepted,
 void Session::tick() {
   legs_[kBrowser]->onTick();
   legs_[kIms]->onTick();
+  if (text_) text_->tick(lg::nowNs() / 1000000);
+}
+
+bool Session::textOffer(lg::EventLoop& loop, const TextBridge::Options& o, std::string* imsText, std::string* err) {
+  if (text_) {
+    *err = "this call has a text bridge already";
+    return false;
+  }
+  if (o.channel >= 0 && map_.route(kBrowser, static_cast<uint16_t>(o.channel))) {
+    *err = "stream " + std::to_string(o.channel) + " is already a data channel of this call";
+    return false;
+  }
+  TextBridge::Browser b;
+  b.up = [this] { return legs_[kBrowser]->up(); };
+  b.send = [this](uint16_t sid, uint32_t ppid, const std::string& m) {
+    std::string e;
+    if (legs_[kBrowser]->send(sid, ppid, m, true, ChannelParams{}, &e)) return true;
+    std::fprintf(stderr, "call %s: T.140 to the browser, stream %u: %s\n", callId_.c_str(), sid, e.c_str());
+    return false;
+  };
+  auto t = std::make_unique<TextBridge>(callId_, loop, b);
+  if (!t->offer(o, cfg_.imsAddr, cfg_.portMin, cfg_.portMax, imsText, err)) return false;
+  text_ = std::move(t);
+  return true;
+}
+
+bool Session::textAnswer(const std::string& imsSdp, std::string* err) {
+  if (!text_) {
+    *err = "this call has no text offer (text-offer first)";
+    return false;
+  }
+  return text_->answer(imsSdp, err);
 }
 
 void Session::onMessage(Side from, uint16_t sid, uint32_t ppid, std::string msg) {
+  if (from == kBrowser && text_ && text_->fromBrowser(sid, ppid, msg)) return;  // the T.140 channel's
   int64_t rx = legs_[from]->lastRxNs();
   if (!legs_[other(from)]->up() && ppid != kPpidDcep) {
     if (pendingBytes_ + msg.size() > kMaxPendingBytes) {
@@ -203,6 +236,7 @@ void Session::onUp(Side s) {
 
 void Session::onStreamReset(Side from, uint16_t sid) {
   legs_[from]->resetStream(sid);  // RFC 8831 §6.7: close our direction too
+  if (from == kBrowser && text_ && text_->browserStreamReset(sid)) return;
   auto far = map_.close(from, sid);
   if (!far) return;
   legs_[far->first]->resetStream(far->second);
@@ -233,6 +267,7 @@ lg::BValue Session::stats() const {
     chans.list.push_back(c);
   }
   out["channels"] = chans;
+  if (text_) out["text"] = text_->stats();
   for (Side s : {kBrowser, kIms}) {
     const auto& d = dir_[s];
     BValue v = BValue::makeDict();

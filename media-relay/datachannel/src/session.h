@@ -10,6 +10,7 @@
 #include "bencode.h"
 #include "channel_map.h"
 #include "leg.h"
+#include "text_bridge.h"
 
 namespace dc {
 
@@ -30,6 +31,12 @@ class Session {
   // The IMS side's answer to imsOffer: the negotiated channels it did not accept are dropped.
   bool answer(const std::string& imsSdp, std::vector<uint16_t>* accepted, std::string* err);
   bool answered() const { return answered_; }
+  // Real-time text for this call (text_bridge.h): the browser's T.140 channel bridged to RFC 4103 RTP
+  // text; textOffer binds the RTP port on the IMS leg's address and gives the m=text offer,
+  // textAnswer takes the IMS side's answer. text() is null until textOffer.
+  bool textOffer(lg::EventLoop& loop, const TextBridge::Options& o, std::string* imsText, std::string* err);
+  bool textAnswer(const std::string& imsSdp, std::string* err);
+  const TextBridge* text() const { return text_.get(); }
   void tick();
   lg::BValue stats() const;
   const std::string& callId() const { return callId_; }
@@ -62,6 +69,7 @@ class Session {
   std::deque<Pending> pending_[2];  // received on a leg while the other one is not up yet
   size_t pendingBytes_ = 0;
   Direction dir_[2];                // indexed by the side a message came from
+  std::unique_ptr<TextBridge> text_;  // after legs_: it goes first, it uses the browser leg
 };
 
 }  // namespace dc
