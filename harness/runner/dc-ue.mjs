@@ -1,0 +1,78 @@
+// The data-channel IMS UE (harness/runner/dc-ue.py: SIP through the P-CSCF, RTP echo, aiortc data channels)
+// driven from Node: start it, wait for its JSON-line events, tell it to call or hang up. Used by
+// datachannel-calls.test.mjs and `./lab demo --datachannel` (docs/datachannel.md "The IMS UE").
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
+import { labRoot, logDir } from '../kit/env.mjs';
+
+export const DC_UE = 'ue10';
+export const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
+
+// Starts the UE as `user`; resolves {events, waitFor(pred, ms, what), send(cmd), stop()} once it registered.
+export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20 } = {}) {
+  if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: ./lab builds the harness's Python packages (aiortc) there (build_pyenv)`);
+  const log = fs.createWriteStream(path.join(logDir(), `dc-ue-${user}.log`), { flags: 'a' });
+  const child = spawn(PYTHON, [path.join(labRoot(), 'harness', 'runner', 'dc-ue.py'), user, '--messages', String(messages),
+    '--interval-ms', String(intervalMs)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, LAB_PCSCF: LAB.LAB_PCSCF ?? ADDRESSES.pcscf, IMS_USERS: path.join(labRoot(), 'ims-sim', 'users.txt'),
+      LAB_IMS_DOMAIN: LAB.LAB_IMS_DOMAIN ?? 'ims.lab' },
+  });
+  const events = [];
+  const waiters = new Set();
+  let buf = '';
+  let stderr = '';
+  let exited = null;
+  const check = () => { for (const w of waiters) w(); };
+  child.stdout.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      log.write(`${new Date().toISOString()} ${line}\n`);
+      try { events.push(JSON.parse(line)); } catch { /* not an event */ }
+    }
+    check();
+  });
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); log.write(d); });
+  child.on('exit', (code) => { exited = code; check(); });
+  // The first event after index `from` that pred accepts; rejects with `what` and the UE's last words on timeout.
+  const waitFor = (pred, ms, what, from = 0) => new Promise((resolve, reject) => {
+    const look = () => {
+      const e = events.slice(from).find(pred);
+      if (e) { done(); resolve(e); return; }
+      const err = events.slice(from).find((x) => x.event === 'error');
+      if (err) { done(); reject(new Error(`the IMS UE ${user} failed while waiting for ${what}: ${err.error}`)); return; }
+      if (exited !== null) { done(); reject(new Error(`the IMS UE ${user} exited (${exited}) before ${what}: ${stderr.slice(-600)}`)); }
+    };
+    const timer = setTimeout(() => { done(); reject(new Error(`the IMS UE ${user}: no ${what} within ${ms} ms (events: ${JSON.stringify(events.slice(-5))}; stderr: ${stderr.slice(-400)})`)); }, ms);
+    const done = () => { clearTimeout(timer); waiters.delete(look); };
+    waiters.add(look);
+    look();
+  });
+  const ue = {
+    user,
+    events,
+    waitFor,
+    mark: () => events.length,
+    send: (cmd) => child.stdin.write(`${JSON.stringify(cmd)}\n`),
+    async stop() {
+      if (exited === null) {
+        ue.send({ cmd: 'quit' });
+        await Promise.race([new Promise((r) => child.on('exit', r)), new Promise((r) => setTimeout(r, 4000))]);
+        if (exited === null) child.kill('SIGTERM');
+      }
+      log.end();
+    },
+  };
+  try {
+    await waitFor((e) => e.event === 'registered', 15000, 'its registration');
+  } catch (e) {
+    await ue.stop();
+    throw e;
+  }
+  return ue;
+}
