@@ -76,3 +76,33 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20 }
   }
   return ue;
 }
+
+const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Polls fn until it returns a truthy value (then returns it); throws `what` after ms.
+export async function waitUntil(fn, ms, what) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleepMs(50);
+  }
+}
+
+// One answered call's chat: waits for the chat channel at both ends, sends `n` messages from the page (paced
+// `intervalMs`) while the UE sends its own n, waits until each side has the other's n. Returns
+// {page: the page's chat channel summary (data-channels.js), info: the gateway's call info meanwhile}.
+export async function chatBothWays({ client, ue, callId, mark, n, intervalMs = 20, callInfo, label = 'browser' }) {
+  const chat = await waitUntil(async () => (await client.dataChannels(callId))?.find((c) => c.state === 'open'), 10000,
+    `the page's chat channel to open (${JSON.stringify(await client.dataChannels(callId))})`);
+  await ue.waitFor((e) => e.event === 'open' && e.label === chat.label, 10000, 'its chat channel to open', mark);
+  for (let i = 0; i < n; i++) {
+    if (!await client.sendData(callId, `hello from ${label} #${i}`)) throw new Error(`the page could not send message ${i} on ${chat.label}`);
+    await sleepMs(intervalMs);
+  }
+  await ue.waitFor((e) => e.event === 'received' && e.label === chat.label && e.count >= n, 10000, `${n} messages from the page`, mark);
+  const page = await waitUntil(async () => (await client.dataChannels(callId)).find((c) => c.label === chat.label && c.received >= n), 10000,
+    `${n} messages from the IMS UE at the page`);
+  return { chat, page, info: await callInfo(callId) };
+}

@@ -12,9 +12,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { outDir, passwordOf } from '../kit/env.mjs';
-import { sleep } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { DC_UE, startDcUe } from '../runner/dc-ue.mjs';
+import { DC_UE, chatBothWays, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
 import * as gw from '../runner/gateway.mjs';
 
 const USER = 'kate';
@@ -34,16 +33,6 @@ function endpointList() {
   });
 }
 
-async function waitUntil(fn, ms, what) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 before(async () => {
   await gw.waitHealthy(15000);
   ue = await startDcUe(DC_UE, { messages: N, intervalMs: 20 });
@@ -56,18 +45,9 @@ after(async () => {
 
 // One call with the chat channel open: messages both ways, the counters, the hang-up; returns what it measured.
 async function exchange(t, kind, direction, client, token, callId, mark, hangupBy) {
-  const chat = await waitUntil(async () => (await client.dataChannels(callId))?.find((c) => c.state === 'open'), 10000,
-    `${kind}'s chat channel to open (${JSON.stringify(await client.dataChannels(callId))})`);
+  const { chat, page, info } = await chatBothWays({ client, ue, callId, mark, n: N, callInfo: (id) => gw.callInfo(token, id), label: kind });
   assert.equal(chat.id, 1000, 'the page opened the negotiated channel with stream id 1000');
-  await ue.waitFor((e) => e.event === 'open' && e.label === 'chat', 10000, 'its chat channel to open', mark);
-  for (let i = 0; i < N; i++) {
-    assert.ok(await client.sendData(callId, `hello from ${kind} #${i}`), `${kind} could not send message ${i}`);
-    await sleep(20);
-  }
-  await ue.waitFor((e) => e.event === 'received' && e.label === 'chat' && e.count >= N, 10000, `${N} messages from ${kind}`, mark);
-  const page = await waitUntil(async () => (await client.dataChannels(callId)).find((c) => c.label === 'chat' && c.received >= N), 10000,
-    `${N} messages from the IMS UE at ${kind}`);
-  const info = await gw.callInfo(token, callId);
+  assert.ok(page.received >= N, `the page received ${page.received} of ${N} messages from the IMS UE`);
   const dc = info.dataChannels;
   assert.ok(dc, `the gateway's call info has no dataChannels: ${JSON.stringify(info)}`);
   assert.equal(dc.browserLeg, 'up', `the endpoint's browser leg: ${dc.browserLeg}`);
