@@ -7,7 +7,8 @@ data-channel section and the UE writes the a=dcmap/a=dcsa lines itself (RFC 8864
 
 It answers calls (MO from the browser's side) and makes one when told on stdin (MT). On each call it opens the
 application channels the SDP negotiates (negotiated: true, same stream ids), sends --messages chat messages on
-the first one once it is open, {"seq", "t" (epoch ms), "text"} (the page's format, webclient/public/data-channels.js),
+the first one once the browser's first message arrived on it (both legs of the endpoint are then up),
+{"seq", "t" (epoch ms), "text"} (the page's format, webclient/public/data-channels.js),
 and records what arrives (messages, bytes, one-way delay = now - t: same host, same clock).
 
 stdout: one JSON object a line: {"event": "registered"}, {"event": "incoming"|"calling", "callId"},
@@ -365,12 +366,16 @@ class Ue(asyncio.DatagramProtocol):
     def watch(self, call, ch, c, rec):
         def on_open():
             out(event="open", callId=call.id, label=c["label"], id=c["id"])
-            if not call.channels or next(iter(call.channels)) == c["label"]:
-                call.tasks.append(self.loop.create_task(self.chat(call, ch, rec)))
+
+        first = next(iter(call.channels)) == c["label"]
 
         def on_message(msg):
             size = len(msg.encode()) if isinstance(msg, str) else len(msg)
             rec["received"] += 1
+            # the chat starts with the browser's first message: then both legs of the endpoint are up, and the
+            # delays are the relay's, not the wait of messages queued while the browser's leg was coming up
+            if first and rec["received"] == 1:
+                call.tasks.append(self.loop.create_task(self.chat(call, ch, rec)))
             rec["bytesReceived"] += size
             if isinstance(msg, str):
                 try:

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { outDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
@@ -83,11 +83,22 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
 }
 
 for (const kind of ['chromium', 'firefox']) {
-  test(`datachannel calls (${kind}): MO, the page calls the IMS UE with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
-    const browser = await launchBrowser({ kind });
-    try {
-      const client = await openClient(browser, { name: `dc-${kind}-mo` });
-      const { token } = await client.login(USER, passwordOf(USER));
+  describe(`datachannel calls (${kind})`, () => {
+    // one browser and login per kind for both calls (a Firefox start takes seconds)
+    let browser;
+    let client;
+    let token;
+    before(async () => {
+      browser = await launchBrowser({ kind });
+      client = await openClient(browser, { name: `dc-${kind}` });
+      ({ token } = await client.login(USER, passwordOf(USER)));
+    });
+    after(async () => {
+      await client?.logout().catch(() => {});
+      await browser?.close();
+    });
+
+    test(`datachannel calls (${kind}): MO, the page calls the IMS UE with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
       const mark = ue.mark();
       const callId = await client.call(DC_UE, { dataChannels: true });
       const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
@@ -97,17 +108,9 @@ for (const kind of ['chromium', 'firefox']) {
       assert.equal(incoming.audio, true, 'the INVITE has no audio m-line beside the data channel');
       await client.waitFor('answered', callId, 10000);
       await exchange(t, kind, 'MO', client, token, callId, mark, 'browser');
-      await client.logout();
-    } finally {
-      await browser.close();
-    }
-  });
+    });
 
-  test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
-    const browser = await launchBrowser({ kind });
-    try {
-      const client = await openClient(browser, { name: `dc-${kind}-mt` });
-      const { token } = await client.login(USER, passwordOf(USER));
+    test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
       const mark = ue.mark();
       const pmark = await client.mark();
       ue.send({ cmd: 'call', to: USER });
@@ -117,9 +120,6 @@ for (const kind of ['chromium', 'firefox']) {
       await client.answer(incoming.callId);
       await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
       await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue');
-      await client.logout();
-    } finally {
-      await browser.close();
-    }
+    });
   });
 }
