@@ -198,6 +198,21 @@ def dcmap_for(chans):
     return lines
 
 
+def reanswer(local_sdp, offer):
+    """Our SDP again as the answer to a re-offer: the audio's direction answers the offered one."""
+    _, media = sections(offer)
+    audio = next((m for m in media if m[0].startswith("m=audio ")), [])
+    offered = next((l[2:] for l in audio if l in ("a=sendonly", "a=recvonly", "a=inactive", "a=sendrecv")), "sendrecv")
+    want = {"sendonly": "recvonly", "recvonly": "sendonly", "inactive": "inactive"}.get(offered, "sendrecv")
+    sess, ours = sections(local_sdp)
+    for m in ours:
+        if m[0].startswith("m=audio "):
+            m[:] = [l for l in m if l not in ("a=sendonly", "a=recvonly", "a=inactive", "a=sendrecv")] + ["a=" + want]
+    o = [("o=%s %d" % (" ".join(l.split()[:2])[2:], int(l.split()[2]) + 1) + " " + " ".join(l.split()[3:])) if l.startswith("o=") else l
+         for l in sess]
+    return "\r\n".join(o + [l for m in ours for l in m]) + "\r\n"
+
+
 # ---- RTP echo (audio) ----
 
 class RtpEcho(asyncio.DatagramProtocol):
@@ -424,7 +439,10 @@ class Ue(asyncio.DatagramProtocol):
         if req.method == "INVITE" and c is None:
             await self.answer(req, addr)
         elif req.method == "INVITE":
-            # a re-INVITE (hold, session refresh): the same SDP again
+            # a re-INVITE (hold, resume, session refresh): the same SDP again, the audio's direction answering
+            # the offer's (RFC 3264 §6.1: sendonly -> recvonly, inactive -> inactive); the data channel unchanged
+            if req.body:
+                c.local_sdp = reanswer(c.local_sdp, req.body)
             self.send(self.respond(req, 200, "OK", ["Contact: " + self.contact()], c.local_sdp, c.local_tag), addr)
         elif req.method == "ACK":
             if c and hasattr(c, "acked") and not c.acked.done():

@@ -44,7 +44,7 @@ after(async () => {
 });
 
 // One call with the chat channel open: messages both ways, the counters, the hang-up; returns what it measured.
-async function exchange(t, kind, direction, client, token, callId, mark, hangupBy) {
+async function exchange(t, kind, direction, client, token, callId, mark, hangupBy, { holdResume = false } = {}) {
   const { chat, page, info } = await chatBothWays({ client, ue, callId, mark, n: N, callInfo: (id) => gw.callInfo(token, id), label: kind });
   assert.equal(chat.id, 1000, 'the page opened the negotiated channel with stream id 1000');
   assert.ok(page.received >= N, `the page received ${page.received} of ${N} messages from the IMS UE`);
@@ -59,6 +59,15 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
   assert.equal(dc.toIms.dropped + dc.toBrowser.dropped, 0, `the endpoint dropped messages: ${JSON.stringify(dc)}`);
   assert.equal(info.media.packetsToIms > 0 && info.media.packetsToBrowser > 0, true,
     `the call's audio did not flow both ways beside the data channel: ${JSON.stringify(info.media)}`);
+  if (holdResume) {
+    // hold and resume by re-offers from the page: the gateway keeps the endpoint's sections (same port, ICE
+    // credentials, fingerprint), so the channel goes on: N more messages must reach the UE after the resume
+    const m = ue.mark();
+    await client.reoffer(callId, { direction: 'sendonly' });
+    await client.reoffer(callId, { direction: 'sendrecv' });
+    for (let i = 0; i < N; i++) assert.ok(await client.sendData(callId, `after the resume #${i}`), `${kind} could not send after the resume`);
+    await ue.waitFor((e) => e.event === 'received' && e.label === 'chat' && e.count >= 2 * N, 10000, `${N} more messages after hold and resume`, m);
+  }
   const endMark = ue.mark();
   if (hangupBy === 'browser') await client.hangup(callId);
   else ue.send({ cmd: 'bye' });
@@ -66,7 +75,8 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
   const u = ended.channels.chat;
   assert.ok(u, `the IMS UE reports no chat channel: ${JSON.stringify(ended)}`);
   assert.equal(u.sent, N, `the IMS UE sent ${u.sent} of ${N} messages`);
-  assert.equal(u.received, N, `the IMS UE received ${u.received} of ${N} messages from ${kind}`);
+  const want = holdResume ? 2 * N : N;
+  assert.equal(u.received, want, `the IMS UE received ${u.received} of ${want} messages from ${kind}`);
   assert.ok(u.inOrder, 'the IMS UE got the ordered channel\'s messages out of order');
   await client.waitFor('ended', callId, 10000);
   const fin = await waitUntil(async () => (await gw.callInfo(token, callId)).dataChannels, 5000, 'the ended call\'s data-channel counters');
@@ -98,7 +108,7 @@ for (const kind of ['chromium', 'firefox']) {
       await browser?.close();
     });
 
-    test(`datachannel calls (${kind}): MO, the page calls the IMS UE with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
+    test(`datachannel calls (${kind}): MO, the page calls the IMS UE with a chat channel; messages both ways, and after hold and resume`, { timeout: 60000 }, async (t) => {
       const mark = ue.mark();
       const callId = await client.call(DC_UE, { dataChannels: true });
       const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
@@ -107,7 +117,7 @@ for (const kind of ['chromium', 'firefox']) {
       assert.ok(incoming.iceLite, 'the INVITE\'s SDP does not say a=ice-lite (the endpoint is ICE-lite toward IMS)');
       assert.equal(incoming.audio, true, 'the INVITE has no audio m-line beside the data channel');
       await client.waitFor('answered', callId, 10000);
-      await exchange(t, kind, 'MO', client, token, callId, mark, 'browser');
+      await exchange(t, kind, 'MO', client, token, callId, mark, 'browser', { holdResume: true });
     });
 
     test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
