@@ -12,8 +12,8 @@ the first one once the browser's first message arrived on it (both legs of the e
 and records what arrives (messages, bytes, one-way delay = now - t: same host, same clock).
 
 stdout: one JSON object a line: {"event": "registered"}, {"event": "incoming"|"calling", "callId"},
-{"event": "answered", "callId"}, {"event": "open", "label", "id"}, {"event": "received", "count"} (every
---messages received), {"event": "ended", "callId", "by": "peer"|"us", "channels": {label: {...}}},
+{"event": "answered", "callId"}, {"event": "open", "label", "id"}, {"event": "message", "label", "text", "size"} (each
+received), {"event": "received", "count"} (every --messages received), {"event": "ended", "callId", "by": "peer"|"us", "channels": {label: {...}}},
 {"event": "error", "error"}. stdin: {"cmd": "call", "to": USER} | {"cmd": "bye"} | {"cmd": "quit"}.
 
 usage: dc-ue.py USER [--messages N] [--interval-ms MS]
@@ -392,6 +392,7 @@ class Ue(asyncio.DatagramProtocol):
             if first and rec["received"] == 1:
                 call.tasks.append(self.loop.create_task(self.chat(call, ch, rec)))
             rec["bytesReceived"] += size
+            text = None
             if isinstance(msg, str):
                 try:
                     j = json.loads(msg)
@@ -399,8 +400,10 @@ class Ue(asyncio.DatagramProtocol):
                         rec["delays"].append(now_ms() - j["t"])
                     if isinstance(j.get("seq"), int):
                         rec["seqs"].append(j["seq"])
+                    text = j.get("text")
                 except ValueError:
-                    pass
+                    text = msg
+            out(event="message", callId=call.id, label=c["label"], text=text, size=size)
             if self.messages and rec["received"] % self.messages == 0:
                 out(event="received", callId=call.id, label=c["label"], count=rec["received"])
 

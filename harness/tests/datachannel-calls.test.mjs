@@ -44,7 +44,7 @@ after(async () => {
 });
 
 // One call with the chat channel open: messages both ways, the counters, the hang-up; returns what it measured.
-async function exchange(t, kind, direction, client, token, callId, mark, hangupBy, { holdResume = false } = {}) {
+async function exchange(t, kind, direction, client, token, callId, mark, hangupBy, { holdResume = false, viaUi = false } = {}) {
   const { chat, page, info } = await chatBothWays({ client, ue, callId, mark, n: N, callInfo: (id) => gw.callInfo(token, id), label: kind });
   assert.equal(chat.id, 1000, 'the page opened the negotiated channel with stream id 1000');
   assert.ok(page.received >= N, `the page received ${page.received} of ${N} messages from the IMS UE`);
@@ -68,6 +68,17 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
     for (let i = 0; i < N; i++) assert.ok(await client.sendData(callId, `after the resume #${i}`), `${kind} could not send after the resume`);
     await ue.waitFor((e) => e.event === 'received' && e.label === 'chat' && e.count >= 2 * N, 10000, `${N} more messages after hold and resume`, m);
   }
+  let extra = holdResume ? N : 0;
+  if (viaUi) {
+    // the phone's chat pane as a person uses it: the UE's messages are listed, a typed one is sent
+    const shown = await client.page.evaluate(() => document.querySelectorAll('#chat-log li.in').length);
+    assert.ok(shown >= N, `the chat pane lists ${shown} received messages (want ${N})`);
+    const m = ue.mark();
+    await client.page.type('#chat-text', `typed in ${kind}`);
+    await client.page.click('#chat-send');
+    await ue.waitFor((e) => e.event === 'message' && e.text === `typed in ${kind}`, 5000, 'the message typed in the chat pane', m);
+    extra += 1;
+  }
   const endMark = ue.mark();
   if (hangupBy === 'browser') await client.hangup(callId);
   else ue.send({ cmd: 'bye' });
@@ -75,7 +86,7 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
   const u = ended.channels.chat;
   assert.ok(u, `the IMS UE reports no chat channel: ${JSON.stringify(ended)}`);
   assert.equal(u.sent, N, `the IMS UE sent ${u.sent} of ${N} messages`);
-  const want = holdResume ? 2 * N : N;
+  const want = N + extra;
   assert.equal(u.received, want, `the IMS UE received ${u.received} of ${want} messages from ${kind}`);
   assert.ok(u.inOrder, 'the IMS UE got the ordered channel\'s messages out of order');
   await client.waitFor('ended', callId, 10000);
@@ -120,7 +131,7 @@ for (const kind of ['chromium', 'firefox']) {
       await exchange(t, kind, 'MO', client, token, callId, mark, 'browser', { holdResume: true });
     });
 
-    test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways`, { timeout: 60000 }, async (t) => {
+    test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways, one typed in the chat pane`, { timeout: 60000 }, async (t) => {
       const mark = ue.mark();
       const pmark = await client.mark();
       ue.send({ cmd: 'call', to: USER });
@@ -129,7 +140,7 @@ for (const kind of ['chromium', 'firefox']) {
       assert.match(incoming.sdp, /^a=ice-lite/m, 'the offer the page got does not say a=ice-lite (rtpengine and the endpoint are ICE-lite)');
       await client.answer(incoming.callId);
       await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
-      await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue');
+      await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue', { viaUi: true });
     });
   });
 }
