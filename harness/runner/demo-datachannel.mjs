@@ -43,7 +43,7 @@ async function dcCall(direction, { client, token, ue }) {
     const endMark = ue.mark();
     if (direction === 'mo') await client.hangup(r.call_id);
     else ue.send({ cmd: 'bye' });
-    const ended = await ue.waitFor((e) => e.event === 'ended', 10000, 'the end of the call', endMark);
+    const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === r.call_id, 10000, 'the end of the call', endMark);
     await client.waitFor('ended', r.call_id, 10000);
     const fin = await waitUntil(async () => (await callInfo(r.call_id)).dataChannels, 5000, 'the ended call\'s data-channel counters');
     const after = await callInfo(r.call_id);
@@ -75,12 +75,15 @@ async function dcCall(direction, { client, token, ue }) {
   } catch (e) {
     r.error = e.message;
     if (r.call_id) await client.hangup(r.call_id).catch(() => {});
+    ue.send({ cmd: 'bye' }); // whatever the UE still has
   }
   log(`${direction.toUpperCase()}: ${r.ok ? 'ok' : `FAILED: ${r.error}`}`);
   return r;
 }
 
 const f = (x) => (x == null ? '-' : String(x));
+// "datachannel 0.87, gateway 41.8, …": the components' average CPU (% of one core) of the sampler's result
+const cpuLine = (cpu) => Object.entries(cpu ?? {}).filter(([k]) => k.endsWith('_pct')).map(([k, v]) => `${k.slice(0, -4)} ${v}`).join(', ') || 'n/a';
 
 function printTable(calls) {
   const rows = [['call', 'channel', 'direction', 'sent', 'received', 'bytes', 'delay p50/p95/max ms', 'endpoint relay p50/p99 µs']];
@@ -114,7 +117,7 @@ Endpoint relay: the endpoint's own time per message, datagram in to SCTP send ou
 ${calls}</table>
 <h2>Data channels</h2><table><tr><th>call</th><th>channel (stream browser → IMS)</th><th>direction</th><th>sent</th><th>received</th><th>bytes</th><th>delay p50 / p95 / max (ms)</th><th>endpoint relay p50 / p99 (µs)</th></tr>
 ${rows.join('\n')}</table>
-<p>CPU (average % of one core): ${esc(Object.entries(report.cpu ?? {}).map(([k, v]) => `${k} ${v}`).join(', '))}</p>
+<p>CPU (average % of one core): ${esc(cpuLine(report.cpu))}</p>
 </body></html>
 `;
 }
@@ -146,7 +149,7 @@ async function main() {
     calls, cpu: cpu.stop(), rtpengine_sessions_left: left.count, gateway: gatewayUrl() };
   const { jsonFile, htmlFile } = writeReport(outDir(), report, renderHtml);
   printTable(calls);
-  log(`cpu (avg % of one core): ${Object.entries(report.cpu ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  log(`cpu (avg % of one core): ${cpuLine(report.cpu)}`);
   log(`report: ${jsonFile}, ${htmlFile}`);
   if (!ok) throw new Error(`demo failed: ${calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`).join('; ')}${left.count ? `; ${left.count} rtpengine session(s) left` : ''}`);
   log('demo OK');

@@ -82,7 +82,7 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
   const endMark = ue.mark();
   if (hangupBy === 'browser') await client.hangup(callId);
   else ue.send({ cmd: 'bye' });
-  const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId, 10000, 'the end of the call', endMark);
+  const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === callId, 10000, 'the end of the call', endMark);
   const u = ended.channels.chat;
   assert.ok(u, `the IMS UE reports no chat channel: ${JSON.stringify(ended)}`);
   assert.equal(u.sent, N, `the IMS UE sent ${u.sent} of ${N} messages`);
@@ -118,17 +118,29 @@ for (const kind of ['chromium', 'firefox']) {
       await client?.logout().catch(() => {});
       await browser?.close();
     });
+    // a failed step leaves no call behind for the next test: the page hangs up, the UE ends what it has
+    async function cleanOnFailure(callId, steps) {
+      try {
+        await steps();
+      } catch (e) {
+        await client.hangup(callId).catch(() => {});
+        ue.send({ cmd: 'bye' });
+        throw e;
+      }
+    }
 
     test(`datachannel calls (${kind}): MO, the page calls the IMS UE with a chat channel; messages both ways, and after hold and resume`, { timeout: 60000 }, async (t) => {
       const mark = ue.mark();
       const callId = await client.call(DC_UE, { dataChannels: true });
-      const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
-      assert.ok(incoming.dcmap.some((l) => /^a=dcmap:1000 label="chat"/.test(l)), `the INVITE's SDP lacks a=dcmap:1000: ${incoming.dcmap}`);
-      assert.ok(incoming.dcmap.includes('a=dcsa:1000 3gpp-req-app:org.lab.chat'), `the INVITE's SDP lacks the a=dcsa 3gpp-req-app line: ${incoming.dcmap}`);
-      assert.ok(incoming.iceLite, 'the INVITE\'s SDP does not say a=ice-lite (the endpoint is ICE-lite toward IMS)');
-      assert.equal(incoming.audio, true, 'the INVITE has no audio m-line beside the data channel');
-      await client.waitFor('answered', callId, 10000);
-      await exchange(t, kind, 'MO', client, token, callId, mark, 'browser', { holdResume: true });
+      await cleanOnFailure(callId, async () => {
+        const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
+        assert.ok(incoming.dcmap.some((l) => /^a=dcmap:1000 label="chat"/.test(l)), `the INVITE's SDP lacks a=dcmap:1000: ${incoming.dcmap}`);
+        assert.ok(incoming.dcmap.includes('a=dcsa:1000 3gpp-req-app:org.lab.chat'), `the INVITE's SDP lacks the a=dcsa 3gpp-req-app line: ${incoming.dcmap}`);
+        assert.ok(incoming.iceLite, 'the INVITE\'s SDP does not say a=ice-lite (the endpoint is ICE-lite toward IMS)');
+        assert.equal(incoming.audio, true, 'the INVITE has no audio m-line beside the data channel');
+        await client.waitFor('answered', callId, 10000);
+        await exchange(t, kind, 'MO', client, token, callId, mark, 'browser', { holdResume: true });
+      });
     });
 
     test(`datachannel calls (${kind}): MT, the IMS UE calls the page with a chat channel; messages both ways, one typed in the chat pane`, { timeout: 60000 }, async (t) => {
@@ -138,9 +150,11 @@ for (const kind of ['chromium', 'firefox']) {
       const incoming = await client.waitFor('incoming', null, 10000, pmark);
       assert.match(incoming.sdp ?? '', /a=dcmap:1000 label="chat"/, `the offer the page got lacks the IMS side's a=dcmap:1000: ${incoming.sdp}`);
       assert.match(incoming.sdp, /^a=ice-lite/m, 'the offer the page got does not say a=ice-lite (rtpengine and the endpoint are ICE-lite)');
-      await client.answer(incoming.callId);
-      await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
-      await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue', { viaUi: true });
+      await cleanOnFailure(incoming.callId, async () => {
+        await client.answer(incoming.callId);
+        await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
+        await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue', { viaUi: true });
+      });
     });
   });
 }

@@ -13,7 +13,8 @@ import java.util.function.UnaryOperator;
  * every SDP that crosses the gateway is split here. Its `m=application UDP/DTLS/SCTP webrtc-datachannel` section goes
  * to the data-channel endpoint ({@link DataChannelClient}), the rest to rtpengine (the {@code rtp} step the call layer
  * passes in), and the two results are joined again, the endpoint's section at the m-line index it had (RFC 3264 §6).
- * Toward IMS the SDP then says `a=ice-lite` (the endpoint is ICE-lite; rtpengine removes ICE from the audio there).
+ * Toward IMS the SDP then says `a=ice-lite` (the endpoint is ICE-lite; rtpengine removes ICE from the audio there);
+ * toward the browser it has no BUNDLE group: each m-line keeps its own transport ({@link DataChannelSections#withoutBundle}).
  * <p>
  * One method per direction of an SDP; each serves the call's first exchange and its re-offers. The endpoint takes one
  * offer/answer per call: later exchanges keep the sections it gave (same port, ICE credentials and fingerprint, so
@@ -98,7 +99,7 @@ public final class DataChannelLegs {
                 }
             }
         }
-        return DataChannelSections.merge(browserRest, st.toBrowser, st.index);
+        return DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, st.toBrowser, st.index));
     }
 
     /** An SDP offer from IMS (MT, or a re-offer): the offer toward the browser. */
@@ -200,7 +201,7 @@ public final class DataChannelLegs {
 
     private String toBrowserOffer(State st, String browserRest) {
         if (st.toBrowser == null) return browserRest;
-        String out = DataChannelSections.merge(browserRest, st.toBrowser, st.index);
+        String out = DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, st.toBrowser, st.index));
         return st.live ? DataChannelSections.withSessionIceLite(out) : out;
     }
 

@@ -125,6 +125,17 @@ public final class DataChannelSections {
         return join(out);
     }
 
+    /**
+     * The SDP without `a=group:BUNDLE` lines: toward a browser once a data-channel section is in it, every m-line
+     * keeps its own transport (rtpengine's and the endpoint's), as audio and video do (docs/media.md "BUNDLE"). A
+     * group of the audio alone would not do: Chrome's re-offers put every m-line in one group, and it then takes
+     * the data channel's mid as part of the established group, which the answer may not leave out (RFC 8843
+     * §7.3.2 as Chrome applies it: "Answer cannot remove m= section … from already-established BUNDLE group").
+     */
+    public static String withoutBundle(String sdp) {
+        return join(lines(sdp).stream().filter(l -> !l.startsWith("a=group:BUNDLE")).toList());
+    }
+
     /** A rejected data-channel section (port 0, RFC 3264 §6) in place of {@code section}: its m= line and a=mid only. */
     public static String rejected(String section) {
         List<String> out = new ArrayList<>();

@@ -47,7 +47,8 @@ class DataChannelLegsTest {
     private UnaryOperator<String> rtp() {
         return sdp -> {
             toRtp.add(sdp);
-            return sdp.replace("m=audio 9 ", "m=audio 30000 ");
+            // as MediaLeg's sdp/Bundle does for a one-m-line group: a group of the audio alone
+            return sdp.replace("m=audio 9 ", "m=audio 30000 ").replace("s=-\r\n", "s=-\r\na=group:BUNDLE 0\r\n");
         };
     }
 
@@ -75,6 +76,7 @@ class DataChannelLegsTest {
         assertFalse(toRtp.get(1).contains("m=application"), "rtpengine got the IMS answer's data-channel section");
         assertTrue(browserAnswer.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 198.18.0.1"), browserAnswer);
         assertTrue(browserAnswer.indexOf("m=audio") < browserAnswer.indexOf("m=application"));
+        assertFalse(browserAnswer.contains("a=group:BUNDLE"), "no BUNDLE group toward the browser with a data channel: " + browserAnswer);
         assertTrue(legs.has("c1"));
     }
 
@@ -111,6 +113,7 @@ class DataChannelLegsTest {
                 Map.of("result", "ok", "sdp", EP_BROWSER.replace("passive", "actpass"), "ims-sdp", EP_IMS.replace("actpass", "passive")));
         assertFalse(toRtp.get(0).contains("m=application"));
         assertTrue(browserOffer.contains("a=ice-lite\r\nm=audio"), browserOffer);
+        assertFalse(browserOffer.contains("a=group:BUNDLE"), "no BUNDLE group toward the browser with a data channel: " + browserOffer);
         assertTrue(browserOffer.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the browser needs a mid: " + browserOffer);
         String imsAnswer = withEndpoint(() -> legs.fromBrowserAnswer("c1",
                 "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\na=setup:active\r\n", rtp()),
@@ -144,7 +147,7 @@ class DataChannelLegsTest {
     @Test
     void withoutADataChannelSectionOrEndpointNothingChanges() throws Exception {
         String audio = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
-        assertEquals(audio.replace("m=audio 9", "m=audio 30000"), legs.fromBrowserOffer("c2", audio, rtp()));
+        assertEquals(rtp().apply(audio), legs.fromBrowserOffer("c2", audio, rtp()), "an audio-only SDP is rtpengine's as it is");
         assertNull(endpoint.take(200), "an audio-only call must not reach the endpoint");
         assertEquals(BROWSER_OFFER, DataChannelLegs.off().fromBrowserOffer("c3", BROWSER_OFFER, s -> s),
                 "without an endpoint the whole SDP goes to rtpengine as before");

@@ -72,6 +72,12 @@ class DataChannelSectionsTest {
     }
 
     @Test
+    void withoutBundleDropsOnlyTheGroupLines() {
+        assertEquals("v=0\r\ns=-\r\nm=audio 1 RTP/AVP 0\r\na=mid:0\r\n",
+                DataChannelSections.withoutBundle("v=0\r\ns=-\r\na=group:BUNDLE 0\r\nm=audio 1 RTP/AVP 0\r\na=mid:0\r\n"));
+    }
+
+    @Test
     void aRejectedSectionHasPortZeroAndKeepsItsMid() {
         DataChannelSections.Split s = DataChannelSections.split(BROWSER_OFFER);
         String rej = DataChannelSections.rejected(s.section());
