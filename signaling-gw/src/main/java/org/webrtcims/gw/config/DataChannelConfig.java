@@ -11,7 +11,7 @@ import org.webrtcims.gw.media.RtpEngineClient;
 
 import java.time.Duration;
 
-/** Wires the data-channel endpoint's client from `lab.datachannel.*` (off when lab.datachannel.ng is empty). */
+/** Wires the data-channel endpoint's client from `lab.datachannel.*` (none when lab.datachannel.ng is empty). */
 @Configuration
 public class DataChannelConfig {
     private static final Logger log = LoggerFactory.getLogger(DataChannelConfig.class);
@@ -20,7 +20,7 @@ public class DataChannelConfig {
     @Bean
     public DataChannelLegs dataChannelLegs(DataChannelProperties props, RtpEngineClient rtp) {
         if (props.getNg() == null || props.getNg().isBlank()) {
-            log.info("lab.datachannel.ng is empty: no data-channel endpoint, data-channel sections go to rtpengine as they are");
+            log.info("lab.datachannel.ng is empty: no data-channel endpoint, data-channel sections are refused (port 0)");
             return DataChannelLegs.off();
         }
         NgClient ng = new NgClient(HostPort.parse(props.getNg().trim()).socketAddress(), Duration.ofMillis(props.getTimeoutMs()),

@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class DataChannelProperties {
     /**
      * The endpoint's control address, host:port (`./lab` gives LAB_DATACHANNEL_CTL); empty = no endpoint: an SDP's
-     * data-channel section then goes to rtpengine with the rest, as before the endpoint existed.
+     * data-channel section is then refused (port 0 in the answer, not offered onward), the call goes on without it.
      */
     private String ng = "";
     private int timeoutMs = 1000;

@@ -21,7 +21,7 @@ import java.util.function.UnaryOperator;
  * nothing changes for the channels), and a data-channel section first offered in a re-offer starts the call's session
  * then. When the endpoint fails or a side rejects the section, the call goes on without data channels: the section is
  * answered with port 0 (and not offered onward), the endpoint's session deleted. Without an endpoint configured
- * ({@link #off}) every SDP goes to rtpengine as it is.
+ * ({@link #off}) every data-channel section is refused that way (rtpengine has no SCTP: it would only mangle it).
  */
 public final class DataChannelLegs {
     private static final Logger log = LoggerFactory.getLogger(DataChannelLegs.class);
@@ -59,7 +59,7 @@ public final class DataChannelLegs {
 
     /** An SDP offer from the browser (MO, MT offerless, or a re-offer): the offer toward IMS. */
     public String fromBrowserOffer(String callId, String browserSdp, UnaryOperator<String> rtp) {
-        DataChannelSections.Split s = client == null ? null : DataChannelSections.split(browserSdp);
+        DataChannelSections.Split s = DataChannelSections.split(browserSdp);
         State st = calls.get(callId);
         if (s == null && st == null) return rtp.apply(browserSdp);
         String imsRest = rtp.apply(s == null ? browserSdp : s.rest());
@@ -70,7 +70,7 @@ public final class DataChannelLegs {
             return imsRest;
         }
         try {
-            DataChannelClient.Sdps r = client.offerFromBrowser(callId, browserSdp);
+            DataChannelClient.Sdps r = endpoint().offerFromBrowser(callId, browserSdp);
             st.live = true;
             st.toBrowser = DataChannelSections.sectionOf(r.browser(), null);
             st.toIms = DataChannelSections.sectionOf(r.ims(), null);
@@ -104,7 +104,7 @@ public final class DataChannelLegs {
 
     /** An SDP offer from IMS (MT, or a re-offer): the offer toward the browser. */
     public String fromImsOffer(String callId, String imsSdp, UnaryOperator<String> rtp) {
-        DataChannelSections.Split s = client == null ? null : DataChannelSections.split(imsSdp);
+        DataChannelSections.Split s = DataChannelSections.split(imsSdp);
         State st = calls.get(callId);
         if (s == null && st == null) return rtp.apply(imsSdp);
         String browserRest = rtp.apply(s == null ? imsSdp : s.rest());
@@ -115,7 +115,7 @@ public final class DataChannelLegs {
             return browserRest;
         }
         try {
-            DataChannelClient.Sdps r = client.offerFromIms(callId, imsSdp);
+            DataChannelClient.Sdps r = endpoint().offerFromIms(callId, imsSdp);
             st.live = true;
             st.toIms = DataChannelSections.sectionOf(r.ims(), null);
             st.toBrowser = DataChannelSections.sectionOf(r.browser(), DataChannelSections.freeMid(browserRest));
@@ -145,6 +145,14 @@ public final class DataChannelLegs {
             }
         }
         return toIms(st, imsRest);
+    }
+
+    /** The endpoint's client; without one a data-channel section is refused like an endpoint's refusal. */
+    private DataChannelClient endpoint() throws NgException {
+        if (client == null) {
+            throw new NgException(NgException.Kind.ERROR_RESULT, "no data-channel endpoint is configured (lab.datachannel.ng)");
+        }
+        return client;
     }
 
     /** Whether the call has (or had) a data-channel session at the endpoint. */

@@ -145,12 +145,25 @@ class DataChannelLegsTest {
     }
 
     @Test
-    void withoutADataChannelSectionOrEndpointNothingChanges() throws Exception {
+    void anSdpWithoutADataChannelSectionIsRtpenginesAlone() throws Exception {
         String audio = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
         assertEquals(rtp().apply(audio), legs.fromBrowserOffer("c2", audio, rtp()), "an audio-only SDP is rtpengine's as it is");
         assertNull(endpoint.take(200), "an audio-only call must not reach the endpoint");
-        assertEquals(BROWSER_OFFER, DataChannelLegs.off().fromBrowserOffer("c3", BROWSER_OFFER, s -> s),
-                "without an endpoint the whole SDP goes to rtpengine as before");
         assertNull(legs.stats("c2"));
+    }
+
+    @Test
+    void withoutAnEndpointADataChannelSectionIsRefusedAndTheCallGoesOn() {
+        DataChannelLegs off = DataChannelLegs.off();
+        String imsOffer = off.fromBrowserOffer("c3", BROWSER_OFFER, rtp());
+        assertFalse(toRtp.get(0).contains("m=application"), "rtpengine must not get the section it cannot terminate");
+        assertFalse(imsOffer.contains("m=application"), "no data channel is offered to IMS: " + imsOffer);
+        String answer = off.fromImsAnswer("c3", "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111\r\n", rtp());
+        assertTrue(answer.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1"), "the browser's section is rejected: " + answer);
+        String toBrowser = off.fromImsOffer("c4", IMS_OFFER, rtp());
+        assertFalse(toBrowser.contains("m=application"), "an IMS data channel is not offered to the browser: " + toBrowser);
+        String toIms = off.fromBrowserAnswer("c4", "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n", rtp());
+        assertTrue(toIms.indexOf("m=audio") < toIms.indexOf("m=application 0 UDP/DTLS/SCTP webrtc-datachannel"),
+                "the IMS side gets its section back rejected, in its place: " + toIms);
     }
 }
