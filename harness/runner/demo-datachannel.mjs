@@ -108,7 +108,7 @@ function renderHtml(report) {
   const calls = report.calls.map((c) => `<tr><td>${esc(c.direction.toUpperCase())}</td><td>${c.ok ? 'ok' : `FAILED: ${esc(c.error)}`}</td>
 <td>${esc(c.call_id)}</td><td>${esc(f(c.setup_ms))}</td><td>${esc(c.audio ? `${c.audio.codec_browser} / ${c.audio.codec_ims}; ${c.audio.packets_to_ims} / ${c.audio.packets_to_browser} packets` : '-')}</td>
 <td><code>${esc((c.ims_sdp_dcmap ?? []).join(' '))}</code></td><td>${esc((c.sip_flow ?? []).join(', '))}</td></tr>`).join('\n');
-  return `${htmlHead('lab demo --datachannel', { chart: false })}<body>
+  return `${htmlHead('lab demo --datachannel', { chart: false })}
 <h1>Data-channel demo: ${report.ok ? 'OK' : 'FAILED'}</h1>
 <p>${esc(report.browser.kind)} ${esc(report.browser.version)} as ${esc(report.user)} ↔ IMS UE ${esc(report.ue)} (aiortc), ${report.messages_each_way} chat messages each way per call,
 through the gateway's data-channel endpoint (media-relay/datachannel). Delay: the receiver's clock minus the sender's timestamp (same host).
