@@ -106,7 +106,8 @@ start_datachannel() {
   proc_start datachannel "$bin" --listen "$LAB_DATACHANNEL_CTL" --browser-addr "${pub:-$LAB_LOOPBACK}" --ims-addr "$LAB_LOOPBACK" \
     --port-min "$LAB_DATACHANNEL_PORT_MIN" --port-max "$LAB_DATACHANNEL_PORT_MAX"
   proc_wait_ready datachannel "$LAB_LAST_PID" 10 "control ping answer on $LAB_DATACHANNEL_CTL" \
-    python3 "$ROOT/media-relay/ng-ping.py" "$LAB_DATACHANNEL_CTL" 1
+    python3 "$ROOT/media-relay/ng-ping.py" "$LAB_DATACHANNEL_CTL" 1 || return 1
+  LAB_DATACHANNEL_UP=1 # the gateways drive it (start_gateway: --lab.datachannel.ng)
 }
 
 # lab_turn_addr — where coturn listens (ADDR:PORT), or nothing when the run has none: the topology's
@@ -222,7 +223,9 @@ start_gateway() {
   # GW_LEGS=0: rtpengine with one interface for both legs (a scale-out relay host, scaleout.sh)
   [[ -n $(lab_pub_addr) && ${GW_LEGS:-1} == 1 ]] && legs=(--lab.rtpengine.browser-interface="${LAB_RTPENGINE_IFACES[0]%%/*}"
     --lab.rtpengine.ims-interface="${LAB_RTPENGINE_IFACES[1]%%/*}")
-  mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args; wic_gateway_args) # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
+  mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args; wic_gateway_args)
+  # the data-channel endpoint, when this run started it: the gateway sends it each SDP's data-channel section
+  [[ ${LAB_DATACHANNEL_UP:-} == 1 ]] && ims_args+=(--lab.datachannel.ng="$LAB_DATACHANNEL_CTL") # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
   proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$(ims3_gateway_proxy)" --lab.ims.domain="$LAB_IMS_DOMAIN" \

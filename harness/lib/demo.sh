@@ -13,6 +13,7 @@ cmd_demo() {
       --ipv6) LAB_IPV6=1; shift ;; # the IMS side on IPv6 (harness/lib/ipv6.sh)
       --client) [[ ${2:-} == gateway || ${2:-} == sip-ws ]] || usage_error "--client takes gateway or sip-ws"; LAB_CLIENT=$2; shift 2 ;;
       --client=gateway | --client=sip-ws) LAB_CLIENT=${1#--client=}; shift ;;
+      --datachannel) LAB_DEMO_DATACHANNEL=1; shift ;; # data-channel calls with the aiortc IMS UE (harness/runner/demo-datachannel.mjs)
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -29,13 +30,19 @@ cmd_demo() {
   if [[ ${LAB_CLIENT:-gateway} == sip-ws ]]; then
     [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 ]] || usage_error "--client sip-ws runs on the light core's plain UEs over IPv4 only (no --ims, --volte, --codec or --ipv6)"
   fi
+  if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]]; then
+    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 ]] ||
+      usage_error "--datachannel runs on the light core through the gateway over IPv4 (no --ims, --volte, --codec, --ipv6 or --client sip-ws)"
+  fi
   LAB_BROWSER=${LAB_BROWSER:-chromium}
   LAB_CLIENT=${LAB_CLIENT:-gateway}
-  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT LAB_DEMO_DATACHANNEL
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
     ensure_packages
     ims3_lab_build && build_gateway && build_harness && { build_media_relay; (($? != 1)); } && need_script harness/runner/demo.mjs || exit 1
+    # --datachannel: the endpoint (media-relay/datachannel) and the aiortc IMS UE (out/pyenv) are needed
+    if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]]; then build_media_relay && build_pyenv || exit 1; fi
     lab_prepare_run demo "$keep"
   fi
   netns_enter demo "${args[@]}"
@@ -45,8 +52,10 @@ cmd_demo() {
   procs_install_traps
   lab_start_all || exit 1
   mapfile -t envs < <(lab_run_env)
-  log "running the calls: node harness/runner/demo.mjs"
-  run_foreground runner 600 env "${envs[@]}" node "$ROOT/harness/runner/demo.mjs"
+  local runner=demo.mjs
+  [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]] && runner=demo-datachannel.mjs
+  log "running the calls: node harness/runner/$runner"
+  run_foreground runner 600 env "${envs[@]}" node "$ROOT/harness/runner/$runner"
   rc=$?
   procs_cleanup
   if [[ -f $LAB_RUN_DIR/report.html || -f $LAB_RUN_DIR/report.json ]]; then

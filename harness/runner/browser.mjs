@@ -193,6 +193,9 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     samples: (callId) => invoke('samples', callId),
     timing: (callId) => invoke('timing', callId),
     sdp: (callId) => invoke('sdp', callId),
+    sendData: (callId, text, label) => invoke('sendData', callId, text, label),
+    dataChannels: (callId) => invoke('dataChannels', callId),
+    dataLog: (callId) => invoke('dataLog', callId),
     // The audio check: record the call's remote audio in the page (public/audio-probe.js), fetch it later.
     recordAudio: (callId, opts = {}) => page.evaluate(async ([id, o]) => (await import('/audio-probe.js')).startRecording(id, o), [callId, opts])
       .catch((e) => { throw new Error(cleanError(e.message)); }),

@@ -103,7 +103,8 @@ const dtmfInject = () => ($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {
 async function dial(to, video = false) {
   if (!to) throw new Error('Enter a name or number to call.');
   $('call-to').value = to;
-  await client.call(to, { video, ...dtmfInject(), ...($('call-as').value ? { identity: $('call-as').value } : {}) });
+  await client.call(to, { video, ...dtmfInject(), ...($('call-as').value ? { identity: $('call-as').value } : {}),
+    ...($('call-datachannel').checked ? { dataChannels: true } : {}) });
 }
 $('call-form').addEventListener('submit', act(() => dial($('call-to').value.trim())));
 $('video-call-btn').addEventListener('click', act(() => dial($('call-to').value.trim(), true)));
@@ -306,7 +307,9 @@ function render() {
     $('videos').hidden = !live.video;
     $('dtmf-received').textContent = live.dtmfReceived || '–';
     $('dtmf-sent').textContent = sentKeys.get(live.callId) || '–';
+    renderChat(live);
   } else {
+    $('chat-box').hidden = true;
     $('keypad-box').hidden = true;
     $('keypad-btn').setAttribute('aria-pressed', 'false');
     $('videos').hidden = true;
@@ -315,6 +318,30 @@ function render() {
   renderTimer();
   renderLog(calls);
 }
+
+// ---- data channel (chat): the call's application channels (data-channels.js) ----
+function renderChat(call) {
+  const chans = call.dataChannels;
+  $('chat-box').hidden = !chans;
+  if (!chans) return;
+  $('chat-state').textContent = chans.map((c) => `${c.label} (${c.state}): ${c.sent} sent, ${c.received} received`
+    + (c.delayMs ? `, delay p50 ${c.delayMs.p50} ms` : '')).join(' · ');
+  const log = client.dataLog(call.callId).slice(-50);
+  $('chat-log').replaceChildren(...log.map((m) => {
+    const li = document.createElement('li');
+    li.className = m.dir === 'in' ? 'in' : 'out';
+    li.textContent = `${m.dir === 'in' ? '←' : '→'} ${m.text}`;
+    return li;
+  }));
+  $('chat-text').disabled = !chans.some((c) => c.state === 'open');
+}
+$('chat-form').addEventListener('submit', act(() => {
+  const text = $('chat-text').value;
+  if (!text || !current) return;
+  if (!client.sendData(current, text)) throw new Error('The data channel is not open.');
+  $('chat-text').value = '';
+}));
+client.addEventListener('data', () => render());
 
 function renderTimer() {
   const c = client.calls().find((x) => x.callId === current);

@@ -2,6 +2,7 @@
 // WebSocket per session, non-trickle JSEP (full ICE gathering before an SDP is sent), and one
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
+import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, withDcmap } from './data-channels.js';
 
 // getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
 // getStats() whose peer connection is closed while it runs (a call ending under a stats read).
@@ -96,7 +97,9 @@ export class LabClient extends EventTarget {
   // videoCodec: 'VP8' | 'H264' offers only that video codec (setCodecPreferences);
   // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE");
   // identity: one of this.identities to call as (the gateway refuses another with `bad-identity`); default: this.identity.
-  async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy, identity } = {}) {
+  // dataChannels: true (the chat channel, DEFAULT_CHANNELS) or a list of {id, label, app, …}: IMS application data
+  // channels, negotiated with a=dcmap (data-channels.js; the gateway relays them through its data-channel endpoint).
+  async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy, identity, dataChannels } = {}) {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now(), timing: {} };
     try {
@@ -105,6 +108,7 @@ export class LabClient extends EventTarget {
       call.pc = this.#newPc(call, bundlePolicy);
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       preferVideoCodec(call.pc, videoCodec);
+      if (dataChannels) this.#openDataChannels(call, dataChannels === true ? DEFAULT_CHANNELS : dataChannels);
       await call.pc.setLocalDescription(await call.pc.createOffer());
       await gatherComplete(call.pc);
     } catch (e) {
@@ -114,7 +118,8 @@ export class LabClient extends EventTarget {
     const reply = new Promise((resolve, reject) => this.#pending.push({ call, resolve, reject }));
     const timer = setTimeout(() => this.#rejectPending(call, `no 'calling' reply within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
     call.timing.offerSent = performance.now();
-    this.#send({ type: 'call', to, sdp: call.pc.localDescription.sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}),
+    const sdp = call.dc ? withDcmap(call.pc.localDescription.sdp, call.dc.wanted()) : call.pc.localDescription.sdp;
+    this.#send({ type: 'call', to, sdp, ...(imsCodec ? { imsCodec } : {}), ...(dtmf ? { dtmf } : {}),
       ...(identity ? { identity } : {}) });
     try {
       return await reply;
@@ -163,9 +168,12 @@ export class LabClient extends EventTarget {
       await call.pc.setRemoteDescription({ type: 'offer', sdp: call.offerSdp });
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       preferVideoCodec(call.pc, call.videoCodec);
+      // the offer's application data channels (a=dcmap): the same channels here, accepted in the answer
+      const offered = channelsOf(call.offerSdp);
+      if (offered.length) this.#openDataChannels(call, offered);
       await call.pc.setLocalDescription(await call.pc.createAnswer());
       await gatherComplete(call.pc);
-      return call.pc.localDescription.sdp;
+      return call.dc ? withDcmap(call.pc.localDescription.sdp, call.dc.wanted()) : call.pc.localDescription.sdp;
     } catch (e) {
       this.#closeMedia(call);
       throw this.#fail(`answer ${call.callId} failed: ${e.message}`);
@@ -389,10 +397,10 @@ export class LabClient extends EventTarget {
     // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
     // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
     return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived,
-      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc }) =>
+      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc }) =>
       ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '',
         startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
-        offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted),
+        offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted), dataChannels: dc ? dc.summary() : null,
         held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')) }));
   }
 
@@ -583,7 +591,36 @@ export class LabClient extends EventTarget {
     this.#changed();
   }
 
+  // The call's application data channels (data-channels.js); their events go out as `data` {callId, kind, …}.
+  #openDataChannels(call, wanted) {
+    call.dc = new CallDataChannels(call.pc, wanted);
+    for (const kind of ['open', 'message', 'close']) {
+      call.dc.addEventListener(kind, (e) => {
+        this.dispatchEvent(new CustomEvent('data', { detail: { callId: call.callId, kind, ...e.detail } }));
+        this.#changed();
+      });
+    }
+  }
+
+  // Sends a chat message on a call's data channel (label: default the first); false when no channel is open.
+  sendData(callId, text, label) {
+    const call = this.#calls.get(callId);
+    return Boolean(call?.dc?.send(text, label));
+  }
+
+  // A call's data channels: per channel state, messages and bytes each way, delays (null: the call has none).
+  dataChannels(callId) {
+    return this.#calls.get(callId)?.dc?.summary() ?? null;
+  }
+
+  // The last messages of a call's data channels, oldest first: {label, dir, text, at}.
+  dataLog(callId) {
+    const dc = this.#calls.get(callId)?.dc;
+    return dc ? dc.channels.flatMap((c) => c.log.map((m) => ({ label: c.label, ...m }))).sort((a, b) => a.at - b.at) : [];
+  }
+
   #closeMedia(call) {
+    call.dc?.close();
     call.pc?.close();
     call.stream?.getTracks().forEach((t) => t.stop());
   }

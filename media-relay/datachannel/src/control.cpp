@@ -129,7 +129,17 @@ lg::BValue Control::dispatch(const lg::BValue& cmd) {
   std::string callId = cmd.str("call-id");
   if (callId.empty()) return error("no \"call-id\"");
   std::string err;
-  if (command == "offer") {
+  if (command == "offer" && cmd.str("from") == "ims") {
+    std::string sdp = cmd.str("sdp"), browserOffer, imsAnswer;
+    if (sdp.empty()) return error("no \"sdp\" (the IMS side's offer)");
+    if (cmd.find("channels")) return error("\"channels\" goes with an offer from the browser; an IMS offer has its own a=dcmap");
+    if (!h_.offerFromIms(callId, sdp, &browserOffer, &imsAnswer, &err)) return error(err);
+    r["result"] = "ok";
+    r["sdp"] = browserOffer;
+    r["ims-sdp"] = imsAnswer;
+  } else if (command == "offer") {
+    std::string from = cmd.str("from");
+    if (!from.empty() && from != "browser") return error("\"from\" is neither browser nor ims");
     std::string sdp = cmd.str("sdp"), answer, imsOffer;
     if (sdp.empty()) return error("no \"sdp\" (the browser's offer)");
     std::vector<DcMap> channels;
@@ -140,7 +150,7 @@ lg::BValue Control::dispatch(const lg::BValue& cmd) {
     r["ims-sdp"] = imsOffer;
   } else if (command == "answer") {
     std::string sdp = cmd.str("sdp");
-    if (sdp.empty()) return error("no \"sdp\" (the IMS side's answer)");
+    if (sdp.empty()) return error("no \"sdp\" (the answer to the endpoint's offer)");
     std::vector<uint16_t> accepted;
     if (!h_.answer(callId, sdp, &accepted, &err)) return error(err);
     r["result"] = "ok";

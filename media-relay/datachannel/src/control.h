@@ -23,6 +23,15 @@ class ControlHandler {
   // Each returns false with *err (a sentence for the caller) on failure.
   virtual bool offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
                      std::string* browserAnswer, std::string* imsOffer, std::string* err) = 0;
+  // A call from IMS (MT): the IMS side's offer; *browserOffer is the endpoint's offer toward the browser
+  // (the IMS offer's a=dcmap channels, same ids), *imsAnswer its answer to the IMS side.
+  virtual bool offerFromIms(const std::string& callId, const std::string& imsSdp, std::string* browserOffer,
+                            std::string* imsAnswer, std::string* err) {
+    (void)callId, (void)imsSdp, (void)browserOffer, (void)imsAnswer;
+    *err = "offers from the IMS side are not supported";
+    return false;
+  }
+  // The answer to the endpoint's offer: the IMS side's (call from the browser) or the browser's (from IMS).
   virtual bool answer(const std::string& callId, const std::string& sdp, std::vector<uint16_t>* accepted,
                       std::string* err) = 0;
   virtual bool remove(const std::string& callId, lg::BValue* finalStats, std::string* err) = 0;

@@ -4,19 +4,32 @@
 
 namespace dc {
 
-bool Endpoint::offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
-                     std::string* browserAnswer, std::string* imsOffer, std::string* err) {
+std::unique_ptr<Session> Endpoint::fresh(const std::string& callId, std::string* err) {
   if (sessions_.count(callId)) {
     *err = "call " + callId + " already has a data-channel session (delete it first; re-offers are not supported yet)";
-    return false;
+    return nullptr;
   }
   if (sessions_.size() >= maxCalls_) {
     *err = "the endpoint is at its limit of " + std::to_string(maxCalls_) + " sessions";
-    return false;
+    return nullptr;
   }
-  auto s = std::make_unique<Session>(callId, loop_, dtls_, cfg_);
-  if (!s->offer(sdp, channels, browserAnswer, imsOffer, err)) return false;
-  std::fprintf(stderr, "call %s: offer, %zu negotiated channel(s)\n", callId.c_str(), channels.size());
+  return std::make_unique<Session>(callId, loop_, dtls_, cfg_);
+}
+
+bool Endpoint::offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
+                     std::string* browserAnswer, std::string* imsOffer, std::string* err) {
+  auto s = fresh(callId, err);
+  if (!s || !s->offer(sdp, channels, browserAnswer, imsOffer, err)) return false;
+  std::fprintf(stderr, "call %s: offer from the browser, %zu negotiated channel(s) added\n", callId.c_str(), channels.size());
+  sessions_[callId] = std::move(s);
+  return true;
+}
+
+bool Endpoint::offerFromIms(const std::string& callId, const std::string& imsSdp, std::string* browserOffer,
+                            std::string* imsAnswer, std::string* err) {
+  auto s = fresh(callId, err);
+  if (!s || !s->offerFromIms(imsSdp, browserOffer, imsAnswer, err)) return false;
+  std::fprintf(stderr, "call %s: offer from the IMS side\n", callId.c_str());
   sessions_[callId] = std::move(s);
   return true;
 }
@@ -29,7 +42,7 @@ bool Endpoint::answer(const std::string& callId, const std::string& sdp, std::ve
     return false;
   }
   if (!it->second->answer(sdp, accepted, err)) return false;
-  std::fprintf(stderr, "call %s: answer, %zu channel(s) accepted by the IMS side\n", callId.c_str(), accepted->size());
+  std::fprintf(stderr, "call %s: answer, %zu channel(s) accepted\n", callId.c_str(), accepted->size());
   return true;
 }
 

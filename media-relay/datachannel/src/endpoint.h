@@ -15,6 +15,8 @@ class Endpoint : public ControlHandler {
       : loop_(loop), dtls_(dtls), cfg_(std::move(cfg)), maxCalls_(maxCalls) {}
   bool offer(const std::string& callId, const std::string& sdp, const std::vector<DcMap>& channels,
              std::string* browserAnswer, std::string* imsOffer, std::string* err) override;
+  bool offerFromIms(const std::string& callId, const std::string& imsSdp, std::string* browserOffer,
+                    std::string* imsAnswer, std::string* err) override;
   bool answer(const std::string& callId, const std::string& sdp, std::vector<uint16_t>* accepted,
               std::string* err) override;
   bool remove(const std::string& callId, lg::BValue* finalStats, std::string* err) override;
@@ -24,8 +26,11 @@ class Endpoint : public ControlHandler {
                  std::string* err) override;
   bool textAnswer(const std::string& callId, const std::string& imsSdp, lg::BValue* info, std::string* err) override;
   void tick();
+  bool idle() const { return sessions_.empty(); }
 
  private:
+  // A new session for callId, or null with *err (already there, or at the limit).
+  std::unique_ptr<Session> fresh(const std::string& callId, std::string* err);
   lg::EventLoop& loop_;
   const DtlsContext& dtls_;
   MediaConfig cfg_;

@@ -84,29 +84,82 @@ bool Session::offer(const std::string& browserSdp, const std::vector<DcMap>& cha
   return true;
 }
 
-bool Session::answer(const std::string& imsSdp, std::vector<uint16_t>* accepted, std::string* err) {
-  if (answered_) {
-    *err = "this call's IMS leg is already answered";
-    return false;
-  }
+bool Session::offerFromIms(const std::string& imsSdp, std::string* browserOffer, std::string* imsAnswer,
+                           std::string* err) {
   auto remote = parseApp(imsSdp, err);
   if (!remote) return false;
   if (remote->rejected()) {
-    *err = "the IMS side rejected the data-channel section (port 0)";
+    *err = "the IMS offer's data-channel section is rejected (port 0)";
+    return false;
+  }
+  for (const auto& m : remote->dcmaps) {
+    if (!map_.addNegotiated(m.id, m.params)) {
+      *err = "channel id " + std::to_string(m.id) + " is negotiated twice or is beyond " +
+             std::to_string(ChannelMap::kMaxStreams - 1);
+      return false;
+    }
+  }
+  offered_ = remote->dcmaps;
+  answering_ = kBrowser;
+  if (!legs_[kBrowser]->bind(cfg_.browserAddr, cfg_.portMin, cfg_.portMax, err) ||
+      !legs_[kIms]->bind(cfg_.imsAddr, cfg_.portMin, cfg_.portMax, err))
+    return false;
+  bool client = weAreClient(remote->setup, true);
+  map_.setDtlsClient(kIms, client);
+  uint64_t sessId = static_cast<uint64_t>(lg::nowNs() / 1000);
+  LocalMedia i;
+  i.addr = cfg_.imsAddr;
+  i.port = legs_[kIms]->port();
+  i.mid = remote->mid;
+  i.iceUfrag = legs_[kIms]->ice().ufrag();
+  i.icePwd = legs_[kIms]->ice().pwd();
+  i.setup = client ? "active" : "passive";
+  i.maxMessageSize = cfg_.maxMessageSize;
+  i.dcmaps = remote->dcmaps;  // the IMS side's channels, all accepted toward it (RFC 8864 §5.1.2)
+  i.sessionId = sessId;
+  LocalMedia b = i;
+  b.addr = cfg_.browserAddr;
+  b.port = legs_[kBrowser]->port();
+  b.mid.clear();  // the gateway gives the browser's section the mid its offer needs
+  b.iceUfrag = legs_[kBrowser]->ice().ufrag();
+  b.icePwd = legs_[kBrowser]->ice().pwd();
+  b.setup = "actpass";
+  b.sessionId = sessId + 1;
+  b.fingerprint = i.fingerprint = dtls_.fingerprint();
+  *browserOffer = produce(b);
+  *imsAnswer = produce(i);
+  legs_[kIms]->configure(*remote, client);
+  return true;
+}
+
+bool Session::answer(const std::string& sdp, std::vector<uint16_t>* accepted, std::string* err) {
+  const char* who = answering_ == kIms ? "the IMS side" : "the browser";
+  if (answered_) {
+    *err = std::string("this call's ") + sideName(answering_) + " leg is already answered";
+    return false;
+  }
+  auto remote = parseApp(sdp, err);
+  if (!remote) return false;
+  if (remote->rejected()) {
+    *err = std::string(who) + " rejected the data-channel section (port 0)";
     return false;
   }
   if (remote->setup == "actpass") {
-    *err = "the IMS answer has a=setup:actpass (an answer must choose active or passive, RFC 8842)";
+    *err = std::string("the answer of ") + who + " has a=setup:actpass (an answer must choose active or passive, RFC 8842)";
+    return false;
+  }
+  if (answering_ == kBrowser && remote->iceUfrag.empty()) {
+    *err = "the browser's answer has no a=ice-ufrag/a=ice-pwd (a WebRTC peer does ICE)";
     return false;
   }
   for (const auto& o : offered_) {
     bool ok = std::any_of(remote->dcmaps.begin(), remote->dcmaps.end(), [&](const DcMap& a) { return a.id == o.id; });
     if (ok) accepted->push_back(o.id);
-    else map_.close(kBrowser, o.id);  // RFC 8864 §5.1.2: an answer without the dcmap declines it
+    else map_.close(other(answering_), o.id);  // RFC 8864 §5.1.2: an answer without the dcmap declines it
   }
   bool client = weAreClient(remote->setup, false);
-  map_.setDtlsClient(kIms, client);
-  legs_[kIms]->configure(*remote, client);
+  map_.setDtlsClient(answering_, client);
+  legs_[answering_]->configure(*remote, client);
   answered_ = true;
   return true;
 }

@@ -28,7 +28,11 @@ class Session {
   // leg: binds both legs, produces the browser leg's answer and the IMS leg's offer.
   bool offer(const std::string& browserSdp, const std::vector<DcMap>& channels, std::string* browserAnswer,
              std::string* imsOffer, std::string* err);
-  // The IMS side's answer to imsOffer: the negotiated channels it did not accept are dropped.
+  // A call from IMS: the IMS side's offer (its data-channel section and a=dcmap channels, kept with their
+  // ids on both legs): binds both legs, produces the offer toward the browser and the answer to IMS.
+  bool offerFromIms(const std::string& imsSdp, std::string* browserOffer, std::string* imsAnswer, std::string* err);
+  // The answer to the endpoint's offer: the IMS side's (after offer) or the browser's (after offerFromIms);
+  // the negotiated channels it did not accept are dropped.
   bool answer(const std::string& imsSdp, std::vector<uint16_t>* accepted, std::string* err);
   bool answered() const { return answered_; }
   // Real-time text for this call (text_bridge.h): the browser's T.140 channel bridged to RFC 4103 RTP
@@ -66,6 +70,7 @@ class Session {
   ChannelMap map_;
   std::vector<DcMap> offered_;
   bool answered_ = false;
+  Side answering_ = kIms;  // the leg whose peer answers the endpoint's offer
   std::deque<Pending> pending_[2];  // received on a leg while the other one is not up yet
   size_t pendingBytes_ = 0;
   Direction dir_[2];                // indexed by the side a message came from

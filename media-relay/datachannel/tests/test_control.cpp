@@ -101,3 +101,40 @@ TEST(Control, ErrorsSayWhatIsWrong) {
   EXPECT_NE(r.str("error-reason").find("out of range"), std::string::npos) << r.str("error-reason");
   EXPECT_EQ(c.handle("nocookie"), "") << "a datagram without a cookie gets no reply";
 }
+
+namespace {
+// The fake with calls from IMS: records the IMS offer it was given.
+struct MtHandler : FakeHandler {
+  std::string imsOffer;
+  bool offerFromIms(const std::string& c, const std::string& sdp, std::string* b, std::string* i, std::string*) override {
+    lastCall = c;
+    imsOffer = sdp;
+    *b = "browser-offer-sdp";
+    *i = "ims-answer-sdp";
+    return true;
+  }
+};
+}  // namespace
+
+TEST(Control, AnOfferFromImsGivesTheBrowserOfferAndTheImsAnswer) {
+  MtHandler h;
+  Control c(h);
+  auto r = reply(c.handle("m1 d7:call-id2:mt7:command5:offer4:from3:ims3:sdp5:v=0 xe"), "m1");
+  EXPECT_EQ(r.str("result"), "ok") << r.str("error-reason");
+  EXPECT_EQ(r.str("sdp"), "browser-offer-sdp") << "\"sdp\" is what goes to the browser in both directions";
+  EXPECT_EQ(r.str("ims-sdp"), "ims-answer-sdp") << "\"ims-sdp\" is what goes to the IMS side in both directions";
+  EXPECT_EQ(h.imsOffer, "v=0 x");
+  EXPECT_EQ(h.offers, 0) << "an IMS offer must not reach the browser-offer handler";
+  r = reply(c.handle("m2 d7:call-id2:mt8:channelsle7:command5:offer4:from3:ims3:sdp3:v=0e"), "m2");
+  EXPECT_NE(r.str("error-reason").find("a=dcmap"), std::string::npos) << "channels with an IMS offer: " << r.str("error-reason");
+  r = reply(c.handle("m3 d7:call-id2:mt7:command5:offer4:from3:sip3:sdp3:v=0e"), "m3");
+  EXPECT_NE(r.str("error-reason").find("neither browser nor ims"), std::string::npos) << r.str("error-reason");
+}
+
+TEST(Control, AnEndpointWithoutCallsFromImsSaysSo) {
+  FakeHandler h;
+  Control c(h);
+  auto r = reply(c.handle("n1 d7:call-id2:mt7:command5:offer4:from3:ims3:sdp3:v=0e"), "n1");
+  EXPECT_EQ(r.str("result"), "error");
+  EXPECT_NE(r.str("error-reason").find("not supported"), std::string::npos) << r.str("error-reason");
+}

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.media.DataChannelLegs;
+import org.webrtcims.gw.media.DataChannelStats;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
@@ -26,6 +28,8 @@ public class CallMedia {
     private static final Logger log = LoggerFactory.getLogger(CallMedia.class);
 
     private final RtpEngineClient rtp;
+    /** The data-channel section of each SDP goes to the data-channel endpoint (media/DataChannelLegs), the rest to rtpengine. */
+    private final DataChannelLegs dc;
     private final long releaseWaitMs;
     /**
      * Teardown's query + delete run here, never on the SIP or timer thread: with rtpengine gone silent each
@@ -37,13 +41,16 @@ public class CallMedia {
         return t;
     });
 
-    public CallMedia(RtpEngineClient rtp) { this(rtp, 4000); }
+    public CallMedia(RtpEngineClient rtp) { this(rtp, DataChannelLegs.off(), 4000); }
 
     @Autowired
-    public CallMedia(RtpEngineClient rtp, GatewayProperties props) { this(rtp, props.getRtpengine().getReleaseWaitMs()); }
+    public CallMedia(RtpEngineClient rtp, DataChannelLegs dc, GatewayProperties props) { this(rtp, dc, props.getRtpengine().getReleaseWaitMs()); }
 
-    CallMedia(RtpEngineClient rtp, long releaseWaitMs) {
+    CallMedia(RtpEngineClient rtp, long releaseWaitMs) { this(rtp, DataChannelLegs.off(), releaseWaitMs); }
+
+    CallMedia(RtpEngineClient rtp, DataChannelLegs dc, long releaseWaitMs) {
         this.rtp = rtp;
+        this.dc = dc;
         this.releaseWaitMs = releaseWaitMs;
     }
 
@@ -53,31 +60,31 @@ public class CallMedia {
     // The call layer's SDP exchanges, each done by the call's own leg (the one seam the call flows' tests replace).
 
     /** The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS. */
-    String offerFromBrowser(Call c, String browserSdp) { return c.media().offerFromBrowser(browserSdp); }
+    String offerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserOffer(c.id, browserSdp, c.media()::offerFromBrowser); }
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
-    String answerFromIms(Call c, String sdp) { return c.media().answerFromIms(sdp); }
+    String answerFromIms(Call c, String sdp) { return dc.fromImsAnswer(c.id, sdp, c.media()::answerFromIms); }
 
     /** MT: the IMS offer: the SDP to offer the browser. */
-    String offerFromIms(Call c, String sdp) { return c.media().offerFromIms(sdp); }
+    String offerFromIms(Call c, String sdp) { return dc.fromImsOffer(c.id, sdp, c.media()::offerFromIms); }
 
     /** MT: WebSocket DTMF asked for with the browser's answer ({@link MediaLeg#injectDtmfBeforeAnswer}). */
     void injectDtmfBeforeAnswer(Call c) { c.media().injectDtmfBeforeAnswer(); }
 
     /** MT: the browser's answer: the SDP answer toward IMS. */
-    String answerFromBrowser(Call c, String browserSdp) { return c.media().answerFromBrowser(browserSdp); }
+    String answerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserAnswer(c.id, browserSdp, c.media()::answerFromBrowser); }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
-    String reofferFromBrowser(Call c, String browserSdp) { return c.media().reofferFromBrowser(browserSdp); }
+    String reofferFromBrowser(Call c, String browserSdp) { return dc.fromBrowserOffer(c.id, browserSdp, c.media()::reofferFromBrowser); }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
-    String reanswerFromIms(Call c, String sdp) { return c.media().reanswerFromIms(sdp); }
+    String reanswerFromIms(Call c, String sdp) { return dc.fromImsAnswer(c.id, sdp, c.media()::reanswerFromIms); }
 
     /** An IMS re-offer: the SDP to offer the browser. */
-    String reofferFromIms(Call c, String sdp) { return c.media().reofferFromIms(sdp); }
+    String reofferFromIms(Call c, String sdp) { return dc.fromImsOffer(c.id, sdp, c.media()::reofferFromIms); }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
-    String reanswerFromBrowser(Call c, String browserSdp) { return c.media().reanswerFromBrowser(browserSdp); }
+    String reanswerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserAnswer(c.id, browserSdp, c.media()::reanswerFromBrowser); }
 
     /** This gateway's sessions in rtpengine now (gateway call-ids). */
     java.util.List<String> sessions() throws NgException { return rtp.list(); }
@@ -97,6 +104,9 @@ public class CallMedia {
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats stats(Call c) { return c.media().query(); }
 
+    /** The call's data-channel counters (live, or the last ones once it ended); null when it has no data channels. */
+    DataChannelStats dataChannelStats(Call c) { return dc.stats(c.id); }
+
     /**
      * Takes the last counters, then deletes the rtpengine call, on the release thread: returns at once and never
      * throws (teardown must finish). Caller holds the call's lock; the leg's final counters are set under it when
@@ -104,7 +114,10 @@ public class CallMedia {
      */
     void release(Call c) {
         MediaLeg leg = c.media();
-        leg.releasing(CompletableFuture.runAsync(leg::delete, releases));
+        leg.releasing(CompletableFuture.runAsync(() -> {
+            leg.delete();
+            dc.release(c.id);
+        }, releases));
     }
 
     /** Waits (up to lab.rtpengine.release-wait-ms) for an ended call's rtpengine delete; not on the SIP thread. */

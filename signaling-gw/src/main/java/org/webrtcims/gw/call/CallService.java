@@ -131,6 +131,7 @@ public class CallService {
         Call c = owned(token, callId);
         if (c.ended()) media.awaitRelease(c);
         MediaStats live = c.ended() ? null : media.stats(c);
+        org.webrtcims.gw.media.DataChannelStats dcs = media.dataChannelStats(c);
         synchronized (c) {
             MediaStats m = live != null ? live : c.media().finalStats();
             Map<String, Object> out = new LinkedHashMap<>();
@@ -165,6 +166,7 @@ public class CallService {
                 mm.put("video", vm);
             }
             out.put("media", mm);
+            if (dcs != null) out.put("dataChannels", dcs.toMap());
             return out;
         }
     }

@@ -1,0 +1,161 @@
+// `./lab demo --datachannel` (issue #25, docs/datachannel.md "Calls"): one call from the browser user (kate) to the
+// IMS UE ue10 and one from ue10 to kate, each with the chat application's data channel (a=dcmap stream 1000,
+// a=dcsa 3gpp-req-app:org.lab.chat, TS 26.114 / TS 24.186) beside the audio. The UE is harness/runner/dc-ue.py:
+// SIP through the P-CSCF, an RTP echo, aiortc for the data channels. On each call both sides send MESSAGES chat
+// messages and every one must arrive; the report gives per channel the messages, bytes and delay each way (the
+// receiver's clock minus the sender's timestamp: same host, same clock) and the data-channel endpoint's own relay
+// time per message. report.json + report.html in $LAB_OUT. Exit 0 iff both calls are ok and no session is left.
+import { launchBrowser, openClient } from './browser.mjs';
+import { startCpuSampler } from '../kit/cpu.mjs';
+import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
+import { esc, htmlHead, writeReport } from '../kit/report.mjs';
+import { DC_UE, chatBothWays, startDcUe, waitUntil } from './dc-ue.mjs';
+import * as gw from './gateway.mjs';
+
+const USER = 'kate';
+const MESSAGES = 20;
+const log = (s) => console.log(`[demo] ${s}`);
+
+// One call (MO: the page calls the UE, the page hangs up; MT: the UE calls, the UE hangs up).
+async function dcCall(direction, { client, token, ue }) {
+  const r = { direction, ok: false, error: null, call_id: null };
+  const callInfo = (id) => gw.callInfo(token, id);
+  try {
+    const mark = ue.mark();
+    if (direction === 'mo') {
+      log(`MO: ${USER} calls ${DC_UE} with the chat data channel`);
+      r.call_id = await client.call(DC_UE, { dataChannels: true });
+      const inv = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
+      r.ims_sdp_dcmap = inv.dcmap;
+      await client.waitFor('answered', r.call_id, 10000);
+    } else {
+      log(`MT: ${DC_UE} calls ${USER} with the chat data channel`);
+      const pmark = await client.mark();
+      ue.send({ cmd: 'call', to: USER });
+      const inc = await client.waitFor('incoming', null, 10000, pmark);
+      r.call_id = inc.callId;
+      r.ims_sdp_dcmap = (inc.sdp ?? '').split(/\r?\n/).filter((l) => /^a=dc(map|sa):/.test(l));
+      await client.answer(r.call_id);
+      await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
+    }
+    const { page, info } = await chatBothWays({ client, ue, callId: r.call_id, mark, n: MESSAGES, callInfo, label: USER });
+    r.audio = { packets_to_ims: info.media.packetsToIms, packets_to_browser: info.media.packetsToBrowser, codec_browser: info.media.codecBrowser, codec_ims: info.media.codecIms };
+    const endMark = ue.mark();
+    if (direction === 'mo') await client.hangup(r.call_id);
+    else ue.send({ cmd: 'bye' });
+    const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === r.call_id, 10000, 'the end of the call', endMark);
+    await client.waitFor('ended', r.call_id, 10000);
+    const fin = await waitUntil(async () => (await callInfo(r.call_id)).dataChannels, 5000, 'the ended call\'s data-channel counters');
+    const after = await callInfo(r.call_id);
+    r.sip_flow = after.sipFlow;
+    r.setup_ms = after.setupMs;
+    r.endpoint = { browser_leg: info.dataChannels?.browserLeg, ims_leg: info.dataChannels?.imsLeg };
+    const u = ended.channels[page.label] ?? {};
+    const mapped = fin.channels.find((c) => c.label === page.label) ?? info.dataChannels?.channels.find((c) => c.label === page.label);
+    r.data_channels = [{
+      label: page.label,
+      app: page.app,
+      stream_browser: mapped?.browserStream ?? page.id,
+      stream_ims: mapped?.imsStream ?? null,
+      to_ims: { sent: page.sent, received: u.received ?? 0, bytes: page.bytesSent, in_order: u.inOrder ?? null, delay_ms: u.delayMs ?? null,
+        endpoint_messages: fin.toIms.messages, endpoint_bytes: fin.toIms.bytes, endpoint_dropped: fin.toIms.dropped,
+        endpoint_relay_us: { p50: fin.toIms.relayUsP50, p99: fin.toIms.relayUsP99, max: fin.toIms.relayUsMax } },
+      to_browser: { sent: u.sent ?? 0, received: page.received, bytes: page.bytesReceived, delay_ms: page.delayMs,
+        endpoint_messages: fin.toBrowser.messages, endpoint_bytes: fin.toBrowser.bytes, endpoint_dropped: fin.toBrowser.dropped,
+        endpoint_relay_us: { p50: fin.toBrowser.relayUsP50, p99: fin.toBrowser.relayUsP99, max: fin.toBrowser.relayUsMax } },
+    }];
+    const d = r.data_channels[0];
+    const problems = [];
+    if (d.to_ims.received !== MESSAGES) problems.push(`the UE received ${d.to_ims.received} of ${MESSAGES} messages`);
+    if (d.to_browser.received !== MESSAGES) problems.push(`the page received ${d.to_browser.received} of ${MESSAGES} messages`);
+    if (d.to_ims.endpoint_dropped || d.to_browser.endpoint_dropped) problems.push('the endpoint dropped messages');
+    if (!(r.audio.packets_to_ims > 0 && r.audio.packets_to_browser > 0)) problems.push('no audio both ways beside the data channel');
+    r.ok = problems.length === 0;
+    r.error = problems.join('; ') || null;
+  } catch (e) {
+    r.error = e.message;
+    if (r.call_id) await client.hangup(r.call_id).catch(() => {});
+    ue.send({ cmd: 'bye' }); // whatever the UE still has
+  }
+  log(`${direction.toUpperCase()}: ${r.ok ? 'ok' : `FAILED: ${r.error}`}`);
+  return r;
+}
+
+const f = (x) => (x == null ? '-' : String(x));
+// "datachannel 0.87, gateway 41.8, …": the components' average CPU (% of one core) of the sampler's result
+const cpuLine = (cpu) => Object.entries(cpu ?? {}).filter(([k]) => k.endsWith('_pct')).map(([k, v]) => `${k.slice(0, -4)} ${v}`).join(', ') || 'n/a';
+
+function printTable(calls) {
+  const rows = [['call', 'channel', 'direction', 'sent', 'received', 'bytes', 'delay p50/p95/max ms', 'endpoint relay p50/p99 µs']];
+  for (const c of calls) {
+    for (const d of c.data_channels ?? []) {
+      for (const [dir, x] of [['browser->IMS', d.to_ims], ['IMS->browser', d.to_browser]]) {
+        rows.push([c.direction.toUpperCase(), `${d.label} ${d.stream_browser}->${f(d.stream_ims)}`, dir, f(x.sent), f(x.received), f(x.bytes),
+          x.delay_ms ? `${x.delay_ms.p50}/${x.delay_ms.p95}/${x.delay_ms.max}` : '-', `${f(x.endpoint_relay_us.p50)}/${f(x.endpoint_relay_us.p99)}`]);
+      }
+    }
+    if (!c.data_channels) rows.push([c.direction.toUpperCase(), '-', '-', '-', '-', '-', '-', c.error ?? '']);
+  }
+  const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  for (const r of rows) console.log(r.map((v, i) => String(v).padEnd(w[i])).join('  '));
+}
+
+function renderHtml(report) {
+  const rows = report.calls.flatMap((c) => (c.data_channels ?? []).flatMap((d) => [['browser → IMS', d.to_ims], ['IMS → browser', d.to_browser]]
+    .map(([dir, x]) => `<tr><td>${esc(c.direction.toUpperCase())}</td><td>${esc(d.label)} (${esc(d.app)}) ${d.stream_browser} → ${esc(f(d.stream_ims))}</td>
+<td>${dir}</td><td>${x.sent}</td><td>${x.received}</td><td>${x.bytes}</td><td>${x.delay_ms ? `${x.delay_ms.p50} / ${x.delay_ms.p95} / ${x.delay_ms.max}` : '-'}</td>
+<td>${esc(f(x.endpoint_relay_us.p50))} / ${esc(f(x.endpoint_relay_us.p99))}</td></tr>`)));
+  const calls = report.calls.map((c) => `<tr><td>${esc(c.direction.toUpperCase())}</td><td>${c.ok ? 'ok' : `FAILED: ${esc(c.error)}`}</td>
+<td>${esc(c.call_id)}</td><td>${esc(f(c.setup_ms))}</td><td>${esc(c.audio ? `${c.audio.codec_browser} / ${c.audio.codec_ims}; ${c.audio.packets_to_ims} / ${c.audio.packets_to_browser} packets` : '-')}</td>
+<td><code>${esc((c.ims_sdp_dcmap ?? []).join(' '))}</code></td><td>${esc((c.sip_flow ?? []).join(', '))}</td></tr>`).join('\n');
+  return `${htmlHead('lab demo --datachannel', { chart: false })}
+<h1>Data-channel demo: ${report.ok ? 'OK' : 'FAILED'}</h1>
+<p>${esc(report.browser.kind)} ${esc(report.browser.version)} as ${esc(report.user)} ↔ IMS UE ${esc(report.ue)} (aiortc), ${report.messages_each_way} chat messages each way per call,
+through the gateway's data-channel endpoint (media-relay/datachannel). Delay: the receiver's clock minus the sender's timestamp (same host).
+Endpoint relay: the endpoint's own time per message, datagram in to SCTP send out.</p>
+<h2>Calls</h2><table><tr><th>call</th><th>result</th><th>call-id</th><th>set-up ms</th><th>audio (browser / IMS codec; packets to IMS / to browser)</th><th>IMS SDP a=dcmap/a=dcsa</th><th>SIP flow</th></tr>
+${calls}</table>
+<h2>Data channels</h2><table><tr><th>call</th><th>channel (stream browser → IMS)</th><th>direction</th><th>sent</th><th>received</th><th>bytes</th><th>delay p50 / p95 / max (ms)</th><th>endpoint relay p50 / p99 (µs)</th></tr>
+${rows.join('\n')}</table>
+<p>CPU (average % of one core): ${esc(cpuLine(report.cpu))}</p>
+</body></html>
+`;
+}
+
+async function main() {
+  const started = new Date().toISOString();
+  await gw.waitHealthy(15000);
+  const cpu = startCpuSampler();
+  const ue = await startDcUe(DC_UE, { messages: MESSAGES, intervalMs: 20 });
+  log(`IMS UE ${DC_UE} registered through the P-CSCF (aiortc data channels, RTP echo)`);
+  const browser = await launchBrowser();
+  const calls = [];
+  let browserInfo;
+  try {
+    const client = await openClient(browser, { name: `demo-dc-${USER}` });
+    const { token } = await client.login(USER, passwordOf(USER));
+    log(`${USER} logged in from headless ${browser.version}`);
+    calls.push(await dcCall('mo', { client, token, ue }));
+    calls.push(await dcCall('mt', { client, token, ue }));
+    await client.logout().catch(() => {});
+    browserInfo = { kind: browser.kind, version: browser.version };
+  } finally {
+    await browser.close();
+    await ue.stop();
+  }
+  const left = await gw.waitNoSessions(5000);
+  const ok = calls.every((c) => c.ok) && left.count === 0;
+  const report = { tool: 'lab demo --datachannel', started, ok, user: USER, ue: DC_UE, browser: browserInfo, messages_each_way: MESSAGES,
+    calls, cpu: cpu.stop(), rtpengine_sessions_left: left.count, gateway: gatewayUrl() };
+  const { jsonFile, htmlFile } = writeReport(outDir(), report, renderHtml);
+  printTable(calls);
+  log(`cpu (avg % of one core): ${cpuLine(report.cpu)}`);
+  log(`report: ${jsonFile}, ${htmlFile}`);
+  if (!ok) throw new Error(`demo failed: ${calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`).join('; ')}${left.count ? `; ${left.count} rtpengine session(s) left` : ''}`);
+  log('demo OK');
+}
+
+main().catch((e) => {
+  console.error(`[demo] ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+// A session's SDP for a call from IMS (offerFromIms) and the answer that follows: the IMS side's a=dcmap
+// channels on both legs with their ids, the DTLS roles (RFC 8842), the mids, and the refusals. The legs
+// bind real UDP ports on the loopback address; no DTLS or SCTP runs here (datachannel-calls.test.mjs does that).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "session.h"
+
+using namespace dc;
+
+namespace {
+const char* kImsOffer =
+    "v=0\r\no=ue10 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+    "m=audio 4000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n"
+    "m=application 5000 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:0\r\na=sctp-port:5000\r\n"
+    "a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\n"
+    "a=fingerprint:sha-256 AA:BB:CC\r\na=setup:actpass\r\n"
+    "a=candidate:1 1 udp 2130706431 127.0.0.1 5000 typ host\r\n"
+    "a=dcmap:1000 label=\"chat\"\r\na=dcsa:1000 3gpp-req-app:org.lab.chat\r\n";
+
+const char* kBrowserAnswer =
+    "v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+    "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 0.0.0.0\r\na=mid:dc\r\n"
+    "a=ice-ufrag:efgh\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\na=fingerprint:sha-256 DD:EE\r\n"
+    "a=setup:active\r\na=sctp-port:5000\r\na=dcmap:1000 label=\"chat\"\r\n";
+
+struct Fixture : ::testing::Test {
+  lg::EventLoop loop;
+  std::string err;
+  std::unique_ptr<DtlsContext> dtls = DtlsContext::create(kDtlsCertName, kDtlsSrtpProfiles, &err);
+  MediaConfig cfg = [] {
+    MediaConfig c;
+    c.portMin = 31600;
+    c.portMax = 31699;
+    return c;
+  }();
+};
+}  // namespace
+
+TEST_F(Fixture, ACallFromImsOffersTheBrowserTheSameChannelsAndAnswersIms) {
+  ASSERT_TRUE(dtls) << err;
+  Session s("mt-1", loop, *dtls, cfg);
+  std::string browserOffer, imsAnswer;
+  ASSERT_TRUE(s.offerFromIms(kImsOffer, &browserOffer, &imsAnswer, &err)) << err;
+  EXPECT_NE(browserOffer.find("a=setup:actpass"), std::string::npos) << "the browser gets an offer: " << browserOffer;
+  EXPECT_NE(browserOffer.find("a=ice-lite"), std::string::npos) << browserOffer;
+  EXPECT_NE(browserOffer.find("a=dcmap:1000 label=\"chat\""), std::string::npos) << browserOffer;
+  EXPECT_NE(browserOffer.find("a=dcsa:1000 3gpp-req-app:org.lab.chat"), std::string::npos) << browserOffer;
+  EXPECT_EQ(browserOffer.find("a=mid:"), std::string::npos) << "the gateway gives the browser's section its mid: " << browserOffer;
+  EXPECT_NE(imsAnswer.find("a=setup:passive"), std::string::npos) << "IMS offered actpass: we answer passive: " << imsAnswer;
+  EXPECT_NE(imsAnswer.find("a=mid:0"), std::string::npos) << "the answer keeps the IMS offer's mid: " << imsAnswer;
+  EXPECT_NE(imsAnswer.find("a=dcmap:1000 label=\"chat\""), std::string::npos) << "the IMS channel is accepted: " << imsAnswer;
+  std::vector<uint16_t> accepted;
+  ASSERT_TRUE(s.answer(kBrowserAnswer, &accepted, &err)) << err;
+  EXPECT_EQ(accepted, std::vector<uint16_t>{1000});
+  EXPECT_FALSE(s.answer(kBrowserAnswer, &accepted, &err)) << "a second answer must be refused";
+  EXPECT_NE(err.find("browser leg is already answered"), std::string::npos) << err;
+  lg::BValue st = s.stats();
+  ASSERT_EQ(st["channels"].list.size(), 1u);
+  EXPECT_EQ(st["channels"].list[0].str("label"), "chat");
+}
+
+TEST_F(Fixture, TheBrowsersAnswerMustChooseARoleAndDoIceAndMayDeclineAChannel) {
+  ASSERT_TRUE(dtls) << err;
+  Session a("mt-2", loop, *dtls, cfg);
+  std::string b, i;
+  ASSERT_TRUE(a.offerFromIms(kImsOffer, &b, &i, &err)) << err;
+  std::vector<uint16_t> accepted;
+  std::string actpass = kBrowserAnswer;
+  actpass.replace(actpass.find("a=setup:active"), 14, "a=setup:actpass");
+  EXPECT_FALSE(a.answer(actpass, &accepted, &err));
+  EXPECT_NE(err.find("the answer of the browser has a=setup:actpass"), std::string::npos) << err;
+  std::string noIce = kBrowserAnswer;
+  noIce.erase(noIce.find("a=ice-ufrag:efgh\r\n"), 18);
+  noIce.erase(noIce.find("a=ice-pwd:"), 36);
+  EXPECT_FALSE(a.answer(noIce, &accepted, &err));
+  EXPECT_NE(err.find("no a=ice-ufrag"), std::string::npos) << err;
+  std::string declined = kBrowserAnswer;
+  declined.erase(declined.find("a=dcmap:1000"));
+  ASSERT_TRUE(a.answer(declined, &accepted, &err)) << err;
+  EXPECT_TRUE(accepted.empty()) << "an answer without the a=dcmap declines the channel (RFC 8864 §5.1.2)";
+
+  Session r("mt-3", loop, *dtls, cfg);
+  std::string rejected = kImsOffer;
+  rejected.replace(rejected.find("m=application 5000"), 18, "m=application 0");
+  EXPECT_FALSE(r.offerFromIms(rejected, &b, &i, &err));
+  EXPECT_NE(err.find("rejected (port 0)"), std::string::npos) << err;
+}
