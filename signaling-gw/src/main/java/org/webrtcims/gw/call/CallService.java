@@ -145,6 +145,7 @@ public class CallService {
             out.put("sipFlow", c.sipFlow());
             out.put("failedRequests", c.failedRequests());
             out.put("preconditions", c.qos().on());
+            out.put("transitions", c.transitions().stream().map(CallService::transition).toList());
             Map<String, Object> mm = new LinkedHashMap<>();
             mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.media().codecBrowser());
             mm.put("codecIms", m != null ? m.codecIms() : null);
@@ -167,6 +168,15 @@ public class CallService {
             out.put("media", mm);
             return out;
         }
+    }
+
+    /** One recorded state change as the call info shows it: {atMillis, from, to}. */
+    private static Map<String, Object> transition(Call.Transition t) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("atMillis", t.atMillis());
+        out.put("from", t.from().wire());
+        out.put("to", t.to().wire());
+        return out;
     }
 
     private Call owned(String token, String callId) {
