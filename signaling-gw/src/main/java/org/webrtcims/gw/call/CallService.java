@@ -3,7 +3,6 @@ package org.webrtcims.gw.call;
 import org.springframework.stereotype.Service;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
-import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.SdpInspector;
 
 import java.util.LinkedHashMap;
@@ -56,11 +55,9 @@ public class CallService {
                 throw new CallFailure("bad-message", e.getMessage());
             }
         }
-        SdpInspector.Summary s = inspect(sdp);
-        String shared = Bundle.sharedTransport(sdp);
-        if (shared != null) throw new CallFailure("bad-sdp", shared);
+        quotas.sdp(sdp);
         quotas.newCall(token);
-        return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity, s.firstAudioCodec()).id;
+        return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity).id; // the SDP is read once, by the call's media leg
     }
 
     public void answer(String token, String callId, String sdp) {

@@ -63,7 +63,7 @@ public class OutgoingCalls {
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false, null, null);
+        return place(token, user, to, browserSdp, null, false, null);
     }
 
     /**
@@ -71,10 +71,9 @@ public class OutgoingCalls {
      * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
      * identity: the registered public user identity to call as (`call.identity`; null = the default public user
      * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything
-     * is sent or allocated. browserCodec: the browser SDP's first audio codec (shown until rtpengine's counters know).
+     * is sent or allocated. The browser's SDP is read (bad-sdp, no-usable-address) by the call's media leg, once.
      */
-    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity,
-               String browserCodec) {
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity) {
         String caller;
         try {
             caller = registration.callerIdentity(user, identity);
@@ -96,7 +95,7 @@ public class OutgoingCalls {
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
-            c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
+            c.media().sentToIms(media.offerFromBrowser(c, browserSdp)); // preconditions add their lines to the INVITE
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
@@ -109,7 +108,6 @@ public class OutgoingCalls {
                 teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
-            c.media().browserCodec(browserCodec); // the call is placed: its report shows the browser's codec
         }
         return c;
     }
@@ -120,14 +118,14 @@ public class OutgoingCalls {
         javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
         Request invite = requests.create(Request.INVITE, target, caller, c.fromTag,
                 ua.addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
-        requests.setSdpBody(invite, c.media().imsSdp());
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
             invite.addLast(ua.headers().createRouteHeader(hop));
         }
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
         invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
-        extensions.initialInvite(c, invite); // 100rel, precondition, session timer
+        extensions.initialInvite(c, invite); // 100rel, precondition (and its SDP status lines), session timer
+        requests.setSdpBody(invite, c.media().imsSdp());
         c.flow(Request.INVITE);
         c.dialog().invited(ua.send(invite, new InviteResponses(c)));
     }

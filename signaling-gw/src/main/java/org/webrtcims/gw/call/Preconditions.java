@@ -51,15 +51,15 @@ public class Preconditions implements DialogExtension {
 
     // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
 
-    /** The INVITE's SDP: TS 24.229 originating UE: local segment mandatory, remote optional, nothing reserved yet. */
-    String moOffer(String imsSdp) {
-        return enabled ? QosPreconditions.withStatus(imsSdp, new QosPreconditions.Status("none", "none", "optional", false)) : imsSdp;
-    }
-
-    /** Supported: precondition on the INVITE when offering them. */
+    /**
+     * When offering them: Supported: precondition on the INVITE, and its SDP's status lines (TS 24.229 originating UE:
+     * local segment mandatory, remote optional, nothing reserved yet).
+     */
     @Override
     public void initialInvite(Call c, Request invite) throws java.text.ParseException {
-        if (enabled) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
+        if (!enabled) return;
+        invite.addHeader(ua.headers().createSupportedHeader("precondition"));
+        c.media().sentToIms(QosPreconditions.withStatus(c.media().imsSdp(), new QosPreconditions.Status("none", "none", "optional", false)));
     }
 
     /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */
