@@ -32,9 +32,10 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
-                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies));
+                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies),
+                new Dtmf(registry, sink, media));
         ContactUsers contactUsers = new ContactUsers();
-        IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers, preconditions,
+        IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers,
                 inviteServer, quotas, sessionTimers, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
