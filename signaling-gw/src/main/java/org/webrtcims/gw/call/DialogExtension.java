@@ -28,6 +28,12 @@ interface DialogExtension {
     default boolean success(Call c, Response r, javax.sip.Dialog d) { return false; }
 
     /**
+     * A failure response to the gateway's INVITE: true when this extension asks for the INVITE again (RFC 4028 §7.4:
+     * a 422 names the interval to ask for); the first that does ends the walk.
+     */
+    default boolean retryInvite(Call c, Response failure) { return false; }
+
+    /**
      * MT: the browser answers (or, after an offerless INVITE, offers), before rtpengine sees its SDP; {@code injectDtmf}:
      * it asked for WebSocket `dtmf` on the call.
      */

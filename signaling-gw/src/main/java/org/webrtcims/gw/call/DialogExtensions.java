@@ -53,6 +53,12 @@ public class DialogExtensions {
         return false;
     }
 
+    /** A failure response to the gateway's INVITE: true when an extension asks for the INVITE again (the session timer's 422). */
+    boolean retryInvite(Call c, Response failure) {
+        for (DialogExtension e : invite) if (e.retryInvite(c, failure)) return true;
+        return false;
+    }
+
     /** MT: the browser answers (or offers, offerless): DTMF injection is asked for now, before rtpengine's answer. */
     void browserAnswering(Call c, boolean injectDtmf) {
         for (DialogExtension e : answers) e.browserAnswering(c, injectDtmf);

@@ -33,21 +33,16 @@ public class OutgoingCalls {
     private final CallEventSink sink;
     private final CallRegistry registry;
     private final CallTimers timers;
-    private final Preconditions preconditions;
     private final RegistrationClient registration;
     private final long inviteTimeoutMs;
-    private final SessionTimers sessionTimers;
     private final DialogExtensions extensions;
-    private final MediaStartWatch mediaStart;
-    private final MaxCallLength maxLength;
+    private final ConfirmedCalls confirmed;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
                          CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
-                         Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers,
-                         MediaStartWatch mediaStart, MaxCallLength maxLength, DialogExtensions extensions) {
+                         RegistrationClient registration, DialogExtensions extensions, ConfirmedCalls confirmed) {
         this.extensions = extensions;
-        this.mediaStart = mediaStart;
-        this.maxLength = maxLength;
+        this.confirmed = confirmed;
         this.ua = ua;
         this.requests = requests;
         this.media = media;
@@ -55,8 +50,6 @@ public class OutgoingCalls {
         this.sink = sink;
         this.registry = registry;
         this.timers = timers;
-        this.sessionTimers = sessionTimers;
-        this.preconditions = preconditions;
         this.registration = registration;
         this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
@@ -203,13 +196,9 @@ public class OutgoingCalls {
                     return;
                 }
             }
-            c.transition(CallState.CONFIRMED);
-            c.markSetupDone();
+            confirmed.mo(c, r); // CONFIRMED, the media-start watch, the maximum length, the session timer
             registry.answered(c);
             sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
-            mediaStart.start(c);
-            maxLength.start(c);
-            sessionTimers.moConfirmed(c, r);
         }
 
         private void failure(int code, String phrase) {
@@ -222,7 +211,7 @@ public class OutgoingCalls {
         private boolean retry422() {
             if (!c.outgoingEarly()) return false;
             Response r422 = lastResponse;
-            if (r422 == null || sessionTimers.retryInterval(c, r422) == null) return false;
+            if (r422 == null || !extensions.retryInvite(c, r422)) return false;
             try {
                 Request first = c.dialog().inviteTx().getRequest();
                 long cseq = ((javax.sip.header.CSeqHeader) first.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();
