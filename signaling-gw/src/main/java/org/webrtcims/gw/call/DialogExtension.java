@@ -12,6 +12,9 @@ import javax.sip.message.Response;
  * runs under the call's lock.
  */
 interface DialogExtension {
+    /** MO: before the browser's offer is made into the INVITE's SDP: what the extension wants in it (preconditions: status lines). */
+    default void offering(Call c) { }
+
     /** Adds its headers to the gateway's initial INVITE (MO; again after a 422). */
     default void initialInvite(Call c, Request invite) throws java.text.ParseException { }
 

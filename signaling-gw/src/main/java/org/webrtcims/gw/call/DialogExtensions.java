@@ -32,6 +32,11 @@ public class DialogExtensions {
         this.answers = List.of(dtmf, preconditions);
     }
 
+    /** MO: what each extension wants in the INVITE's SDP, before the browser's offer is made into it. */
+    void offering(Call c) {
+        for (DialogExtension e : invite) e.offering(c);
+    }
+
     /** Each extension's headers on the gateway's initial INVITE. */
     void initialInvite(Call c, Request req) throws java.text.ParseException {
         for (DialogExtension e : invite) e.initialInvite(c, req);

@@ -8,6 +8,7 @@ import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 import org.webrtcims.gw.sdp.BrowserSdp;
 import org.webrtcims.gw.sdp.Bundle;
+import org.webrtcims.gw.sdp.QosPreconditions;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
@@ -149,17 +150,18 @@ final class MediaLeg {
 
     /**
      * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, made in one step by
-     * sdp/BrowserSdp around rtpengine's offer (an MO call's first offer may not share a transport by BUNDLE).
+     * sdp/BrowserSdp around rtpengine's offer (an MO call's first offer may not share a transport by BUNDLE), with
+     * {@code qos}'s precondition status lines (null: none).
      */
-    String offerFromBrowser(String browserSdp) {
-        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO,
+    String offerFromBrowser(String browserSdp, QosPreconditions.Status qos) {
+        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO, qos,
                 sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf))));
         browserOffer = offer.browserSdp();
         dtlsRole = offer.dtlsRole();
-        imsMediaSdp = offer.imsSdp();
+        imsMediaSdp = offer.mediaSdp();
         browserCodecIfUnknown(offer.firstAudioCodec());
         rtpengineAnswered();
-        return imsMediaSdp;
+        return offer.imsSdp();
     }
 
     /** sdp/BrowserSdp's refusals as the browser hears them: `bad-sdp`, `no-usable-address`. */
@@ -213,7 +215,7 @@ final class MediaLeg {
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
     String reofferFromBrowser(String browserSdp) {
-        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false,
+        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
                 sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf))));
         browserOffer = offer.browserSdp();
         return offer.imsSdp();

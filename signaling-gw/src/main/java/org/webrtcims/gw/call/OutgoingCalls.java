@@ -88,7 +88,8 @@ public class OutgoingCalls {
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
-            c.media().sentToIms(media.offerFromBrowser(c, browserSdp)); // preconditions add their lines to the INVITE
+            extensions.offering(c); // preconditions: the status lines the offer carries
+            c.media().sentToIms(media.offerFromBrowser(c, browserSdp));
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
@@ -117,8 +118,8 @@ public class OutgoingCalls {
         }
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
         invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
-        extensions.initialInvite(c, invite); // 100rel, precondition (and its SDP status lines), session timer
         requests.setSdpBody(invite, c.media().imsSdp());
+        extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
         c.dialog().invited(ua.send(invite, new InviteResponses(c)));
     }

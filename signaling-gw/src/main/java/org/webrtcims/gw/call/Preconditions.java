@@ -52,14 +52,18 @@ public class Preconditions implements DialogExtension {
     // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
 
     /**
-     * When offering them: Supported: precondition on the INVITE, and its SDP's status lines (TS 24.229 originating UE:
-     * local segment mandatory, remote optional, nothing reserved yet).
+     * The INVITE's SDP, when offering them: TS 24.229 originating UE: local segment mandatory, remote optional, nothing
+     * reserved yet (sdp/BrowserSdp writes the lines with the rest of the offer).
      */
     @Override
+    public void offering(Call c) {
+        if (enabled) c.qos().offer(new QosPreconditions.Status("none", "none", "optional", false));
+    }
+
+    /** Supported: precondition on the INVITE when offering them. */
+    @Override
     public void initialInvite(Call c, Request invite) throws java.text.ParseException {
-        if (!enabled) return;
-        invite.addHeader(ua.headers().createSupportedHeader("precondition"));
-        c.media().sentToIms(QosPreconditions.withStatus(c.media().imsSdp(), new QosPreconditions.Status("none", "none", "optional", false)));
+        if (enabled) invite.addHeader(ua.headers().createSupportedHeader("precondition"));
     }
 
     /** An early answer (reliable 1xx) arrived: with preconditions, report our segment with an UPDATE once the browser leg is up. */

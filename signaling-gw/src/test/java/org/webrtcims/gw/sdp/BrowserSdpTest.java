@@ -27,7 +27,7 @@ class BrowserSdpTest {
 
     @Test
     void anOfferGetsItsDefaultSetupWrittenOutTheRelaysRoleAndTheRelaysSdpWithoutBrowserOnlyLines() {
-        BrowserSdp.ToIms out = BrowserSdp.offerToIms(OFFER, true, this::relay);
+        BrowserSdp.ToIms out = BrowserSdp.offerToIms(OFFER, true, null, this::relay);
         assertEquals(1, relayed.size(), "the relay is asked once");
         assertTrue(relayed.get(0).contains("a=setup:active\r\n"), "RFC 4145: an offer without a=setup is active: " + relayed.get(0));
         assertEquals(relayed.get(0), out.browserSdp(), "the browser's SDP as the relay got it is kept for the answer");
@@ -47,7 +47,7 @@ class BrowserSdpTest {
 
     @Test
     void anUnreadableOrUnreachableSdpIsRefusedBeforeTheRelayIsAsked() {
-        BrowserSdp.Refused garbage = assertThrows(BrowserSdp.Refused.class, () -> BrowserSdp.offerToIms("hello", true, this::relay));
+        BrowserSdp.Refused garbage = assertThrows(BrowserSdp.Refused.class, () -> BrowserSdp.offerToIms("hello", true, null, this::relay));
         assertEquals(BrowserSdp.Refused.Kind.UNREADABLE, garbage.kind(), garbage.getMessage());
         String silent = OFFER.replace("c=IN IP4 198.18.0.2", "c=IN IP4 0.0.0.0").replaceAll("a=candidate:[^\r]*\r\n", "");
         BrowserSdp.Refused unreachable = assertThrows(BrowserSdp.Refused.class, () -> BrowserSdp.answerToIms(silent, this::relay));
@@ -60,10 +60,19 @@ class BrowserSdpTest {
     void aTransportSharedByBundleIsRefusedOnlyInACallsFirstOffer() {
         String shared = OFFER.replace("t=0 0\r\n", "t=0 0\r\na=group:BUNDLE 0 1\r\n")
                 + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\na=rtpmap:96 VP8/90000\r\na=bundle-only\r\n";
-        BrowserSdp.Refused r = assertThrows(BrowserSdp.Refused.class, () -> BrowserSdp.offerToIms(shared, true, this::relay));
+        BrowserSdp.Refused r = assertThrows(BrowserSdp.Refused.class, () -> BrowserSdp.offerToIms(shared, true, null, this::relay));
         assertEquals(BrowserSdp.Refused.Kind.UNREADABLE, r.kind(), r.getMessage());
         assertEquals(List.of(), relayed, "a refused first offer reaches no relay");
-        BrowserSdp.offerToIms(shared, false, this::relay);
+        BrowserSdp.offerToIms(shared, false, null, this::relay);
         assertEquals(1, relayed.size(), "a re-offer is not held to it (as before)");
+    }
+
+    @Test
+    void anMoOfferWithPreconditionsCarriesTheirStatusLinesAndKeepsTheMediaSdpWithout() {
+        BrowserSdp.ToIms out = BrowserSdp.offerToIms(OFFER, true, new QosPreconditions.Status("none", "none", "optional", false), this::relay);
+        assertTrue(out.imsSdp().contains("a=curr:qos local none\r\n") && out.imsSdp().contains("a=des:qos optional remote sendrecv\r\n"),
+                "TS 24.229 originating UE's status lines: " + out.imsSdp());
+        assertFalse(out.mediaSdp().contains("a=curr:qos"), "the media SDP (what re-offers compare with) has none: " + out.mediaSdp());
+        assertEquals(out.mediaSdp(), BrowserSdp.offerToIms(OFFER, true, null, this::relay).imsSdp(), "without preconditions: the media SDP");
     }
 }
