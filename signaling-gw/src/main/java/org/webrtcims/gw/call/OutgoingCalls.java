@@ -1,6 +1,5 @@
 package org.webrtcims.gw.call;
 
-import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
@@ -32,15 +31,15 @@ public class OutgoingCalls {
     private final CallTeardown teardown;
     private final CallEventSink sink;
     private final CallRegistry registry;
-    private final CallTimers timers;
+    private final InviteTimeout inviteTimeout;
     private final RegistrationClient registration;
-    private final long inviteTimeoutMs;
     private final DialogExtensions extensions;
     private final ConfirmedCalls confirmed;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
-                         CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
-                         RegistrationClient registration, DialogExtensions extensions, ConfirmedCalls confirmed) {
+                         CallEventSink sink, CallRegistry registry, RegistrationClient registration,
+                         DialogExtensions extensions, ConfirmedCalls confirmed, InviteTimeout inviteTimeout) {
+        this.inviteTimeout = inviteTimeout;
         this.extensions = extensions;
         this.confirmed = confirmed;
         this.ua = ua;
@@ -49,9 +48,7 @@ public class OutgoingCalls {
         this.teardown = teardown;
         this.sink = sink;
         this.registry = registry;
-        this.timers = timers;
         this.registration = registration;
-        this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
@@ -95,7 +92,7 @@ public class OutgoingCalls {
             try {
                 sendInvite(c, target, 1);
                 sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
-                timers.after(inviteTimeoutMs, () -> giveUp(c));
+                inviteTimeout.start(c);
             } catch (Exception e) {
                 sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
@@ -122,15 +119,6 @@ public class OutgoingCalls {
         extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
         c.dialog().invited(ua.send(invite, new InviteResponses(c)));
-    }
-
-    /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
-    private void giveUp(Call c) {
-        synchronized (c) {
-            if (!c.outgoingEarly()) return;
-            c.finalStatus(Response.REQUEST_TIMEOUT);
-            teardown.hangUp(c, "timeout");
-        }
     }
 
     private final class InviteResponses extends CallResponses {

@@ -42,8 +42,8 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
         when(registration.contactUser(anyString())).thenAnswer(i -> java.util.Optional.of("w-contact-of-" + i.getArgument(0)));
-        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, timers, props,
-                registration, extensions, confirmed);
+        OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, registration,
+                extensions, confirmed, new InviteTimeout(teardown, timers, props));
         DialogRequests sip = new DialogRequests(ua, sipReplies, replies, teardown, registry, incoming, inviteServer,
                 extensions, quotas);
         return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
