@@ -60,6 +60,10 @@ test('a call, then the scrape shows attempts, answers, failures by reason and th
   assert.equal(mo.error, null, mo.error);
   assert.ok(mo.answered && endedCleanly(mo.ended), `MO call: ${JSON.stringify(mo.ended)}`);
   await assertFarUeAssertedIdentity({ token: page.token, callId: mo.callId, ue: 'ue1' });
+  const moves = (mo.info?.transitions ?? []).map((t) => `${t.from}>${t.to}`);
+  assert.ok(moves[0]?.startsWith('calling>') && moves.at(-1) === 'confirmed>ended'
+    && mo.info.transitions.every((t) => Number.isFinite(t.atMillis)),
+  `the MO call's info lists its state changes from calling to ended, each with its time: ${JSON.stringify(mo.info?.transitions)}`);
   const mt = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'uac', arg: 1500 }, hangup: 'ue', maxMs: 15000 });
   assert.equal(mt.error, null, mt.error);
   assert.ok(mt.answered, 'MT call answered');
@@ -77,6 +81,8 @@ test('a call, then the scrape shows attempts, answers, failures by reason and th
     assert.equal(get(after, `gw_calls_active{direction="${d}"}`), 0, `no ${d} call left`);
   }
   assert.ok(delta('gw_call_attempts_total{direction="mo"}') >= 2, 'the failed call is an attempt too');
+  assert.ok(delta('gw_call_transitions_total{from="confirmed",to="ended"}') >= 2, 'both answered calls counted confirmed -> ended');
+  assert.ok(delta('gw_call_transitions_total{from="incoming",to="answering"}') >= 1, 'the MT call counted incoming -> answering');
   assert.ok(delta('gw_calls_ended_total{direction="mo",reason="local-hangup"}') >= 1, 'MO ended by the browser');
   assert.ok(delta('gw_calls_ended_total{direction="mt",reason="remote-hangup"}') >= 1, 'MT ended by the UE');
   assert.ok(delta('gw_call_failures_total{direction="mo",reason="sip-404"}') >= 1, 'the unanswered call is a failure with its reason');

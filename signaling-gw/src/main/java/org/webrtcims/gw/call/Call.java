@@ -23,6 +23,10 @@ public final class Call {
     /** One state change: when (epoch ms), from, to. */
     record Transition(long atMillis, CallState from, CallState to) { }
 
+    /** Told of each transition as it is recorded (CallRegistry counts them: gw_call_transitions_total). */
+    @FunctionalInterface
+    interface TransitionListener { void moved(CallState from, CallState to); }
+
     final String id;
     final Direction direction;
     final String owner;      // browser session token
@@ -54,6 +58,7 @@ public final class Call {
     private ServerTransaction pendingImsOffer;
     /** The maximum-call-length timer of an answered call (MaxCallLength), cancelled when the call ends. */
     private volatile ScheduledFuture<?> maxLength;
+    private TransitionListener transitionListener = (from, to) -> { };
 
     /** A call without a relay or a SIP stack (it sends nothing): tests of what needs neither. */
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state) {
@@ -103,9 +108,13 @@ public final class Call {
         }
         transitions.add(new Transition(System.currentTimeMillis(), state, to));
         log.debug("call {}: {} -> {}", id, state, to);
+        transitionListener.moved(state, to);
         state = to;
         return true;
     }
+
+    /** From now on each transition is also told to {@code listener} (CallRegistry.add: the metrics). */
+    synchronized void reportTransitionsTo(TransitionListener listener) { transitionListener = listener; }
 
     /** The transitions so far, oldest first. */
     synchronized List<Transition> transitions() { return Collections.unmodifiableList(new ArrayList<>(transitions)); }

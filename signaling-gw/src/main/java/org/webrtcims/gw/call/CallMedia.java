@@ -59,8 +59,13 @@ public class CallMedia {
 
     // The call layer's SDP exchanges, each done by the call's own leg (the one seam the call flows' tests replace).
 
-    /** The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS. */
-    String offerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserOffer(c.id, browserSdp, c.media()::offerFromBrowser); }
+    /**
+     * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, with the precondition
+     * status lines the call offers (QosState#offered); a data-channel section goes to the data-channel endpoint.
+     */
+    String offerFromBrowser(Call c, String browserSdp) {
+        return dc.fromBrowserOffer(c.id, browserSdp, sdp -> c.media().offerFromBrowser(sdp, c.qos().offered()));
+    }
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
     String answerFromIms(Call c, String sdp) { return dc.fromImsAnswer(c.id, sdp, c.media()::answerFromIms); }

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Live calls by Call-ID, plus a bounded history of ended ones so their reports can still be read. A call's start,
- * answer and end pass through here, which keeps the call meters (GatewayMetrics) in one place of the call layer.
+ * answer, transitions and end pass through here, which keeps the call meters (GatewayMetrics) in one place of the call layer.
  */
 @Component
 public class CallRegistry {
@@ -46,6 +46,7 @@ public class CallRegistry {
         liveBySession.computeIfAbsent(call.owner, k -> new AtomicInteger()).incrementAndGet();
         liveByDirection.get(call.direction).incrementAndGet();
         metrics.callAttempt(call.direction.wire());
+        call.reportTransitionsTo((from, to) -> metrics.callTransition(from.wire(), to.wire()));
     }
 
     /** The call was answered (MO: the 200 from IMS, MT: the gateway's 200): counts it and its setup time. */

@@ -3,7 +3,6 @@ package org.webrtcims.gw.call;
 import org.springframework.stereotype.Service;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
-import org.webrtcims.gw.sdp.Bundle;
 import org.webrtcims.gw.sdp.SdpInspector;
 
 import java.util.LinkedHashMap;
@@ -56,11 +55,9 @@ public class CallService {
                 throw new CallFailure("bad-message", e.getMessage());
             }
         }
-        SdpInspector.Summary s = inspect(sdp);
-        String shared = Bundle.sharedTransport(sdp);
-        if (shared != null) throw new CallFailure("bad-sdp", shared);
+        quotas.sdp(sdp);
         quotas.newCall(token);
-        return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity, s.firstAudioCodec()).id;
+        return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity).id; // the SDP is read once, by the call's media leg
     }
 
     public void answer(String token, String callId, String sdp) {
@@ -146,6 +143,7 @@ public class CallService {
             out.put("sipFlow", c.sipFlow());
             out.put("failedRequests", c.failedRequests());
             out.put("preconditions", c.qos().on());
+            out.put("transitions", c.transitions().stream().map(CallService::transition).toList());
             Map<String, Object> mm = new LinkedHashMap<>();
             mm.put("codecBrowser", m != null && m.codecBrowser() != null ? m.codecBrowser() : c.media().codecBrowser());
             mm.put("codecIms", m != null ? m.codecIms() : null);
@@ -169,6 +167,15 @@ public class CallService {
             if (dcs != null) out.put("dataChannels", dcs.toMap());
             return out;
         }
+    }
+
+    /** One recorded state change as the call info shows it: {atMillis, from, to}. */
+    private static Map<String, Object> transition(Call.Transition t) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("atMillis", t.atMillis());
+        out.put("from", t.from().wire());
+        out.put("to", t.to().wire());
+        return out;
     }
 
     private Call owned(String token, String callId) {

@@ -14,19 +14,27 @@ import java.util.List;
  * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
  * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
  * the answer with precondition status), then what is left of UPDATE (RFC 3311: 200, or 488 for an early offer); the
- * first that answers it ends the walk.
+ * first that answers it ends the walk. When the browser answers an MT call, DTMF (injection asked for before rtpengine's
+ * answer) then preconditions (the early answer in a reliable 183, the 200 once both segments are met) take part.
  */
 @Component
 public class DialogExtensions {
     private final List<DialogExtension> invite;
     private final List<DialogExtension> responses;
     private final List<DialogExtension> requests;
+    private final List<DialogExtension> answers;
 
     public DialogExtensions(ReliableProvisionals reliable, Preconditions preconditions, SessionTimers sessionTimers,
-                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking, Updates updates) {
+                            MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking, Updates updates, Dtmf dtmf) {
         this.invite = List.of(reliable, preconditions, sessionTimers);
         this.responses = List.of(reliable, earlyMedia, forking);
         this.requests = List.of(reliable, sessionTimers, midCall, preconditions, updates);
+        this.answers = List.of(dtmf, preconditions);
+    }
+
+    /** MO: what each extension wants in the INVITE's SDP, before the browser's offer is made into it. */
+    void offering(Call c) {
+        for (DialogExtension e : invite) e.offering(c);
     }
 
     /** Each extension's headers on the gateway's initial INVITE. */
@@ -47,6 +55,28 @@ public class DialogExtensions {
     /** A 2xx to the gateway's INVITE: true when an extension took it (another fork's, closed by forking). */
     boolean success(Call c, Response r, javax.sip.Dialog d) {
         for (DialogExtension e : responses) if (e.success(c, r, d)) return true;
+        return false;
+    }
+
+    /** A failure response to the gateway's INVITE: true when an extension asks for the INVITE again (the session timer's 422). */
+    boolean retryInvite(Call c, Response failure) {
+        for (DialogExtension e : invite) if (e.retryInvite(c, failure)) return true;
+        return false;
+    }
+
+    /** MT: the browser answers (or offers, offerless): DTMF injection is asked for now, before rtpengine's answer. */
+    void browserAnswering(Call c, boolean injectDtmf) {
+        for (DialogExtension e : answers) e.browserAnswering(c, injectDtmf);
+    }
+
+    /** MT: the browser's early answer as rtpengine made it for IMS: preconditions send it in a reliable 183. */
+    void earlyAnswer(Call c, String imsAnswer) {
+        for (DialogExtension e : answers) e.earlyAnswer(c, imsAnswer);
+    }
+
+    /** MT: the browser accepted: true when an extension sends the 200 itself (preconditions, once both segments are met). */
+    boolean accepted(Call c) {
+        for (DialogExtension e : answers) if (e.accepted(c)) return true;
         return false;
     }
 

@@ -20,8 +20,8 @@ import java.util.Optional;
 
 /**
  * Every request the IMS side sends the gateway, by method: a new INVITE goes to {@link IncomingCalls}; a
- * re-INVITE, an UPDATE and a PRACK to the dialog's extensions ({@link DialogExtensions}); ACK, BYE and CANCEL are
- * handled here. In-dialog requests of an unknown call get 481.
+ * re-INVITE, an UPDATE and a PRACK to the dialog's extensions ({@link DialogExtensions}); the ACK of an MT call's 200
+ * to {@link InviteServer}; BYE, CANCEL and the ACK bookkeeping are handled here. In-dialog requests of an unknown call get 481.
  */
 @Component
 public class DialogRequests implements InboundRequestHandler {
@@ -30,32 +30,23 @@ public class DialogRequests implements InboundRequestHandler {
     private final SipUserAgent ua;
     private final SipReplies sipReplies;
     private final CallReplies replies;
-    private final CallMedia media;
     private final CallTeardown teardown;
-    private final CallEventSink sink;
     private final CallRegistry registry;
     private final IncomingCalls incoming;
+    private final InviteServer inviteServer;
     private final DialogExtensions extensions;
     private final CallQuotas quotas;
-    private final SessionTimers sessionTimers;
-    private final MediaStartWatch mediaStart;
-    private final MaxCallLength maxLength;
 
-    public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallMedia media,
-                          CallTeardown teardown, CallEventSink sink, CallRegistry registry, IncomingCalls incoming,
-                          DialogExtensions extensions, CallQuotas quotas,
-                          SessionTimers sessionTimers, MediaStartWatch mediaStart, MaxCallLength maxLength) {
-        this.mediaStart = mediaStart;
-        this.maxLength = maxLength;
+    public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallTeardown teardown,
+                          CallRegistry registry, IncomingCalls incoming, InviteServer inviteServer,
+                          DialogExtensions extensions, CallQuotas quotas) {
         this.quotas = quotas;
-        this.sessionTimers = sessionTimers;
         this.ua = ua;
         this.sipReplies = sipReplies;
         this.replies = replies;
-        this.media = media;
         this.teardown = teardown;
-        this.sink = sink;
         this.registry = registry;
+        this.inviteServer = inviteServer;
         this.incoming = incoming;
         this.extensions = extensions;
         ua.setInboundHandler(this);
@@ -230,34 +221,8 @@ public class DialogRequests implements InboundRequestHandler {
                 teardown.sendBye(c);
                 return;
             }
-            if (c.state() == CallState.ANSWERING && c.offerless() && !offerlessAnswer(c, sdp)) return;
-            if (c.state() == CallState.ANSWERING) {
-                c.transition(CallState.CONFIRMED);
-                c.markSetupDone();
-                mediaStart.start(c);
-                maxLength.start(c);
-                sessionTimers.mtConfirmed(c);
-            }
+            if (c.state() == CallState.ANSWERING) inviteServer.acked(c, sdp); // MT: the ACK of our 200
         }
-    }
-
-    /**
-     * MT offerless: the ACK carries the IMS answer to the offer in our 200 (RFC 3261 §13.2.1); rtpengine's answer
-     * toward the browser goes as `answered`. No SDP, or one rtpengine refuses: BYE, the call ends. False then.
-     */
-    private boolean offerlessAnswer(Call c, String sdp) {
-        try {
-            if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.media().browserAnswered(media.answerFromIms(c, sdp));
-        } catch (CallFailure f) {
-            log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
-            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
-            teardown.sendBye(c);
-            teardown.finish(c, f.code(), c.sipFinal());
-            return false;
-        }
-        sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
-        return true;
     }
 
     /**

@@ -11,7 +11,8 @@ import java.util.function.Consumer;
 import org.webrtcims.gw.sdp.SdpCodec;
 
 /**
- * DTMF both ways (docs/media.md "DTMF"); rtpengine carries it, media/ only speaks its protocols.
+ * DTMF both ways (docs/media.md "DTMF"), and the dialog extension that asks rtpengine for DTMF injection when the
+ * browser answers an MT call with `dtmf: "inject"`; rtpengine carries it, media/ only speaks its protocols.
  * <ul>
  *   <li>browser → UE: the browser's RTCDTMFSender sends RFC 4733 events itself, relayed by rtpengine like its audio
  *       (nothing for the gateway to do). The browser's `dtmf` ({@link DtmfRequest}) becomes one rtpengine `play DTMF`
@@ -25,14 +26,29 @@ import org.webrtcims.gw.sdp.SdpCodec;
  * </ul>
  */
 @Component
-public class Dtmf implements Consumer<DtmfLogEvent> {
+public class Dtmf implements Consumer<DtmfLogEvent>, DialogExtension {
     private static final Logger log = LoggerFactory.getLogger(Dtmf.class);
 
     private final CallRegistry registry;
     private final CallEventSink sink;
-    public Dtmf(CallRegistry registry, CallEventSink sink) {
+    private final CallMedia media;
+
+    public Dtmf(CallRegistry registry, CallEventSink sink, CallMedia media) {
         this.registry = registry;
         this.sink = sink;
+        this.media = media;
+    }
+
+    /**
+     * MT: the browser asked for WebSocket `dtmf` with its answer: rtpengine must mark the browser's stream before it
+     * answers (MediaLeg#injectDtmfBeforeAnswer); after an offerless INVITE the browser's SDP is the offer, which
+     * carries the flag itself.
+     */
+    @Override
+    public void browserAnswering(Call c, boolean injectDtmf) {
+        if (!injectDtmf) return;
+        if (c.offerless()) c.media().injectDtmf(true);
+        else media.injectDtmfBeforeAnswer(c);
     }
 
     /**

@@ -18,8 +18,9 @@ import java.util.Optional;
 
 /**
  * New calls from the IMS side toward browsers (MT): the INVITE, the browser's early answer (with preconditions)
- * and its accept. The in-dialog requests that follow are {@link DialogRequests}'; the precondition steps
- * (reliable 183, UPDATE, alerting once both segments are met) are {@link Preconditions}'.
+ * and its accept. The in-dialog requests that follow are {@link DialogRequests}'; what the dialog's extensions do when
+ * the browser answers (DTMF injection; preconditions: the reliable 183, UPDATE, alerting once both segments are met)
+ * goes through {@link DialogExtensions}.
  */
 @Component
 public class IncomingCalls {
@@ -30,7 +31,6 @@ public class IncomingCalls {
     private final CallRegistry registry;
     private final UserDirectory users;
     private final ContactUsers contactUsers;
-    private final Preconditions preconditions;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
     private final SessionTimers sessionTimers;
@@ -38,7 +38,7 @@ public class IncomingCalls {
 
     public IncomingCalls(SipUserAgent ua, SipReplies sipReplies, CallMedia media, CallEventSink sink,
                          CallRegistry registry, UserDirectory users, ContactUsers contactUsers,
-                         Preconditions preconditions, InviteServer inviteServer, CallQuotas quotas,
+                         InviteServer inviteServer, CallQuotas quotas,
                          SessionTimers sessionTimers, DialogExtensions extensions) {
         this.extensions = extensions;
         this.contactUsers = contactUsers;
@@ -50,7 +50,6 @@ public class IncomingCalls {
         this.sink = sink;
         this.registry = registry;
         this.users = users;
-        this.preconditions = preconditions;
         this.inviteServer = inviteServer;
     }
 
@@ -162,8 +161,8 @@ public class IncomingCalls {
             if (!c.qos().on() || c.state() != CallState.INCOMING || c.media().imsSdp() != null) {
                 throw new CallFailure("bad-message", "call " + c.id + " takes no early media answer now");
             }
-            if (injectDtmf) media.injectDtmfBeforeAnswer(c);
-            preconditions.mtEarlyAnswer(c, answerMedia(c, browserSdp));
+            extensions.browserAnswering(c, injectDtmf); // DTMF injection before rtpengine's answer
+            extensions.earlyAnswer(c, answerMedia(c, browserSdp)); // preconditions: the reliable 183
             if (browserCodec != null) c.media().browserCodec(browserCodec);
         }
     }
@@ -213,12 +212,12 @@ public class IncomingCalls {
                     throw new CallFailure("bad-message", "call " + c.id + ": the SDP answer went out with `media`;"
                             + " ask for dtmf \"inject\" there", c.id);
                 }
-                preconditions.mtAccepted(c);
+                extensions.accepted(c); // preconditions: the 200 once both segments are met
                 return;
             }
             if (browserSdp == null) throw new CallFailure("bad-sdp", "the answer needs an SDP");
             if (c.offerless()) { // the browser's SDP is an offer: rtpengine's IMS side of it goes in the 200
-                c.media().injectDtmf(injectDtmf);
+                extensions.browserAnswering(c, injectDtmf);
                 String imsOffer;
                 try {
                     imsOffer = media.offerFromBrowser(c, browserSdp);
@@ -230,7 +229,7 @@ public class IncomingCalls {
                 inviteServer.ok(c, imsOffer);
                 return;
             }
-            if (injectDtmf) media.injectDtmfBeforeAnswer(c);
+            extensions.browserAnswering(c, injectDtmf);
             c.accept();
             inviteServer.ok(c, answerMedia(c, browserSdp));
         }

@@ -8,8 +8,8 @@ import javax.sip.ServerTransaction;
 import javax.sip.message.Response;
 
 /**
- * The gateway's side of an IMS INVITE toward a browser (MT): 180, the 200, and rejections (the reliable 183 is
- * {@link ReliableProvisionals}'). Each records what it sent in the call's SIP flow; the caller holds the call's lock.
+ * The gateway's side of an IMS INVITE toward a browser (MT): 180, the 200, the ACK that confirms it (after an
+ * offerless INVITE, with the IMS answer), and rejections (the reliable 183 is {@link ReliableProvisionals}'). Each records what it sent in the call's SIP flow; the caller holds the call's lock.
  */
 @Component
 public class InviteServer {
@@ -17,10 +17,16 @@ public class InviteServer {
 
     private final CallReplies replies;
     private final CallTeardown teardown;
+    private final CallMedia media;
+    private final CallEventSink sink;
+    private final ConfirmedCalls confirmed;
 
-    public InviteServer(CallReplies replies, CallTeardown teardown) {
+    public InviteServer(CallReplies replies, CallTeardown teardown, CallMedia media, CallEventSink sink, ConfirmedCalls confirmed) {
         this.replies = replies;
         this.teardown = teardown;
+        this.media = media;
+        this.sink = sink;
+        this.confirmed = confirmed;
     }
 
     /** 180 Ringing (with our Contact: it may set up the early dialog). */
@@ -44,6 +50,34 @@ public class InviteServer {
         c.finalStatus(Response.OK);
         c.transition(CallState.ANSWERING);
         teardown.answered(c);
+    }
+
+    /**
+     * The ACK of the gateway's 200 (the call is ANSWERING): the call is confirmed; after an offerless INVITE the ACK
+     * carries the IMS answer first.
+     */
+    void acked(Call c, String sdp) {
+        if (c.offerless() && !offerlessAnswer(c, sdp)) return;
+        confirmed.mt(c);
+    }
+
+    /**
+     * MT offerless: the ACK carries the IMS answer to the offer in our 200 (RFC 3261 §13.2.1); rtpengine's answer
+     * toward the browser goes as `answered`. No SDP, or one rtpengine refuses: BYE, the call ends. False then.
+     */
+    private boolean offerlessAnswer(Call c, String sdp) {
+        try {
+            if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
+            c.media().browserAnswered(media.answerFromIms(c, sdp));
+        } catch (CallFailure f) {
+            log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
+            sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));
+            teardown.sendBye(c);
+            teardown.finish(c, f.code(), c.sipFinal());
+            return false;
+        }
+        sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
+        return true;
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */

@@ -6,11 +6,9 @@ import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.sdp.BrowserSdp;
 import org.webrtcims.gw.sdp.Bundle;
-import org.webrtcims.gw.sdp.DtlsRole;
-import org.webrtcims.gw.sdp.DtlsSetupDefaults;
-import org.webrtcims.gw.sdp.ImsSdpFilter;
-import org.webrtcims.gw.sdp.UsableAddress;
+import org.webrtcims.gw.sdp.QosPreconditions;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
@@ -150,21 +148,29 @@ final class MediaLeg {
         }
     }
 
-    /** A browser SDP that leaves rtpengine no way to reach the browser is refused (sdp/UsableAddress). */
-    private static void requireUsableAddress(String browserSdp) {
-        String problem = UsableAddress.problem(browserSdp);
-        if (problem != null) throw new CallFailure("no-usable-address", "browser SDP refused: " + problem);
+    /**
+     * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, made in one step by
+     * sdp/BrowserSdp around rtpengine's offer (an MO call's first offer may not share a transport by BUNDLE), with
+     * {@code qos}'s precondition status lines (null: none).
+     */
+    String offerFromBrowser(String browserSdp, QosPreconditions.Status qos) {
+        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO, qos,
+                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf))));
+        browserOffer = offer.browserSdp();
+        dtlsRole = offer.dtlsRole();
+        imsMediaSdp = offer.mediaSdp();
+        browserCodecIfUnknown(offer.firstAudioCodec());
+        rtpengineAnswered();
+        return offer.imsSdp();
     }
 
-    /** The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS. */
-    String offerFromBrowser(String browserSdp) {
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
-        browserOffer = sdp;
-        dtlsRole = DtlsRole.answering(sdp);
-        imsMediaSdp = ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf)));
-        rtpengineAnswered();
-        return imsMediaSdp;
+    /** sdp/BrowserSdp's refusals as the browser hears them: `bad-sdp`, `no-usable-address`. */
+    private static BrowserSdp.ToIms refusedAsCallFailure(java.util.function.Supplier<BrowserSdp.ToIms> step) {
+        try {
+            return step.get();
+        } catch (BrowserSdp.Refused r) {
+            throw new CallFailure(r.kind() == BrowserSdp.Refused.Kind.UNREADABLE ? "bad-sdp" : "no-usable-address", r.getMessage());
+        }
     }
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
@@ -201,19 +207,18 @@ final class MediaLeg {
 
     /** MT: the browser's answer to the IMS offer: the SDP answer toward IMS. */
     String answerFromBrowser(String browserSdp) {
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        String out = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp)));
-        dtlsRole = DtlsRole.oppositeOf(sdp);
-        return imsMediaSdp = out;
+        BrowserSdp.ToIms answer = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
+                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp))));
+        dtlsRole = answer.dtlsRole();
+        return imsMediaSdp = answer.imsSdp();
     }
 
-    /** A browser re-offer in an established call: the SDP to offer toward IMS. */
+    /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
     String reofferFromBrowser(String browserSdp) {
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
-        browserOffer = sdp;
-        return ImsSdpFilter.toIms(ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf)));
+        BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
+                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf))));
+        browserOffer = offer.browserSdp();
+        return offer.imsSdp();
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
@@ -233,9 +238,8 @@ final class MediaLeg {
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
     String reanswerFromBrowser(String browserSdp) {
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        return imsMediaSdp = ImsSdpFilter.toIms(ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)));
+        return imsMediaSdp = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
+                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)))).imsSdp();
     }
 
     /** The browser's digit toward the IMS party (rtpengine `play DTMF` from the browser's side). */

@@ -1,6 +1,5 @@
 package org.webrtcims.gw.call;
 
-import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
@@ -32,38 +31,29 @@ public class OutgoingCalls {
     private final CallTeardown teardown;
     private final CallEventSink sink;
     private final CallRegistry registry;
-    private final CallTimers timers;
-    private final Preconditions preconditions;
+    private final InviteTimeout inviteTimeout;
     private final RegistrationClient registration;
-    private final long inviteTimeoutMs;
-    private final SessionTimers sessionTimers;
     private final DialogExtensions extensions;
-    private final MediaStartWatch mediaStart;
-    private final MaxCallLength maxLength;
+    private final ConfirmedCalls confirmed;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
-                         CallEventSink sink, CallRegistry registry, CallTimers timers, GatewayProperties props,
-                         Preconditions preconditions, RegistrationClient registration, SessionTimers sessionTimers,
-                         MediaStartWatch mediaStart, MaxCallLength maxLength, DialogExtensions extensions) {
+                         CallEventSink sink, CallRegistry registry, RegistrationClient registration,
+                         DialogExtensions extensions, ConfirmedCalls confirmed, InviteTimeout inviteTimeout) {
+        this.inviteTimeout = inviteTimeout;
         this.extensions = extensions;
-        this.mediaStart = mediaStart;
-        this.maxLength = maxLength;
+        this.confirmed = confirmed;
         this.ua = ua;
         this.requests = requests;
         this.media = media;
         this.teardown = teardown;
         this.sink = sink;
         this.registry = registry;
-        this.timers = timers;
-        this.sessionTimers = sessionTimers;
-        this.preconditions = preconditions;
         this.registration = registration;
-        this.inviteTimeoutMs = props.getIms().getInviteTimeoutMs();
     }
 
     /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
     Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false, null, null);
+        return place(token, user, to, browserSdp, null, false, null);
     }
 
     /**
@@ -71,10 +61,9 @@ public class OutgoingCalls {
      * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
      * identity: the registered public user identity to call as (`call.identity`; null = the default public user
      * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything
-     * is sent or allocated. browserCodec: the browser SDP's first audio codec (shown until rtpengine's counters know).
+     * is sent or allocated. The browser's SDP is read (bad-sdp, no-usable-address) by the call's media leg, once.
      */
-    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity,
-               String browserCodec) {
+    Call place(String token, String user, String to, String browserSdp, ImsCodec imsCodec, boolean injectDtmf, String identity) {
         String caller;
         try {
             caller = registration.callerIdentity(user, identity);
@@ -96,20 +85,20 @@ public class OutgoingCalls {
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
-            c.media().sentToIms(preconditions.moOffer(media.offerFromBrowser(c, browserSdp)));
+            extensions.offering(c); // preconditions: the status lines the offer carries
+            c.media().sentToIms(media.offerFromBrowser(c, browserSdp));
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
                 sendInvite(c, target, 1);
                 sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
-                timers.after(inviteTimeoutMs, () -> giveUp(c));
+                inviteTimeout.start(c);
             } catch (Exception e) {
                 sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 log.warn("INVITE for {} not sent: {}", c.id, e.toString());
                 teardown.finish(c, "sip-failed", null);
                 throw new CallFailure("sip-failed", "cannot send INVITE: " + e.getMessage(), c.id);
             }
-            c.media().browserCodec(browserCodec); // the call is placed: its report shows the browser's codec
         }
         return c;
     }
@@ -120,25 +109,16 @@ public class OutgoingCalls {
         javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
         Request invite = requests.create(Request.INVITE, target, caller, c.fromTag,
                 ua.addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
-        requests.setSdpBody(invite, c.media().imsSdp());
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
             invite.addLast(ua.headers().createRouteHeader(hop));
         }
         // TS 24.229 §5.1.2A: the public user identity the user wants asserted; the P-CSCF replaces it by P-Asserted-Identity
         invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
+        requests.setSdpBody(invite, c.media().imsSdp());
         extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
         c.dialog().invited(ua.send(invite, new InviteResponses(c)));
-    }
-
-    /** No final answer in time (provisionals stop Timer B, not this): CANCEL, and the browser hears 408. */
-    private void giveUp(Call c) {
-        synchronized (c) {
-            if (!c.outgoingEarly()) return;
-            c.finalStatus(Response.REQUEST_TIMEOUT);
-            teardown.hangUp(c, "timeout");
-        }
     }
 
     private final class InviteResponses extends CallResponses {
@@ -205,13 +185,9 @@ public class OutgoingCalls {
                     return;
                 }
             }
-            c.transition(CallState.CONFIRMED);
-            c.markSetupDone();
+            confirmed.mo(c, r); // CONFIRMED, the media-start watch, the maximum length, the session timer
             registry.answered(c);
             sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
-            mediaStart.start(c);
-            maxLength.start(c);
-            sessionTimers.moConfirmed(c, r);
         }
 
         private void failure(int code, String phrase) {
@@ -224,7 +200,7 @@ public class OutgoingCalls {
         private boolean retry422() {
             if (!c.outgoingEarly()) return false;
             Response r422 = lastResponse;
-            if (r422 == null || sessionTimers.retryInterval(c, r422) == null) return false;
+            if (r422 == null || !extensions.retryInvite(c, r422)) return false;
             try {
                 Request first = c.dialog().inviteTx().getRequest();
                 long cseq = ((javax.sip.header.CSeqHeader) first.getHeader(javax.sip.header.CSeqHeader.NAME)).getSeqNumber();

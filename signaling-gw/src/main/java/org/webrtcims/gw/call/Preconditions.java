@@ -51,9 +51,13 @@ public class Preconditions implements DialogExtension {
 
     // ---- MO: the gateway offers preconditions (lab.ims.preconditions) ----
 
-    /** The INVITE's SDP: TS 24.229 originating UE: local segment mandatory, remote optional, nothing reserved yet. */
-    String moOffer(String imsSdp) {
-        return enabled ? QosPreconditions.withStatus(imsSdp, new QosPreconditions.Status("none", "none", "optional", false)) : imsSdp;
+    /**
+     * The INVITE's SDP, when offering them: TS 24.229 originating UE: local segment mandatory, remote optional, nothing
+     * reserved yet (sdp/BrowserSdp writes the lines with the rest of the offer).
+     */
+    @Override
+    public void offering(Call c) {
+        if (enabled) c.qos().offer(new QosPreconditions.Status("none", "none", "optional", false));
     }
 
     /** Supported: precondition on the INVITE when offering them. */
@@ -107,17 +111,22 @@ public class Preconditions implements DialogExtension {
                 QosPreconditions.peerLocalStatus(offer));
     }
 
-    /** The browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
-    void mtEarlyAnswer(Call c, String imsAnswer) {
+    /** MT: the browser's early answer (as rtpengine made it for IMS): reliable 183 with our status, then watch our segment. */
+    @Override
+    public void earlyAnswer(Call c, String imsAnswer) {
+        if (!c.qos().on()) return;
         c.media().sentToIms(QosPreconditions.withStatus(imsAnswer, new QosPreconditions.Status("none", c.qos().remote(), "mandatory", true)));
         reliable.sessionProgress(c);
         watch.start(c, () -> localMet(c), () -> timedOut(c));
     }
 
-    /** The browser accepted: the 200 goes now when alerting already happened, else when both segments are met. */
-    void mtAccepted(Call c) {
+    /** MT: the browser accepted: the 200 goes now when alerting already happened, else when both segments are met. */
+    @Override
+    public boolean accepted(Call c) {
+        if (!c.qos().on()) return false;
         c.accept();
         if (c.qos().alerted()) inviteServer.ok(c, null);
+        return true;
     }
 
     private void localMet(Call c) {

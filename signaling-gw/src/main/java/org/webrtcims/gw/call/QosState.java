@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sdp.QosPreconditions;
+
 import javax.sip.ServerTransaction;
 
 /**
@@ -13,6 +15,13 @@ final class QosState {
     private boolean localMet;
     private boolean alerted;
     private ServerTransaction pendingUpdate;
+    private QosPreconditions.Status offered;
+
+    /** MO: the status lines the gateway's INVITE offers (null: it offers no preconditions). */
+    QosPreconditions.Status offered() { return offered; }
+
+    /** MO: the INVITE's SDP offers preconditions with these status lines. */
+    void offer(QosPreconditions.Status status) { offered = status; }
 
     /** Preconditions are in use (MO: offered by us and answered with them; MT: asked for by the INVITE). */
     boolean on() { return on; }

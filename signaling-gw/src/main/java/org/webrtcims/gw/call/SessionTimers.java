@@ -76,6 +76,12 @@ public class SessionTimers implements DialogExtension {
         return c.timer().retryAfter422(SessionTimer.Offer.of(r));
     }
 
+    /** A 422 to the gateway's INVITE: true when it names an interval to ask for again ({@link #retryInterval}). */
+    @Override
+    public boolean retryInvite(Call c, Response failure) {
+        return failure.getStatusCode() == SessionTimer.SESSION_INTERVAL_TOO_SMALL && retryInterval(c, failure) != null;
+    }
+
     /** MO: the 2xx to the INVITE: the negotiated interval starts (§7.2). */
     void moConfirmed(Call c, Response ok) {
         c.timer().peerSupports(SessionTimer.Offer.of(ok).supportsTimer());

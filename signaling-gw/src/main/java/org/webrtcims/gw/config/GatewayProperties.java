@@ -6,14 +6,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties(prefix = "lab")
 public class GatewayProperties {
     private final Sip sip = new Sip();
-    private final Ims ims = new Ims();
-    private final Rtpengine rtpengine = new Rtpengine();
+    private final ImsProperties ims = new ImsProperties();
+    private final RtpengineProperties rtpengine = new RtpengineProperties();
     private final Webclient webclient = new Webclient();
     private final Api api = new Api();
 
     public Sip getSip() { return sip; }
-    public Ims getIms() { return ims; }
-    public Rtpengine getRtpengine() { return rtpengine; }
+    public ImsProperties getIms() { return ims; }
+    public RtpengineProperties getRtpengine() { return rtpengine; }
     public Webclient getWebclient() { return webclient; }
     public Api getApi() { return api; }
 
@@ -75,169 +75,6 @@ public class GatewayProperties {
         public void setPrivateKey(String v) { this.privateKey = v; }
         public String getTrust() { return trust; }
         public void setTrust(String v) { this.trust = v; }
-    }
-
-    public static class Ims {
-        /**
-         * Outbound proxy (the P-CSCF role): HOST:PORT (no DNS for an address; a name with a port: its A record), or a
-         * domain name found by DNS as RFC 3263 says (NAPTR → SRV → A, transport from NAPTR; sip/PcscfResolver).
-         */
-        private String proxy = "127.0.0.1:5060";
-        /** The DNS server for lab.ims.proxy, ADDR or ADDR:PORT; empty = the system's resolvers (/etc/resolv.conf). */
-        private String dns = "";
-        public String getDns() { return dns; }
-        public void setDns(String dns) { this.dns = dns; }
-        private String domain = "ims.lab";
-        /** udp, tcp or tls toward the proxy (tls needs lab.sip.tls.*). */
-        private String transport = "udp";
-        private int registerExpires = 600;
-        private int registerTimeoutMs = 8000;
-        private int inviteTimeoutMs = 30000;
-        /** Offer RFC 3312 preconditions on MO calls and take part when an MT INVITE asks (TS 24.229 §6.1.2). */
-        private boolean preconditions = true;
-        /** How long the browser leg may take to get media up (the gateway's local QoS) before the call fails. */
-        private int qosTimeoutMs = 10000;
-        /**
-         * Per-user IMS credentials (digest or IMS-AKA keys, and the web password the gateway then checks itself);
-         * empty = none: the login password is the SIP digest password (docs/ims-sim.md).
-         */
-        private String credentials = "";
-        /**
-         * Subscribe to each user's registration state after REGISTER (RFC 3680 reg-event; a core that does not
-         * serve it, like the light Kamailio, answers the SUBSCRIBE with an error): a network-initiated
-         * de-registration then ends the user's session. Off by default; `--ims 3gpp` turns it on.
-         */
-        private boolean regEvent = false;
-        /**
-         * OPTIONS keepalive toward the P-CSCF every this many ms (0 = off): an answer after unanswered ones (the
-         * P-CSCF restarted) re-REGISTERs every user (sip/RegistrarKeepalive, docs/security.md "Faults").
-         */
-        private int keepaliveMs = 0;
-        /**
-         * Where a browser may call besides the IMS's own domain (lab.ims.domain, no port) and tel: URIs: SIP hosts,
-         * as `host` (any port) or `host:port`; empty = nowhere else (docs/security.md "Call targets"). A raw host
-         * such as sip:ue1@127.0.0.1:5080 would bypass the IMS's routing, so it needs an entry here.
-         */
-        private java.util.List<String> callAllowlist = new java.util.ArrayList<>();
-        public java.util.List<String> getCallAllowlist() { return callAllowlist; }
-        public void setCallAllowlist(java.util.List<String> v) { this.callAllowlist = v; }
-        public int getKeepaliveMs() { return keepaliveMs; }
-        public void setKeepaliveMs(int keepaliveMs) { this.keepaliveMs = keepaliveMs; }
-        public boolean isRegEvent() { return regEvent; }
-        public void setRegEvent(boolean regEvent) { this.regEvent = regEvent; }
-        public String getCredentials() { return credentials; }
-        public void setCredentials(String credentials) { this.credentials = credentials; }
-        public String getProxy() { return proxy; }
-        public void setProxy(String proxy) { this.proxy = proxy; }
-        public String getDomain() { return domain; }
-        public void setDomain(String domain) { this.domain = domain; }
-        public String getTransport() { return transport; }
-        public void setTransport(String transport) { this.transport = transport; }
-        public int getRegisterExpires() { return registerExpires; }
-        public void setRegisterExpires(int registerExpires) { this.registerExpires = registerExpires; }
-        public int getRegisterTimeoutMs() { return registerTimeoutMs; }
-        public void setRegisterTimeoutMs(int registerTimeoutMs) { this.registerTimeoutMs = registerTimeoutMs; }
-        public int getInviteTimeoutMs() { return inviteTimeoutMs; }
-        public boolean isPreconditions() { return preconditions; }
-        public void setPreconditions(boolean preconditions) { this.preconditions = preconditions; }
-        /**
-         * RFC 4028: the session interval (s) the gateway asks for on its INVITEs and puts in 2xx when the peer asked
-         * for none; 0 = none of its own (it still honours the peer's). docs/call-flows.md "Session timers".
-         */
-        private int sessionExpires = 1800;
-        /** RFC 4028: the smallest session interval (s) the gateway accepts (422 below it); the RFC's floor is 90. */
-        private int minSe = 90;
-        public int getSessionExpires() { return sessionExpires; }
-        public void setSessionExpires(int v) { this.sessionExpires = v; }
-        public int getMinSe() { return minSe; }
-        public void setMinSe(int v) { this.minSe = v; }
-        /** How long an IMS re-offer waits for the browser's `reanswer` before it is refused (488). */
-        private int reofferTimeoutMs = 10000;
-        public int getReofferTimeoutMs() { return reofferTimeoutMs; }
-        public void setReofferTimeoutMs(int reofferTimeoutMs) { this.reofferTimeoutMs = reofferTimeoutMs; }
-        public int getQosTimeoutMs() { return qosTimeoutMs; }
-        public void setQosTimeoutMs(int qosTimeoutMs) { this.qosTimeoutMs = qosTimeoutMs; }
-        public void setInviteTimeoutMs(int inviteTimeoutMs) { this.inviteTimeoutMs = inviteTimeoutMs; }
-    }
-
-    public static class Rtpengine {
-        /**
-         * rtpengine's ng address, host:port; or a comma-separated list of several rtpengine instances, across which
-         * new calls are balanced with call affinity (media/RtpEngineRelays, docs/scale-out.md).
-         */
-        private String ng = "127.0.0.1:2223";
-        private int timeoutMs = 1000;
-        private int attempts = 3;
-        /** rtpengine's interface names (--interface=NAME/ADDR) for the browser and IMS legs; empty = unnamed. */
-        private String browserInterface = "";
-        private String imsInterface = "";
-        /**
-         * Where rtpengine is ICE-lite toward the browser (media/RtpEngineLegs.IceLite): `true` (every call, the
-         * default), `mt` (calls whose first offer comes from IMS; full ICE where the browser offers), `false` (none).
-         */
-        private String iceLite = "true";
-        public String getBrowserInterface() { return browserInterface; }
-        public void setBrowserInterface(String browserInterface) { this.browserInterface = browserInterface; }
-        public String getImsInterface() { return imsInterface; }
-        public void setImsInterface(String imsInterface) { this.imsInterface = imsInterface; }
-        /**
-         * The IMS leg's address family, IP4 or IP6; empty = IP6 when lab.sip.host is an IPv6 address (Gm over IPv6:
-         * the IMS leg's SDP then says c=IN IP6, the browser leg stays IPv4; rtpengine needs an IPv6 address on its
-         * IMS interface). docs/media.md "IPv6 toward IMS".
-         */
-        private String imsAddressFamily = "";
-        public String getImsAddressFamily() { return imsAddressFamily; }
-        public void setImsAddressFamily(String v) { this.imsAddressFamily = v; }
-        public String getIceLite() { return iceLite; }
-        public void setIceLite(String iceLite) { this.iceLite = iceLite; }
-
-        /**
-         * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up
-         * with reason {@code media-timeout} (call/MediaStartWatch); 0 = never.
-         */
-        private long mediaStartTimeoutMs = 10000;
-        public long getMediaStartTimeoutMs() { return mediaStartTimeoutMs; }
-        public void setMediaStartTimeoutMs(long mediaStartTimeoutMs) { this.mediaStartTimeoutMs = mediaStartTimeoutMs; }
-
-        /** Where rtpengine sends its DTMF log (its --dtmf-log-dest), host:port; empty = not listened to. */
-        private String dtmfLog = "127.0.0.1:2224";
-        public String getNg() { return ng; }
-        public String getDtmfLog() { return dtmfLog; }
-        public void setDtmfLog(String dtmfLog) { this.dtmfLog = dtmfLog; }
-        public void setNg(String ng) { this.ng = ng; }
-        public int getTimeoutMs() { return timeoutMs; }
-        public void setTimeoutMs(int timeoutMs) { this.timeoutMs = timeoutMs; }
-        public int getAttempts() { return attempts; }
-        public void setAttempts(int attempts) { this.attempts = attempts; }
-
-        /**
-         * While rtpengine does not answer (an ng command got no reply after all attempts), ng commands fail at
-         * once (`media-failed`) and rtpengine is pinged this often; the first pong ends that (media/RtpEngineBreaker).
-         */
-        private long probeMs = 1000;
-        public long getProbeMs() { return probeMs; }
-        public void setProbeMs(long probeMs) { this.probeMs = probeMs; }
-
-        /**
-         * How long a browser request for an ended call's final media counters waits for the teardown's
-         * rtpengine delete, which runs off the SIP thread (call/CallMedia.release).
-         */
-        private long releaseWaitMs = 4000;
-        public long getReleaseWaitMs() { return releaseWaitMs; }
-        public void setReleaseWaitMs(long releaseWaitMs) { this.releaseWaitMs = releaseWaitMs; }
-
-        /**
-         * Put before every call-id the gateway sends rtpengine, so that its sessions are told from other
-         * gateways' (and loadgen's) on the same rtpengine; empty = `gw<lab.sip.port>-`.
-         */
-        private String sessionPrefix = "";
-        public String getSessionPrefix() { return sessionPrefix; }
-        public void setSessionPrefix(String sessionPrefix) { this.sessionPrefix = sessionPrefix; }
-
-        /** How often rtpengine's `list` is compared with the gateway's calls (call/MediaReconciler); 0 = never. */
-        private long reconcileMs = 10000;
-        public long getReconcileMs() { return reconcileMs; }
-        public void setReconcileMs(long reconcileMs) { this.reconcileMs = reconcileMs; }
     }
 
     public static class Webclient {

@@ -30,7 +30,7 @@ public class MediaConfig {
      * each with its ng client and a breaker that fails its commands fast while it does not answer and pings it every
      * lab.rtpengine.probe-ms meanwhile.
      */
-    static List<RtpEngineRelay> relays(GatewayProperties.Rtpengine r, GatewayMetrics metrics) {
+    static List<RtpEngineRelay> relays(RtpengineProperties r, GatewayMetrics metrics) {
         List<RtpEngineRelay> out = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (String one : r.getNg().split(",")) {
@@ -63,7 +63,7 @@ public class MediaConfig {
         return DtmfLogListener.start(HostPort.parse(where).socketAddress(), rtpengineSender(r(props)), relay);
     }
 
-    private static GatewayProperties.Rtpengine r(GatewayProperties props) { return props.getRtpengine(); }
+    private static RtpengineProperties r(GatewayProperties props) { return props.getRtpengine(); }
 
     /**
      * Whether a DTMF log datagram comes from rtpengine (docs/security.md "DTMF from rtpengine"). rtpengine 10.5
@@ -72,7 +72,7 @@ public class MediaConfig {
      * holds its ng socket (net/LocalSockets, /proc), which a forger on the loopback cannot fake. An rtpengine on
      * another host: its address (the ng host) is all that can be checked.
      */
-    static java.util.function.Predicate<java.net.InetSocketAddress> rtpengineSender(GatewayProperties.Rtpengine r) {
+    static java.util.function.Predicate<java.net.InetSocketAddress> rtpengineSender(RtpengineProperties r) {
         org.webrtcims.gw.net.LocalSockets sockets = new org.webrtcims.gw.net.LocalSockets();
         List<java.net.InetSocketAddress> ngs = new java.util.ArrayList<>();
         for (String ng : r.getNg().split(",")) if (!ng.isBlank()) ngs.add(HostPort.parse(ng.trim()).socketAddress());
@@ -101,7 +101,7 @@ public class MediaConfig {
     /** The ng commands over the relay set, with the legs' interfaces and ICE-lite and the session prefix. */
     @Bean
     public RtpEngineClient rtpEngineClient(GatewayProperties props, RtpEngineRelays relays) {
-        GatewayProperties.Rtpengine r = props.getRtpengine();
+        RtpengineProperties r = props.getRtpengine();
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();

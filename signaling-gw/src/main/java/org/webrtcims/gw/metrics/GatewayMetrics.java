@@ -78,6 +78,11 @@ public class GatewayMetrics {
         setup.tag("direction", direction).register(registry).record(setupNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** A call moved from state {@code from} to {@code to} (call/Call.transition; the states' wire names). */
+    public void callTransition(String from, String to) {
+        registry.counter("gw.call.transitions", "from", from, "to", to).increment();
+    }
+
     /**
      * The call ended with `ended.reason` {@code reason} (sipCode: the failure response, if any); not answered:
      * it also counts as a failure. A reason outside the fixed set (a SIP reason phrase) is tagged `sip-<code>`,

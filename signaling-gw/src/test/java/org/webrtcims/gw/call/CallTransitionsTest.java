@@ -72,4 +72,26 @@ class CallTransitionsTest {
         c.transition(CallState.CONFIRMED);
         assertFalse(c.outgoingEarly());
     }
+
+    @Test
+    void aRegisteredCallsTransitionsAreCountedByFromAndTo() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        CallRegistry registry = new CallRegistry(new org.webrtcims.gw.metrics.GatewayMetrics(meters));
+        Call a = call(Direction.MO, CallState.CALLING);
+        Call b = new Call("c-2", Direction.MO, "tok", "alice", "ue1@ims.lab", "ft2", CallState.CALLING);
+        registry.add(a);
+        registry.add(b);
+        assertTrue(a.transition(CallState.EARLY));
+        assertTrue(b.transition(CallState.EARLY));
+        assertFalse(a.transition(CallState.INCOMING), "a refused move");
+        assertTrue(a.transition(CallState.CONFIRMED));
+        assertEquals(2.0, count(meters, "calling", "early"), "both calls moved calling -> early");
+        assertEquals(1.0, count(meters, "early", "confirmed"), "one call was answered");
+        assertEquals(0.0, count(meters, "early", "incoming"), "a refused move is not counted");
+    }
+
+    private static double count(io.micrometer.core.instrument.MeterRegistry meters, String from, String to) {
+        io.micrometer.core.instrument.Counter c = meters.find("gw.call.transitions").tag("from", from).tag("to", to).counter();
+        return c == null ? 0 : c.count();
+    }
 }

@@ -21,8 +21,9 @@ class DialogExtensionsTest {
     private final EarlyMedia earlyMedia = mock(EarlyMedia.class);
     private final Forking forking = mock(Forking.class);
     private final Updates updates = mock(Updates.class);
+    private final Dtmf dtmf = mock(Dtmf.class);
     private final DialogExtensions extensions = new DialogExtensions(reliable, preconditions, timers, midCall, earlyMedia,
-            forking, updates);
+            forking, updates, dtmf);
     private final Call c = new Call("c-1", Direction.MT, "tok", "alice", "ue2@ims.lab", "ue", CallState.CONFIRMED);
 
     @Test
@@ -103,5 +104,21 @@ class DialogExtensionsTest {
     void aRequestNoExtensionAnswersIsReportedAsSuch() {
         assertFalse(extensions.request(mock(ServerTransaction.class), c, null), "the caller answers it (501)");
         verify(updates).request(any(), any(), any());
+    }
+
+    @Test
+    void theBrowsersMtAnswerGoesToDtmfThenPreconditionsAndTheFirstThatSendsThe200EndsTheWalk() {
+        extensions.browserAnswering(c, true);
+        extensions.earlyAnswer(c, "v=0 ims-answer");
+        when(preconditions.accepted(c)).thenReturn(true);
+        assertTrue(extensions.accepted(c), "preconditions send the 200 themselves");
+        InOrder order = inOrder(dtmf, preconditions);
+        order.verify(dtmf).browserAnswering(c, true);
+        order.verify(preconditions).browserAnswering(c, true);
+        order.verify(dtmf).earlyAnswer(c, "v=0 ims-answer");
+        order.verify(preconditions).earlyAnswer(c, "v=0 ims-answer");
+        order.verify(dtmf).accepted(c);
+        order.verify(preconditions).accepted(c);
+        verifyNoInteractions(reliable, timers, midCall, earlyMedia, forking, updates);
     }
 }

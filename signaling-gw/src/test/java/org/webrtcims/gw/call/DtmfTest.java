@@ -11,6 +11,7 @@ import org.webrtcims.gw.media.DtmfLogEvent;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
@@ -43,7 +44,7 @@ class DtmfTest {
         relay = new Dtmf(registry, (token, msg) -> {
             owners.add(token);
             sent.add(msg);
-        });
+        }, new CallMedia(mock(org.webrtcims.gw.media.RtpEngineClient.class)));
         mo = mo(CallState.CONFIRMED);
         mt = mt(CallState.CONFIRMED);
         mt.media().injectDtmf(true);
@@ -156,5 +157,15 @@ class DtmfTest {
         CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mo, DtmfRequest.of("12", null)));
         assertEquals("dtmf-failed", f.code());
         assertTrue(f.getMessage().contains("'2'"), f.getMessage());
+    }
+
+    @Test
+    void asADialogExtensionItAsksForInjectionOnlyWhenTheBrowsersMtAnswerDoes() {
+        Call offerless = new Call("mt-offerless", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft2", CallState.INCOMING);
+        offerless.markOfferless();
+        relay.browserAnswering(offerless, false);
+        assertFalse(offerless.media().injectDtmf(), "not asked for: relayed");
+        relay.browserAnswering(offerless, true);
+        assertTrue(offerless.media().injectDtmf(), "offerless: the browser's offer carries the flag");
     }
 }

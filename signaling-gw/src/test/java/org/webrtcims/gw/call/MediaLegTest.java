@@ -83,7 +83,7 @@ class MediaLegTest {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
-        c.media().offerFromBrowser(BROWSER_OFFER); // a=setup:actpass: rtpengine answers the browser as active
+        c.media().offerFromBrowser(BROWSER_OFFER, null); // a=setup:actpass: rtpengine answers the browser as active
         verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
         c.dialog().followFirstFork(null, "ue-tt", true);
         media.answerFromIms(c, "v=0 ims");

@@ -87,8 +87,8 @@ class OutgoingCallsTest {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").media().injectDtmf(), "pure relaying by default");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null, null).media().injectDtmf(), "dtmf: inject");
-        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null, null)
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).media().injectDtmf(), "dtmf: inject");
+        assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
                 .media().injectDtmf(), "transcoded anyway");
     }
 
@@ -203,7 +203,7 @@ class OutgoingCallsTest {
     @Test
     void theBrowserMayCallAsAnotherIdentityOfTheSetTelIncluded() throws Exception {
         when(registration.callerIdentity("alice", "tel:+15550100")).thenReturn("tel:+15550100");
-        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100", null);
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100");
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
         verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("tel:+15550100", from.getValue().getURI().toString());
@@ -215,7 +215,7 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", "sip:boss@ims.lab")).thenThrow(new org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered(
                 "'sip:boss@ims.lab' is not one of your registered identities (sip:alice@ims.lab)"));
         CallFailure f = assertThrows(CallFailure.class,
-                () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "sip:boss@ims.lab", null));
+                () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "sip:boss@ims.lab"));
         assertEquals("bad-identity", f.code());
         assertTrue(f.getMessage().contains("not one of your registered identities"), f.getMessage());
         verifyNoInteractions(media);

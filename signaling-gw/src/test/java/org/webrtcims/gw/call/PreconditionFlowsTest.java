@@ -169,7 +169,11 @@ class PreconditionFlowsTest {
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        when(media.offerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        // the seam as CallMedia fills it: rtpengine's SDP with the status lines the call offers (QosState#offered)
+        when(media.offerFromBrowser(any(), anyString())).thenAnswer(i -> {
+            org.webrtcims.gw.sdp.QosPreconditions.Status offered = ((Call) i.getArgument(0)).qos().offered();
+            return offered == null ? RTP_SDP : org.webrtcims.gw.sdp.QosPreconditions.withStatus(RTP_SDP, offered);
+        });
         when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
         ClientTransaction inviteTx = mock(ClientTransaction.class);
         when(ua.send(any(), any())).thenReturn(inviteTx);

@@ -1,0 +1,42 @@
+package org.webrtcims.gw.call;
+
+import org.springframework.stereotype.Component;
+
+import javax.sip.message.Response;
+
+/**
+ * What starts when a call is confirmed (MO: the 2xx from IMS, MT: the ACK of the gateway's 200): the call moves to
+ * CONFIRMED with its set-up time, then the media-start watch ({@link MediaStartWatch}), the maximum-length timer
+ * ({@link MaxCallLength}) and the session timer ({@link SessionTimers}, RFC 4028). The caller holds the call's lock.
+ */
+@Component
+public class ConfirmedCalls {
+    private final MediaStartWatch mediaStart;
+    private final MaxCallLength maxLength;
+    private final SessionTimers sessionTimers;
+
+    public ConfirmedCalls(MediaStartWatch mediaStart, MaxCallLength maxLength, SessionTimers sessionTimers) {
+        this.mediaStart = mediaStart;
+        this.maxLength = maxLength;
+        this.sessionTimers = sessionTimers;
+    }
+
+    /** MO: the 2xx to the gateway's INVITE confirmed the call; the session timer takes its interval from {@code ok}. */
+    void mo(Call c, Response ok) {
+        confirmed(c);
+        sessionTimers.moConfirmed(c, ok);
+    }
+
+    /** MT: the ACK of the gateway's 200 confirmed the call; the session timer takes the interval the INVITE agreed. */
+    void mt(Call c) {
+        confirmed(c);
+        sessionTimers.mtConfirmed(c);
+    }
+
+    private void confirmed(Call c) {
+        c.transition(CallState.CONFIRMED);
+        c.markSetupDone();
+        mediaStart.start(c);
+        maxLength.start(c);
+    }
+}
