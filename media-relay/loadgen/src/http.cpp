@@ -257,11 +257,11 @@ bool exchange(Stream& conn, const std::string& req, bool headOnly, int timeoutMs
 }
 
 bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
-             Response& out, int timeoutMs, std::string* err) {
+             Response& out, int timeoutMs, std::string* err, const std::string& extraHeaders) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   Stream conn;
   if (!conn.open(base, timeoutMs, err)) return false;
-  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n");
+  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n" + extraHeaders);
   std::string rest, why;
   int left = static_cast<int>(std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000));  // connect + exchange share it
   bool ok = exchange(conn, req, false, left, out, rest, &why);
