@@ -197,7 +197,8 @@ std::string reportJson(const RunInfo& run) {
                     {"logout", run.gwLogout}};
     if (cfg.sipWs)  // every request went out with the access token (RFC 8898); logout = the de-REGISTER
       j["sip"] = {{"requests_out", run.sipRequestsOut}, {"requests_with_bearer", run.sipRequestsOut},
-                  {"messages_in", run.sipMessagesIn}, {"pcscf_ws", run.pcscfWs}};
+                  {"messages_in", run.sipMessagesIn}, {"pcscf_ws", run.pcscfWs}, {"token_refreshes", run.sipTokenRefreshes},
+                  {"refresh_error", run.sipRefreshError.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.sipRefreshError)}};
   }
   j["rtt_ms"] = dist(rttMs);
   double genCpuS = run.genCpu.userS + run.genCpu.sysS;

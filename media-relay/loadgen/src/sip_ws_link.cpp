@@ -5,6 +5,8 @@
 namespace lg {
 
 namespace {
+constexpr int kRegisterExpires = 600;  // s, the REGISTER's Expires; refreshed at 80 %
+
 // The callee as a SIP URI: a user of the domain ("ue1"), user@host, or a sip:/sips: URI as given.
 std::string targetUri(const std::string& to, const std::string& domain) {
   if (to.empty()) return "";
@@ -32,10 +34,7 @@ void SipWsLink::attach(EventLoop& loop) {
   ws_.attach(loop, [this](const std::string& t) { onMessage(t); }, [this](const std::string& why) { onClosed(why); });
 }
 
-bool SipWsLink::registerOn(EventLoop& loop, int expires, int timeoutMs, std::string* err) {
-  attach(loop);
-  regDone_ = false;
-  regError_.clear();
+sip::Message SipWsLink::registerRequest(int expires) {
   sip::Message r;
   r.request = true;
   r.method = "REGISTER";
@@ -48,6 +47,15 @@ bool SipWsLink::registerOn(EventLoop& loop, int expires, int timeoutMs, std::str
   r.add("Expires", std::to_string(expires));
   r.add("Supported", "path");
   sip::stampRequest(r, ua_);
+  return r;
+}
+
+bool SipWsLink::registerOn(EventLoop& loop, int expires, int timeoutMs, std::string* err) {
+  if (expires == 0) reRegisterAt_ = 0;  // no refresh may overtake the de-REGISTER
+  attach(loop);
+  regDone_ = false;
+  regError_.clear();
+  sip::Message r = registerRequest(expires);
   bool sent = send(r);
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   while (sent && !regDone_ && !closed_ && nowNs() < deadline) loop.runOnce(20);
@@ -66,7 +74,37 @@ bool SipWsLink::registerOn(EventLoop& loop, int expires, int timeoutMs, std::str
     return false;
   }
   registered_ = expires > 0;
+  if (registered_) reRegisterAt_ = nowNs() + static_cast<int64_t>(0.8 * kRegisterExpires * 1e9);
   return true;
+}
+
+void SipWsLink::keepAlive(Refresher refresh, double lifeS) {
+  refresh_ = std::move(refresh);
+  refreshAt_ = nowNs() + static_cast<int64_t>(0.8 * lifeS * 1e9);
+}
+
+void SipWsLink::maintain(int64_t now) {
+  if (maintaining_) return;
+  maintaining_ = true;
+  if (refresh_ && now >= refreshAt_) {
+    std::string fresh, err;
+    double life = 0;
+    // blocking (one HTTP request to the gateway on this engine's thread, every 4 minutes with the lab's 5-minute tokens)
+    if (refresh_(ua_.bearer, fresh, life, &err)) {
+      ua_.bearer = fresh;
+      ++refreshes_;
+      refreshAt_ = now + static_cast<int64_t>(0.8 * life * 1e9);
+    } else {
+      refreshError_ = err;
+      refreshAt_ = now + 5'000'000'000LL;  // the current token may still be good: try again in 5 s
+    }
+  }
+  // the registration's refresh: its response is matched like the first one's (onRegisterResponse)
+  if (registered_ && reRegisterAt_ && now >= reRegisterAt_) {
+    reRegisterAt_ = now + static_cast<int64_t>(0.8 * kRegisterExpires * 1e9);
+    send(registerRequest(kRegisterExpires));
+  }
+  maintaining_ = false;
 }
 
 void SipWsLink::onRegisterResponse(const sip::Message& m) {
@@ -76,6 +114,7 @@ void SipWsLink::onRegisterResponse(const sip::Message& m) {
     regError_ = std::to_string(m.status) + " " + m.reason;
     std::string challenge = m.header("WWW-Authenticate");
     if (!challenge.empty()) regError_ += " (" + challenge + ")";
+    if (registered_) refreshError_ = "REGISTER refresh refused: " + regError_;
     return;
   }
   // RFC 3608 / TS 24.229 §5.1.1.2: originating requests go out with the Service-Route as their Route
@@ -84,7 +123,20 @@ void SipWsLink::onRegisterResponse(const sip::Message& m) {
 }
 
 bool SipWsLink::send(const sip::Message& m) {
-  if (closed_ || !ws_.sendText(m.str())) return false;
+  if (closed_) return false;
+  if (m.request) {
+    maintain(nowNs());
+    // a request built before the token was refreshed (an ACK kept for 2xx retransmissions, say) goes with the new one
+    if (!ua_.bearer.empty() && m.header("Authorization") != "Bearer " + ua_.bearer) {
+      sip::Message fresh = m;
+      fresh.remove("Authorization");
+      fresh.add("Authorization", "Bearer " + ua_.bearer);
+      if (!ws_.sendText(fresh.str())) return false;
+      ++requestsOut_;
+      return true;
+    }
+  }
+  if (!ws_.sendText(m.str())) return false;
   if (m.request) ++requestsOut_;
   return true;
 }

@@ -30,6 +30,14 @@ class SipWsLink : public AccessLink {
   bool registered() const { return registered_; }
   const std::string& serviceRoute() const { return serviceRoute_; }
   void setBearer(const std::string& token) { ua_.bearer = token; }
+  // Keeping the user usable for long runs: before a request goes out, a token within 20 % of its end is replaced
+  // by refresh(current, fresh, freshLifeS, err) (the page does the same at 80 % of a token's life: POST
+  // /api/v1/wic-tokens with the current one), and the registration is refreshed at 80 % of its 600 s. lifeS: the
+  // current token's remaining life.
+  using Refresher = std::function<bool(const std::string& current, std::string& fresh, double& lifeS, std::string* err)>;
+  void keepAlive(Refresher refresh, double lifeS);
+  uint64_t tokenRefreshes() const { return refreshes_; }
+  const std::string& refreshError() const { return refreshError_; }
   void detach() { ws_.detach(); }
 
   // AccessLink
@@ -59,6 +67,8 @@ class SipWsLink : public AccessLink {
   void onClosed(const std::string& why);
   void onRegisterResponse(const sip::Message& m);
   void onNewInvite(const sip::Message& m, int64_t now);
+  sip::Message registerRequest(int expires);
+  void maintain(int64_t now);  // token refresh and re-REGISTER when due
 
   WsClient& ws_;
   std::string user_, impu_, domain_, target_;
@@ -74,6 +84,11 @@ class SipWsLink : public AccessLink {
   std::string regError_, serviceRoute_;
   bool closed_ = false;
   std::string closeReason_;
+  Refresher refresh_;
+  int64_t refreshAt_ = 0, reRegisterAt_ = 0;
+  bool maintaining_ = false;
+  uint64_t refreshes_ = 0;
+  std::string refreshError_;
   uint64_t unmatched_ = 0, bad_ = 0, requestsOut_ = 0, messagesIn_ = 0;
 };
 

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <ctime>
+
 namespace lg::wic {
 
 namespace {
@@ -39,6 +42,23 @@ bool parseReply(const http::Response& r, Token& out, std::string* err) {
   out.domain = str(j, "domain");
   out.wsUrl = str(j, "wsUrl");
   out.expiresAt = str(j, "expiresAt");
+  return true;
+}
+
+bool secondsUntil(const std::string& iso, double& seconds) {
+  std::tm tm{};
+  const char* rest = strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!rest) return false;
+  double frac = 0;
+  if (*rest == '.') {
+    char* end = nullptr;
+    frac = std::strtod(rest, &end);
+    rest = end;
+  }
+  if (std::string(rest) != "Z") return false;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  seconds = static_cast<double>(timegm(&tm)) + frac - (static_cast<double>(now.tv_sec) + now.tv_nsec / 1e9);
   return true;
 }
 

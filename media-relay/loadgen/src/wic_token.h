@@ -18,6 +18,10 @@ std::string requestBody(const std::string& user, const std::string& password);
 // 201 with accessToken, tokenType Bearer, impu and domain -> true; anything else false + a one-line reason
 // (the gateway's code and message when it sent them).
 bool parseReply(const http::Response& r, Token& out, std::string* err);
+// Seconds from now (the system clock) to an ISO-8601 UTC instant as the gateway writes it (Instant.toString():
+// 2026-11-27T12:05:00Z, fractions allowed); false when it does not parse.
+bool secondsUntil(const std::string& isoUtc, double& seconds);
+
 // POST /api/v1/wic-tokens on base (login, or refresh when password is null with the current token).
 bool fetch(const http::Url& base, const std::string& user, const std::string* password, const std::string& current,
            Token& out, int timeoutMs, std::string* err);

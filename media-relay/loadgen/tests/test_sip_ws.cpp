@@ -412,3 +412,57 @@ TEST_F(SipWsFixture, UnwantedRequestsGetTheirRefusals) {
   EXPECT_EQ(msgs[4].status, 200);
   EXPECT_EQ(msgs[4].cseqMethod(), "OPTIONS");
 }
+
+TEST_F(SipWsFixture, ATokenNearItsEndIsRefreshedBeforeTheNextRequestAndAFailedRefreshKeepsTheOldOne) {
+  serve([this](int fd, ws::Decoder& d) {
+    sip::Message reg = read(fd, d);
+    if (reg.method != "REGISTER") return;
+    okRegister(fd, reg);
+    for (int i = 0; i < 2; ++i) {
+      sip::Message inv = read(fd, d);
+      if (inv.method != "INVITE") return;
+      send(fd, sip::response(inv, 480, "Temporarily Unavailable", "t", server));
+      read(fd, d);  // ACK
+    }
+    read(fd, d);
+  });
+  ASSERT_TRUE(registerNow());
+  std::vector<std::string> presented;
+  bool refreshWorks = true;
+  // life 0: due at once
+  link->keepAlive([&](const std::string& current, std::string& fresh, double& lifeS, std::string* err) {
+    presented.push_back(current);
+    if (!refreshWorks) {
+      *err = "access token refused: HTTP 401 bad-token";
+      return false;
+    }
+    fresh = "fresh.token.two";
+    lifeS = 0.5;  // due again 0.4 s later (80 %)
+    return true;
+  }, 0);
+  SipWsSignaling first(host, *link, cfg);
+  first.start("v=0\r\n", nowNs());
+  ASSERT_TRUE(runUntil([&] { return received().size() >= 3; }));
+  EXPECT_EQ(link->tokenRefreshes(), 1u) << "the ACK right after the INVITE needed no second refresh";
+  first.release();
+  int64_t due = nowNs() + 500'000'000;
+  runUntil([&] { return nowNs() >= due; });
+  // the next refresh fails: the requests go with the token they have, and the error is kept for the report
+  refreshWorks = false;
+  FakeHost host2;
+  SipWsSignaling second(host2, *link, cfg);
+  second.start("v=0\r\n", nowNs());
+  ASSERT_TRUE(runUntil([&] { return received().size() >= 5; }));
+  second.release();
+  TearDown();
+  auto msgs = received();
+  EXPECT_EQ(msgs[0].header("Authorization"), std::string("Bearer ") + kToken);
+  EXPECT_EQ(msgs[1].header("Authorization"), "Bearer fresh.token.two") << "the INVITE after the refresh";
+  EXPECT_EQ(msgs[2].header("Authorization"), "Bearer fresh.token.two") << "the ACK of its 480";
+  EXPECT_EQ(msgs[3].header("Authorization"), "Bearer fresh.token.two") << "a failed refresh keeps the token";
+  EXPECT_EQ(msgs[4].header("Authorization"), "Bearer fresh.token.two");
+  EXPECT_EQ(presented, (std::vector<std::string>{kToken, "fresh.token.two"}))
+      << "each refresh presents the current token; a failed one is retried after 5 s, not at the ACK right after";
+  EXPECT_EQ(link->tokenRefreshes(), 1u);
+  EXPECT_EQ(link->refreshError(), "access token refused: HTTP 401 bad-token");
+}

@@ -1,6 +1,8 @@
 // wic_token: the gateway's POST /api/v1/wic-tokens reply, as loadgen reads it (docs/security.md "WIC access tokens").
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "wic_token.h"
 
 using namespace lg;
@@ -42,4 +44,17 @@ TEST(WicToken, RefusalsSayWhy) {
   EXPECT_FALSE(wic::parseReply(reply(201, R"({"accessToken":"x","tokenType":"MAC","impu":"sip:a@d","domain":"d"})"), t, &err));
   EXPECT_NE(err.find("expected Bearer"), std::string::npos) << err;
   EXPECT_EQ(wic::requestBody("alice", "p\"w"), R"({"password":"p\"w","user":"alice"})") << "the body is JSON-escaped";
+}
+
+TEST(WicToken, ExpiresAtIsReadAsSecondsFromNow) {
+  double s = 0;
+  ASSERT_TRUE(wic::secondsUntil("2000-01-01T00:00:00Z", s));
+  EXPECT_LT(s, -7e8) << "an instant of 2000 is long past";
+  std::time_t later = std::time(nullptr) + 300;
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::gmtime(&later));
+  ASSERT_TRUE(wic::secondsUntil(std::string(buf) + ".250Z", s));
+  EXPECT_NEAR(s, 300.25, 2.0);
+  EXPECT_FALSE(wic::secondsUntil("2026-11-27 12:00:00", s)) << "not ISO-8601";
+  EXPECT_FALSE(wic::secondsUntil("2026-11-27T12:00:00+01:00", s)) << "the gateway writes UTC (Z) only";
 }
