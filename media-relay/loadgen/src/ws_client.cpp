@@ -136,7 +136,8 @@ void WsClient::processFrames() {
       case ws::Assembler::Result::Partial: break;
       case ws::Assembler::Result::Message:
         ++msgsIn_;
-        if (op == ws::kText && onMessage_) onMessage_(data);
+        // text, or binary (RFC 7118 §5.1: a SIP message may come in either; the gateway sends text only)
+        if ((op == ws::kText || op == ws::kBinary) && onMessage_) onMessage_(data);
         break;
       case ws::Assembler::Result::Control:
         if (op == ws::kPing) {

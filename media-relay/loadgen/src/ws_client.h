@@ -14,7 +14,7 @@ namespace lg {
 
 class WsClient : public EventLoop::Handler {
  public:
-  using MessageFn = std::function<void(const std::string& text)>;
+  using MessageFn = std::function<void(const std::string& text)>;  // a text or binary message
   using ClosedFn = std::function<void(const std::string& why)>;
 
   ~WsClient() override;

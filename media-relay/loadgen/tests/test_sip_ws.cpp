@@ -235,7 +235,9 @@ TEST_F(SipWsFixture, MtCallIsAnsweredWith180And200AndTheCallersByeEndsItNormally
     inv.add("Contact", "<sip:ue2@127.0.0.1:5080>");
     inv.add("Content-Type", "application/sdp");
     inv.body = kOfferSdp;
-    send(fd, inv);
+    // in a binary frame: RFC 7118 §5.1 lets the eP-CSCF send a SIP message in either kind
+    std::string frame = ws::encodeFrame(ws::kBinary, inv.str(), true, nullptr);
+    ::send(fd, frame.data(), frame.size(), 0);
     sip::Message ringing = read(fd, d), ok = read(fd, d);
     if (ok.status != 200) return;
     sip::Message ack;
