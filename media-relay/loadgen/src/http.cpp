@@ -5,6 +5,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <netdb.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -208,6 +209,10 @@ int connectTcp(const std::string& host, int port, int timeoutMs, std::string* er
     close(fd);
     return -1;
   }
+  // No Nagle, as browsers' WebSockets: a SIP response written right after another (180 then 200) would otherwise
+  // wait for the peer's delayed ACK of the first, ~40 ms (measured: every MT call's INVITE -> 200 was 48 ms).
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 
