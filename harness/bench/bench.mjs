@@ -5,7 +5,9 @@
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
 //   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick] [--perf|--no-perf]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
-//   gateway <profile> [--calls N] [--duration S]      the product path (MO and MT) beside --raw, in one run
+//   gateway <profile> [--calls N] [--duration S] [--access gateway|sip-ws|both]
+//                                                     the product path (MO and MT) beside --raw, in one run; with
+//                                                     --access sip-ws (= both) also SIP over WebSocket to the eP-CSCF
 //   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]
 //                                                     N users logged in and registered, refreshes running
 //   sipp [--cps R] [--calls N] [--users U] [--volte] [--hold S]
@@ -28,6 +30,7 @@ import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registra
 import { measureStep, pacing, spreadPacing } from './step.mjs';
 import { fetchTimelines, rtpengineMediaUp, summarizeTimelines, timelineLines } from '../kit/setup-timeline.mjs';
 import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
+import { accessComparison, accessLines } from './access.mjs';
 
 const ROOT = process.env.LAB_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The shared input next to the repo, else the copy kept in media-relay/bench/ (a clone placed elsewhere).
@@ -125,11 +128,17 @@ export function parse(argv) {
   if (first === 'gateway') {
     const profile = needProfile(rest.shift(), 'bench gateway');
     if (profile.browser_leg === 'RTP/AVP' || profile.ims_codec) usage(`bench gateway: profile ${profile.name} is not relayed by the gateway as loadgen plays it (DTLS-SRTP, no transcoding: A-SRTP, SD-SRTP, HD-SRTP)`);
-    take(['--calls', '--duration']);
+    take(['--calls', '--duration', '--access']);
     const calls = int('--calls', opts['--calls'] ?? 10, 1, MAX_CALLS);
     const durationS = int('--duration', opts['--duration'] ?? 20, 1, 600);
-    // the raw run, the gateway MO run and the gateway MT run, one after the other
-    return { mode: 'gateway', name: `gateway-${profile.name}`, profile, calls, durationS, expected_s: 3 * pacing(calls, durationS).expected_s + 35 };
+    // --access sip-ws: the SIP-over-WebSocket legs (a WIC using Gm: loadgen --access sip-ws -> the eP-CSCF) are
+    // measured beside the gateway's, never instead of them: the comparison is the point ("both" says the same)
+    const access = opts['--access'] ?? 'gateway';
+    if (!['gateway', 'sip-ws', 'both'].includes(access)) usage(`--access wants gateway, sip-ws or both, not '${access}'`);
+    const sipWs = access !== 'gateway';
+    // the raw run, the gateway MO and MT runs (and the SIP-over-WebSocket MO and MT runs), one after the other
+    return { mode: 'gateway', name: `gateway-${profile.name}${sipWs ? '-sip-ws' : ''}`, profile, calls, durationS, sipWs,
+      expected_s: (sipWs ? 5 : 3) * pacing(calls, durationS).expected_s + (sipWs ? 50 : 35) };
   }
   if (first === 'setup-rate') {
     take(['--cps-steps', '--calls-per-step']);
@@ -331,6 +340,37 @@ async function legTimeline(gateway, sinceMs, direction, logDir) {
   }
 }
 
+// The SIP-over-WebSocket legs of `bench gateway --access sip-ws`: loadgen --access sip-ws (a WIC using Gm: the
+// gateway's access token, REGISTER and the calls over a WebSocket to the eP-CSCF, which drives rtpengine) as alice,
+// MO to ue1 and MT from ue2, with the same calls, pacing, profile, far ends and capture as the gateway's legs.
+async function sipWsLegs(run, ctx, common, report, reencoded) {
+  const legs = { mo: null, mt: null };
+  await sleep(2000);
+  progress(`sip-ws MO: loadgen --access sip-ws (alice, token from ${ctx.gateway}) -> eP-CSCF (Kamailio websocket, rtpengine) -> ue1 (SIPp, echoes on 6000)`);
+  try {
+    const dir = path.join(ctx.out, 'sip-ws-mo');
+    legs.mo = await measureStep({ ...common, dir, gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', dir), to: 'ue1', access: 'sip-ws' } });
+    reencoded(legs.mo);
+  } catch (e) {
+    report.errors.push(`sip-ws MO: ${e.message}`);
+  }
+  report.sip_ws_mo = legs.mo && legSummary(legs.mo);
+  finish(ctx.out, report);
+  await sleep(2000);
+  progress(`sip-ws MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> eP-CSCF -> loadgen --access sip-ws --answer (alice)`);
+  try {
+    const dir = path.join(ctx.out, 'sip-ws-mt');
+    legs.mt = await measureStep({ ...common, dir, mtCaller: mtCallerFor(ctx, run.calls, dir),
+      gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', dir), answer: true, access: 'sip-ws' } });
+    reencoded(legs.mt);
+    const rtt = readRtt(dir).sort((a, b) => a - b);
+    legs.mt.sip_invite_to_200_ms = { n: rtt.length, p50: pct(rtt, 50), p95: pct(rtt, 95), max: rtt.length ? rtt[rtt.length - 1] : null, basis: 'ue2 INVITE sent -> 200 received (sipp -trace_rtt)' };
+  } catch (e) {
+    report.errors.push(`sip-ws MT: ${e.message}`);
+  }
+  return legs;
+}
+
 // gateway <profile>: the same N calls through --raw (ng only, loadgen's far end echoes) and through the
 // gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, then MT (SIPp
 // ue2 calls alice, loadgen answers as alice; ue2 echoes), in one run.
@@ -386,6 +426,11 @@ async function runGateway(run, ctx) {
     report.errors.push(`gateway MT: ${e.message}`);
   }
   report.gateway_mt = mt && legSummary(mt);
+  let wsMo = null, wsMt = null;
+  if (run.sipWs) {
+    finish(ctx.out, report); // partial: raw, MO and MT through the gateway
+    ({ mo: wsMo, mt: wsMt } = await sipWsLegs(run, ctx, common, report, reencoded));
+  }
   const dirs = ['to_ims', 'to_browser'];
   report.gateway_vs_raw = vsRaw(gw, raw);
   report.gateway_mt_vs_raw = mt && vsRaw(mt, raw);
@@ -393,12 +438,27 @@ async function runGateway(run, ctx) {
   report.criterion = { ...PRODUCT_CRITERION, pass: why.length === 0, why };
   report.errors = [...report.errors, ...raw.errors.map((e) => `raw: ${e}`), ...gw.errors.map((e) => `gateway: ${e}`), ...(mt?.errors ?? []).map((e) => `gateway MT: ${e}`)];
   report.ok = raw.ok && gw.ok && Boolean(mt?.ok);
+  if (run.sipWs) {
+    report.sip_ws_mo = wsMo && legSummary(wsMo);
+    report.sip_ws_mt = wsMt && legSummary(wsMt);
+    report.sip_ws_vs_raw = wsMo && vsRaw(wsMo, raw);
+    report.sip_ws_mt_vs_raw = wsMt && vsRaw(wsMt, raw);
+    report.access_comparison = accessComparison({ MO: [gw, wsMo], MT: [mt, wsMt] });
+    report.errors.push(...(wsMo?.errors ?? []).map((e) => `sip-ws MO: ${e}`), ...(wsMt?.errors ?? []).map((e) => `sip-ws MT: ${e}`));
+    report.ok = report.ok && Boolean(wsMo?.ok) && Boolean(wsMt?.ok);
+  }
   finish(ctx.out, report);
+  const legs = [['raw', raw], ['gateway MO', gw], ['gateway MT', mt], ['sip-ws MO', wsMo], ['sip-ws MT', wsMt]].filter(([, l]) => l);
   console.log(`\n${run.profile.name}, ${run.calls} calls, ${run.durationS} s      p50 ms   p99 ms   max ms   loss %   setup p50/p95 ms`);
-  for (const [label, s] of [['raw', raw], ['gateway MO', gw], ['gateway MT', mt]].filter(([, l]) => l)) {
+  for (const [label, s] of legs) {
     for (const k of dirs) console.log(`  ${label.padEnd(11)}${k.padEnd(12)}${col(s.delay_ms[k]?.p50, 7)}  ${col(s.delay_ms[k]?.p99, 7)}  ${col(s.delay_ms[k]?.max, 7)}  ${col(s.loss_pct[k], 7)}   ${s.setup_ms?.p50 ?? 'n/a'} / ${s.setup_ms?.p95 ?? 'n/a'}`);
   }
   if (mt) console.log(`  MT setup above: \`incoming\` -> DTLS done; before it ue2's INVITE -> 200 p50 ${mt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${mt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${mt.sip_invite_to_200_ms.n})`);
+  if (wsMo || wsMt) {
+    console.log('  sip-ws setup above: MO INVITE sent -> DTLS done, MT INVITE received -> DTLS done'
+      + `${wsMt ? `; ue2's INVITE -> 200 p50 ${wsMt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${wsMt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${wsMt.sip_invite_to_200_ms.n})` : ''}`);
+    for (const line of accessLines(report.access_comparison)) console.log(line);
+  }
   for (const [label, l] of [['MO', gw], ['MT', mt]].filter(([, x]) => x)) {
     const t = l.setup_timeline;
     console.log(`  ${label} set-up timeline, gateway's clock (${t?.complete ?? 0} of ${t?.calls ?? 0} calls complete${t?.error ? `; ${t.error}` : ''}); `
@@ -407,11 +467,15 @@ async function runGateway(run, ctx) {
     const up = t?.rtpengine_media_up;
     if (up && !up.error) console.log(`    rtpengine's log, after the ng answer reply: ICE negotiated p50 ${up.ice.p50} p95 ${up.ice.p95} ms (n ${up.ice.n}), DTLS-SRTP up p50 ${up.dtls.p50} p95 ${up.dtls.p95} ms (n ${up.dtls.n})`);
   }
-  console.log('  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT');
-  for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`);
+  const ws = run.sipWs;
+  console.log(`  CPU per call (% of one core, full-load window):      raw   gateway MO   gateway MT${ws ? '    sip-ws MO    sip-ws MT' : ''}`);
+  for (const n of ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump']) {
+    console.log(`    ${n.padEnd(48)}${col(raw.cpu.per_call?.[n], 7)}  ${col(gw.cpu.per_call?.[n], 11)}  ${col(mt?.cpu.per_call?.[n], 11)}`
+      + (ws ? `  ${col(wsMo?.cpu.per_call?.[n], 11)}  ${col(wsMt?.cpu.per_call?.[n], 11)}` : ''));
+  }
   const wk = (l) => { const w = l?.cpu.rtpengine_wakeups; return w ? `${w.per_s}/s, ${w.packets_in_per_wakeup} pkts and ${w.cpu_us_per_wakeup} µs each` : 'n/a'; };
-  console.log(`  rtpengine wakeups (full load): raw ${wk(raw)}; MO ${wk(gw)}; MT ${wk(mt)}`);
-  console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'} % of one core`);
+  console.log(`  rtpengine wakeups (full load): raw ${wk(raw)}; MO ${wk(gw)}; MT ${wk(mt)}${ws ? `; sip-ws MO ${wk(wsMo)}; sip-ws MT ${wk(wsMt)}` : ''}`);
+  console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'}${ws ? ` / ${wsMo?.cpu.other_pct ?? 'n/a'} / ${wsMt?.cpu.other_pct ?? 'n/a'}` : ''} % of one core`);
   console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw), MO and MT: ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
   return report;
 }

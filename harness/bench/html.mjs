@@ -63,9 +63,27 @@ function mediaLine(m) {
 
 const PROCS = ['rtpengine', 'gateway', 'kamailio', 'sipp', 'sipp_uac', 'loadgen', 'tcpdump'];
 
+// bench gateway --access sip-ws: the SIP-over-WebSocket legs beside the gateway's (harness/bench/access.mjs).
+function accessHtml(r) {
+  const rows = [];
+  for (const dir of ['MO', 'MT']) {
+    const c = r.access_comparison[dir];
+    if (!c) continue;
+    const g = c.gateway ?? {}, w = c.sip_ws ?? {}, q = c.sip_ws_over_gateway ?? {};
+    rows.push([dir, 'loadgen setup p50 ms', g.setup_ms?.p50, w.setup_ms?.p50, q.setup_p50]);
+    if (dir === 'MT') rows.push([dir, "ue2's INVITE -> 200 p50 ms", g.sip_invite_to_200_ms?.p50, w.sip_invite_to_200_ms?.p50, q.sip_invite_to_200_p50]);
+    for (const k of ['to_ims', 'to_browser']) rows.push([dir, `relay delay p50 ms ${k}`, g.delay_ms?.[k]?.p50, w.delay_ms?.[k]?.p50, q.delay_p50?.[k]]);
+    for (const n of PROCS) rows.push([dir, `CPU per call % ${n}`, g.cpu_per_call?.[n], w.cpu_per_call?.[n], n === 'rtpengine' ? q.rtpengine_cpu_per_call : null]);
+    rows.push([dir, 'signalling CPU per call % (gateway + kamailio)', g.signalling_cpu_per_call, w.signalling_cpu_per_call, q.signalling_cpu_per_call]);
+  }
+  return `<h2>Access kinds side by side: gateway (JSON) and SIP over WebSocket (eP-CSCF)</h2>
+${table(['direction', 'figure', 'gateway', 'sip-ws', 'sip-ws / gateway'], rows)}
+<p>${esc(r.access_comparison.basis)}</p>`;
+}
+
 // gateway <profile>: the product path (MO and MT) beside --raw, measured in one run.
 function gatewayBody(r) {
-  const legs = [['raw (ng only)', r.raw], ['gateway MO', r.gateway_mo], ['gateway MT', r.gateway_mt]].filter(([, l]) => l);
+  const legs = [['raw (ng only)', r.raw], ['gateway MO', r.gateway_mo], ['gateway MT', r.gateway_mt], ['sip-ws MO', r.sip_ws_mo], ['sip-ws MT', r.sip_ws_mt]].filter(([, l]) => l);
   const delayRows = [];
   for (const [label, l] of legs) {
     for (const k of ['to_ims', 'to_browser']) {
@@ -89,6 +107,7 @@ ${table(['figure', 'MO / raw', 'MT / raw'], [['rtpengine CPU per call', g.rtpeng
     ['delay p50 to_browser', g.delay_p50?.to_browser, m.delay_p50?.to_browser], ['delay p99 to_ims', g.delay_p99?.to_ims, m.delay_p99?.to_ims],
     ['delay p99 to_browser', g.delay_p99?.to_browser, m.delay_p99?.to_browser], ['setup p50', g.setup_p50, m.setup_p50], ['setup p95', g.setup_p95, m.setup_p95]])}
 <p>MT setup counts from loadgen's receipt of <code>incoming</code> to DTLS done (MO: from sending <code>call</code>)${r.gateway_mt ? `; before it, ue2's INVITE &rarr; 200: p50 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p50)} ms, p95 ${fmt(r.gateway_mt.sip_invite_to_200_ms?.p95)} ms.` : '. MT: not measured (see errors).'}</p>
+${r.access_comparison ? accessHtml(r) : ''}
 ${charts([
   ...legs.map(([label, l], i) => ({ id: `cdf${i}`, title: `Relay delay CDF, ${label}`, x: 'delay ms (log)', y: 'fraction of packets', xlog: true, stepped: true,
     datasets: ['to_ims', 'to_browser'].map((k) => ({ label: k, points: (l.delay_cdf?.[k] ?? []).filter(([ms]) => ms > 0) })) })),

@@ -84,6 +84,7 @@ async function startCapture(file, log, relayPorts = RELAY_PORTS) {
 // A-SRTP-transcode sends real Opus and rtpengine transcodes to `imsCodec` (PCMA or AMR-WB) toward IMS.
 // gateway = {url, usersFile, to} (usersFile: setup-rate.mjs credentialsFile): the calls go through the gateway's browser API instead of ng
 // (MO: the far end is the SIPp UE `to`, which echoes); else raw ng with loadgen's own echoing far end.
+// gateway.access = 'sip-ws': the same calls as a WIC using Gm (loadgen --access sip-ws, docs/loadgen.md).
 // gateway = {url, usersFile, answer: true}: MT, loadgen answers the `calls` calls a SIPp UAC places
 // to `user` (see mtCaller), sends for mediaS, then waits for the caller's BYE (the caller holds 2 s
 // longer: as on MO, the side that ends the call has stopped sending, so no packet meets a deleted call).
@@ -91,7 +92,8 @@ function loadgenArgs({ calls, cps, mediaS, profile, imsCodec, rtpenginePid, json
   const prof = ['--profile', profile.name, '--profiles', profile.file, '--relay-pid', String(rtpenginePid), '--json', json];
   const common = ['--calls', String(calls), '--cps', String(cps), '--duration', String(mediaS), ...prof];
   // the login from a users file (mode 0600): a password on the command line would show in ps
-  const login = gateway ? ['--gateway', gateway.url, '--users', gateway.usersFile] : [];
+  // gateway.access 'sip-ws': SIP over WebSocket to the eP-CSCF, the gateway only issuing the access token
+  const login = gateway ? ['--gateway', gateway.url, '--users', gateway.usersFile, ...(gateway.access === 'sip-ws' ? ['--access', 'sip-ws'] : [])] : [];
   if (gateway?.answer) {
     const ramp = (calls - 1) / cps;
     // gateway.hangupWaitS: how long a call waits for the caller's BYE after its media (loadgen's default 5 s)

@@ -135,8 +135,8 @@ void Call::answerIncoming(const std::string& offer, int64_t now) {
   localPort_ = 0;
   if (!openUdp(env_.cfg.localIp, fd_, localPort_, &err) || !env_.loop.add(fd_, this))
     return fail("socket", err.empty() ? "epoll add failed" : err);
-  if (!sdp::parseRemote(offer, remote_, &err)) return fail("gateway", "incoming SDP: " + err);
-  if (remote_.opusPt < 0 || remote_.opusPt > 127) return fail("gateway", "incoming SDP offers no opus/48000/2");
+  if (!sdp::parseRemote(offer, remote_, &err)) return fail(sig_->setupPhase(), "incoming SDP: " + err);
+  if (remote_.opusPt < 0 || remote_.opusPt > 127) return fail(sig_->setupPhase(), "incoming SDP offers no opus/48000/2");
   pt_ = static_cast<uint8_t>(remote_.opusPt);
   controlling_ = sdp::answererControlsIce(remote_);
   res_.iceControlling = controlling_;
@@ -157,7 +157,7 @@ void Call::answerIncoming(const std::string& offer, int64_t now) {
   sig_->start(answer, now);
   if (phase_ != Phase::Signaling) return;  // the answer could not be sent
   tRemoteSdp_ = now;                       // the ICE phase counts from the answer
-  connectTo(offer, now, "gateway");
+  connectTo(offer, now, sig_->setupPhase());
 }
 
 // rtpengine's browser-leg SDP, from the ng answer or the gateway's `answered` (or early `progress`).

@@ -53,6 +53,10 @@ struct Config {
   std::string gwUrl, gwUser, gwTo;  // gwUser: the first (or only) user
   std::vector<std::pair<std::string, std::string>> gwUsers;  // (user, password): --user/--password or --users FILE
   double hangupWaitS = 5;           // gateway mode: hangup -> `ended` bound per call
+  // --access sip-ws: the gateway is only the WAF (access tokens); calls are SIP over a WebSocket to the eP-CSCF
+  // (RFC 7118), at pcscfWs when given, else at the URL the token reply names (docs/loadgen.md "SIP over WebSocket").
+  bool sipWs = false;
+  std::string pcscfWs;
   // --answer: answer the calls `incoming` brings (MT) as gwUser; calls = 0 unless --to originates too.
   bool answer = false;
   int expectCalls = 0;              // >0: the run ends once this many incoming calls have ended

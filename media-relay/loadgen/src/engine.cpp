@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include "gateway_signaling.h"
 #include "ng_signaling.h"
 
 namespace lg {
@@ -13,7 +12,7 @@ constexpr int64_t kDeleteGraceNs = 4'000'000'000LL;  // > ng retransmission budg
 }  // namespace
 
 Engine::Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-               const std::atomic<bool>& stop, std::vector<GatewayLink*> gws)
+               const std::atomic<bool>& stop, std::vector<AccessLink*> gws)
     : cfg_(cfg), dtls_(dtls), counters_(counters), id_(id), t0_(t0), stop_(stop), gws_(std::move(gws)),
       rng_(std::random_device{}() ^ (static_cast<uint64_t>(id) << 32) ^ static_cast<uint64_t>(t0)) {
   for (int i = id; i < cfg.calls; i += cfg.threads) indices_.push_back(i);
@@ -34,12 +33,10 @@ bool Engine::run(std::string& err) {
   if (gateway)
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
       // Originated call i belongs to this engine (i mod threads == id); its calls take the engine's users in turn.
-      GatewayLink& link = call.mt && incomingLink_ ? *incomingLink_
-                                                   : *gws_[static_cast<size_t>(call.index / cfg_.threads) % gws_.size()];
+      AccessLink& link = call.mt && incomingLink_ ? *incomingLink_
+                                                  : *gws_[static_cast<size_t>(call.index / cfg_.threads) % gws_.size()];
       host.res().user = link.user();
-      auto sig = std::make_unique<GatewaySignaling>(host, link, cfg_);
-      if (call.mt && incoming_) sig->adoptIncoming(incoming_->callId, incoming_->from, incoming_->preconditions, incomingAt_);
-      return sig;
+      return link.makeSignaling(host, cfg_, call.mt ? incoming_ : nullptr, incomingAt_);
     };
   else
     makeSignaling = [this](SignalingHost& host, const CallResult& call) -> std::unique_ptr<CallSignaling> {
@@ -51,8 +48,8 @@ bool Engine::run(std::string& err) {
   // Timer key = position in calls_ (MO calls first, MT calls appended as they arrive).
   for (int idx : indices_) calls_.push_back(std::make_unique<Call>(*env_, idx, false, static_cast<int64_t>(calls_.size())));
   moCalls_ = calls_.size();
-  for (GatewayLink* l : gws_) {
-    if (cfg_.answer) l->onIncoming([this, l](const gw::Event& e, int64_t now) { acceptIncoming(*l, e, now); });
+  for (AccessLink* l : gws_) {
+    if (cfg_.answer) l->onIncoming([this, l](const IncomingCall& e, int64_t now) { acceptIncoming(*l, e, now); });
     // Attached last: frames that came with the WebSocket handshake (an early `incoming`) are handled here.
     l->attach(loop_);
   }
@@ -103,7 +100,7 @@ void Engine::startDueCalls(int64_t now) {
   }
 }
 
-void Engine::acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now) {
+void Engine::acceptIncoming(AccessLink& link, const IncomingCall& e, int64_t now) {
   // Engines share the count: take the next number only while it is below --expect-calls.
   uint64_t n = counters_.incoming.load();
   bool take = false;
@@ -114,7 +111,7 @@ void Engine::acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now) 
     }
   if (!take) {
     counters_.rejected++;
-    link.sendHangup(e.callId);  // `hangup` while ringing = 603 Decline
+    link.refuseIncoming(e);  // gateway: `hangup` while ringing = 603 Decline; SIP: 486
     return;
   }
   // Run-wide number (report order, call-id): after the originated calls, in order of arrival.

@@ -12,7 +12,7 @@
 #include "config.h"
 #include "dtls.h"
 #include "event_loop.h"
-#include "gateway_link.h"
+#include "access_link.h"
 #include "ng_client.h"
 
 namespace lg {
@@ -23,7 +23,7 @@ class Engine {
   // to engines in turn). Originated call i goes through this engine's user (i / threads) mod |gws|;
   // an incoming call is answered on the link it came in on.
   Engine(const Config& cfg, const DtlsContext& dtls, Counters& counters, int id, int64_t t0,
-         const std::atomic<bool>& stop, std::vector<GatewayLink*> gws = {});
+         const std::atomic<bool>& stop, std::vector<AccessLink*> gws = {});
   // Runs until every call ended (or the overall timeout / stop flag plus a grace period for deletes).
   // Returns false with err when the engine could not start at all.
   bool run(std::string& err);
@@ -36,7 +36,7 @@ class Engine {
   void onTimer(uint64_t key, int64_t when);
   void startDueCalls(int64_t now);
   void stopAll(const std::string& why);
-  void acceptIncoming(GatewayLink& link, const gw::Event& e, int64_t now);  // --answer: a new MT call
+  void acceptIncoming(AccessLink& link, const IncomingCall& e, int64_t now);  // --answer: a new MT call
 
   const Config& cfg_;
   const DtlsContext& dtls_;
@@ -46,8 +46,8 @@ class Engine {
   const std::atomic<bool>& stop_;
   EventLoop loop_;
   std::unique_ptr<NgClient> ng_;
-  std::vector<GatewayLink*> gws_;
-  GatewayLink* incomingLink_ = nullptr;      // the link of the MT call being constructed
+  std::vector<AccessLink*> gws_;
+  AccessLink* incomingLink_ = nullptr;       // the link of the MT call being constructed
   std::mt19937_64 rng_;
   std::vector<float> rttUs_;
   std::unique_ptr<Env> env_;
@@ -55,7 +55,7 @@ class Engine {
   std::vector<std::unique_ptr<Call>> calls_; // parallel to indices_
   size_t moCalls_ = 0;                       // calls_[0, moCalls_) are originated; MT calls follow
   size_t nextToStart_ = 0;
-  const gw::Event* incoming_ = nullptr;      // set while an MT call is constructed (its signalling)
+  const IncomingCall* incoming_ = nullptr;   // set while an MT call is constructed (its signalling)
   int64_t incomingAt_ = 0;                   // when that `incoming` arrived
   bool stopping_ = false;
   bool timedOut_ = false;

@@ -8,6 +8,13 @@ void GatewayLink::attach(EventLoop& loop) {
   ws_.attach(loop, [this](const std::string& t) { onMessage(t); }, [this](const std::string& why) { onClosed(why); });
 }
 
+std::unique_ptr<CallSignaling> GatewayLink::makeSignaling(SignalingHost& host, const Config& cfg, const IncomingCall* mt,
+                                                        int64_t tIncoming) {
+  auto sig = std::make_unique<GatewaySignaling>(host, *this, cfg);
+  if (mt) sig->adoptIncoming(mt->callId, mt->from, mt->preconditions, tIncoming);
+  return sig;
+}
+
 bool GatewayLink::sendCall(GatewaySignaling* c, const std::string& sdp) {
   if (closed_ || !ws_.sendText(gw::callMessage(to_, sdp))) return false;
   awaitingCalling_.push_back(c);
@@ -68,7 +75,7 @@ void GatewayLink::onMessage(const std::string& text) {
     return;
   }
   if (e.type == "incoming") {
-    if (incoming_ && !e.callId.empty()) incoming_(e, now);
+    if (incoming_ && !e.callId.empty()) incoming_(IncomingCall{e.callId, e.from, e.sdp, e.preconditions}, now);
     else ++unmatched_;
     return;
   }

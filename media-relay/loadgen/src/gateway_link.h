@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "access_link.h"
 #include "event_loop.h"
 #include "gateway_msg.h"
 #include "ws_client.h"
@@ -18,11 +19,11 @@ namespace lg {
 
 class GatewaySignaling;
 
-class GatewayLink {
+class GatewayLink : public AccessLink {
  public:
   GatewayLink(WsClient& ws, std::string to, std::string user = "") : ws_(ws), to_(std::move(to)), user_(std::move(user)) {}
-  const std::string& user() const { return user_; }
-  void attach(EventLoop& loop);
+  const std::string& user() const override { return user_; }
+  void attach(EventLoop& loop) override;
   bool sendCall(GatewaySignaling* c, const std::string& sdp);  // false: the websocket is gone
   bool sendHangup(const std::string& callId);
   // `media-report {callId, packetsReceived}`: the answer to the gateway's `media-check`.
@@ -33,18 +34,21 @@ class GatewayLink {
   // MT: route this callId's events to c (its `incoming` named it).
   void adopt(const std::string& callId, GatewaySignaling* c) { byId_[callId] = c; }
   // `incoming` handler; without one incoming calls are left ringing (an MO-only run).
-  void onIncoming(std::function<void(const gw::Event&, int64_t now)> fn) { incoming_ = std::move(fn); }
+  void onIncoming(std::function<void(const IncomingCall&, int64_t now)> fn) override { incoming_ = std::move(fn); }
+  void refuseIncoming(const IncomingCall& call) override { sendHangup(call.callId); }  // `hangup` while ringing = 603
+  std::unique_ptr<CallSignaling> makeSignaling(SignalingHost& host, const Config& cfg, const IncomingCall* mt,
+                                               int64_t tIncoming) override;
   void forget(GatewaySignaling* c);  // the call is done: drop routes to it
-  bool closed() const { return closed_; }
-  const std::string& closeReason() const { return closeReason_; }
-  uint64_t unmatched() const { return unmatched_; }  // events for no known call
-  uint64_t badMessages() const { return bad_; }
+  bool closed() const override { return closed_; }
+  const std::string& closeReason() const override { return closeReason_; }
+  uint64_t unmatched() const override { return unmatched_; }  // events for no known call
+  uint64_t badMessages() const override { return bad_; }
 
  private:
   void onMessage(const std::string& text);
   void onClosed(const std::string& why);
 
-  std::function<void(const gw::Event&, int64_t)> incoming_;
+  std::function<void(const IncomingCall&, int64_t)> incoming_;
   WsClient& ws_;
   std::string to_, user_;
   std::deque<GatewaySignaling*> awaitingCalling_;

@@ -5,6 +5,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <netdb.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -208,6 +209,10 @@ int connectTcp(const std::string& host, int port, int timeoutMs, std::string* er
     close(fd);
     return -1;
   }
+  // No Nagle, as browsers' WebSockets: a SIP response written right after another (180 then 200) would otherwise
+  // wait for the peer's delayed ACK of the first, ~40 ms (measured: every MT call's INVITE -> 200 was 48 ms).
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 
@@ -257,11 +262,11 @@ bool exchange(Stream& conn, const std::string& req, bool headOnly, int timeoutMs
 }
 
 bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
-             Response& out, int timeoutMs, std::string* err) {
+             Response& out, int timeoutMs, std::string* err, const std::string& extraHeaders) {
   int64_t deadline = nowNs() + static_cast<int64_t>(timeoutMs) * 1'000'000;
   Stream conn;
   if (!conn.open(base, timeoutMs, err)) return false;
-  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n");
+  std::string req = buildRequest(method, base, path, body, "Connection: close\r\n" + extraHeaders);
   std::string rest, why;
   int left = static_cast<int>(std::max<int64_t>(1, (deadline - nowNs()) / 1'000'000));  // connect + exchange share it
   bool ok = exchange(conn, req, false, left, out, rest, &why);

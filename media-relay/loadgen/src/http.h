@@ -84,8 +84,8 @@ bool exchange(Stream& conn, const std::string& req, bool headOnly, int timeoutMs
               std::string* err);
 
 // One request on its own connection (Connection: close). false + err on I/O or parse failure;
-// any status counts as success here (the caller judges it).
+// any status counts as success here (the caller judges it). extraHeaders: more "Name: value\r\n" lines.
 bool request(const Url& base, const std::string& method, const std::string& path, const std::string& body,
-             Response& out, int timeoutMs, std::string* err);
+             Response& out, int timeoutMs, std::string* err, const std::string& extraHeaders = "");
 
 }  // namespace lg::http

@@ -26,7 +26,9 @@
 #include "opus_frames.h"
 #include "profile.h"
 #include "report.h"
+#include "sip_ws_link.h"
 #include "srtp_session.h"
+#include "wic_token.h"
 #include "ws_client.h"
 
 #ifndef LOADGEN_DEFAULT_PROFILES
@@ -41,6 +43,7 @@ const char* kUsage =
     "usage: loadgen [--raw] [options]\n"
     "       loadgen --gateway URL --user U --password P --to TARGET [options]\n"
     "       loadgen --gateway URL --user U --password P --answer (--expect-calls N | --timeout S) [options]\n"
+    "       loadgen --gateway URL --access sip-ws [--pcscf-ws URL] --user U --password P (--to T | --answer ...)\n"
     "  --raw                 set calls up straight through rtpengine's ng protocol (default)\n"
     "  --gateway URL         through the gateway's browser API instead (e.g. http://" LAB_LOOPBACK ":" LAB_GW_PORT "):\n"
     "                        login, one WebSocket, `call`/`answered`/`hangup`; the IMS UE is the far end;\n"
@@ -52,7 +55,11 @@ const char* kUsage =
     "  --users FILE          gateway mode: log in every `user:password` line of FILE instead (one WebSocket\n"
     "                        each; originated call i goes through user i mod U; --answer answers for all)\n"
     "  --to TARGET           callee for every call: user name (ue1), user@host or sip: URI\n"
-    "  --hangup-wait S       gateway mode: wait this long for `ended` after a hangup (default 5)\n"
+    "  --hangup-wait S       gateway mode: wait this long for `ended` (sip-ws: the BYE's 200) after a hangup (default 5)\n"
+    "  --access KIND         gateway (default): the gateway's browser API; sip-ws: SIP over WebSocket (RFC 7118) to\n"
+    "                        the eP-CSCF, the gateway only issuing the access token (POST /api/v1/wic-tokens) that\n"
+    "                        goes as `Authorization: Bearer` in every request (REGISTER, INVITE, ACK, BYE, ...)\n"
+    "  --pcscf-ws URL        --access sip-ws: the eP-CSCF's ws:// or wss:// URL (default: the token reply's wsUrl)\n"
     "  --answer              gateway mode: answer the calls to --user (`incoming` -> `answer`, ICE + DTLS-SRTP,\n"
     "                        SRTP at the profile's rate; the caller echoes); each lasts until the caller hangs\n"
     "                        up or --duration; with --to the run also originates --calls\n"
@@ -177,6 +184,12 @@ int main(int argc, char** argv) {
     } else if (a == "--gateway") {
       cfg.gateway = true;
       cfg.gwUrl = next();
+    } else if (a == "--access") {
+      std::string kind = next();
+      if (kind == "sip-ws") cfg.sipWs = true;
+      else if (kind != "gateway") usageError("--access: expected gateway or sip-ws, got '" + kind + "'");
+    } else if (a == "--pcscf-ws") {
+      cfg.pcscfWs = next();
     } else if (a == "--ca") {
       tlsOptions.caFile = next();
       tlsAsked = true;
@@ -258,6 +271,8 @@ int main(int argc, char** argv) {
   if (!tlsOptions.caFile.empty() && tlsOptions.insecure) usageError("--ca and --insecure exclude each other");
   if ((cfg.answer || cfg.expectCalls) && !cfg.gateway) usageError("--answer and --expect-calls need --gateway (raw mode has no incoming calls)");
   if (cfg.expectCalls && !cfg.answer) usageError("--expect-calls needs --answer");
+  if (cfg.sipWs && !cfg.gateway) usageError("--access sip-ws needs --gateway URL: the gateway issues the access tokens");
+  if (!cfg.pcscfWs.empty() && !cfg.sipWs) usageError("--pcscf-ws needs --access sip-ws");
   lg::http::Url gwBase;
   if (cfg.gateway) {
     if (rawAsked) usageError("--raw and --gateway exclude each other");
@@ -341,17 +356,82 @@ int main(int argc, char** argv) {
   if (!dtls || !lg::srtpGlobalInit(&err)) usageError(err);
 
   // Gateway mode: log every user in (the gateway REGISTERs each with IMS), then open its WebSocket.
+  // --access sip-ws: get each user's access token from the gateway (the WAF), open a WebSocket (subprotocol `sip`)
+  // to the eP-CSCF and REGISTER with the token (TS 24.371 §6 web authentication).
   std::vector<std::string> tokens;
   std::vector<std::unique_ptr<lg::WsClient>> sockets;
   std::vector<std::unique_ptr<lg::GatewayLink>> gwLinks;
-  auto logoutAll = [&] { for (const auto& t : tokens) logout(gwBase, t); };
+  std::vector<std::unique_ptr<lg::SipWsLink>> sipLinks;
+  std::vector<lg::AccessLink*> links;
+  std::string pcscfShown;
+  auto logoutAll = [&] {
+    if (!cfg.sipWs) {
+      for (const auto& t : tokens) logout(gwBase, t);
+      return;
+    }
+    lg::EventLoop loop;
+    for (auto& l : sipLinks)
+      if (l->registered()) l->registerOn(loop, 0, 3000, nullptr);
+  };
   for (const auto& [user, pass] : cfg.gwUsers) {
+    std::string who = cfg.gwUsers.size() > 1 ? " (user " + user + ")" : "";
+    if (cfg.sipWs) {
+      lg::wic::Token tok;
+      if (!lg::wic::fetch(gwBase, user, &pass, "", tok, 15000, &err)) {
+        logoutAll();
+        usageError("gateway " + cfg.gwUrl + who + ": " + err);
+      }
+      std::string wsText = cfg.pcscfWs.empty() ? tok.wsUrl : cfg.pcscfWs;
+      if (wsText.empty()) usageError("gateway " + cfg.gwUrl + " names no eP-CSCF (lab.wic.ws-url): give --pcscf-ws URL");
+      lg::http::Url wsUrl;
+      if (!lg::http::parseUrl(wsText, wsUrl, &err) || (wsUrl.scheme != "ws" && wsUrl.scheme != "wss"))
+        usageError("eP-CSCF URL '" + wsText + "': expected ws://host:port or wss://host:port");
+      if (wsUrl.tls() && !gwBase.tls()) {  // the TLS context is set up for https:// gateways only
+        signal(SIGPIPE, SIG_IGN);
+        if (!lg::http::configureTls(tlsOptions, &err)) usageError(err);
+      }
+      pcscfShown = wsText;
+      sockets.push_back(std::make_unique<lg::WsClient>());
+      // RFC 7118 §4.1: the client offers the subprotocol "sip" and the server must select it
+      if (!sockets.back()->connect(wsUrl, 5000, &err, {"sip"})) {
+        logoutAll();
+        usageError("eP-CSCF " + wsText + who + ": " + err);
+      }
+      if (sockets.back()->protocol() != "sip") {
+        logoutAll();
+        usageError("eP-CSCF " + wsText + who + ": the WebSocket handshake selected subprotocol '" + sockets.back()->protocol() + "', not 'sip' (RFC 7118)");
+      }
+      sipLinks.push_back(std::make_unique<lg::SipWsLink>(*sockets.back(), user, tok.impu, tok.domain, cfg.gwTo,
+                                                         tok.accessToken, wsUrl.tls()));
+      lg::EventLoop regLoop;
+      if (!sipLinks.back()->registerOn(regLoop, 600, 10000, &err)) {
+        logoutAll();
+        usageError("eP-CSCF " + wsText + who + ": " + err);
+      }
+      // a fresh token at 80 % of each one's life, from the current one (as the page does)
+      double life = 0;
+      if (lg::wic::secondsUntil(tok.expiresAt, life) && life > 0)
+        sipLinks.back()->keepAlive(
+            [&gwBase, user = user](const std::string& current, std::string& fresh, double& lifeS, std::string* e) {
+              lg::wic::Token t;
+              if (!lg::wic::fetch(gwBase, user, nullptr, current, t, 5000, e)) return false;
+              fresh = t.accessToken;
+              if (!lg::wic::secondsUntil(t.expiresAt, lifeS) || lifeS <= 0) lifeS = 60;
+              return true;
+            },
+            life);
+      links.push_back(sipLinks.back().get());
+      if (!cfg.quiet && cfg.gwUsers.size() == 1)
+        std::cerr << "loadgen: registered " << tok.impu << " with the gateway's access token over " << wsText
+                  << " (subprotocol sip)" << (cfg.answer ? ", answering incoming calls" : "") << "\n";
+      continue;
+    }
     lg::http::Response resp;
     std::string wsUrlText, token;
     if (!lg::http::request(gwBase, "POST", gwBase.path + "/api/v1/sessions", lg::gw::loginBody(user, pass), resp, 15000, &err) ||
         !lg::gw::parseLogin(resp, token, wsUrlText, &err)) {
       logoutAll();
-      usageError("gateway " + cfg.gwUrl + (cfg.gwUsers.size() > 1 ? " (user " + user + ")" : "") + ": " + err);
+      usageError("gateway " + cfg.gwUrl + who + ": " + err);
     }
     tokens.push_back(token);
     lg::http::Url wsUrl;
@@ -365,16 +445,15 @@ int main(int argc, char** argv) {
       usageError(err);
     }
     gwLinks.push_back(std::make_unique<lg::GatewayLink>(*sockets.back(), cfg.gwTo, user));
+    links.push_back(gwLinks.back().get());
     if (!cfg.quiet && cfg.gwUsers.size() == 1)
       std::cerr << "loadgen: logged in as " << user << ", websocket " << (wsUrl.tls() ? "(TLS) " : "") << wsUrl.host << ":" << wsUrl.port << " open"
                 << (cfg.answer ? ", answering incoming calls" : "") << "\n";
   }
   if (!cfg.quiet && cfg.gwUsers.size() > 1)
-    std::cerr << "loadgen: logged in as " << cfg.gwUsers.size() << " users (" << cfg.gwUsers.front().first << " ... "
+    std::cerr << "loadgen: " << (cfg.sipWs ? "registered " : "logged in as ") << cfg.gwUsers.size() << " users (" << cfg.gwUsers.front().first << " ... "
               << cfg.gwUsers.back().first << "), " << sockets.size() << " websockets open"
               << (cfg.answer ? ", answering incoming calls" : "") << "\n";
-  std::vector<lg::GatewayLink*> links;
-  for (auto& l : gwLinks) links.push_back(l.get());
 
   // Signals go to this thread only (sigtimedwait below); engines poll the stop flag.
   sigset_t sigs;
@@ -396,7 +475,7 @@ int main(int argc, char** argv) {
   std::atomic<int> running{cfg.threads};
   std::vector<std::thread> threads;
   for (int t = 0; t < cfg.threads; ++t) {
-    std::vector<lg::GatewayLink*> mine;  // users dealt to engines in turn: user u to engine u mod T
+    std::vector<lg::AccessLink*> mine;  // users dealt to engines in turn: user u to engine u mod T
     for (size_t u = static_cast<size_t>(t); u < links.size(); u += static_cast<size_t>(cfg.threads)) mine.push_back(links[u]);
     engines.push_back(std::make_unique<lg::Engine>(cfg, *dtls, counters, t, t0, stop, mine));
   }
@@ -458,18 +537,32 @@ int main(int argc, char** argv) {
     lastT = now;
   }
   for (auto& th : threads) th.join();
-  if (cfg.gateway) {  // every call has been hung up (or given up on): end the session
+  if (cfg.gateway) {  // every call has been hung up (or given up on): end the session (sip-ws: de-REGISTER)
     run.gwLogout = "ok";
-    for (size_t u = 0; u < gwLinks.size(); ++u) {
+    run.pcscfWs = pcscfShown;
+    for (size_t u = 0; u < links.size(); ++u) {
+      lg::AccessLink& link = *links[u];
+      std::string prefix = links.size() > 1 ? link.user() + ": " : "";
       run.gwWsIn += sockets[u]->messagesIn();
       run.gwWsOut += sockets[u]->messagesOut();
       run.gwPings += sockets[u]->pingsAnswered();
-      run.gwUnmatched += gwLinks[u]->unmatched();
-      run.gwBad += gwLinks[u]->badMessages();
-      if (gwLinks[u]->closed() && run.gwClosed.empty())
-        run.gwClosed = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + gwLinks[u]->closeReason();
-      std::string lo = logout(gwBase, tokens[u]);
-      if (lo != "ok" && run.gwLogout == "ok") run.gwLogout = (gwLinks.size() > 1 ? gwLinks[u]->user() + ": " : "") + lo;
+      run.gwUnmatched += link.unmatched();
+      run.gwBad += link.badMessages();
+      if (link.closed() && run.gwClosed.empty()) run.gwClosed = prefix + link.closeReason();
+      std::string lo;
+      if (cfg.sipWs) {
+        lg::SipWsLink& sl = *sipLinks[u];
+        sl.detach();  // from its engine's loop (that thread has ended)
+        lg::EventLoop loop;
+        lo = sl.registerOn(loop, 0, 3000, &err) ? "ok" : err;
+        run.sipRequestsOut += sl.requestsOut();
+        run.sipMessagesIn += sl.messagesIn();
+        run.sipTokenRefreshes += sl.tokenRefreshes();
+        if (!sl.refreshError().empty() && run.sipRefreshError.empty()) run.sipRefreshError = prefix + sl.refreshError();
+      } else {
+        lo = logout(gwBase, tokens[u]);
+      }
+      if (lo != "ok" && run.gwLogout == "ok") run.gwLogout = prefix + lo;
     }
     run.incoming = counters.incoming;
     run.rejected = counters.rejected;

@@ -129,7 +129,9 @@ std::string reportJson(const RunInfo& run) {
 
   nlohmann::json j;
   j["tool"] = "loadgen";
-  j["mode"] = cfg.gateway ? "gateway" : "raw";
+  j["mode"] = cfg.sipWs ? "sip-ws" : cfg.gateway ? "gateway" : "raw";
+  // Names of the signalling steps: the gateway's JSON messages, or SIP over WebSocket's responses (docs/loadgen.md)
+  auto key = [&](const char* ws, const char* sip) { return std::string(cfg.sipWs ? sip : ws); };
   j["profile"] = {{"name", cfg.profile.name}, {"pps", cfg.profile.pps}, {"payload_bytes", cfg.profile.payloadBytes}};
   j["config"] = {{"calls", cfg.calls}, {"cps", cfg.cps}, {"duration_s", cfg.durationS},
                  {"threads", cfg.threads}, {"ng", cfg.ngText}, {"far_port_base", cfg.farPortBase},
@@ -140,6 +142,8 @@ std::string reportJson(const RunInfo& run) {
                    {"answer", cfg.answer}, {"expect_calls", cfg.expectCalls}};
     auto& users = j["config"]["users"] = nlohmann::json::array();
     for (const auto& u : cfg.gwUsers) users.push_back(u.first);
+    j["config"]["access"] = cfg.sipWs ? "sip-ws" : "gateway";
+    if (cfg.sipWs) j["config"]["pcscf_ws"] = run.pcscfWs;
   } else if (cfg.far == FarMode::External) {
     j["config"]["far_addr"] = cfg.farHost + ":" + std::to_string(cfg.farPort);
   }
@@ -171,10 +175,12 @@ std::string reportJson(const RunInfo& run) {
                     {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}};
   if (cfg.gateway) {
     // ws_*: from sending `call` to that message; ice: answer SDP -> ICE success; hangup: hangup -> `ended`.
-    j["phases_ms"] = {{"ws_calling", dist(t.wsCalling)}, {"ws_ringing", dist(t.wsRinging)},
-                      {"ws_answered", dist(t.wsAnswered)}, {"ws_early_sdp", dist(t.wsEarly)},
+    // sip-ws: sip_trying/ringing/answered/early_sdp from sending the INVITE to the 100/180/200/183 with SDP;
+    // hangup_to_ended: BYE -> its 200; sip_answer_sent: MT INVITE received -> our 200 sent.
+    j["phases_ms"] = {{key("ws_calling", "sip_trying"), dist(t.wsCalling)}, {key("ws_ringing", "sip_ringing"), dist(t.wsRinging)},
+                      {key("ws_answered", "sip_answered"), dist(t.wsAnswered)}, {key("ws_early_sdp", "sip_early_sdp"), dist(t.wsEarly)},
                       {"ice", dist(t.ice_ms)}, {"dtls", dist(t.dtls_ms)}, {"hangup_to_ended", dist(t.hangup)},
-                      {"ws_answer_sent", dist(t.wsAnswerSent)}};
+                      {key("ws_answer_sent", "sip_answer_sent"), dist(t.wsAnswerSent)}};
     for (const char* k : {"deleted", "far_rx", "far_tx", "far_voiced", "ng_retransmits"}) j["totals"].erase(k);
     j["totals"]["hung_up"] = t.deleted;  // calls whose end the gateway confirmed with `ended`
     j["totals"]["ended_early"] = t.endedEarly;
@@ -189,6 +195,10 @@ std::string reportJson(const RunInfo& run) {
                     {"unmatched_events", run.gwUnmatched}, {"bad_messages", run.gwBad},
                     {"ws_closed", run.gwClosed.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.gwClosed)},
                     {"logout", run.gwLogout}};
+    if (cfg.sipWs)  // every request went out with the access token (RFC 8898); logout = the de-REGISTER
+      j["sip"] = {{"requests_out", run.sipRequestsOut}, {"requests_with_bearer", run.sipRequestsOut},
+                  {"messages_in", run.sipMessagesIn}, {"pcscf_ws", run.pcscfWs}, {"token_refreshes", run.sipTokenRefreshes},
+                  {"refresh_error", run.sipRefreshError.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.sipRefreshError)}};
   }
   j["rtt_ms"] = dist(rttMs);
   double genCpuS = run.genCpu.userS + run.genCpu.sysS;
@@ -220,11 +230,11 @@ std::string reportJson(const RunInfo& run) {
     if (cfg.gateway) {
       auto& g = calls.back();
       for (const char* k : {"ng_offer_ms", "ng_answer_ms", "far_rx", "far_tx", "far_first_skipped", "relay_ims_port", "deleted"}) g.erase(k);
-      g["gateway_call_id"] = c.gwCallId;
-      g["ws_calling_ms"] = ms(c.wsCallingMs);
-      g["ws_ringing_ms"] = ms(c.wsRingingMs);
-      g["ws_answered_ms"] = ms(c.wsAnsweredMs);
-      g["ws_early_sdp_ms"] = ms(c.wsEarlySdpMs);
+      g[key("gateway_call_id", "sip_call_id")] = c.gwCallId;
+      g[key("ws_calling_ms", "sip_trying_ms")] = ms(c.wsCallingMs);
+      g[key("ws_ringing_ms", "sip_ringing_ms")] = ms(c.wsRingingMs);
+      g[key("ws_answered_ms", "sip_answered_ms")] = ms(c.wsAnsweredMs);
+      g[key("ws_early_sdp_ms", "sip_early_sdp_ms")] = ms(c.wsEarlySdpMs);
       g["early_answer"] = c.earlyAnswer;
       g["hung_up"] = c.deleted;
       g["hangup_to_ended_ms"] = ms(c.hangupMs);
@@ -237,7 +247,7 @@ std::string reportJson(const RunInfo& run) {
       if (c.mt) {
         g["from"] = c.from;
         g["preconditions"] = c.preconditions;
-        g["ws_answer_sent_ms"] = ms(c.wsAnswerSentMs);  // `incoming` -> `answer`; setup_ms counts from `incoming`
+        g[key("ws_answer_sent_ms", "sip_answer_sent_ms")] = ms(c.wsAnswerSentMs);  // `incoming` -> `answer`; setup_ms counts from `incoming`
       }
     }
   }
@@ -264,12 +274,12 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
   std::string what = cfg.gwTo.empty() ? std::string("answering") : "-> " + cfg.gwTo;
   if (!cfg.gwTo.empty() && cfg.answer) what += ", answering";
   std::snprintf(buf, sizeof buf,
-                "loadgen: gateway %s as %s %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %s%.1f s media%s%s\n"
-                "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (ended seen) %d, ended early %d\n",
-                cfg.gwUrl.c_str(), who.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
+                "loadgen: %s %s as %s %s, profile %s (%d pps x %d B), %d calls at %.1f cps, %s%.1f s media%s%s\n"
+                "  setup ok %d, failed %d, ICE ok %d, DTLS ok %d, hung up (%s) %d, ended early %d\n",
+                cfg.sipWs ? "SIP over WebSocket to" : "gateway", cfg.sipWs ? run.pcscfWs.c_str() : cfg.gwUrl.c_str(), who.c_str(), what.c_str(), cfg.profile.name.c_str(), cfg.profile.pps,
                 cfg.profile.payloadBytes, cfg.calls + t.mt, cfg.cps, cfg.answer ? "up to " : "", cfg.durationS,
                 run.interrupted ? " [interrupted]" : "", run.timedOut ? " [overall timeout]" : "", t.ok, t.failed, t.ice,
-                t.dtls, t.deleted, t.endedEarly);
+                t.dtls, cfg.sipWs ? "BYE done" : "ended seen", t.deleted, t.endedEarly);
   out += buf;
   if (cfg.answer) {
     std::snprintf(buf, sizeof buf,
@@ -279,8 +289,10 @@ std::string summaryGateway(const RunInfo& run, const Totals& t) {
     out += buf;
   }
   std::snprintf(buf, sizeof buf,
-                "  setup ms (call/incoming -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
-                "  phases p50: call->calling %s, call->answered %s, ICE %.1f, DTLS %.1f; hangup->ended %s ms\n",
+                cfg.sipWs ? "  setup ms (INVITE sent/received -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
+                            "  phases p50: INVITE->100 %s, INVITE->200 %s, ICE %.1f, DTLS %.1f; BYE->200 %s ms\n"
+                          : "  setup ms (call/incoming -> DTLS done) p50 %.1f p95 %.1f p99 %.1f max %.1f\n"
+                            "  phases p50: call->calling %s, call->answered %s, ICE %.1f, DTLS %.1f; hangup->ended %s ms\n",
                 percentile(t.setup, 50), percentile(t.setup, 95), percentile(t.setup, 99),
                 t.setup.empty() ? -1.0 : *std::max_element(t.setup.begin(), t.setup.end()),
                 p50Text(t.wsCalling).c_str(), p50Text(t.wsAnswered).c_str(), percentile(t.ice_ms, 50),

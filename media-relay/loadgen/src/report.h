@@ -32,6 +32,10 @@ struct RunInfo {
   std::string gwClosed;   // why the WebSocket closed during the run ("" = it stayed open)
   std::string gwLogout;   // "ok" | "HTTP <status>" | "failed: ..."
   uint64_t incoming = 0, rejected = 0;  // --answer: incoming calls answered / refused
+  // --access sip-ws: SIP requests sent (each with the Bearer token), SIP messages received, the eP-CSCF's URL
+  uint64_t sipRequestsOut = 0, sipMessagesIn = 0, sipTokenRefreshes = 0;
+  std::string sipRefreshError;  // the last failed token or registration refresh ("" = none)
+  std::string pcscfWs;
 };
 
 std::string reportJson(const RunInfo& run);

@@ -49,6 +49,7 @@ bool WsClient::connect(const http::Url& url, int timeoutMs, std::string* err, co
   std::string selected = resp.header("sec-websocket-protocol");
   if (!selected.empty() && std::find(protocols.begin(), protocols.end(), selected) == protocols.end())
     return fail("the server selected subprotocol '" + selected + "', which was not offered");
+  protocol_ = selected;
   decoder_.feed(rest.data(), rest.size());  // frames that came with the 101
   return true;
 }
@@ -58,7 +59,14 @@ void WsClient::attach(EventLoop& loop, MessageFn onMessage, ClosedFn onClosed) {
   onMessage_ = std::move(onMessage);
   onClosed_ = std::move(onClosed);
   if (conn_.fd() >= 0) loop.add(conn_.fd(), this);
+  if (!out_.empty()) flush();  // a backlog from the loop it was detached from
   processFrames();
+}
+
+void WsClient::detach() {
+  if (loop_ && conn_.fd() >= 0) loop_->remove(conn_.fd());
+  loop_ = nullptr;
+  wantWrite_ = false;
 }
 
 bool WsClient::sendText(const std::string& text) {
@@ -128,7 +136,8 @@ void WsClient::processFrames() {
       case ws::Assembler::Result::Partial: break;
       case ws::Assembler::Result::Message:
         ++msgsIn_;
-        if (op == ws::kText && onMessage_) onMessage_(data);
+        // text, or binary (RFC 7118 §5.1: a SIP message may come in either; the gateway sends text only)
+        if ((op == ws::kText || op == ws::kBinary) && onMessage_) onMessage_(data);
         break;
       case ws::Assembler::Result::Control:
         if (op == ws::kPing) {

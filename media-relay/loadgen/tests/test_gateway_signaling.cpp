@@ -224,7 +224,7 @@ TEST_F(GatewayFixture, IncomingAnsweredAndEndedByTheCaller) {
   });
   GatewaySignaling sig(host, *link, cfg);
   std::string offer;
-  link->onIncoming([&](const gw::Event& e, int64_t now) {
+  link->onIncoming([&](const IncomingCall& e, int64_t now) {
     offer = e.sdp;
     sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
     sig.start("v=0 our answer", nowNs());
@@ -272,7 +272,7 @@ TEST_F(GatewayFixture, IncomingWithPreconditionsSendsMediaThenAnswerAndHangsUp) 
   });
   GatewaySignaling sig(host, *link, cfg);
   bool got1 = false;
-  link->onIncoming([&](const gw::Event& e, int64_t now) {
+  link->onIncoming([&](const IncomingCall& e, int64_t now) {
     got1 = true;
     sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
     sig.start("v=0 our answer", nowNs());
@@ -314,7 +314,7 @@ TEST_F(GatewayFixture, IncomingAfterMediaWaitsForTheCallerThenHangsUp) {
   });
   GatewaySignaling sig(host, *link, cfg);
   bool in = false;
-  link->onIncoming([&](const gw::Event& e, int64_t now) {
+  link->onIncoming([&](const IncomingCall& e, int64_t now) {
     in = true;
     sig.adoptIncoming(e.callId, e.from, e.preconditions, now);
     sig.start("v=0 our answer", nowNs());
