@@ -22,6 +22,19 @@ mkdir -p "$LAB_LOGDIR" && : >"$LAB_PIDS" || exit 1
 cd "$ROOT" || exit 1
 procs_install_traps
 hosts_addresses
+# the host's address (podman-compose 1.0.3 cannot give one: podman gave this container one from the network's
+# --ip-range), and that address as the source of everything this host sends on the lab's subnet
+case $role in
+  redis) addr=$LAB_HOSTS_REDIS_ADDR ;;
+  relay[1-9]*) addr=$(relay_host_addr "${role#relay}") ;;
+  ims) addr=$LAB_HOSTS_IMS_ADDR ;;
+  gw[1-9]*) addr=$(gateway_addr "${role#gw}") ;;
+  haproxy) addr=$LAB_HOSTS_HAPROXY_ADDR ;;
+  *) fail "unknown role $role (redis, relay<i>, ims, gw<i>, haproxy)"; exit 2 ;;
+esac
+ip addr add "$addr/${LAB_HOSTS_NET#*/}" dev eth0 && ip route replace "$LAB_HOSTS_NET" dev eth0 src "$addr" ||
+  { fail "$role: cannot take the host's address $addr on eth0 (NET_ADMIN?)"; exit 1; }
+log "$role: host address $addr"
 # wait_for WHAT CMD... — the containers start together: each waits (up to 180 s) for what it needs from the others
 wait_for() {
   local what=$1 end=$((SECONDS + 180)); shift
@@ -52,7 +65,6 @@ case $role in
   ims) hosts_start_ims && LAB_PROC_NETNS= LAB_UE_IP=$LAB_HOSTS_IMS_ADDR start_ue ue1 uas ;;
   gw[1-9]*) LAB_PROC_NETNS= hosts_start_gateway "${role#gw}" ;;
   haproxy) start_haproxy ;;
-  *) fail "unknown role $role (redis, relay<i>, ims, gw<i>, haproxy)"; exit 2 ;;
 esac || exit 1
 echo "READY $role"
 tail -n +1 -F "$LAB_LOGDIR"/*.log &

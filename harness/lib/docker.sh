@@ -49,9 +49,16 @@ cmd_docker() {
   lab_use_run docker
   procs_install_traps
   trap 'docker_down; procs_cleanup' EXIT
+  # crun refuses a hybrid cgroup layout (v1 controllers beside a cgroup2 mount that has controllers): this mount
+  # namespace is ./lab's own, so the cgroup2 mount goes here only (podman uses the v1 hierarchies, cgroupfs)
+  if mountpoint -q /sys/fs/cgroup/unified && [[ -n $(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null) || -d /sys/fs/cgroup/memory ]]; then
+    umount /sys/fs/cgroup/unified || die "cannot unmount the cgroup2 mount in ./lab's mount namespace (crun needs one cgroup layout)"
+  fi
   local entry="http://$LAB_HOSTS_HAPROXY_ADDR:$LAB_GW_PORT" plen=${LAB_HOSTS_NET#*/} end rc=0 users="$LAB_RUN_DIR/users.txt"
   # the network's gateway address is the client host's: this namespace is where browsers and loadgen sit
-  podman network create --disable-dns --subnet "$LAB_HOSTS_NET" --gateway "$LAB_HOSTS_CLIENT_ADDR" "$LAB_DOCKER_NET" >/dev/null ||
+  # (podman gives each container an address of its own from --ip-range; host.sh adds the host's lab address)
+  podman network create --disable-dns --subnet "$LAB_HOSTS_NET" --gateway "$LAB_HOSTS_CLIENT_ADDR" \
+    --ip-range "${LAB_HOSTS_NET%.*}.192/26" "$LAB_DOCKER_NET" >/dev/null ||
     die "podman network create $LAB_DOCKER_NET failed"
   LAB_DOCKER_UP=1
   log "docker: podman-compose up (docker/compose.yaml: redis, relay1, relay2, ims, gw1, gw2, haproxy; log $(rel "$LAB_LOGDIR")/podman-compose.log)"
