@@ -225,6 +225,10 @@ table ip relay_ng {
     type nat hook prerouting priority dstnat; policy accept;
     udp dport ${ng##*:} ip daddr != ${listen%:*} dnat to $listen
   }
+  chain output {
+    type nat hook output priority -100; policy accept;
+    udp dport ${ng##*:} ip daddr != ${listen%:*} fib daddr type local dnat to $listen
+  }
 }
 NFT
     redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i" --interface="r$p/$(relay_addr "$p")" --subscribe-keyspace="$p")
