@@ -77,6 +77,17 @@ export async function datagrams(file) {
 }
 
 /**
+ * The times (epoch ms) of the STUN binding success responses from SRC ("addr:port") in FILE: a relay answering the
+ * browser's ICE consent checks (RFC 7675). Without them the browser ends the call's media within ~30 s.
+ */
+export async function stunAnswers(file, src) {
+  const [addr, port] = [src.slice(0, src.lastIndexOf(':')), src.slice(src.lastIndexOf(':') + 1)];
+  const { stdout } = await run('tshark', ['-r', file, '-n', '-Y', `stun.type == 0x0101 && ip.src == ${addr} && udp.srcport == ${port}`,
+    '-T', 'fields', '-e', 'frame.time_epoch'], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout.trim().split('\n').filter(Boolean).map((t) => Number(t) * 1000);
+}
+
+/**
  * The media of one flow (packets from SRC "addr:port", optionally to DST) across a failure at AT (epoch ms):
  * {before, after (packets after AT), gapMs (the longest interval between two packets from 1 s before AT to
  * UNTIL, or from the last packet to UNTIL when none came after), lastMs (the last packet, ms after AT)}.
@@ -93,13 +104,13 @@ export function flowAcross(rows, src, at, until, dst = null) {
 }
 
 /**
- * The outcome of one call across a failure: "kept" (media again both ways after it, gap = the longer of the two
- * directions' gaps), "ended" (it ended with a reason the user saw, e.g. media-lost), or "lost" (neither: silent, or
- * gone without a reason).
+ * The outcome of one call across a failure: "kept" (media again both ways after it, and — CONSENT — the browser's
+ * ICE consent checks answered again: gap = the longer of the two directions' gaps), "ended" (it ended with a reason
+ * the user saw, e.g. media-lost), or "lost" (neither: silent, unanswered consent, or gone without a reason).
  */
-export function outcome({ toBrowser, toIms, ended = null }) {
+export function outcome({ toBrowser, toIms, ended = null, consent = true }) {
   if (ended) return { outcome: 'ended', reason: ended };
-  const kept = toBrowser.after > 0 && toIms.after > 0;
+  const kept = toBrowser.after > 0 && toIms.after > 0 && consent;
   return kept ? { outcome: 'kept', gapMs: Math.max(toBrowser.gapMs, toIms.gapMs) } : { outcome: 'lost' };
 }
 
