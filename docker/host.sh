@@ -15,7 +15,7 @@ for f in log addresses deps build procs netns components ims3gpp imsext scaleout
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$f.sh"
 done
-LAB_IN_CONTAINER=1 LAB_GATEWAYS=${LAB_GATEWAYS:-2} LAB_RELAYS=${LAB_RELAYS:-2} LAB_CLIENT_NETNS=
+LAB_IN_CONTAINER=1 LAB_GATEWAYS=2 LAB_RELAYS=2 LAB_CLIENT_NETNS= # the hosts of compose.yaml
 LAB_RUN_DIR=/run/lab LAB_LOGDIR=/run/lab/logs LAB_PIDS=/run/lab/pids
 export LAB_IN_CONTAINER LAB_CLIENT_NETNS
 mkdir -p "$LAB_LOGDIR" && : >"$LAB_PIDS" || exit 1

@@ -1,7 +1,7 @@
 // ./lab docker's verdict (harness/lib/docker.sh): out/docker/report.json from loadgen's reports of the MO call
 // (alice -> ue1) and the MT call (ue2 -> carol) through the containers. Exit 1 unless both calls were set up, carried
 // media both ways (packets sent and received back) and ended normally.
-//   node docker/report.mjs RUN_DIR "name state,name state,..."
+//   node docker/report.mjs RUN_DIR "name: status;name: status;..."
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -16,7 +16,7 @@ const call = (name, r) => {
 };
 const report = {
   what: 'docker/compose.yaml under podman-compose: an MO and an MT call through the containers',
-  containers: states.split(',').filter(Boolean).map((l) => ({ name: l.split(' ')[0], state: l.split(' ')[1] })),
+  containers: states.split(';').filter(Boolean).map((l) => ({ name: l.slice(0, l.indexOf(':')), status: l.slice(l.indexOf(':') + 1).trim() })),
   calls: [call('MO alice -> ue1', read('mo.json')), call('MT ue2 -> carol', read('mt.json'))],
 };
 report.ok = report.calls.every((c) => c.ok);

@@ -32,8 +32,10 @@ docker_down() {
   return 0
 }
 
-# docker_container_states — "name state" of this project's containers (a container that exited says why it stopped)
-docker_container_states() { podman ps -a --filter "label=io.podman.compose.project=$LAB_DOCKER_PROJECT" --format '{{.Names}} {{.State}}'; }
+# docker_container_states — "name: status" of this project's containers; docker_exited — the names of those that
+# exited (each container lives as long as its component: docker/host.sh)
+docker_container_states() { podman ps -a --filter "label=io.podman.compose.project=$LAB_DOCKER_PROJECT" --format '{{.Names}}: {{.Status}}'; }
+docker_exited() { podman ps -a --filter "label=io.podman.compose.project=$LAB_DOCKER_PROJECT" --filter status=exited --format '{{.Names}}'; }
 
 cmd_docker() {
   (($# == 0)) || usage_error "docker takes no options (docker/README.md)"
@@ -65,8 +67,8 @@ cmd_docker() {
   docker_compose up -d >"$LAB_LOGDIR/podman-compose.log" 2>&1 || { show_tail "$LAB_LOGDIR/podman-compose.log"; die "podman-compose up failed"; }
   end=$((SECONDS + 300))
   until http_200 "$entry/api/v1/health"; do
-    if docker_container_states | grep -qv ' running$' || ((SECONDS > end)); then
-      docker_container_states | while read -r n s; do podman logs --tail 5 "$n" 2>&1 | sed "s/^/  $n: /"; echo "  $n: $s"; done
+    if [[ -n $(docker_exited) ]] || ((SECONDS > end)); then
+      docker_container_states | while read -r n s; do n=${n%:}; podman logs --tail 8 "$n" 2>&1 | sed "s/^/  $n: /"; echo "  $n: $s"; done
       die "docker: the containers did not come up (HAProxy $entry/api/v1/health not 200)"
     fi
     sleep 2
@@ -96,7 +98,7 @@ cmd_docker() {
     UE_IP="$LAB_HOSTS_IMS_ADDR" IMS_USERS=/lab/ims-sim/users.txt bash /lab/sipp-scenarios/run-ue.sh load-uac carol 1 1 7000 \
     >"$LAB_LOGDIR/sipp-mt.log" 2>&1 || rc=1
   wait "$mtpid" || rc=1
-  node "$ROOT/docker/report.mjs" "$LAB_RUN_DIR" "$(docker_container_states | tr '\n' ',')" || rc=1
+  node "$ROOT/docker/report.mjs" "$LAB_RUN_DIR" "$(docker_container_states | tr '\n' ';')" || rc=1
   ((rc == 0)) && log "docker: MO and MT calls carried through the containers (report: $(rel "$LAB_RUN_DIR")/report.json)" ||
     fail "docker: a call failed (logs: $(rel "$LAB_LOGDIR")/loadgen-mo.log, loadgen-mt.log, sipp-mt.log)"
   exit "$rc"
