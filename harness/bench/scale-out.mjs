@@ -156,6 +156,8 @@ async function phase(o) {
     kill.gap_limit_ms = 3000;
     kill.other_relay_calls = others.length;
     kill.other_relay_calls_untouched = others.filter((c) => c.outcome === 'kept' && c.gap_ms < 1000).length;
+    kill.other_relay_calls_gap_max_ms = others.length ? Math.max(...others.map((c) => c.gap_ms ?? c.gap_to_ims_ms ?? 0)) : null;
+    kill.other_relay_calls_outcomes = Object.fromEntries(['kept', 'ended', 'lost'].map((o) => [o, others.filter((c) => c.outcome === o).length]));
     kill.outcome = `${kill.kept_with_media} kept with media (gap max ${kill.gap_ms?.max ?? '—'} ms), ${kill.ended_cleanly} ended cleanly, ${kill.lost} lost`;
     kill.sessions_left = Object.fromEntries(await Promise.all(relays.map(async (r) => [r, (await listCalls(r)).length])));
     delete kill.held;

@@ -126,7 +126,9 @@ export async function mediaOf(relays, ngPort, callId) {
     const id = calls.find((c) => c.endsWith(callId));
     if (!id) continue;
     const q = await ng(`${r.addr}:${ngPort}`, { command: 'query', 'call-id': id });
-    const streams = Object.values(q.tags ?? {}).flatMap((t) => (t.medias ?? []).map((m) => ({ proto: m.protocol, s: (m.streams ?? [])[0] })));
+    // each media's RTP stream (with rtcp-mux the only one; without, the RTCP one is flagged RTCP)
+    const rtpOf = (m) => (m.streams ?? []).find((x) => (x.flags ?? []).includes('RTP')) ?? (m.streams ?? [])[0];
+    const streams = Object.values(q.tags ?? {}).flatMap((t) => (t.medias ?? []).map((m) => ({ proto: m.protocol, s: rtpOf(m) })));
     const browser = streams.find((x) => /SAVPF/.test(x.proto ?? ''));
     const ims = streams.find((x) => x.proto === 'RTP/AVP');
     if (!browser?.s || !ims?.s) throw new Error(`query of ${id} on ${r.addr} has no browser and IMS streams: ${JSON.stringify(q).slice(0, 600)}`);

@@ -144,9 +144,12 @@ hosts_setup() {
 # hosts_teardown — delete the namespaces this ./lab created (their processes are stopped by then).
 hosts_teardown() {
   local i
+  # ./lab's own end of the client veth first: a deleted namespace is torn down asynchronously, and a veth that
+  # outlives it would block the next configuration's (bench scale-out: "File exists")
+  [[ ${LAB_IN_NETNS:-} == 1 ]] && ip link del vh-client 2>/dev/null
   for ((i = ${#LAB_HOSTS_CREATED[@]} - 1; i >= 0; i--)); do ip netns del "${LAB_HOSTS_CREATED[i]}" 2>/dev/null; done
   LAB_HOSTS_CREATED=()
-  return 0 # (./lab's own end of the client veth, vh-client, went with labh-sw's end)
+  return 0
 }
 
 start_redis() {
