@@ -100,6 +100,7 @@ async function phase(o) {
     const i = relays.length - 1; // the last relay's host dies (rtpengine3 with --relays 3)
     const caps = [await captureOn(null, `scale-out-kill-client-${o.config}`, 'udp and portrange 30000-39999'),
       await captureOn(o['ims-host'], `scale-out-kill-ims-${o.config}`, 'udp and portrange 30000-39999')];
+    await sleep(1200); // the gaps are measured from 1 s before the kill: the captures must cover it
     const k = await killHost(process.env.LAB_PIDS, [o.kill, o['kill-vrrp']], o['kill-host']);
     const held = [...where.entries()].filter(([, m]) => m?.relay.ng === relays[i]);
     progress(`killed ${o.kill}'s host ${o['kill-host']} (${relays[i]}, ${held.length} calls: pids ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
