@@ -5,7 +5,8 @@
 //   node scale-out.mjs sweep --config GxR --out DIR --gateway URL --gateways URL,... --gateway-hosts NS,... --relays NG,...
 //        --local-ip ADDR --cps-steps R1,R2,... --step-seconds S --hold S    constant-rate steps up to the first failing one
 //   node scale-out.mjs phase --config GxR --out DIR --gateway URL --gateways URL,... --gateway-hosts NS,... --relays NG,...
-//        --local-ip ADDR --users FILE --calls N --cps R --duration S [--kill NAME]   one configuration, under ./lab
+//        --local-ip ADDR --users FILE --calls N --cps R --duration S [--kill NAME --kill-vrrp NAME --kill-host NS --ims-host NS]
+//        one configuration, under ./lab; --kill: relay NAME's host (NAME and its keepalived, namespace NS) dies mid-run
 //   node scale-out.mjs report --out DIR --scaled GxR      report.json + report.html from DIR/1x1 and DIR/GxR
 // --gateway-hosts: each gateway's network namespace, where its metrics are read (they answer their own host only);
 // --local-ip: loadgen's address (its sockets and ICE candidates), the client host's on the lab bridge.
@@ -18,7 +19,7 @@ import { listCalls, ng } from '../kit/ng.mjs';
 import { esc, htmlHead, writeReport } from '../kit/report.mjs';
 import { charts } from './html.mjs';
 import { start, sleep, waitFor } from '../kit/procs.mjs';
-import { restart } from '../kit/restart.mjs';
+import { captureOn, datagrams, flowAcross, killHost, mediaOf } from '../kit/failover.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
 import { capacityOf, compareCapacity, cpuByKind, failuresByReason, judgeStep, kindOf, SUSTAINED_P95_MS, sweepProcs } from './scale-capacity.mjs';
 import { SETUP_USERS, setupStep } from './setup-rate.mjs';
@@ -76,27 +77,45 @@ async function phase(o) {
     { log: path.join(logDir(), `loadgen-${o.config}.log`) });
   progress(`loadgen: ${calls} calls at ${o.cps}/s, ${durationS} s media each, through ${o.gateway}`);
 
-  // the peak: every call in a relay (each relay asked itself)
+  // the peak: every call in a relay (each relay asked itself; a relay also lists its standby copies of another
+  // relay's calls, so the calls are counted once and each is the relay's whose address its sockets are bound to)
   let peak = null;
+  const relayObjs = relays.map((r) => ({ addr: r.slice(0, r.lastIndexOf(':')), ng: r }));
+  const ngPort = relays[0].slice(relays[0].lastIndexOf(':') + 1);
   const end = Date.now() + (calls / Number(o.cps) + 30) * 1000;
   while (Date.now() < end) {
-    const lists = await Promise.all(relays.map((r) => listCalls(r).catch(() => [])));
-    if (lists.flat().length >= calls) { peak = lists; break; }
+    const ids = new Set((await Promise.all(relays.map((r) => listCalls(r).catch(() => [])))).flat());
+    if (ids.size >= calls) { peak = [...ids]; break; }
     if (await waitFor(lg, 500)) break;
   }
-  const perRelay = Object.fromEntries(relays.map((r, i) => [r, peak ? peak[i].length : null]));
+  const where = new Map();
+  for (const id of peak ?? []) where.set(id, await mediaOf(relayObjs, ngPort, id).catch(() => null));
+  const perRelay = Object.fromEntries(relays.map((r) => [r, peak ? [...where.values()].filter((m) => m?.relay.ng === r).length : null]));
   progress(`calls per relay at the peak: ${JSON.stringify(perRelay)}`);
 
   let kill = null;
   if (o.kill && peak) {
+    // rtpengine writes a call's DTLS-SRTP keys to Redis ~3 s into its media: the standby's copy has them from then on
     await sleep(3000);
-    const i = relays.length - 1; // the last relay is the one killed (rtpengine3 with --relays 3)
-    const t0 = Date.now();
-    await restart(o.kill, { pauseMs: 1000, ready: async () => (await ng(relays[i], { command: 'ping' }, 300)).result === 'pong' });
-    const restartMs = Date.now() - t0;
-    const restored = await listCalls(relays[i]);
-    kill = { relay: relays[i], process: o.kill, calls_held: peak[i].length, restart_ms: restartMs, restored_from_redis: restored.length, held_ids: peak[i] };
-    progress(`killed ${o.kill} (${relays[i]}, ${peak[i].length} calls) with SIGKILL, answering again after ${restartMs} ms, ${restored.length} calls restored from Redis`);
+    const i = relays.length - 1; // the last relay's host dies (rtpengine3 with --relays 3)
+    const caps = [await captureOn(null, `scale-out-kill-client-${o.config}`, 'udp and portrange 30000-39999'),
+      await captureOn(o['ims-host'], `scale-out-kill-ims-${o.config}`, 'udp and portrange 30000-39999')];
+    await sleep(1200); // the gaps are measured from 1 s before the kill: the captures must cover it
+    const k = await killHost(process.env.LAB_PIDS, [o.kill, o['kill-vrrp']], o['kill-host']);
+    const held = [...where.entries()].filter(([, m]) => m?.relay.ng === relays[i]);
+    progress(`killed ${o.kill}'s host ${o['kill-host']} (${relays[i]}, ${held.length} calls: pids ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
+    let standbyMs = null;
+    for (const t0 = Date.now(); Date.now() - t0 < 10000; await sleep(50)) {
+      if ((await ng(relays[i], { command: 'ping' }, 200).catch(() => ({}))).result === 'pong') { standbyMs = Date.now() - k.at; break; }
+    }
+    await sleep(8000);
+    const until = Date.now();
+    const [rowsC, rowsI] = [await datagrams(await caps[0].stop()), await datagrams(await caps[1].stop())];
+    const flows = (m) => ({ to_browser: flowAcross(rowsC, `${m.relay.addr}:${m.browserPort}`, k.at, until),
+      to_ims: flowAcross(rowsI, `${m.relay.addr}:${m.imsPort}`, k.at, until) });
+    kill = { relay: relays[i], process: o.kill, host: o['kill-host'], calls_held: held.length, standby_answering_ms: standbyMs,
+      held: held.map(([id, m]) => ({ id, ...flows(m) })), others: [...where.entries()].filter(([, m]) => m && m.relay.ng !== relays[i]).map(([id, m]) => ({ id, ...flows(m) })) };
+    progress(`${relays[i]} answered ng again (the standby) ${standbyMs} ms after the kill`);
   }
 
   const res = await waitFor(lg, (calls / Number(o.cps) + durationS + 60) * 1000);
@@ -113,25 +132,38 @@ async function phase(o) {
   const ours = PROCS.reduce((t, n) => t + (cpu[`${n}_pct`] ?? 0), 0) + (cpu.loadgen_pct ?? 0);
 
   if (kill) {
+    // per call of the killed relay: ended (loadgen got `ended` with a reason before its media time was up), kept with
+    // media (packets again both ways after the kill — the capture's gap — and the call's own count afterwards: at
+    // most the gap + 3 s of its packets missing), or lost (neither)
+    const byId = new Map(report.calls.map((c) => [c.gateway_call_id, c]));
     const prefixLess = (id) => id.replace(/^gw\d+-/, '');
-    const ids = new Set(kill.held_ids.map(prefixLess));
-    const mine = report.calls.filter((c) => ids.has(c.gateway_call_id));
-    const others = report.calls.filter((c) => !ids.has(c.gateway_call_id));
-    const ratio = (c) => (c.sent ? c.recv / c.sent : 0);
-    const gapOk = 1 - (kill.restart_ms / 1000 + 3) / durationS;
-    kill.kept_with_media = mine.filter((c) => !c.ended_early && ratio(c) >= gapOk).length;
-    kill.kept_silent = mine.filter((c) => !c.ended_early && ratio(c) < gapOk).length;
-    kill.ended_media_lost = mine.filter((c) => c.ended_early && c.end_reason === 'media-lost').length;
-    kill.ended_other = mine.filter((c) => c.ended_early && c.end_reason !== 'media-lost').length;
-    kill.other_relay_calls_untouched = others.filter((c) => !c.ended_early && ratio(c) >= 0.98).length;
+    const ratio = (c) => (c?.sent ? c.recv / c.sent : 0);
+    const judge = (h) => {
+      const c = byId.get(prefixLess(h.id));
+      const gapMs = Math.max(h.to_browser.gapMs, h.to_ims.gapMs);
+      if (c?.ended_early) return { id: h.id, outcome: 'ended', reason: c.end_reason ?? 'unknown', gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs };
+      const media = h.to_browser.after > 0 && h.to_ims.after > 0 && ratio(c) >= 1 - (gapMs / 1000 + 3) / durationS;
+      return { id: h.id, outcome: media ? 'kept' : 'lost', gap_ms: gapMs, gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs,
+        packets_back_pct: c?.sent ? Math.round(ratio(c) * 1000) / 10 : null };
+    };
+    kill.calls = kill.held.map(judge);
+    const others = kill.others.map(judge);
+    kill.kept_with_media = kill.calls.filter((c) => c.outcome === 'kept').length;
+    kill.ended_cleanly = kill.calls.filter((c) => c.outcome === 'ended').length;
+    kill.ended_reasons = Object.fromEntries([...new Set(kill.calls.filter((c) => c.reason).map((c) => c.reason))].map((r) => [r, kill.calls.filter((c) => c.reason === r).length]));
+    kill.lost = kill.calls.filter((c) => c.outcome === 'lost').length;
+    const gaps = kill.calls.filter((c) => c.outcome === 'kept').map((c) => c.gap_ms);
+    kill.gap_ms = gaps.length ? { max: Math.max(...gaps), p50: pct(gaps, 50), all: gaps } : null;
+    kill.gap_limit_ms = 3000;
     kill.other_relay_calls = others.length;
-    kill.outcome = kill.kept_with_media === mine.length ? 'kept (restored from Redis, media both ways)'
-      : kill.ended_media_lost === mine.length ? 'ended cleanly (media-lost, BYE toward IMS)'
-        : kill.kept_silent || kill.ended_other ? 'mixed'
-          : `${kill.kept_with_media} kept with media, ${kill.ended_media_lost} ended cleanly (media-lost), none silent`;
+    kill.other_relay_calls_untouched = others.filter((c) => c.outcome === 'kept' && c.gap_ms < 1000).length;
+    kill.other_relay_calls_gap_max_ms = others.length ? Math.max(...others.map((c) => c.gap_ms ?? c.gap_to_ims_ms ?? 0)) : null;
+    kill.other_relay_calls_outcomes = Object.fromEntries(['kept', 'ended', 'lost'].map((o) => [o, others.filter((c) => c.outcome === o).length]));
+    kill.outcome = `${kill.kept_with_media} kept with media (gap max ${kill.gap_ms?.max ?? '—'} ms), ${kill.ended_cleanly} ended cleanly, ${kill.lost} lost`;
     kill.sessions_left = Object.fromEntries(await Promise.all(relays.map(async (r) => [r, (await listCalls(r)).length])));
-    delete kill.held_ids;
-    progress(`kill outcome: ${kill.outcome}; kept with media ${kill.kept_with_media}, silent ${kill.kept_silent}, media-lost ${kill.ended_media_lost}; other relay's calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
+    delete kill.held;
+    delete kill.others;
+    progress(`kill outcome: ${kill.outcome}; per call: ${kill.calls.map((c) => `${c.outcome}${c.gap_ms != null ? ` ${c.gap_ms} ms` : ''}${c.reason ? ` ${c.reason}` : ''}`).join(', ')}; other relays' calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
   }
   const result = {
     config: o.config, started: started.toISOString(), gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,
@@ -160,6 +192,7 @@ async function sweep(o) {
   const gateways = o.gateways.split(',');
   const hosts = (o['gateway-hosts'] ?? '').split(',');
   const SWEEP_PROCS = sweepProcs(gateways.length, relays.length);
+  const r0port = relays[0].slice(relays[0].lastIndexOf(':') + 1);
   const steps = o['cps-steps'].split(',').map(Number);
   const stepS = Number(o['step-seconds']);
   const holdS = Number(o.hold);
@@ -175,11 +208,17 @@ async function sweep(o) {
     progress(`step ${cps} calls/s: ${calls} calls over ${stepS} s, held ${holdS} s (~${cps * holdS} up at once)`);
     const before = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i])));
     const seen = relays.map(() => new Set());
+    const placed = new Map(); // call-id -> the relay whose address its sockets are on (a relay lists its standby copies too)
+    const relayObjs = relays.map((r) => ({ addr: r.slice(0, r.lastIndexOf(':')), ng: r }));
     let polling = true;
     const poller = (async () => {
       while (polling) {
-        const lists = await Promise.all(relays.map((r) => listCalls(r).catch(() => null)));
-        lists.forEach((l, i) => l?.forEach((id) => seen[i].add(id)));
+        const ids = new Set((await Promise.all(relays.map((r) => listCalls(r).catch(() => null)))).flat().filter(Boolean));
+        for (const id of ids) {
+          if (!placed.has(id)) placed.set(id, (await mediaOf(relayObjs, r0port, id).catch(() => null))?.relay.ng ?? null);
+          const i = relays.indexOf(placed.get(id));
+          if (i >= 0) seen[i].add(id);
+        }
         await sleep(1000);
       }
     })();
@@ -227,10 +266,10 @@ ${r.capacity ? capacityHtml(r) : ''}
 <table><tr><th>config</th><th>set up</th><th>failed</th><th>setup p50/p95 ms</th><th>loss %</th><th>per gateway</th><th>per relay (peak)</th><th>lab CPU % of one core</th><th>per call</th><th>other jobs %</th></tr>
 ${r.phases.map(row).join('')}</table>
 <h2>CPU per process (% of one core)</h2><table><tr><th>process</th>${r.phases.map((p) => `<th>${esc(p.config)}</th>`).join('')}</tr>${cpuRows}</table>
-${k ? `<h2>Relay kill (${esc(r.phases[1].config)})</h2><p>${esc(k.process)} (${esc(k.relay)}, ${k.calls_held} calls) SIGKILLed mid-call, answering again after ${k.restart_ms} ms with ${k.restored_from_redis} calls restored from Redis.
-Outcome: <b>${esc(k.outcome)}</b>: kept with media ${k.kept_with_media}, kept silent ${k.kept_silent}, ended media-lost ${k.ended_media_lost}, ended otherwise ${k.ended_other};
-the other relay's calls untouched ${k.other_relay_calls_untouched}/${k.other_relay_calls}; sessions left ${esc(JSON.stringify(k.sessions_left))}.
-(The restarted relay's CPU is not in the table: the sampler follows the processes it found at the start.)</p>` : ''}
+${k ? `<h2>Relay host killed (${esc(r.phases[1].config)})</h2><p>${esc(k.process)}'s host ${esc(k.host)} (${esc(k.relay)}, ${k.calls_held} calls) died mid-call (SIGKILL, namespace deleted); its standby answered on its address ${k.standby_answering_ms} ms later.
+Outcome: <b>${esc(k.outcome)}</b>; per call (gap in ms, from the captures: to the browser / to IMS): ${esc(k.calls.map((c) => `${c.outcome}${c.gap_ms != null ? ` ${c.gap_to_browser_ms}/${c.gap_to_ims_ms}` : ''}${c.reason ? ` (${c.reason})` : ''}`).join(', '))};
+the other relays' calls untouched ${k.other_relay_calls_untouched}/${k.other_relay_calls}; sessions left ${esc(JSON.stringify(k.sessions_left))}.
+(The killed relay's CPU counts until its host died.)</p>` : ''}
 <p>${esc(r.note)}</p></body></html>`;
 }
 
@@ -288,7 +327,8 @@ function report(o) {
   const rl = Object.values(two.per_relay_calls);
   if (g.some((n) => !n)) problems.push(`${S}: a gateway took no call (${g.join('/')})`);
   if (rl.some((n) => !n)) problems.push(`${S}: a relay took no call (${rl.join('/')})`);
-  if (two.kill && (two.kill.kept_silent || two.kill.ended_other)) problems.push(`kill: ${two.kill.kept_silent} calls kept without media, ${two.kill.ended_other} ended otherwise`);
+  if (two.kill && two.kill.lost) problems.push(`kill: ${two.kill.lost} calls lost (no media after the kill, no end)`);
+  if (two.kill && (two.kill.gap_ms?.max ?? 0) >= two.kill.gap_limit_ms) problems.push(`kill: a kept call's gap was ${two.kill.gap_ms.max} ms (limit ${two.kill.gap_limit_ms})`);
   if (two.kill && Object.values(two.kill.sessions_left).some((n) => n)) problems.push('kill: sessions left on a relay');
   const r = {
     tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: `HAProxy's host (${S}) / the gateway's host (1x1)`,

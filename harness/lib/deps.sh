@@ -11,9 +11,13 @@ LAB_PACKAGES=(
   libsrtp2-dev: libssl-dev: libpcap-dev: nlohmann-json3-dev: libgtest-dev: cmake:cmake g++:g++
   libavcodec-extra59: libopus-dev: linux-perf: libnetfilter-queue-dev: libusrsctp-dev: python3-venv:
   maven:mvn openjdk-17-jdk-headless:javac nodejs:node npm:npm
-  redis-server:redis-server haproxy:haproxy
+  redis-server:redis-server haproxy:haproxy keepalived:keepalived # scale-out: the relays' addresses move (VRRP)
   baresip-core:baresip linphone-cli:linphonec
 )
+
+# Only for `./lab docker` (docker/README.md): the compose file under Debian's podman, its base image by mmdebstrap.
+LAB_PACKAGES_CONTAINERS=(podman:podman podman-compose:podman-compose mmdebstrap:mmdebstrap uidmap:newuidmap
+  fuse-overlayfs:fuse-overlayfs slirp4netns:slirp4netns)
 
 pkg_present() { # package command
   [[ -n $2 ]] && command -v "$2" >/dev/null 2>&1 && return 0
@@ -25,13 +29,15 @@ as_root() {
   if ((EUID == 0)); then "$@"; else sudo -n "$@"; fi
 }
 
+# ensure_packages [LIST] — install what is missing of the array named LIST (default LAB_PACKAGES).
 ensure_packages() {
   local entry missing=()
-  for entry in "${LAB_PACKAGES[@]}"; do
+  local -n want=${1:-LAB_PACKAGES}
+  for entry in "${want[@]}"; do
     pkg_present "${entry%%:*}" "${entry#*:}" || missing+=("${entry%%:*}")
   done
   if ((${#missing[@]} == 0)); then
-    log "packages: all ${#LAB_PACKAGES[@]} needed packages are installed"
+    log "packages: all ${#want[@]} needed packages are installed"
     return 0
   fi
   command -v apt-get >/dev/null 2>&1 ||

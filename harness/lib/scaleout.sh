@@ -6,7 +6,11 @@
 #   labh-sw        the bridge br0 (and nothing else); every host's veth ends here
 #   labh-ims       LAB_HOSTS_IMS_ADDR: Kamailio's P-CSCF/S-CSCF (LAB_PCSCF's ports), the SIPp UEs beside it
 #   labh-redis     LAB_HOSTS_REDIS_ADDR: redis-server (R > 1), relay i's calls in database i
-#   labh-relay<i>  LAB_HOSTS_RELAY_BASE + i: rtpengine, ng + media on its own address
+#   labh-relay<i>  LAB_HOSTS_RELAY_BASE + i: rtpengine, ng + media on its own address. R > 1: that is a service
+#                  address (VRRP, keepalived) on the host LAB_HOSTS_RELAY_HOST_BASE + i, and relay i is the standby
+#                  of relay i-1 (relay 1 of relay R): it holds that relay's calls too (Redis keyspace notifications)
+#                  and takes its service address over when that host dies; its ng listens on the host's own
+#                  address, and ng to a service address it holds is forwarded there (nft)
 #   labh-gw<i>     LAB_HOSTS_GW_BASE + i: the gateway, HTTP LAB_GW_PORT + SIP LAB_GW_SIP_PORT on its own address
 #   labh-haproxy   LAB_HOSTS_HAPROXY_ADDR: HAProxy (G > 1) on LAB_GW_PORT, the browsers' entry
 #   client         LAB_HOSTS_CLIENT_ADDR: where browsers, loadgen and the harness sit — ./lab's own private
@@ -27,6 +31,12 @@ scale_out() { ((LAB_GATEWAYS > 1 || LAB_RELAYS > 1)) || [[ ${LAB_HOSTS_FORCE:-} 
 # host_addr BASE I — BASE's last octet + I (LAB_HOSTS_RELAY_BASE/LAB_HOSTS_GW_BASE).
 host_addr() { printf '%s.%d' "${1%.*}" $((${1##*.} + $2)); }
 relay_addr() { host_addr "$LAB_HOSTS_RELAY_BASE" "$1"; }
+# relay_host_addr I — relay host I's own address: with R > 1 not the service address, which moves (start_relay)
+relay_host_addr() {
+  if ((LAB_RELAYS > 1)); then host_addr "$LAB_HOSTS_RELAY_HOST_BASE" "$1"; else relay_addr "$1"; fi
+}
+# relay_standby_for I — the relay whose service address and calls relay I stands by for: the one before it
+relay_standby_for() { (($1 == 1)) && echo "$LAB_RELAYS" || echo $(($1 - 1)); }
 gateway_addr() { host_addr "$LAB_HOSTS_GW_BASE" "$1"; }
 # host_ns NAME — the namespace of host NAME (ims, redis, haproxy, relay<i>, gw<i>, client, sw).
 host_ns() { printf '%s%s' "$LAB_NS_HOSTS_PREFIX" "$1"; }
@@ -63,8 +73,18 @@ client_exec() {
   if [[ -n ${LAB_CLIENT_NETNS:-} ]]; then ip netns exec "$LAB_CLIENT_NETNS" "$@"; else "$@"; fi
 }
 
+# host_netns NAME — host NAME's namespace (host_ns); empty in a container of its own (docker/host.sh sets
+# LAB_IN_CONTAINER=1: the container is the host)
+host_netns() { [[ ${LAB_IN_CONTAINER:-} == 1 ]] || host_ns "$1"; }
+# on_host NAME CMD... — CMD on host NAME
+on_host() {
+  local ns
+  ns=$(host_netns "$1"); shift
+  if [[ -n $ns ]]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
 # asked on Redis's own host: only the relays may reach it from the bridge (start_redis)
-redis_ping() { [[ $(ip netns exec "$(host_ns redis)" redis-cli -h "${LAB_REDIS%:*}" -p "${LAB_REDIS##*:}" ping 2>/dev/null) == PONG ]]; }
+redis_ping() { [[ $(on_host redis redis-cli -h "${LAB_REDIS%:*}" -p "${LAB_REDIS##*:}" ping 2>/dev/null) == PONG ]]; }
 
 # hosts_netns_dir — `ip netns` keeps names in /run/netns: inside ./lab's private mount namespace (test, bench) a
 # tmpfs of its own, so the names vanish with the run (netns_topology mounts the same for the browsers).
@@ -113,7 +133,7 @@ hosts_setup() {
   fi
   hosts_add ims "$LAB_HOSTS_IMS_ADDR" || return 1
   ((LAB_RELAYS > 1)) && { hosts_add redis "$LAB_HOSTS_REDIS_ADDR" || return 1; }
-  for ((i = 1; i <= LAB_RELAYS; i++)); do hosts_add "relay$i" "$(relay_addr "$i")" || return 1; done
+  for ((i = 1; i <= LAB_RELAYS; i++)); do hosts_add "relay$i" "$(relay_host_addr "$i")" || return 1; done
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do hosts_add "gw$i" "$(gateway_addr "$i")" || return 1; done
   ((LAB_GATEWAYS > 1)) && { hosts_add haproxy "$LAB_HOSTS_HAPROXY_ADDR" || return 1; }
   export LAB_CLIENT_NETNS
@@ -124,18 +144,21 @@ hosts_setup() {
 # hosts_teardown — delete the namespaces this ./lab created (their processes are stopped by then).
 hosts_teardown() {
   local i
+  # ./lab's own end of the client veth first: a deleted namespace is torn down asynchronously, and a veth that
+  # outlives it would block the next configuration's (bench scale-out: "File exists")
+  [[ ${LAB_IN_NETNS:-} == 1 ]] && ip link del vh-client 2>/dev/null
   for ((i = ${#LAB_HOSTS_CREATED[@]} - 1; i >= 0; i--)); do ip netns del "${LAB_HOSTS_CREATED[i]}" 2>/dev/null; done
   LAB_HOSTS_CREATED=()
-  return 0 # (./lab's own end of the client veth, vh-client, went with labh-sw's end)
+  return 0
 }
 
 start_redis() {
   local i relays=()
   mkdir -p "$LAB_RUN_DIR/redis"
-  for ((i = 1; i <= LAB_RELAYS; i++)); do relays+=("$(relay_addr "$i")"); done
+  for ((i = 1; i <= LAB_RELAYS; i++)); do relays+=("$(relay_host_addr "$i")" "$(relay_addr "$i")"); done
   # Redis has no password here: its host takes its port from the relays' addresses only (nft), so Redis's
   # protected mode (loopback only) is off; nothing but the lab's hosts is on the bridge anyway
-  ip netns exec "$(host_ns redis)" nft -f - <<NFT || { fail "cannot restrict Redis's port to the relays (nft in $(host_ns redis))"; return 1; }
+  on_host redis nft -f - <<NFT || { fail "cannot restrict Redis's port to the relays (nft on host redis)"; return 1; }
 table inet redis {
   chain input {
     type filter hook input priority filter; policy accept;
@@ -143,22 +166,79 @@ table inet redis {
   }
 }
 NFT
-  # no RDB/AOF files: the lab's Redis holds the relays' live calls only while the lab is up
-  LAB_PROC_NETNS=$(host_ns redis) proc_start redis redis-server --bind "${LAB_REDIS%:*}" --port "${LAB_REDIS##*:}" --save '' \
-    --appendonly no --protected-mode no --dir "$LAB_RUN_DIR/redis" --daemonize no
+  # no RDB/AOF files: the lab's Redis holds the relays' live calls only while the lab is up. Keyspace notifications
+  # (K, all events A): each relay's standby follows that relay's database (rtpengine --subscribe-keyspace)
+  LAB_PROC_NETNS=$(host_netns redis) proc_start redis redis-server --bind "${LAB_REDIS%:*}" --port "${LAB_REDIS##*:}" --save '' \
+    --appendonly no --protected-mode no --dir "$LAB_RUN_DIR/redis" --daemonize no --notify-keyspace-events KA
   proc_wait_ready redis "$LAB_LAST_PID" 15 "PONG on $LAB_REDIS" redis_ping
 }
 
-# start_relay I — rtpengine on host relay<I>: ng and media (both legs) on its own address, its calls in Redis
-# database I (R > 1), its DTMF log to the first gateway.
+# keepalived_config I FILE — VRRP (v3, keepalived) on relay host I: MASTER of its own service address, BACKUP of the
+# service address of the relay it stands by for (relay_standby_for). A host that dies stops its adverts; after three
+# missed ones (0.75 s) its standby adds the address and sends gratuitous ARPs, so the browsers' and the UEs' packets
+# to it reach the standby. Router ids are the relay numbers (one VRRP instance per service address on the bridge).
+keepalived_config() {
+  local i=$1 p plen=${LAB_HOSTS_NET#*/}
+  p=$(relay_standby_for "$i")
+  {
+    printf 'global_defs {\n  router_id %s\n  vrrp_version 3\n  script_user root\n}\n' "$(host_ns "relay$i")"
+    printf 'vrrp_instance relay%d {\n  interface eth0\n  state MASTER\n  virtual_router_id %d\n  priority 200\n  advert_int 0.25\n  virtual_ipaddress {\n    %s/%s dev eth0\n  }\n}\n' \
+      "$i" "$i" "$(relay_addr "$i")" "$plen"
+    printf 'vrrp_instance relay%d {\n  interface eth0\n  state BACKUP\n  virtual_router_id %d\n  priority 100\n  advert_int 0.25\n  virtual_ipaddress {\n    %s/%s dev eth0\n  }\n}\n' \
+      "$p" "$p" "$(relay_addr "$p")" "$plen"
+  } >"$2"
+}
+
+# relay_ns I — relay I's namespace; empty in a container of its own (docker/host.sh: LAB_IN_CONTAINER=1)
+relay_ns() { host_netns "relay$1"; }
+
+# relay_holds_addr I ADDR — host relay<I> has ADDR on its link now (keepalived added it).
+relay_holds_addr() {
+  local ns
+  ns=$(relay_ns "$1")
+  ip ${ns:+-n "$ns"} -4 -o addr show dev eth0 | grep -q " $2/"
+}
+
+# start_relay I — rtpengine on host relay<I>: ng and media (both legs) on its service address, its DTMF log to the
+# first gateway. R > 1: its calls in Redis database I; keepalived holds the service address (keepalived_config);
+# rtpengine also has the service address of the relay it stands by for as a second interface and follows that
+# relay's database (rtpengine's "Redis keyspace notifications" redundancy: its calls are "foreign" calls here, with
+# their sockets bound on that address, ip_nonlocal_bind). Its ng listens on the host's own address (rtpengine 10.5
+# takes one ng address) and nft forwards ng sent to any other address of the host (the service addresses it holds,
+# relay i's own and the standby's once it moved here) to it: conntrack sends the reply from the address that was
+# asked, which is where the gateways' connected ng sockets take replies from.
 start_relay() {
-  local i=$1 name ng addr lo=30000 hi=${RTPENGINE_PORT_MAX:-30999}
+  local i=$1 name ng addr lo=30000 hi=${RTPENGINE_PORT_MAX:-30999} p ns listen iface
   local -a redis=()
-  name=$(relay_name "$i") ng=$(relay_ng "$i") addr=$(relay_addr "$i")
-  ((LAB_RELAYS > 1)) && redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i")
-  LAB_PROC_NETNS=$(host_ns "relay$i") proc_start "$name" env RTPENGINE_NG="$ng" \
+  name=$(relay_name "$i") ng=$(relay_ng "$i") addr=$(relay_addr "$i") ns=$(relay_ns "$i")
+  listen=$ng iface=$addr
+  if ((LAB_RELAYS > 1)); then
+    p=$(relay_standby_for "$i")
+    # (a container gets the sysctl from its runtime: docker/compose.yaml)
+    [[ -z $ns ]] || ip netns exec "$ns" sysctl -qw net.ipv4.ip_nonlocal_bind=1 || { fail "cannot allow non-local binds on $ns"; return 1; }
+    keepalived_config "$i" "$LAB_RUN_DIR/keepalived-relay$i.conf"
+    LAB_PROC_NETNS=$ns proc_start "vrrp$i" keepalived --dont-fork --log-console --log-detail --vrrp \
+      --use-file="$LAB_RUN_DIR/keepalived-relay$i.conf" --pid="$LAB_RUN_DIR/keepalived-relay$i.pid" \
+      --vrrp_pid="$LAB_RUN_DIR/keepalived-relay$i-vrrp.pid"
+    proc_wait_ready "vrrp$i" "$LAB_LAST_PID" 15 "service address $addr on ${ns:-this host}" relay_holds_addr "$i" "$addr"
+    listen="$(relay_host_addr "$i"):${ng##*:}" iface="r$i/$addr"
+    on_host "relay$i" nft -f - <<NFT || { fail "cannot forward ng on the service addresses to $listen (nft on host relay$i)"; return 1; }
+table ip relay_ng {
+  chain prerouting {
+    type nat hook prerouting priority dstnat; policy accept;
+    udp dport ${ng##*:} ip daddr != ${listen%:*} dnat to $listen
+  }
+  chain output {
+    type nat hook output priority -100; policy accept;
+    udp dport ${ng##*:} ip daddr != ${listen%:*} fib daddr type local dnat to $listen
+  }
+}
+NFT
+    redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i" --interface="r$p/$(relay_addr "$p")" --subscribe-keyspace="$p")
+  fi
+  LAB_PROC_NETNS=$ns proc_start "$name" env RTPENGINE_NG="$listen" \
     RTPENGINE_DTMF_LOG="$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}" RTPENGINE_PORT_MIN="$lo" RTPENGINE_PORT_MAX="$hi" \
-    RTPENGINE_IFACE="$addr" bash "$ROOT/media-relay/start-rtpengine.sh" "${redis[@]}"
+    RTPENGINE_IFACE="$iface" bash "$ROOT/media-relay/start-rtpengine.sh" "${redis[@]}"
   proc_wait_ready "$name" "$LAB_LAST_PID" 20 "ng ping answer on $ng" client_exec python3 "$ROOT/media-relay/ng-ping.py" "$ng" 1
 }
 
@@ -208,7 +288,7 @@ start_haproxy() {
   fi
   haproxy_config "$cfg"
   haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | grep -m1 ALERT)"; return 1; }
-  LAB_PROC_NETNS=$(host_ns haproxy) proc_start haproxy haproxy -db -f "$cfg"
+  LAB_PROC_NETNS=$(host_netns haproxy) proc_start haproxy haproxy -db -f "$cfg"
   proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(hosts_entry_url)/api/v1/health through HAProxy" http_200 "$(hosts_entry_url)/api/v1/health"
 }
 
@@ -232,51 +312,69 @@ start_main_gateway() {
   start_gateway gateway "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" "${LAB_IMS_TRANSPORT:-udp}" "${extra[@]}"
 }
 
-# hosts_start_gateways — gateway i on host gw<i>: HTTP and SIP on its own address; P-CSCF, relays on theirs.
-hosts_start_gateways() {
-  local i
+# hosts_start_gateway I — gateway I on host gw<I> (LAB_PROC_NETNS: its namespace; empty in a container of its own,
+# docker/host.sh): HTTP and SIP on its own address; P-CSCF, relays on theirs.
+hosts_start_gateway() {
+  local i=$1
   local LAB_GW_NG
   LAB_GW_NG=$(relay_ng_list)
   local -a extra=() front=()
   mapfile -t extra < <(gateway_extra_args)
-  for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-    front=()
-    # only HAProxy's X-Forwarded-For is believed: the client's address for the per-address login limits and the
-    # host-only endpoints; the token prefix tells HAProxy which gateway holds a session
-    ((LAB_GATEWAYS > 1)) && front=(--lab.api.token-prefix="g$i." --server.forward-headers-strategy=native
-      "--server.tomcat.remoteip.internal-proxies=${LAB_HOSTS_HAPROXY_ADDR//./\\.}")
-    # every gateway's SIP port is the same: its rtpengine sessions get a prefix of its own (gw<i>-), so that each
-    # one's list, reconciler and cleanup see only its own calls on the shared relays. rtpengine has one DTMF log
-    # destination: the first gateway's (docs/scale-out.md).
-    # TLS: HAProxy terminates it (G > 1, plain HTTP behind it on the bridge), a lone gateway serves it itself
-    LAB_PROC_NETNS=$(host_ns "gw$i") GW_BIND=$(gateway_addr "$i") GW_TLS=$( ((LAB_GATEWAYS > 1)) && echo 0 || echo "${LAB_TLS:-0}") LAB_SIP_HOST=$(gateway_addr "$i") GW_LEGS=0 \
-      LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}") \
-      start_gateway "$(gateway_name "$i")" "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${front[@]}" \
-      --lab.rtpengine.session-prefix="gw$i-" "${extra[@]}" || return 1
-  done
+  # only HAProxy's X-Forwarded-For is believed: the client's address for the per-address login limits and the
+  # host-only endpoints; the token prefix tells HAProxy which gateway holds a session
+  ((LAB_GATEWAYS > 1)) && front=(--lab.api.token-prefix="g$i." --server.forward-headers-strategy=native
+    "--server.tomcat.remoteip.internal-proxies=${LAB_HOSTS_HAPROXY_ADDR//./\\.}")
+  # every gateway's SIP port is the same: its rtpengine sessions get a prefix of its own (gw<i>-), so that each
+  # one's list, reconciler and cleanup see only its own calls on the shared relays. rtpengine has one DTMF log
+  # destination: the first gateway's (docs/scale-out.md).
+  # TLS: HAProxy terminates it (G > 1, plain HTTP behind it on the bridge), a lone gateway serves it itself
+  GW_BIND=$(gateway_addr "$i") GW_TLS=$( ((LAB_GATEWAYS > 1)) && echo 0 || echo "${LAB_TLS:-0}") LAB_SIP_HOST=$(gateway_addr "$i") GW_LEGS=0 \
+    LAB_GW_DTMF_LOG=$( ((i == 1)) && echo "$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}") \
+    start_gateway "$(gateway_name "$i")" "$LAB_GW_PORT" "$LAB_GW_SIP_PORT" udp "${front[@]}" \
+    --lab.rtpengine.session-prefix="gw$i-" "${extra[@]}"
+}
+
+# hosts_start_gateways — every gateway on its host, then HAProxy in front of them (G > 1).
+hosts_start_gateways() {
+  local i
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do LAB_PROC_NETNS=$(host_ns "gw$i") hosts_start_gateway "$i" || return 1; done
   ((LAB_GATEWAYS > 1)) && { start_haproxy || return 1; }
   return 0
+}
+
+# hosts_start_ims — Kamailio on the IMS host, trusting every gateway host's SIP address.
+hosts_start_ims() {
+  local i gw_nodes=()
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do gw_nodes+=("$(gateway_addr "$i"):$LAB_GW_SIP_PORT"); done
+  LAB_PROC_NETNS=$(host_netns ims) LAB_KAMAILIO_TRUSTED="${gw_nodes[*]}" start_kamailio
+}
+
+# hosts_start_ues — the SIPp UEs on the IMS host, their media on its address.
+hosts_start_ues() {
+  local ue
+  for ue in "ue1 uas" "ue3 uas-bye" "ue4 volte-uas" "ue6 uas-dtmf" "ue7 uas-video" "ue8 uas-reinvite"; do
+    # shellcheck disable=SC2086 # name and scenario
+    LAB_PROC_NETNS=$(host_netns ims) LAB_UE_IP=$LAB_HOSTS_IMS_ADDR start_ue $ue || return 1
+  done
+}
+
+# hosts_addresses — the address table as the hosts see it: the P-CSCF on the IMS host, the browsers' entry on
+# HAProxy's (or the gateway's)
+hosts_addresses() {
+  LAB_PCSCF="$LAB_HOSTS_IMS_ADDR:${LAB_PCSCF##*:}"
+  LAB_BIND=$(hosts_entry_url) LAB_BIND=${LAB_BIND#*://} LAB_BIND=${LAB_BIND%:*}
+  export LAB_PCSCF LAB_BIND
 }
 
 # hosts_start_all — what lab_start_all starts with G or R > 1: the hosts, then the components on them, in
 # dependency order (relays, Kamailio, gateways, HAProxy, the UEs). The browsers' URL (gw_url) becomes the entry's.
 hosts_start_all() {
-  local i gw_nodes=()
-  for ((i = 1; i <= LAB_GATEWAYS; i++)); do gw_nodes+=("$(gateway_addr "$i"):$LAB_GW_SIP_PORT"); done
+  local i
   hosts_setup || return 1
-  # the address table as the hosts see it: the P-CSCF on the IMS host, the browsers' entry on HAProxy's (or the gateway's)
-  LAB_PCSCF="$LAB_HOSTS_IMS_ADDR:${LAB_PCSCF##*:}"
-  LAB_BIND=$(hosts_entry_url) LAB_BIND=${LAB_BIND#*://} LAB_BIND=${LAB_BIND%:*}
-  export LAB_PCSCF LAB_BIND
+  hosts_addresses
   if ((LAB_RELAYS > 1)); then start_redis || return 1; fi
   for ((i = 1; i <= LAB_RELAYS; i++)); do start_relay "$i" || return 1; done
-  LAB_PROC_NETNS=$(host_ns ims) LAB_KAMAILIO_TRUSTED="${gw_nodes[*]}" start_kamailio || return 1
-  hosts_start_gateways || return 1
-  local ue
-  for ue in "ue1 uas" "ue3 uas-bye" "ue4 volte-uas" "ue6 uas-dtmf" "ue7 uas-video" "ue8 uas-reinvite"; do
-    # shellcheck disable=SC2086 # name and scenario
-    LAB_PROC_NETNS=$(host_ns ims) LAB_UE_IP=$LAB_HOSTS_IMS_ADDR start_ue $ue || return 1
-  done
+  hosts_start_ims && hosts_start_gateways && hosts_start_ues
 }
 
 # scale_print — pids and addresses of the scale-out hosts (./lab up).
@@ -285,7 +383,7 @@ scale_print() {
   local i pid
   for ((i = 1; i <= LAB_RELAYS; i++)); do
     pid=$(awk -v n="$(relay_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
-    log "relay $i: $(relay_name "$i") pid $pid, host $(host_ns "relay$i"), ng $(relay_ng "$i")$( ((LAB_RELAYS > 1)) && echo ", Redis database $i on $LAB_REDIS")"
+    log "relay $i: $(relay_name "$i") pid $pid, host $(host_ns "relay$i") ($(relay_host_addr "$i")), ng $(relay_ng "$i")$( ((LAB_RELAYS > 1)) && echo ", Redis database $i on $LAB_REDIS, standby of relay $(relay_standby_for "$i") (vrrp$i pid $(awk -v n="vrrp$i" '$1 == n {print $2}' "$LAB_PIDS" | tail -1))")"
   done
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do
     pid=$(awk -v n="$(gateway_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
@@ -301,8 +399,8 @@ scale_print() {
 # [--no-sweep] — ./lab bench scale-out: on one gateway + one rtpengine, then on G gateways + R relays (default 3x3)
 # behind HAProxy, each configuration's components on hosts of their own (network namespaces on the lab bridge, as
 # `./lab up --gateways/--relays`), inside one private namespace: first a capacity sweep (constant-rate steps up to
-# the first failing one, setup-rate --sustained's criterion), then the same MO load on both (the last relay
-# SIGKILLed and restarted on its host mid-run when R > 1); harness/bench/scale-out.mjs measures each and writes
+# the first failing one, setup-rate --sustained's criterion), then the same MO load on both (the last relay's
+# host dies mid-run when R > 1: its standby carries its calls on); harness/bench/scale-out.mjs measures each and writes
 # out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
   local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
@@ -363,7 +461,7 @@ cmd_bench_scale_out() {
     ((rc == 0)) && run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
       node "$ROOT/harness/bench/scale-out.mjs" phase "${common[@]}" \
       --users "$LAB_RUN_DIR/users.txt" --calls "$calls" --cps "$cps" --duration "$duration" \
-      $( ((r > 1)) && echo --kill "$(relay_name "$r")") || rc=1
+      $( ((r > 1)) && echo --kill "$(relay_name "$r")" --kill-vrrp "vrrp$r" --kill-host "$(host_ns "relay$r")" --ims-host "$(host_ns ims)") || rc=1
     procs_cleanup
     mv "$LAB_PIDS" "$dir/pids" # the next configuration's CPU sampler must not follow this one's pids
     ((rc == 0)) || break

@@ -66,7 +66,7 @@ test_only_files() {
 
 # The media test files (harness/tests/NAME.test.mjs) that run once per browser of LAB_BROWSERS; the
 # other files run in the first browser only (docs/media.md "Browser matrix").
-LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns dtmf phone dialog turn sip-ws)
+LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns dtmf phone dialog turn sip-ws scale-failover)
 
 # run_node_tests — the integration tests against the running lab; sets LAB_T_INTEG. Every file runs
 # with the first browser of LAB_BROWSERS (default chromium,firefox), the media files again with each

@@ -397,11 +397,12 @@ export class LabClient extends EventTarget {
     // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
     // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
     return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived,
-      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc }) =>
+      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc, iceRestarts }) =>
       ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '',
         startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
         offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted), dataChannels: dc ? dc.summary() : null,
-        held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')) }));
+        held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')),
+        iceRestarts: iceRestarts ?? 0, iceConnectionState: pc?.iceConnectionState ?? null }));
   }
 
   // ---- internals ----
@@ -625,6 +626,23 @@ export class LabClient extends EventTarget {
     call.stream?.getTracks().forEach((t) => t.stop());
   }
 
+  // An answered call whose ICE connection turned 'disconnected' or 'failed' gets an ICE restart (a re-offer with new
+  // credentials) 300 ms later if it did not come back by itself. A relay host that took a call over (docs/scale-out.md
+  // "A relay host that does not come back") has the call's media and keys but not its ICE state (rtpengine keeps none
+  // in Redis): the browser's consent checks go unanswered until new credentials are negotiated with it.
+  #recoverIce(call) {
+    if (call.iceRecovery) return;
+    call.iceRecovery = setTimeout(async () => {
+      call.iceRecovery = null;
+      const st = call.pc?.iceConnectionState;
+      if (call.state !== 'answered' || !(st === 'disconnected' || st === 'failed') || call.renegotiation || call.pc.signalingState !== 'stable') return;
+      call.iceRestarts = (call.iceRestarts ?? 0) + 1;
+      try {
+        await this.reoffer(call.callId, { iceRestart: true });
+      } catch { /* reoffer recorded the failure; the next state change tries again */ }
+    }, 300);
+  }
+
   #newPc(call, bundlePolicy) {
     // iceServers: none unless set (above). Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
@@ -635,6 +653,7 @@ export class LabClient extends EventTarget {
     };
     pc.oniceconnectionstatechange = () => {
       if (pc.iceConnectionState === 'connected' || pc.iceConnectionState === 'completed') call.timing.iceConnected ??= performance.now();
+      if (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') this.#recoverIce(call);
       this.#changed();
     };
     // 'connected': ICE and DTLS are up (the set-up timing's end, timing() below)
