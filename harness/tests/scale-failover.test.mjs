@@ -15,40 +15,28 @@ import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { captureOn, datagrams, flowAcross, killHost, mediaOf, outcome, stunAnswers } from '../kit/failover.mjs';
+import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, upHostsLayout } from '../kit/hosts-layout.mjs';
 import { listCalls } from '../kit/ng.mjs';
-import { sleep, start, stop, waitFor } from '../kit/procs.mjs';
+import { sleep } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { BROWSER, receivedDuring, titled, waitReceiving } from '../runner/testkit.mjs';
 
 const root = labRoot();
 const RUN = path.join(outDir(), 'scale-failover');
-const host = (base, i) => `${base.slice(0, base.lastIndexOf('.'))}.${Number(base.slice(base.lastIndexOf('.') + 1)) + i}`;
-const NS = (name) => `${LAB.LAB_NS_HOSTS_PREFIX}${name}`;
-const GW_PORT = Number(LAB.LAB_GW_PORT);
+const host = hostAddr;
+const NS = hostNs;
 const NG_PORT = LAB.LAB_RTPENGINE_NG.split(':')[1];
 const RELAYS = [1, 2].map((i) => ({ i, name: i === 1 ? 'rtpengine' : `rtpengine${i}`, vrrp: `vrrp${i}`, ns: NS(`relay${i}`), addr: host(LAB.LAB_HOSTS_RELAY_BASE, i) }));
-const ENTRY = `http://${LAB.LAB_HOSTS_HAPROXY_ADDR}:${GW_PORT}`;
+const ENTRY = HOSTS_ENTRY;
 const GAP_LIMIT_MS = 3000;
 let layout = null;
 
 before(async () => {
-  fs.rmSync(RUN, { recursive: true, force: true });
-  let ready = null;
-  layout = start('scale-failover', 'bash', [path.join(root, 'harness', 'lib', 'hosts-up.sh'), RUN, '2', '2'],
-    { log: path.join(logDir(), 'scale-failover.log'), onLine: (l) => { if (l.startsWith('READY ')) ready = l.slice(6).trim(); } });
-  for (const end = Date.now() + 240000; !ready;) {
-    const done = await waitFor(layout, 500);
-    if (done) throw new Error(`the hosts layout did not come up (${JSON.stringify(done)}): ${layout.tail().slice(-800)}`);
-    if (Date.now() > end) throw new Error(`the hosts layout was not up within 240 s: ${layout.tail().slice(-800)}`);
-  }
-  assert.equal(ready, ENTRY, 'the browsers\' entry is HAProxy\'s host address on the lab port');
+  layout = await upHostsLayout({ root, run: RUN, name: 'scale-failover', log: path.join(logDir(), 'scale-failover.log') });
 });
 
-after(async () => {
-  if (layout) await stop(layout, 'SIGTERM', 60000);
-  const left = fs.existsSync('/run/netns') ? fs.readdirSync('/run/netns').filter((n) => n.startsWith(LAB.LAB_NS_HOSTS_PREFIX)) : [];
-  assert.deepEqual(left, [], `namespaces left after the layout stopped: ${left.join(' ')}`);
-});
+// SIGTERM: the layout's supervisor stops its components newest first and deletes the namespaces
+after(async () => { await downHostsLayout(layout); });
 
 test(titled('a relay host dies under two calls: its standby takes its address and its calls over, every call kept with media, gap < 3 s'), { timeout: 120000 }, async () => {
   const browser = await launchBrowser({ netns: null, extraOrigins: [ENTRY] });

@@ -15,21 +15,21 @@ import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { mediaOf } from '../kit/failover.mjs';
+import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, upHostsLayout } from '../kit/hosts-layout.mjs';
 import { listCalls } from '../kit/ng.mjs';
-import { start, stop, waitFor } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { receivedDuring, waitReceiving } from '../runner/testkit.mjs';
 
 const root = labRoot();
 const RUN = path.join(outDir(), 'scale-hosts');
-const host = (base, i) => `${base.slice(0, base.lastIndexOf('.'))}.${Number(base.slice(base.lastIndexOf('.') + 1)) + i}`;
-const NS = (name) => `${LAB.LAB_NS_HOSTS_PREFIX}${name}`;
+const host = hostAddr;
+const NS = hostNs;
 const GW_PORT = Number(LAB.LAB_GW_PORT);
 const GATEWAYS = [1, 2].map((i) => ({ name: i === 1 ? 'gateway' : `gateway${i}`, ns: NS(`gw${i}`), addr: host(LAB.LAB_HOSTS_GW_BASE, i) }));
 const RELAYS = [1, 2].map((i) => ({ name: i === 1 ? 'rtpengine' : `rtpengine${i}`, ns: NS(`relay${i}`), addr: host(LAB.LAB_HOSTS_RELAY_BASE, i),
   hostAddr: host(LAB.LAB_HOSTS_RELAY_HOST_BASE, i) }));
 const NG_PORT = LAB.LAB_RTPENGINE_NG.split(':')[1];
-const ENTRY = `http://${LAB.LAB_HOSTS_HAPROXY_ADDR}:${GW_PORT}`;
+const ENTRY = HOSTS_ENTRY;
 let layout = null;
 
 /** stdout of CMD in network namespace NS (ip netns exec). */
@@ -41,24 +41,11 @@ function pids() {
 }
 
 before(async () => {
-  fs.rmSync(RUN, { recursive: true, force: true });
-  let ready = null;
-  layout = start('scale-hosts', 'bash', [path.join(root, 'harness', 'lib', 'hosts-up.sh'), RUN, '2', '2'],
-    { log: path.join(logDir(), 'scale-hosts.log'), onLine: (l) => { if (l.startsWith('READY ')) ready = l.slice(6).trim(); } });
-  for (const end = Date.now() + 240000; !ready;) {
-    const done = await waitFor(layout, 500);
-    if (done) throw new Error(`the hosts layout did not come up (${JSON.stringify(done)}): ${layout.tail().slice(-800)}`);
-    if (Date.now() > end) throw new Error(`the hosts layout was not up within 240 s: ${layout.tail().slice(-800)}`);
-  }
-  assert.equal(ready, ENTRY, 'the browsers\' entry is HAProxy\'s host address on the lab port');
+  layout = await upHostsLayout({ root, run: RUN, name: 'scale-hosts', log: path.join(logDir(), 'scale-hosts.log') });
 });
 
-after(async () => {
-  // SIGTERM: the layout's supervisor stops its components newest first and deletes the namespaces
-  if (layout) await stop(layout, 'SIGTERM', 60000);
-  const left = fs.existsSync('/run/netns') ? fs.readdirSync('/run/netns').filter((n) => n.startsWith(LAB.LAB_NS_HOSTS_PREFIX)) : [];
-  assert.deepEqual(left, [], `namespaces left after the layout stopped: ${left.join(' ')}`);
-});
+// SIGTERM: the layout's supervisor stops its components newest first and deletes the namespaces
+after(async () => { await downHostsLayout(layout); });
 
 test('hosts, not ports: every component in a namespace of its own, on its host address and the lab port, none on loopback', { timeout: 30000 }, () => {
   const p = pids();
