@@ -10,7 +10,7 @@ void GatewaySignaling::adoptIncoming(const std::string& callId, const std::strin
   mt_ = true;
   preconditions_ = preconditions;
   created_ = true;  // the gateway holds the call from its INVITE on
-  tStart_ = tIncoming;
+  marks_.start = tIncoming;
   host_.res().gwCallId = callId;
   host_.res().from = from;
   host_.res().preconditions = preconditions;
@@ -19,19 +19,19 @@ void GatewaySignaling::adoptIncoming(const std::string& callId, const std::strin
 
 void GatewaySignaling::start(const std::string& offer, int64_t now) {
   if (mt_) {
-    tAnswerSent_ = now;
+    marks_.answerSent = now;
     if (!link_.sendAnswer(host_.res().gwCallId, offer, preconditions_))
       host_.fail("gateway", "websocket closed: " + link_.closeReason());
     return;
   }
-  tStart_ = now;
+  marks_.start = now;
   // The gateway does the rtpengine offer/answer and the SIP call.
   if (!link_.sendCall(this, offer)) return host_.fail("gateway", "websocket closed: " + link_.closeReason());
   created_ = true;
 }
 
 std::string GatewaySignaling::setupTimeoutReason() const {
-  return tCalling_ ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout";
+  return marks_.first ? "no `answered` within the setup timeout" : "no `calling` within the setup timeout";
 }
 
 bool GatewaySignaling::awaitRemoteEnd(int64_t now) {
@@ -66,7 +66,7 @@ void GatewaySignaling::onEndTimer(int64_t now) {
 }
 
 void GatewaySignaling::sendHangup(int64_t now) {
-  tHangup_ = now;
+  marks_.hangup = now;
   host_.arm(hangupDeadline_);
   if (!link_.sendHangup(host_.res().gwCallId) && host_.stage() != CallStage::Done) {
     CallResult& res = host_.res();
@@ -78,17 +78,12 @@ void GatewaySignaling::sendHangup(int64_t now) {
 void GatewaySignaling::release() { link_.forget(this); }
 
 void GatewaySignaling::report(CallResult& r) const {
-  r.wsCallingMs = msBetween(tStart_, tCalling_);
-  r.wsRingingMs = msBetween(tStart_, tRinging_);
-  r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
-  r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
-  r.hangupMs = msBetween(tHangup_, tEnded_);
-  r.wsAnswerSentMs = msBetween(tStart_, tAnswerSent_);
+  marks_.report(r);
 }
 
 void GatewaySignaling::onCalling(const std::string& callId, int64_t now) {
   host_.res().gwCallId = callId;
-  tCalling_ = now;
+  marks_.first = now;
   if (hangupPending_ && host_.stage() == CallStage::Ending) {
     hangupPending_ = false;
     sendHangup(now);
@@ -96,11 +91,11 @@ void GatewaySignaling::onCalling(const std::string& callId, int64_t now) {
 }
 
 void GatewaySignaling::onRinging(int64_t now) {
-  if (!tRinging_) tRinging_ = now;
+  if (!marks_.ringing) marks_.ringing = now;
 }
 
 void GatewaySignaling::onAnswer(const std::string& sdp, int64_t now, bool early) {
-  int64_t& t = early ? tEarly_ : tAnswered_;
+  int64_t& t = early ? marks_.early : marks_.answered;
   if (!t) t = now;
   if (host_.stage() != CallStage::Signaling) return;  // ICE already started (early SDP), or the call is ending
   host_.res().earlyAnswer = early;
@@ -118,7 +113,7 @@ void GatewaySignaling::onEnded(const std::string& reason, int sipCode) {
   CallResult& res = host_.res();
   res.endReason = reason;
   res.sipCode = sipCode;
-  tEnded_ = nowNs();
+  marks_.ended = nowNs();
   ended_ = true;
   std::string why = "ended: " + reason + (sipCode ? " (SIP " + std::to_string(sipCode) + ")" : "");
   switch (host_.stage()) {

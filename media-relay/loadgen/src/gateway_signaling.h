@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config.h"
+#include "setup_marks.h"
 #include "signaling.h"
 
 namespace lg {
@@ -51,8 +52,7 @@ class GatewaySignaling : public CallSignaling {
   bool ended_ = false;          // the gateway has nothing left to end (ended, rejected, socket gone)
   bool hangupPending_ = false;
   bool awaitingRemote_ = false;  // MT: media done, waiting for the caller's BYE (`ended remote-hangup`)  // stopped before `calling` named the call: hang up when it does
-  int64_t tAnswerSent_ = 0;     // MT: `answer` sent (tStart_ = `incoming` received)
-  int64_t tStart_ = 0, tCalling_ = 0, tRinging_ = 0, tAnswered_ = 0, tEarly_ = 0, tHangup_ = 0, tEnded_ = 0;
+  SetupMarks marks_;            // first = `calling`; MT: start = `incoming` received, answerSent = `answer` sent
   int64_t hangupDeadline_ = 0;
 };
 

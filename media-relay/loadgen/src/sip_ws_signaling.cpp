@@ -13,7 +13,7 @@ void SipWsSignaling::adoptIncoming(const sip::Message& invite, int64_t tIncoming
   mt_ = true;
   created_ = true;  // the caller holds the call from its INVITE on
   invite_ = invite;
-  tStart_ = tIncoming;
+  marks_.start = tIncoming;
   localTag_ = sip::token(12);
   host_.res().gwCallId = invite.callId();
   host_.res().from = sip::uri(invite.header("From"));
@@ -32,12 +32,12 @@ void SipWsSignaling::start(const std::string& sdp, int64_t now) {
     sip::Message ok = sip::response(invite_, 200, "OK", localTag_, link_.ua());
     ok.add("Content-Type", "application/sdp");
     ok.body = sdp;
-    tAnswerSent_ = now;
+    marks_.answerSent = now;
     if (!link_.send(ok)) return host_.fail("sip", "websocket closed: " + link_.closeReason());
     confirmed_ = true;
     return;
   }
-  tStart_ = now;
+  marks_.start = now;
   if (!link_.sendInvite(this, sdp, invite_)) return host_.fail("sip", "websocket closed: " + link_.closeReason());
   created_ = true;
   host_.res().gwCallId = invite_.callId();
@@ -45,7 +45,7 @@ void SipWsSignaling::start(const std::string& sdp, int64_t now) {
 
 std::string SipWsSignaling::setupTimeoutReason() const {
   if (mt_) return "no ICE/DTLS within the setup timeout";
-  return tTrying_ || tRinging_ ? "no 200 to the INVITE within the setup timeout" : "no answer to the INVITE within the setup timeout";
+  return marks_.first || marks_.ringing ? "no 200 to the INVITE within the setup timeout" : "no answer to the INVITE within the setup timeout";
 }
 
 bool SipWsSignaling::awaitRemoteEnd(int64_t now) {
@@ -82,7 +82,7 @@ void SipWsSignaling::onEndTimer(int64_t now) {
 }
 
 void SipWsSignaling::sendBye(int64_t now) {
-  tHangup_ = now;
+  marks_.hangup = now;
   byeSent_ = true;
   host_.arm(hangupDeadline_);
   if (!link_.send(dialog_.request("BYE", link_.ua())) && host_.stage() != CallStage::Done) {
@@ -93,7 +93,7 @@ void SipWsSignaling::sendBye(int64_t now) {
 }
 
 void SipWsSignaling::sendCancel(int64_t now) {
-  tHangup_ = now;
+  marks_.hangup = now;
   cancelSent_ = true;
   host_.arm(hangupDeadline_);
   // RFC 3261 §9.1: the INVITE's R-URI, Call-ID, From, To, CSeq number and top Via (its branch), and its Route.
@@ -131,12 +131,7 @@ void SipWsSignaling::ackFailure(const sip::Message& m) {
 void SipWsSignaling::release() { link_.forget(this); }
 
 void SipWsSignaling::report(CallResult& r) const {
-  r.wsCallingMs = msBetween(tStart_, tTrying_);
-  r.wsRingingMs = msBetween(tStart_, tRinging_);
-  r.wsAnsweredMs = msBetween(tStart_, tAnswered_);
-  r.wsEarlySdpMs = msBetween(tStart_, tEarly_);
-  r.hangupMs = msBetween(tHangup_, tEnded_);
-  r.wsAnswerSentMs = msBetween(tStart_, tAnswerSent_);
+  marks_.report(r);
 }
 
 void SipWsSignaling::onResponse(const sip::Message& m, int64_t now) {
@@ -144,7 +139,7 @@ void SipWsSignaling::onResponse(const sip::Message& m, int64_t now) {
   if (method == "INVITE" && !mt_) return onInviteResponse(m, now);
   if (m.status < 200) return;
   if (method == "BYE" && byeSent_) {
-    tEnded_ = now;
+    marks_.ended = now;
     ended_ = true;
     CallResult& res = host_.res();
     res.deleted = true;
@@ -161,14 +156,14 @@ void SipWsSignaling::onResponse(const sip::Message& m, int64_t now) {
 void SipWsSignaling::onInviteResponse(const sip::Message& m, int64_t now) {
   CallResult& res = host_.res();
   if (m.status == 100) {
-    if (!tTrying_) tTrying_ = now;
+    if (!marks_.first) marks_.first = now;
     return;
   }
   if (m.status < 200) {
-    if (!tRinging_ && m.status == 180) tRinging_ = now;
+    if (!marks_.ringing && m.status == 180) marks_.ringing = now;
     // an early answer (a 183 with SDP in an early dialog): rtpengine's browser-leg SDP, ICE can start
     if (!m.body.empty() && !sip::tag(m.header("To")).empty()) {
-      if (!tEarly_) tEarly_ = now;
+      if (!marks_.early) marks_.early = now;
       if (host_.stage() == CallStage::Signaling) {
         res.earlyAnswer = true;
         host_.dumpSdp("sip-early-answer.sdp", m.body);
@@ -181,7 +176,7 @@ void SipWsSignaling::onInviteResponse(const sip::Message& m, int64_t now) {
     ackFailure(m);
     if (ended_) return;  // a retransmission
     ended_ = true;
-    tEnded_ = now;
+    marks_.ended = now;
     res.sipCode = m.status;
     res.endReason = m.status == 487 && cancelSent_ ? "cancelled" : "rejected";
     if (host_.stage() == CallStage::Ending) {
@@ -204,7 +199,7 @@ void SipWsSignaling::onInviteResponse(const sip::Message& m, int64_t now) {
   ack_ = dialog_.request("ACK", link_.ua(), invite_.cseq());
   link_.send(ack_);
   confirmed_ = true;
-  tAnswered_ = now;
+  marks_.answered = now;
   if (host_.stage() == CallStage::Ending) return sendBye(now);  // CANCEL crossed the 200: end it with a BYE
   if (host_.stage() != CallStage::Signaling) return;             // ICE already started from a 183
   host_.dumpSdp("sip-answer.sdp", m.body);
@@ -220,7 +215,7 @@ void SipWsSignaling::onRequest(const sip::Message& m, int64_t now) {
   }
   if (m.method == "BYE") {
     link_.send(sip::response(m, 200, "OK", "", ua));
-    tEnded_ = now;
+    marks_.ended = now;
     ended_ = true;
     host_.res().endReason = "remote-hangup";
     return remoteEnded("BYE from the far end");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config.h"
+#include "setup_marks.h"
 #include "signaling.h"
 #include "sip_dialog.h"
 #include "sip_message.h"
@@ -58,8 +59,8 @@ class SipWsSignaling : public CallSignaling {
   sip::Dialog dialog_;
   std::string localTag_;     // MT: our To tag
   std::string adoptError_;   // MT: why the INVITE could not start a dialog (start() fails the call)
-  int64_t tStart_ = 0, tTrying_ = 0, tRinging_ = 0, tEarly_ = 0, tAnswered_ = 0, tAnswerSent_ = 0, tAck_ = 0;
-  int64_t tHangup_ = 0, tEnded_ = 0, hangupDeadline_ = 0;
+  SetupMarks marks_;  // first = the 100 Trying; MT: start = the INVITE received, answerSent = our 200 sent
+  int64_t tAck_ = 0, hangupDeadline_ = 0;
 };
 
 }  // namespace lg
