@@ -89,16 +89,17 @@ test('Node: ADDRESSES is built from the table', () => {
   for (const [k, v] of Object.entries(want)) assert.equal(ADDRESSES[k], v, `ADDRESSES.${k} is ${ADDRESSES[k]}, the table gives ${v}`);
 });
 
-test("the gateway's built-in defaults agree with the table (application.properties, GatewayProperties)", () => {
+test("the gateway's built-in defaults agree with the table (application.properties, the lab.* property classes)", () => {
   const props = read('signaling-gw/src/main/resources/application.properties');
   const prop = (k) => props.match(new RegExp(`^${k.replace('.', '\\.')}=(.*)$`, 'm'))?.[1];
   assert.equal(prop('server.port'), LAB.LAB_GW_PORT, `application.properties server.port=${prop('server.port')}, LAB_GW_PORT=${LAB.LAB_GW_PORT}`);
   assert.equal(prop('server.address'), LAB.LAB_LOOPBACK, `application.properties server.address=${prop('server.address')}, LAB_LOOPBACK=${LAB.LAB_LOOPBACK}`);
-  const java = read('signaling-gw/src/main/java/org/webrtcims/gw/config/GatewayProperties.java');
-  const field = (decl) => java.match(new RegExp(`private (?:String|int) ${decl} = "?([^";]*)"?;`))?.[1];
-  for (const [decl, want] of [['port', LAB.LAB_GW_SIP_PORT], ['proxy', LAB.LAB_PCSCF], ['domain', LAB.LAB_IMS_DOMAIN],
-    ['ng', LAB.LAB_RTPENGINE_NG], ['dtmfLog', LAB.LAB_RTPENGINE_DTMF_LOG]]) {
-    assert.equal(field(decl), want, `GatewayProperties.java: ${decl} = ${field(decl)}, the table's value is ${want}`);
+  // each default lives in the class of its prefix: lab.sip.* GatewayProperties, lab.ims.* ImsProperties, lab.rtpengine.* RtpengineProperties
+  for (const [cls, decl, want] of [['GatewayProperties', 'port', LAB.LAB_GW_SIP_PORT], ['ImsProperties', 'proxy', LAB.LAB_PCSCF],
+    ['ImsProperties', 'domain', LAB.LAB_IMS_DOMAIN], ['RtpengineProperties', 'ng', LAB.LAB_RTPENGINE_NG], ['RtpengineProperties', 'dtmfLog', LAB.LAB_RTPENGINE_DTMF_LOG]]) {
+    const java = read(`signaling-gw/src/main/java/org/webrtcims/gw/config/${cls}.java`);
+    const got = java.match(new RegExp(`private (?:String|int) ${decl} = "?([^";]*)"?;`))?.[1];
+    assert.equal(got, want, `${cls}.java: ${decl} = ${got}, the table's value is ${want}`);
   }
 });
 
