@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace lg {
@@ -26,6 +28,9 @@ class EventLoop {
   bool ok() const { return epfd_ >= 0; }
   bool add(int fd, Handler* h);
   bool setWantWrite(int fd, Handler* h, bool wantWrite);  // EPOLLOUT on/off for an added fd
+  // Unregisters fd. Safe inside a handler: a handler removed (and perhaps deleted) while a batch of events is being
+  // dispatched gets none of that batch's remaining events (e.g. the control socket's `delete` ends a session whose
+  // socket also had a datagram in the same epoll_wait).
   void remove(int fd);
   void schedule(int64_t whenNs, uint64_t key) { timers_.push({whenNs, key}); }
   void setTimerFn(TimerFn fn) { timerFn_ = std::move(fn); }
@@ -39,6 +44,9 @@ class EventLoop {
     bool operator>(const Timer& o) const { return when > o.when; }
   };
   int epfd_ = -1;
+  std::unordered_map<int, Handler*> handlers_;  // fd -> its handler, to know which one a remove() retires
+  std::unordered_set<Handler*> removed_;        // handlers removed during the current batch: skipped until it ends
+  bool dispatching_ = false;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   TimerFn timerFn_;
 };
