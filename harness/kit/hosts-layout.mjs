@@ -37,3 +37,14 @@ export async function downHostsLayout(layout) {
   const left = fs.existsSync('/run/netns') ? fs.readdirSync('/run/netns').filter((n) => n.startsWith(LAB.LAB_NS_HOSTS_PREFIX)) : [];
   assert.deepEqual(left, [], `namespaces left after the layout stopped: ${left.join(' ')}`);
 }
+
+/** The registered identities of the page's session, asked through the layout's entry (HAProxy routes by the token). */
+export async function sessionIdentities(client) {
+  const token = await client.token();
+  assert.ok(token, 'the page holds no access token: not logged in');
+  const r = await fetch(`${HOSTS_ENTRY}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(r.status, 200, `GET /api/v1/sessions/current through HAProxy: ${r.status}`);
+  const ids = (await r.json()).registration?.identities ?? [];
+  assert.ok(ids.length > 0, 'the gateway reports no registered identities for the page\'s session');
+  return ids;
+}

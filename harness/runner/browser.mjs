@@ -204,6 +204,8 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     calls: () => invoke('calls'),
     sendRaw: (text) => invoke('sendRaw', text),
     events: () => page.evaluate(() => window.labClient.events),
+    // the session's access token the page holds (null before login): for REST asked from the test's own side
+    token: () => page.evaluate(() => window.labClient.token),
     // a GET from the page itself (the browser's namespace and address): { status, body }
     fetchJson: (p) => page.evaluate(async (u) => {
       const r = await fetch(u);

@@ -15,10 +15,11 @@ import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { captureOn, datagrams, flowAcross, killHost, mediaOf, outcome, stunAnswers } from '../kit/failover.mjs';
-import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, upHostsLayout } from '../kit/hosts-layout.mjs';
+import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, sessionIdentities, upHostsLayout } from '../kit/hosts-layout.mjs';
 import { listCalls } from '../kit/ng.mjs';
 import { sleep } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 import { BROWSER, receivedDuring, titled, waitReceiving } from '../runner/testkit.mjs';
 
 const root = labRoot();
@@ -51,6 +52,8 @@ test(titled('a relay host dies under two calls: its standby takes its address an
       ids.push(id);
       await client.waitFor('answered', id, 15000);
       await waitReceiving(client, id);
+      // the far UE's P-Asserted-Identity is one of erin's registered identities (RFC 3325, TS 24.229 §5.1.2A)
+      await assertFarUeAssertedIdentity({ callId: id, identities: await sessionIdentities(client), log: path.join(RUN, 'logs', 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 on the IMS host' });
     }
     const media = await Promise.all(ids.map((id) => mediaOf(RELAYS, NG_PORT, id)));
     const victim = media[0].relay;

@@ -15,9 +15,10 @@ import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { mediaOf } from '../kit/failover.mjs';
-import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, upHostsLayout } from '../kit/hosts-layout.mjs';
+import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, sessionIdentities, upHostsLayout } from '../kit/hosts-layout.mjs';
 import { listCalls } from '../kit/ng.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 import { receivedDuring, waitReceiving } from '../runner/testkit.mjs';
 
 const root = labRoot();
@@ -98,6 +99,8 @@ test('a browser through HAProxy\'s host: login, a call to ue1 on the IMS host wi
     callId = await client.call('ue1');
     await client.waitFor('answered', callId, 15000);
     await waitReceiving(client, callId);
+    // the far UE's P-Asserted-Identity is one of erin's registered identities (RFC 3325, TS 24.229 §5.1.2A)
+    await assertFarUeAssertedIdentity({ callId: callId, identities: await sessionIdentities(client), log: path.join(RUN, 'logs', 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 on the IMS host' });
     const got = await receivedDuring(client, callId, 1500);
     assert.ok(got > 20, `audio from ue1 reaches the page through the relay host: ${got} packets in 1.5 s`);
     // each relay lists its own calls and its standby copies of the other's: the call's sockets say where it is
