@@ -60,19 +60,13 @@ void GatewaySignaling::end(int64_t now) {
 void GatewaySignaling::onEndTimer(int64_t now) {
   if (now < hangupDeadline_) return host_.arm(hangupDeadline_);
   if (awaitingRemote_) return end(now);  // the caller did not hang up in time: we do
-  CallResult& res = host_.res();
-  if (res.error.empty()) res.error = hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup";
-  host_.finish();
+  host_.finishWith(hangupPending_ ? "no `calling` to hang up" : "no `ended` after hangup");
 }
 
 void GatewaySignaling::sendHangup(int64_t now) {
   marks_.hangup = now;
   host_.arm(hangupDeadline_);
-  if (!link_.sendHangup(host_.res().gwCallId) && host_.stage() != CallStage::Done) {
-    CallResult& res = host_.res();
-    if (res.error.empty()) res.error = "hangup not sent: websocket closed";
-    host_.finish();
-  }
+  if (!link_.sendHangup(host_.res().gwCallId)) host_.finishUnsent("hangup not sent: websocket closed");
 }
 
 void GatewaySignaling::release() { link_.forget(this); }

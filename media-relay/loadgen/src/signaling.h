@@ -40,6 +40,16 @@ class SignalingHost {
   virtual void endEarly(const std::string& why) = 0;   // ended remotely during media
   virtual void endNormally() = 0;                      // MT: the caller hung up during media (its BYE)
   virtual void finish() = 0;                           // nothing left to do: the call is done
+
+  // The call is done while ending: with `error` unless an earlier error is kept (a hang-up that went unanswered).
+  void finishWith(const std::string& error) {
+    if (res().error.empty()) res().error = error;
+    finish();
+  }
+  // A hang-up request that could not be written (the socket closed) ends the call with `error`, unless it is done.
+  void finishUnsent(const std::string& error) {
+    if (stage() != CallStage::Done) finishWith(error);
+  }
 };
 
 class CallSignaling {

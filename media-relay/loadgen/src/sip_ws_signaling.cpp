@@ -76,20 +76,14 @@ void SipWsSignaling::end(int64_t now) {
 void SipWsSignaling::onEndTimer(int64_t now) {
   if (now < hangupDeadline_) return host_.arm(hangupDeadline_);
   if (awaitingRemote_) return end(now);  // the caller did not hang up in time: we do
-  CallResult& res = host_.res();
-  if (res.error.empty()) res.error = byeSent_ ? "no final response to the BYE" : "no final response to the CANCEL";
-  host_.finish();
+  host_.finishWith(byeSent_ ? "no final response to the BYE" : "no final response to the CANCEL");
 }
 
 void SipWsSignaling::sendBye(int64_t now) {
   marks_.hangup = now;
   byeSent_ = true;
   host_.arm(hangupDeadline_);
-  if (!link_.send(dialog_.request("BYE", link_.ua())) && host_.stage() != CallStage::Done) {
-    CallResult& res = host_.res();
-    if (res.error.empty()) res.error = "BYE not sent: websocket closed";
-    host_.finish();
-  }
+  if (!link_.send(dialog_.request("BYE", link_.ua()))) host_.finishUnsent("BYE not sent: websocket closed");
 }
 
 void SipWsSignaling::sendCancel(int64_t now) {
@@ -107,11 +101,7 @@ void SipWsSignaling::sendCancel(int64_t now) {
   c.add("Call-ID", invite_.callId());
   c.add("CSeq", std::to_string(invite_.cseq()) + " CANCEL");
   sip::stampRequest(c, link_.ua(), sip::param(invite_.header("Via"), "branch"));
-  if (!link_.send(c) && host_.stage() != CallStage::Done) {
-    CallResult& res = host_.res();
-    if (res.error.empty()) res.error = "CANCEL not sent: websocket closed";
-    host_.finish();
-  }
+  if (!link_.send(c)) host_.finishUnsent("CANCEL not sent: websocket closed");
 }
 
 void SipWsSignaling::ackFailure(const sip::Message& m) {
