@@ -12,6 +12,8 @@
 //                                                     N users logged in and registered, refreshes running
 //   sipp [--cps R] [--calls N] [--users U] [--volte] [--hold S]
 //                                                     SIPp calls U browser users (loadgen --answer) at R/s (sipp.mjs)
+//   datachannel [--calls N] [--channels C] [--rate R] [--size B] [--duration S]
+//                                                     messages through the data-channel endpoint (datachannel.mjs)
 // `--check ARGS` only validates and prints `name= mode= expected_s= cap_s=` (registrations also `users=
 // expires= load_args=`) for harness/lib/bench.sh.
 // Writes <out>/report.json + report.html and prints a summary table. Exit 0 ok, 1 failed, 2 usage.
@@ -28,6 +30,7 @@ import { credentialsFile, pct, readRtt, setupStep, setupStepSeconds } from './se
 import { SUSTAINED_PERF_DEFAULT, runSustained, sustainedPlan } from './sustained.mjs';
 import { gatewayLoadArgs, registrationsPlan, runRegistrations } from './registrations.mjs';
 import { measureStep, pacing, spreadPacing } from './step.mjs';
+import { datachannelParse, runDatachannel } from './datachannel.mjs';
 import { fetchTimelines, rtpengineMediaUp, summarizeTimelines, timelineLines } from '../kit/setup-timeline.mjs';
 import { runSipp, sippGatewayArgs, sippParse } from './sipp.mjs';
 import { accessComparison, accessLines } from './access.mjs';
@@ -67,7 +70,7 @@ function loadProfiles() {
 // parse(argv) -> {mode, name, profile?, calls?, durationS, steps?, expected_s}
 export function parse(argv) {
   const [first, ...rest] = argv;
-  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>", "setup-rate [--sustained]", "registrations" or "sipp"');
+  if (!first) usage('bench needs a profile, "capacity <profile>", "gateway <profile>", "setup-rate [--sustained]", "registrations", "sipp" or "datachannel"');
   const opts = {};
   const take = (allowed) => {
     for (let i = 0; i < rest.length; i += 1) {
@@ -124,6 +127,7 @@ export function parse(argv) {
     return { mode: 'registrations', name: 'registrations', users, minutes, expires, concurrency,
       expected_s: registrationsPlan(users, minutes, concurrency).expected_s };
   }
+  if (first === 'datachannel') return datachannelParse(rest, { int, usage, take, opts });
   if (first === 'sipp') return { ...sippParse(rest, { int, usage }), profile: needProfile('A-SRTP', 'bench sipp') };
   if (first === 'gateway') {
     const profile = needProfile(rest.shift(), 'bench gateway');
@@ -518,14 +522,15 @@ async function main(argv) {
     if (k === '--out') ctx.out = v; else if (k === '--rtpengine-pid') ctx.rtpenginePid = Number(v); else if (k === '--gateway') ctx.gateway = v; else usage(`unknown bench.mjs option ${k}`);
   }
   const run = parse(argv);
-  if (!ctx.out || !ctx.rtpenginePid) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
+  if (!ctx.out || (!ctx.rtpenginePid && run.mode !== 'datachannel')) usage('bench.mjs needs --out DIR and --rtpengine-pid PID (run it through ./lab bench)');
   if (['setup-rate', 'setup-sustained', 'gateway', 'registrations', 'sipp'].includes(run.mode) && !ctx.gateway) usage(`${run.mode} needs --gateway URL`);
   ctx.logDir ??= path.join(ctx.out, 'logs');
   fs.mkdirSync(ctx.logDir, { recursive: true });
   const runners = { profile: runProfile, capacity: runCapacity, 'setup-rate': runSetupRate, gateway: runGateway,
     'setup-sustained': (r, c) => runSustained(r, c, { root: ROOT, profilesFile: PROFILES, progress, finish, base: baseReport(r) }),
     registrations: (r, c) => runRegistrations(r, c, { progress, finish, base: baseReport(r) }),
-    sipp: (r, c) => runSipp(r, c, { root: ROOT, progress, finish, base: baseReport(r), profile: r.profile }) };
+    sipp: (r, c) => runSipp(r, c, { root: ROOT, progress, finish, base: baseReport(r), profile: r.profile }),
+    datachannel: (r, c) => runDatachannel(r, c, { root: ROOT, progress, finish, base: baseReport(r) }) };
   const report = await runners[run.mode](run, ctx);
   progress(`report: ${path.relative(ROOT, path.join(ctx.out, 'report.json'))} and report.html`);
   if (!report.ok) console.error(`bench: ${report.errors?.[0] ?? 'the run failed'}`);

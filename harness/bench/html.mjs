@@ -257,6 +257,32 @@ ${charts([
 ${r.jfr ? `<h2>Where the gateway's CPU goes (JFR execution samples, --jfr)</h2>${jfrTables(r.jfr)}` : ''}`;
 }
 
+// ./lab bench datachannel (datachannel.mjs): messages through the data-channel endpoint
+function datachannelBody(r) {
+  const dirs = ['browser_to_ims', 'ims_to_browser'];
+  const c = r.cpu ?? {};
+  const rows = dirs.map((k) => {
+    const m = r.messages?.[k] ?? {};
+    const d = r.delay_ms?.[k] ?? {};
+    const e = r.endpoint_relay?.[k] ?? {};
+    return [k, m.sent, m.received, m.lost, m.duplicates, m.out_of_order, d.p50, d.p95, d.p99, d.max, e.relay_us_p50_median_of_calls, e.relay_us_p99_max_of_calls, e.dropped];
+  });
+  return `<p>${fmt(r.calls_set_up)} of ${fmt(r.calls)} calls set up (p50 ${fmt(r.setup_ms?.p50)} ms), ${fmt(r.channels)} application channels
+(${fmt(r.channels_per_call)} per call), ${fmt(r.rate_per_channel)} messages/s of ${fmt(r.size_bytes)} B per channel each way for ${fmt(r.duration_s)} s:
+${fmt(r.messages_per_s)} messages/s through the endpoint. Delay = one way, peer to peer through the endpoint (both WebRTC stacks
+included, one clock); endpoint relay = the endpoint's own time from a message's arrival to its send on the other leg.</p>
+${table(['direction', 'sent', 'received', 'lost', 'duplicates', 'out of order', 'delay p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'endpoint relay p50 µs (median of calls)', 'endpoint relay p99 µs (worst call)', 'endpoint dropped'], rows)}
+<p>Endpoint CPU over the load window: ${fmt(c.endpoint_pct)} % of one core, ${fmt(c.endpoint_pct_per_call)} per call,
+${fmt(c.endpoint_pct_per_channel)} per channel: about <b>${fmt(c.calls_per_core)}</b> such calls per core. The driver (both peers of
+every call, Python): ${fmt(c.driver_pct)} %.</p>
+${charts([
+  { id: 'dchist', title: 'One-way message delay (0.25 ms bins; the last bin holds all from 20 ms)', x: 'delay ms', y: 'messages', stepped: true,
+    datasets: dirs.map((k) => ({ label: k, points: (r.delay_hist_ms?.[k] ?? []).map((n, i) => [i * 0.25, n]) })) },
+  { id: 'dccpu', title: 'Endpoint CPU over time (% of one core, 1 s samples)', x: 's since start', y: '% of one core',
+    datasets: [{ label: 'endpoint', points: (r.cpu_series ?? []).map((s) => [s.t_s, s.endpoint_pct]) }] },
+])}`;
+}
+
 export function renderBenchHtml(r) {
   let body = '';
   if (r.kind === 'profile') {
@@ -290,6 +316,8 @@ ${charts([
     body = registrationsBody(r);
   } else if (r.kind === 'sipp') {
     body = sippBody(r);
+  } else if (r.kind === 'datachannel') {
+    body = datachannelBody(r);
   } else {
     const rows = r.steps.map((s) => [s.cps, s.calls, s.setup_ok, s.failures, s.setup_ms?.p50, s.setup_ms?.p95, s.setup_ms?.max, s.cpu?.gateway_pct, s.cpu?.kamailio_pct, s.cpu?.rtpengine_pct, s.cpu?.loadgen_pct, s.errors.join('; ')]);
     body = `<p>Calls through gateway + Kamailio + rtpengine to SIPp ue1, ICE + DTLS per call; highest step with 0 failures and p95 &lt; 500 ms: <b>${fmt(r.max_cps_passing)}</b> calls/s</p>

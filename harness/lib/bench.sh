@@ -37,6 +37,8 @@ bench_check() {
 bench_build() {
   local rc=0
   [[ $1 == registrations ]] && { build_gateway; return; } # no media: loadgen and delaymeter are not needed
+  # the data-channel endpoint and the aiortc peers of harness/bench/dc-load.py; no rtpengine, gateway or loadgen
+  [[ $1 == datachannel ]] && { build_media_relay && build_pyenv; return; }
   if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
     [[ -x $BENCH_LOADGEN && -x $BENCH_DELAYMETER ]] ||
       { fail "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen and delaymeter/delaymeter"; return 1; }
@@ -72,6 +74,11 @@ BENCH_GATEWAY_LOAD_ARGS="--lab.limits.calls-per-user=100000 --lab.limits.calls-t
 export BENCH_GATEWAY_LOAD_ARGS
 bench_start() {
   local ports=("${LAB_RTPENGINE_NG##*:}/udp") gw_args=()
+  if [[ $1 == datachannel ]]; then # the endpoint alone: harness/bench/datachannel.mjs drives it over its control port
+    ports_free "${LAB_DATACHANNEL_CTL##*:}/udp" && start_datachannel || return 1
+    [[ ${LAB_DATACHANNEL_UP:-} == 1 ]] || { fail "the data-channel endpoint did not start (media-relay/build/datachannel/datachannel)"; return 1; }
+    return 0
+  fi
   [[ $1 == profile || $1 == capacity ]] || ports=("${LAB_PORTS[@]}")
   ports_free "${ports[@]}" || return 1
   # sustained setup: cps x hold calls at once (1000 at 200/s x 5 s) need more than 30000-30999's ~300;
@@ -157,9 +164,10 @@ cmd_bench() {
   procs_install_traps
   log "bench $BENCH_NAME: expected about ${BENCH_EXPECTED}s, stopped after ${BENCH_CAP}s at the latest"
   bench_start "$BENCH_MODE" || exit 1
-  [[ $BENCH_MODE == profile || $BENCH_MODE == capacity ]] || extra=(--gateway "$(gw_url)")
+  [[ $BENCH_MODE == profile || $BENCH_MODE == capacity || $BENCH_MODE == datachannel ]] || extra=(--gateway "$(gw_url)")
+  [[ $BENCH_MODE == datachannel ]] || extra+=(--rtpengine-pid "$BENCH_RTPENGINE_PID")
   run_foreground bench "$BENCH_CAP" env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
-    node "$BENCH_MJS" --out "$LAB_RUN_DIR" --rtpengine-pid "$BENCH_RTPENGINE_PID" "${extra[@]}" "${args[@]}"
+    node "$BENCH_MJS" --out "$LAB_RUN_DIR" "${extra[@]}" "${args[@]}"
   rc=$?
   procs_cleanup
   log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"
