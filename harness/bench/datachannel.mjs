@@ -1,11 +1,13 @@
-// ./lab bench datachannel [--calls N] [--channels C] [--rate R] [--size B] [--duration S] (issue #25): the
+// ./lab bench datachannel [--calls N] [--channels C] [--rate R] [--size B] [--duration S] [--text [--cps N]] (issue #25): the
 // data-channel endpoint (media-relay/datachannel) under load, measured like the media relay. The load is
 // harness/bench/dc-load.py: N calls, each between two real WebRTC stacks (aiortc) on the endpoint's two legs,
 // C SDP-negotiated application channels per call (a=dcmap 1000.., TS 24.186), R binary messages a second of
 // B bytes on each channel in each direction for S seconds. Measured: the one-way delay of every message (one
 // clock: the driver holds both peers), messages lost, duplicated or out of order, the endpoint's own relay
 // time (its `delete` reply), the endpoint's CPU over the load window (1 s samples) per call and per channel,
-// the calls one core would carry at this load, and the driver's CPU. docs/benchmarks.md "Data channels".
+// the calls one core would carry at this load, and the driver's CPU. --text: each call also carries real-time text
+// (a T.140 channel bridged to RFC 4103 toward the lab's RFC 4103 UE), typed both ways at --cps characters a second:
+// characters typed and shown, text intact per call, key-to-screen delay. docs/benchmarks.md "Data channels".
 import fs from 'node:fs';
 import path from 'node:path';
 import { LAB } from '../kit/addresses.mjs';
@@ -15,14 +17,18 @@ import { sleep, start } from '../kit/procs.mjs';
 const DIRS = ['browser_to_ims', 'ims_to_browser'];
 
 export function datachannelParse(rest, { int, usage, take, opts }) {
-  take(['--calls', '--channels', '--rate', '--size', '--duration']);
+  const text = rest.includes('--text');
+  if (text) rest.splice(rest.indexOf('--text'), 1);
+  take(['--calls', '--channels', '--rate', '--size', '--duration', '--cps']);
+  if (opts['--cps'] != null && !text) usage('bench datachannel: --cps is the typing rate of --text');
+  const cps = int('--cps', opts['--cps'] ?? 5, 1, 30); // RFC 4103 §6: cps=30 is what the endpoint offers
   const calls = int('--calls', opts['--calls'] ?? 10, 1, 90); // the endpoint's sessions (--max-calls 100) and ports
   const channels = int('--channels', opts['--channels'] ?? 2, 1, 16);
   const rate = int('--rate', opts['--rate'] ?? 10, 1, 1000);
   const size = int('--size', opts['--size'] ?? 200, 18, 65536);
   const durationS = int('--duration', opts['--duration'] ?? 20, 2, 600);
   if (calls * channels * rate * 2 > 20000) usage(`bench datachannel: ${calls * channels * rate * 2} messages/s is more than the aiortc driver sends on this host (20000 at most: fewer --calls, --channels or --rate)`);
-  return { mode: 'datachannel', name: 'datachannel', calls, channels, rate, size, durationS,
+  return { mode: 'datachannel', name: text ? 'datachannel-text' : 'datachannel', calls, channels, rate, size, durationS, text, cps,
     expected_s: datachannelPlan(calls, durationS).expected_s };
 }
 
@@ -69,6 +75,10 @@ export function datachannelSummary(result, endpointPct) {
     if (x.lost) errors.push(`${d}: ${x.lost} of ${x.sent} messages lost on reliable, ordered channels`);
     if (x.duplicates) errors.push(`${d}: ${x.duplicates} messages arrived twice`);
     if (x.out_of_order) errors.push(`${d}: ${x.out_of_order} messages out of order on ordered channels`);
+    const t = result.text?.[d];
+    if (t && (t.calls_intact < t.calls || t.shown !== t.typed)) {
+      errors.push(`real-time text ${d}: ${t.shown} characters shown of ${t.typed} typed, ${t.calls_intact} of ${t.calls} calls intact${t.missing_marks ? ` (${t.missing_marks} missing-text marks)` : ''}`);
+    }
   }
   return {
     calls: result.calls, calls_set_up: result.calls_set_up, channels_per_call: result.channels, channels,
@@ -79,6 +89,7 @@ export function datachannelSummary(result, endpointPct) {
     messages: Object.fromEntries(DIRS.map((d) => [d, result[d] ? { sent: result[d].sent, received: result[d].received, lost: result[d].lost,
       duplicates: result[d].duplicates, out_of_order: result[d].out_of_order } : null])),
     endpoint_relay: relay,
+    text: result.text ?? null,
     cpu: {
       endpoint_pct: endpointPct,
       endpoint_pct_per_call: perCall == null ? null : Math.round(perCall * 1000) / 1000,
@@ -99,9 +110,10 @@ export async function runDatachannel(run, ctx, { root, progress, finish, base })
   const jsonl = path.join(ctx.out, 'dc-load.jsonl');
   const series = [];
   const sampler = startCpuSampler({ onSample: (t, secs) => series.push({ t, secs }) });
-  progress(`datachannel: ${run.calls} calls x ${run.channels} channels, ${run.rate} messages/s of ${run.size} B each way per channel, ${run.durationS} s; endpoint control ${ctl}`);
+  progress(`datachannel: ${run.calls} calls x ${run.channels} channels, ${run.rate} messages/s of ${run.size} B each way per channel, ${run.durationS} s${run.text ? `, real-time text typed both ways at ${run.cps} characters/s` : ''}; endpoint control ${ctl}`);
   const proc = start('dc-load', python, [path.join(root, 'harness', 'bench', 'dc-load.py'), '--control', ctl, '--calls', String(run.calls),
-    '--channels', String(run.channels), '--rate', String(run.rate), '--size', String(run.size), '--duration', String(run.durationS)],
+    '--channels', String(run.channels), '--rate', String(run.rate), '--size', String(run.size), '--duration', String(run.durationS),
+    ...(run.text ? ['--text', '--cps', String(run.cps)] : [])],
   { log: path.join(ctx.logDir, 'dc-load.log'), stdoutFile: jsonl });
   let shown = 0;
   const show = () => {
@@ -144,6 +156,10 @@ export async function runDatachannel(run, ctx, { root, progress, finish, base })
   for (const k of DIRS) {
     const m = report.messages[k] ?? {};
     console.log(`  ${k.padEnd(15)} ${String(m.sent).padStart(5)}  ${String(m.received).padStart(5)}  ${String(m.lost).padStart(4)}  ${String(m.duplicates).padStart(3)}  ${String(d[k]?.p50).padStart(6)}  ${String(d[k]?.p95).padStart(6)}  ${String(d[k]?.p99).padStart(6)}  ${String(d[k]?.max).padStart(6)}  ${r[k].relay_us_p50_median_of_calls} / ${r[k].relay_us_p99_max_of_calls}`);
+  }
+  for (const k of DIRS) {
+    const t = report.text?.[k];
+    if (t) console.log(`  text ${k.padEnd(15)} ${t.shown}/${t.typed} characters shown, ${t.calls_intact}/${t.calls} calls intact, key to screen p50 ${t.delay_ms?.p50} p95 ${t.delay_ms?.p95} max ${t.delay_ms?.max} ms`);
   }
   console.log(`  set-up p50 ${report.setup_ms?.p50} ms; endpoint CPU ${report.cpu.endpoint_pct} % of one core (${report.cpu.endpoint_pct_per_call} per call, ${report.cpu.endpoint_pct_per_channel} per channel): ~${report.cpu.calls_per_core ?? 'n/a'} calls per core at this load; driver ${report.cpu.driver_pct} %`);
   return report;

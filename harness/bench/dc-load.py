@@ -12,7 +12,15 @@ the endpoint is exact): the result gives per direction the delay p50/p95/p99/max
 lost, duplicated and out of order, the set-up time per call, the endpoint's own relay time (its `delete`
 reply) and this driver's CPU.
 
+With --text each call also carries real-time text the way the gateway bridges it (docs/datachannel.md
+"Real-time text"): the browser peer opens a T.140 channel (RFC 8865, DCEP) that the endpoint bridges to RFC 4103
+RTP text (text-offer / text-answer) toward the lab's RFC 4103 UE (harness/tests/rfc4103_ue.py); both type at
+--cps characters a second for the whole load, and the result gives per direction the characters typed and
+shown, whether the text arrived intact, and the delay from a key typed to its character shown at the far end
+(RFC 4103's 300 ms buffering included).
+
 usage: dc-load.py --control ADDR:PORT [--calls N] [--channels C] [--rate R] [--size B] [--duration S]
+                  [--text [--cps N]]
 stdout: one JSON object per line: {"event": "setup"|"load"|"progress"|"drain"|"result", ...}; the last line
 is the result. Exit 1 (with {"event": "result", "ok": false, "error": ...}) when a call could not be set up.
 """
@@ -33,6 +41,9 @@ dcpeers = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(dcpeers)  # bencode, the control client, aioice's loopback candidates
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from rfc4103_ue import Ue  # noqa: E402  the lab's RFC 4103 UE (RTP text with RFC 2198 redundancy)
 
 FIRST_ID = 1000  # TS 24.186: application data channels from stream id 1000
 REQ_APP = "org.lab.bench"
@@ -107,6 +118,44 @@ class Direction:
                 "delay_hist_ms": histogram(v)}
 
 
+TYPED = "the quick brown fox jumps over the lazy dog 0123456789 "
+
+
+class TextDirection:
+    """Real-time text one way, all calls: when each character was typed and when it was shown at the far end
+    (characters arrive in order, so the n-th shown is the n-th typed unless text was lost)."""
+
+    def __init__(self):
+        self.typed = {}   # call -> [monotonic ns per character typed]
+        self.shown = {}   # call -> text shown so far
+        self.delays_ms = []
+
+    def type(self, call, ch):
+        self.typed.setdefault(call, []).append(time.monotonic_ns())
+
+    def show(self, call, text):
+        now = time.monotonic_ns()
+        before = self.shown.get(call, "")
+        typed = self.typed.get(call, [])
+        for k in range(len(text)):
+            n = len(before) + k
+            if n < len(typed):
+                self.delays_ms.append((now - typed[n]) / 1e6)
+        self.shown[call] = before + text
+
+    def summary(self):
+        v = sorted(self.delays_ms)
+        pick = lambda q: round(v[min(len(v) - 1, int(len(v) * q))], 1) if v else None
+        typed = sum(len(t) for t in self.typed.values())
+        shown = sum(len(t) for t in self.shown.values())
+        want = lambda c: "".join(TYPED[i % len(TYPED)] for i in range(len(self.typed.get(c, []))))
+        intact = sum(1 for c in self.typed if self.shown.get(c, "") == want(c))
+        return {"typed": typed, "shown": shown, "calls_intact": intact, "calls": len(self.typed),
+                "missing_marks": sum(t.count("\ufffd") for t in self.shown.values()),
+                "delay_ms": {"n": len(v), "p50": pick(0.5), "p95": pick(0.95), "p99": pick(0.99),
+                             "max": round(v[-1], 1) if v else None}}
+
+
 def histogram(sorted_ms):
     """Counts per 0.25 ms bin up to 20 ms, the rest in the last bin: for the report's plot."""
     bins = [0] * 81
@@ -118,8 +167,8 @@ def histogram(sorted_ms):
 
 
 class Call:
-    def __init__(self, index, ctl, channels, tag):
-        self.index, self.ctl, self.n = index, ctl, channels
+    def __init__(self, index, ctl, channels, tag, text=None):
+        self.index, self.ctl, self.n, self.text = index, ctl, channels, text
         self.call_id = "dc-bench-%s-%d" % (tag, index)
         self.ids = [FIRST_ID + k for k in range(channels)]
         cfg = RTCConfiguration(iceServers=[])
@@ -129,6 +178,10 @@ class Call:
         self.i = [self.ims.createDataChannel("app%d" % k, negotiated=True, id=i) for k, i in enumerate(self.ids)]
         self.setup_ms = None
         self.endpoint = None
+        self.t140 = self.browser.createDataChannel("t140", protocol="t140") if text else None  # RFC 8865, DCEP
+        self.ue = None
+        if self.t140:
+            self.t140.on("message", lambda m: text[1].show(self.index, m))
 
     async def setup(self, timeout_s):
         t0 = time.monotonic()
@@ -137,6 +190,13 @@ class Call:
                                "channels": [{"id": i, "label": "app%d" % k, "3gpp-req-app": REQ_APP}
                                             for k, i in enumerate(self.ids)]})
         ims_offer = r["ims-sdp"].decode()
+        if self.t140:
+            # the INVITE toward IMS would carry the data-channel section and this m=text: the aiortc peer answers
+            # the first, the RFC 4103 UE the second (text-answer), as the gateway sends each its part
+            self.ue = await Ue(on_text=lambda t: self.text[0].show(self.index, t)).start()
+            to = control(self.ctl, {"command": "text-offer", "call-id": self.call_id})
+            text_offer = to["sdp"].decode()
+            control(self.ctl, {"command": "text-answer", "call-id": self.call_id, "sdp": self.ue.answer(text_offer)})
         await self.ims.setRemoteDescription(RTCSessionDescription(ims_offer, "offer"))
         await self.ims.setLocalDescription(await self.ims.createAnswer())
         r2 = control(self.ctl, {"command": "answer", "call-id": self.call_id,
@@ -146,9 +206,9 @@ class Call:
                          % (self.index, r2.get("channels"), self.ids))
         await self.browser.setRemoteDescription(RTCSessionDescription(r["sdp"].decode(), "answer"))
         deadline = time.monotonic() + timeout_s
-        while not all(c.readyState == "open" for c in self.b + self.i):
+        while not all(c.readyState == "open" for c in self.b + self.i + ([self.t140] if self.t140 else [])):
             if time.monotonic() > deadline:
-                states = [c.readyState for c in self.b + self.i]
+                states = [c.readyState for c in self.b + self.i + ([self.t140] if self.t140 else [])]
                 raise Failed("call %d: its %d channels were not open on both peers within %d s (states %s)"
                              % (self.index, self.n, timeout_s, states))
             await asyncio.sleep(0.005)
@@ -165,6 +225,8 @@ class Call:
                          for k in ("browser-to-ims", "ims-to-browser")}
 
     async def close(self):
+        if self.ue:
+            self.ue.close()
         await self.browser.close()
         await self.ims.close()
 
@@ -188,6 +250,22 @@ async def sender(channel, index, direction, rate, size, until_ns, stop):
         nxt += period
 
 
+async def typist(send, direction, call, cps, until_ns, stop):
+    """One key a 1/cps seconds, each its own T.140 message (as an RTT page sends keystrokes)."""
+    n = 0
+    nxt = time.monotonic_ns()
+    while not stop.is_set() and time.monotonic_ns() < until_ns:
+        now = time.monotonic_ns()
+        if now < nxt:
+            await asyncio.sleep((nxt - now) / 1e9)
+            continue
+        ch = TYPED[n % len(TYPED)]
+        direction.type(call, ch)
+        send(ch)
+        n += 1
+        nxt += 1e9 / cps
+
+
 async def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--control", required=True)
@@ -197,13 +275,16 @@ async def main():
     ap.add_argument("--size", type=int, default=200)
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--setup-timeout", type=int, default=15)
+    ap.add_argument("--text", action="store_true")
+    ap.add_argument("--cps", type=float, default=5.0)
     a = ap.parse_args()
     if a.size < HEADER.size:
         emit(event="result", ok=False, error="--size must be at least %d bytes (channel, sequence, time)" % HEADER.size)
         return 1
     tag = "%d-%d" % (os.getpid(), int(time.time()))
-    calls = [Call(n, a.control, a.channels, tag) for n in range(a.calls)]
     up, down = Direction(), Direction()
+    text = (TextDirection(), TextDirection()) if a.text else None  # browser -> IMS UE, IMS UE -> browser
+    calls = [Call(n, a.control, a.channels, tag, text) for n in range(a.calls)]
     error = None
     set_up = []
     try:
@@ -227,6 +308,9 @@ async def main():
             for k in range(a.channels):
                 tasks.append(asyncio.create_task(sender(c.b[k], k, up, a.rate, a.size, until, stop)))
                 tasks.append(asyncio.create_task(sender(c.i[k], k, down, a.rate, a.size, until, stop)))
+            if text:
+                tasks.append(asyncio.create_task(typist(c.t140.send, text[0], c.index, a.cps, until, stop)))
+                tasks.append(asyncio.create_task(typist(c.ue.sender.type, text[1], c.index, a.cps, until, stop)))
         t_next = time.monotonic() + 5
         while time.monotonic_ns() < until:
             await asyncio.sleep(0.2)
@@ -239,6 +323,13 @@ async def main():
         deadline = time.monotonic() + 3  # the reliable channels deliver what is in flight
         while (up.received < up.sent or down.received < down.sent) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if text:  # RFC 4103: the last characters leave within the 300 ms buffer, then their redundancy
+            typed = lambda d: sum(len(t) for t in d.typed.values())
+            shown = lambda d: sum(len(t) for t in d.shown.values())
+            deadline = time.monotonic() + 3
+            while any(shown(d) < typed(d) for d in text) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.7)  # a doubled character would show now
     load_end = time.time()
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
     for c in set_up:
@@ -257,6 +348,7 @@ async def main():
          setup_ms={"n": len(setup), "p50": round(setup[len(setup) // 2], 1) if setup else None,
                    "max": round(setup[-1], 1) if setup else None},
          browser_to_ims=up.summary(), ims_to_browser=down.summary(),
+         text=None if not text else {"cps": a.cps, "browser_to_ims": text[0].summary(), "ims_to_browser": text[1].summary()},
          endpoint=[{"call": c.index, **(c.endpoint or {})} for c in set_up],
          driver_cpu_pct=round(cpu_s / wall * 100, 2))
     return 0 if error is None else 1

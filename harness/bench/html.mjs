@@ -272,6 +272,9 @@ function datachannelBody(r) {
 ${fmt(r.messages_per_s)} messages/s through the endpoint. Delay = one way, peer to peer through the endpoint (both WebRTC stacks
 included, one clock); endpoint relay = the endpoint's own time from a message's arrival to its send on the other leg.</p>
 ${table(['direction', 'sent', 'received', 'lost', 'duplicates', 'out of order', 'delay p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'endpoint relay p50 µs (median of calls)', 'endpoint relay p99 µs (worst call)', 'endpoint dropped'], rows)}
+${r.text ? `<h2>Real-time text (T.140 channel ↔ RFC 4103, typed both ways at ${fmt(r.text.cps)} characters/s)</h2>
+${table(['direction', 'typed', 'shown', 'calls intact', 'missing-text marks', 'key → screen p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
+    dirs.map((k) => { const t = r.text[k] ?? {}; return [k, t.typed, t.shown, `${t.calls_intact} / ${t.calls}`, t.missing_marks, t.delay_ms?.p50, t.delay_ms?.p95, t.delay_ms?.p99, t.delay_ms?.max]; }))}` : ''}
 <p>Endpoint CPU over the load window: ${fmt(c.endpoint_pct)} % of one core, ${fmt(c.endpoint_pct_per_call)} per call,
 ${fmt(c.endpoint_pct_per_channel)} per channel: about <b>${fmt(c.calls_per_core)}</b> such calls per core. The driver (both peers of
 every call, Python): ${fmt(c.driver_pct)} %.</p>

@@ -38,6 +38,15 @@ test('a lost, doubled or reordered message, or a call not set up, fails the run 
   assert.match(failed.errors[0], /call 2/, 'the driver\'s reason comes first');
 });
 
+test('real-time text: characters lost or a call whose text is not intact fail the run', () => {
+  const text = (shown, intact) => ({ cps: 5, browser_to_ims: { typed: 200, shown: 200, calls_intact: 4, calls: 4, missing_marks: 0, delay_ms: { p50: 160 } },
+    ims_to_browser: { typed: 200, shown, calls_intact: intact, calls: 4, missing_marks: 200 - shown, delay_ms: { p50: 170 } } });
+  assert.equal(datachannelSummary(result({ text: text(200, 4) }), 2).ok, true, 'all text intact passes');
+  const bad = datachannelSummary(result({ text: text(198, 3) }), 2);
+  assert.equal(bad.ok, false, 'lost characters fail');
+  assert.match(bad.errors.join(' '), /ims_to_browser: 198 characters shown of 200 typed, 3 of 4 calls intact \(2 missing-text marks\)/, bad.errors.join('; '));
+});
+
 test('CPU % between two instants from cumulative CPU seconds sampled each second', () => {
   const series = [0, 1, 2, 3, 4].map((i) => ({ t: 1000 + i * 1000, secs: { datachannel: i * 0.02 } }));
   assert.equal(cpuPctBetween(series, 'datachannel', 2000, 4000), 2, '0.04 CPU-s over 2 s = 2 %');
@@ -51,7 +60,11 @@ test('options: defaults, bounds, and a load the driver cannot send is refused wi
   const int = (k, v, lo, hi) => { const n = Number(v); if (!Number.isInteger(n) || n < lo || n > hi) usage(`${k} wants ${lo}..${hi}, not '${v}'`); return n; };
   const parse = (opts) => datachannelParse([], { int, usage, take: () => {}, opts });
   const d = parse({});
-  assert.deepEqual([d.calls, d.channels, d.rate, d.size, d.durationS], [10, 2, 10, 200, 20], JSON.stringify(d));
+  assert.deepEqual([d.calls, d.channels, d.rate, d.size, d.durationS, d.text], [10, 2, 10, 200, 20, false], JSON.stringify(d));
+  const rest = ['--text'];
+  const t = datachannelParse(rest, { int, usage, take: () => {}, opts: { '--cps': '8' } });
+  assert.deepEqual([t.text, t.cps, t.name], [true, 8, 'datachannel-text'], JSON.stringify(t));
+  assert.throws(() => parse({ '--cps': '8' }), /--cps is the typing rate of --text/);
   assert.throws(() => parse({ '--size': '10' }), /--size wants 18/, 'a message must hold its channel, sequence and send time');
   assert.throws(() => parse({ '--calls': '90', '--channels': '16', '--rate': '100' }), /messages\/s is more than the aiortc driver/);
 });

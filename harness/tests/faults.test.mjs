@@ -18,7 +18,7 @@ import { incomingCall, loggedInPage, waitForUeMessage } from '../runner/testkit.
 import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
-import { start, stop, sleep } from '../kit/procs.mjs';
+import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 import { commandOf, restart } from '../kit/restart.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
@@ -133,7 +133,29 @@ let browser;
 // this file's gateway, healthy (90 s at most)
 const startOwnGateway = (args = gwArgs) => gw.startOwnGateway('gateway-faults', args, base, { seconds: 90, label: 'faults gateway' });
 
+// The plain-argument gateway a test leaves healthy is kept for the next one (each JVM start costs seconds);
+// a test that fails stops it, and the next starts a fresh one.
+let kept = null;
+async function ownGateway() {
+  if (kept && (await waitFor(kept, 0)) === null) return kept;
+  kept = await startOwnGateway();
+  return kept;
+}
+async function keep(proc, ok) {
+  if (ok && proc && (await waitFor(proc, 0)) === null) { kept = proc; return; }
+  kept = null;
+  if (proc) await stop(proc, 'SIGTERM', 15000);
+}
+async function release() {
+  const k = kept;
+  kept = null;
+  if (k) await stop(k, 'SIGTERM', 15000);
+}
+
 const GRACE_MS = 4000;
+// The lab's gateway waits the default 30 s for a final answer (lab.ims.invite-timeout-ms; ImsPropertiesTest checks
+// the default): this file's own gateway waits INVITE_TIMEOUT_MS, so the same code path is tested in seconds.
+const INVITE_TIMEOUT_MS = 4000;
 const OWN_PREFIX = `gw${SIP_PORT}-`;
 const ownSessions = async () => (await ngList()).filter((id) => id.startsWith(OWN_PREFIX));
 
@@ -162,6 +184,7 @@ before(async () => {
   args = gw.withOption(args, 'lab.rtpengine.dtmf-log', ''); // rtpengine's DTMF log goes to the lab's gateway
   args = gw.withOption(args, 'lab.rtpengine.reconcile-ms', 2000);
   args = gw.withOption(args, 'lab.api.ws-reconnect-grace-ms', GRACE_MS);
+  args = gw.withOption(args, 'lab.ims.invite-timeout-ms', INVITE_TIMEOUT_MS);
   gwArgs = args;
   const u = new URL(gatewayUrl());
   u.port = String(HTTP_PORT);
@@ -170,11 +193,12 @@ before(async () => {
   browser = await launch({ extraArgs: [`--unsafely-treat-insecure-origin-as-secure=${[...gatewayOrigins(), base].join(',')}`] });
 });
 
-after(async () => browser?.close());
+after(async () => { await release(); await browser?.close(); });
 
 test('the gateway crashes mid-call: restarted, it deletes the rtpengine session its earlier run left', { timeout: 150000 }, async () => {
-  let proc = await startOwnGateway();
+  let proc = await ownGateway();
   let client;
+  let ok = false;
   try {
     ({ client } = await heidiCallsUe1());
     assert.equal((await ownSessions()).length, 1, 'the call has its rtpengine session (this gateway\'s prefix)');
@@ -183,15 +207,17 @@ test('the gateway crashes mid-call: restarted, it deletes the rtpengine session 
     client = null;
     proc = await startOwnGateway();
     await assertNoSessionOf(OWN_PREFIX, 10000); // left by the crashed run, deleted at start
+    ok = true;
   } finally {
     await client?.close();
-    await stop(proc, 'SIGTERM', 15000);
+    await keep(proc, ok);
   }
 });
 
 test(`the WebSocket is lost mid-call: a new one with the token within the grace period (${GRACE_MS} ms) keeps the call; without one it ends and the UE gets its BYE`, { timeout: 120000 }, async () => {
-  const proc = await startOwnGateway();
+  const proc = await ownGateway();
   let client;
+  let ok = false;
   try {
     let callId;
     let token;
@@ -217,15 +243,17 @@ test(`the WebSocket is lost mid-call: a new one with the token within the grace 
     assert.ok(await waitForUeMessage(ueLog, callId, /^BYE /, 10000), `ue1 got no BYE for ${callId} after the grace period`);
     assert.equal((await ownCallInfo(token, callId)).status, 401, 'the session ended with the grace period');
     await assertNoSessionOf(OWN_PREFIX);
+    ok = true;
   } finally {
     await client?.close();
-    await stop(proc, 'SIGTERM', 15000);
+    await keep(proc, ok);
   }
 });
 
 test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is left', { timeout: 150000 }, async () => {
-  let proc = await startOwnGateway();
+  let proc = await ownGateway();
   let client;
+  let ok = false;
   try {
     let callId;
     ({ client, callId } = await heidiCallsUe1());
@@ -238,9 +266,41 @@ test('the gateway stops (SIGTERM) mid-call: the UE gets a BYE and no session is 
     client = null;
     proc = await startOwnGateway();
     assert.deepEqual(await ownSessions(), [], 'the shutdown deleted the session');
+    ok = true;
   } finally {
     await client?.close();
-    await stop(proc, 'SIGTERM', 15000);
+    await keep(proc, ok);
+  }
+});
+
+test(`the UE never answers: after lab.ims.invite-timeout-ms (${INVITE_TIMEOUT_MS} ms on this file's gateway) the gateway CANCELs, the call ends timeout, no session is left`, { timeout: 90000 }, async () => {
+  const { startUe } = await import('../runner/ue.mjs');
+  const ue = startUe('uas-noanswer', 'ue5', null, { timeoutMs: 85000 });
+  const proc = await ownGateway(); // its INVITE timeout is INVITE_TIMEOUT_MS (before())
+  let client;
+  let ok = false;
+  try {
+    await ue.ready(); // ue5's REGISTER
+    client = await openClient(browser, { name: 'test-faults-noanswer', url: `${base}/` });
+    const { token } = await client.login('heidi', passwordOf('heidi'));
+    const callId = await client.call('ue5');
+    const t0 = Date.now();
+    const ended = await client.waitFor('ended', callId, INVITE_TIMEOUT_MS + 15000);
+    assert.equal(ended.reason, 'timeout', JSON.stringify(ended));
+    const waited = Date.now() - t0;
+    assert.ok(waited >= INVITE_TIMEOUT_MS - 500, `the call ended ${waited} ms after it was placed, before the ${INVITE_TIMEOUT_MS} ms INVITE timeout`);
+    const ueLog = path.join(logDir(), 'sipp-uas-noanswer-ue5-messages.log');
+    assert.ok(await waitForUeMessage(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
+    const session = await fetch(`${base}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(session.status, 200, `heidi's session at the faults gateway: HTTP ${session.status}`);
+    await assertFarUeAssertedIdentity({ identities: (await session.json()).registration?.identities, callId, log: ueLog, where: 'the INVITE at ue5 (uas-noanswer)' });
+    await assertNoSessionOf(OWN_PREFIX);
+    ok = true;
+  } finally {
+    ue.kill();
+    await ue.done;
+    await client?.close();
+    await keep(proc, ok);
   }
 });
 
@@ -295,6 +355,7 @@ async function assertNoOwnDialog(ms = 10000) {
 const registrationOf = async (token) => (await (await fetch(`${base}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } })).json()).registration;
 
 test('Kamailio restarted mid-call: media goes on, the BYE after the restart reaches the UE, the keepalive re-REGISTERs the user and an MT call reaches the browser again; no session or dialog left', { timeout: 150000 }, async () => {
+  await release(); // this test's gateway has other arguments on the same ports
   let kam = await startOwnKamailio();
   // this gateway takes SIP requests from its own P-CSCF only (the lab's gateway trusts the lab's: docs/security.md "SIP sources")
   let args = gw.withOption(gwArgs, 'lab.ims.proxy', `127.0.0.1:${KAM_PCSCF_PORT}`);
@@ -369,35 +430,3 @@ test('Kamailio restarted mid-call: media goes on, the BYE after the restart reac
   }
 });
 
-// The lab's gateway waits the default 30 s (lab.ims.invite-timeout-ms; ImsPropertiesTest checks the default): this
-// file's own gateway waits INVITE_TIMEOUT_MS, so the same code path is tested in seconds instead of half a minute.
-const INVITE_TIMEOUT_MS = 4000;
-
-test(`the UE never answers: after lab.ims.invite-timeout-ms (${INVITE_TIMEOUT_MS} ms on this file's gateway) the gateway CANCELs, the call ends timeout, no session is left`, { timeout: 90000 }, async () => {
-  const { startUe } = await import('../runner/ue.mjs');
-  const ue = startUe('uas-noanswer', 'ue5', null, { timeoutMs: 85000 });
-  const proc = await startOwnGateway(gw.withOption(gwArgs, 'lab.ims.invite-timeout-ms', INVITE_TIMEOUT_MS));
-  let client;
-  try {
-    await ue.ready(); // ue5's REGISTER
-    client = await openClient(browser, { name: 'test-faults-noanswer', url: `${base}/` });
-    const { token } = await client.login('heidi', passwordOf('heidi'));
-    const callId = await client.call('ue5');
-    const t0 = Date.now();
-    const ended = await client.waitFor('ended', callId, INVITE_TIMEOUT_MS + 15000);
-    assert.equal(ended.reason, 'timeout', JSON.stringify(ended));
-    const waited = Date.now() - t0;
-    assert.ok(waited >= INVITE_TIMEOUT_MS - 500, `the call ended ${waited} ms after it was placed, before the ${INVITE_TIMEOUT_MS} ms INVITE timeout`);
-    const ueLog = path.join(logDir(), 'sipp-uas-noanswer-ue5-messages.log');
-    assert.ok(await waitForUeMessage(ueLog, callId, /^CANCEL /), `ue5 got no CANCEL for ${callId}`);
-    const session = await fetch(`${base}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(session.status, 200, `heidi's session at the faults gateway: HTTP ${session.status}`);
-    await assertFarUeAssertedIdentity({ identities: (await session.json()).registration?.identities, callId, log: ueLog, where: 'the INVITE at ue5 (uas-noanswer)' });
-    await assertNoSessionOf(OWN_PREFIX);
-  } finally {
-    ue.kill();
-    await ue.done;
-    await client?.close();
-    await stop(proc, 'SIGTERM', 15000);
-  }
-});
