@@ -38,7 +38,7 @@ import importlib.util  # noqa: E402
 _spec = importlib.util.spec_from_file_location(
     "dcpeers", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "datachannel-peers.py"))
 dcpeers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dcpeers)  # bencode, the control client, aioice's loopback candidates
+_spec.loader.exec_module(dcpeers)  # the control client, the dcmap answer, aioice's loopback candidates
 
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription  # noqa: E402
 
@@ -64,19 +64,6 @@ def control(addr, cmd):
         return dcpeers.control(addr, cmd)
     except SystemExit:
         raise Failed("control %s for %s failed (see the line above)" % (cmd["command"], cmd.get("call-id")))
-
-
-def answer_with_dcmap(answer_sdp, offer_sdp, ids):
-    """The IMS UE accepts the offered application channels: its answer repeats their a=dcmap/a=dcsa lines
-    (RFC 8864 §5.1.2); aiortc knows no dcmap."""
-    wanted = tuple("a=dcmap:%d " % i for i in ids) + tuple("a=dcsa:%d " % i for i in ids)
-    lines = [l for l in offer_sdp.split("\r\n") if l.startswith(wanted)]
-    out = []
-    for l in answer_sdp.rstrip("\r\n").split("\r\n"):
-        out.append(l)
-        if l.startswith("a=sctp-port:"):
-            out.extend(lines)
-    return "\r\n".join(out) + "\r\n"
 
 
 class Direction:
@@ -200,7 +187,7 @@ class Call:
         await self.ims.setRemoteDescription(RTCSessionDescription(ims_offer, "offer"))
         await self.ims.setLocalDescription(await self.ims.createAnswer())
         r2 = control(self.ctl, {"command": "answer", "call-id": self.call_id,
-                                "sdp": answer_with_dcmap(self.ims.localDescription.sdp, ims_offer, self.ids)})
+                                "sdp": dcpeers.add_dcmap_to_answer(self.ims.localDescription.sdp, ims_offer, self.ids)})
         if sorted(r2.get("channels") or []) != self.ids:
             raise Failed("call %d: the endpoint accepted channels %r from the IMS answer, not %r"
                          % (self.index, r2.get("channels"), self.ids))

@@ -93,10 +93,11 @@ def fail(why):
     sys.exit(1)
 
 
-def add_dcmap_to_answer(answer_sdp, offer_sdp):
-    """The IMS UE accepts the offered application channel: its answer repeats the a=dcmap/a=dcsa
+def add_dcmap_to_answer(answer_sdp, offer_sdp, ids=(APP_ID,)):
+    """The IMS UE accepts the offered application channels: its answer repeats their a=dcmap/a=dcsa
     lines (RFC 8864 §5.1.2). aiortc knows no dcmap, so they are added to its m=application."""
-    lines = [l for l in offer_sdp.split("\r\n") if l.startswith(("a=dcmap:%d " % APP_ID, "a=dcsa:%d " % APP_ID))]
+    wanted = tuple("a=dcmap:%d " % i for i in ids) + tuple("a=dcsa:%d " % i for i in ids)
+    lines = [l for l in offer_sdp.split("\r\n") if l.startswith(wanted)]
     out = []
     for l in answer_sdp.rstrip("\r\n").split("\r\n"):
         out.append(l)
