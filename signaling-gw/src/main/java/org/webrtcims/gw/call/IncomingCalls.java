@@ -96,7 +96,7 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING, media.relay(), ua::sendInDialog);
+                from.getTag(), CallState.INCOMING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().invitedBy(st, SipIds.tag(), contactUser);
             c.flow(Request.INVITE);
