@@ -68,12 +68,12 @@ public final class Call {
     /** A call without a SIP stack to send in-dialog requests with: tests of its media leg. */
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state,
          RtpEngineClient relay) {
-        this(id, direction, owner, localUser, remote, fromTag, state, relay, null);
+        this(id, direction, owner, localUser, remote, fromTag, state, relay == null ? null : new CallMedia(relay), null);
     }
 
-    /** relay: the rtpengine door of the call's media leg; sender: how its dialog sends in-dialog requests. */
+    /** media: the relay set and data-channel endpoint of the call's media leg; sender: how its dialog sends in-dialog requests. */
     Call(String id, Direction direction, String owner, String localUser, String remote, String fromTag, CallState state,
-         RtpEngineClient relay, InDialogSender sender) {
+         CallMedia media, InDialogSender sender) {
         this.id = id;
         this.direction = direction;
         this.owner = owner;
@@ -82,7 +82,7 @@ public final class Call {
         this.fromTag = fromTag;
         this.state = state;
         this.dialog = new Dialog(id, sender);
-        this.media = new MediaLeg(id, direction, fromTag, dialog, this, relay);
+        this.media = new MediaLeg(id, direction, fromTag, dialog, this, media);
     }
 
     public String id() { return id; }

@@ -18,6 +18,7 @@ import org.webrtcims.gw.media.DataChannelStats;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.sdp.DataChannelSdp;
 
 /**
  * The call layer's relays: each call's {@link MediaLeg} sends its commands to them; here the release of ended calls
@@ -28,7 +29,7 @@ public class CallMedia {
     private static final Logger log = LoggerFactory.getLogger(CallMedia.class);
 
     private final RtpEngineClient rtp;
-    /** The data-channel section of each SDP goes to the data-channel endpoint (media/DataChannelLegs), the rest to rtpengine. */
+    /** The data-channel endpoint's sessions: each call's media leg hands it its data-channel section (sdp/DataChannelSdp). */
     private final DataChannelLegs dc;
     private final long releaseWaitMs;
     /**
@@ -57,39 +58,40 @@ public class CallMedia {
     /** The relays a new call's {@link MediaLeg} sends its commands to. */
     RtpEngineClient relay() { return rtp; }
 
+    /** The data-channel endpoint a new call's {@link MediaLeg} gives its data-channel section to. */
+    DataChannelSdp.Endpoint dataChannels(String callId) { return dc.forCall(callId); }
+
     // The call layer's SDP exchanges, each done by the call's own leg (the one seam the call flows' tests replace).
 
     /**
      * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, with the precondition
-     * status lines the call offers (QosState#offered); a data-channel section goes to the data-channel endpoint.
+     * status lines the call offers (QosState#offered).
      */
-    String offerFromBrowser(Call c, String browserSdp) {
-        return dc.fromBrowserOffer(c.id, browserSdp, sdp -> c.media().offerFromBrowser(sdp, c.qos().offered()));
-    }
+    String offerFromBrowser(Call c, String browserSdp) { return c.media().offerFromBrowser(browserSdp, c.qos().offered()); }
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
-    String answerFromIms(Call c, String sdp) { return dc.fromImsAnswer(c.id, sdp, c.media()::answerFromIms); }
+    String answerFromIms(Call c, String sdp) { return c.media().answerFromIms(sdp); }
 
     /** MT: the IMS offer: the SDP to offer the browser. */
-    String offerFromIms(Call c, String sdp) { return dc.fromImsOffer(c.id, sdp, c.media()::offerFromIms); }
+    String offerFromIms(Call c, String sdp) { return c.media().offerFromIms(sdp); }
 
     /** MT: WebSocket DTMF asked for with the browser's answer ({@link MediaLeg#injectDtmfBeforeAnswer}). */
     void injectDtmfBeforeAnswer(Call c) { c.media().injectDtmfBeforeAnswer(); }
 
     /** MT: the browser's answer: the SDP answer toward IMS. */
-    String answerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserAnswer(c.id, browserSdp, c.media()::answerFromBrowser); }
+    String answerFromBrowser(Call c, String browserSdp) { return c.media().answerFromBrowser(browserSdp); }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS. */
-    String reofferFromBrowser(Call c, String browserSdp) { return dc.fromBrowserOffer(c.id, browserSdp, c.media()::reofferFromBrowser); }
+    String reofferFromBrowser(Call c, String browserSdp) { return c.media().reofferFromBrowser(browserSdp); }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
-    String reanswerFromIms(Call c, String sdp) { return dc.fromImsAnswer(c.id, sdp, c.media()::reanswerFromIms); }
+    String reanswerFromIms(Call c, String sdp) { return c.media().reanswerFromIms(sdp); }
 
     /** An IMS re-offer: the SDP to offer the browser. */
-    String reofferFromIms(Call c, String sdp) { return dc.fromImsOffer(c.id, sdp, c.media()::reofferFromIms); }
+    String reofferFromIms(Call c, String sdp) { return c.media().reofferFromIms(sdp); }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
-    String reanswerFromBrowser(Call c, String browserSdp) { return dc.fromBrowserAnswer(c.id, browserSdp, c.media()::reanswerFromBrowser); }
+    String reanswerFromBrowser(Call c, String browserSdp) { return c.media().reanswerFromBrowser(browserSdp); }
 
     /** This gateway's sessions in rtpengine now (gateway call-ids). */
     java.util.List<String> sessions() throws NgException { return rtp.list(); }

@@ -18,6 +18,12 @@ interface DialogExtension {
     /** Adds its headers to the gateway's initial INVITE (MO; again after a 422). */
     default void initialInvite(Call c, Request invite) throws java.text.ParseException { }
 
+    /**
+     * MT: an INVITE from IMS, before a call exists for it: true when this extension refused it and answered it itself
+     * (RFC 4028 §9: a 422 for too short a session interval); the first that does ends the walk.
+     */
+    default boolean refusesInvite(ServerTransaction st) { return false; }
+
     /** MT: an INVITE from IMS ({@code offer}: its SDP, null when offerless) started the call. */
     default void invited(Call c, Request invite, String offer) { }
 

@@ -42,6 +42,12 @@ public class DialogExtensions {
         for (DialogExtension e : invite) e.initialInvite(c, req);
     }
 
+    /** MT: IMS's INVITE, before a call exists: true when an extension refused it (the session timer's 422). */
+    boolean refusesInvite(ServerTransaction st) {
+        for (DialogExtension e : invite) if (e.refusesInvite(st)) return true;
+        return false;
+    }
+
     /** MT: IMS's INVITE started the call: what preconditions and the session timer take from it. */
     void invited(Call c, Request req, String offer) {
         for (DialogExtension e : invite) e.invited(c, req, offer);

@@ -1,6 +1,5 @@
 package org.webrtcims.gw.call;
 
-import org.webrtcims.gw.sip.SipReplies;
 import org.webrtcims.gw.sip.SipUserAgent;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.ContactUsers;
@@ -25,7 +24,6 @@ import java.util.Optional;
 @Component
 public class IncomingCalls {
     private final SipUserAgent ua;
-    private final SipReplies sipReplies;
     private final CallMedia media;
     private final CallEventSink sink;
     private final CallRegistry registry;
@@ -33,19 +31,15 @@ public class IncomingCalls {
     private final ContactUsers contactUsers;
     private final InviteServer inviteServer;
     private final CallQuotas quotas;
-    private final SessionTimers sessionTimers;
     private final DialogExtensions extensions;
 
-    public IncomingCalls(SipUserAgent ua, SipReplies sipReplies, CallMedia media, CallEventSink sink,
-                         CallRegistry registry, UserDirectory users, ContactUsers contactUsers,
-                         InviteServer inviteServer, CallQuotas quotas,
-                         SessionTimers sessionTimers, DialogExtensions extensions) {
+    /** Refusals before a call exists go through {@code inviteServer}, the session timer's 422 through {@code extensions}. */
+    public IncomingCalls(SipUserAgent ua, CallMedia media, CallEventSink sink, CallRegistry registry, UserDirectory users,
+                         ContactUsers contactUsers, InviteServer inviteServer, CallQuotas quotas, DialogExtensions extensions) {
         this.extensions = extensions;
         this.contactUsers = contactUsers;
         this.quotas = quotas;
-        this.sessionTimers = sessionTimers;
         this.ua = ua;
-        this.sipReplies = sipReplies;
         this.media = media;
         this.sink = sink;
         this.registry = registry;
@@ -66,17 +60,13 @@ public class IncomingCalls {
         String user = contactUsers.loginOf(contactUser).orElse(null);
         Optional<String> session = user == null ? Optional.empty() : users.sessionOf(user);
         if (session.isEmpty()) {
-            sipReplies.send(st, Response.TEMPORARILY_UNAVAILABLE, SipIds.tag(), null, null);
+            inviteServer.refuse(st, Response.TEMPORARILY_UNAVAILABLE);
             return;
         }
         // null: an offerless (delayed-offer) INVITE: the browser makes the offer, the 200 carries it toward IMS and
         // the ACK the answer (RFC 3261 §13.2.1; docs/call-flows.md "Offerless INVITE")
         String offer = SipHeaders.sdp(req);
-        SessionTimer.UasDecision timer = sessionTimers.mtDecision(req);
-        if (timer.reject422MinSe() != null) { // RFC 4028 §9: the interval asked is under the gateway's Min-SE
-            sessionTimers.reject422(null, st, timer.reject422MinSe());
-            return;
-        }
+        if (extensions.refusesInvite(st)) return; // RFC 4028 §9: 422 when the interval asked is under the gateway's Min-SE
         try { // quotas before rtpengine: 486 for a busy user, 503 for a full gateway, 488 for an oversized SDP
             quotas.newCall(session.get());
             if (offer != null) quotas.sdp(offer);
@@ -86,7 +76,7 @@ public class IncomingCalls {
                 case "gateway-busy" -> Response.SERVICE_UNAVAILABLE;
                 default -> Response.NOT_ACCEPTABLE_HERE;
             };
-            sipReplies.send(st, code, SipIds.tag(), null, null);
+            inviteServer.refuse(st, code);
             return;
         }
         FromHeader from = (FromHeader) req.getHeader(FromHeader.NAME);
@@ -96,7 +86,7 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING, media.relay(), ua::sendInDialog);
+                from.getTag(), CallState.INCOMING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().invitedBy(st, SipIds.tag(), contactUser);
             c.flow(Request.INVITE);

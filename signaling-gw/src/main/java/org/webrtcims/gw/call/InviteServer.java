@@ -3,6 +3,7 @@ package org.webrtcims.gw.call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sip.SipIds;
 
 import javax.sip.ServerTransaction;
 import javax.sip.message.Response;
@@ -78,6 +79,14 @@ public class InviteServer {
         }
         sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
         return true;
+    }
+
+    /**
+     * Refuses an INVITE before a call exists for it (480: nobody logged in to take it; 486, 503, 488: a quota), with a
+     * To tag of its own.
+     */
+    void refuse(ServerTransaction st, int code) throws java.text.ParseException, javax.sip.SipException, javax.sip.InvalidArgumentException {
+        replies.sip().send(st, code, SipIds.tag(), null, null);
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */

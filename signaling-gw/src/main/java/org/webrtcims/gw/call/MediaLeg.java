@@ -6,8 +6,9 @@ import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.media.DataChannelLegs;
 import org.webrtcims.gw.sdp.BrowserSdp;
-import org.webrtcims.gw.sdp.Bundle;
+import org.webrtcims.gw.sdp.DataChannelSdp;
 import org.webrtcims.gw.sdp.QosPreconditions;
 
 import java.util.concurrent.CompletableFuture;
@@ -15,11 +16,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The rtpengine side of one call: each SDP that crosses the gateway for it goes through here (offer, answer,
- * re-offers both ways, query, delete), and what later exchanges need is kept here (the SDP per leg, the DTLS role,
- * the codecs, DTMF injection). Every SDP toward IMS loses what rtpengine leaves of the browser's WebRTC lines;
- * toward the browser rtpengine 10.5 writes no BUNDLE group, a one-m-line group is added (sdp/Bundle). Guarded by the
- * call's monitor (the caller holds it), except the release's result.
+ * The media side of one call: each SDP that crosses the gateway for it goes through here (offer, answer, re-offers
+ * both ways), each in one step of sdp/BrowserSdp with rtpengine's command and the call's data-channel section
+ * (sdp/DataChannelSdp, its endpoint media/DataChannelLegs) given to it; then query and delete. What later exchanges
+ * need is kept here (the SDP per leg, the DTLS role, the codecs, DTMF injection). Guarded by the call's monitor (the
+ * caller holds it), except the release's result.
  */
 final class MediaLeg {
     private static final Logger log = LoggerFactory.getLogger(MediaLeg.class);
@@ -33,6 +34,8 @@ final class MediaLeg {
     /** The call's monitor (the release sets the final counters under it). */
     private final Object lock;
     private final RtpEngineClient relay;
+    /** The call's data-channel section (its endpoint: media/DataChannelLegs), handled in sdp/BrowserSdp's step. */
+    private final DataChannelSdp dataChannels;
 
     /** The SDP the gateway last gave the IMS side, with precondition lines when in use (their base). */
     private String imsSdp;
@@ -64,13 +67,15 @@ final class MediaLeg {
     private CompletableFuture<Void> released;
     private MediaStats finalStats;
 
-    MediaLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock, RtpEngineClient relay) {
+    /** media: the relay set and the data-channel endpoint the leg sends to (null: neither, a leg that sends nothing). */
+    MediaLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock, CallMedia media) {
         this.callId = callId;
         this.direction = direction;
         this.fromTag = fromTag;
         this.dialog = dialog;
         this.lock = lock;
-        this.relay = relay;
+        this.relay = media == null ? null : media.relay();
+        this.dataChannels = new DataChannelSdp(media == null ? DataChannelLegs.off().forCall(callId) : media.dataChannels(callId));
     }
 
     /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */
@@ -151,11 +156,11 @@ final class MediaLeg {
     /**
      * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, made in one step by
      * sdp/BrowserSdp around rtpengine's offer (an MO call's first offer may not share a transport by BUNDLE), with
-     * {@code qos}'s precondition status lines (null: none).
+     * {@code qos}'s precondition status lines (null: none) and the call's data-channel section.
      */
     String offerFromBrowser(String browserSdp, QosPreconditions.Status qos) {
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO, qos,
-                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf))));
+                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf)), dataChannels));
         browserOffer = offer.browserSdp();
         dtlsRole = offer.dtlsRole();
         imsMediaSdp = offer.mediaSdp();
@@ -175,19 +180,24 @@ final class MediaLeg {
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
     String answerFromIms(String sdp) {
-        String out = Bundle.answerKeepingSingleGroup(browserOffer,
-                ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), sdp, dtlsRole, injectDtmf)));
-        tookImsSdp(sdp);
-        return out;
+        return toBrowser(BrowserSdp.answerToBrowser(sdp, browserOffer,
+                ims -> ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), ims, dtlsRole, injectDtmf)), dataChannels));
     }
 
     /** MT: an IMS offer without Opus is transcoded anyway, so such a call also takes WebSocket `dtmf`. */
     String offerFromIms(String sdp) {
-        injectDtmf |= RtpEngineClient.mtOfferTranscodes(sdp);
-        mtOffer = ng("offer", () -> relay.offerFromIms(callId, fromTag, null, sdp, injectDtmf));
+        String out = toBrowser(BrowserSdp.offerToBrowser(sdp, ims -> {
+            injectDtmf |= RtpEngineClient.mtOfferTranscodes(ims);
+            return mtOffer = ng("offer", () -> relay.offerFromIms(callId, fromTag, null, ims, injectDtmf));
+        }, dataChannels));
         rtpengineAnswered();
-        tookImsSdp(sdp);
-        return Bundle.offerWithSingleGroup(mtOffer);
+        return out;
+    }
+
+    /** The browser's SDP of an exchange from IMS; the IMS SDP rtpengine took is kept for re-answers. */
+    private String toBrowser(BrowserSdp.ToBrowser out) {
+        tookImsSdp(out.imsSdp());
+        return out.browserSdp();
     }
 
     /**
@@ -208,38 +218,38 @@ final class MediaLeg {
     /** MT: the browser's answer to the IMS offer: the SDP answer toward IMS. */
     String answerFromBrowser(String browserSdp) {
         BrowserSdp.ToIms answer = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
-                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp))));
+                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp)), dataChannels));
         dtlsRole = answer.dtlsRole();
-        return imsMediaSdp = answer.imsSdp();
+        imsMediaSdp = answer.mediaSdp();
+        return answer.imsSdp();
     }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
     String reofferFromBrowser(String browserSdp) {
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
-                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf))));
+                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf)), dataChannels));
         browserOffer = offer.browserSdp();
         return offer.imsSdp();
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
     String reanswerFromIms(String sdp) {
-        String out = Bundle.answerKeepingSingleGroup(browserOffer,
-                ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), sdp, dtlsRole, injectDtmf)));
-        tookImsSdp(sdp);
-        return out;
+        return toBrowser(BrowserSdp.answerToBrowser(sdp, browserOffer,
+                ims -> ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), ims, dtlsRole, injectDtmf)), dataChannels));
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
     String reofferFromIms(String sdp) {
-        String out = Bundle.offerWithSingleGroup(ng("offer", () -> relay.offerFromIms(callId, imsTag(), browserTag(), sdp, injectDtmf)));
-        tookImsSdp(sdp);
-        return out;
+        return toBrowser(BrowserSdp.offerToBrowser(sdp,
+                ims -> ng("offer", () -> relay.offerFromIms(callId, imsTag(), browserTag(), ims, injectDtmf)), dataChannels));
     }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
     String reanswerFromBrowser(String browserSdp) {
-        return imsMediaSdp = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
-                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)))).imsSdp();
+        BrowserSdp.ToIms answer = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
+                sdp -> ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)), dataChannels));
+        imsMediaSdp = answer.mediaSdp();
+        return answer.imsSdp();
     }
 
     /** The browser's digit toward the IMS party (rtpengine `play DTMF` from the browser's side). */

@@ -81,7 +81,7 @@ public class OutgoingCalls {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
         Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
-                SipIds.tag(), CallState.CALLING, media.relay(), ua::sendInDialog);
+                SipIds.tag(), CallState.CALLING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);

@@ -89,13 +89,22 @@ public class SessionTimers implements DialogExtension {
         start(c, SessionTimer.asUac(SessionTimer.Offer.of(ok), c.timer().askedSe()));
     }
 
-    /** MT: the INVITE's session timer (§9): a Min-SE for a 422 (the caller sends it), or the interval (null = none). */
-    SessionTimer.UasDecision mtDecision(Request invite) {
+    /** MT: the INVITE's session timer (§9): a Min-SE for a 422, or the interval (null = none). */
+    private SessionTimer.UasDecision mtDecision(Request invite) {
         return SessionTimer.asUas(SessionTimer.Offer.of(invite), localSe(), localMinSe());
     }
 
+    /** MT: an INVITE whose interval is under the gateway's Min-SE gets 422 before a call exists (§9). */
+    @Override
+    public boolean refusesInvite(ServerTransaction st) {
+        Integer minSe = mtDecision(st.getRequest()).reject422MinSe();
+        if (minSe == null) return false;
+        reject422(null, st, minSe);
+        return true;
+    }
+
     /**
-     * MT: the call goes on with the interval {@link #mtDecision} agreed (its 422 went before the call existed): kept
+     * MT: the call goes on with the interval the INVITE asked for (a 422 went before the call existed): kept
      * for the 200, it starts with the ACK.
      */
     @Override

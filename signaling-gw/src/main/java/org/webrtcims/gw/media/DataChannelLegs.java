@@ -2,45 +2,29 @@ package org.webrtcims.gw.media;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.webrtcims.gw.sdp.DataChannelSections;
+import org.webrtcims.gw.sdp.DataChannelSdp;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
 
 /**
  * The data-channel half of each call's media (issue #25; TS 23.334 §5.20.2, the eIMS-AGW as data-channel endpoint):
- * every SDP that crosses the gateway is split here. Its `m=application UDP/DTLS/SCTP webrtc-datachannel` section goes
- * to the data-channel endpoint ({@link DataChannelClient}), the rest to rtpengine (the {@code rtp} step the call layer
- * passes in), and the two results are joined again, the endpoint's section at the m-line index it had (RFC 3264 §6).
- * Toward IMS the SDP then says `a=ice-lite` (the endpoint is ICE-lite; rtpengine removes ICE from the audio there);
- * toward the browser it has no BUNDLE group: each m-line keeps its own transport ({@link DataChannelSections#withoutBundle}).
- * <p>
- * One method per direction of an SDP; each serves the call's first exchange and its re-offers. The endpoint takes one
- * offer/answer per call: later exchanges keep the sections it gave (same port, ICE credentials and fingerprint, so
- * nothing changes for the channels), and a data-channel section first offered in a re-offer starts the call's session
- * then. When the endpoint fails or a side rejects the section, the call goes on without data channels: the section is
- * answered with port 0 (and not offered onward), the endpoint's session deleted. Without an endpoint configured
- * ({@link #off}) every data-channel section is refused that way (rtpengine has no SCTP: it would only mangle it).
+ * the endpoint's session per call ({@link DataChannelClient}). Each call's SDP step (sdp/BrowserSdp with the call's
+ * sdp/DataChannelSdp) splits every SDP and hands the data-channel section here through {@link #forCall}: the offer
+ * (the browser's or the IMS side's), the answer to the endpoint's offer, the drop when a side rejected the section.
+ * Here too: the call's counters (live, or the last ones once it ended) and the delete when the call ends. Without an
+ * endpoint configured ({@link #off}) every offer is refused, and the call goes on without data channels.
  */
 public final class DataChannelLegs {
     private static final Logger log = LoggerFactory.getLogger(DataChannelLegs.class);
 
-    /** What the gateway keeps of one call's data-channel section. */
+    /** What the gateway keeps of one call's session at the endpoint. */
     private static final class State {
-        final int index;
         /** The endpoint has a session for the call (deleted when a side rejected the section or the call ended). */
         volatile boolean live;
-        /** The endpoint took the answer to its offer. */
-        volatile boolean answered;
-        /** The section last given to the browser and to the IMS side. */
-        volatile String toBrowser;
-        volatile String toIms;
         volatile DataChannelStats finalStats;
         /** System.nanoTime() when the call's session ended (0 = not yet): kept ENDED_KEEP_NANOS for the call info. */
         volatile long endedNanos;
-
-        State(int index) { this.index = index; }
     }
 
     /** How long an ended call's last counters stay for the call info (the call registry keeps ended calls as long). */
@@ -49,7 +33,7 @@ public final class DataChannelLegs {
     private final DataChannelClient client;
     private final Map<String, State> calls = new ConcurrentHashMap<>();
 
-    /** client null: no endpoint, SDPs go to rtpengine unchanged. */
+    /** client null: no endpoint; every data-channel offer is refused (the section answered with port 0). */
     public DataChannelLegs(DataChannelClient client) { this.client = client; }
 
     public static DataChannelLegs off() { return new DataChannelLegs(null); }
@@ -57,94 +41,55 @@ public final class DataChannelLegs {
     /** Whether a data-channel endpoint is configured (lab.datachannel.ng). */
     public boolean on() { return client != null; }
 
-    /** An SDP offer from the browser (MO, MT offerless, or a re-offer): the offer toward IMS. */
-    public String fromBrowserOffer(String callId, String browserSdp, UnaryOperator<String> rtp) {
-        DataChannelSections.Split s = DataChannelSections.split(browserSdp);
-        State st = calls.get(callId);
-        if (s == null && st == null) return rtp.apply(browserSdp);
-        String imsRest = rtp.apply(s == null ? browserSdp : s.rest());
-        if (st != null) return toIms(st, imsRest);
-        st = start(callId, s.index());
-        if (s.rejected()) {
-            st.toBrowser = DataChannelSections.rejected(s.section());
-            return imsRest;
-        }
-        try {
-            DataChannelClient.Sdps r = endpoint().offerFromBrowser(callId, browserSdp);
-            st.live = true;
-            st.toBrowser = DataChannelSections.sectionOf(r.browser(), null);
-            st.toIms = DataChannelSections.sectionOf(r.ims(), null);
-        } catch (NgException | IllegalArgumentException e) {
-            log.warn("call {}: the data-channel endpoint refused the browser's offer ({}): the call goes on without data channels", callId, e.getMessage());
-            st.toBrowser = DataChannelSections.rejected(s.section());
-        }
-        return toIms(st, imsRest);
-    }
+    /** The endpoint as one call's SDP step uses it (sdp/DataChannelSdp): offers, the answer, the drop. */
+    public DataChannelSdp.Endpoint forCall(String callId) { return new CallEndpoint(callId); }
 
-    /** An SDP answer from IMS to an offer of the browser's: the answer toward the browser. */
-    public String fromImsAnswer(String callId, String imsSdp, UnaryOperator<String> rtp) {
-        State st = calls.get(callId);
-        if (st == null) return rtp.apply(imsSdp);
-        DataChannelSections.Split s = DataChannelSections.split(imsSdp);
-        String browserRest = rtp.apply(s == null ? imsSdp : s.rest());
-        if (st.live && !st.answered) {
-            if (s == null || s.rejected()) {
-                drop(callId, st, "the IMS side rejected the data-channel section");
-            } else {
-                try {
-                    log.info("call {}: the IMS side accepted data channels {}", callId, client.answer(callId, imsSdp));
-                    st.answered = true;
-                } catch (NgException e) {
-                    drop(callId, st, "the data-channel endpoint refused the IMS answer (" + e.getMessage() + ")");
-                }
+    @FunctionalInterface
+    private interface Offer { DataChannelClient.Sdps send(DataChannelClient endpoint) throws NgException; }
+
+    /** One call's door to the endpoint; refusals are logged here and leave the call without data channels. */
+    private final class CallEndpoint implements DataChannelSdp.Endpoint {
+        private final String callId;
+
+        CallEndpoint(String callId) { this.callId = callId; }
+
+        @Override
+        public DataChannelSdp.Sdps offerFromBrowser(String browserSdp) {
+            return offer("the browser's offer", e -> e.offerFromBrowser(callId, browserSdp));
+        }
+
+        @Override
+        public DataChannelSdp.Sdps offerFromIms(String imsSdp) { return offer("the IMS offer", e -> e.offerFromIms(callId, imsSdp)); }
+
+        private DataChannelSdp.Sdps offer(String what, Offer offer) {
+            State st = start(callId);
+            try {
+                DataChannelClient.Sdps r = offer.send(endpoint());
+                st.live = true;
+                return new DataChannelSdp.Sdps(r.browser(), r.ims());
+            } catch (NgException | IllegalArgumentException e) {
+                log.warn("call {}: the data-channel endpoint refused {} ({}): the call goes on without data channels", callId, what, e.getMessage());
+                return null;
             }
         }
-        return DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, st.toBrowser, st.index));
-    }
 
-    /** An SDP offer from IMS (MT, or a re-offer): the offer toward the browser. */
-    public String fromImsOffer(String callId, String imsSdp, UnaryOperator<String> rtp) {
-        DataChannelSections.Split s = DataChannelSections.split(imsSdp);
-        State st = calls.get(callId);
-        if (s == null && st == null) return rtp.apply(imsSdp);
-        String browserRest = rtp.apply(s == null ? imsSdp : s.rest());
-        if (st != null) return toBrowserOffer(st, browserRest);
-        st = start(callId, s.index());
-        if (s.rejected()) {
-            st.toIms = DataChannelSections.rejected(s.section());
-            return browserRest;
-        }
-        try {
-            DataChannelClient.Sdps r = endpoint().offerFromIms(callId, imsSdp);
-            st.live = true;
-            st.toIms = DataChannelSections.sectionOf(r.ims(), null);
-            st.toBrowser = DataChannelSections.sectionOf(r.browser(), DataChannelSections.freeMid(browserRest));
-        } catch (NgException | IllegalArgumentException e) {
-            log.warn("call {}: the data-channel endpoint refused the IMS offer ({}): the call goes on without data channels", callId, e.getMessage());
-            st.toIms = DataChannelSections.rejected(s.section());
-        }
-        return toBrowserOffer(st, browserRest);
-    }
-
-    /** An SDP answer from the browser to an offer from IMS: the answer toward IMS. */
-    public String fromBrowserAnswer(String callId, String browserSdp, UnaryOperator<String> rtp) {
-        State st = calls.get(callId);
-        if (st == null) return rtp.apply(browserSdp);
-        DataChannelSections.Split s = DataChannelSections.split(browserSdp);
-        String imsRest = rtp.apply(s == null ? browserSdp : s.rest());
-        if (st.live && !st.answered) {
-            if (s == null || s.rejected()) {
-                drop(callId, st, "the browser rejected the data-channel section");
-            } else {
-                try {
-                    log.info("call {}: the browser accepted data channels {}", callId, client.answer(callId, browserSdp));
-                    st.answered = true;
-                } catch (NgException e) {
-                    drop(callId, st, "the data-channel endpoint refused the browser's answer (" + e.getMessage() + ")");
-                }
+        @Override
+        public boolean answer(String sdp, boolean fromIms) {
+            try {
+                log.info("call {}: {} accepted data channels {}", callId, fromIms ? "the IMS side" : "the browser", client.answer(callId, sdp));
+                return true;
+            } catch (NgException e) {
+                drop("the data-channel endpoint refused " + (fromIms ? "the IMS answer" : "the browser's answer") + " (" + e.getMessage() + ")");
+                return false;
             }
         }
-        return toIms(st, imsRest);
+
+        @Override
+        public void drop(String why) {
+            log.info("call {}: {}: no data channels on this call", callId, why);
+            State st = calls.get(callId);
+            if (st != null) deleteSession(callId, st);
+        }
     }
 
     /** The endpoint's client; without one a data-channel section is refused like an endpoint's refusal. */
@@ -193,30 +138,11 @@ public final class DataChannelLegs {
     }
 
     /** A new call's state; ended calls older than ENDED_KEEP_NANOS are forgotten meanwhile. */
-    private State start(String callId, int index) {
+    private State start(String callId) {
         long now = System.nanoTime();
         calls.values().removeIf(s -> s.endedNanos != 0 && now - s.endedNanos > ENDED_KEEP_NANOS);
-        State st = new State(index);
+        State st = new State();
         calls.put(callId, st);
         return st;
-    }
-
-    private String toIms(State st, String imsRest) {
-        if (st.toIms == null) return imsRest;
-        String out = DataChannelSections.merge(imsRest, st.toIms, st.index);
-        return st.live ? DataChannelSections.withSessionIceLite(out) : out;
-    }
-
-    private String toBrowserOffer(State st, String browserRest) {
-        if (st.toBrowser == null) return browserRest;
-        String out = DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, st.toBrowser, st.index));
-        return st.live ? DataChannelSections.withSessionIceLite(out) : out;
-    }
-
-    private void drop(String callId, State st, String why) {
-        log.info("call {}: {}: no data channels on this call", callId, why);
-        deleteSession(callId, st);
-        if (st.toBrowser != null) st.toBrowser = DataChannelSections.rejected(st.toBrowser);
-        if (st.toIms != null) st.toIms = DataChannelSections.rejected(st.toIms);
     }
 }

@@ -1,30 +1,41 @@
 package org.webrtcims.gw.sdp;
 
 /**
- * A browser's SDP on its way to IMS, in one step: the call core hands each browser offer or answer here once and gets
- * back a {@link ToIms}. The step checks the SDP (JAIN-SIP's SDP parser, {@link SdpInspector}; for a call's first offer no
- * transport shared by a BUNDLE group, {@link Bundle#sharedTransport}; an address the relay can reach,
- * {@link UsableAddress}), writes RFC 4145's default DTLS role out ({@link DtlsSetupDefaults}), notes the relay's DTLS role
- * toward the browser ({@link DtlsRole}), has the relay make the IMS leg's SDP, takes the browser-only lines out of
- * it ({@link ImsSdpFilter}) and, for an MO offer with preconditions, writes their status lines ({@link QosPreconditions}). The relay is a function: sdp/ knows no rtpengine and no call.
+ * Each SDP between the browser and IMS in one step: the call's media leg hands every offer and answer here once, in
+ * either direction, and gets back what goes to the other side. First the call's data-channel section is taken out
+ * ({@link DataChannelSdp}: the rest goes to the relay, the section to the data-channel endpoint, and the endpoint's is
+ * put back at its index afterwards). Toward IMS the step then checks the rest (JAIN-SIP's SDP parser,
+ * {@link SdpInspector}; for a call's first offer no transport shared by a BUNDLE group, {@link Bundle#sharedTransport};
+ * an address the relay can reach, {@link UsableAddress}), writes RFC 4145's default DTLS role out
+ * ({@link DtlsSetupDefaults}), notes the relay's DTLS role toward the browser ({@link DtlsRole}), has the relay make the
+ * IMS leg's SDP, takes the browser-only lines out of it ({@link ImsSdpFilter}) and, for an MO offer with
+ * preconditions, writes their status lines ({@link QosPreconditions}). Toward the browser it has the relay make the
+ * browser leg's SDP with one BUNDLE group of its own ({@link Bundle}). The relay and the endpoint are functions:
+ * sdp/ knows no rtpengine, no endpoint and no call.
  */
 public final class BrowserSdp {
     private BrowserSdp() { }
 
-    /** What makes the IMS leg's SDP from the browser's (in the gateway: the call's rtpengine offer or answer). */
+    /** What makes one leg's SDP from the other's (in the gateway: the call's rtpengine offer or answer). */
     @FunctionalInterface
     public interface Relay {
-        String toIms(String browserSdp);
+        String relay(String sdp);
     }
 
     /**
      * The SDP toward IMS: {@code imsSdp} as the relay made it without browser-only lines, with the precondition status
-     * lines asked for; {@code mediaSdp}, the same without them; {@code browserSdp}, the
-     * browser's SDP as the relay got it (an offer's BUNDLE group shapes the answer, {@link Bundle#answerKeepingSingleGroup});
-     * {@code dtlsRole}, the relay's DTLS role toward the browser (RFC 5763 §5); {@code firstAudioCodec}, the
-     * browser's first audio codec as its SDP names it (null: none).
+     * lines asked for and the call's data-channel section; {@code mediaSdp}, the relay's alone (no status lines, no
+     * data-channel section); {@code browserSdp}, the browser's SDP as the relay got it (an offer's BUNDLE group shapes
+     * the answer, {@link Bundle#answerKeepingSingleGroup}); {@code dtlsRole}, the relay's DTLS role toward the browser
+     * (RFC 5763 §5); {@code firstAudioCodec}, the browser's first audio codec as its SDP names it (null: none).
      */
     public record ToIms(String imsSdp, String mediaSdp, String browserSdp, String dtlsRole, String firstAudioCodec) { }
+
+    /**
+     * The SDP toward the browser: {@code browserSdp} with the call's data-channel section; {@code imsSdp}, the IMS
+     * party's SDP as the relay got it (without its data-channel section: later exchanges give it to the relay again).
+     */
+    public record ToBrowser(String browserSdp, String imsSdp) { }
 
     /** Why a browser SDP is refused; the message is one line for the browser. */
     public static final class Refused extends IllegalArgumentException {
@@ -44,33 +55,61 @@ public final class BrowserSdp {
     /**
      * The browser's offer (a call's first when {@code first}: then a transport shared by BUNDLE is refused) made into
      * the SDP offer toward IMS by {@code relay}, which answers the browser as {@link DtlsRole#answering} says, with
-     * {@code qos}'s RFC 3312 status lines ({@link QosPreconditions}; null: none); the relay is not asked when the
-     * offer is refused.
+     * {@code qos}'s RFC 3312 status lines ({@link QosPreconditions}; null: none) and {@code dc}'s section; neither the
+     * relay nor the endpoint is asked when the offer is refused.
      *
      * @throws Refused when the offer is unreadable or unreachable
      */
-    public static ToIms offerToIms(String browserSdp, boolean first, QosPreconditions.Status qos, Relay relay) {
-        String codec = firstAudioCodec(browserSdp);
-        String shared = first ? Bundle.sharedTransport(browserSdp) : null;
+    public static ToIms offerToIms(String browserSdp, boolean first, QosPreconditions.Status qos, Relay relay, DataChannelSdp dc) {
+        DataChannelSections.Split split = DataChannelSections.split(browserSdp);
+        String rest = split == null ? browserSdp : split.rest();
+        String codec = firstAudioCodec(rest);
+        String shared = first ? Bundle.sharedTransport(rest) : null;
         if (shared != null) throw new Refused(Refused.Kind.UNREADABLE, shared);
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, true);
-        String media = ImsSdpFilter.toIms(relay.toIms(sdp));
-        return new ToIms(qos == null ? media : QosPreconditions.withStatus(media, qos), media, sdp, DtlsRole.answering(sdp), codec);
+        requireUsableAddress(rest);
+        String sdp = DtlsSetupDefaults.explicit(rest, true);
+        String media = ImsSdpFilter.toIms(relay.relay(sdp));
+        String ims = dc.offerToIms(browserSdp, split, qos == null ? media : QosPreconditions.withStatus(media, qos));
+        return new ToIms(ims, media, sdp, DtlsRole.answering(sdp), codec);
     }
 
     /**
-     * The browser's answer (to an IMS offer or re-offer) made into the SDP answer toward IMS by {@code relay}; the
-     * relay's DTLS role is then the opposite of the browser's ({@link DtlsRole#oppositeOf}).
+     * The browser's answer (to an IMS offer or re-offer) made into the SDP answer toward IMS by {@code relay}, with
+     * {@code dc}'s section; the relay's DTLS role is then the opposite of the browser's ({@link DtlsRole#oppositeOf}).
      *
      * @throws Refused when the answer is unreadable or unreachable
      */
-    public static ToIms answerToIms(String browserSdp, Relay relay) {
-        String codec = firstAudioCodec(browserSdp);
-        requireUsableAddress(browserSdp);
-        String sdp = DtlsSetupDefaults.explicit(browserSdp, false);
-        String media = ImsSdpFilter.toIms(relay.toIms(sdp));
-        return new ToIms(media, media, sdp, DtlsRole.oppositeOf(sdp), codec);
+    public static ToIms answerToIms(String browserSdp, Relay relay, DataChannelSdp dc) {
+        DataChannelSections.Split split = DataChannelSections.split(browserSdp);
+        String rest = split == null ? browserSdp : split.rest();
+        String codec = firstAudioCodec(rest);
+        requireUsableAddress(rest);
+        String sdp = DtlsSetupDefaults.explicit(rest, false);
+        String media = ImsSdpFilter.toIms(relay.relay(sdp));
+        return new ToIms(dc.answerToIms(browserSdp, split, media), media, sdp, DtlsRole.oppositeOf(sdp), codec);
+    }
+
+    /**
+     * The IMS answer to the browser's offer {@code browserOffer} (as the relay got it: {@link ToIms#browserSdp}) made
+     * into the browser's answer by {@code relay}: one BUNDLE group as the offer had ({@link Bundle#answerKeepingSingleGroup}),
+     * with {@code dc}'s section.
+     */
+    public static ToBrowser answerToBrowser(String imsSdp, String browserOffer, Relay relay, DataChannelSdp dc) {
+        DataChannelSections.Split split = DataChannelSections.split(imsSdp);
+        String rest = split == null ? imsSdp : split.rest();
+        String answer = Bundle.answerKeepingSingleGroup(browserOffer, relay.relay(rest));
+        return new ToBrowser(dc.answerToBrowser(imsSdp, split, answer), rest);
+    }
+
+    /**
+     * An IMS offer made into the offer to the browser by {@code relay}: a one-m-line BUNDLE group
+     * ({@link Bundle#offerWithSingleGroup}), with {@code dc}'s section.
+     */
+    public static ToBrowser offerToBrowser(String imsSdp, Relay relay, DataChannelSdp dc) {
+        DataChannelSections.Split split = DataChannelSections.split(imsSdp);
+        String rest = split == null ? imsSdp : split.rest();
+        String offer = Bundle.offerWithSingleGroup(relay.relay(rest));
+        return new ToBrowser(dc.offerToBrowser(imsSdp, split, offer), rest);
     }
 
     private static String firstAudioCodec(String browserSdp) {

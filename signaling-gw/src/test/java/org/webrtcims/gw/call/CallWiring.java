@@ -36,8 +36,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
                 new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies),
                 new Dtmf(registry, sink, media));
         ContactUsers contactUsers = new ContactUsers();
-        IncomingCalls incoming = new IncomingCalls(ua, sipReplies, media, sink, registry, users, contactUsers,
-                inviteServer, quotas, sessionTimers, extensions);
+        IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, quotas, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");

@@ -48,6 +48,18 @@ class DialogExtensionsTest {
     }
 
     @Test
+    void anImsInviteRefusedByTheSessionTimerReachesNoOtherExtension() throws Exception {
+        javax.sip.ServerTransaction st = mock(javax.sip.ServerTransaction.class);
+        when(timers.refusesInvite(st)).thenReturn(true); // a 422: the interval asked is under the gateway's Min-SE
+        assertTrue(extensions.refusesInvite(st), "the session timer's refusal must end the INVITE before a call exists");
+        verify(reliable).refusesInvite(st);
+        verify(preconditions).refusesInvite(st);
+        when(timers.refusesInvite(st)).thenReturn(false);
+        assertFalse(extensions.refusesInvite(st), "no extension refused: the INVITE goes on");
+        verifyNoInteractions(midCall, earlyMedia, forking, updates, dtmf);
+    }
+
+    @Test
     void aProvisionalIsPrackedBeforeItsEarlyMediaReachesTheBrowser() throws Exception {
         Response r = SipFixtures.MESSAGES.createResponse(183, SipFixtures.request(Request.INVITE, "ue1", "c-1", "ft", null, 1, null));
         javax.sip.Dialog d = mock(javax.sip.Dialog.class);

@@ -3,21 +3,21 @@ package org.webrtcims.gw.media;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.webrtcims.gw.sdp.DataChannelSdp;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Each SDP split between rtpengine (a recording stand-in for the call layer's step) and the data-channel endpoint
- * (a UDP stand-in answering its control commands), and joined again: MO, MT, refusals, release.
+ * One call's door to the data-channel endpoint (a UDP stand-in answering its control commands): the offer and
+ * answer commands with the gateway's session prefix, refusals (the call goes on without data channels), the drop and
+ * the release with the call's last counters.
  */
 class DataChannelLegsTest {
     private static final String BROWSER_OFFER = String.join("\r\n",
@@ -31,108 +31,88 @@ class DataChannelLegsTest {
 
     private FakeNgPeer endpoint;
     private DataChannelLegs legs;
-    /** What the rtpengine step was given, in order. */
-    private final List<String> toRtp = new ArrayList<>();
+    private DataChannelSdp.Endpoint c1;
 
     @BeforeEach
     void setUp() throws Exception {
         endpoint = new FakeNgPeer();
         legs = new DataChannelLegs(new DataChannelClient(new NgClient(endpoint.address(), Duration.ofMillis(300), 1), "gw5070-"));
+        c1 = legs.forCall("c1");
     }
 
     @AfterEach
     void tearDown() { endpoint.close(); }
 
-    /** The rtpengine stand-in: records its input, returns it with an audio port (its m-lines unchanged). */
-    private UnaryOperator<String> rtp() {
-        return sdp -> {
-            toRtp.add(sdp);
-            // as MediaLeg's sdp/Bundle does for a one-m-line group: a group of the audio alone
-            return sdp.replace("m=audio 9 ", "m=audio 30000 ").replace("s=-\r\n", "s=-\r\na=group:BUNDLE 0\r\n");
-        };
-    }
-
-    /** Runs a step that talks to the endpoint; the stand-in answers its one command with reply. */
-    private String withEndpoint(Supplier<String> step, String command, Map<String, Object> reply) throws Exception {
-        CompletableFuture<String> f = CompletableFuture.supplyAsync(step);
+    /** Runs a step that talks to the endpoint; the stand-in answers its one command with reply; returns the request. */
+    private <T> T withEndpoint(Supplier<T> step, String command, Map<String, Object> reply, Map<String, Object> expect) throws Exception {
+        CompletableFuture<T> f = CompletableFuture.supplyAsync(step);
         FakeNgPeer.Request r = endpoint.take();
         assertEquals(command, r.dict().get("command"), "the endpoint's command");
         assertEquals("gw5070-c1", r.dict().get("call-id"), "the call-id carries the gateway's session prefix");
+        expect.forEach((k, v) -> assertEquals(v, r.dict().get(k), "the " + command + " command's '" + k + "'"));
         endpoint.reply(r, reply);
         return f.get(5, TimeUnit.SECONDS);
     }
 
-    @Test
-    void moTheSectionGoesToTheEndpointTheRestToRtpengineAndBothComeBackInOrder() throws Exception {
-        String imsOffer = withEndpoint(() -> legs.fromBrowserOffer("c1", BROWSER_OFFER, rtp()), "offer",
-                Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS));
-        assertFalse(toRtp.get(0).contains("m=application"), "rtpengine got the data-channel section: " + toRtp.get(0));
-        assertTrue(imsOffer.indexOf("m=audio 30000") < imsOffer.indexOf("m=application 31002"), "audio first, as offered: " + imsOffer);
-        assertTrue(imsOffer.contains("a=ice-lite\r\nm=audio"), "the IMS offer says a=ice-lite at session level: " + imsOffer);
-        assertTrue(imsOffer.contains("a=dcmap:1000 label=\"chat\""));
-
-        String browserAnswer = withEndpoint(() -> legs.fromImsAnswer("c1", IMS_ANSWER, rtp()), "answer",
-                Map.of("result", "ok", "channels", List.of(1000L)));
-        assertFalse(toRtp.get(1).contains("m=application"), "rtpengine got the IMS answer's data-channel section");
-        assertTrue(browserAnswer.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 198.18.0.1"), browserAnswer);
-        assertTrue(browserAnswer.indexOf("m=audio") < browserAnswer.indexOf("m=application"));
-        assertFalse(browserAnswer.contains("a=group:BUNDLE"), "no BUNDLE group toward the browser with a data channel: " + browserAnswer);
-        assertTrue(legs.has("c1"));
+    private void browserOfferTaken() throws Exception {
+        DataChannelSdp.Sdps r = withEndpoint(() -> c1.offerFromBrowser(BROWSER_OFFER), "offer",
+                Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of("sdp", BROWSER_OFFER));
+        assertEquals(new DataChannelSdp.Sdps(EP_BROWSER, EP_IMS), r, "'sdp' goes to the browser, 'ims-sdp' to the IMS side");
     }
 
     @Test
-    void aReofferKeepsTheSectionsWithoutAskingTheEndpointAgain() throws Exception {
-        moTheSectionGoesToTheEndpointTheRestToRtpengineAndBothComeBackInOrder();
-        String again = legs.fromBrowserOffer("c1", BROWSER_OFFER.replace("a=mid:0", "a=mid:0\r\na=sendonly"), rtp());
-        assertTrue(again.contains("m=application 31002"), "the re-offer toward IMS keeps the endpoint's section: " + again);
-        assertNull(endpoint.take(200), "a re-offer must not reach the endpoint (one offer/answer per call)");
+    void moTheBrowsersOfferAndTheImsAnswerGoToTheEndpoint() throws Exception {
+        browserOfferTaken();
+        assertTrue(legs.has("c1"), "the call has a session at the endpoint");
+        assertTrue(withEndpoint(() -> c1.answer(IMS_ANSWER, true), "answer", Map.of("result", "ok", "channels", List.of(1000L)),
+                Map.of("sdp", IMS_ANSWER)), "the endpoint took the IMS answer");
     }
 
     @Test
-    void anEndpointRefusalLeavesTheCallWithoutDataChannels() throws Exception {
-        String imsOffer = withEndpoint(() -> legs.fromBrowserOffer("c1", BROWSER_OFFER, rtp()), "offer",
-                Map.of("result", "error", "error-reason", "no free UDP port"));
-        assertFalse(imsOffer.contains("m=application"), "a refused section is not offered to IMS: " + imsOffer);
-        assertFalse(imsOffer.contains("a=ice-lite"));
-        String browserAnswer = legs.fromImsAnswer("c1", "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111\r\n", rtp());
-        assertTrue(browserAnswer.endsWith("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1\r\n"),
-                "the browser's answer rejects the section (port 0, its mid): " + browserAnswer);
+    void mtTheImsOfferIsMarkedAsTheImsSides() throws Exception {
+        DataChannelSdp.Sdps r = withEndpoint(() -> c1.offerFromIms(IMS_OFFER), "offer",
+                Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of("sdp", IMS_OFFER, "from", "ims"));
+        assertEquals(EP_BROWSER, r.browser());
     }
 
     @Test
-    void anImsAnswerThatRejectsTheSectionDeletesTheSession() throws Exception {
-        withEndpoint(() -> legs.fromBrowserOffer("c1", BROWSER_OFFER, rtp()), "offer", Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS));
-        String browserAnswer = withEndpoint(() -> legs.fromImsAnswer("c1", IMS_ANSWER.replace("m=application 7000", "m=application 0"), rtp()),
-                "delete", Map.of("result", "ok"));
-        assertTrue(browserAnswer.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel"), browserAnswer);
+    void anEndpointRefusalIsNoSessionAndNoFailure() throws Exception {
+        assertNull(withEndpoint(() -> c1.offerFromBrowser(BROWSER_OFFER), "offer",
+                Map.of("result", "error", "error-reason", "no free UDP port"), Map.of()), "a refused offer gives the SDP step nothing");
+        assertFalse(legs.has("c1"), "no session at the endpoint");
+        assertNull(legs.stats("c1"));
     }
 
     @Test
-    void mtTheImsOfferBecomesABrowserOfferWithAMidAndIceLite() throws Exception {
-        String browserOffer = withEndpoint(() -> legs.fromImsOffer("c1", IMS_OFFER, rtp()), "offer",
-                Map.of("result", "ok", "sdp", EP_BROWSER.replace("passive", "actpass"), "ims-sdp", EP_IMS.replace("actpass", "passive")));
-        assertFalse(toRtp.get(0).contains("m=application"));
-        assertTrue(browserOffer.contains("a=ice-lite\r\nm=audio"), browserOffer);
-        assertFalse(browserOffer.contains("a=group:BUNDLE"), "no BUNDLE group toward the browser with a data channel: " + browserOffer);
-        assertTrue(browserOffer.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the browser needs a mid: " + browserOffer);
-        String imsAnswer = withEndpoint(() -> legs.fromBrowserAnswer("c1",
-                "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\na=setup:active\r\n", rtp()),
-                "answer", Map.of("result", "ok", "channels", List.of(1000L)));
-        assertTrue(imsAnswer.indexOf("m=audio") < imsAnswer.indexOf("m=application 31002"), imsAnswer);
-        assertTrue(imsAnswer.contains("a=setup:passive"));
+    void aRefusedAnswerDeletesTheSession() throws Exception {
+        browserOfferTaken();
+        CompletableFuture<Boolean> f = CompletableFuture.supplyAsync(() -> c1.answer(IMS_ANSWER, true));
+        FakeNgPeer.Request r = endpoint.take();
+        assertEquals("answer", r.dict().get("command"));
+        endpoint.reply(r, Map.of("result", "error", "error-reason", "no channel"));
+        FakeNgPeer.Request del = endpoint.take();
+        assertEquals("delete", del.dict().get("command"), "a refused answer ends the endpoint's session");
+        endpoint.reply(del, Map.of("result", "ok"));
+        assertFalse(f.get(5, TimeUnit.SECONDS), "the SDP step hears the refusal");
+    }
+
+    @Test
+    void aDropDeletesTheSessionOnce() throws Exception {
+        browserOfferTaken();
+        withEndpoint(() -> { c1.drop("the IMS side rejected the data-channel section"); return null; }, "delete", Map.of("result", "ok"), Map.of());
+        c1.drop("again");
+        assertNull(endpoint.take(200), "a session already deleted is not deleted again");
     }
 
     @Test
     void theReleaseDeletesTheSessionAndKeepsItsLastCounters() throws Exception {
-        moTheSectionGoesToTheEndpointTheRestToRtpengineAndBothComeBackInOrder();
-        CompletableFuture<Void> f = CompletableFuture.runAsync(() -> legs.release("c1"));
-        FakeNgPeer.Request r = endpoint.take();
-        assertEquals("delete", r.dict().get("command"));
-        endpoint.reply(r, Map.of("result", "ok", "browser-to-ims", Map.of("messages", 20L, "bytes", 900L, "dropped", 0L, "relay-us-p50", 15L),
+        browserOfferTaken();
+        withEndpoint(() -> { legs.release("c1"); return null; }, "delete", Map.of("result", "ok",
+                "browser-to-ims", Map.of("messages", 20L, "bytes", 900L, "dropped", 0L, "relay-us-p50", 15L),
                 "ims-to-browser", Map.of("messages", 21L, "bytes", 950L, "dropped", 0L),
                 "legs", Map.of("browser", Map.of("state", "up"), "ims", Map.of("state", "up")),
-                "channels", List.of(Map.of("browser-stream", 1000L, "ims-stream", 1000L, "label", "chat", "ordered", "yes", "negotiated", "yes"))));
-        f.get(5, TimeUnit.SECONDS);
+                "channels", List.of(Map.of("browser-stream", 1000L, "ims-stream", 1000L, "label", "chat", "ordered", "yes", "negotiated", "yes"))),
+                Map.of());
         DataChannelStats s = legs.stats("c1");
         assertNotNull(s, "an ended call keeps its last counters");
         assertEquals(20, s.toIms().messages());
@@ -145,25 +125,19 @@ class DataChannelLegsTest {
     }
 
     @Test
-    void anSdpWithoutADataChannelSectionIsRtpenginesAlone() throws Exception {
-        String audio = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
-        assertEquals(rtp().apply(audio), legs.fromBrowserOffer("c2", audio, rtp()), "an audio-only SDP is rtpengine's as it is");
+    void aCallThatNeverOfferedASectionHasNoSession() throws Exception {
+        legs.release("c2");
         assertNull(endpoint.take(200), "an audio-only call must not reach the endpoint");
         assertNull(legs.stats("c2"));
+        assertFalse(legs.has("c2"));
     }
 
     @Test
-    void withoutAnEndpointADataChannelSectionIsRefusedAndTheCallGoesOn() {
+    void withoutAnEndpointEveryOfferIsRefused() {
         DataChannelLegs off = DataChannelLegs.off();
-        String imsOffer = off.fromBrowserOffer("c3", BROWSER_OFFER, rtp());
-        assertFalse(toRtp.get(0).contains("m=application"), "rtpengine must not get the section it cannot terminate");
-        assertFalse(imsOffer.contains("m=application"), "no data channel is offered to IMS: " + imsOffer);
-        String answer = off.fromImsAnswer("c3", "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111\r\n", rtp());
-        assertTrue(answer.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1"), "the browser's section is rejected: " + answer);
-        String toBrowser = off.fromImsOffer("c4", IMS_OFFER, rtp());
-        assertFalse(toBrowser.contains("m=application"), "an IMS data channel is not offered to the browser: " + toBrowser);
-        String toIms = off.fromBrowserAnswer("c4", "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n", rtp());
-        assertTrue(toIms.indexOf("m=audio") < toIms.indexOf("m=application 0 UDP/DTLS/SCTP webrtc-datachannel"),
-                "the IMS side gets its section back rejected, in its place: " + toIms);
+        assertFalse(off.on());
+        assertNull(off.forCall("c3").offerFromBrowser(BROWSER_OFFER), "no endpoint configured: the browser's section is refused");
+        assertNull(off.forCall("c4").offerFromIms(IMS_OFFER), "no endpoint configured: the IMS side's section is refused");
+        assertFalse(off.has("c3"));
     }
 }
