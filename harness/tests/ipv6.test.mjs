@@ -160,7 +160,7 @@ test('the gateway on IPv6: SIP listening on its IPv6 address, registered at the 
 });
 
 test('MO over IPv6 on Gm with preconditions to ue4: media both ways, c=IN IP6 at the UE, the browser leg IPv4', { timeout: 45000 }, async () => {
-  const r = await moCall(page.client, { token: page.token, from: USER, to: 'ue4', hangup: 'browser', mediaMs: 2500 });
+  const r = await moCall(page.client, { token: page.token, from: USER, to: 'ue4', hangup: 'browser', mediaMs: 1500 });
   assertCall(r);
   const log = path.join(UE_LOGS, 'sipp-volte-uas-ue4-messages.log');
   assertIpv6Sdp(inviteSdpSeenByUe(log, r.callId), 'the INVITE at ue4');
@@ -173,7 +173,7 @@ test('MO over IPv6 on Gm with preconditions to ue4: media both ways, c=IN IP6 at
 });
 
 test('MT over IPv6 on Gm with preconditions from ue5: media both ways, c=IN IP6 in the 200 at the UE, the browser leg IPv4', { timeout: 50000 }, async () => {
-  const r = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'volte-uac', arg: 2500, from: 'ue5', env: UE_ENV }, hangup: 'ue', maxMs: 15000 });
+  const r = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'volte-uac', arg: 1500, from: 'ue5', env: UE_ENV }, hangup: 'ue', maxMs: 15000 });
   assertCall(r);
   assert.equal(r.ue.code, 0, `SIPp exit ${r.ue.code}: ${r.ue.output}`);
   assertIpv6Sdp(responseSdpSeenByUe(path.join(UE_LOGS, `sipp-volte-uac-${USER}-messages.log`), r.callId), 'the 200 at ue5');
@@ -386,7 +386,7 @@ test('video over IPv6 on Gm: audio + VP8 to ue7, both m-lines c=IN IP6 at the UE
   const cap = await startCapture(0, 'ipv6-ue7-video', { filter: `ip6 and udp port ${VIDEO_PORT}` });
   let r;
   try {
-    r = await moCall(page.client, { token: page.token, from: USER, to: 'ue7', hangup: 'browser', mediaMs: 3000, callOptions: { video: true } });
+    r = await moCall(page.client, { token: page.token, from: USER, to: 'ue7', hangup: 'browser', mediaMs: 2500, callOptions: { video: true } });
   } finally {
     await cap.stop();
   }
