@@ -83,7 +83,7 @@ public class Preconditions implements DialogExtension {
                         new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false))));
                 Request update = c.dialog().request(Request.UPDATE);
                 requests.setSdpBody(update, c.media().imsSdp());
-                update.addHeader(requests.contact(c.dialog().contactUser()));
+                update.setHeader(requests.contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
                 c.flow(Request.UPDATE);
                 c.dialog().send(update, new CallResponses(c, sink) {
                     @Override void response(ResponseEvent event, Response r, int code) {

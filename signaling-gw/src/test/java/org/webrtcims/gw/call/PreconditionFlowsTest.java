@@ -13,6 +13,7 @@ import org.webrtcims.gw.sip.SipUserAgent;
 import javax.sip.*;
 import javax.sip.Dialog;
 import javax.sip.address.SipURI;
+import javax.sip.header.ContactHeader;
 import javax.sip.header.ToHeader;
 import javax.sip.message.Message;
 import javax.sip.message.Request;
@@ -201,9 +202,15 @@ class PreconditionFlowsTest {
         assertEquals("v=0 browser-answer", toBrowser.get(1).get("sdp"));
 
         Request update = SipFixtures.request(Request.UPDATE, "ue4", "call-mo", "atag", "uetag", 3, null);
+        // JAIN-SIP's dialog puts a bare Contact (no user part) into a request it creates
+        update.addHeader(SipFixtures.HEADERS.createContactHeader(SipFixtures.ADDRESSES.createAddress("sip:127.0.0.1:5070;transport=udp")));
         when(dialog.createRequest(Request.UPDATE)).thenReturn(update);
         capturedOnUp().run();
         verify(ua).sendInDialog(eq(dialog), eq(update), any());
+        java.util.List<Object> contacts = new java.util.ArrayList<>();
+        update.getHeaders(ContactHeader.NAME).forEachRemaining(contacts::add);
+        assertEquals(1, contacts.size(), "RFC 3261 §12.2.1.1 / RFC 3311: the UPDATE (a target refresh) carries one Contact, the gateway's: " + contacts);
+        assertTrue(contacts.get(0).toString().contains("@"), "the Contact has the gateway's user part: " + contacts);
         String upd = body(update);
         assertTrue(upd.contains("a=curr:qos local sendrecv\r\na=curr:qos remote none"), upd);
         assertTrue(upd.startsWith("v=0\r\no=- 7 2 "), "new SDP version: " + upd);
