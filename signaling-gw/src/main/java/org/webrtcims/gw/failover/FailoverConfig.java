@@ -55,6 +55,11 @@ public class FailoverConfig {
     }
 
     @Bean
+    RedisContactHandover contactHandover(UnifiedJedis failoverRedis, GatewayLease lease) {
+        return new RedisContactHandover(failoverRedis, lease);
+    }
+
+    @Bean
     GatewayTakeover gatewayTakeover(UnifiedJedis failoverRedis, GatewayLease lease, SipUserAgent ua, SipRequests requests,
                                     RtpEngineClient rtp, ObjectMapper json) {
         GatewayTakeover.ByeSender bye = d -> ua.send(d.bye(requests, ua.addresses(), ua.headers()), new ResponseHandler() {

@@ -185,6 +185,41 @@ class GatewayTakeoverTest {
     }
 
     @Test
+    void aLoginRemovesOnlyTheContactsOfDeadGateways() throws Exception {
+        GatewayLease leaseA = new GatewayLease(redis, "gwA", 600);
+        GatewayLease leaseB = new GatewayLease(redis, "gwB", 600);
+        GatewayLease leaseC = new GatewayLease(redis, "gwC", 600);
+        RedisContactHandover a = new RedisContactHandover(redis, leaseA);
+        RedisContactHandover b = new RedisContactHandover(redis, leaseB);
+        RedisContactHandover c = new RedisContactHandover(redis, leaseC);
+        leaseA.renew();
+        leaseB.renew();
+        leaseC.renew();
+        a.registered("erin", "sip:r1@198.18.16.101:5070", List.of());
+        b.registered("erin", "sip:r2@198.18.16.102:5070", List.of());
+        // A dies now (no more renewals); B keeps renewing in the background, as its rounds do
+        java.util.concurrent.ScheduledExecutorService renewB = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        renewB.scheduleWithFixedDelay(leaseB::renew, 0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        try {
+            long t0 = System.currentTimeMillis();
+            List<String> stale = c.staleContacts("erin");
+            long waited = System.currentTimeMillis() - t0;
+            assertEquals(List.of("sip:r1@198.18.16.101:5070"), stale,
+                    "A's contact is stale (its lease lapsed while the login watched it), B's is live (renewed)");
+            assertTrue(waited < 600 + 1000, "the login waited at most about A's lease: " + waited + " ms");
+            c.registered("erin", "sip:r3@198.18.16.103:5070", stale);
+            assertEquals(Map.of("gwB", "sip:r2@198.18.16.102:5070", "gwC", "sip:r3@198.18.16.103:5070"),
+                    redis.hgetAll(RedisContactHandover.regKey("erin")), "A's binding is gone from the record, B's and C's stay");
+            assertEquals(List.of(), c.staleContacts("erin"), "nothing stale any more");
+            c.unregistered("erin");
+            assertEquals(Map.of("gwB", "sip:r2@198.18.16.102:5070"), redis.hgetAll(RedisContactHandover.regKey("erin")),
+                    "a de-register drops this gateway's binding only");
+        } finally {
+            renewB.shutdownNow();
+        }
+    }
+
+    @Test
     void withoutLabFailoverRedisThereIsNoStoreAndNoRedisConnection() {
         new ApplicationContextRunner().withUserConfiguration(FailoverConfig.class).run(ctx -> {
             assertTrue(ctx.getBeansOfType(DialogStore.class).isEmpty(), "no DialogStore: the call layer's hooks do nothing");
