@@ -11,7 +11,7 @@ import java.util.concurrent.Executors;
 
 /**
  * Keeps this gateway's confirmed calls in Redis, in the hash {@code gwfail:calls:<gateway id>} (call-id →
- * {@link StoredDialog} as JSON): written when a call is confirmed, removed when it ends. The writes go on a thread
+ * {@link StoredDialog} as JSON, its owner the SHA-256 of the session token): written when a call is confirmed, removed when it ends. The writes go on a thread
  * of their own (the hooks are called under the call's lock, on the SIP thread); a failed write is logged and the call
  * goes on (its failover then ends it only if an earlier write made it).
  */
@@ -38,11 +38,24 @@ public class RedisDialogStore implements DialogStore {
 
     static String callsKey(String gatewayId) { return "gwfail:calls:" + gatewayId; }
 
+    /**
+     * What Redis holds of a browser session's token: its SHA-256 (hex), never the token, which is the session's
+     * bearer credential (whoever reads Redis must not be able to act as the browser).
+     */
+    static String ownerKey(String token) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this JVM", e);
+        }
+    }
+
     @Override
     public void confirmed(String callId, String owner, String user, javax.sip.Dialog dialog) {
         StoredDialog d;
         try {
-            d = StoredDialog.of(callId, owner, user, dialog, ngPrefix + callId);
+            d = StoredDialog.of(callId, ownerKey(owner), user, dialog, ngPrefix + callId);
         } catch (RuntimeException e) {
             log.warn("call {}: its dialog is not kept for a failover: {}", callId, e.toString());
             return;

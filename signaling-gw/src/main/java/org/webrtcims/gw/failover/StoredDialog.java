@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * A confirmed call's dialog as another gateway needs it to end the call after this one died: the SIP dialog
  * (Call-ID, both tags and parties, the remote target, the route set, the last local CSeq, RFC 3261 §12) and the
- * relay's session (rtpengine call-id with this gateway's session prefix). Written to Redis as JSON.
+ * relay's session (rtpengine call-id with this gateway's session prefix); {@code owner} is the SHA-256 of the browser
+ * session's token (RedisDialogStore#ownerKey), never the token. Written to Redis as JSON.
  */
 public record StoredDialog(String callId, String owner, String user, String sipCallId, String localParty, String localTag,
                            String remoteParty, String remoteTag, String remoteTarget, List<String> routes, long localCseq,

@@ -146,9 +146,13 @@ class GatewayTakeoverTest {
             verify(ng1).send(Map.of("command", "delete", "call-id", "gw1-c1", "delete-delay", 0));
         }
         assertEquals(List.of("{\"callId\":\"c1\",\"reason\":\"gateway-failed\"}"),
-                redis.lrange(GatewayTakeover.endedKey("g1.tokAlice"), 0, -1).stream().map(this::sorted).toList(),
+                redis.lrange(GatewayTakeover.endedKey(RedisDialogStore.ownerKey("g1.tokAlice")), 0, -1).stream().map(this::sorted).toList(),
                 "the browser session of alice is told which call ended and why");
         assertFalse(redis.exists(RedisDialogStore.callsKey("gwA")), "A's stored calls are gone after the takeover");
+        for (String k : redis.keys("*")) {
+            assertFalse(k.contains("tokAlice") || k.contains("tokBob"), "a session token in a Redis key: " + k);
+            if ("hash".equals(redis.type(k))) redis.hgetAll(k).values().forEach(v -> assertFalse(v.contains("g1.tok"), "a session token in Redis (" + k + "): " + v));
+        }
         assertFalse(redis.smembers(GatewayLease.GATEWAYS).contains("gwA"), "A is no longer a gateway to watch");
 
         Thread.sleep(150);
