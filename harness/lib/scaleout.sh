@@ -282,9 +282,15 @@ haproxy_config() {
     # a gateway marked down (its host died: 2 checks missed, ~2-4 s) gets its browsers' WebSockets closed here
     # (on-marked-down shutdown-sessions): HAProxy would otherwise hold them open toward a host that never answers,
     # and the browser would never learn that its gateway is gone (docs/scale-out.md "A gateway host that does not come back")
+    # With gateway i down, its tokens go to the others (backup): they know no such session, except the page's logout
+    # of it, answered with the calls another gateway ended for it (docs/scale-out.md)
+    local j
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '\nbackend g%d\n  option httpchk GET /api/v1/health\n  server g%d %s check inter 1s fall 2 on-marked-down shutdown-sessions\n' \
-        "$i" "$i" "$(gateway_http_target "$i")"
+      # (each server's state is the one checked in backend any: track, no second health check per gateway)
+      printf '\nbackend g%d\n  server g%d %s track any/g%d on-marked-down shutdown-sessions\n' "$i" "$i" "$(gateway_http_target "$i")" "$i"
+      for ((j = 1; j <= LAB_GATEWAYS; j++)); do
+        ((j == i)) || printf '  server g%d %s track any/g%d backup\n' "$j" "$(gateway_http_target "$j")" "$j"
+      done
     done
     printf '\nfrontend stats\n  bind %s\n  stats enable\n  stats uri /\n' "$LAB_HAPROXY_STATS"
   } >"$1"

@@ -11,8 +11,9 @@
 //  2. a gateway host dies under a browser's call (its JVM SIGKILLed, its namespace deleted): HAProxy closes the
 //     browser's WebSocket, another gateway ends the call toward IMS from the dialog the dead one kept in Redis (BYE
 //     at the UE with the dialog's Call-ID and tags, the relay session deleted), and the browser logs in again
-//     through HAProxy on the live gateway, whose REGISTER removes the dead gateway's contact: the registrar holds
-//     exactly one binding for the user, the live gateway's.
+//     through HAProxy on the live gateway: its logout of the dead session tells it the call ended (gateway-failed),
+//     and the new REGISTER removes the dead gateway's contact: the registrar holds exactly one binding for the
+//     user, the live gateway's.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -178,17 +179,20 @@ test(titled('a gateway host dies under a call: another gateway ends it cleanly f
     await client.login('erin', passwordOf('erin'));
     const reloginMs = Date.now() - t0;
     const newToken = await client.token();
+    const pageCall = (await client.calls()).find((c) => c.callId === id);
     const after = await bindingsOf('erin');
     const report = { browser: BROWSER, killed: { gateway: g, host: NS(`gw${g}`), pids: kill.pids, at: kill.at }, call: id,
       websocketClosedMs: wsClosedMs, byeAtUeMs: byeMs, byeReason: bye ? headers(bye.replace(/\r?\n/g, '\r\n'), 'Reason')[0] ?? null : null,
-      relaySessionsLeft: left, reloginMs, newGateway: Number(/^g(\d+)\./.exec(newToken)?.[1]), bindingsBefore: before, bindingsAfter: after };
+      relaySessionsLeft: left, pageCall: { state: pageCall?.state ?? null, reason: pageCall?.reason ?? null }, reloginMs, newGateway: Number(/^g(\d+)\./.exec(newToken)?.[1]), bindingsBefore: before, bindingsAfter: after };
     fs.writeFileSync(path.join(outDir(), `scale-failover-gateway-kill-${BROWSER}.json`), `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`gateway ${g} killed: WebSocket closed after ${wsClosedMs} ms, BYE at ue1 after ${byeMs} ms (${report.byeReason}), relay sessions left ${left.length}; login again ${reloginMs} ms on gateway ${report.newGateway}; erin's bindings ${after.length}: ${after.join(' ')}`);
+    console.log(`gateway ${g} killed: WebSocket closed after ${wsClosedMs} ms, BYE at ue1 after ${byeMs} ms (${report.byeReason}), relay sessions left ${left.length}; the page's call ${report.pageCall.state} (${report.pageCall.reason}); login again ${reloginMs} ms on gateway ${report.newGateway}; erin's bindings ${after.length}: ${after.join(' ')}`);
 
     assert.ok(wsClosedMs !== null, `the browser's WebSocket to the dead gateway ${g} was still open 15 s after the kill: HAProxy must close it`);
     assert.ok(bye, `no BYE for call ${id} reached ue1 within 15 s of gateway ${g}'s death: the call would be an orphan at the IMS (${ueLog})`);
     assert.match(bye, /^Reason:.*cause=503/mi, `the BYE says why (Reason: SIP;cause=503): ${bye.split(/\r?\n/).slice(0, 12).join(' | ')}`);
     assert.deepEqual(left, [], `relay sessions of the dead gateway's call left after its BYE: ${left.join(' ')}`);
+    assert.deepEqual(report.pageCall, { state: 'ended', reason: 'gateway-failed' },
+      `the page learns at its next login (its logout of the dead session, answered by the live gateway) that the call ended and why: ${JSON.stringify(report.pageCall)}`);
     assert.equal(report.newGateway, survivor, `the login after the kill lands on the live gateway ${survivor}: token ${newToken?.slice(0, 4)}…`);
     const survivorAddr = host(LAB.LAB_HOSTS_GW_BASE, survivor);
     assert.equal(after.length, 1, `erin must have exactly one binding at the registrar after the login on gateway ${survivor} (the dead gateway's removed): ${JSON.stringify(after)}`);

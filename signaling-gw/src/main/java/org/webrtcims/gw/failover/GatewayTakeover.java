@@ -20,7 +20,7 @@ import java.util.Map;
  * IMS on the stored dialog ({@link StoredDialog#bye}) and a delete of its rtpengine session on every relay. What was
  * ended is kept for the browser, per session token, in {@code gwfail:ended:<token>} (10 minutes).
  */
-public class GatewayTakeover {
+public class GatewayTakeover implements org.webrtcims.gw.call.FailoverNotes {
     private static final Logger log = LoggerFactory.getLogger(GatewayTakeover.class);
     static final long ENDED_TTL_SECONDS = 600;
     static final String REASON = "gateway-failed";
@@ -62,6 +62,23 @@ public class GatewayTakeover {
             log.warn("failover round: Redis failed: {}", e.getMessage());
         }
         return ended;
+    }
+
+    @Override
+    public List<Map<String, String>> takeEnded(String token) {
+        String key = endedKey(RedisDialogStore.ownerKey(token));
+        List<Map<String, String>> out = new ArrayList<>();
+        try {
+            List<String> notes = redis.lrange(key, 0, -1);
+            redis.del(key);
+            for (String n : notes) {
+                Map<?, ?> m = json.readValue(n, Map.class);
+                out.add(Map.of("callId", String.valueOf(m.get("callId")), "reason", String.valueOf(m.get("reason"))));
+            }
+        } catch (Exception e) {
+            log.warn("failover notes of a session not read: {}", e.getMessage());
+        }
+        return out;
     }
 
     private List<StoredDialog> takeOver(String dead) {

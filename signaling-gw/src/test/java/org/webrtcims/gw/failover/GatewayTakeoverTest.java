@@ -148,6 +148,11 @@ class GatewayTakeoverTest {
         assertEquals(List.of("{\"callId\":\"c1\",\"reason\":\"gateway-failed\"}"),
                 redis.lrange(GatewayTakeover.endedKey(RedisDialogStore.ownerKey("g1.tokAlice")), 0, -1).stream().map(this::sorted).toList(),
                 "the browser session of alice is told which call ended and why");
+        GatewayTakeover taker = endedB.isEmpty() ? c : b;
+        assertEquals(List.of(Map.of("callId", "c1", "reason", "gateway-failed")), taker.takeEnded("g1.tokAlice"),
+                "asked with alice's old token (the page's logout on a live gateway), the ended call and its reason");
+        assertEquals(List.of(), taker.takeEnded("g1.tokAlice"), "told once");
+        assertEquals(List.of(), taker.takeEnded("g1.someoneElse"), "another token learns nothing");
         assertFalse(redis.exists(RedisDialogStore.callsKey("gwA")), "A's stored calls are gone after the takeover");
         for (String k : redis.keys("*")) {
             assertFalse(k.contains("tokAlice") || k.contains("tokBob"), "a session token in a Redis key: " + k);
