@@ -419,7 +419,8 @@ scale_print() {
 # behind HAProxy, each configuration's components on hosts of their own (network namespaces on the lab bridge, as
 # `./lab up --gateways/--relays`), inside one private namespace: first a capacity sweep (constant-rate steps up to
 # the first failing one, setup-rate --sustained's criterion), then the same MO load on both (the last relay's
-# host dies mid-run when R > 1: its standby carries its calls on); harness/bench/scale-out.mjs measures each and writes
+# host dies mid-run when R > 1: its standby carries its calls on; then, when G > 1, the last gateway's host dies: a live
+# gateway ends its calls from Redis); harness/bench/scale-out.mjs measures each and writes
 # out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
   local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
@@ -480,7 +481,9 @@ cmd_bench_scale_out() {
     ((rc == 0)) && run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
       node "$ROOT/harness/bench/scale-out.mjs" phase "${common[@]}" \
       --users "$LAB_RUN_DIR/users.txt" --calls "$calls" --cps "$cps" --duration "$duration" \
-      $( ((r > 1)) && echo --kill "$(relay_name "$r")" --kill-vrrp "vrrp$r" --kill-host "$(host_ns "relay$r")" --ims-host "$(host_ns ims)") || rc=1
+      $( ((r > 1)) && echo --kill "$(relay_name "$r")" --kill-vrrp "vrrp$r" --kill-host "$(host_ns "relay$r")" --ims-host "$(host_ns ims)") \
+      $( ((g > 1)) && echo --kill-gateway "$(gateway_name "$g")" --kill-gateway-host "$(host_ns "gw$g")" --kill-gateway-index "$g" \
+        --ue-log "$LAB_LOGDIR/sipp-uas-ue1-messages.log") || rc=1
     procs_cleanup
     mv "$LAB_PIDS" "$dir/pids" # the next configuration's CPU sampler must not follow this one's pids
     ((rc == 0)) || break
