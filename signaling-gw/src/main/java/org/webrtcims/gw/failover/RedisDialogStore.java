@@ -85,5 +85,14 @@ public class RedisDialogStore implements DialogStore {
         writer.submit(() -> { }).get();
     }
 
-    void stop() { writer.shutdownNow(); }
+    /** Shutdown: the calls ended by the gateway's own shutdown are removed before it goes (at most 2 s). */
+    void stop() {
+        writer.shutdown();
+        try {
+            if (!writer.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS)) writer.shutdownNow();
+        } catch (InterruptedException e) {
+            writer.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
 }
