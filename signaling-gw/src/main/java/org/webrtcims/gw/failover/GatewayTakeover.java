@@ -102,8 +102,10 @@ public class GatewayTakeover implements org.webrtcims.gw.call.FailoverNotes {
     }
 
     private void end(String dead, StoredDialog d) {
+        boolean sent = false;
         try {
             bye.send(d);
+            sent = true;
         } catch (Exception ex) {
             log.warn("gateway {}: BYE for call {} not sent: {}", dead, d.callId(), ex.toString());
         }
@@ -127,6 +129,7 @@ public class GatewayTakeover implements org.webrtcims.gw.call.FailoverNotes {
         } catch (Exception ex) {
             log.warn("gateway {}: the end of call {} is not kept for its browser: {}", dead, d.callId(), ex.toString());
         }
-        log.info("gateway {}'s call {} ({}) ended: BYE sent, rtpengine session deleted on {} relay(s)", dead, d.callId(), d.user(), deleted);
+        log.info("gateway {}'s call {} ({}) ended: BYE {}, rtpengine delete answered by {} relay(s)", dead, d.callId(), d.user(),
+                sent ? "sent" : "NOT sent", deleted);
     }
 }

@@ -34,7 +34,7 @@ public record StoredDialog(String callId, String owner, String user, String sipC
             routes.add(((RouteHeader) it.next()).getAddress().toString());
         }
         return new StoredDialog(callId, owner, user, d.getCallId().getCallId(), d.getLocalParty().toString(), d.getLocalTag(),
-                d.getRemoteParty().toString(), d.getRemoteTag(), d.getRemoteTarget().toString(), routes,
+                d.getRemoteParty().toString(), d.getRemoteTag(), d.getRemoteTarget().getURI().toString(), routes,
                 d.getLocalSeqNumber(), ngCallId);
     }
 

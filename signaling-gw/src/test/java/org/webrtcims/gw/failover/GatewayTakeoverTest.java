@@ -89,7 +89,11 @@ class GatewayTakeoverTest {
         when(d.getRemoteParty()).thenReturn(remote);
         when(d.getLocalTag()).thenReturn("lt-" + sipCallId);
         when(d.getRemoteTag()).thenReturn("rt-" + sipCallId);
-        when(d.getRemoteTarget()).thenReturn(remote);
+        Address target = mock(Address.class);
+        javax.sip.address.URI targetUri = mock(javax.sip.address.URI.class);
+        when(targetUri.toString()).thenReturn("sip:ue1@198.18.16.2:5080");
+        when(target.getURI()).thenReturn(targetUri);
+        when(d.getRemoteTarget()).thenReturn(target);
         when(d.getRouteSet()).thenReturn(Collections.emptyIterator());
         when(d.getLocalSeqNumber()).thenReturn(cseq);
         return d;

@@ -77,6 +77,36 @@ class StoredDialogTest {
     }
 
     @Test
+    void aDialogAsTheStackHoldsItIsStoredSoThatItsByeCanBeBuilt() throws Exception {
+        SipFactory f = SipFactory.getInstance();
+        f.setPathName("gov.nist");
+        AddressFactory af = f.createAddressFactory();
+        HeaderFactory hf = f.createHeaderFactory();
+        javax.sip.Dialog d = mock(javax.sip.Dialog.class);
+        CallIdHeader cid = hf.createCallIdHeader("abc@198.18.16.101");
+        when(d.getCallId()).thenReturn(cid);
+        when(d.getLocalParty()).thenReturn(af.createAddress("<sip:erin@ims.lab>"));
+        when(d.getRemoteParty()).thenReturn(af.createAddress("<sip:ue1@ims.lab>"));
+        when(d.getLocalTag()).thenReturn("lt");
+        when(d.getRemoteTag()).thenReturn("rt");
+        // JAIN-SIP's remote target is an Address: its text has angle brackets, which a Request-URI must not
+        when(d.getRemoteTarget()).thenReturn(af.createAddress("<sip:ue1@198.18.16.2:5080;transport=UDP>"));
+        when(d.getRouteSet()).thenReturn(List.of(hf.createRouteHeader(af.createAddress("<sip:198.18.16.2:5060;lr>"))).iterator());
+        when(d.getLocalSeqNumber()).thenReturn(7L);
+        StoredDialog s = StoredDialog.of("c9", "owner", "erin", d, "gw1-c9");
+        assertEquals("sip:ue1@198.18.16.2:5080;transport=UDP", s.remoteTarget(), "the remote target is stored as a URI");
+        SipUserAgent ua = mock(SipUserAgent.class);
+        when(ua.addresses()).thenReturn(af);
+        when(ua.headers()).thenReturn(hf);
+        when(ua.messages()).thenReturn(f.createMessageFactory());
+        when(ua.transport()).thenReturn("udp");
+        Request bye = s.bye(new SipRequests(ua, new GatewayProperties()), af, hf);
+        assertEquals("sip:ue1@198.18.16.2:5080;transport=UDP", bye.getRequestURI().toString());
+        assertEquals(8, ((CSeqHeader) bye.getHeader(CSeqHeader.NAME)).getSeqNumber());
+        assertEquals("sip:198.18.16.2:5060;lr", ((RouteHeader) bye.getHeader(RouteHeader.NAME)).getAddress().getURI().toString());
+    }
+
+    @Test
     void aRecordComesBackFromItsJsonAsItWent() throws Exception {
         ObjectMapper json = new ObjectMapper();
         assertEquals(MO, json.readValue(json.writeValueAsString(MO), StoredDialog.class));
