@@ -275,12 +275,15 @@ haproxy_config() {
       printf '  acl to_g%d path_beg /api/v1/sessions/g%d.\n' "$i" "$i"
       printf '  use_backend g%d if to_g%d\n' "$i" "$i"
     done
-    # a check waits up to 2 s for the answer (a busy JVM), and 3 missed in a row mark a gateway down
-    printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n  timeout check 2s\n'
+    # a check every second, answered within a second; 2 missed in a row mark a gateway down (~2-3 s): quick enough that
+    # a browser logging in again after its gateway died reaches a live one (and its logout the backup, below).
+    # Measured with 3 misses of up to 2 s each, a dead gateway stayed "up" ~6-9 s: the page's login right after the
+    # takeover (~3 s) had its logout refused (503) and its login took 4 s (scale-failover, 2026-11-27 16:05).
+    printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '  server g%d %s check inter 1s fall 3 on-marked-down shutdown-sessions\n' "$i" "$(gateway_http_target "$i")"
+      printf '  server g%d %s check inter 1s fall 2 on-marked-down shutdown-sessions\n' "$i" "$(gateway_http_target "$i")"
     done
-    # a gateway marked down (its host gone: 3 checks missed, ~3-6 s) gets its browsers' WebSockets closed here
+    # a gateway marked down (its host gone: 2 checks missed, ~2-3 s) gets its browsers' WebSockets closed here
     # (on-marked-down shutdown-sessions): a killed process's sockets close by themselves (its kernel sends FIN), but
     # for a host that vanishes (power, network) HAProxy would otherwise hold them open toward a host that never answers,
     # and the browser would never learn that its gateway is gone (docs/scale-out.md "A gateway host that does not come back")
