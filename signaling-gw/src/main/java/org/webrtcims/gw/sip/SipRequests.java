@@ -21,6 +21,7 @@ public class SipRequests {
     private final SipUserAgent ua;
     private final GatewayProperties props;
     private final Pcscf pcscf;
+    private volatile ContactHandover handover; // lab.failover.redis only (docs/scale-out.md)
 
     /** Unit tests: the P-CSCF of lab.ims.proxy, resolved here. */
     public SipRequests(SipUserAgent ua, GatewayProperties props) {
@@ -33,6 +34,12 @@ public class SipRequests {
         this.props = props;
         this.pcscf = pcscf;
     }
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    public void setContactHandover(ContactHandover handover) { this.handover = handover; }
+
+    /** The registration handover of a gateway failover, or null (the default lab). */
+    ContactHandover handover() { return handover; }
 
     /** Where the P-CSCF is (the current target of lab.ims.proxy). */
     public Pcscf pcscf() { return pcscf; }
