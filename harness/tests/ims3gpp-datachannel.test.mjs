@@ -1,12 +1,12 @@
 // Integration (./lab test --ims 3gpp --only ims3gpp-datachannel): the bootstrap data channel on the 3GPP core
 // (issue #25; TS 23.228 AC.4 and AC.7.1, TS 24.186, TS 26.114 §6.2.10; docs/datachannel.md "Bootstrap").
-// carol's page calls ue1 (SIPp, audio only) offering the bootstrap channels (stream ids 0 and 100, subprotocol
+// carol's page (Chromium) calls ue1 (SIPp, audio only) offering the bootstrap channels (stream ids 0 and 100, subprotocol
 // "http") through the gateway and its data-channel endpoint; the S-CSCF's DCSF route (ims-sim/3gpp/kamailio/dcsf.cfg)
 // has the MF (ims-sim/3gpp/dcsf/mf.py, aiortc) anchor them; the page downloads the application list and the chat
 // application over HTTP on the channel. Checked: carol's REGISTER on the wire (the Contact's feature tag), the SDP ue1
 // got (the data-channel section refused with port 0: it stays with the MF), the MF's section in the browser's answer,
 // what the page downloaded against the files on disk, the MF's own record of the requests, and the MF's session
-// ended with the call. Not yet: the S-CSCF's Feature-Caps in the 200 to REGISTER (docs/datachannel.md "Bootstrap").
+// ended with the call. Then frank in Firefox makes the same call and download. Not yet: the S-CSCF's Feature-Caps in the 200 to REGISTER (docs/datachannel.md "Bootstrap").
 // Needs LAB_IMS=3gpp.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { startCapture } from '../kit/capture.mjs';
-import { labRoot, logDir } from '../kit/env.mjs';
+import { labRoot, logDir, passwordOf } from '../kit/env.mjs';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { loggedInPage, ueMessages } from '../runner/testkit.mjs';
 
 const run = promisify(execFile);
@@ -131,4 +132,25 @@ test('the MF recorded each request on its session of the call, and the session e
   assert.deepEqual(s.served.map((r) => `${r.stream} ${r.method} ${r.path} ${r.status}`),
     ['0 GET / 200', '0 GET /apps/chat/index.html 200', '0 GET /apps/../mf.py 404', '100 GET / 200']);
   assert.equal(mfSession(mfAfter, callId), undefined, 'the MF still has the call\'s session after the BYE');
+});
+
+test('in Firefox too: frank calls ue1 with the bootstrap channels and downloads the list and the application', { timeout: 60000 }, async () => {
+  const browser = await launchBrowser({ kind: 'firefox' });
+  try {
+    const client = await openClient(browser, { name: 'test-ims3gpp-datachannel-firefox' });
+    await client.login('frank', passwordOf('frank'));
+    const channels = await client.page.evaluate(async () => (await import('/bootstrap.js')).BOOTSTRAP_CHANNELS);
+    const id = await client.call('ue1', { dataChannels: channels });
+    await client.waitFor('answered', id, 15000);
+    const d = await client.page.evaluate(async (c) => (await import('/bootstrap.js')).downloadApplication(window.labClient, c), id);
+    const served = mfSession(await mfState(), id)?.served.map((r) => `${r.stream} ${r.method} ${r.path} ${r.status}`);
+    await client.hangup(id);
+    await client.waitFor('ended', id, 10000);
+    await client.logout().catch(() => {});
+    assert.deepEqual(d.list.applications.map((a) => a.id), ['org.lab.chat'], `Firefox's application list ${JSON.stringify(d.list.applications)}`);
+    assert.equal(d.app.body, fs.readFileSync(path.join(APPS, 'chat/index.html'), 'utf8'), 'the application Firefox downloaded differs from the file');
+    assert.deepEqual(served, ['0 GET / 200', '0 GET /apps/chat/index.html 200'], 'the MF\'s record of Firefox\'s requests');
+  } finally {
+    await browser.close();
+  }
 });
