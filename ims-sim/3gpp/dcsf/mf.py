@@ -21,7 +21,8 @@ process each originating INVITE's SDP over HTTP, as the IMS AS asks the MF for m
 
 On each bootstrap channel the MF is an HTTP/1.1 server (one HTTP message per data-channel message, parsed by
 Python's http.server): `GET /` returns the data-channel application list (JSON, from apps/*/manifest.json), and
-`GET /apps/<name>/<file>` the application's files. Errors are plain HTTP statuses (400, 404, 405), never a trace.
+`GET /apps/<name>/<file>` the application's files. Errors are plain HTTP statuses (400, 404, 405, 505) with the
+standard phrase, never a trace; an empty message gets no answer.
 
 usage: mf.py [--listen ADDR:PORT] [--apps DIR] [--media-addr ADDR]
 """
@@ -173,10 +174,12 @@ class ChannelRequest(BaseHTTPRequestHandler):
         self.reply(*self.apps.get(self.path.split("?")[0]), head=True)
 
     def send_error(self, code, message=None, explain=None):
-        body = ("%d %s\n" % (code, message or self.responses.get(code, ("",))[0])).encode()
+        # http.server's parser refused the message: a status line in any case (it leaves request_version at
+        # HTTP/0.9 for a bad request line, which has none), the standard phrase only (nothing of the input echoed)
+        self.request_version = "HTTP/1.1"
         self.command = self.command or "?"
-        self.path = self.path if hasattr(self, "path") else "?"
-        self.reply(code, "text/plain", body)
+        self.path = getattr(self, "path", "?")
+        self.reply(int(code), "text/plain", ("%d %s\n" % (code, self.responses.get(code, ("error",))[0])).encode())
 
     def do_POST(self):  # noqa: N802
         self.reply(405, "text/plain", b"only GET and HEAD\n")
