@@ -8,7 +8,7 @@ LAB_IMS3_DIR="$ROOT/ims-sim/3gpp"
 LAB_IMS3_CREDENTIALS="$LAB_IMS3_DIR/gateway-credentials.txt"
 # The P-CSCF's port is LAB_PCSCF's (checked with the other components); these are the rest of the core's
 # (harness/addresses.env; ims-sim/3gpp/env.sh gives the core the same).
-LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_DIAMETER_PORT/tcp"
+LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_MF_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_DIAMETER_PORT/tcp"
   "$LAB_IMS3_SCSCF_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_PORT/udp" "$LAB_IMS3_ICSCF_PORT/tcp" "$LAB_IMS3_SCSCF_PORT/udp" "$LAB_IMS3_SCSCF_PORT/tcp")
 
 ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }

@@ -47,6 +47,8 @@ fill() {
 }
 { echo "#!KAMAILIO"; fill "$HERE/kamailio/common.cfg" "$HERE/kamailio/$role.cfg"; } > "$rundir/kamailio.cfg"
 [ -z "$dport" ] || fill "$HERE/kamailio/cdp.xml.tmpl" > "$rundir/cdp.xml"
+# the S-CSCF's DCSF route (bootstrap data channel), included by scscf.cfg
+[[ $role != scscf ]] || fill "$HERE/kamailio/dcsf.cfg" | sed "s|@MF@|$IMS3_ADDR:$IMS3_MF_PORT|g" > "$rundir/dcsf.cfg"
 if ! out="$("$KAMAILIO_BIN" -c "${defines[@]}" -f "$rundir/kamailio.cfg" 2>&1)"; then
   echo "$role: configuration check failed:" >&2
   grep -E 'ERROR|CRITICAL|error' <<<"$out" | head -20 >&2

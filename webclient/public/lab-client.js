@@ -615,6 +615,11 @@ export class LabClient extends EventTarget {
     return Boolean(call?.dc?.send(text, label));
   }
 
+  // The RTCDataChannel of a call's channel `label`, or null (bootstrap.js speaks HTTP on the bootstrap channel).
+  dataChannel(callId, label) {
+    return this.#calls.get(callId)?.dc?.channels.find((c) => c.label === label)?.ch ?? null;
+  }
+
   // A call's data channels: per channel state, messages and bytes each way, delays (null: the call has none).
   dataChannels(callId) {
     return this.#calls.get(callId)?.dc?.summary() ?? null;
