@@ -19,6 +19,7 @@ import { startCapture } from '../kit/capture.mjs';
 import { labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { loggedInPage, ueMessages } from '../runner/testkit.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const run = promisify(execFile);
 const USER = 'carol';
@@ -88,7 +89,8 @@ test('capability (TS 23.228 AC.4, TS 26.114 §6.2.10.1): the gateway\'s REGISTER
     `the binding in the 200 to REGISTER lost the feature tag: ${JSON.stringify(bound)}`);
 });
 
-test('the far UE gets the offer with the bootstrap data-channel section refused (port 0): the MF anchors it', () => {
+test('the far UE gets the offer with the bootstrap data-channel section refused (port 0): the MF anchors it; its P-Asserted-Identity is one of carol\'s registered identities', async () => {
+  await assertFarUeAssertedIdentity({ token: page.token, callId, log: path.join(logDir(), 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 (bootstrap call)' });
   const block = ueMessages(path.join(logDir(), 'sipp-uas-ue1-messages.log'))
     .find((b) => /message received/i.test(b) && b.includes(`Call-ID: ${callId}`) && /^INVITE /m.test(b));
   assert.ok(block, `ue1 logged no INVITE with Call-ID ${callId}`);

@@ -19,6 +19,7 @@ import { relayCallInfo, relayCalls } from '../runner/relay-info.mjs';
 import { inviteSdpSeenByUe, titled, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
 import { bearerOnEveryRequest, recordWicWire, registerFlow, simSettings, wicWire } from '../runner/wic-wire.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'ivan';                  // the WIC subscriber of ims-sim/3gpp/subscribers.txt (only this file uses him here)
 const DOMAIN = LAB.LAB_IMS_DOMAIN;
@@ -120,6 +121,12 @@ test(titled('MO call from the WIC to ue1 through the 3GPP core: audio both ways,
   assert.match(sdp ?? '', /^m=audio \d+ RTP\/AVP /m, `the core gets plain RTP/AVP at ue1:\n${sdp}`);
   assert.match(pcscfLog(), new RegExp(`P-CSCF originating INVITE sip:ue1@${DOMAIN.replaceAll('.', '\\.')} for ${IMPU.replaceAll('.', '\\.')}`),
     'the P-CSCF asserted the WIC\'s identity and sent the INVITE to its S-CSCF');
+  // the WIC's registered set: the P-Associated-URI of the 200 to its REGISTER, as the page received it (RFC 7315)
+  const ok = (await wicWire(client)).find((m) => m.dir === 'recv' && m.text.startsWith('SIP/2.0 200') && /^CSeq:\s*\d+ REGISTER/mi.test(m.text))?.text ?? '';
+  const identities = [...ok.matchAll(/^P-Associated-URI:\s*(.*)$/gim)].flatMap((m) => m[1].split(','))
+    .map((v) => (v.match(/<([^>]+)>/)?.[1] ?? v.trim())).filter(Boolean);
+  assert.ok(identities.length > 0, `the 200 to the WIC's REGISTER named no P-Associated-URI:\n${ok}`);
+  await assertFarUeAssertedIdentity({ identities, callId, log: path.join(logDir(), 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 from the WIC' });
   client.hangup(callId);
   const ended = await client.waitFor('ended', callId, 5000);
   assert.equal(ended.reason, 'hangup', `ended: ${JSON.stringify(ended)}`);
