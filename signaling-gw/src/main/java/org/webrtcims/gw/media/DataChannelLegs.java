@@ -3,6 +3,7 @@ package org.webrtcims.gw.media;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.webrtcims.gw.sdp.DataChannelSections;
+import org.webrtcims.gw.sdp.TextSections;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,10 +48,15 @@ public final class DataChannelLegs {
     private static final long ENDED_KEEP_NANOS = 10L * 60 * 1_000_000_000L;
 
     private final DataChannelClient client;
+    /** Real-time text: a T.140 channel in the browser's section becomes m=text toward IMS (RFC 8865 ↔ RFC 4103). */
+    private final RealTimeText text;
     private final Map<String, State> calls = new ConcurrentHashMap<>();
 
     /** client null: no endpoint, SDPs go to rtpengine unchanged. */
-    public DataChannelLegs(DataChannelClient client) { this.client = client; }
+    public DataChannelLegs(DataChannelClient client) {
+        this.client = client;
+        this.text = new RealTimeText(client);
+    }
 
     public static DataChannelLegs off() { return new DataChannelLegs(null); }
 
@@ -63,7 +69,7 @@ public final class DataChannelLegs {
         State st = calls.get(callId);
         if (s == null && st == null) return rtp.apply(browserSdp);
         String imsRest = rtp.apply(s == null ? browserSdp : s.rest());
-        if (st != null) return toIms(st, imsRest);
+        if (st != null) return toIms(callId, st, imsRest);
         st = start(callId, s.index());
         if (s.rejected()) {
             st.toBrowser = DataChannelSections.rejected(s.section());
@@ -74,20 +80,23 @@ public final class DataChannelLegs {
             st.live = true;
             st.toBrowser = DataChannelSections.sectionOf(r.browser(), null);
             st.toIms = DataChannelSections.sectionOf(r.ims(), null);
+            // a browser section with T.140 channels alone needs no m=application toward IMS: m=text carries it
+            if (text.offer(callId, s.section()) != null && TextSections.onlyT140(s.section())) st.toIms = null;
         } catch (NgException | IllegalArgumentException e) {
             log.warn("call {}: the data-channel endpoint refused the browser's offer ({}): the call goes on without data channels", callId, e.getMessage());
             st.toBrowser = DataChannelSections.rejected(s.section());
         }
-        return toIms(st, imsRest);
+        return toIms(callId, st, imsRest);
     }
 
     /** An SDP answer from IMS to an offer of the browser's: the answer toward the browser. */
     public String fromImsAnswer(String callId, String imsSdp, UnaryOperator<String> rtp) {
         State st = calls.get(callId);
         if (st == null) return rtp.apply(imsSdp);
+        imsSdp = text.fromImsAnswer(callId, imsSdp);
         DataChannelSections.Split s = DataChannelSections.split(imsSdp);
         String browserRest = rtp.apply(s == null ? imsSdp : s.rest());
-        if (st.live && !st.answered) {
+        if (st.live && !st.answered && st.toIms != null) {
             if (s == null || s.rejected()) {
                 drop(callId, st, "the IMS side rejected the data-channel section");
             } else {
@@ -144,7 +153,7 @@ public final class DataChannelLegs {
                 }
             }
         }
-        return toIms(st, imsRest);
+        return toIms(callId, st, imsRest);
     }
 
     /** The endpoint's client; without one a data-channel section is refused like an endpoint's refusal. */
@@ -180,6 +189,7 @@ public final class DataChannelLegs {
         if (st == null) return;
         if (st.endedNanos == 0) st.endedNanos = System.nanoTime();
         deleteSession(callId, st);
+        text.release(callId);
     }
 
     private void deleteSession(String callId, State st) {
@@ -201,9 +211,9 @@ public final class DataChannelLegs {
         return st;
     }
 
-    private String toIms(State st, String imsRest) {
-        if (st.toIms == null) return imsRest;
-        String out = DataChannelSections.merge(imsRest, st.toIms, st.index);
+    private String toIms(String callId, State st, String imsRest) {
+        if (st.toIms == null) return text.toIms(callId, imsRest);
+        String out = text.toIms(callId, DataChannelSections.merge(imsRest, st.toIms, st.index));
         return st.live ? DataChannelSections.withSessionIceLite(out) : out;
     }
 
