@@ -12,6 +12,8 @@ test('edits: what was typed goes out as it is, what was erased as T.140 backspac
   assert.equal(edits('a', 'a\nb'), '\u2028b', 'a line break goes out as U+2028 (T.140 line separator)');
   assert.equal(edits('x😀', 'x'), '\u0008', 'an emoji (two UTF-16 units) is one character to erase');
   assert.equal(edits('same', 'same'), '', 'no change, nothing out');
+  assert.equal(edits('x', 'x\uD83D'), '', 'the first half of an emoji alone waits (Firefox reports it in its own input event)');
+  assert.equal(edits('x', 'x😀'), '😀', 'the emoji goes out whole once its second half is in');
 });
 
 test('shown: T.140 control characters applied, the loss marker kept', () => {

@@ -6,7 +6,7 @@
 import { LabClient } from './lab-client.js';
 import { SipWsClient } from './sip-ws-client.js';
 import { DEFAULT_CHANNELS } from './data-channels.js';
-import { T140_CHANNEL, edits } from './rtt.js';
+import { T140_CHANNEL, edits, settled } from './rtt.js';
 
 const SIP_WS = new URLSearchParams(location.search).get('client') === 'sip-ws';
 const client = SIP_WS ? new SipWsClient() : new LabClient();
@@ -372,7 +372,7 @@ $('rtt-input').addEventListener('input', () => {
   const now = $('rtt-input').value;
   const send = edits(rttTyped, now);
   if (!send) return;
-  if (current && client.sendText?.(current, send)) rttTyped = now;
+  if (current && client.sendText?.(current, send)) rttTyped = settled(now);
   else $('rtt-input').value = rttTyped;   // the channel is not open: the field keeps only what went out
 });
 client.addEventListener('text', () => render());

@@ -24,9 +24,16 @@ export function shown(raw) {
   return out.join('');
 }
 
+// The field's value without a trailing lone high surrogate: some browsers (Firefox) report an emoji typed as two
+// input events, its first UTF-16 half alone first; that half waits for the second instead of going out as U+FFFD.
+export function settled(value) {
+  return /[\uD800-\uDBFF]$/.test(value) ? value.slice(0, -1) : value;
+}
+
 // What to send on the channel when an input field's value changes from `before` to `after`: backspaces for what
 // was removed after the common prefix, then what was added (T.140 can only erase at the end of the text).
 export function edits(before, after) {
+  after = settled(after);
   const a = [...before];
   const b = [...after];
   let i = 0;

@@ -60,6 +60,17 @@ public class DataChannelClient implements AutoCloseable {
         return string(ng.send(cmd), "sdp");
     }
 
+    /**
+     * A call from IMS with text (MT: `m=text` and no data-channel section): the endpoint offers the browser a T.140
+     * channel and answers the IMS side's `m=text` (docs/datachannel.md "text-offer from: ims").
+     */
+    public Sdps textOfferFromIms(String callId, String imsSdp) throws NgException {
+        Map<String, Object> cmd = command("text-offer", callId, "sdp", imsSdp);
+        cmd.put("from", "ims");
+        Map<String, Object> r = ng.send(cmd);
+        return new Sdps(string(r, "sdp"), string(r, "ims-sdp"));
+    }
+
     /** The IMS side's answer with its `m=text` section: the redundant generations the endpoint sends with (0: plain t140). */
     public int textAnswer(String callId, String imsSdp) throws NgException {
         Map<String, Object> r = ng.send(command("text-answer", callId, "sdp", imsSdp));

@@ -115,6 +115,8 @@ public final class DataChannelLegs {
     public String fromImsOffer(String callId, String imsSdp, UnaryOperator<String> rtp) {
         DataChannelSections.Split s = DataChannelSections.split(imsSdp);
         State st = calls.get(callId);
+        if (s == null && st == null && TextSections.split(imsSdp) != null) return textFromIms(callId, imsSdp, rtp);
+        imsSdp = text.withoutText(callId, imsSdp);
         if (s == null && st == null) return rtp.apply(imsSdp);
         String browserRest = rtp.apply(s == null ? imsSdp : s.rest());
         if (st != null) return toBrowserOffer(st, browserRest);
@@ -132,6 +134,21 @@ public final class DataChannelLegs {
             log.warn("call {}: the data-channel endpoint refused the IMS offer ({}): the call goes on without data channels", callId, e.getMessage());
             st.toIms = DataChannelSections.rejected(s.section());
         }
+        return toBrowserOffer(st, browserRest);
+    }
+
+    /**
+     * MT real-time text: an IMS offer with `m=text` and no data-channel section. rtpengine gets it without `m=text`;
+     * the browser is offered the endpoint's T.140 channel at the m=text's index (RealTimeText); the browser's answer
+     * then goes to the endpoint as for any call from IMS, and the answer toward IMS gets the endpoint's `m=text`.
+     */
+    private String textFromIms(String callId, String imsSdp, UnaryOperator<String> rtp) {
+        String browserRest = rtp.apply(TextSections.split(imsSdp).rest());
+        RealTimeText.FromIms r = text.offerFromIms(callId, imsSdp);
+        State st = start(callId, r.index());
+        if (r.browserSection() == null) return browserRest;
+        st.live = true;
+        st.toBrowser = DataChannelSections.sectionOf(r.browserSection(), DataChannelSections.freeMid(browserRest));
         return toBrowserOffer(st, browserRest);
     }
 

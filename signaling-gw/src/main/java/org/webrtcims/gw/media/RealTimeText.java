@@ -2,6 +2,7 @@ package org.webrtcims.gw.media;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.webrtcims.gw.sdp.DataChannelSections;
 import org.webrtcims.gw.sdp.TextSections;
 
 import java.util.Map;
@@ -25,7 +26,12 @@ public final class RealTimeText {
     private static final class State {
         volatile String toIms;
         volatile boolean answered;
+        /** MT: the m-line index of `m=text` in the IMS offer, where the answer has it too; -1: the last m-line. */
+        volatile int index = -1;
     }
+
+    /** A call from IMS with text: the endpoint's data-channel section toward the browser (null: text refused). */
+    public record FromIms(String browserSection, int index) { }
 
     private final DataChannelClient client;
     private final Map<String, State> calls = new ConcurrentHashMap<>();
@@ -53,13 +59,50 @@ public final class RealTimeText {
         }
     }
 
+    /**
+     * A new call from IMS whose offer has `m=text` (and no data-channel section): the endpoint offers the browser a
+     * T.140 channel and answers the `m=text`; the answer toward IMS gets that section at the offer's index
+     * ({@link #toIms}). Null when the offer has no `m=text`; a {@code browserSection} null when the endpoint refused
+     * (the answer toward IMS then rejects `m=text`, port 0).
+     */
+    public FromIms offerFromIms(String callId, String imsSdp) {
+        TextSections.Split s = TextSections.split(imsSdp);
+        if (s == null) return null;
+        State st = new State();
+        st.index = TextSections.index(imsSdp);
+        st.answered = true;
+        calls.put(callId, st);
+        if (s.rejected() || client == null) {
+            st.toIms = TextSections.rejected(s.section());
+            return new FromIms(null, st.index);
+        }
+        try {
+            DataChannelClient.Sdps r = client.textOfferFromIms(callId, imsSdp);
+            st.toIms = TextSections.sectionOf(r.ims());
+            log.info("call {}: real-time text from IMS: m=text answered, a T.140 channel offered to the browser", callId);
+            return new FromIms(r.browser(), st.index);
+        } catch (NgException | IllegalArgumentException e) {
+            log.warn("call {}: the data-channel endpoint refused the IMS side's text ({}): the call goes on without text", callId, e.getMessage());
+            st.toIms = TextSections.rejected(s.section());
+            return new FromIms(null, st.index);
+        }
+    }
+
+    /** An SDP from IMS (a re-offer of a call with text): without its `m=text` section, which rtpengine must not get. */
+    public String withoutText(String callId, String imsSdp) {
+        if (!calls.containsKey(callId)) return imsSdp;
+        TextSections.Split s = TextSections.split(imsSdp);
+        return s == null ? imsSdp : s.rest();
+    }
+
     /** Whether the call offers text toward IMS. */
     public boolean has(String callId) { return calls.containsKey(callId); }
 
     /** An SDP toward IMS (an offer, or a re-offer) with the call's `m=text` section as its last m-line. */
     public String toIms(String callId, String imsSdp) {
         State st = calls.get(callId);
-        return st == null ? imsSdp : TextSections.append(imsSdp, st.toIms);
+        if (st == null) return imsSdp;
+        return st.index < 0 ? TextSections.append(imsSdp, st.toIms) : DataChannelSections.merge(imsSdp, st.toIms, st.index);
     }
 
     /**

@@ -39,6 +39,17 @@ public final class TextSections {
         return !ids.isEmpty() && ids.stream().allMatch(id -> isT140(dcmapLine(dataChannelSection, id)));
     }
 
+    /** The m-line index of the SDP's first `m=text` section, -1 without one. */
+    public static int index(String sdp) {
+        int m = -1;
+        for (String l : lines(sdp)) {
+            if (!l.startsWith("m=")) continue;
+            m++;
+            if (l.startsWith("m=text ")) return m;
+        }
+        return -1;
+    }
+
     /** The SDP split around its first `m=text` section, or null when it has none. */
     public static Split split(String sdp) {
         List<String> rest = new ArrayList<>();

@@ -60,8 +60,12 @@ class DataChannelLegsTextTest {
             FakeNgPeer.Request r = endpoint.take();
             assertEquals(commandsAndReplies[i], r.dict().get("command"), "command " + (i / 2 + 1) + " to the endpoint");
             assertEquals("gw5070-c1", r.dict().get("call-id"), "the call-id carries the gateway's session prefix");
-            if ("text-offer".equals(r.dict().get("command"))) {
+            if ("text-offer".equals(r.dict().get("command")) && r.dict().get("from") == null) {
                 assertEquals(1001L, ((Number) r.dict().get("channel")).longValue(), "the browser's T.140 stream id goes with text-offer");
+            }
+            if ("text-offer".equals(r.dict().get("command")) && r.dict().get("from") != null) {
+                assertEquals("ims", r.dict().get("from"), "an IMS offer's text goes with from: ims");
+                assertTrue(String.valueOf(r.dict().get("sdp")).contains("m=text 6002"), "the IMS offer goes to the endpoint: " + r.dict());
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> reply = (Map<String, Object>) commandsAndReplies[i + 1];
@@ -136,6 +140,47 @@ class DataChannelLegsTextTest {
                 "text-offer", Map.of("result", "error", "error-reason", "no free port"));
         assertFalse(imsOffer.contains("m=text"), "no text offered when the endpoint refused it: " + imsOffer);
         assertTrue(imsOffer.contains("m=application 31002"), "the data channel goes on toward IMS: " + imsOffer);
+    }
+
+    private static final String IMS_TEXT_OFFER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 8\r\n"
+            + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n"
+            + "m=video 0 RTP/AVP 96\r\n";
+    private static final String EP_T140_OFFER = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+            + "c=IN IP4 198.18.0.1\r\na=setup:actpass\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n";
+    private static final String EP_TEXT_ANSWER = "v=0\r\ns=-\r\nt=0 0\r\nm=text 31004 RTP/AVP 100 98\r\nc=IN IP4 127.0.0.1\r\n"
+            + "a=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
+
+    @Test
+    void mtAnImsOfferWithTextGivesTheBrowserAT140ChannelAndImsTheBridgesMText() throws Exception {
+        String browserOffer = withEndpoint(() -> legs.fromImsOffer("c1", IMS_TEXT_OFFER, rtp()),
+                "text-offer", Map.of("result", "ok", "sdp", EP_T140_OFFER, "ims-sdp", EP_TEXT_ANSWER));
+        assertFalse(toRtp.get(0).contains("m=text"), "rtpengine got the IMS offer's m=text: " + toRtp.get(0));
+        assertTrue(browserOffer.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the T.140 channel's section, with a mid: " + browserOffer);
+        assertTrue(browserOffer.contains("a=dcmap:1001 label=\"t140\";subprotocol=\"t140\""), browserOffer);
+        assertTrue(browserOffer.indexOf("m=audio") < browserOffer.indexOf("m=application") && browserOffer.indexOf("m=application") < browserOffer.indexOf("m=video"),
+                "the data channel takes m=text's place among the m-lines: " + browserOffer);
+        assertTrue(browserOffer.contains("a=ice-lite\r\nm=audio"), browserOffer);
+        String imsAnswer = withEndpoint(() -> legs.fromBrowserAnswer("c1",
+                "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 8\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\na=setup:active\r\nm=video 0 UDP/TLS/RTP/SAVPF 96\r\n", rtp()),
+                "answer", Map.of("result", "ok", "channels", List.of()));
+        assertFalse(toRtp.get(1).contains("m=application"), "rtpengine got the browser's data-channel section");
+        assertFalse(imsAnswer.contains("m=application"), "the IMS side offered no m=application: " + imsAnswer);
+        assertTrue(imsAnswer.indexOf("m=audio 30000") < imsAnswer.indexOf("m=text 31004 RTP/AVP 100 98")
+                && imsAnswer.indexOf("m=text") < imsAnswer.indexOf("m=video"), "the answer keeps the offer's m-line order (RFC 3264 §6): " + imsAnswer);
+        // a re-INVITE from IMS (hold): no endpoint command, m=text out toward the browser and back in the answer
+        String again = legs.fromImsOffer("c1", IMS_TEXT_OFFER.replace("m=audio 6000 RTP/AVP 8", "m=audio 6000 RTP/AVP 8\r\na=sendonly"), rtp());
+        assertFalse(toRtp.get(2).contains("m=text"), "rtpengine got the re-offer's m=text");
+        assertTrue(again.contains("m=application 31001"), again);
+        assertNull(endpoint.take(200), "a re-offer must not reach the endpoint");
+    }
+
+    @Test
+    void mtAnEndpointRefusingTextRejectsMTextTowardIms() throws Exception {
+        String browserOffer = withEndpoint(() -> legs.fromImsOffer("c1", IMS_TEXT_OFFER, rtp()),
+                "text-offer", Map.of("result", "error", "error-reason", "no free port"));
+        assertFalse(browserOffer.contains("m=application") || browserOffer.contains("m=text"), "nothing of text toward the browser: " + browserOffer);
+        String imsAnswer = legs.fromBrowserAnswer("c1", "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 8\r\nm=video 0 UDP/TLS/RTP/SAVPF 96\r\n", rtp());
+        assertTrue(imsAnswer.contains("m=text 0 RTP/AVP 100 98\r\nm=video"), "m=text rejected at its place: " + imsAnswer);
     }
 
     @Test
