@@ -59,10 +59,13 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
   assert.equal(tx.state, 'answered', `the text bridge is not answered: ${JSON.stringify(tx)}`);
   assert.equal(tx.redundancy, 2, `the bridge does not send with 2 redundant generations: ${JSON.stringify(tx)}`);
   assert.equal(tx.toBrowser.lost, 0, `the bridge marked text from the UE lost: ${JSON.stringify(tx)}`);
+  // the last text goes out twice more as redundancy (2 × 300 ms): a doubled character would arrive now
+  await new Promise((r) => setTimeout(r, 700));
   const endMark = ue.mark();
   if (hangupBy === 'browser') await client.hangup(callId);
   else ue.send({ cmd: 'bye' });
   const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === callId, 10000, 'the end of the call', endMark);
+  assert.equal(ended.text.received, FROM_PAGE, 'after the last redundant packets the UE has other text than the page typed (a character doubled?)');
   const s = ended.text.stats;
   assert.ok(s.red_packets > 0 && s.red_blocks_max === 2, `the UE saw no RED packets with 2 generations on the wire: ${JSON.stringify(s)}`);
   assert.equal(s.lost, 0, `the UE marked text from the gateway lost: ${JSON.stringify(s)}`);
