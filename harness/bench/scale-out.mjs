@@ -6,7 +6,10 @@
 //        --local-ip ADDR --cps-steps R1,R2,... --step-seconds S --hold S    constant-rate steps up to the first failing one
 //   node scale-out.mjs phase --config GxR --out DIR --gateway URL --gateways URL,... --gateway-hosts NS,... --relays NG,...
 //        --local-ip ADDR --users FILE --calls N --cps R --duration S [--kill NAME --kill-vrrp NAME --kill-host NS --ims-host NS]
-//        one configuration, under ./lab; --kill: relay NAME's host (NAME and its keepalived, namespace NS) dies mid-run
+//        [--kill-gateway NAME --kill-gateway-host NS --kill-gateway-index I --ue-log FILE]
+//        one configuration, under ./lab; --kill: relay NAME's host (NAME and its keepalived, namespace NS) dies mid-run;
+//        --kill-gateway: then gateway I's host (its JVM NAME, namespace NS) dies: each of its calls must be ended toward
+//        IMS by a live gateway (a BYE at ue1, FILE: its SIPp message log) and its relay session deleted
 //   node scale-out.mjs report --out DIR --scaled GxR      report.json + report.html from DIR/1x1 and DIR/GxR
 // --gateway-hosts: each gateway's network namespace, where its metrics are read (they answer their own host only);
 // --local-ip: loadgen's address (its sockets and ICE candidates), the client host's on the lab bridge.
@@ -48,7 +51,8 @@ function scrape(url, ns) {
     { maxBuffer: 16 << 20 }, (err, out) => (err ? reject(new Error(`metrics of ${url} on host ${ns}: ${err.message}`)) : resolve(out))));
 }
 
-async function metrics(url, ns) {
+async function metrics(url, ns, dead = false) {
+  if (dead) return { attempts: null, answers: null, media_lost: null }; // its host is gone (the gateway kill)
   const text = await scrape(url, ns);
   const sum = (name, filter = () => true) => text.split('\n').filter((l) => l.startsWith(name) && filter(l))
     .reduce((t, l) => t + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
@@ -118,14 +122,23 @@ async function phase(o) {
     progress(`${relays[i]} answered ng again (the standby) ${standbyMs} ms after the kill`);
   }
 
+  let gwKill = null;
+  if (o['kill-gateway'] && peak) {
+    gwKill = await killGateway(o, peak, relays, kill ? 0 : 3000);
+  }
+
   const res = await waitFor(lg, (calls / Number(o.cps) + durationS + 60) * 1000);
   const cpu = sampler.stop();
   const hostPct = hostBusyPct(host0, hostCpu());
   if (!res) throw new Error('loadgen did not finish');
   const report = JSON.parse(fs.readFileSync(lgJson, 'utf8'));
-  const after = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i])));
-  const perGateway = Object.fromEntries(gateways.map((g, i) => [g, { attempts: after[i].attempts - before[i].attempts,
-    answers: after[i].answers - before[i].answers, media_lost: after[i].media_lost - before[i].media_lost }]));
+  const deadGw = gwKill ? gwKill.index - 1 : -1;
+  const after = await Promise.all(gateways.map((g, i) => metrics(g, hosts[i], i === deadGw)));
+  const delta = (a, b) => (a == null ? null : a - b);
+  const perGateway = Object.fromEntries(gateways.map((g, i) => [g, { attempts: delta(after[i].attempts, before[i].attempts),
+    answers: delta(after[i].answers, before[i].answers), media_lost: delta(after[i].media_lost, before[i].media_lost) }]));
+  // the killed gateway's calls and how many it took (from the relays' sessions: its metrics died with it)
+  if (gwKill) perGateway[gateways[deadGw]] = { attempts: gwKill.calls_held, answers: gwKill.calls_held, media_lost: null, killed: true };
   const setup = report.calls.filter((c) => c.setup_ms != null).map((c) => c.setup_ms);
   const sent = report.calls.reduce((t, c) => t + (c.sent ?? 0), 0);
   const recv = report.calls.reduce((t, c) => t + (c.recv ?? 0), 0);
@@ -138,9 +151,16 @@ async function phase(o) {
     const byId = new Map(report.calls.map((c) => [c.gateway_call_id, c]));
     const prefixLess = (id) => id.replace(/^gw\d+-/, '');
     const ratio = (c) => (c?.sent ? c.recv / c.sent : 0);
+    const killedGw = new Set(gwKill ? gwKill.calls.map((c) => c.id) : []);
     const judge = (h) => {
       const c = byId.get(prefixLess(h.id));
       const gapMs = Math.max(h.to_browser.gapMs, h.to_ims.gapMs);
+      // a call of the gateway killed after this measurement: its media across the relay kill is judged from the
+      // captures alone (loadgen's end and count are the gateway kill's)
+      if (killedGw.has(h.id)) {
+        return { id: h.id, outcome: h.to_browser.after > 0 && h.to_ims.after > 0 ? 'kept' : 'lost', gap_ms: gapMs,
+          gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs, then_gateway_killed: true };
+      }
       if (c?.ended_early) return { id: h.id, outcome: 'ended', reason: c.end_reason ?? 'unknown', gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs };
       const media = h.to_browser.after > 0 && h.to_ims.after > 0 && ratio(c) >= 1 - (gapMs / 1000 + 3) / durationS;
       return { id: h.id, outcome: media ? 'kept' : 'lost', gap_ms: gapMs, gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs,
@@ -170,15 +190,58 @@ async function phase(o) {
     setup_ok: report.totals?.setup_ok ?? null, failed: report.totals?.failed ?? null, ended_early: report.totals?.ended_early ?? null,
     setup_ms: { p50: pct(setup, 50), p95: pct(setup, 95), max: pct(setup, 100) },
     loss_pct: sent ? Math.round(((sent - recv) / sent) * 100000) / 1000 : null,
-    per_relay_calls: perRelay, per_gateway: perGateway,
+    per_relay_calls: perRelay, per_gateway: perGateway, gateway_kill: gwKill,
     cpu: Object.fromEntries([...PROCS, 'loadgen'].map((n) => [`${n}_pct`, cpu[`${n}_pct`] ?? null]).concat([['wall_s', cpu.wall_s]])),
     cpu_lab_total_pct: Math.round(ours * 100) / 100,
     cpu_per_call_pct: Math.round((ours / calls) * 1000) / 1000,
     other_jobs_pct: hostPct == null ? null : Math.max(0, Math.round((hostPct - ours) * 100) / 100),
     kill,
   };
+  if (gwKill) {
+    // the other gateways' calls: loadgen's own end of each (not ended early) and its packets back
+    const byId = new Map(report.calls.map((c) => [c.gateway_call_id, c]));
+    const killed = new Set(gwKill.calls.map((c) => c.id.replace(/^gw\d+-/, '')));
+    const others = report.calls.filter((c) => c.gateway_call_id && !killed.has(c.gateway_call_id));
+    gwKill.other_gateway_calls = others.length;
+    gwKill.other_gateway_calls_ended_early = others.filter((c) => c.ended_early).map((c) => ({ id: c.gateway_call_id, reason: c.end_reason ?? null }));
+    gwKill.killed_calls_loadgen_end = [...killed].map((id) => byId.get(id)?.end_reason ?? null);
+  }
   fs.writeFileSync(path.join(out, 'phase.json'), `${JSON.stringify(result, null, 2)}\n`);
   progress(`setup ok ${result.setup_ok}/${calls}, failed ${result.failed}, setup p50 ${result.setup_ms.p50} ms, loss ${result.loss_pct} %, lab CPU ${result.cpu_lab_total_pct} % of one core, other jobs ${result.other_jobs_pct} %`);
+}
+
+// The gateway kill (docs/scale-out.md "A gateway host that does not come back"): gateway I's host dies (its JVM
+// SIGKILLed, its namespace deleted); each of its calls (the relay sessions named gw<I>-…) must be ended by a live
+// gateway from the dialog it kept in Redis — a BYE at ue1 with the call's Call-ID (its SIPp message log) and the relay
+// session deleted — within 15 s: `ended` (ms after the kill), else `lost` (an orphan at the IMS or on a relay).
+async function killGateway(o, peak, relays, waitMs) {
+  await sleep(waitMs);
+  const index = Number(o['kill-gateway-index']);
+  const prefix = `gw${index}-`;
+  const held = peak.filter((id) => id.startsWith(prefix));
+  const progress = (m) => console.log(`[scale-out ${o.config}] ${m}`);
+  const k = await killHost(process.env.LAB_PIDS, [o['kill-gateway']], o['kill-gateway-host']);
+  progress(`killed gateway ${index}'s host ${o['kill-gateway-host']} (${held.length} calls: pid ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
+  const byeAt = new Map();
+  const sessionGoneAt = new Map();
+  for (const t0 = Date.now(); Date.now() - t0 < 15000 && (byeAt.size < held.length || sessionGoneAt.size < held.length); await sleep(200)) {
+    const log = fs.existsSync(o['ue-log']) ? fs.readFileSync(o['ue-log'], 'latin1') : '';
+    const live = new Set((await Promise.all(relays.map((r) => listCalls(r).catch(() => [])))).flat());
+    for (const id of held) {
+      const sip = id.slice(prefix.length);
+      if (!byeAt.has(id) && new RegExp(`^BYE sip:[^\\n]*\\n(?:[^\\n]+\\n)*?Call-ID:\\s*${sip.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(log.replace(/\r/g, ''))) byeAt.set(id, Date.now() - k.at);
+      if (!sessionGoneAt.has(id) && !live.has(id)) sessionGoneAt.set(id, Date.now() - k.at);
+    }
+  }
+  const calls = held.map((id) => ({ id, outcome: byeAt.has(id) && sessionGoneAt.has(id) ? 'ended' : 'lost',
+    bye_at_ue_ms: byeAt.get(id) ?? null, relay_session_gone_ms: sessionGoneAt.get(id) ?? null }));
+  const ended = calls.filter((c) => c.outcome === 'ended');
+  const r = { gateway: o['kill-gateway'], index, host: o['kill-gateway-host'], at: new Date(k.at).toISOString(), calls_held: held.length,
+    calls, kept_with_media: 0, ended_cleanly: ended.length, lost: calls.length - ended.length,
+    bye_ms: ended.length ? { max: Math.max(...ended.map((c) => c.bye_at_ue_ms)), p50: pct(ended.map((c) => c.bye_at_ue_ms), 50) } : null };
+  r.outcome = `0 kept with media, ${r.ended_cleanly} ended cleanly (BYE at the UE after ${r.bye_ms?.p50 ?? '—'} ms p50, ${r.bye_ms?.max ?? '—'} max; relay session deleted), ${r.lost} lost`;
+  progress(`gateway kill outcome: ${r.outcome}`);
+  return r;
 }
 
 // The capacity sweep of one configuration: at each rate, cps x step-seconds MO calls from loadgen (one thread,
@@ -270,6 +333,9 @@ ${k ? `<h2>Relay host killed (${esc(r.phases[1].config)})</h2><p>${esc(k.process
 Outcome: <b>${esc(k.outcome)}</b>; per call (gap in ms, from the captures: to the browser / to IMS): ${esc(k.calls.map((c) => `${c.outcome}${c.gap_ms != null ? ` ${c.gap_to_browser_ms}/${c.gap_to_ims_ms}` : ''}${c.reason ? ` (${c.reason})` : ''}`).join(', '))};
 the other relays' calls untouched ${k.other_relay_calls_untouched}/${k.other_relay_calls}; sessions left ${esc(JSON.stringify(k.sessions_left))}.
 (The killed relay's CPU counts until its host died.)</p>` : ''}
+${r.phases[1].gateway_kill ? ((g) => `<h2>Gateway host killed (${esc(r.phases[1].config)})</h2><p>${esc(g.gateway)}'s host ${esc(g.host)} (${g.calls_held} calls) died mid-call (SIGKILL, namespace deleted). Outcome: <b>${esc(g.outcome)}</b>;
+per call (BYE at the UE / relay session gone, ms after the kill): ${esc(g.calls.map((c) => `${c.outcome} ${c.bye_at_ue_ms ?? '—'}/${c.relay_session_gone_ms ?? '—'}`).join(', '))};
+the live gateways' calls ended early: ${g.other_gateway_calls_ended_early.length} of ${g.other_gateway_calls}.</p>`)(r.phases[1].gateway_kill) : ''}
 <p>${esc(r.note)}</p></body></html>`;
 }
 
@@ -330,10 +396,14 @@ function report(o) {
   if (two.kill && two.kill.lost) problems.push(`kill: ${two.kill.lost} calls lost (no media after the kill, no end)`);
   if (two.kill && (two.kill.gap_ms?.max ?? 0) >= two.kill.gap_limit_ms) problems.push(`kill: a kept call's gap was ${two.kill.gap_ms.max} ms (limit ${two.kill.gap_limit_ms})`);
   if (two.kill && Object.values(two.kill.sessions_left).some((n) => n)) problems.push('kill: sessions left on a relay');
+  const gk = two.gateway_kill;
+  if (gk && gk.lost) problems.push(`gateway kill: ${gk.lost} of the killed gateway's calls lost (no BYE at the UE or relay session left within 15 s)`);
+  if (gk && !gk.calls_held) problems.push('gateway kill: the killed gateway held no call');
+  if (gk && gk.other_gateway_calls_ended_early.length) problems.push(`gateway kill: ${gk.other_gateway_calls_ended_early.length} calls of the live gateways ended early`);
   const r = {
     tool: 'lab bench scale-out', started: [...sweeps, ...phases].map((x) => x?.started).filter(Boolean).sort()[0] ?? null, finished: new Date().toISOString(), machine: machine(), entry: `HAProxy's host (${S}) / the gateway's host (1x1)`,
     ok: problems.length === 0,
-    summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (${S}) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; ${S} spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}`,
+    summary: problems.length ? problems.join('; ') : `${capacity ? `${capacity.comparison.text}; ` : ''}same load on both: lab CPU ${one.cpu_lab_total_pct} % (1x1) vs ${two.cpu_lab_total_pct} % (${S}) of one core, setup p50 ${one.setup_ms.p50} vs ${two.setup_ms.p50} ms; ${S} spread gateways ${g.join('/')}, relays ${rl.join('/')}; relay kill: ${two.kill?.outcome ?? 'not run'}; gateway kill: ${gk?.outcome ?? 'not run'}`,
     note: `Every host is a network namespace of the same machine (${os_cores()} cores shared with other jobs): ${S} cannot multiply capacity, its gateways and relays compete for the same cores, and more JVMs and HAProxy add their own CPU. What the layout buys here is fault isolation (a relay killed mid-call) and the same addresses and ports a deployment on separate machines has, not throughput on one machine.`,
     capacity,
     capacity_note: capacity ? capacityNote(capacity, machine().nproc) : null,

@@ -1,6 +1,7 @@
 // A raw SIP UE over UDP at the lab's P-CSCF, for the tests of the IMS core itself (ims-hardening.test.mjs,
 // gruu.test.mjs): a socket of harness/kit/sip.mjs on another loopback address (127.0.0.2 ... — a UE on
-// another host, as far as Kamailio can tell) with request() and a digest REGISTER of a users.txt user.
+// another host, as far as Kamailio can tell) with request() and a digest REGISTER of a users.txt user; target: the
+// P-CSCF's host:port when it is not the lab's loopback one (the hosts layout's, scale-failover.test.mjs).
 import { createHash, randomBytes } from 'node:crypto';
 import { ADDRESSES } from './addresses.mjs';
 import { passwordOf } from './env.mjs';
@@ -17,8 +18,8 @@ export const headers = (text, name) => text.split('\r\n\r\n')[0].split('\r\n')
 
 // The socket plus request(method, {...}): a request from this socket's address (Content-Length left out with
 // contentLength: false, as RFC 3261 allows over UDP); returns {branch, callId}.
-export async function rawUe(address) {
-  const s = await sipSocket(address, { target: ADDRESSES.pcscf });
+export async function rawUe(address, { target = ADDRESSES.pcscf } = {}) {
+  const s = await sipSocket(address, { target });
   s.request = (method, { ruri = `sip:${DOMAIN}`, from = 'ue9', to = from, extra = '', body = '', cseq = 1, callId = rnd(8), toPort,
     contact = `<sip:${from}@${address}:${s.port}>`, contentLength = true } = {}) => {
     const branch = `z9hG4bK${rnd()}`;

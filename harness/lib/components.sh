@@ -178,9 +178,10 @@ wic_wss() { [[ ${LAB_TOPOLOGY:-} == 1 && -f ${LAB_RUN_DIR}/tls/lab.crt ]]; }
 wic_ws_url() {
   if wic_wss; then echo "wss://$LAB_PUB_ADDR:$LAB_PCSCF_WSS_PORT"; else echo "ws://${LAB_PCSCF%:*}:$LAB_PCSCF_WS_PORT"; fi
 }
-# wic_gateway_args — the gateway as WAF: the token key and the eP-CSCF's URL (light core only)
+# wic_gateway_args — the gateway as WAF: the token key and the eP-CSCF's URL (the light core's, or the 3GPP core's
+# P-CSCF: ims3gpp.sh start_ims3gpp)
 wic_gateway_args() {
-  if ims3_lab_wanted || ext_mode || ! wic_enabled || [[ ! -s $(wic_key) ]]; then return 0; fi
+  if ext_mode || ! wic_enabled || [[ ! -s $(wic_key) ]]; then return 0; fi
   printf '%s\n' "--lab.wic.key-file=$(wic_key)" "--lab.wic.ws-url=$(wic_ws_url)"
 }
 

@@ -31,7 +31,8 @@ cmd_demo() {
     [[ ${LAB_IMS:-plain} != plain ]] || LAB_IMS=volte
   fi
   if [[ ${LAB_CLIENT:-gateway} == sip-ws ]]; then
-    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 ]] || usage_error "--client sip-ws runs on the light core's plain UEs over IPv4 only (no --ims, --volte, --codec or --ipv6)"
+    [[ ${LAB_IMS:-plain} =~ ^(plain|3gpp)$ && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_DEMO_VOLTE:-} != 1 ]] ||
+      usage_error "--client sip-ws runs on the light core or --ims 3gpp, with the plain UEs over IPv4 (no --ims volte, --volte, --codec or --ipv6)"
   fi
   if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]]; then
     [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 ]] ||

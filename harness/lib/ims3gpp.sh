@@ -8,7 +8,7 @@ LAB_IMS3_DIR="$ROOT/ims-sim/3gpp"
 LAB_IMS3_CREDENTIALS="$LAB_IMS3_DIR/gateway-credentials.txt"
 # The P-CSCF's port is LAB_PCSCF's (checked with the other components); these are the rest of the core's
 # (harness/addresses.env; ims-sim/3gpp/env.sh gives the core the same).
-LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_DIAMETER_PORT/tcp"
+LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_MF_PORT/tcp" "$LAB_IMS3_HSS_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_DIAMETER_PORT/tcp"
   "$LAB_IMS3_SCSCF_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_PORT/udp" "$LAB_IMS3_ICSCF_PORT/tcp" "$LAB_IMS3_SCSCF_PORT/udp" "$LAB_IMS3_SCSCF_PORT/tcp")
 
 ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }
@@ -48,7 +48,17 @@ start_ims3gpp() {
   ports_free "${LAB_IMS3_PORTS[@]}" || return 1
   # the SIPp UEs (ue1 here, the runner's ue2 later) register with IMS-AKA: run-ue.sh reads IMS_AKA_KEYS
   export IMS_AKA_KEYS="$LAB_IMS3_DIR/sipp/ue-keys.txt"
-  proc_start ims3gpp unshare --mount -- bash "$LAB_IMS3_DIR/run-core.sh" "$LAB_LOGDIR/ims3gpp"
+  # the P-CSCF as eP-CSCF for WICs using Gm (ims-sim/3gpp/kamailio/pcscf-wic.cfg): the run's token key (the gateway
+  # signs with it), ws on loopback, wss on the browser link with the run's certificate, the lab's rtpengine
+  local -a wic=()
+  if wic_enabled; then
+    wic_prepare || return 1
+    wic=(IMS3_WIC_KEY_FILE="$(wic_key)" IMS3_WS_PORT="$LAB_PCSCF_WS_PORT" IMS3_WSS_PORT="$LAB_PCSCF_WSS_PORT"
+      IMS3_RTPENGINE_NG="$LAB_RTPENGINE_NG" IMS3_WS_ORIGINS="$(gw_url)")
+    [[ -n $(lab_pub_addr) ]] && wic+=(IMS3_RTPENGINE_IFACES="${LAB_RTPENGINE_IFACES[0]%%/*} ${LAB_RTPENGINE_IFACES[1]%%/*}")
+    wic_wss && wic+=(IMS3_WSS_ADDR="$LAB_PUB_ADDR" IMS3_TLS_CERT="$LAB_RUN_DIR/tls/lab.crt" IMS3_TLS_KEY="$LAB_RUN_DIR/tls/lab.key")
+  fi
+  proc_start ims3gpp env "${wic[@]}" unshare --mount -- bash "$LAB_IMS3_DIR/run-core.sh" "$LAB_LOGDIR/ims3gpp"
   proc_wait_ready ims3gpp "$LAB_LAST_PID" 120 "DNS, MariaDB, HSS, S-/I-/P-CSCF up, Diameter connections open" \
     grep -q '^ims3: ready' "$LAB_LOGDIR/ims3gpp.log"
 }

@@ -5,7 +5,8 @@
 # LAB_HOSTS_*), all on the lab's usual ports: no port arithmetic, no component reaching another through loopback.
 #   labh-sw        the bridge br0 (and nothing else); every host's veth ends here
 #   labh-ims       LAB_HOSTS_IMS_ADDR: Kamailio's P-CSCF/S-CSCF (LAB_PCSCF's ports), the SIPp UEs beside it
-#   labh-redis     LAB_HOSTS_REDIS_ADDR: redis-server (R > 1), relay i's calls in database i
+#   labh-redis     LAB_HOSTS_REDIS_ADDR: redis-server (R > 1 or G > 1), relay i's calls in database i, the
+#                  gateways' failover state (leases, calls' dialogs, registrations) in database 0
 #   labh-relay<i>  LAB_HOSTS_RELAY_BASE + i: rtpengine, ng + media on its own address. R > 1: that is a service
 #                  address (VRRP, keepalived) on the host LAB_HOSTS_RELAY_HOST_BASE + i, and relay i is the standby
 #                  of relay i-1 (relay 1 of relay R): it holds that relay's calls too (Redis keyspace notifications)
@@ -132,7 +133,7 @@ hosts_setup() {
     LAB_CLIENT_NETNS=$(host_ns client)
   fi
   hosts_add ims "$LAB_HOSTS_IMS_ADDR" || return 1
-  ((LAB_RELAYS > 1)) && { hosts_add redis "$LAB_HOSTS_REDIS_ADDR" || return 1; }
+  hosts_need_redis && { hosts_add redis "$LAB_HOSTS_REDIS_ADDR" || return 1; }
   for ((i = 1; i <= LAB_RELAYS; i++)); do hosts_add "relay$i" "$(relay_host_addr "$i")" || return 1; done
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do hosts_add "gw$i" "$(gateway_addr "$i")" || return 1; done
   ((LAB_GATEWAYS > 1)) && { hosts_add haproxy "$LAB_HOSTS_HAPROXY_ADDR" || return 1; }
@@ -152,13 +153,18 @@ hosts_teardown() {
   return 0
 }
 
+# hosts_need_redis — Redis runs with several relays (their calls, the standbys) or several gateways (the gateway
+# failover's leases and dialogs, docs/scale-out.md).
+hosts_need_redis() { ((LAB_RELAYS > 1 || LAB_GATEWAYS > 1)); }
+
 start_redis() {
   local i relays=()
   mkdir -p "$LAB_RUN_DIR/redis"
   for ((i = 1; i <= LAB_RELAYS; i++)); do relays+=("$(relay_host_addr "$i")" "$(relay_addr "$i")"); done
-  # Redis has no password here: its host takes its port from the relays' addresses only (nft), so Redis's
+  ((LAB_GATEWAYS > 1)) && for ((i = 1; i <= LAB_GATEWAYS; i++)); do relays+=("$(gateway_addr "$i")"); done
+  # Redis has no password here: its host takes its port from the relays' and gateways' addresses only (nft), so Redis's
   # protected mode (loopback only) is off; nothing but the lab's hosts is on the bridge anyway
-  on_host redis nft -f - <<NFT || { fail "cannot restrict Redis's port to the relays (nft on host redis)"; return 1; }
+  on_host redis nft -f - <<NFT || { fail "cannot restrict Redis's port to the relays and gateways (nft on host redis)"; return 1; }
 table inet redis {
   chain input {
     type filter hook input priority filter; policy accept;
@@ -251,8 +257,9 @@ NFT
 haproxy_config() {
   local i bind=${HAPROXY_BIND:-$LAB_HOSTS_HAPROXY_ADDR}
   {
+    # a request to a gateway that does not answer the connect goes to another (a login right after a gateway died)
     printf '%s\n' 'global' '  maxconn 4096' '' 'defaults' '  mode http' '  timeout connect 2s' '  timeout client 60s' \
-      '  timeout server 60s' '  timeout tunnel 1h' ''
+      '  timeout server 60s' '  timeout tunnel 1h' '  retries 2' '  option redispatch 1' ''
     printf 'frontend browsers\n  bind %s:%s%s\n' "$bind" "$LAB_GW_PORT" "${HAPROXY_PEM:+ ssl crt $HAPROXY_PEM alpn http/1.1}"
     [[ -n ${HAPROXY_PEM:-} ]] && printf '  http-request set-header X-Forwarded-Proto https\n'
 
@@ -268,12 +275,27 @@ haproxy_config() {
       printf '  acl to_g%d path_beg /api/v1/sessions/g%d.\n' "$i" "$i"
       printf '  use_backend g%d if to_g%d\n' "$i" "$i"
     done
+    # a check every second, answered within a second; 2 missed in a row mark a gateway down (~2-3 s): quick enough that
+    # a browser logging in again after its gateway died reaches a live one (and its logout the backup, below).
+    # Measured with 3 misses of up to 2 s each, a dead gateway stayed "up" ~6-9 s: the page's login right after the
+    # takeover (~3 s) had its logout refused (503) and its login took 4 s (scale-failover, 2026-11-27 16:05).
     printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n'
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '  server g%d %s check inter 2s\n' "$i" "$(gateway_http_target "$i")"
+      printf '  server g%d %s check inter 1s fall 2 on-marked-down shutdown-sessions\n' "$i" "$(gateway_http_target "$i")"
     done
+    # a gateway marked down (its host gone: 2 checks missed, ~2-3 s) gets its browsers' WebSockets closed here
+    # (on-marked-down shutdown-sessions): a killed process's sockets close by themselves (its kernel sends FIN), but
+    # for a host that vanishes (power, network) HAProxy would otherwise hold them open toward a host that never answers,
+    # and the browser would never learn that its gateway is gone (docs/scale-out.md "A gateway host that does not come back")
+    # With gateway i down, its tokens go to the others (backup): they know no such session, except the page's logout
+    # of it, answered with the calls another gateway ended for it (docs/scale-out.md)
+    local j
     for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '\nbackend g%d\n  server g%d %s\n' "$i" "$i" "$(gateway_http_target "$i")"
+      # (each server's state is the one checked in backend any: track, no second health check per gateway)
+      printf '\nbackend g%d\n  server g%d %s track any/g%d on-marked-down shutdown-sessions\n' "$i" "$i" "$(gateway_http_target "$i")" "$i"
+      for ((j = 1; j <= LAB_GATEWAYS; j++)); do
+        ((j == i)) || printf '  server g%d %s track any/g%d backup\n' "$j" "$(gateway_http_target "$j")" "$j"
+      done
     done
     printf '\nfrontend stats\n  bind %s\n  stats enable\n  stats uri /\n' "$LAB_HAPROXY_STATS"
   } >"$1"
@@ -322,8 +344,10 @@ hosts_start_gateway() {
   mapfile -t extra < <(gateway_extra_args)
   # only HAProxy's X-Forwarded-For is believed: the client's address for the per-address login limits and the
   # host-only endpoints; the token prefix tells HAProxy which gateway holds a session
+  # the gateway failover (docs/scale-out.md): a lease, the calls' dialogs and the registrations in Redis database 0
   ((LAB_GATEWAYS > 1)) && front=(--lab.api.token-prefix="g$i." --server.forward-headers-strategy=native
-    "--server.tomcat.remoteip.internal-proxies=${LAB_HOSTS_HAPROXY_ADDR//./\\.}")
+    "--server.tomcat.remoteip.internal-proxies=${LAB_HOSTS_HAPROXY_ADDR//./\\.}" --lab.failover.redis="$LAB_REDIS"
+    --lab.failover.gateway-id="gw$i")
   # every gateway's SIP port is the same: its rtpengine sessions get a prefix of its own (gw<i>-), so that each
   # one's list, reconciler and cleanup see only its own calls on the shared relays. rtpengine has one DTMF log
   # destination: the first gateway's (docs/scale-out.md).
@@ -372,7 +396,7 @@ hosts_start_all() {
   local i
   hosts_setup || return 1
   hosts_addresses
-  if ((LAB_RELAYS > 1)); then start_redis || return 1; fi
+  if hosts_need_redis; then start_redis || return 1; fi
   for ((i = 1; i <= LAB_RELAYS; i++)); do start_relay "$i" || return 1; done
   hosts_start_ims && hosts_start_gateways && hosts_start_ues
 }
@@ -400,7 +424,8 @@ scale_print() {
 # behind HAProxy, each configuration's components on hosts of their own (network namespaces on the lab bridge, as
 # `./lab up --gateways/--relays`), inside one private namespace: first a capacity sweep (constant-rate steps up to
 # the first failing one, setup-rate --sustained's criterion), then the same MO load on both (the last relay's
-# host dies mid-run when R > 1: its standby carries its calls on); harness/bench/scale-out.mjs measures each and writes
+# host dies mid-run when R > 1: its standby carries its calls on; then, when G > 1, the last gateway's host dies: a live
+# gateway ends its calls from Redis); harness/bench/scale-out.mjs measures each and writes
 # out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
   local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
@@ -461,7 +486,9 @@ cmd_bench_scale_out() {
     ((rc == 0)) && run_foreground "bench-$cfg" $((calls / cps + duration + 120)) env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
       node "$ROOT/harness/bench/scale-out.mjs" phase "${common[@]}" \
       --users "$LAB_RUN_DIR/users.txt" --calls "$calls" --cps "$cps" --duration "$duration" \
-      $( ((r > 1)) && echo --kill "$(relay_name "$r")" --kill-vrrp "vrrp$r" --kill-host "$(host_ns "relay$r")" --ims-host "$(host_ns ims)") || rc=1
+      $( ((r > 1)) && echo --kill "$(relay_name "$r")" --kill-vrrp "vrrp$r" --kill-host "$(host_ns "relay$r")" --ims-host "$(host_ns ims)") \
+      $( ((g > 1)) && echo --kill-gateway "$(gateway_name "$g")" --kill-gateway-host "$(host_ns "gw$g")" --kill-gateway-index "$g" \
+        --ue-log "$LAB_LOGDIR/sipp-uas-ue1-messages.log") || rc=1
     procs_cleanup
     mv "$LAB_PIDS" "$dir/pids" # the next configuration's CPU sampler must not follow this one's pids
     ((rc == 0)) || break

@@ -26,3 +26,11 @@ jssip="$harness/node_modules/jssip"
   --platform=browser --log-level=warning --outfile="$public/vendor/jssip.min.js"
 cp "$jssip/LICENSE.md" "$public/vendor/jssip.LICENSE.md"
 echo "vendor.sh: jssip $(node -p "require('$jssip/package.json').version") -> webclient/public/vendor/jssip.min.js"
+# MD5 over raw octets for IMS-AKA digest (webclient/public/ims-aka.js: RFC 3310's password is RES as octets; WebCrypto
+# has no MD5 and JsSIP's calculateMD5 UTF-8-encodes its input): @noble/hashes' md5, bundled as one ES module.
+noble="$harness/node_modules/@noble/hashes"
+[[ -f "$noble/legacy.js" ]] || { echo "vendor.sh: $noble/legacy.js not found (npm ci in harness/)" >&2; exit 1; }
+"$harness/node_modules/.bin/esbuild" "$noble/legacy.js" --bundle --format=esm --minify --platform=browser --log-level=warning \
+  --outfile="$public/vendor/noble-legacy.js"
+cp "$noble/LICENSE" "$public/vendor/noble-hashes.LICENSE"
+echo "vendor.sh: @noble/hashes $(node -p "require('$noble/package.json').version") -> webclient/public/vendor/noble-legacy.js"

@@ -176,7 +176,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     page,
     kind: browser.kind,
     logFile,
-    login: (user, password) => invoke('login', user, password),
+    login: (user, password, ims) => invoke('login', user, password, ims),
     logout: () => invoke('logout'),
     call: (to, opts = {}) => invoke('call', to, opts),
     answer: (callId, opts = {}) => invoke('answer', callId, opts),

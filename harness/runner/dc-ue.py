@@ -482,7 +482,7 @@ class Ue(asyncio.DatagramProtocol):
         sess, media = sections(req.body)
         dc_lines = next((dcmap_lines_of(m) for m in media if is_dc(m)), [])
         text_lines = next((m for m in media if m[0].startswith("m=text ")), [])
-        out(event="incoming", callId=c.id, frm=uri_of(req.get("from")), dcmap=dc_lines, iceLite="a=ice-lite" in sess,
+        out(event="incoming", callId=c.id, frm=uri_of(req.get("from")), pai=req.list("p-asserted-identity"), dcmap=dc_lines, iceLite="a=ice-lite" in sess,
             audio=any(m[0].startswith("m=audio ") for m in media), application=any(is_dc(m) for m in media), text=text_lines)
         self.send(self.respond(req, 100, "Trying"), addr)
         try:

@@ -12,7 +12,10 @@
 // c=IN IP6 (and nothing IPv4) in the SDP its UE saw, and only IPv4 in the browser's (report: calls[].ip_families).
 // LAB_CLIENT=sip-ws (./lab demo --client sip-ws): the page is a WIC using Gm instead (SIP over WebSocket to the light
 // core's eP-CSCF with the gateway's access token, docs/ims-sim.md "eP-CSCF for WICs using Gm"), as user ivan; the
-// calls' media counters come from rtpengine itself (relay-info.mjs), the gateway knowing nothing of them.
+// calls' media counters come from rtpengine itself (relay-info.mjs), the gateway knowing nothing of them. With
+// LAB_IMS=3gpp the eP-CSCF is the 3GPP core's P-CSCF and the page registers itself by IMS-AKA over the WebSocket
+// (its K/OPc given as login input): report.registration.sip_flow is the page's own REGISTER flow (401 AKAv1-MD5,
+// the answer, 200), report.registration.bearer what it sent: every request must carry the access token.
 // Audio check (docs/media.md): the browser's fake microphone plays a known multi-tone, the UE echoes
 // it, and every call must give the tones back (media.audio in report.json; the recording as a WAV).
 import fs from 'node:fs';
@@ -21,13 +24,14 @@ import { launchBrowser, openClient } from './browser.mjs';
 import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { oneCallPorts, relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
-import { gatewayUrl, logDir, outDir, passwordOf } from '../kit/env.mjs';
+import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
 import { callEntry, writeDemoReport } from './report.mjs';
 import { relayCallInfo, relayCalls } from './relay-info.mjs';
 import { moCall, mtCall } from './scenario.mjs';
 import { inviteSdpSeenByUe, responseSdpSeenByUe } from './testkit.mjs';
 import { TEST_TONES_HZ, wavBytes, writeTestSignal } from './test-signal.mjs';
+import { bearerOnEveryRequest, recordWicWire, registerFlow, simSettings, wicWire } from './wic-wire.mjs';
 
 const SIP_WS = process.env.LAB_CLIENT === 'sip-ws';
 const USER = SIP_WS ? 'ivan' : 'alice';
@@ -63,18 +67,22 @@ async function main() {
   const client = await openClient(browser, { name: `demo-${USER}`, rawAudio: true, url: `${gatewayUrl()}/${SIP_WS ? '?client=sip-ws' : ''}` });
   const where = process.env.LAB_BROWSER_NS ? `network namespace ${process.env.LAB_BROWSER_NS}` : 'the runner\'s network namespace';
   log(`web client loaded in headless ${browser.version} (${where})`);
-  const { token } = await client.login(USER, passwordOf(USER));
-  log(SIP_WS ? `logged in ${USER}: the page registered itself over SIP over WebSocket with the gateway's access token`
+  // the 3GPP core challenges the WIC with IMS-AKA: the page is given the subscriber's SIM settings, as a softphone's
+  const sim = SIP_WS && ims.aka ? simSettings(labRoot(), `${USER}@${LAB.LAB_IMS_DOMAIN}`) : null;
+  if (SIP_WS) await recordWicWire(client);
+  const { token } = await client.login(USER, passwordOf(USER), sim);
+  log(SIP_WS ? `logged in ${USER}: the page registered itself over SIP over WebSocket with the gateway's access token${sim ? ' and IMS-AKA' : ''}`
     : `logged in ${USER} (registered with IMS)`);
   const reg = SIP_WS ? null : (await gw.currentSession(token).catch(() => null))?.registration ?? null;
-  const registration = SIP_WS ? { user: USER, auth: 'web (access token, TS 24.371 §6)', impi: null, impu: `sip:${USER}@${LAB.LAB_IMS_DOMAIN}`, sip_flow: [] }
+  const registration = SIP_WS ? { user: USER, auth: sim ? 'AKAv1-MD5' : 'web (access token, TS 24.371 §6)', impi: sim?.impi ?? null,
+    impu: `sip:${USER}@${LAB.LAB_IMS_DOMAIN}`, sip_flow: sim ? registerFlow(await wicWire(client)) : [] }
     : reg && { user: USER, auth: reg.auth, impi: reg.impi ?? null, impu: reg.impu ?? null, sip_flow: reg.sipFlow ?? [] };
   const callInfo = SIP_WS ? (id) => relayCallInfo(id) : (id) => gw.callInfo(token, id);
   log(`registration (${registration?.auth ?? '?'}): ${(registration?.sip_flow ?? []).join(', ')}`);
 
   const results = [];
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain, volte or 3gpp)`);
-  if (SIP_WS && (process.env.LAB_IMS || 'plain') !== 'plain') throw new Error('--client sip-ws runs on the light core with its plain UEs only (the eP-CSCF is there)');
+  if (SIP_WS && ims.preconditions) throw new Error('--client sip-ws runs with the plain UEs only (no preconditions in the WIC)');
   const ueEnv = codec && UE_CODECS.includes(codec) ? { UE_CODEC: codec } : {};
   const audio = { tones: TEST_TONES_HZ };
   log(browser.kind === 'firefox' ? `browser microphone: WebAudio oscillators at ${TEST_TONES_HZ.join(' + ')} Hz (the same tones as ${path.basename(signal)}), voice processing off`
@@ -86,6 +94,11 @@ async function main() {
 
   const left = SIP_WS ? await relayLeft(5000) : await gw.waitNoSessions(5000);
   log(`rtpengine sessions left: ${left.count}`);
+  // the WIC's every request carried the access token (RFC 8898), as it went onto the WebSocket
+  if (SIP_WS) {
+    registration.bearer = bearerOnEveryRequest(await wicWire(client));
+    log(`requests the WIC sent: ${registration.bearer.requests} (${registration.bearer.methods.join(', ')}), without a Bearer token: ${registration.bearer.missing.length}`);
+  }
   await client.logout().catch((e) => log(`logout: ${e.message}`));
   const browserInfo = { kind: browser.kind, version: browser.version, netns: process.env.LAB_BROWSER_NS ?? null };
   await browser.close();
@@ -121,7 +134,7 @@ async function main() {
     }
   }
   // --ims 3gpp: the gateway must have registered by IMS-AKA: challenged (401 AKAv1-MD5), answered, 200
-  const akaProblem = ims.aka ? akaRegistrationProblem(registration) : null;
+  const akaProblem = (ims.aka ? akaRegistrationProblem(registration) : null) ?? (SIP_WS ? bearerProblem(registration.bearer) : null);
   const ok = calls.every((c) => c.ok) && left.count === 0 && !akaProblem;
   const report = {
     tool: 'lab demo',
@@ -246,6 +259,11 @@ async function relayLeft(timeoutMs) {
 }
 
 // What is wrong with the gateway's IMS-AKA registration flow (null: challenged with AKAv1-MD5, answered, 200).
+function bearerProblem(b) {
+  if (!b || b.requests === 0) return 'the WIC sent no request (none recorded)';
+  return b.missing.length ? `requests without the access token: ${b.missing.join('; ')}` : null;
+}
+
 function akaRegistrationProblem(reg) {
   if (!reg) return 'no registration status from the gateway';
   if (reg.auth !== 'AKAv1-MD5') return `authenticated by ${reg.auth}, not AKAv1-MD5`;

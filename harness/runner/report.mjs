@@ -132,6 +132,7 @@ ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).joi
 ${delayTable(report.calls)}
 ${audioTable(report.calls)}
 ${report.registration ? `<p>gateway registration of ${esc(report.registration.user)} (${esc(report.registration.auth)}${report.registration.impi ? `, IMPI ${esc(report.registration.impi)}, IMPU ${esc(report.registration.impu)}` : ''}): ${esc((report.registration.sip_flow ?? []).join(' → '))}</p>` : ''}
+${report.registration?.bearer ? `<p>requests the WIC sent: ${report.registration.bearer.requests} (${esc(report.registration.bearer.methods.join(', '))}); without the access token (Authorization: Bearer): ${esc(report.registration.bearer.missing.length ? report.registration.bearer.missing.join('; ') : 'none')}</p>` : ''}
 <h2>Browser packets per second (getStats, 1 s)</h2>
 <div class="box"><canvas id="pps"></canvas></div>
 <script type="application/json" id="series">${scriptSafe(JSON.stringify(series))}</script>

@@ -15,6 +15,7 @@ import { outDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { DC_UE, chatBothWays, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
 import * as gw from '../runner/gateway.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'kate';
 const N = 20; // messages each way per call
@@ -138,6 +139,8 @@ for (const kind of ['chromium', 'firefox']) {
         assert.ok(incoming.dcmap.includes('a=dcsa:1000 3gpp-req-app:org.lab.chat'), `the INVITE's SDP lacks the a=dcsa 3gpp-req-app line: ${incoming.dcmap}`);
         assert.ok(incoming.iceLite, 'the INVITE\'s SDP does not say a=ice-lite (the endpoint is ICE-lite toward IMS)');
         assert.equal(incoming.audio, true, 'the INVITE has no audio m-line beside the data channel');
+        await assertFarUeAssertedIdentity({ token, callId, invite: (incoming.pai ?? []).map((v) => `P-Asserted-Identity: ${v}`).join('\r\n'),
+          where: `the INVITE at ${DC_UE} (its P-Asserted-Identity headers: ${JSON.stringify(incoming.pai)})` });
         await client.waitFor('answered', callId, 10000);
         await exchange(t, kind, 'MO', client, token, callId, mark, 'browser', { holdResume: true });
       });

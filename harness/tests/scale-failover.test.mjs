@@ -8,6 +8,12 @@
 //     (VRRP) and carries its calls on; the other relay's call is untouched. The standby has the calls' media and keys
 //     but no ICE state (rtpengine keeps none in Redis): the browser's consent checks go unanswered until the page
 //     restarts ICE (lab-client, when its ICE connection turns 'disconnected'); a kept call must have them answered.
+//  2. a gateway host dies under a browser's call (its JVM SIGKILLed, its namespace deleted): HAProxy closes the
+//     browser's WebSocket, another gateway ends the call toward IMS from the dialog the dead one kept in Redis (BYE
+//     at the UE with the dialog's Call-ID and tags, the relay session deleted), and the browser logs in again
+//     through HAProxy on the live gateway: its logout of the dead session tells it the call ended (gateway-failed),
+//     and the new REGISTER removes the dead gateway's contact: the registrar holds exactly one binding for the
+//     user, the live gateway's.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +23,7 @@ import { labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { captureOn, datagrams, flowAcross, killHost, mediaOf, outcome, stunAnswers } from '../kit/failover.mjs';
 import { downHostsLayout, HOSTS_ENTRY, hostAddr, hostNs, sessionIdentities, upHostsLayout } from '../kit/hosts-layout.mjs';
 import { listCalls } from '../kit/ng.mjs';
+import { headers, rawUe, register, statusOf } from '../kit/sip-ue.mjs';
 import { sleep } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
@@ -31,16 +38,20 @@ const RELAYS = [1, 2].map((i) => ({ i, name: i === 1 ? 'rtpengine' : `rtpengine$
 const ENTRY = HOSTS_ENTRY;
 const GAP_LIMIT_MS = 3000;
 let layout = null;
+let browser = null; // one browser for both cases (each has a page of its own): its start counted once
 
 before(async () => {
   layout = await upHostsLayout({ root, run: RUN, name: 'scale-failover', log: path.join(logDir(), 'scale-failover.log') });
+  browser = await launchBrowser({ netns: null, extraOrigins: [ENTRY] });
 });
 
 // SIGTERM: the layout's supervisor stops its components newest first and deletes the namespaces
-after(async () => { await downHostsLayout(layout); });
+after(async () => {
+  await browser?.close();
+  await downHostsLayout(layout);
+});
 
 test(titled('a relay host dies under two calls: its standby takes its address and its calls over, every call kept with media, gap < 3 s'), { timeout: 120000 }, async () => {
-  const browser = await launchBrowser({ netns: null, extraOrigins: [ENTRY] });
   const client = await openClient(browser, { name: `scale-failover-relay-${BROWSER}`, url: `${ENTRY}/` });
   const capClient = await captureOn(null, 'failover-relay-client', 'udp and portrange 30000-30999');
   const capIms = await captureOn(NS('ims'), 'failover-relay-ims', 'udp and portrange 30000-30999');
@@ -105,13 +116,96 @@ test(titled('a relay host dies under two calls: its standby takes its address an
   } finally {
     for (const id of ids) await client.hangup(id).catch(() => {});
     await client.logout().catch(() => {});
-    await browser.close();
+    await client.close();
     await capClient.stop().catch(() => {});
     await capIms.stop().catch(() => {});
   }
   // the killed relay's calls were deleted through its address, now on the standby: nothing left anywhere
-  await sleep(1500);
-  const left = [];
-  for (const r of RELAYS) left.push(...(await listCalls(`${r.addr}:${NG_PORT}`)).filter((c) => ids.some((id) => c.endsWith(id))));
+  // (asked until none is left, at most 3 s: the gateways' deletes go on their release thread)
+  let left = [];
+  for (const until = Date.now() + 3000; ; await sleep(250)) {
+    left = [];
+    for (const r of RELAYS) left.push(...(await listCalls(`${r.addr}:${NG_PORT}`)).filter((c) => ids.some((id) => c.endsWith(id))));
+    if (!left.length || Date.now() > until) break;
+  }
   assert.deepEqual(left, [], `sessions left on the relays after the hangups: ${left.join(' ')}`);
+});
+
+// The UE's view of a call: the requests of the dialog CALL_ID that reached ue1 (its SIPp message log), e.g. the BYE.
+function requestsAtUe(log, callId) {
+  if (!fs.existsSync(log)) return [];
+  return fs.readFileSync(log, 'latin1').split(/\r?\n(?=[A-Z]+ sip:|SIP\/2\.0 )/)
+    .filter((m) => /^[A-Z]+ sip:/.test(m) && new RegExp(`^Call-ID:\\s*${callId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(m));
+}
+
+// The registrar's bindings of USER, as its 2xx lists them (RFC 3261 §10.3 step 8): a REGISTER from the client host
+// that removes a contact never bound (Expires: 0), so it changes nothing and the answer lists what is bound.
+async function bindingsOf(user) {
+  const ue = await rawUe(LAB.LAB_HOSTS_CLIENT_ADDR, { target: `${LAB.LAB_HOSTS_IMS_ADDR}:${LAB.LAB_PCSCF.split(':').at(-1)}` });
+  try {
+    const res = await register(ue, user, { expires: 0, contact: `<sip:probe-${process.pid}@${LAB.LAB_HOSTS_CLIENT_ADDR}:${ue.port}>` });
+    assert.equal(statusOf(res), 200, `the registrar's answer to a binding query for ${user}: ${res?.split('\r\n')[0] ?? 'none in 3 s'}`);
+    return headers(res, 'Contact').flatMap((h) => h.split(/,(?=\s*<)/)).map((c) => c.trim()).filter((c) => c && !c.includes('probe-'));
+  } finally {
+    ue.close();
+  }
+}
+
+test(titled('a gateway host dies under a call: another gateway ends it cleanly from Redis, the browser logs in again there, one registration'), { timeout: 90000 }, async () => {
+  const client = await openClient(browser, { name: `scale-failover-gateway-${BROWSER}`, url: `${ENTRY}/` });
+  const ueLog = path.join(RUN, 'logs', 'sipp-uas-ue1-messages.log');
+  try {
+    await client.login('erin', passwordOf('erin'));
+    const token = await client.token();
+    const g = Number(/^g(\d+)\./.exec(token)?.[1]);
+    assert.ok(g === 1 || g === 2, `the session's token names its gateway (g1. or g2.): ${token.slice(0, 4)}…`);
+    const survivor = g === 1 ? 2 : 1;
+    const before = await bindingsOf('erin');
+    assert.equal(before.length, 1, `erin has one binding before the kill: ${JSON.stringify(before)}`);
+    const id = await client.call('ue1');
+    await client.waitFor('answered', id, 15000);
+    await waitReceiving(client, id);
+    const relayOf = await Promise.all(RELAYS.map(async (r) => (await listCalls(`${r.addr}:${NG_PORT}`).catch(() => [])).some((c) => c.endsWith(id))));
+    assert.ok(relayOf.some(Boolean), `the call ${id} has a session on a relay before the kill`);
+
+    const kill = await killHost(path.join(RUN, 'pids'), [g === 1 ? 'gateway' : `gateway${g}`], NS(`gw${g}`));
+    let wsClosedMs = null;
+    let bye = null;
+    let byeMs = null;
+    while (Date.now() - kill.at < 15000 && (wsClosedMs === null || bye === null)) {
+      if (wsClosedMs === null && await client.page.evaluate(() => window.labClient.ws === null)) wsClosedMs = Date.now() - kill.at;
+      if (bye === null) {
+        bye = requestsAtUe(ueLog, id).find((m) => m.startsWith('BYE ')) ?? null;
+        if (bye) byeMs = Date.now() - kill.at;
+      }
+      await sleep(100);
+    }
+    const left = [];
+    for (const r of RELAYS) left.push(...(await listCalls(`${r.addr}:${NG_PORT}`).catch(() => [])).filter((c) => c.endsWith(id)));
+    const t0 = Date.now();
+    await client.login('erin', passwordOf('erin'));
+    const reloginMs = Date.now() - t0;
+    const newToken = await client.token();
+    const pageCall = (await client.calls()).find((c) => c.callId === id);
+    const after = await bindingsOf('erin');
+    const report = { browser: BROWSER, killed: { gateway: g, host: NS(`gw${g}`), pids: kill.pids, at: kill.at }, call: id,
+      websocketClosedMs: wsClosedMs, byeAtUeMs: byeMs, byeReason: bye ? headers(bye.replace(/\r?\n/g, '\r\n'), 'Reason')[0] ?? null : null,
+      relaySessionsLeft: left, pageCall: { state: pageCall?.state ?? null, reason: pageCall?.reason ?? null }, reloginMs, newGateway: Number(/^g(\d+)\./.exec(newToken)?.[1]), bindingsBefore: before, bindingsAfter: after };
+    fs.writeFileSync(path.join(outDir(), `scale-failover-gateway-kill-${BROWSER}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`gateway ${g} killed: WebSocket closed after ${wsClosedMs} ms, BYE at ue1 after ${byeMs} ms (${report.byeReason}), relay sessions left ${left.length}; the page's call ${report.pageCall.state} (${report.pageCall.reason}); login again ${reloginMs} ms on gateway ${report.newGateway}; erin's bindings ${after.length}: ${after.join(' ')}`);
+
+    assert.ok(wsClosedMs !== null, `the browser's WebSocket to the dead gateway ${g} was still open 15 s after the kill: HAProxy must close it`);
+    assert.ok(bye, `no BYE for call ${id} reached ue1 within 15 s of gateway ${g}'s death: the call would be an orphan at the IMS (${ueLog})`);
+    assert.match(bye, /^Reason:.*cause=503/mi, `the BYE says why (Reason: SIP;cause=503): ${bye.split(/\r?\n/).slice(0, 12).join(' | ')}`);
+    assert.deepEqual(left, [], `relay sessions of the dead gateway's call left after its BYE: ${left.join(' ')}`);
+    assert.deepEqual(report.pageCall, { state: 'ended', reason: 'gateway-failed' },
+      `the page learns at its next login (its logout of the dead session, answered by the live gateway) that the call ended and why: ${JSON.stringify(report.pageCall)}`);
+    assert.equal(report.newGateway, survivor, `the login after the kill lands on the live gateway ${survivor}: token ${newToken?.slice(0, 4)}…`);
+    const survivorAddr = host(LAB.LAB_HOSTS_GW_BASE, survivor);
+    assert.equal(after.length, 1, `erin must have exactly one binding at the registrar after the login on gateway ${survivor} (the dead gateway's removed): ${JSON.stringify(after)}`);
+    assert.ok(after[0].includes(`@${survivorAddr}:`), `erin's one binding is the live gateway's (${survivorAddr}): ${after[0]}`);
+  } finally {
+    await client.logout().catch(() => {});
+    await client.close();
+  }
 });

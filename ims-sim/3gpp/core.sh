@@ -6,7 +6,7 @@
 #   . ims-sim/3gpp/core.sh
 #   ims3_resolv "$logdir" && ims3_up "$logdir" || { echo "$IMS3_ERROR"; ims3_down; }
 #   ... ; ims3_down
-# Logs: <logdir>/{dnsmasq,mariadb,hss,scscf,icscf,pcscf}.log; state under <logdir>/run/.
+# Logs: <logdir>/{dnsmasq,mariadb,hss,mf,scscf,icscf,pcscf}.log; state under <logdir>/run/.
 IMS3_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=env.sh
 . "$IMS3_HERE/env.sh"
@@ -62,6 +62,9 @@ ims3_peer_open() { grep -q "STATE_OPEN'.*'$2.$IMS3_DOMAIN'" "$1/hss.log"; }  # L
 ims3_start_dns() { ims3_start dnsmasq "$1" "$IMS3_HERE/start-dns.sh" "$1/run/dns"; }
 ims3_start_db() { ims3_start mariadb "$1" "$IMS3_HERE/start-db.sh" "$1/run/db"; }
 ims3_start_hss() { ims3_start hss "$1" "$IMS3_HERE/start-hss.sh" "$1/run/hss"; }
+# the MF of the bootstrap data channel (dcsf/mf.py on aiortc, docs/datachannel.md "Bootstrap")
+ims3_start_mf() { ims3_start mf "$1" "$IMS3_MF_PYTHON" "$IMS3_HERE/dcsf/mf.py" --listen "$IMS3_ADDR:$IMS3_MF_PORT" --media-addr "$IMS3_ADDR"; }
+ims3_mf_ready() { grep -q "mf: ready" "$1/mf.log"; }  # LOGDIR
 ims3_start_cscf() { ims3_start "$2" "$1" "$IMS3_HERE/start-cscf.sh" "$2" "$1/run/$2"; }  # LOGDIR ROLE
 
 # ims3_up LOGDIR — everything, in order, each waited for; on failure IMS3_ERROR says which part
@@ -74,6 +77,13 @@ ims3_up() {
   ims3_wait 60 ims3_db_ready || { IMS3_ERROR="MariaDB not ready (see $l/mariadb.log)"; return 1; }
   ims3_start_hss "$l"
   ims3_wait 15 ims3_hss_ready "$l" || { IMS3_ERROR="HSS not ready (see $l/hss.log)"; return 1; }
+  # the MF needs the harness's venv (aiortc); without it the S-CSCF's DCSF route finds no MF and calls go on unchanged
+  if [[ -x $IMS3_MF_PYTHON ]]; then
+    ims3_start_mf "$l"
+    ims3_wait 15 ims3_mf_ready "$l" || { IMS3_ERROR="MF not ready (see $l/mf.log)"; return 1; }
+  else
+    echo "ims3: the MF (bootstrap data channel) is not started: $IMS3_MF_PYTHON is missing (./lab builds it: build_pyenv)" >&2
+  fi
   for role in scscf icscf pcscf; do ims3_start_cscf "$l" "$role"; done
   for role in scscf icscf pcscf; do
     ims3_wait 15 ims3_sip_ready "$role" || { IMS3_ERROR="$role does not answer SIP (see $l/$role.log)"; return 1; }

@@ -26,5 +26,16 @@ IMS3_AUTHBAN_SECONDS="${IMS3_AUTHBAN_SECONDS:-60}"
 # Empty: IPv4 only.
 IMS3_GM6_ADDR="${IMS3_GM6_ADDR:-}"
 IMS3_DB_PORT="${IMS3_DB_PORT:-$(ims3_table LAB_IMS3_DB_PORT)}"         # MariaDB, I-CSCF tables only
+# The MF of the bootstrap data channel (dcsf/mf.py, docs/datachannel.md "Bootstrap"): its HTTP interface for the
+# S-CSCF's DCSF route, and the Python with aiortc it runs on (the harness's venv, ./lab builds it: build_pyenv).
+IMS3_MF_PORT="${IMS3_MF_PORT:-$(ims3_table LAB_IMS3_MF_PORT)}"
+IMS3_MF_PYTHON="${IMS3_MF_PYTHON:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/out/pyenv/bin/python}"
 IMS3_DNS_PORT="${IMS3_DNS_PORT:-53}"         # resolv.conf has no port: 53 whenever Kamailio uses it
 IMS3_SUBSCRIBERS="${IMS3_SUBSCRIBERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/subscribers.txt}"
+# eP-CSCF for WICs using Gm (kamailio/pcscf-wic.cfg; start-cscf.sh): off unless IMS3_WIC_KEY_FILE is set (./lab does,
+# harness/lib/ims3gpp.sh). ws on IMS3_ADDR:IMS3_WS_PORT; wss on IMS3_WSS_ADDR:IMS3_WSS_PORT when IMS3_WSS_ADDR is set.
+IMS3_WIC_KEY_FILE="${IMS3_WIC_KEY_FILE:-}"
+IMS3_WS_PORT="${IMS3_WS_PORT:-$(ims3_table LAB_PCSCF_WS_PORT)}"
+IMS3_WSS_ADDR="${IMS3_WSS_ADDR:-}"
+IMS3_WSS_PORT="${IMS3_WSS_PORT:-$(ims3_table LAB_PCSCF_WSS_PORT)}"
+IMS3_RTPENGINE_NG="${IMS3_RTPENGINE_NG:-$(ims3_table LAB_RTPENGINE_NG)}"

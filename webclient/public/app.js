@@ -84,7 +84,9 @@ $('login-form').addEventListener('submit', act(async () => {
   $('login-btn').disabled = true;
   $('reg-state').textContent = 'Registering…';
   try {
-    await client.login($('login-user').value.trim(), $('login-password').value);
+    // SIP over WebSocket: the IMS-AKA settings, when given (sip-ws-client.js)
+    const ims = SIP_WS ? { impi: $('login-impi').value.trim(), k: $('login-k').value.trim(), opc: $('login-opc').value.trim() } : undefined;
+    await client.login($('login-user').value.trim(), $('login-password').value, ims);
     $('login-password').value = '';
   } finally {
     $('login-btn').disabled = false;
@@ -94,6 +96,7 @@ $('login-form').addEventListener('submit', act(async () => {
 $('logout-btn').addEventListener('click', act(() => client.logout()));
 // the way this page signs in: the gateway (JSON over its WebSocket) or SIP over WebSocket to the eP-CSCF (a reload)
 $('login-client').value = SIP_WS ? 'sip-ws' : 'gateway';
+$('login-ims').hidden = !SIP_WS;
 $('login-client').addEventListener('change', () => {
   const url = new URL(location.href);
   if ($('login-client').value === 'sip-ws') url.searchParams.set('client', 'sip-ws'); else url.searchParams.delete('client');

@@ -80,6 +80,12 @@ export class LabClient extends EventTarget {
       if (token) {
         const res = await fetch('/api/v1/sessions/current', { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
         status = res.status;
+        // the session's gateway died and another one ended its calls (docs/scale-out.md, gateway failover): 200 with
+        // {ended: [{callId, reason}]}; each call ends here as if its `ended` had come on the WebSocket
+        if (status === 200) {
+          const body = await res.json().catch(() => ({}));
+          for (const e of Array.isArray(body.ended) ? body.ended : []) this.#handle({ type: 'ended', callId: e.callId, reason: e.reason });
+        }
       }
     } finally {
       ws?.close(1000, 'logout');
@@ -629,6 +635,11 @@ export class LabClient extends EventTarget {
   // A call's real-time text: {state, sent, received, shownReceived, messagesSent, messagesReceived}; null without.
   realTimeText(callId) {
     return this.#calls.get(callId)?.text?.summary() ?? null;
+  }
+
+  // The RTCDataChannel of a call's channel `label`, or null (bootstrap.js speaks HTTP on the bootstrap channel).
+  dataChannel(callId, label) {
+    return this.#calls.get(callId)?.dc?.channels.find((c) => c.label === label)?.ch ?? null;
   }
 
   // A call's data channels: per channel state, messages and bytes each way, delays (null: the call has none).

@@ -6,6 +6,8 @@
 // automation (window.labClient, harness/runner/browser.mjs) drive either; events carry the same names
 // (`incoming`, `ringing`, `answered`, `ended`, ...), made from SIP instead of the gateway's JSON.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
+import { AkaSocket } from './aka-socket.js';
+import { hexToBytes } from './ims-aka.js';
 
 const REGISTER_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
@@ -31,9 +33,21 @@ export class SipWsClient extends EventTarget {
   #sampler = null;
   #expiresAt = 0;
 
-  async login(user, password) {
+  // ims: the subscriber's IMS-AKA settings { impi, k, opc } (hex K/OPc, as a softphone's SIM settings; never from
+  // the gateway) when the core challenges with AKAv1-MD5 (the 3GPP core, TS 24.371 §6 "IMS authentication");
+  // without them the WIC relies on web authentication (the token alone, the light core).
+  async login(user, password, ims = null) {
     if (this.token) await this.logout();
     if (typeof JsSIP === 'undefined') throw this.#fail('login failed: the SIP stack (vendor/jssip.min.js) is not loaded');
+    let usim = null;
+    if (ims && (ims.impi || ims.k || ims.opc)) {
+      try {
+        if (!/^[^@\s]+@[^@\s]+$/.test(ims.impi ?? '')) throw new Error('the IMPI must be user@realm');
+        usim = { impi: ims.impi, k: hexToBytes(ims.k, 16, 'K'), opc: hexToBytes(ims.opc, 16, 'OPc') };
+      } catch (e) {
+        throw this.#fail(`login failed: ${e.message}`);
+      }
+    }
     const body = await this.#tokenRequest({ body: JSON.stringify({ user, password }), headers: { 'content-type': 'application/json' } });
     if (!body.wsUrl) throw this.#fail('login failed: the gateway names no eP-CSCF (lab.wic.ws-url)');
     this.user = user;
@@ -42,10 +56,23 @@ export class SipWsClient extends EventTarget {
     this.identity = body.impu;
     this.domain = body.domain;
     this.#setToken(body);
+    let socket = new JsSIP.WebSocketInterface(body.wsUrl);
+    let akaError = null;
+    if (usim) {
+      // JsSIP's authorization_jwt would overwrite the digest answer: the socket adds the token (aka-socket.js)
+      socket = new AkaSocket(socket, { ...usim, token: () => this.token,
+        onAka: ({ realm, ha1 }) => { this.#ua?.set('realm', realm); this.#ua?.set('ha1', ha1); this.#emit({ type: 'aka-challenge', realm }); },
+        onAkaError: (why) => { akaError = why; this.#fail(`IMS-AKA: ${why}`); } });
+    }
     const ua = new JsSIP.UA({
-      sockets: [new JsSIP.WebSocketInterface(body.wsUrl)],
+      sockets: [socket],
       uri: body.impu,
-      authorization_jwt: `Bearer ${this.token}`,
+      ...(usim ? { authorization_user: usim.impi, ha1: '' } : { authorization_jwt: `Bearer ${this.token}` }),
+      // the 3GPP core's P-CSCF (Kamailio 5.6 ims_usrloc_pcscf) looks a UE up by an IP literal in its Via sent-by and
+      // refuses JsSIP's random "<token>.invalid" (RFC 7118 §5.2 allows either): TEST-NET-1's 192.0.2.1 (RFC 5737),
+      // never routed to (the eP-CSCF answers over the WebSocket, records the real address as received= and puts
+      // it in the Contact). JsSIP takes its Via host from contact_uri.
+      ...(usim ? { contact_uri: `sip:${Math.random().toString(36).slice(2, 10)}@192.0.2.1;transport=ws` } : {}),
       register: true,          // once the WebSocket is up (a REGISTER before that fails at once)
       session_timers: false,
       user_agent: 'lab-phone (JsSIP)',
@@ -61,7 +88,8 @@ export class SipWsClient extends EventTarget {
         ua.once('registrationFailed', (e) => {
           clearTimeout(timer);
           const r = e.response;
-          reject(new Error(r ? `the eP-CSCF answered ${r.status_code} ${r.reason_phrase}` : `REGISTER failed: ${e.cause}`));
+          const why = akaError ? ` (IMS-AKA: ${akaError})` : '';
+          reject(new Error(r ? `the eP-CSCF answered ${r.status_code} ${r.reason_phrase}${why}` : `REGISTER failed: ${e.cause}${why}`));
         });
         ua.start();
       });
@@ -255,7 +283,8 @@ export class SipWsClient extends EventTarget {
   #setToken(body) {
     this.token = body.accessToken;
     this.#expiresAt = Date.parse(body.expiresAt);
-    this.#ua?.set('authorization_jwt', `Bearer ${this.token}`);
+    // (with IMS-AKA the AkaSocket reads this.token for every request instead)
+    if (this.#ua?.get('authorization_jwt')) this.#ua.set('authorization_jwt', `Bearer ${this.token}`);
     clearTimeout(this.#refresh);
     const inMs = Math.max(1000, (this.#expiresAt - Date.now()) * REFRESH_AT);
     this.#refresh = setTimeout(async () => {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and fully qualified names of src/main.
  */
 class PackageDependenciesTest {
-    private static final List<String> ORDER = List.of("api", "call", "sip", "config", "media", "sdp", "net", "metrics");
+    private static final List<String> ORDER = List.of("api", "failover", "call", "sip", "config", "media", "sdp", "net", "metrics");
     private static final Pattern USE = Pattern.compile("org\\.webrtcims\\.gw\\.([a-z]+)\\.");
 
     @Test

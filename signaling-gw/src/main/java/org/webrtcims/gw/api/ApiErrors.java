@@ -9,6 +9,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
@@ -31,6 +32,15 @@ public class ApiErrors extends ResponseEntityExceptionHandler {
     @ExceptionHandler(ApiException.class)
     ResponseEntity<Object> api(ApiException e) {
         return body(e.status(), new HttpHeaders(), e.code(), e.getMessage());
+    }
+
+    /**
+     * The client went away while its response was being written (its connection reset: a browser closed, a gateway
+     * host's HAProxy cut it): nothing can be answered and it is no fault of the gateway, so one debug line, no trace.
+     */
+    @ExceptionHandler(AsyncRequestNotUsableException.class)
+    void clientGone(AsyncRequestNotUsableException e) {
+        log.debug("the client went away before its response was written: {}", e.getMessage());
     }
 
     /** Anything else: a bug of the gateway; logged with its stack trace once, the client only learns that. */

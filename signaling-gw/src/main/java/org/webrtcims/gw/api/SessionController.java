@@ -76,9 +76,23 @@ public class SessionController {
         return ResponseEntity.status(HttpStatus.CREATED).body(out);
     }
 
-    /** Logout by the bearer token. */
+    private volatile org.webrtcims.gw.call.FailoverNotes failoverNotes; // lab.failover.redis only (docs/scale-out.md)
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void setFailoverNotes(org.webrtcims.gw.call.FailoverNotes notes) { this.failoverNotes = notes; }
+
+    /**
+     * Logout by the bearer token. The token of a session whose gateway died (docs/scale-out.md, gateway failover):
+     * 200 with the calls another gateway ended for it, `{ended: [{callId, reason}]}`, once.
+     */
     @DeleteMapping("/current")
-    public ResponseEntity<Void> logoutCurrent(@RequestHeader(value = "Authorization", required = false) String auth) {
+    public ResponseEntity<?> logoutCurrent(@RequestHeader(value = "Authorization", required = false) String auth) {
+        org.webrtcims.gw.call.FailoverNotes notes = failoverNotes;
+        String token = Bearer.token(auth);
+        if (notes != null && token != null && sessions.byToken(token).isEmpty()) {
+            java.util.List<Map<String, String>> ended = notes.takeEnded(token);
+            if (!ended.isEmpty()) return ResponseEntity.ok(Map.of("ended", ended));
+        }
         BrowserSession s = Bearer.session(sessions, auth);
         sessions.logout(s.token());
         return ResponseEntity.noContent().build();

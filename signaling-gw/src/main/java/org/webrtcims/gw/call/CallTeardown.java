@@ -20,6 +20,7 @@ public class CallTeardown {
     private final CallMedia media;
     private final CallEventSink sink;
     private final CallRegistry registry;
+    private volatile DialogStore dialogs; // lab.failover.redis only (docs/scale-out.md)
 
     public CallTeardown(SipUserAgent ua, CallReplies replies, CallMedia media, CallEventSink sink,
                         CallRegistry registry) {
@@ -30,6 +31,9 @@ public class CallTeardown {
         this.registry = registry;
     }
 
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void setDialogStore(DialogStore dialogs) { this.dialogs = dialogs; }
+
     /** Marks the call ended, releases its media and tells the browser. Caller holds the call's lock. */
     void finish(Call c, String reason, Integer sipCode) {
         if (!c.end(reason)) return;
@@ -39,6 +43,8 @@ public class CallTeardown {
         media.release(c);
         sink.toBrowser(c.owner, CallMessages.of("ended", c.id, "reason", reason, "sipCode", sipCode));
         registry.retire(c);
+        DialogStore d = dialogs;
+        if (d != null) d.ended(c.id);
     }
 
     /** The call was answered: the meters count it (see {@link CallRegistry#answered}). */

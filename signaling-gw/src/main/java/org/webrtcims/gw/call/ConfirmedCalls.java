@@ -14,12 +14,16 @@ public class ConfirmedCalls {
     private final MediaStartWatch mediaStart;
     private final MaxCallLength maxLength;
     private final SessionTimers sessionTimers;
+    private volatile DialogStore dialogs; // lab.failover.redis only (docs/scale-out.md)
 
     public ConfirmedCalls(MediaStartWatch mediaStart, MaxCallLength maxLength, SessionTimers sessionTimers) {
         this.mediaStart = mediaStart;
         this.maxLength = maxLength;
         this.sessionTimers = sessionTimers;
     }
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void setDialogStore(DialogStore dialogs) { this.dialogs = dialogs; }
 
     /** MO: the 2xx to the gateway's INVITE confirmed the call; the session timer takes its interval from {@code ok}. */
     void mo(Call c, Response ok) {
@@ -38,5 +42,7 @@ public class ConfirmedCalls {
         c.markSetupDone();
         mediaStart.start(c);
         maxLength.start(c);
+        DialogStore d = dialogs;
+        if (d != null) d.confirmed(c.id, c.owner, c.localUser, c.dialog().sip());
     }
 }

@@ -105,6 +105,7 @@ public class MediaConfig {
         String browser = r.getBrowserInterface().isBlank() ? null : r.getBrowserInterface();
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
-        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, RtpEngineLegs.IceLite.parse(r.getIceLite()), imsIpv6(props)), prefix);
+        return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, RtpEngineLegs.IceLite.parse(r.getIceLite()), imsIpv6(props),
+                RtpEngineLegs.dtlsOnActpass(r.getDtlsOnActpass())), prefix);
     }
 }

@@ -31,6 +31,14 @@ public class RtpengineProperties {
     public void setImsAddressFamily(String v) { this.imsAddressFamily = v; }
     public String getIceLite() { return iceLite; }
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
+    /**
+     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
+     * default: rtpengine sends the ClientHello) or `passive` (the browser does, as soon as its ICE check succeeds).
+     * docs/media.md "DTLS role".
+     */
+    private String dtlsOnActpass = "active";
+    public String getDtlsOnActpass() { return dtlsOnActpass; }
+    public void setDtlsOnActpass(String v) { this.dtlsOnActpass = v; }
 
     /**
      * A confirmed call whose browser leg has carried no media toward IMS after this long is hung up

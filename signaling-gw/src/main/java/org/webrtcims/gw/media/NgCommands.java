@@ -68,7 +68,7 @@ final class NgCommands {
         Map<String, Object> cmd = sdpCommand(NgFlags.ANSWER, callId, fromTag, toTag, imsSdp);
         NgFlags.towardBrowser(cmd, injectDtmf);
         legs.fromIms(cmd, null);
-        cmd.put(NgFlags.DTLS, Objects.requireNonNull(dtlsRole, "dtlsRole"));
+        cmd.put(NgFlags.DTLS, legs.dtlsRole(Objects.requireNonNull(dtlsRole, "dtlsRole")));
         return cmd;
     }
 

@@ -2,6 +2,7 @@ package org.webrtcims.gw.media;
 
 import java.util.List;
 import java.util.Map;
+import org.webrtcims.gw.sdp.DtlsRole;
 
 /**
  * How rtpengine's two legs are set up (issue #17): its named interfaces (its `--interface=NAME/ADDR`) for the
@@ -10,9 +11,10 @@ import java.util.Map;
  * leg is IPv6 and the browser leg IPv4 (TS 23.334's IPv4/IPv6 interworking at the eIMS-AGW, issue #23): every SDP
  * rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS, IP4 toward the browser), since
  * `direction` alone does not switch families (rtpengine keeps the family of the SDP it was given when the recipient
- * is not known yet).
+ * is not known yet). dtlsOnActpass: rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (RFC 5763
+ * §5 lets the answerer pick; `active` by default, `passive` makes the browser the DTLS client: docs/media.md "DTLS role").
  */
-public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
+public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
     /** One unnamed interface, full ICE. */
     public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, IceLite.OFF);
     static final String IP4 = "IP4";
@@ -45,6 +47,27 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
             throw new IllegalArgumentException("name both rtpengine interfaces (browser and IMS) or neither");
         }
         java.util.Objects.requireNonNull(iceLite, "iceLite");
+        dtlsOnActpass = dtlsOnActpass(dtlsOnActpass);
+    }
+
+    /** `lab.rtpengine.dtls-on-actpass`: `active` (the default; null or empty too) or `passive`. */
+    public static String dtlsOnActpass(String v) {
+        String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (s) {
+            case "", "active" -> "active";
+            case "passive" -> "passive";
+            default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be active or passive, not '" + v + "'");
+        };
+    }
+
+    /** Both legs as given, rtpengine DTLS-active toward an `actpass` browser. */
+    public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
+        this(browserInterface, imsInterface, iceLite, imsIpv6, "active");
+    }
+
+    /** The ng `DTLS` role of an answer toward the browser: {@link DtlsRole#EITHER} (an `actpass` offer) as configured. */
+    String dtlsRole(String role) {
+        return DtlsRole.EITHER.equals(role) ? dtlsOnActpass : role;
     }
 
     /** Both legs in the same address family (IPv4). */

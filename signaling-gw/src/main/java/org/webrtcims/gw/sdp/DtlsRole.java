@@ -7,18 +7,22 @@ import java.util.regex.Pattern;
 public final class DtlsRole {
     private static final Pattern SETUP = Pattern.compile("(?m)^a=setup:(\\w+)\\s*$");
 
+    /** {@link #answering}'s answer to an `actpass` offer: either role will do, the relay's configuration chooses. */
+    public static final String EITHER = "actpass";
+
     private DtlsRole() { }
 
     /**
-     * rtpengine's role when it answers this browser offer (RFC 5763 §5): `active` for `actpass` (both
-     * would do; `passive` failed 4 of 6 tries here, see lab-notes), `passive` for `active`, `active` for
-     * `passive`, and `passive` when the offer has no a=setup (RFC 4145 §4.1: an offer's default is active).
+     * rtpengine's role when it answers this browser offer (RFC 5763 §5): {@link #EITHER} for `actpass` (the relay's
+     * configuration chooses: media/RtpEngineLegs, `lab.rtpengine.dtls-on-actpass`), `passive` for `active`, `active`
+     * for `passive`, and `passive` when the offer has no a=setup (RFC 4145 §4.1: an offer's default is active).
      */
     public static String answering(String offerSdp) {
         Matcher m = SETUP.matcher(offerSdp == null ? "" : offerSdp);
         if (!m.find()) return "passive";
         return switch (m.group(1).toLowerCase()) {
             case "active" -> "passive";
+            case "actpass" -> EITHER;
             default -> "active";
         };
     }

@@ -10,6 +10,7 @@ import javax.sip.header.CSeqHeader;
 import javax.sip.header.WWWAuthenticateHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -33,6 +34,8 @@ final class RegisterTransaction implements ResponseHandler {
     private final RegisterAuth.Exchange exchange;
     private final Function<Response, RegisterOk> okReader;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** A first REGISTER's stale contacts of a dead gateway, removed in the same request (ContactHandover). */
+    private final List<String> stale;
 
     /** {@code okReader}: reads what a 2xx granted (only called for a REGISTER with an expiry). */
     RegisterTransaction(SipUserAgent ua, SipRequests requests, GatewayMetrics metrics, Registration reg, int expires,
@@ -45,6 +48,8 @@ final class RegisterTransaction implements ResponseHandler {
         this.kind = expires == 0 ? "deregister" : reg.everRegistered() ? "refresh" : "initial";
         this.exchange = reg.auth.exchange();
         this.okReader = okReader;
+        ContactHandover h = requests.handover();
+        this.stale = h != null && "initial".equals(kind) ? h.staleContacts(reg.user) : List.of();
         done.whenComplete((v, e) -> metrics.registerDone(kind, e == null));
     }
 
@@ -61,6 +66,11 @@ final class RegisterTransaction implements ResponseHandler {
             Request r = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
                     aor, reg.fromTag, aor, reg.callId, reg.nextCseq(), reg.contactUser);
             r.addHeader(ua.headers().createExpiresHeader(expires));
+            for (String c : stale) {
+                javax.sip.header.ContactHeader gone = ua.headers().createContactHeader(ua.addresses().createAddress("<" + c + ">"));
+                gone.setExpires(0);
+                r.addHeader(gone);
+            }
             r.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
             if (step.authorization() != null) r.addHeader(ua.headers().createHeader("Authorization", step.authorization()));
             reg.flow("sent REGISTER" + (expires == 0 ? " (Expires: 0)" : "") + step.note());
@@ -119,6 +129,15 @@ final class RegisterTransaction implements ResponseHandler {
                 RegisterOk ok = okReader.apply(r);
                 if (!reg.everRegistered()) log.info("{} registered with contact user {}", reg.user, reg.contactUser);
                 reg.registered(ok);
+            }
+            ContactHandover h = requests.handover();
+            if (h != null) {
+                try {
+                    if (expires > 0) h.registered(reg.user, requests.contact(reg.contactUser).getAddress().getURI().toString(), stale);
+                    else h.unregistered(reg.user);
+                } catch (Exception e) {
+                    log.warn("REGISTER of {}: the failover store was not told: {}", reg.user, e.toString());
+                }
             }
             done.complete(null);
         }

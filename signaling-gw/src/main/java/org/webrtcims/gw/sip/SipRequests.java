@@ -21,6 +21,7 @@ public class SipRequests {
     private final SipUserAgent ua;
     private final GatewayProperties props;
     private final Pcscf pcscf;
+    private volatile ContactHandover handover; // lab.failover.redis only (docs/scale-out.md)
 
     /** Unit tests: the P-CSCF of lab.ims.proxy, resolved here. */
     public SipRequests(SipUserAgent ua, GatewayProperties props) {
@@ -33,6 +34,18 @@ public class SipRequests {
         this.props = props;
         this.pcscf = pcscf;
     }
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    public void setContactHandover(ContactHandover handover) { this.handover = handover; }
+
+    /** The registration handover of a gateway failover, or null (the default lab). */
+    ContactHandover handover() { return handover; }
+
+    /** The data-channel media feature tag of the Contacts (none until set: unit tests, no endpoint). */
+    private DataChannelCapability dataChannels = null;
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    public void setDataChannelCapability(DataChannelCapability dataChannels) { this.dataChannels = dataChannels; }
 
     /** Where the P-CSCF is (the current target of lab.ims.proxy). */
     public Pcscf pcscf() { return pcscf; }
@@ -104,7 +117,9 @@ public class SipRequests {
         uri.setPort(props.getSip().getPort());
         uri.setTransportParam(ua.transport());
         if (user != null) uri.setParameter("rinstance", user);
-        return ua.headers().createContactHeader(ua.addresses().createAddress(uri));
+        ContactHeader c = ua.headers().createContactHeader(ua.addresses().createAddress(uri));
+        if (dataChannels != null) dataChannels.tag(c); // TS 23.228 AC.4: +sip.app-subtype="webrtc-datachannel"
+        return c;
     }
 
     /**

@@ -122,4 +122,20 @@ class ApiErrorsTest {
         assertEquals(HttpStatus.INTERNAL_SERVER_ERROR, r.getStatusCode());
         assertEquals(Map.of("code", "internal", "message", "the gateway failed to handle this request"), r.getBody());
     }
+
+    @Test
+    void aClientThatWentAwayIsNotLoggedAsTheGatewaysFailure() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ApiErrors.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen = new ch.qos.logback.core.read.ListAppender<>();
+        seen.start();
+        logger.addAppender(seen);
+        try {
+            new ApiErrors().clientGone(new org.springframework.web.context.request.async.AsyncRequestNotUsableException(
+                    "ServletOutputStream failed to flush: java.io.IOException: Connection reset by peer"));
+            assertTrue(seen.list.stream().noneMatch(ev -> ev.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)),
+                    "a connection reset by the client is no WARN with a stack trace: " + seen.list);
+        } finally {
+            logger.detachAppender(seen);
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sdp.DtlsRole;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -83,16 +85,16 @@ class MediaLegTest {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
-        c.media().offerFromBrowser(BROWSER_OFFER, null); // a=setup:actpass: rtpengine answers the browser as active
+        c.media().offerFromBrowser(BROWSER_OFFER, null); // a=setup:actpass: either role, the relay's configuration picks
         verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
         c.dialog().followFirstFork(null, "ue-tt", true);
         media.answerFromIms(c, "v=0 ims");
-        verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", "active", false);
+        verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", DtlsRole.EITHER, false);
         assertEquals("v=0 ims", c.media().imsRemoteSdp(), "kept for re-answers");
         c.media().choose(ImsCodec.PCMA, false);
         assertTrue(c.media().injectDtmf(), "a forced IMS codec transcodes: the call takes WebSocket dtmf");
         media.reanswerFromIms(c, "v=0 ims2");
-        verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq("active"), eq(true));
+        verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq(DtlsRole.EITHER), eq(true));
     }
 
     @Test

@@ -86,4 +86,17 @@ class SipRequestsTest {
         assertEquals("sip:ue1@[fd00:1ab::7]:5080", requests().target("sip:ue1@[fd00:1ab::7]:5080").toString(),
                 "a bare IPv6 allowlist entry allows that host at any port");
     }
+
+    @Test
+    void withADataChannelEndpointTheContactCarriesTheDataChannelFeatureTag() throws Exception {
+        SipRequests r = requests();
+        assertNull(r.contact("u1").getParameter(DataChannelCapability.TAG), "no endpoint set: no feature tag");
+        r.setDataChannelCapability(new DataChannelCapability(false));
+        assertNull(r.contact("u1").getParameter(DataChannelCapability.TAG), "an endpoint that is off: no feature tag");
+        r.setDataChannelCapability(new DataChannelCapability(true));
+        ContactHeader c = r.contact("u1");
+        assertTrue(c.toString().contains(";+sip.app-subtype=\"webrtc-datachannel\""),
+                "TS 26.114 6.2.10.1 / TS 23.228 AC.4: the Contact must carry +sip.app-subtype=\"webrtc-datachannel\", got " + c);
+        assertTrue(c.toString().contains("rinstance=u1"), "the Contact URI is unchanged: " + c);
+    }
 }

@@ -161,7 +161,7 @@ class ImsCredentialsTest {
             assertTrue(List.of(row[1].split(",")).contains(p.impu()), p.impu() + " in the HSS table");
             assertEquals("tna", row.length > 6 ? row[6] : "aka", p.impu() + " is a tna subscriber");
         }
-        for (String login : List.of("alice", "bob", "carol", "dave", "frank")) {
+        for (String login : List.of("alice", "bob", "carol", "dave", "frank", "ivan")) {
             ImsCredentials.Subscriber s = c.of(login).orElseThrow();
             String[] row = table.stream().map(l -> l.split("\\s+")).filter(f -> f[0].equals(s.impi())).findFirst().orElseThrow();
             assertTrue(List.of(row[1].split(",")).containsAll(s.impus()), login + "'s IMPUs " + s.impus() + " in the HSS table's implicit set " + row[1]);
