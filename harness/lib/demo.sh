@@ -14,6 +14,9 @@ cmd_demo() {
       --client) [[ ${2:-} == gateway || ${2:-} == sip-ws ]] || usage_error "--client takes gateway or sip-ws"; LAB_CLIENT=$2; shift 2 ;;
       --client=gateway | --client=sip-ws) LAB_CLIENT=${1#--client=}; shift ;;
       --datachannel) LAB_DEMO_DATACHANNEL=1; shift ;; # data-channel calls with the aiortc IMS UE (harness/runner/demo-datachannel.mjs)
+      --rtt) LAB_DEMO_RTT=1; shift ;; # real-time text calls with the RFC 4103 UE (harness/runner/demo-rtt.mjs)
+      --netem) [[ -n ${2:-} ]] || usage_error "--netem needs a spec, e.g. --netem \"loss 5%\""; LAB_DEMO_NETEM=$2; shift 2 ;;
+      --netem=*) LAB_DEMO_NETEM=${1#--netem=}; shift ;;
       --keep-logs) keep=archive; shift ;;
       --browser) [[ ${2:-} == chromium || ${2:-} == firefox ]] || usage_error "--browser takes chromium or firefox"; LAB_BROWSER=$2; shift 2 ;;
       --browser=chromium | --browser=firefox) LAB_BROWSER=${1#--browser=}; shift ;;
@@ -35,15 +38,20 @@ cmd_demo() {
     [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 ]] ||
       usage_error "--datachannel runs on the light core through the gateway over IPv4 (no --ims, --volte, --codec, --ipv6 or --client sip-ws)"
   fi
+  if [[ ${LAB_DEMO_RTT:-} == 1 ]]; then
+    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 && ${LAB_DEMO_DATACHANNEL:-} != 1 ]] ||
+      usage_error "--rtt runs on the light core through the gateway over IPv4 (no --ims, --volte, --codec, --ipv6, --client sip-ws or --datachannel)"
+  fi
+  [[ -z ${LAB_DEMO_NETEM:-} || ${LAB_DEMO_RTT:-} == 1 ]] || usage_error "--netem goes with --rtt (the browser's link of the real-time-text demo)"
   LAB_BROWSER=${LAB_BROWSER:-chromium}
   LAB_CLIENT=${LAB_CLIENT:-gateway}
-  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT LAB_DEMO_DATACHANNEL
+  export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT LAB_DEMO_DATACHANNEL LAB_DEMO_RTT LAB_DEMO_NETEM
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ims3_lab_packages
     ensure_packages
     ims3_lab_build && build_gateway && build_harness && { build_media_relay; (($? != 1)); } && need_script harness/runner/demo.mjs || exit 1
     # --datachannel: the endpoint (media-relay/datachannel) and the aiortc IMS UE (out/pyenv) are needed
-    if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]]; then build_media_relay && build_pyenv || exit 1; fi
+    if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 || ${LAB_DEMO_RTT:-} == 1 ]]; then build_media_relay && build_pyenv || exit 1; fi
     lab_prepare_run demo "$keep"
   fi
   netns_enter demo "${args[@]}"
@@ -55,6 +63,7 @@ cmd_demo() {
   mapfile -t envs < <(lab_run_env)
   local runner=demo.mjs
   [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]] && runner=demo-datachannel.mjs
+  [[ ${LAB_DEMO_RTT:-} == 1 ]] && runner=demo-rtt.mjs
   log "running the calls: node harness/runner/$runner"
   run_foreground runner 600 env "${envs[@]}" node "$ROOT/harness/runner/$runner"
   rc=$?

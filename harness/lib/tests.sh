@@ -173,9 +173,9 @@ cmd_test() {
       # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
       if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
       # datachannel.test.mjs, rtt.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
-      # datachannel-calls.test.mjs: the same, through the gateway (the aiortc IMS UE harness/runner/dc-ue.py)
+      # datachannel-calls.test.mjs, rtt-calls.test.mjs: the same, through the gateway (the IMS UE harness/runner/dc-ue.py)
       # ims3gpp-datachannel.test.mjs: the endpoint, and the 3GPP core's MF (ims-sim/3gpp/dcsf/mf.py) on aiortc
-      if [[ ,$LAB_TEST_ONLY, == *,datachannel,* || ,$LAB_TEST_ONLY, == *,rtt,* || ,$LAB_TEST_ONLY, == *,datachannel-calls,* || ,$LAB_TEST_ONLY, == *,ims3gpp-datachannel,* ]]; then build_media_relay && build_pyenv || exit 1; fi
+      if [[ ,$LAB_TEST_ONLY, == *,datachannel,* || ,$LAB_TEST_ONLY, == *,rtt,* || ,$LAB_TEST_ONLY, == *,datachannel-calls,* || ,$LAB_TEST_ONLY, == *,rtt-calls,* || ,$LAB_TEST_ONLY, == *,ims3gpp-datachannel,* ]]; then build_media_relay && build_pyenv || exit 1; fi
     else
       build_pyenv || fail "no python venv: datachannel.test.mjs and rtt.test.mjs will fail (their aiortc peers are missing)"
       if [[ -f $ROOT/pom.xml ]]; then run_unit_tests; else LAB_T_UNIT="unit FAILED (no pom.xml)"; fi

@@ -195,6 +195,8 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     sdp: (callId) => invoke('sdp', callId),
     sendData: (callId, text, label) => invoke('sendData', callId, text, label),
     dataChannels: (callId) => invoke('dataChannels', callId),
+    sendText: (callId, text) => invoke('sendText', callId, text),
+    realTimeText: (callId) => invoke('realTimeText', callId),
     dataLog: (callId) => invoke('dataLog', callId),
     // The audio check: record the call's remote audio in the page (public/audio-probe.js), fetch it later.
     recordAudio: (callId, opts = {}) => page.evaluate(async ([id, o]) => (await import('/audio-probe.js')).startRecording(id, o), [callId, opts])

@@ -11,11 +11,12 @@ export const DC_UE = 'ue10';
 export const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
 
 // Starts the UE as `user`; resolves {events, waitFor(pred, ms, what), send(cmd), stop()} once it registered.
-export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20 } = {}) {
+// textLoss/textSeed: the RFC 4103 text's drop probability each way (dc-ue.py --text-loss/--text-seed).
+export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, textLoss = 0, textSeed = 4103 } = {}) {
   if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: ./lab builds the harness's Python packages (aiortc) there (build_pyenv)`);
   const log = fs.createWriteStream(path.join(logDir(), `dc-ue-${user}.log`), { flags: 'a' });
   const child = spawn(PYTHON, [path.join(labRoot(), 'harness', 'runner', 'dc-ue.py'), user, '--messages', String(messages),
-    '--interval-ms', String(intervalMs)], {
+    '--interval-ms', String(intervalMs), '--text-loss', String(textLoss), '--text-seed', String(textSeed)], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, LAB_PCSCF: LAB.LAB_PCSCF ?? ADDRESSES.pcscf, IMS_USERS: path.join(labRoot(), 'ims-sim', 'users.txt'),
       LAB_IMS_DOMAIN: LAB.LAB_IMS_DOMAIN ?? 'ims.lab' },

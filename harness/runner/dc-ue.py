@@ -14,7 +14,12 @@ and records what arrives (messages, bytes, one-way delay = now - t: same host, s
 stdout: one JSON object a line: {"event": "registered"}, {"event": "incoming"|"calling", "callId"},
 {"event": "answered", "callId"}, {"event": "open", "label", "id"}, {"event": "message", "label", "text", "size"} (each
 received), {"event": "received", "count"} (every --messages received), {"event": "ended", "callId", "by": "peer"|"us", "channels": {label: {...}}},
-{"event": "error", "error"}. stdin: {"cmd": "call", "to": USER} | {"cmd": "bye"} | {"cmd": "quit"}.
+{"event": "error", "error"}. stdin: {"cmd": "call", "to": USER[, "text": true]} | {"cmd": "bye"} | {"cmd": "quit"}.
+
+Real-time text (RFC 4103, harness/tests/rfc4103_ue.py): an INVITE's m=text (t140 + red) is answered with the UE's
+own m=text; a call with "text": true offers audio + m=text (red/1000 + t140/1000, 2 generations) and no data channel; text that arrives is an event {"event": "text", "callId", "text"}; {"cmd": "type", "text": T, "cps": N}
+types T on every call's text at N characters per second; "ended" then has "text": {"received", "sent", "stats"}.
+--text-loss P (--text-seed S): each text packet sent and received is dropped with probability P.
 
 usage: dc-ue.py USER [--messages N] [--interval-ms MS]
 environment: LAB_PCSCF (host:port, default 127.0.0.1:5060), IMS_USERS (users.txt; the password is read there,
@@ -33,6 +38,9 @@ import time
 
 import aioice.ice
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import rfc4103_ue  # noqa: E402  the lab's RFC 4103 UE (harness/tests), one implementation for both uses
 
 UE_IP = os.environ.get("UE_IP", "127.0.0.1")
 # aioice leaves loopback out of its host candidates; the lab's IMS side is on the loopback address.
@@ -241,10 +249,13 @@ class Call:
         self.ended = asyncio.get_running_loop().create_future()
         self.from_hdr = self.to_hdr = None
         self.tasks = []
+        self.text = None  # rfc4103_ue.Ue when the call has m=text
+        self.typed = ""
 
 
 class Ue(asyncio.DatagramProtocol):
-    def __init__(self, user, password, domain, pcscf, messages, interval_ms):
+    def __init__(self, user, password, domain, pcscf, messages, interval_ms, text_loss=0.0, text_seed=4103):
+        self.text_loss, self.text_seed = text_loss, text_seed
         self.user, self.password, self.domain = user, password, domain
         self.pcscf = pcscf
         self.messages, self.interval = messages, interval_ms / 1000.0
@@ -470,8 +481,9 @@ class Ue(asyncio.DatagramProtocol):
         c.acked = self.loop.create_future()
         sess, media = sections(req.body)
         dc_lines = next((dcmap_lines_of(m) for m in media if is_dc(m)), [])
+        text_lines = next((m for m in media if m[0].startswith("m=text ")), [])
         out(event="incoming", callId=c.id, frm=uri_of(req.get("from")), pai=req.list("p-asserted-identity"), dcmap=dc_lines, iceLite="a=ice-lite" in sess,
-            audio=any(m[0].startswith("m=audio ") for m in media))
+            audio=any(m[0].startswith("m=audio ") for m in media), application=any(is_dc(m) for m in media), text=text_lines)
         self.send(self.respond(req, 100, "Trying"), addr)
         try:
             sess, media = sections(req.body)
@@ -490,6 +502,8 @@ class Ue(asyncio.DatagramProtocol):
                     answer += self.audio_answer(m)
                 elif is_dc(m) and pc is not None:
                     answer += dc_section(pc.localDescription.sdp, dcmap_lines_of(m))
+                elif kind == "text" and m[0].split()[1] != "0" and c.text is None:
+                    answer += await self.text_answer(c, req.body)
                 else:
                     f = m[0].split()
                     answer += [" ".join([f[0], "0"] + f[2:])]
@@ -509,19 +523,37 @@ class Ue(asyncio.DatagramProtocol):
                 continue
         out(event="answered", callId=c.id)
 
+    async def text_answer(self, c, offer_sdp):
+        """The call's RFC 4103 text: our m=text section answering the offer's (its payload types, red kept)."""
+        c.text = await rfc4103_ue.Ue(self.text_loss, self.text_seed, on_text=lambda t: out(event="text", callId=c.id, text=t)).start(UE_IP)
+        sdp = c.text.answer(offer_sdp)
+        return sdp[sdp.index("m=text"):].strip().split("\r\n")
+
+    async def type(self, c, text, cps):
+        c.typed += text
+        await c.text.type(text, cps)
+        out(event="typed", callId=c.id, chars=len(c.typed))
+
     # -- client side: a call from the UE (MT at the browser) --
 
-    async def call(self, to):
+    async def call(self, to, text=False):
+        """A call to `to`: audio + the chat data channel, or with text=True audio + RFC 4103 m=text (no data channel)."""
         c = Call(rnd(16) + "@" + UE_IP, "mo-at-ue")
         self.calls[c.id] = c
         c.from_hdr = "<sip:%s@%s>;tag=%s" % (self.user, self.domain, c.local_tag)
         target = "sip:%s@%s" % (to, self.domain)
-        out(event="calling", callId=c.id, to=target)
-        pc = self.new_pc(c, OFFERED_CHANNELS)
-        await pc.setLocalDescription(await pc.createOffer())
+        out(event="calling", callId=c.id, to=target, text=text)
         offer = self.sdp_head() + ["m=audio %d RTP/AVP 111 8 101" % self.rtp_port, "a=rtpmap:111 opus/48000/2",
                                    "a=rtpmap:8 PCMA/8000", "a=rtpmap:101 telephone-event/8000", "a=sendrecv"]
-        offer += dc_section(pc.localDescription.sdp, dcmap_for(OFFERED_CHANNELS))
+        pc = None
+        if text:
+            c.text = await rfc4103_ue.Ue(self.text_loss, self.text_seed, on_text=lambda t: out(event="text", callId=c.id, text=t)).start(UE_IP)
+            sdp = c.text.offer()
+            offer += sdp[sdp.index("m=text"):].strip().split("\r\n")
+        else:
+            pc = self.new_pc(c, OFFERED_CHANNELS)
+            await pc.setLocalDescription(await pc.createOffer())
+            offer += dc_section(pc.localDescription.sdp, dcmap_for(OFFERED_CHANNELS))
         c.local_sdp = "\r\n".join(offer) + "\r\n"
         r = await self.transact("INVITE", target, [c.from_hdr and "From: " + c.from_hdr, "To: <%s>" % target, "Call-ID: " + c.id,
                                                    "CSeq: 1 INVITE", "Contact: " + self.contact()], c.local_sdp, timeout=30)
@@ -533,6 +565,16 @@ class Ue(asyncio.DatagramProtocol):
         c.remote_target = uri_of(r.get("contact"))
         c.route = [uri_of(x) for x in reversed(r.list("record-route"))]
         self.ack(c)
+        if c.text:
+            _, media = sections(r.body)
+            sec = next((m for m in media if m[0].startswith("m=text ")), None)
+            if sec is None or sec[0].split()[1] == "0":
+                out(event="warning", callId=c.id, warning="the answer has no m=text or rejects it (port 0)")
+            else:
+                c.text.accept(r.body)
+                out(event="text-answer", callId=c.id, text=sec)
+            out(event="answered", callId=c.id)
+            return
         dc_answer = dc_only(r.body)
         if dc_answer is None:
             out(event="warning", callId=c.id, warning="the answer has no data-channel section")
@@ -576,8 +618,12 @@ class Ue(asyncio.DatagramProtocol):
                                          "max": round(d[-1], 2)} if d else None
         if c.pc:
             await c.pc.close()
+        text = None
+        if c.text:
+            text = {"received": c.text.received, "sent": c.typed, "stats": c.text.stats()}
+            c.text.close()
         self.calls.pop(c.id, None)
-        out(event="ended", callId=c.id, by=by, channels=summary)
+        out(event="ended", callId=c.id, by=by, channels=summary, text=text)
 
 
 def password_of(user):
@@ -597,10 +643,13 @@ async def main():
     ap.add_argument("user")
     ap.add_argument("--messages", type=int, default=20)
     ap.add_argument("--interval-ms", type=float, default=20)
+    ap.add_argument("--text-loss", type=float, default=0.0, help="drop probability of each RFC 4103 packet sent and received")
+    ap.add_argument("--text-seed", type=int, default=4103)
     a = ap.parse_args()
     host, port = os.environ.get("LAB_PCSCF", "127.0.0.1:5060").rsplit(":", 1)
     loop = asyncio.get_running_loop()
-    ue = Ue(a.user, password_of(a.user), os.environ.get("LAB_IMS_DOMAIN", "ims.lab"), (host, int(port)), a.messages, a.interval_ms)
+    ue = Ue(a.user, password_of(a.user), os.environ.get("LAB_IMS_DOMAIN", "ims.lab"), (host, int(port)), a.messages, a.interval_ms,
+            a.text_loss, a.text_seed)
     await loop.create_datagram_endpoint(lambda: ue, local_addr=(UE_IP, 0))
     rtp, _ = await loop.create_datagram_endpoint(RtpEcho, local_addr=(UE_IP, 0))
     ue.rtp_port = rtp.get_extra_info("sockname")[1]
@@ -623,7 +672,13 @@ async def main():
             continue
         try:
             if cmd.get("cmd") == "call":
-                loop.create_task(report(ue.call(cmd["to"])))
+                loop.create_task(report(ue.call(cmd["to"], bool(cmd.get("text")))))
+            elif cmd.get("cmd") == "type":
+                typing = [c for c in ue.calls.values() if c.text]
+                if not typing:
+                    out(event="error", error="type: no call with real-time text")
+                for c in typing:
+                    c.tasks.append(loop.create_task(report(ue.type(c, cmd["text"], cmd.get("cps", 20)))))
             elif cmd.get("cmd") == "bye":
                 for c in list(ue.calls.values()):
                     await ue.bye(c)

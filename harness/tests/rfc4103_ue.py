@@ -144,6 +144,7 @@ class Receiver:
         self.ssrc = None
         self.carry = b""
         self.packets = self.recovered = self.lost = self.stale = self.refused = 0
+        self.red_packets = self.red_blocks_max = 0  # what the wire showed: RED packets, most redundant blocks in one
 
     def _text(self, block):
         d = self.carry + block
@@ -172,6 +173,8 @@ class Receiver:
             while body[i] & 0x80:
                 lens.append((body[i] & 0x7F, ((body[i + 2] & 0x03) << 8) | body[i + 3]))
                 i += 4
+            self.red_packets += 1
+            self.red_blocks_max = max(self.red_blocks_max, len(lens))
             primary_pt = body[i] & 0x7F
             i += 1
             for bpt, n in lens:
@@ -276,12 +279,28 @@ class Ue(asyncio.DatagramProtocol):
         self.port = port
         return self
 
-    def answer(self, offer_sdp):
-        o = parse_text_section(offer_sdp)
+    def _begin(self, o):
         self.peer = (o["addr"], o["port"])
         self.sender = Sender(o["t140"], o["red"], o["generations"])
         self.receiver = Receiver(o["t140"], o["red"])
         self.task = asyncio.get_running_loop().create_task(self._tick())
+
+    def offer(self, t140=98, red=100, generations=2):
+        """Our m=text offer (a whole SDP): red + t140 (RFC 4103 §6); accept() takes the answer."""
+        self.offered = (t140, red, generations)
+        lines = ["v=0", "o=rtt-ue %d 1 IN IP4 127.0.0.1" % os.getpid(), "s=-", "t=0 0",
+                 "m=text %d RTP/AVP %d %d" % (self.port, red, t140), "c=IN IP4 127.0.0.1",
+                 "a=rtpmap:%d red/1000" % red, "a=fmtp:%d %s" % (red, "/".join([str(t140)] * (generations + 1))),
+                 "a=rtpmap:%d t140/1000" % t140, "a=fmtp:%d cps=30" % t140, "a=sendrecv"]
+        return "\r\n".join(lines) + "\r\n"
+
+    def accept(self, answer_sdp):
+        """The answer to offer(): its m=text's address, port and payload types (red only when it kept it)."""
+        self._begin(parse_text_section(answer_sdp))
+
+    def answer(self, offer_sdp):
+        o = parse_text_section(offer_sdp)
+        self._begin(o)
         fmts = ([str(o["red"])] if o["red"] is not None else []) + [str(o["t140"])]
         lines = ["v=0", "o=rtt-ue %d 1 IN IP4 127.0.0.1" % os.getpid(), "s=-", "t=0 0",
                  "m=text %d RTP/AVP %s" % (self.port, " ".join(fmts)), "c=IN IP4 127.0.0.1"]
@@ -327,6 +346,7 @@ class Ue(asyncio.DatagramProtocol):
                 "recovered": r.recovered if r else 0, "lost": r.lost if r else 0, "stale": r.stale if r else 0,
                 "refused": (r.refused if r else 0) + self.refused_from,
                 "generations": self.sender.gens if self.sender else 0,
+                "red_packets": r.red_packets if r else 0, "red_blocks_max": r.red_blocks_max if r else 0,
                 "rtcp_received": self.rtcp_received, "rtcp_kinds": sorted(self.rtcp_kinds)}
 
     def close(self):

@@ -2,25 +2,22 @@
 // "Real-time text"): a browser's T.140 data channel (RFC 8865) <-> RFC 4103 RTP text with RFC 2198 redundancy
 // toward the lab's RFC 4103 UE (harness/tests/rfc4103_ue.py, its own implementation). The endpoint is driven
 // through its control protocol as the gateway would drive it (offer, text-offer, text-answer, query, delete).
-// The browser is an aiortc peer (harness/tests/rtt-peers.py), then a real Chromium and Firefox in the lab's
-// browser namespace. With the UE's loss knob at 5 % (seeded: the same drops every run, one run of two and
+// The browser is an aiortc peer (harness/tests/rtt-peers.py); real Chromium and Firefox pages are in
+// rtt-calls.test.mjs, through the gateway. With the UE's loss knob at 5 % (seeded: the same drops every run, one run of two and
 // one single loss each way) every character arrives exactly once; the same drops without redundancy lose
 // text, marked U+FFFD, which shows the comparison bites.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, outDir } from '../kit/env.mjs';
 import { ng } from '../kit/ng.mjs';
-import { launchBrowser } from '../runner/browser.mjs';
 
 const CTL = LAB.LAB_DATACHANNEL_CTL;
 const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
 const PEERS = path.join(labRoot(), 'harness', 'tests', 'rtt-peers.py');
-const UE = path.join(labRoot(), 'harness', 'tests', 'rfc4103_ue.py');
 const LOSS = ['--loss', '0.05', '--seed', '144'];
 const MISSING = '\ufffd';
 const results = {};
@@ -90,95 +87,4 @@ test('rtt: the same drops without redundancy lose text, marked U+FFFD both ways'
   t.diagnostic(`without redundancy: UE got ${JSON.stringify(r.at_ue)}, browser got ${JSON.stringify(r.at_browser)}`);
 });
 
-// The UE as a process: JSON lines in and out (rfc4103_ue.py).
-function startUe(args) {
-  const child = spawn(PYTHON, [UE, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const lines = [];
-  let err = '';
-  child.stderr.on('data', (d) => { err += d; });
-  readline.createInterface({ input: child.stdout }).on('line', (l) => { try { lines.push(JSON.parse(l)); } catch { lines.push({ raw: l }); } });
-  const send = (o) => child.stdin.write(`${JSON.stringify(o)}\n`);
-  const waitFor = async (pred, ms, what) => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const hit = lines.find(pred);
-      if (hit) return hit;
-      if (Date.now() > deadline) assert.fail(`the RFC 4103 UE: no ${what} within ${ms} ms; it printed ${JSON.stringify(lines).slice(-600)} ${err.slice(-600)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  const received = () => lines.filter((l) => l.rx).map((l) => l.rx).join('');
-  const finish = async () => {
-    child.stdin.end();
-    const fin = await waitFor((l) => l.stats && l.received !== undefined && lines.indexOf(l) === lines.length - 1, 8000, 'final stats');
-    return fin;
-  };
-  return { child, send, waitFor, received, finish };
-}
-
-const BROWSER_TEXT = 'Typed in the browser: ñ ✓ 🙂 real-time text.';
-const UE_TEXT = 'The IMS UE answers, RFC 4103 with red — ok 👌';
-
-for (const kind of ['chromium', 'firefox']) test(`rtt: a real ${kind} types on a T.140 data channel to the RFC 4103 UE and gets its answer, 5 % RTP loss`, { timeout: 60000 }, async (t) => {
-  assert.ok(fs.existsSync(PYTHON), `${PYTHON} is missing: ./lab test installs it (build_pyenv)`);
-  const browser = await launchBrowser({ kind, mediaPermission: false });
-  const callId = `rtt-${kind}-${process.pid}`;
-  let ue;
-  try {
-    const { page, waitForFunction } = await browser.newPage();
-    const offer = await page.evaluate(async () => {
-      const pc = new RTCPeerConnection();
-      const t140 = pc.createDataChannel('t140', { protocol: 't140' }); // RFC 8865 §4.1: opened with DCEP
-      const got = [];
-      t140.onmessage = (e) => got.push(e.data);
-      window.rtt = { pc, t140, got };
-      await pc.setLocalDescription(await pc.createOffer());
-      await new Promise((resolve) => {
-        if (pc.iceGatheringState === 'complete') resolve();
-        pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve();
-        setTimeout(resolve, 3000);
-      });
-      return pc.localDescription.sdp;
-    });
-    const o = await ng(CTL, { command: 'offer', 'call-id': callId, sdp: offer }, 2000);
-    assert.equal(o.result, 'ok', `the endpoint refused ${kind}'s offer: ${o['error-reason']}`);
-    const to = await ng(CTL, { command: 'text-offer', 'call-id': callId }, 2000);
-    assert.equal(to.result, 'ok', `text-offer: ${to['error-reason']}`);
-    ue = startUe(LOSS);
-    ue.send({ offer: to.sdp });
-    const { answer } = await ue.waitFor((l) => l.answer, 5000, 'answer');
-    const ta = await ng(CTL, { command: 'text-answer', 'call-id': callId, sdp: answer }, 2000);
-    assert.equal(ta.result, 'ok', `text-answer: ${ta['error-reason']}`);
-    assert.equal(ta.redundancy, 2, 'the UE accepted red with 2 generations');
-    await page.evaluate((sdp) => window.rtt.pc.setRemoteDescription({ type: 'answer', sdp }), o.sdp);
-    await waitForFunction(() => window.rtt.t140.readyState === 'open', null, 10000)
-      .catch(async () => assert.fail(`${kind}'s T.140 channel did not open: ${await page.evaluate(() => `pc ${window.rtt.pc.connectionState}, t140 ${window.rtt.t140.readyState}`)}`));
-    // both type at once, one character per message at 20 characters per second
-    ue.send({ type: UE_TEXT, cps: 20 });
-    await page.evaluate(async (text) => {
-      for (const ch of text) {
-        window.rtt.t140.send(ch);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }, BROWSER_TEXT);
-    const deadline = Date.now() + 5000;
-    while (ue.received().length < BROWSER_TEXT.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await waitForFunction((n) => window.rtt.got.join('').length >= n, UE_TEXT.length, 5000).catch(() => {});
-    await new Promise((r) => setTimeout(r, 900)); // the last redundancy packets: a doubled character would show now
-    const atBrowser = await page.evaluate(() => window.rtt.got.join(''));
-    const fin = await ue.finish();
-    const q = await ng(CTL, { command: 'delete', 'call-id': callId }, 2000);
-    assert.equal(fin.received, BROWSER_TEXT, `the RFC 4103 UE got ${JSON.stringify(fin.received)} for ${kind}'s ${JSON.stringify(BROWSER_TEXT)}`);
-    assert.equal(atBrowser, UE_TEXT, `${kind} got ${JSON.stringify(atBrowser)} for the UE's ${JSON.stringify(UE_TEXT)}`);
-    assert.ok(fin.stats.send_dropped >= 1 && fin.stats.recv_dropped >= 1, `the loss knob must have dropped packets both ways: ${JSON.stringify(fin.stats)}`);
-    assert.equal(q.text['ims-to-browser'].lost, 0, 'the endpoint lost no text from the UE');
-    assert.equal(q.text['ims-to-browser'].recovered, fin.stats.send_dropped, 'the endpoint recovered every packet the UE dropped');
-    results[kind] = { ue: fin.stats, endpoint_text: q.text };
-    t.diagnostic(`${kind}: UE dropped ${fin.stats.send_dropped} sent / ${fin.stats.recv_dropped} received packets; recovered: endpoint ${q.text['ims-to-browser'].recovered}, UE ${fin.stats.recovered}; T.140 stream ${q.text.channel}`);
-  } finally {
-    if (ue) ue.child.kill();
-    await ng(CTL, { command: 'delete', 'call-id': callId }, 2000).catch(() => {});
-    await browser.close();
-    fs.writeFileSync(path.join(outDir(), 'rtt.json'), JSON.stringify(results, null, 2));
-  }
-});
+after(() => fs.writeFileSync(path.join(outDir(), 'rtt.json'), JSON.stringify(results, null, 2)));

@@ -5,6 +5,8 @@
 // both have the same interface.
 import { LabClient } from './lab-client.js';
 import { SipWsClient } from './sip-ws-client.js';
+import { DEFAULT_CHANNELS } from './data-channels.js';
+import { T140_CHANNEL, edits, settled } from './rtt.js';
 
 const SIP_WS = new URLSearchParams(location.search).get('client') === 'sip-ws';
 const client = SIP_WS ? new SipWsClient() : new LabClient();
@@ -102,12 +104,17 @@ $('login-client').addEventListener('change', () => {
 });
 
 // ---- dialing ----
+// The data channels of a call we make: the chat channel and/or the real-time-text (T.140) channel.
+function dataChannelOptions() {
+  const chans = [...($('call-datachannel').checked ? DEFAULT_CHANNELS : []), ...($('call-rtt').checked ? [T140_CHANNEL] : [])];
+  return chans.length ? { dataChannels: chans } : {};
+}
 const dtmfInject = () => ($('call-dtmf-inject').checked ? { dtmf: 'inject' } : {});
 async function dial(to, video = false) {
   if (!to) throw new Error('Enter a name or number to call.');
   $('call-to').value = to;
   await client.call(to, { video, ...dtmfInject(), ...($('call-as').value ? { identity: $('call-as').value } : {}),
-    ...($('call-datachannel').checked ? { dataChannels: true } : {}) });
+    ...dataChannelOptions() });
 }
 $('call-form').addEventListener('submit', act(() => dial($('call-to').value.trim())));
 $('video-call-btn').addEventListener('click', act(() => dial($('call-to').value.trim(), true)));
@@ -324,7 +331,9 @@ function render() {
 
 // ---- data channel (chat): the call's application channels (data-channels.js) ----
 function renderChat(call) {
-  const chans = call.dataChannels;
+  renderRtt(call);
+  const chans = call.dataChannels?.filter((c) => c.protocol !== 't140');
+  if (chans && !chans.length) { $('chat-box').hidden = true; return; }
   $('chat-box').hidden = !chans;
   if (!chans) return;
   $('chat-state').textContent = chans.map((c) => `${c.label} (${c.state}): ${c.sent} sent, ${c.received} received`
@@ -345,6 +354,31 @@ $('chat-form').addEventListener('submit', act(() => {
   $('chat-text').value = '';
 }));
 client.addEventListener('data', () => render());
+
+// ---- real-time text (T.140 on a data channel, rtt.js): each character goes out as it is typed ----
+let rttTyped = '';     // what the input field held when it last went out, for the call rttCall
+let rttCall = null;
+function renderRtt(call) {
+  const t = call.realTimeText;
+  $('rtt-box').hidden = !t;
+  if (!t) return;
+  if (rttCall !== call.callId) {
+    rttCall = call.callId;
+    rttTyped = '';
+    $('rtt-input').value = '';
+  }
+  $('rtt-state').textContent = `(${t.state}): ${[...t.sent].length} characters sent, ${[...t.received].length} received`;
+  $('rtt-received').textContent = t.shownReceived;
+  $('rtt-input').disabled = t.state !== 'open';
+}
+$('rtt-input').addEventListener('input', () => {
+  const now = $('rtt-input').value;
+  const send = edits(rttTyped, now);
+  if (!send) return;
+  if (current && client.sendText?.(current, send)) rttTyped = settled(now);
+  else $('rtt-input').value = rttTyped;   // the channel is not open: the field keeps only what went out
+});
+client.addEventListener('text', () => render());
 
 function renderTimer() {
   const c = client.calls().find((x) => x.callId === current);

@@ -152,7 +152,7 @@ export class CallDataChannels extends EventTarget {
   // Per channel: state, messages and bytes each way, the one-way delay of the received messages (ms).
   summary() {
     return this.channels.map((c) => ({
-      id: c.id, label: c.label, app: c.app ?? null, state: c.ch.readyState,
+      id: c.id, label: c.label, app: c.app ?? null, protocol: c.protocol ?? null, state: c.ch.readyState,
       sent: c.sent, received: c.received, bytesSent: c.bytesSent, bytesReceived: c.bytesReceived,
       delayMs: stats(c.delays),
     }));

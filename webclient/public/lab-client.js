@@ -3,6 +3,7 @@
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, withDcmap } from './data-channels.js';
+import { CallText } from './rtt.js';
 
 // getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
 // getStats() whose peer connection is closed while it runs (a call ending under a stats read).
@@ -104,7 +105,8 @@ export class LabClient extends EventTarget {
   // bundlePolicy: RTCPeerConnection policy, default 'balanced' (docs/media.md "BUNDLE");
   // identity: one of this.identities to call as (the gateway refuses another with `bad-identity`); default: this.identity.
   // dataChannels: true (the chat channel, DEFAULT_CHANNELS) or a list of {id, label, app, …}: IMS application data
-  // channels, negotiated with a=dcmap (data-channels.js; the gateway relays them through its data-channel endpoint).
+  // channels, negotiated with a=dcmap (data-channels.js; the gateway relays them through its data-channel endpoint);
+  // a channel with protocol 't140' (rtt.js T140_CHANNEL) is real-time text: sendText(), realTimeText().
   async call(to, { imsCodec, dtmf, video = false, videoCodec, bundlePolicy, identity, dataChannels } = {}) {
     this.#requireSession();
     const call = { callId: null, direction: 'mo', peer: to, state: 'starting', samples: [], last: null, video, startedAt: Date.now(), timing: {} };
@@ -403,10 +405,11 @@ export class LabClient extends EventTarget {
     // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
     // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
     return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived,
-      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc, iceRestarts }) =>
+      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc, text, iceRestarts }) =>
       ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '',
         startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
         offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted), dataChannels: dc ? dc.summary() : null,
+        realTimeText: text ? text.summary() : null,
         held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')),
         iceRestarts: iceRestarts ?? 0, iceConnectionState: pc?.iceConnectionState ?? null }));
   }
@@ -601,6 +604,15 @@ export class LabClient extends EventTarget {
   // The call's application data channels (data-channels.js); their events go out as `data` {callId, kind, …}.
   #openDataChannels(call, wanted) {
     call.dc = new CallDataChannels(call.pc, wanted);
+    // a T.140 channel (RFC 8865, subprotocol "t140") carries real-time text (rtt.js), not chat messages
+    const t140 = call.dc.channels.find((c) => c.protocol === 't140');
+    if (t140) {
+      call.text = new CallText(t140.ch);
+      call.text.addEventListener('text', (e) => {
+        this.dispatchEvent(new CustomEvent('text', { detail: { callId: call.callId, ...e.detail } }));
+        this.#changed();
+      });
+    }
     for (const kind of ['open', 'message', 'close']) {
       call.dc.addEventListener(kind, (e) => {
         this.dispatchEvent(new CustomEvent('data', { detail: { callId: call.callId, kind, ...e.detail } }));
@@ -613,6 +625,16 @@ export class LabClient extends EventTarget {
   sendData(callId, text, label) {
     const call = this.#calls.get(callId);
     return Boolean(call?.dc?.send(text, label));
+  }
+
+  // Real-time text: sends text on the call's T.140 channel now, a message per character; false when it is not open.
+  sendText(callId, text) {
+    return Boolean(this.#calls.get(callId)?.text?.type(text));
+  }
+
+  // A call's real-time text: {state, sent, received, shownReceived, messagesSent, messagesReceived}; null without.
+  realTimeText(callId) {
+    return this.#calls.get(callId)?.text?.summary() ?? null;
   }
 
   // The RTCDataChannel of a call's channel `label`, or null (bootstrap.js speaks HTTP on the bootstrap channel).

@@ -193,6 +193,17 @@ lg::BValue Control::textCommand(const lg::BValue& cmd) {
     return error(err);
   if (o.generations == 0) o.redPt = -1;
   if (o.redPt == o.t140Pt) return error("\"red-pt\" and \"t140-pt\" are the same payload type");
+  if (cmd.str("from") == "ims") {
+    std::string imsSdp = cmd.str("sdp"), browserOffer, imsAnswer;
+    if (imsSdp.empty()) return error("no \"sdp\" (the IMS side's offer with its m=text section)");
+    if (o.channel < 0) o.channel = 1001;  // RFC 8865 leaves the id to the offerer; the page's own T.140 channel's id
+    if (!h_.textOfferFromIms(callId, o, imsSdp, &browserOffer, &imsAnswer, &err)) return error(err);
+    r["result"] = "ok";
+    r["sdp"] = browserOffer;
+    r["ims-sdp"] = imsAnswer;
+    return r;
+  }
+  if (!cmd.str("from").empty() && cmd.str("from") != "browser") return error("\"from\" is neither browser nor ims");
   std::string sdp;
   if (!h_.textOffer(callId, o, &sdp, &err)) return error(err);
   r["result"] = "ok";

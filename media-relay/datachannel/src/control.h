@@ -50,6 +50,14 @@ class ControlHandler {
     *err = "text bridges are not supported";
     return false;
   }
+  // A call from IMS with text and no data-channel section: a new session whose browser leg offers the T.140
+  // channel (*browserOffer) and whose text bridge answers the IMS side's m=text (*imsAnswer).
+  virtual bool textOfferFromIms(const std::string& callId, const TextBridge::Options& o, const std::string& imsSdp,
+                                std::string* browserOffer, std::string* imsAnswer, std::string* err) {
+    (void)callId, (void)o, (void)imsSdp, (void)browserOffer, (void)imsAnswer;
+    *err = "text offers from the IMS side are not supported";
+    return false;
+  }
 };
 
 // The "channels" list of an offer: dictionaries with id, label, and optionally subprotocol,

@@ -101,6 +101,16 @@ bool Endpoint::textAnswer(const std::string& callId, const std::string& imsSdp, 
   return true;
 }
 
+bool Endpoint::textOfferFromIms(const std::string& callId, const TextBridge::Options& o, const std::string& imsSdp,
+                                std::string* browserOffer, std::string* imsAnswer, std::string* err) {
+  auto s = fresh(callId, err);
+  if (!s || !s->textOfferFromIms(loop_, o, imsSdp, browserOffer, imsAnswer, err)) return false;
+  std::fprintf(stderr, "call %s: text offer from the IMS side, port %d, T.140 channel %d offered to the browser\n",
+               callId.c_str(), s->text()->port(), o.channel);
+  sessions_[callId] = std::move(s);
+  return true;
+}
+
 void Endpoint::tick() {
   for (auto& [id, s] : sessions_) s->tick();
 }

@@ -25,6 +25,8 @@ class Endpoint : public ControlHandler {
   bool textOffer(const std::string& callId, const TextBridge::Options& o, std::string* imsText,
                  std::string* err) override;
   bool textAnswer(const std::string& callId, const std::string& imsSdp, lg::BValue* info, std::string* err) override;
+  bool textOfferFromIms(const std::string& callId, const TextBridge::Options& o, const std::string& imsSdp,
+                        std::string* browserOffer, std::string* imsAnswer, std::string* err) override;
   void tick();
   bool idle() const { return sessions_.empty(); }
 

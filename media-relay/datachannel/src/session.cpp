@@ -175,9 +175,18 @@ bool Session::textOffer(lg::EventLoop& loop, const TextBridge::Options& o, std::
     *err = "this call has a text bridge already";
     return false;
   }
-  if (o.channel >= 0 && map_.route(kBrowser, static_cast<uint16_t>(o.channel))) {
-    *err = "stream " + std::to_string(o.channel) + " is already a data channel of this call";
-    return false;
+  if (o.channel >= 0) {
+    const Route* r = map_.route(kBrowser, static_cast<uint16_t>(o.channel));
+    // the browser's own a=dcmap for its T.140 channel (the page writes one, RFC 8865 §4.2): the bridge takes
+    // the stream over, it is not relayed to the IMS leg
+    if (r && r->negotiated && r->params.protocol == "t140") {
+      map_.close(kBrowser, static_cast<uint16_t>(o.channel));
+      offered_.erase(std::remove_if(offered_.begin(), offered_.end(), [&](const DcMap& m) { return m.id == o.channel; }),
+                     offered_.end());
+    } else if (r) {
+      *err = "stream " + std::to_string(o.channel) + " is already a data channel of this call";
+      return false;
+    }
   }
   TextBridge::Browser b;
   b.up = [this] { return legs_[kBrowser]->up(); };
@@ -190,6 +199,47 @@ bool Session::textOffer(lg::EventLoop& loop, const TextBridge::Options& o, std::
   auto t = std::make_unique<TextBridge>(callId_, loop, b);
   if (!t->offer(o, cfg_.imsAddr, cfg_.portMin, cfg_.portMax, imsText, err)) return false;
   text_ = std::move(t);
+  return true;
+}
+
+bool Session::textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o, const std::string& imsSdp,
+                               std::string* browserOffer, std::string* imsAnswer, std::string* err) {
+  if (text_) {
+    *err = "this call has a text bridge already";
+    return false;
+  }
+  if (o.channel < 0) {
+    *err = "a text offer from the IMS side needs \"channel\" (the T.140 stream id to offer the browser)";
+    return false;
+  }
+  answering_ = kBrowser;
+  if (!legs_[kBrowser]->bind(cfg_.browserAddr, cfg_.portMin, cfg_.portMax, err)) return false;
+  TextBridge::Browser tb;
+  tb.up = [this] { return legs_[kBrowser]->up(); };
+  tb.send = [this](uint16_t sid, uint32_t ppid, const std::string& m) {
+    std::string e;
+    if (legs_[kBrowser]->send(sid, ppid, m, true, ChannelParams{}, &e)) return true;
+    std::fprintf(stderr, "call %s: T.140 to the browser, stream %u: %s\n", callId_.c_str(), sid, e.c_str());
+    return false;
+  };
+  auto t = std::make_unique<TextBridge>(callId_, loop, tb);
+  if (!t->answerOffer(o, imsSdp, cfg_.imsAddr, cfg_.portMin, cfg_.portMax, imsAnswer, err)) return false;
+  text_ = std::move(t);
+  LocalMedia b;
+  b.addr = cfg_.browserAddr;
+  b.port = legs_[kBrowser]->port();
+  b.iceUfrag = legs_[kBrowser]->ice().ufrag();
+  b.icePwd = legs_[kBrowser]->ice().pwd();
+  b.setup = "actpass";
+  b.maxMessageSize = cfg_.maxMessageSize;
+  DcMap t140;
+  t140.id = static_cast<uint16_t>(o.channel);
+  t140.params.label = "t140";
+  t140.params.protocol = "t140";
+  b.dcmaps = {t140};  // not in the channel map: the text bridge takes the stream's messages
+  b.sessionId = static_cast<uint64_t>(lg::nowNs() / 1000);
+  b.fingerprint = dtls_.fingerprint();
+  *browserOffer = produce(b);
   return true;
 }
 

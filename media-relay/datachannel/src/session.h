@@ -40,6 +40,11 @@ class Session {
   // textAnswer takes the IMS side's answer. text() is null until textOffer.
   bool textOffer(lg::EventLoop& loop, const TextBridge::Options& o, std::string* imsText, std::string* err);
   bool textAnswer(const std::string& imsSdp, std::string* err);
+  // A call from IMS with text (MT, an IMS offer with m=text and no m=application): binds the browser leg and
+  // offers the browser a T.140 channel (a=dcmap:<o.channel> label="t140";subprotocol="t140", RFC 8865) in
+  // *browserOffer, and answers the IMS side's m=text in *imsAnswer; the browser's answer goes to answer().
+  bool textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o, const std::string& imsSdp,
+                        std::string* browserOffer, std::string* imsAnswer, std::string* err);
   const TextBridge* text() const { return text_.get(); }
   void tick();
   lg::BValue stats() const;

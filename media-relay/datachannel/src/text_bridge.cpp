@@ -74,12 +74,7 @@ void TextBridge::sendRtcp(int64_t nowMs) {
   ++rtcpSent_;
 }
 
-bool TextBridge::offer(const Options& o, const std::string& addr, int portMin, int portMax, std::string* sdp,
-                       std::string* err) {
-  if (state_ != State::New) {
-    *err = "this call has a text bridge already";
-    return false;
-  }
+bool TextBridge::bindPorts(const std::string& addr, int portMin, int portMax, std::string* err) {
   Addr a;
   if (!Addr::parse(addr, 1, a)) {
     *err = "bad media address " + addr;
@@ -113,8 +108,18 @@ bool TextBridge::offer(const Options& o, const std::string& addr, int portMin, i
   }
   loop_.add(fd_, this);
   loop_.add(rtcp_.fd, &rtcp_);
-  opts_ = o;
   addr_ = addr;
+  return true;
+}
+
+bool TextBridge::offer(const Options& o, const std::string& addr, int portMin, int portMax, std::string* sdp,
+                       std::string* err) {
+  if (state_ != State::New) {
+    *err = "this call has a text bridge already";
+    return false;
+  }
+  if (!bindPorts(addr, portMin, portMax, err)) return false;
+  opts_ = o;
   channel_ = o.channel;
   LocalText t;
   t.addr = addr;
@@ -140,6 +145,12 @@ bool TextBridge::answer(const std::string& sdp, std::string* err) {
     *err = "the IMS side rejected the text section (port 0)";
     return false;
   }
+  if (!start(*t, opts_.t140Pt, opts_.redPt, err)) return false;
+  return true;
+}
+
+bool TextBridge::start(const TextMedia& tm, int rxT140, int rxRed, std::string* err) {
+  const TextMedia* t = &tm;
   if (t->ipv6 || !Addr::parse(t->connAddr, t->port, peer_)) {
     *err = "the text section's address " + t->connAddr + " is not IPv4 (the text bridge has IPv4 only)";
     return false;
@@ -161,7 +172,7 @@ bool TextBridge::answer(const std::string& sdp, std::string* err) {
   c.cps = t->cps > 0 ? t->cps : 0;
   tx_ = std::make_unique<T140Packetizer>(c);
   // the IMS side sends with the payload types of our offer (RFC 3264 §5.1)
-  rx_ = std::make_unique<T140Depacketizer>(static_cast<uint8_t>(opts_.t140Pt), red ? opts_.redPt : -1);
+  rx_ = std::make_unique<T140Depacketizer>(static_cast<uint8_t>(rxT140), red ? rxRed : -1);
   if (!beforeAnswer_.empty()) tx_->add(beforeAnswer_);
   beforeAnswer_.clear();
   rtcp_.peerIp = peer_.ip;
@@ -169,6 +180,45 @@ bool TextBridge::answer(const std::string& sdp, std::string* err) {
   state_ = State::Answered;
   std::fprintf(stderr, "call %s: text bridge %d <-> %s, %s\n", callId_.c_str(), port_, peer_.str().c_str(),
                red ? ("red with " + std::to_string(generations_) + " redundant generations").c_str() : "plain t140");
+  return true;
+}
+
+bool TextBridge::answerOffer(const Options& o, const std::string& imsOffer, const std::string& addr, int portMin,
+                             int portMax, std::string* sdp, std::string* err) {
+  if (state_ != State::New) {
+    *err = "this call has a text bridge already";
+    return false;
+  }
+  auto t = parseText(imsOffer, err);
+  if (!t) return false;
+  if (t->rejected()) {
+    *err = "the IMS offer's text section is disabled (port 0)";
+    return false;
+  }
+  if (t->t140Pt < 0) {
+    *err = "the IMS offer's text section has no t140/1000 (RFC 4103)";
+    return false;
+  }
+  if (!bindPorts(addr, portMin, portMax, err)) return false;
+  // an answer keeps the offer's payload types (RFC 3264 §6.1); red only when both want it
+  opts_ = o;
+  opts_.t140Pt = t->t140Pt;
+  opts_.redPt = (o.redPt >= 0 && t->redPt >= 0) ? t->redPt : -1;
+  if (opts_.redPt >= 0 && t->redGenerations > 0) opts_.generations = std::min(o.generations, t->redGenerations);
+  if (opts_.redPt < 0) opts_.generations = 0;
+  channel_ = o.channel;
+  TextMedia peer = *t;
+  peer.redPt = opts_.redPt;
+  if (!start(peer, opts_.t140Pt, opts_.redPt, err)) return false;
+  LocalText l;
+  l.addr = addr;
+  l.port = port_;
+  l.t140Pt = opts_.t140Pt;
+  l.redPt = opts_.redPt;
+  l.generations = generations_;
+  l.cps = o.cps;
+  l.sessionId = static_cast<uint64_t>(lg::nowNs() / 1000);
+  *sdp = produceText(l);
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "ice_lite.h"
 #include "rtcp_report.h"
 #include "t140_rtp.h"
+#include "text_sdp.h"
 
 namespace dc {
 
@@ -40,6 +41,10 @@ class TextBridge : public lg::EventLoop::Handler {
   bool offer(const Options& o, const std::string& addr, int portMin, int portMax, std::string* sdp, std::string* err);
   // The IMS side's answer (its first m=text section): where to send, and with or without redundancy.
   bool answer(const std::string& sdp, std::string* err);
+  // A call from IMS (MT): binds the port pair on addr and answers the IMS side's offer (its first m=text):
+  // its payload types, red kept when offered and o.redPt >= 0, at most o.generations; *sdp is our answer.
+  bool answerOffer(const Options& o, const std::string& imsOffer, const std::string& addr, int portMin, int portMax,
+                   std::string* sdp, std::string* err);
   // A message the browser leg received: true when it is the T.140 channel's (consumed here).
   bool fromBrowser(uint16_t sid, uint32_t ppid, const std::string& msg);
   // The browser closed a stream; true when it was the T.140 channel's.
@@ -62,6 +67,10 @@ class TextBridge : public lg::EventLoop::Handler {
     void onReadable() override;
   };
   void sendRtcp(int64_t nowMs);
+  bool bindPorts(const std::string& addr, int portMin, int portMax, std::string* err);
+  // The peer's media (its answer or its offer) fixed: sending and receiving start. rxT140/rxRed: the payload
+  // types the peer sends with (ours in an offer of ours, its own when we answered).
+  bool start(const TextMedia& t, int rxT140, int rxRed, std::string* err);
   void toBrowser(const std::string& text);
   void flushToBrowser();
 

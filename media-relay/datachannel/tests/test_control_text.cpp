@@ -33,6 +33,15 @@ struct TextHandler : ControlHandler {
     *sdp = "m=text";
     return true;
   }
+  bool textOfferFromIms(const std::string& c, const TextBridge::Options& o, const std::string& sdp, std::string* browserOffer,
+                        std::string* imsAnswer, std::string*) override {
+    lastCall = c;
+    last = o;
+    lastSdp = sdp;
+    *browserOffer = "m=application";
+    *imsAnswer = "m=text answer";
+    return true;
+  }
   bool textAnswer(const std::string& c, const std::string& sdp, lg::BValue* info, std::string* err) override {
     if (c != "call-1") {
       *err = "unknown call-id " + c;
@@ -119,4 +128,27 @@ TEST(ControlText, BadTextCommandsGetAReason) {
   noCall["command"] = "text-offer";
   r = reply(c, noCall);
   EXPECT_EQ(r.str("error-reason"), "no \"call-id\"");
+}
+
+TEST(ControlText, ATextOfferFromImsCarriesItsSdpAndGetsBothSdps) {
+  TextHandler h;
+  Control c(h);
+  auto cmd = command("text-offer");
+  cmd["from"] = "ims";
+  cmd["sdp"] = "v=0 m=text";
+  auto r = reply(c, cmd);
+  EXPECT_EQ(r.str("result"), "ok") << r.str("error-reason");
+  EXPECT_EQ(r.str("sdp"), "m=application") << "sdp: the offer toward the browser";
+  EXPECT_EQ(r.str("ims-sdp"), "m=text answer") << "ims-sdp: the answer to the IMS side";
+  EXPECT_EQ(h.lastSdp, "v=0 m=text");
+  EXPECT_EQ(h.last.channel, 1001) << "without \"channel\" the browser is offered stream 1001 (the page's own T.140 id)";
+  auto noSdp = command("text-offer");
+  noSdp["from"] = "ims";
+  r = reply(c, noSdp);
+  EXPECT_EQ(r.str("result"), "error");
+  EXPECT_NE(r.str("error-reason").find("no \"sdp\""), std::string::npos) << r.str("error-reason");
+  auto badFrom = command("text-offer");
+  badFrom["from"] = "elsewhere";
+  r = reply(c, badFrom);
+  EXPECT_NE(r.str("error-reason").find("neither browser nor ims"), std::string::npos) << r.str("error-reason");
 }

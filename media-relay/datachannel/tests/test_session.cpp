@@ -87,3 +87,59 @@ TEST_F(Fixture, TheBrowsersAnswerMustChooseARoleAndDoIceAndMayDeclineAChannel) {
   EXPECT_FALSE(r.offerFromIms(rejected, &b, &i, &err));
   EXPECT_NE(err.find("rejected (port 0)"), std::string::npos) << err;
 }
+
+// Real-time text, MT (RFC 8865 ↔ RFC 4103): an IMS offer with m=text and no m=application; the browser is offered
+// the T.140 channel, the IMS side gets the bridge's m=text answer with its own payload types.
+TEST_F(Fixture, ACallFromImsWithTextOffersTheBrowserAT140ChannelAndAnswersMText) {
+  ASSERT_TRUE(dtls) << err;
+  Session s("mt-text", loop, *dtls, cfg);
+  const std::string imsOffer =
+      "v=0\r\no=ue10 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+      "m=audio 4000 RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n"
+      "m=text 4002 RTP/AVP 101 99\r\na=rtpmap:101 red/1000\r\na=fmtp:101 99/99/99\r\na=rtpmap:99 t140/1000\r\n";
+  TextBridge::Options o;
+  o.channel = 1001;
+  std::string browserOffer, imsAnswer;
+  ASSERT_TRUE(s.textOfferFromIms(loop, o, imsOffer, &browserOffer, &imsAnswer, &err)) << err;
+  EXPECT_NE(browserOffer.find("m=application "), std::string::npos) << browserOffer;
+  EXPECT_NE(browserOffer.find("a=setup:actpass"), std::string::npos) << "the browser gets an offer: " << browserOffer;
+  EXPECT_NE(browserOffer.find("a=dcmap:1001 label=\"t140\";subprotocol=\"t140\""), std::string::npos)
+      << "the T.140 channel, RFC 8865 §4.2: " << browserOffer;
+  EXPECT_NE(imsAnswer.find("RTP/AVP 101 99"), std::string::npos) << "the answer keeps the offer's payload types: " << imsAnswer;
+  EXPECT_NE(imsAnswer.find("a=fmtp:101 99/99/99"), std::string::npos) << "red with 2 generations: " << imsAnswer;
+  ASSERT_NE(s.text(), nullptr);
+  EXPECT_EQ(s.text()->generations(), 2);
+  EXPECT_EQ(s.text()->sendRedPt(), 101);
+  std::vector<uint16_t> accepted;
+  ASSERT_TRUE(s.answer(std::string(kBrowserAnswer), &accepted, &err)) << "the browser's answer goes to answer(): " << err;
+  EXPECT_EQ(s.stats()["text"].str("state"), "answered");
+  Session again("mt-text-2", loop, *dtls, cfg);
+  TextBridge::Options none;
+  EXPECT_FALSE(again.textOfferFromIms(loop, none, imsOffer, &browserOffer, &imsAnswer, &err));
+  EXPECT_NE(err.find("needs \"channel\""), std::string::npos) << err;
+}
+
+// MO: the page writes a=dcmap for its T.140 channel; text-offer takes that stream over instead of refusing it.
+TEST_F(Fixture, TheBrowsersOwnT140DcmapIsTakenOverByTheTextBridge) {
+  ASSERT_TRUE(dtls) << err;
+  Session s("mo-text", loop, *dtls, cfg);
+  const std::string browserOffer =
+      "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+      "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 0.0.0.0\r\na=mid:1\r\n"
+      "a=ice-ufrag:efgh\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\na=fingerprint:sha-256 DD:EE\r\n"
+      "a=setup:actpass\r\na=sctp-port:5000\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n"
+      "a=dcmap:1000 label=\"chat\"\r\n";
+  std::string answer, imsOffer, text;
+  ASSERT_TRUE(s.offer(browserOffer, {}, &answer, &imsOffer, &err)) << err;
+  TextBridge::Options o;
+  o.channel = 1001;
+  ASSERT_TRUE(s.textOffer(loop, o, &text, &err)) << "the browser's T.140 dcmap must not block the bridge: " << err;
+  lg::BValue st = s.stats();
+  ASSERT_EQ(st["channels"].list.size(), 1u) << "only chat is relayed to the IMS leg";
+  EXPECT_EQ(st["channels"].list[0].str("label"), "chat");
+  o.channel = 1000;
+  Session t("mo-text-2", loop, *dtls, cfg);
+  ASSERT_TRUE(t.offer(browserOffer, {}, &answer, &imsOffer, &err)) << err;
+  EXPECT_FALSE(t.textOffer(loop, o, &text, &err)) << "a stream that is no T.140 channel is not taken";
+  EXPECT_NE(err.find("already a data channel"), std::string::npos) << err;
+}

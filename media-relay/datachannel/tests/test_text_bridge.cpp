@@ -227,3 +227,52 @@ TEST(TextBridge, ReportsToThePeersRtcpPortAndTakesItsReports) {
   EXPECT_EQ(s["browser-to-ims"]["rtcp-packets"].i, 1);
   EXPECT_EQ(s["ims-to-browser"]["rtcp-packets"].i, 1) << "the UE's report was taken";
 }
+
+// MT: the bridge answers the IMS side's m=text offer with the offer's payload types and bridges both ways.
+TEST(TextBridge, AnswersAnImsOfferWithItsPayloadTypesAndBridgesBothWays) {
+  lg::EventLoop loop;
+  FakeBrowser br;
+  TextBridge b("c9", loop, br.hooks());
+  Ue ue;
+  const std::string offer = "v=0\r\no=ue 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=text " + std::to_string(ue.port) +
+                            " RTP/AVP 101 99\r\nc=IN IP4 127.0.0.1\r\na=rtpmap:101 red/1000\r\na=fmtp:101 99/99/99\r\n"
+                            "a=rtpmap:99 t140/1000\r\n";
+  TextBridge::Options o;
+  o.channel = 1001;
+  std::string sdp, err;
+  ASSERT_TRUE(b.answerOffer(o, offer, "127.0.0.1", 41500, 41599, &sdp, &err)) << err;
+  auto mine = parseText(sdp, &err);
+  ASSERT_TRUE(mine) << err;
+  EXPECT_EQ(mine->t140Pt, 99) << "an answer keeps the offer's payload types (RFC 3264 §6.1): " << sdp;
+  EXPECT_EQ(mine->redPt, 101) << sdp;
+  EXPECT_EQ(mine->redGenerations, 2) << sdp;
+  // the UE sends with its payload types: accepted, text to the channel
+  T140Packetizer::Config c;
+  c.ssrc = 5;
+  c.t140Pt = 99;
+  c.redPt = 101;
+  T140Packetizer tx(c);
+  std::vector<uint8_t> p;
+  tx.add("hi");
+  ASSERT_TRUE(tx.poll(0, &p));
+  ue.sendTo(mine->port, p);
+  for (int i = 0; i < 5; ++i) loop.runOnce(20);
+  b.tick(0);
+  EXPECT_EQ(br.text(1001), "hi");
+  // the browser's text goes to the UE in red packets of its payload type
+  ASSERT_TRUE(b.fromBrowser(1001, kPpidString, "ok"));
+  b.tick(0);
+  b.tick(400);
+  auto got = ue.receive();
+  ASSERT_FALSE(got.empty()) << "no RTP to the UE";
+  EXPECT_EQ(got[0][1] & 0x7F, 101) << "red with the offer's payload type";
+  EXPECT_FALSE(b.answer(offer, &err)) << "an answered bridge takes no answer";
+  TextBridge plain("c10", loop, br.hooks());
+  const std::string noRed = "v=0\r\nc=IN IP4 127.0.0.1\r\nm=text 5000 RTP/AVP 99\r\na=rtpmap:99 t140/1000\r\n";
+  ASSERT_TRUE(plain.answerOffer(o, noRed, "127.0.0.1", 41600, 41699, &sdp, &err)) << err;
+  EXPECT_EQ(plain.generations(), 0) << "an offer without red: plain t140";
+  EXPECT_EQ(sdp.find("red/1000"), std::string::npos) << sdp;
+  TextBridge bad("c11", loop, br.hooks());
+  EXPECT_FALSE(bad.answerOffer(o, "v=0\r\nc=IN IP4 127.0.0.1\r\nm=text 5000 RTP/AVP 96\r\na=rtpmap:96 red/1000\r\n", "127.0.0.1", 41700, 41799, &sdp, &err));
+  EXPECT_NE(err.find("no t140/1000"), std::string::npos) << err;
+}

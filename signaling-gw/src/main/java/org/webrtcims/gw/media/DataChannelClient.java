@@ -49,6 +49,34 @@ public class DataChannelClient implements AutoCloseable {
         return ids;
     }
 
+    /**
+     * Real-time text for the call (docs/datachannel.md "What the gateway sends for real-time text"): the endpoint
+     * bridges the browser's T.140 channel ({@code channel}: its negotiated stream id) to RFC 4103 RTP text and gives
+     * the SDP whose `m=text` section goes into the offer toward IMS. The call's {@link #offerFromBrowser} comes first.
+     */
+    public String textOffer(String callId, int channel) throws NgException {
+        Map<String, Object> cmd = command("text-offer", callId, null, null);
+        cmd.put("channel", (long) channel);
+        return string(ng.send(cmd), "sdp");
+    }
+
+    /**
+     * A call from IMS with text (MT: `m=text` and no data-channel section): the endpoint offers the browser a T.140
+     * channel and answers the IMS side's `m=text` (docs/datachannel.md "text-offer from: ims").
+     */
+    public Sdps textOfferFromIms(String callId, String imsSdp) throws NgException {
+        Map<String, Object> cmd = command("text-offer", callId, "sdp", imsSdp);
+        cmd.put("from", "ims");
+        Map<String, Object> r = ng.send(cmd);
+        return new Sdps(string(r, "sdp"), string(r, "ims-sdp"));
+    }
+
+    /** The IMS side's answer with its `m=text` section: the redundant generations the endpoint sends with (0: plain t140). */
+    public int textAnswer(String callId, String imsSdp) throws NgException {
+        Map<String, Object> r = ng.send(command("text-answer", callId, "sdp", imsSdp));
+        return r.get("redundancy") instanceof Number n ? n.intValue() : 0;
+    }
+
     /** The session's legs, channels and per-direction counters (docs/datachannel.md `query`). */
     public DataChannelStats query(String callId) throws NgException {
         return DataChannelStats.of(ng.send(command("query", callId, null, null)));

@@ -13,7 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * sdp/DataChannelSdp) splits every SDP and hands the data-channel section here through {@link #forCall}: the offer
  * (the browser's or the IMS side's), the answer to the endpoint's offer, the drop when a side rejected the section.
  * Here too: the call's counters (live, or the last ones once it ended) and the delete when the call ends. Without an
- * endpoint configured ({@link #off}) every offer is refused, and the call goes on without data channels.
+ * endpoint configured ({@link #off}) every offer is refused, and the call goes on without data channels. Real-time
+ * text's commands (the T.140 channel bridged to `m=text`, issue #25) go through {@link RealTimeText}; an MT call
+ * whose IMS offer has `m=text` starts its session with {@code text-offer from: ims}.
  */
 public final class DataChannelLegs {
     private static final Logger log = LoggerFactory.getLogger(DataChannelLegs.class);
@@ -31,10 +33,14 @@ public final class DataChannelLegs {
     private static final long ENDED_KEEP_NANOS = 10L * 60 * 1_000_000_000L;
 
     private final DataChannelClient client;
+    private final RealTimeText text;
     private final Map<String, State> calls = new ConcurrentHashMap<>();
 
     /** client null: no endpoint; every data-channel offer is refused (the section answered with port 0). */
-    public DataChannelLegs(DataChannelClient client) { this.client = client; }
+    public DataChannelLegs(DataChannelClient client) {
+        this.client = client;
+        this.text = new RealTimeText(client);
+    }
 
     public static DataChannelLegs off() { return new DataChannelLegs(null); }
 
@@ -90,6 +96,23 @@ public final class DataChannelLegs {
             State st = calls.get(callId);
             if (st != null) deleteSession(callId, st);
         }
+
+        @Override
+        public String textOffer(int channel) { return text.offer(callId, channel); }
+
+        @Override
+        public DataChannelSdp.Sdps textOfferFromIms(String imsSdp) {
+            State st = start(callId);
+            DataChannelSdp.Sdps r = text.offerFromIms(callId, imsSdp);
+            if (r != null) st.live = true;
+            return r;
+        }
+
+        @Override
+        public boolean textAnswer(String imsSdp) { return text.answer(callId, imsSdp); }
+
+        @Override
+        public void dropText(String why) { text.stopped(callId, why); }
     }
 
     /** The endpoint's client; without one a data-channel section is refused like an endpoint's refusal. */

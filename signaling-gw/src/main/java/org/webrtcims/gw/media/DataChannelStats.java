@@ -9,10 +9,10 @@ import java.util.Map;
  * What the data-channel endpoint tells of one call's session (its `query`/`delete` reply, docs/datachannel.md): the
  * state of each leg, the channels (stream on each leg, label, ordering) and per direction the messages, bytes and
  * drops, with the endpoint's own relay time per message. {@link #toMap} is the `dataChannels` object of the call info
- * (GET /api/v1/calls/{id}).
+ * (GET /api/v1/calls/{id}); with real-time text it has {@code text} ({@link TextBridgeStats}).
  */
 public record DataChannelStats(String browserLeg, String imsLeg, List<Channel> channels, Direction toIms,
-                               Direction toBrowser) {
+                               Direction toBrowser, TextBridgeStats text) {
     public record Channel(int browserStream, int imsStream, String label, boolean ordered, boolean negotiated) { }
 
     /** One direction: messages and bytes relayed, dropped, and the endpoint's time per message in µs (null: none). */
@@ -29,7 +29,8 @@ public record DataChannelStats(String browserLeg, String imsLeg, List<Channel> c
             }
         }
         return new DataChannelStats(state(legs.get("browser")), state(legs.get("ims")), chans,
-                direction(reply.get("browser-to-ims")), direction(reply.get("ims-to-browser")));
+                direction(reply.get("browser-to-ims")), direction(reply.get("ims-to-browser")),
+                TextBridgeStats.of(reply.get("text")));
     }
 
     public Map<String, Object> toMap() {
@@ -49,6 +50,7 @@ public record DataChannelStats(String browserLeg, String imsLeg, List<Channel> c
         out.put("channels", cs);
         out.put("toIms", direction(toIms));
         out.put("toBrowser", direction(toBrowser));
+        if (text != null) out.put("text", text.toMap());
         return out;
     }
 

@@ -4,7 +4,8 @@ package org.webrtcims.gw.sdp;
  * Each SDP between the browser and IMS in one step: the call's media leg hands every offer and answer here once, in
  * either direction, and gets back what goes to the other side. First the call's data-channel section is taken out
  * ({@link DataChannelSdp}: the rest goes to the relay, the section to the data-channel endpoint, and the endpoint's is
- * put back at its index afterwards). Toward IMS the step then checks the rest (JAIN-SIP's SDP parser,
+ * put back at its index afterwards); so is an IMS SDP's `m=text` section when the call's real-time text takes it
+ * ({@link DataChannelSdp#withoutText}). Toward IMS the step then checks the rest (JAIN-SIP's SDP parser,
  * {@link SdpInspector}; for a call's first offer no transport shared by a BUNDLE group, {@link Bundle#sharedTransport};
  * an address the relay can reach, {@link UsableAddress}), writes RFC 4145's default DTLS role out
  * ({@link DtlsSetupDefaults}), notes the relay's DTLS role toward the browser ({@link DtlsRole}), has the relay make the
@@ -95,8 +96,9 @@ public final class BrowserSdp {
      * with {@code dc}'s section.
      */
     public static ToBrowser answerToBrowser(String imsSdp, String browserOffer, Relay relay, DataChannelSdp dc) {
-        DataChannelSections.Split split = DataChannelSections.split(imsSdp);
-        String rest = split == null ? imsSdp : split.rest();
+        String media = dc.withoutText(imsSdp);
+        DataChannelSections.Split split = DataChannelSections.split(media);
+        String rest = split == null ? media : split.rest();
         String answer = Bundle.answerKeepingSingleGroup(browserOffer, relay.relay(rest));
         return new ToBrowser(dc.answerToBrowser(imsSdp, split, answer), rest);
     }
@@ -106,8 +108,9 @@ public final class BrowserSdp {
      * ({@link Bundle#offerWithSingleGroup}), with {@code dc}'s section.
      */
     public static ToBrowser offerToBrowser(String imsSdp, Relay relay, DataChannelSdp dc) {
-        DataChannelSections.Split split = DataChannelSections.split(imsSdp);
-        String rest = split == null ? imsSdp : split.rest();
+        String media = dc.withoutText(imsSdp);
+        DataChannelSections.Split split = DataChannelSections.split(media);
+        String rest = split == null ? media : split.rest();
         String offer = Bundle.offerWithSingleGroup(relay.relay(rest));
         return new ToBrowser(dc.offerToBrowser(imsSdp, split, offer), rest);
     }

@@ -32,6 +32,18 @@ class BrowserSdpTest {
 
         @Override
         public void drop(String why) { throw new AssertionError("an audio-only call dropped data channels: " + why); }
+
+        @Override
+        public String textOffer(int channel) { throw new AssertionError("an audio-only offer reached the endpoint's text bridge"); }
+
+        @Override
+        public DataChannelSdp.Sdps textOfferFromIms(String imsSdp) { throw new AssertionError("an IMS offer without m=text reached the endpoint's text bridge"); }
+
+        @Override
+        public boolean textAnswer(String imsSdp) { throw new AssertionError("an answer without m=text reached the endpoint's text bridge"); }
+
+        @Override
+        public void dropText(String why) { throw new AssertionError("an audio-only call dropped real-time text: " + why); }
     });
 
     private String relay(String sdp) {

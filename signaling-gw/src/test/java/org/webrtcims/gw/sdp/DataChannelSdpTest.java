@@ -61,6 +61,18 @@ class DataChannelSdpTest {
 
         @Override
         public void drop(String why) { asked.add("drop: " + why); }
+
+        @Override
+        public String textOffer(int channel) { throw new AssertionError("a section without a T.140 channel reached the endpoint's text bridge"); }
+
+        @Override
+        public DataChannelSdp.Sdps textOfferFromIms(String imsSdp) { throw new AssertionError("an IMS offer without m=text reached the endpoint's text bridge"); }
+
+        @Override
+        public boolean textAnswer(String imsSdp) { throw new AssertionError("an answer without m=text reached the endpoint's text bridge"); }
+
+        @Override
+        public void dropText(String why) { throw new AssertionError("a call without text dropped real-time text: " + why); }
     });
 
     private String toIms(String sdp) {

@@ -1,0 +1,136 @@
+// Real-time text through the gateway (issue #25, docs/datachannel.md "Calls" MO real-time text): the phone (kate)
+// calls the RFC 4103 UE (ue10: harness/runner/dc-ue.py, registered through the P-CSCF, its text from
+// harness/tests/rfc4103_ue.py) with the option "real-time text": a T.140 data channel (RFC 8865, a=dcmap
+// subprotocol "t140") beside the audio. The gateway has the data-channel endpoint bridge it and offers the IMS side
+// m=text (t140 + red, RFC 4103/2198) instead of m=application. Text typed into the phone's pane reaches the UE, the
+// UE's reaches the pane, character for character, with the UE's text packets dropped at 5 % each way (seeded), so
+// what arrives whole arrives through the redundancy. Chromium, then Firefox.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { outDir, passwordOf } from '../kit/env.mjs';
+import { launchBrowser, openClient } from '../runner/browser.mjs';
+import { DC_UE, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
+import * as gw from '../runner/gateway.mjs';
+
+const USER = 'kate';
+const T140 = { id: 1001, label: 't140', protocol: 't140' };   // webclient/public/rtt.js T140_CHANNEL
+const FROM_PAGE = 'Hi IMS: é € 😀 typed live.';
+const FROM_UE = 'Hello browser, ü 漢 ok!';
+const results = [];
+let ue;
+
+before(async () => {
+  await gw.waitHealthy(15000);
+  ue = await startDcUe(DC_UE, { messages: 0, textLoss: 0.05, textSeed: 144 });
+});
+
+after(async () => {
+  await ue?.stop();
+  if (results.length) fs.writeFileSync(path.join(outDir(), 'rtt-calls.json'), JSON.stringify(results, null, 2));
+});
+
+// One answered call with real-time text: both type at once (the UE at 20 characters a second, the page through its
+// pane, key by key); every character must arrive once, in order, each way; redundancy on the wire; the hang-up.
+async function exchange(t, kind, direction, client, token, callId, mark, hangupBy) {
+  await waitUntil(async () => (await client.realTimeText(callId))?.state === 'open', 10000, 'the page\'s T.140 channel to open');
+  // both type at once: the UE at 20 characters a second, the page through its pane, key by key
+  ue.send({ cmd: 'type', text: FROM_UE, cps: 20 });
+  await client.page.click('#rtt-input');
+  await client.page.keyboard.type(FROM_PAGE, { delay: 40 });
+  await ue.waitFor((e) => e.event === 'typed' && e.callId === callId && e.chars === FROM_UE.length, 10000, 'the end of its typing', mark);
+  const atUe = () => ue.events.slice(mark).filter((e) => e.event === 'text' && e.callId === callId).map((e) => e.text).join('');
+  try {
+    await waitUntil(async () => atUe().length >= FROM_PAGE.length, 5000, 'the page\'s text at the UE');
+  } catch { /* compared below, with what did arrive */ }
+  assert.equal(atUe(), FROM_PAGE, 'the RFC 4103 UE got other text than the page typed');
+  let rtt;
+  try {
+    rtt = await waitUntil(async () => { const r = await client.realTimeText(callId); return r.received.length >= FROM_UE.length && r; }, 5000, 'the UE\'s text at the page');
+  } catch { rtt = await client.realTimeText(callId); }
+  assert.equal(rtt.received, FROM_UE, 'the page got other text than the UE typed');
+  assert.equal(rtt.sent, FROM_PAGE, 'the pane sent other text than was typed into it');
+  const pane = await client.page.evaluate(() => document.querySelector('#rtt-received').textContent);
+  assert.equal(pane, FROM_UE, 'the real-time-text pane shows other text than the UE typed');
+  const info = await gw.callInfo(token, callId);
+  const tx = info.dataChannels?.text;
+  assert.ok(tx, `the gateway's call info has no dataChannels.text: ${JSON.stringify(info.dataChannels)}`);
+  assert.equal(tx.state, 'answered', `the text bridge is not answered: ${JSON.stringify(tx)}`);
+  assert.equal(tx.redundancy, 2, `the bridge does not send with 2 redundant generations: ${JSON.stringify(tx)}`);
+  assert.equal(tx.toBrowser.lost, 0, `the bridge marked text from the UE lost: ${JSON.stringify(tx)}`);
+  // the last text goes out twice more as redundancy (2 × 300 ms): a doubled character would arrive now
+  await new Promise((r) => setTimeout(r, 700));
+  const endMark = ue.mark();
+  if (hangupBy === 'browser') await client.hangup(callId);
+  else ue.send({ cmd: 'bye' });
+  const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === callId, 10000, 'the end of the call', endMark);
+  assert.equal(ended.text.received, FROM_PAGE, 'after the last redundant packets the UE has other text than the page typed (a character doubled?)');
+  const s = ended.text.stats;
+  assert.ok(s.red_packets > 0 && s.red_blocks_max === 2, `the UE saw no RED packets with 2 generations on the wire: ${JSON.stringify(s)}`);
+  assert.equal(s.lost, 0, `the UE marked text from the gateway lost: ${JSON.stringify(s)}`);
+  assert.equal(tx.toBrowser.recovered <= s.send_dropped, true, `the bridge recovered more packets than the UE dropped: ${JSON.stringify({ tx, s })}`);
+  const r = { browser: kind, direction, callId, fromPage: FROM_PAGE, fromUe: FROM_UE, ue: s, bridge: tx };
+  results.push(r);
+  t.diagnostic(`${kind} ${direction}: ${[...FROM_PAGE].length} characters to the UE, ${[...FROM_UE].length} to the page, exact; UE dropped ${s.send_dropped} sent / ${s.recv_dropped} received packets, `
+    + `recovered ${tx.toBrowser.recovered} at the bridge / ${s.recovered} at the UE; ${s.red_packets} RED packets with up to ${s.red_blocks_max} redundant blocks`);
+}
+
+for (const kind of ['chromium', 'firefox']) {
+  describe(`rtt calls (${kind})`, () => {
+    let browser;
+    let client;
+    let token;
+    before(async () => {
+      browser = await launchBrowser({ kind });
+      client = await openClient(browser, { name: `rtt-${kind}` });
+      ({ token } = await client.login(USER, passwordOf(USER)));
+    });
+    after(async () => {
+      await client?.logout().catch(() => {});
+      await browser?.close();
+    });
+
+    test(`rtt calls (${kind}): MO, the page calls the RFC 4103 UE with real-time text; typed text arrives each way, exactly`, { timeout: 60000 }, async (t) => {
+      const mark = ue.mark();
+      const callId = await client.call(DC_UE, { dataChannels: [T140] });
+      try {
+        const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
+        const text = incoming.text.join('\n');
+        assert.match(text, /^m=text [1-9]\d* RTP\/AVP 100 98$/m, `the INVITE's SDP has no m=text offering red then t140: ${JSON.stringify(incoming.text)}`);
+        assert.match(text, /^a=rtpmap:100 red\/1000$/m, `the INVITE's m=text lacks red/1000 (RFC 4103 redundancy): ${text}`);
+        assert.match(text, /^a=fmtp:100 98\/98\/98$/m, `the INVITE's m=text does not offer 2 redundant generations: ${text}`);
+        assert.match(text, /^a=rtpmap:98 t140\/1000$/m, `the INVITE's m=text lacks t140/1000: ${text}`);
+        assert.equal(incoming.application, false, 'a call with the T.140 channel alone must not offer the IMS side m=application');
+        assert.equal(incoming.audio, true, 'the INVITE has no audio beside the text');
+        await client.waitFor('answered', callId, 10000);
+        await exchange(t, kind, 'MO', client, token, callId, mark, 'browser');
+      } catch (e) {
+        await client.hangup(callId).catch(() => {});
+        ue.send({ cmd: 'bye' });
+        throw e;
+      }
+    });
+
+    test(`rtt calls (${kind}): MT, the RFC 4103 UE calls the page with m=text; the page gets a T.140 channel, typed text arrives each way`, { timeout: 60000 }, async (t) => {
+      const mark = ue.mark();
+      const pmark = await client.mark();
+      ue.send({ cmd: 'call', to: USER, text: true });
+      const incoming = await client.waitFor('incoming', null, 10000, pmark);
+      try {
+        assert.match(incoming.sdp ?? '', /^a=dcmap:\d+ label="t140";subprotocol="t140"$/m, `the offer the page got has no T.140 channel (RFC 8865): ${incoming.sdp}`);
+        assert.doesNotMatch(incoming.sdp, /^m=text /m, 'the page was offered m=text, which a browser cannot take');
+        await client.answer(incoming.callId);
+        await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
+        const ans = ue.events.slice(mark).find((e) => e.event === 'text-answer');
+        assert.ok(ans, `the 200's SDP has no m=text for the UE: ${JSON.stringify(ue.events.slice(mark).filter((e) => e.event === 'warning'))}`);
+        assert.ok(ans.text.includes('a=rtpmap:100 red/1000'), `the 200's m=text dropped red (RFC 4103 redundancy): ${ans.text}`);
+        await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue');
+      } catch (e) {
+        await client.hangup(incoming.callId).catch(() => {});
+        ue.send({ cmd: 'bye' });
+        throw e;
+      }
+    });
+  });
+}
