@@ -13,6 +13,7 @@ import { outDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { DC_UE, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
 import * as gw from '../runner/gateway.mjs';
+import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'kate';
 const T140 = { id: 1001, label: 't140', protocol: 't140' };   // webclient/public/rtt.js T140_CHANNEL
@@ -103,6 +104,8 @@ for (const kind of ['chromium', 'firefox']) {
         assert.match(text, /^a=rtpmap:98 t140\/1000$/m, `the INVITE's m=text lacks t140/1000: ${text}`);
         assert.equal(incoming.application, false, 'a call with the T.140 channel alone must not offer the IMS side m=application');
         assert.equal(incoming.audio, true, 'the INVITE has no audio beside the text');
+        await assertFarUeAssertedIdentity({ token, callId, invite: (incoming.pai ?? []).map((v) => `P-Asserted-Identity: ${v}`).join('\r\n'),
+          where: `the INVITE at ${DC_UE} (its P-Asserted-Identity headers: ${JSON.stringify(incoming.pai)})` });
         await client.waitFor('answered', callId, 10000);
         await exchange(t, kind, 'MO', client, token, callId, mark, 'browser');
       } catch (e) {
