@@ -110,7 +110,7 @@ export const CHECKS = [
   {
     id: 'sip-over-websocket',
     cores: ['light'],
-    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27: AKA over the WebSocket on the 3GPP core is left)" },
+    notOn: { '3gpp': 'on the 3GPP core: sip-over-websocket-3gpp (the P-CSCF as eP-CSCF, IMS-AKA over the WebSocket)' },
     clause: 'RFC 7118; 3GPP TS 24.371 §5 (WIC using Gm)',
     requirement: 'A WIC speaks SIP over WebSocket to the eP-CSCF: REGISTER, an MO and an MT call with audio both ways through rtpengine (relayed, not transcoded), DTLS-SRTP with rtcp-mux toward the WIC and plain RTP/AVP without WebRTC-only lines toward the core',
     tests: [
@@ -122,7 +122,7 @@ export const CHECKS = [
   {
     id: 'ws-subprotocol-sip',
     cores: ['light'],
-    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    notOn: { '3gpp': "the 3GPP core's eP-CSCF is not tested with handshakes without the subprotocol (ims3gpp-wic.test opens only \"sip\")" },
     clause: 'RFC 7118 §4.1',
     requirement: 'The eP-CSCF accepts a WebSocket only when the handshake offers the subprotocol "sip", and selects it; a handshake without it, or with only another one, is refused',
     tests: [
@@ -132,7 +132,7 @@ export const CHECKS = [
   {
     id: 'wic-bearer-every-request',
     cores: ['light'],
-    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    notOn: { '3gpp': 'on the 3GPP core: wic-bearer-every-request-3gpp' },
     clause: 'RFC 8898; 3GPP TS 24.371 §7.2',
     requirement: "The WIC carries the WAF's access token as Authorization: Bearer in every request it sends (REGISTER, INVITE, ACK, BYE), and the eP-CSCF checks each",
     tests: [
@@ -144,12 +144,41 @@ export const CHECKS = [
   {
     id: 'wic-token-refusal',
     cores: ['light'],
-    notOn: { '3gpp': "the eP-CSCF for WICs using Gm runs on the light core only so far (issue #27)" },
+    notOn: { '3gpp': 'on the 3GPP core: wic-token-refusal-3gpp (a request without a valid token; web authentication by the token is the light core\'s only)' },
     clause: '3GPP TS 24.371 §7.2; RFC 8898; RFC 6750 §3',
     requirement: "The eP-CSCF refuses a request without a valid access token (missing, forged, expired, for another domain, unsigned: 401 with a Bearer challenge saying why; another user's: 403), and the gateway's own token registers the WIC by web authentication",
     tests: [
       { file: 'sip-ws', name: 'a request without a valid access token is refused by the eP-CSCF (RFC 8898, TS 24.371 §7.2)' },
       { file: 'sip-ws', name: 'the gateway\'s access token registers a WIC by web authentication (200, Service-Route), and de-registers it' },
+    ],
+  },
+  {
+    id: 'sip-over-websocket-3gpp',
+    cores: ['3gpp'],
+    clause: 'RFC 7118; 3GPP TS 24.371 §5, §6 (IMS authentication over the WebSocket); RFC 3310; TS 33.203',
+    requirement: "A WIC registers with the 3GPP core's P-CSCF as eP-CSCF by IMS-AKA over the WebSocket (401 AKAv1-MD5 without CK/IK, the RFC 3310 digest of RES, 200) and makes an MO and takes an MT call with audio both ways through rtpengine, relayed, not transcoded",
+    tests: [
+      { file: 'ims3gpp-wic', name: 'the WIC registers by IMS-AKA over the WebSocket: 401 AKAv1-MD5 (no CK/IK), the page\'s answer, 200' },
+      { file: 'ims3gpp-wic', name: 'MO call from the WIC to ue1 through the 3GPP core: audio both ways, relayed without transcoding' },
+      { file: 'ims3gpp-wic', name: 'MT call from ue2 to the WIC through the 3GPP core: audio both ways, relayed without transcoding' },
+    ],
+  },
+  {
+    id: 'wic-bearer-every-request-3gpp',
+    cores: ['3gpp'],
+    clause: 'RFC 8898; 3GPP TS 24.371 §7.2',
+    requirement: "On the 3GPP core too, the WIC carries the WAF's access token as Authorization: Bearer in every request it sends, and the eP-CSCF checks each",
+    tests: [
+      { file: 'ims3gpp-wic', name: 'every request the WIC sent on the 3GPP core carried the access token (RFC 8898), and the P-CSCF checked it' },
+    ],
+  },
+  {
+    id: 'wic-token-refusal-3gpp',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.371 §7.2; RFC 8898; RFC 6750 §3',
+    requirement: "The 3GPP core's eP-CSCF refuses a request without a valid access token",
+    tests: [
+      { file: 'ims3gpp-wic', name: 'a request without a valid access token is refused by the 3GPP eP-CSCF (RFC 8898)' },
     ],
   },
   {
@@ -604,6 +633,7 @@ export const EXTERNAL_NEEDS = {
   ims3gpp: "the logs of the lab's 3GPP core (P/I/S-CSCF, HSS) and its subscribers",
   'ims3gpp-wire': "a capture of the lab's 3GPP core's own SIP and Cx (Diameter) traffic between its nodes, and its UEs",
   'sip-ws': "the light core's eP-CSCF (Kamailio's WebSocket listener and access-token check) and the lab's UEs ue1, ue2",
+  'ims3gpp-wic': "the lab's 3GPP core's P-CSCF as eP-CSCF (its WebSocket listener and access-token check), a subscriber with IMS-AKA keys for the page, and the lab's UEs ue1, ue2",
   'ims3gpp-dns': "the lab's 3GPP core's DNS (its NAPTR/SRV records for pcscf.ims.lab, one of them pointing where nothing answers) and gateways of the test's own",
 };
 
