@@ -5,16 +5,13 @@
 // messages and every one must arrive; the report gives per channel the messages, bytes and delay each way (the
 // receiver's clock minus the sender's timestamp: same host, same clock) and the data-channel endpoint's own relay
 // time per message. report.json + report.html in $LAB_OUT. Exit 0 iff both calls are ok and no session is left.
-import { launchBrowser, openClient } from './browser.mjs';
-import { startCpuSampler } from '../kit/cpu.mjs';
-import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
-import { esc, htmlHead, writeReport } from '../kit/report.mjs';
-import { DC_UE, chatBothWays, startDcUe, waitUntil } from './dc-ue.mjs';
+import { esc, htmlHead } from '../kit/report.mjs';
+import { DC_UE, chatBothWays, waitUntil } from './dc-ue.mjs';
+import { cpuLine, f, log, printAligned, runUeDemo } from './demo-ue-calls.mjs';
 import * as gw from './gateway.mjs';
 
 const USER = 'kate';
 const MESSAGES = 20;
-const log = (s) => console.log(`[demo] ${s}`);
 
 // One call (MO: the page calls the UE, the page hangs up; MT: the UE calls, the UE hangs up).
 async function dcCall(direction, { client, token, ue }) {
@@ -81,9 +78,6 @@ async function dcCall(direction, { client, token, ue }) {
   return r;
 }
 
-const f = (x) => (x == null ? '-' : String(x));
-// "datachannel 0.87, gateway 41.8, …": the components' average CPU (% of one core) of the sampler's result
-const cpuLine = (cpu) => Object.entries(cpu ?? {}).filter(([k]) => k.endsWith('_pct')).map(([k, v]) => `${k.slice(0, -4)} ${v}`).join(', ') || 'n/a';
 
 function printTable(calls) {
   const rows = [['call', 'channel', 'direction', 'sent', 'received', 'bytes', 'delay p50/p95/max ms', 'endpoint relay p50/p99 µs']];
@@ -96,8 +90,7 @@ function printTable(calls) {
     }
     if (!c.data_channels) rows.push([c.direction.toUpperCase(), '-', '-', '-', '-', '-', '-', c.error ?? '']);
   }
-  const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const r of rows) console.log(r.map((v, i) => String(v).padEnd(w[i])).join('  '));
+  printAligned(rows);
 }
 
 function renderHtml(report) {
@@ -123,36 +116,9 @@ ${rows.join('\n')}</table>
 }
 
 async function main() {
-  const started = new Date().toISOString();
-  await gw.waitHealthy(15000);
-  const cpu = startCpuSampler();
-  const ue = await startDcUe(DC_UE, { messages: MESSAGES, intervalMs: 20 });
-  log(`IMS UE ${DC_UE} registered through the P-CSCF (aiortc data channels, RTP echo)`);
-  const browser = await launchBrowser();
-  const calls = [];
-  let browserInfo;
-  try {
-    const client = await openClient(browser, { name: `demo-dc-${USER}` });
-    const { token } = await client.login(USER, passwordOf(USER));
-    log(`${USER} logged in from headless ${browser.version}`);
-    calls.push(await dcCall('mo', { client, token, ue }));
-    calls.push(await dcCall('mt', { client, token, ue }));
-    await client.logout().catch(() => {});
-    browserInfo = { kind: browser.kind, version: browser.version };
-  } finally {
-    await browser.close();
-    await ue.stop();
-  }
-  const left = await gw.waitNoSessions(5000);
-  const ok = calls.every((c) => c.ok) && left.count === 0;
-  const report = { tool: 'lab demo --datachannel', started, ok, user: USER, ue: DC_UE, browser: browserInfo, messages_each_way: MESSAGES,
-    calls, cpu: cpu.stop(), rtpengine_sessions_left: left.count, gateway: gatewayUrl() };
-  const { jsonFile, htmlFile } = writeReport(outDir(), report, renderHtml);
-  printTable(calls);
-  log(`cpu (avg % of one core): ${cpuLine(report.cpu)}`);
-  log(`report: ${jsonFile}, ${htmlFile}`);
-  if (!ok) throw new Error(`demo failed: ${calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`).join('; ')}${left.count ? `; ${left.count} rtpengine session(s) left` : ''}`);
-  log('demo OK');
+  await runUeDemo({ tool: 'lab demo --datachannel', user: USER, clientName: `demo-dc-${USER}`, ueOptions: { messages: MESSAGES, intervalMs: 20 },
+    ueLog: `IMS UE ${DC_UE} registered through the P-CSCF (aiortc data channels, RTP echo)`, oneCall: dcCall,
+    fields: { messages_each_way: MESSAGES }, renderHtml, printTable });
 }
 
 main().catch((e) => {

@@ -6,19 +6,16 @@
 // the page types a sentence into its pane key by key while the UE types its own; each must arrive exactly (no
 // character lost or doubled). --netem SPEC (LAB_DEMO_NETEM) impairs the browser's link (harness/kit/link.mjs) for
 // both calls. report.json + report.html in $LAB_OUT; exit 0 iff both calls are ok.
-import { launchBrowser, openClient } from './browser.mjs';
-import { startCpuSampler } from '../kit/cpu.mjs';
-import { gatewayUrl, outDir, passwordOf } from '../kit/env.mjs';
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
-import { esc, htmlHead, writeReport } from '../kit/report.mjs';
-import { DC_UE, startDcUe, waitUntil } from './dc-ue.mjs';
+import { esc, htmlHead } from '../kit/report.mjs';
+import { DC_UE, waitUntil } from './dc-ue.mjs';
+import { cpuLine, f, log, printAligned, runUeDemo } from './demo-ue-calls.mjs';
 import * as gw from './gateway.mjs';
 
 const USER = 'kate';
 const T140 = { id: 1001, label: 't140', protocol: 't140' };  // webclient/public/rtt.js T140_CHANNEL
 const FROM_PAGE = 'Hello from the browser: real-time text, é € 😀.';
 const FROM_UE = 'Hi, this is the IMS UE typing back: ü 漢 ok!';
-const log = (s) => console.log(`[demo] ${s}`);
 
 async function rttCall(direction, { client, token, ue }) {
   const r = { direction, ok: false, error: null, call_id: null };
@@ -85,8 +82,6 @@ async function rttCall(direction, { client, token, ue }) {
   return r;
 }
 
-const f = (x) => (x == null ? '-' : String(x));
-const cpuLine = (cpu) => Object.entries(cpu ?? {}).filter(([k]) => k.endsWith('_pct')).map(([k, v]) => `${k.slice(0, -4)} ${v}`).join(', ') || 'n/a';
 
 function rows(calls) {
   const out = [];
@@ -102,8 +97,7 @@ function rows(calls) {
 
 function printTable(calls) {
   const all = [['call', 'direction', 'chars', 'arrived', 'wire', 'loss'], ...rows(calls)];
-  const w = all[0].map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
-  for (const r of all) console.log(r.map((v, i) => String(v).padEnd(w[i])).join('  '));
+  printAligned(all);
 }
 
 function renderHtml(report) {
@@ -126,41 +120,12 @@ ${text}</table>
 }
 
 async function main() {
-  const started = new Date().toISOString();
-  await gw.waitHealthy(15000);
-  const cpu = startCpuSampler();
   const imp = resolveImpairment({ netem: process.env.LAB_DEMO_NETEM || null });
   const link = await applyLink(imp, { log });
-  const ue = await startDcUe(DC_UE, { messages: 0 });
-  log(`RFC 4103 UE ${DC_UE} registered through the P-CSCF`);
-  const browser = await launchBrowser();
-  const calls = [];
-  let browserInfo;
-  let linkCounters = null;
-  try {
-    const client = await openClient(browser, { name: `demo-rtt-${USER}` });
-    const { token } = await client.login(USER, passwordOf(USER));
-    log(`${USER} logged in from headless ${browser.version}`);
-    calls.push(await rttCall('mo', { client, token, ue }));
-    calls.push(await rttCall('mt', { client, token, ue }));
-    await client.logout().catch(() => {});
-    browserInfo = { kind: browser.kind, version: browser.version };
-  } finally {
-    await browser.close();
-    await ue.stop();
-    if (link) linkCounters = await link.stop();
-  }
-  const left = await gw.waitNoSessions(5000);
-  const ok = calls.every((c) => c.ok) && left.count === 0;
-  const report = { tool: 'lab demo --rtt', started, ok, user: USER, ue: DC_UE, browser: browserInfo, link: imp?.text ?? null, link_counters: linkCounters,
-    calls, cpu: cpu.stop(), rtpengine_sessions_left: left.count, gateway: gatewayUrl() };
-  const { jsonFile, htmlFile } = writeReport(outDir(), report, renderHtml);
-  printTable(calls);
-  log(`browser link: ${imp?.text ?? 'not impaired'}${linkCounters ? ` (${JSON.stringify(linkCounters)})` : ''}`);
-  log(`cpu (avg % of one core): ${cpuLine(report.cpu)}`);
-  log(`report: ${jsonFile}, ${htmlFile}`);
-  if (!ok) throw new Error(`demo failed: ${calls.filter((c) => !c.ok).map((c) => `${c.direction}: ${c.error}`).join('; ')}${left.count ? `; ${left.count} rtpengine session(s) left` : ''}`);
-  log('demo OK');
+  await runUeDemo({ tool: 'lab demo --rtt', user: USER, clientName: `demo-rtt-${USER}`, ueOptions: { messages: 0 },
+    ueLog: `RFC 4103 UE ${DC_UE} registered through the P-CSCF`, oneCall: rttCall, fields: { link: imp?.text ?? null }, link,
+    renderHtml, printTable,
+    afterTable: (r) => log(`browser link: ${imp?.text ?? 'not impaired'}${r.link_counters ? ` (${JSON.stringify(r.link_counters)})` : ''}`) });
 }
 
 main().catch((e) => {
