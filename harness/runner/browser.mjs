@@ -193,6 +193,7 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     samples: (callId) => invoke('samples', callId),
     timing: (callId) => invoke('timing', callId),
     sdp: (callId) => invoke('sdp', callId),
+    gathering: (callId) => invoke('gathering', callId),
     sendData: (callId, text, label) => invoke('sendData', callId, text, label),
     dataChannels: (callId) => invoke('dataChannels', callId),
     sendText: (callId, text) => invoke('sendText', callId, text),

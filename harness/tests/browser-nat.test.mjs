@@ -88,17 +88,20 @@ async function withStun(run) {
   }
 }
 
-function assertMediaOnSrflx(r, datagrams, browserSdp) {
+// gathering: the page's record of ICE gathering in that call (candidates, STUN errors, states, ms after the
+// RTCPeerConnection was made), shown when the SDP has no server-reflexive candidate.
+function assertMediaOnSrflx(r, datagrams, browserSdp, gathering = []) {
   assertMediaBothWaysThroughNat(r, datagrams);
   const srflx = srflxOf(browserSdp);
-  assert.ok(srflx.length > 0 && srflx.every((a) => a.startsWith(`${ADDRESSES.natOutside}:`)), `server-reflexive candidates ${srflx} in:\n${browserSdp}`);
+  assert.ok(srflx.length > 0 && srflx.every((a) => a.startsWith(`${ADDRESSES.natOutside}:`)),
+    `server-reflexive candidates ${srflx} in:\n${browserSdp}\nthe page's ICE gathering: ${JSON.stringify(gathering)}`);
   const down = new Set(datagrams.filter((d) => d.src.startsWith(`${ADDRESSES.pub}:`)).map((d) => d.dst));
   assert.ok([...down].some((d) => srflx.includes(d)), `rtpengine sent to ${[...down]}, the browser advertised srflx ${srflx}`);
 }
 
 test(titled('MO from behind the NAT with a STUN server: a server-reflexive candidate carries the media'), { timeout: 45000 }, async () => {
   const { r, datagrams } = await withStun(() => natTraffic(() => moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS })));
-  assertMediaOnSrflx(r, datagrams, r.offerSdp);
+  assertMediaOnSrflx(r, datagrams, r.offerSdp, await client.gathering(r.callId).catch(() => []));
   await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });
@@ -106,9 +109,15 @@ test(titled('MO from behind the NAT with a STUN server: a server-reflexive candi
 test(titled('MT to the browser behind the NAT with a STUN server: a server-reflexive candidate carries the media'), { timeout: 45000 }, async () => {
   let answerSdp = null;
   const answer = client.answer;
-  const watched = { ...client, answer: async (...a) => { const res = await answer(...a); answerSdp = (await client.sdp(a[0])).local; return res; } };
+  let gathering = [];
+  const watched = { ...client, answer: async (...a) => {
+    const res = await answer(...a);
+    answerSdp = (await client.sdp(a[0])).local;
+    gathering = await client.gathering(a[0]);
+    return res;
+  } };
   const { r, datagrams } = await withStun(() => natTraffic(() => mtCall(watched, { token, user: USER, ue: { mode: 'uac', arg: MEDIA_MS }, hangup: 'ue', maxMs: 15000 })));
   assert.equal(r.ue?.code, 0, `SIPp exit ${r.ue?.code}: ${r.ue?.output}`);
-  assertMediaOnSrflx(r, datagrams, answerSdp);
+  assertMediaOnSrflx(r, datagrams, answerSdp, gathering);
   await assertNoRtpengineSession();
 });

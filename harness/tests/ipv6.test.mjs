@@ -208,8 +208,15 @@ test('DTMF over IPv6 on Gm: ue6 sends RFC 4733 digits 2 6 * from its IPv6 addres
     for (let i = 0; i < 3; i++) got.push(await page.client.waitFor('dtmf', callId, 8000, mark));
     assert.equal(got.map((m) => m.digit).join(''), '26*', `the digits ue6 sent over IPv6 as the browser got them: ${JSON.stringify(got)}`);
     for (const m of got) assert.equal(m.source, 'ims', `a digit from the IMS side: ${JSON.stringify(m)}`);
-    const sent = fs.readFileSync(path.join(UE_LOGS, 'ue6-rfc4733.log'), 'utf8');
-    assert.match(sent, new RegExp(`sent 26\\* .* from ${V6}:\\d+ to ${V6}:\\d+`), `ue6's RFC 4733 sender went over IPv6 (ue6-rfc4733.log):\n${sent}`);
+    // the sender writes its line after the last digit's gap, so it may come after the browser has the digit
+    const senderLog = path.join(UE_LOGS, 'ue6-rfc4733.log');
+    const wanted = new RegExp(`sent 26\\* .* from ${V6}:\\d+ to ${V6}:\\d+`);
+    let sent = '';
+    for (let waited = 0; waited <= 5000 && !wanted.test(sent); waited += 100) {
+      if (waited) await sleep(100);
+      sent = fs.existsSync(senderLog) ? fs.readFileSync(senderLog, 'utf8') : '';
+    }
+    assert.match(sent, wanted, `ue6's RFC 4733 sender went over IPv6 (${senderLog}, read for 5 s after the browser had the digits):\n${sent || '(empty)'}`);
   });
 });
 

@@ -378,6 +378,11 @@ export class LabClient extends EventTarget {
     return { local: pc?.localDescription?.sdp ?? null, remote: pc?.remoteDescription?.sdp ?? null };
   }
 
+  // What ICE gathering did in the call's RTCPeerConnection: [{ms, candidate|error|state, …}] (see #newPc).
+  gathering(callId) {
+    return this.#calls.get(callId)?.gathering ?? [];
+  }
+
   // The remote audio of a call (set once its answer/offer SDP is applied), or null.
   remoteStream(callId) {
     return this.#calls.get(callId)?.remoteStream ?? null;
@@ -680,6 +685,13 @@ export class LabClient extends EventTarget {
     // iceServers: none unless set (above). Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
     const pc = new RTCPeerConnection({ iceServers: this.iceServers, ...(bundlePolicy ? { bundlePolicy } : {}) });
+    // What ICE gathering did, for diagnostics (gathering() below): each candidate's type and each STUN/TURN
+    // error, ms after the RTCPeerConnection was made.
+    const born = performance.now();
+    const log = (e) => (call.gathering ??= []).push({ ms: Math.round(performance.now() - born), ...e });
+    pc.onicecandidate = (e) => log(e.candidate ? { candidate: e.candidate.type ?? 'unknown', address: e.candidate.address ?? null, port: e.candidate.port ?? null } : { candidate: 'end' });
+    pc.onicecandidateerror = (e) => log({ error: e.errorCode, text: e.errorText, url: e.url, address: e.address ?? null });
+    pc.onicegatheringstatechange = () => log({ state: pc.iceGatheringState });
     pc.ontrack = (e) => {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
