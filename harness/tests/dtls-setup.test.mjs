@@ -80,7 +80,7 @@ async function hangupRaw(callId) {
   }, callId);
 }
 
-for (const [setup, expected] of [['drop', 'passive'], ['active', 'passive'], ['actpass', 'passive']]) {
+for (const [setup, expected] of [['drop', 'passive'], ['active', 'passive'], ['actpass', 'active']]) {
   test(`MO offer with ${setup === 'drop' ? 'no a=setup' : `a=setup:${setup}`}: rtpengine answers ${expected} and DTLS comes up`, { timeout: 40000 }, async () => {
     const r = await rawMo('ue1', setup);
     try {

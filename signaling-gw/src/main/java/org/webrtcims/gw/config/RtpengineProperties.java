@@ -32,11 +32,11 @@ public class RtpengineProperties {
     public String getIceLite() { return iceLite; }
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
-     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `passive` (the
-     * default: the browser sends the ClientHello as soon as its first ICE check succeeds) or `active` (rtpengine
-     * does, once the browser has nominated a pair: ~40 ms later in Chromium). docs/media.md "DTLS setup roles".
+     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
+     * default: rtpengine sends the ClientHello) or `passive` (the browser does, as soon as its ICE check succeeds).
+     * docs/media.md "DTLS role".
      */
-    private String dtlsOnActpass = "passive";
+    private String dtlsOnActpass = "active";
     public String getDtlsOnActpass() { return dtlsOnActpass; }
     public void setDtlsOnActpass(String v) { this.dtlsOnActpass = v; }
 

@@ -12,7 +12,7 @@ import org.webrtcims.gw.sdp.DtlsRole;
  * rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS, IP4 toward the browser), since
  * `direction` alone does not switch families (rtpengine keeps the family of the SDP it was given when the recipient
  * is not known yet). dtlsOnActpass: rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (RFC 5763
- * §5 lets the answerer pick; `passive` by default, the browser is then the DTLS client: docs/media.md "DTLS setup roles").
+ * §5 lets the answerer pick; `active` by default, `passive` makes the browser the DTLS client: docs/media.md "DTLS role").
  */
 public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
     /** One unnamed interface, full ICE. */
@@ -50,19 +50,19 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         dtlsOnActpass = dtlsOnActpass(dtlsOnActpass);
     }
 
-    /** `lab.rtpengine.dtls-on-actpass`: `passive` (the default; null or empty too) or `active`. */
+    /** `lab.rtpengine.dtls-on-actpass`: `active` (the default; null or empty too) or `passive`. */
     public static String dtlsOnActpass(String v) {
         String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
         return switch (s) {
-            case "", "passive" -> "passive";
-            case "active" -> "active";
+            case "", "active" -> "active";
+            case "passive" -> "passive";
             default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be active or passive, not '" + v + "'");
         };
     }
 
-    /** Both legs as given, rtpengine in the default DTLS role toward an `actpass` browser (passive). */
+    /** Both legs as given, rtpengine DTLS-active toward an `actpass` browser. */
     public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
-        this(browserInterface, imsInterface, iceLite, imsIpv6, null);
+        this(browserInterface, imsInterface, iceLite, imsIpv6, "active");
     }
 
     /** The ng `DTLS` role of an answer toward the browser: {@link DtlsRole#EITHER} (an `actpass` offer) as configured. */

@@ -57,18 +57,15 @@ class RtpEngineLegsTest {
     @Test
     void anActpassBrowserGetsTheConfiguredDtlsRoleAndOtherOffersTheOppositeOfTheirs() {
         NgCommands byDefault = new NgCommands(new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false), "gw-");
-        NgCommands active = new NgCommands(new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active"), "gw-");
+        NgCommands passive = new NgCommands(new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "passive"), "gw-");
         String sdp = "v=0\r\nm=audio 9 RTP/AVP 0\r\n";
-        assertEquals("passive", byDefault.answerFromIms("c", "f", "t", sdp, org.webrtcims.gw.sdp.DtlsRole.EITHER, false).get("DTLS"),
-                "actpass offer, default: the browser is the DTLS client");
-        assertEquals("active", active.answerFromIms("c", "f", "t", sdp, org.webrtcims.gw.sdp.DtlsRole.EITHER, false).get("DTLS"),
-                "actpass offer, dtls-on-actpass=active: rtpengine is the DTLS client");
-        assertEquals("passive", active.answerFromIms("c", "f", "t", sdp, "passive", false).get("DTLS"),
-                "a browser that offered active still gets a passive relay whatever the setting");
-        assertEquals("active", byDefault.answerFromIms("c", "f", "t", sdp, "active", false).get("DTLS"),
+        assertEquals("active", byDefault.answerFromIms("c", "f", "t", sdp, org.webrtcims.gw.sdp.DtlsRole.EITHER, false).get("DTLS"),
+                "actpass offer, default: rtpengine is the DTLS client");
+        assertEquals("passive", passive.answerFromIms("c", "f", "t", sdp, org.webrtcims.gw.sdp.DtlsRole.EITHER, false).get("DTLS"),
+                "actpass offer, dtls-on-actpass=passive: the browser is the DTLS client");
+        assertEquals("active", passive.answerFromIms("c", "f", "t", sdp, "active", false).get("DTLS"),
                 "a browser that offered passive still gets an active relay whatever the setting");
-        assertEquals("passive", RtpEngineLegs.dtlsOnActpass(""), "empty: the default");
-        assertEquals("passive", RtpEngineLegs.dtlsOnActpass(null), "unset: the default");
+        assertEquals("active", RtpEngineLegs.dtlsOnActpass(""), "empty: the default");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RtpEngineLegs.dtlsOnActpass("holdconn"));
         assertEquals("lab.rtpengine.dtls-on-actpass must be active or passive, not 'holdconn'", e.getMessage());
     }
