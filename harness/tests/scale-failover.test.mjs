@@ -204,6 +204,19 @@ test(titled('a gateway host dies under a call: another gateway ends it cleanly f
     const survivorAddr = host(LAB.LAB_HOSTS_GW_BASE, survivor);
     assert.equal(after.length, 1, `erin must have exactly one binding at the registrar after the login on gateway ${survivor} (the dead gateway's removed): ${JSON.stringify(after)}`);
     assert.ok(after[0].includes(`@${survivorAddr}:`), `erin's one binding is the live gateway's (${survivorAddr}): ${after[0]}`);
+    // That REGISTER (erin's new contact, the dead one at ;expires=0) is not a de-REGISTER: the P-CSCF still asserts
+    // erin on her next call (the 60-minute soak found 245 calls refused 403 when it took it for one).
+    const id2 = await client.call('ue1');
+    await client.waitFor('answered', id2, 15000);
+    let invite2 = null;
+    for (let waited = 0; waited <= 3000 && !invite2; waited += 100) {
+      invite2 = requestsAtUe(ueLog, id2).find((m) => m.startsWith('INVITE ')) ?? null;
+      if (!invite2) await sleep(100);
+    }
+    await client.hangup(id2).catch(() => {});
+    await client.waitFor('ended', id2, 5000).catch(() => {});
+    const pai = invite2 ? headers(invite2.replace(/\r?\n/g, '\r\n'), 'P-Asserted-Identity') : [];
+    assert.ok(pai.some((v) => /sip:erin@/.test(v)), `erin's call after the takeover must be asserted as erin by the P-CSCF: P-Asserted-Identity ${JSON.stringify(pai)} in the INVITE at ue1 (${invite2 ? 'seen' : `no INVITE for ${id2} in ${ueLog}`})`);
   } finally {
     await client.logout().catch(() => {});
     await client.close();
