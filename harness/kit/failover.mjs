@@ -98,9 +98,12 @@ export function flowAcross(rows, src, at, until, dst = null) {
   let gap = 0;
   for (let k = 1; k < win.length; k++) gap = Math.max(gap, win[k] - win[k - 1]);
   const after = ts.filter((t) => t > at).length;
+  // innerGapMs: the longest silence between two packets only (a call that ended in the window is not silent after)
+  const inner = win.length ? Math.max(gap, win[0] - (at - 1000)) : null;
   if (win.length) gap = Math.max(gap, until - win[win.length - 1], win[0] - (at - 1000));
   else gap = until - (at - 1000);
-  return { before: ts.filter((t) => t <= at).length, after, gapMs: Math.round(gap), lastMs: ts.length ? Math.round(ts[ts.length - 1] - at) : null };
+  return { before: ts.filter((t) => t <= at).length, after, gapMs: Math.round(gap), innerGapMs: inner == null ? null : Math.round(inner),
+    lastMs: ts.length ? Math.round(ts[ts.length - 1] - at) : null };
 }
 
 /**

@@ -109,12 +109,21 @@ export async function badLogin(base, user, password) {
 
 // A login flood from one fresh source address: `n` failed logins (unknown users, so no user's own limit is
 // reached) one after the other; the first `failures` (lab.api.login-failures-per-address, 20) get 401
-// auth-failed, every later one 429 too-many-logins.
-export async function loginFlood(base, address, tag, n = 25, failures = 20) {
+// auth-failed, every later one 429 too-many-logins. GATEWAYS > 1 (behind HAProxy's round robin, each gateway
+// counting the address's failures itself): at most failures x GATEWAYS 401s, only 401 and 429, the last 5 all 429.
+export async function loginFlood(base, address, tag, n = 25, failures = 20, gateways = 1) {
   const got = [];
   for (let i = 0; i < n; i += 1) {
     const r = await loginFrom(base, address, `flood${tag}x${i}`, 'not-a-password');
     got.push(`${r.status} ${r.code}`);
+  }
+  if (gateways > 1) {
+    const n401 = got.filter((g) => g === '401 auth-failed').length;
+    const other = got.filter((g) => g !== '401 auth-failed' && g !== '429 too-many-logins');
+    const tail = got.slice(-5).filter((g) => g !== '429 too-many-logins');
+    const ok = n401 <= failures * gateways && !other.length && !tail.length;
+    return { kind: 'login-flood', expected: `at most ${failures * gateways} x 401 auth-failed (${failures} per gateway), the rest 429 too-many-logins, the last 5 all 429`,
+      got: ok ? 'as expected' : `${n401} x 401; other: ${other.slice(0, 2).join(', ') || 'none'}; last 5: ${got.slice(-5).join(', ')}`, ok };
   }
   const want = got.map((_, i) => (i < failures ? '401 auth-failed' : '429 too-many-logins'));
   const bad = got.map((g, i) => (g === want[i] ? null : `#${i + 1}: ${g} (want ${want[i]})`)).filter(Boolean);

@@ -9,7 +9,7 @@
 // Writes OUT/report.json + report.html; exit 0 = every criterion met, 1 = not, 2 = bad usage.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { writeReport } from '../kit/report.mjs';
 import { lastLine, sleep, start, stop, stopAll, waitFor } from '../kit/procs.mjs';
@@ -179,9 +179,8 @@ async function main() {
   // a gateway's Prometheus text (each gateway's actuator answers its own host only: asked there)
   const promOf = async (g) => {
     if (!g.ns) return (await getText(`${g.url}/actuator/prometheus`)).text;
-    const r = spawnSync('ip', ['netns', 'exec', g.ns, 'curl', '-sf', '-m', '4', `${g.url}/actuator/prometheus`], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 6000 });
-    if (r.status !== 0) throw new Error(`metrics of ${g.name} on ${g.ns}: curl exit ${r.status}`);
-    return r.stdout;
+    return new Promise((resolve, reject) => execFile('ip', ['netns', 'exec', g.ns, 'curl', '-sf', '-m', '4', `${g.url}/actuator/prometheus`],
+      { maxBuffer: 16 << 20, timeout: 6000 }, (err, stdout) => (err ? reject(new Error(`metrics of ${g.name} on ${g.ns}: ${err.message.split('\n')[0]}`)) : resolve(stdout))));
   };
   const relaySessions = async () => {
     if (!HOSTS) {
@@ -255,7 +254,8 @@ async function main() {
   const vanishFile = usersFile(path.join(out, 'vanish-users.txt'), [vanishUser]);
   const prof = ['--profile', 'A-SRTP', '--profiles', process.env.BENCH_PROFILES || path.join(ROOT, 'media-relay/bench/profiles.json')];
   let moLine = '', mtLine = '';
-  const state = { round: -1, roundT0: 0, roundLen: 0, done: false, windows: [], touchedIds: new Map() };
+  const state = { round: -1, roundT0: 0, roundLen: 0, done: false, windows: [], touchedIds: new Map(), faultRounds: new Map() };
+  const faultRound = (n) => state.faultRounds.has(n); // 1-based round numbers that had a relay kill, Kamailio restart or gateway kill
   // a fault's window: calls set up (or in progress) in it are touched by it; ids: the calls it held (relay call-ids)
   const touchWindow = (kind, fromMs, toMs) => state.windows.push({ kind, from: fromMs, to: toMs });
   const touchIds = (kind, ids) => { for (const id of ids) state.touchedIds.set(id.replace(/^gw\d+-/, ''), kind); };
@@ -302,6 +302,7 @@ async function main() {
       const ids = (await Promise.all(relays.map((r) => listCalls(r.ng).catch(() => [])))).flat();
       const held = [...new Set(ids.filter((id) => id.startsWith(`gw${g.index}-`)))];
       const atS = tS();
+      state.faultRounds.set(ri + 1, 'gateway-kill');
       try {
         g.live = false;
         const k = await gatewayKill({ pidsFile: process.env.LAB_PIDS, name: g.name, ns: g.ns, index: g.index, held, relays: relays.map((r) => r.ng),
@@ -328,7 +329,16 @@ async function main() {
     const jsonOf = { [mo.name]: moJson, [mt.name]: mtJson };
     for (const p of [mo, uac, mt]) {
       let r = null;
+      // MT: once ue2 (SIPp) has placed and ended every call, loadgen --answer waits for no more than it got; a
+      // fault's round may leave it short of --expect-calls (ue2's INVITEs refused after Kamailio's restart): it is
+      // stopped (SIGTERM: it hangs up, logs out and writes its report) after the hold + 20 s
+      const mtGrace = p === mt ? Date.now() + (o.hold + 20) * 1000 : Infinity;
       while (!r && Date.now() < deadline) {
+        if (Date.now() > mtGrace) {
+          report.errors.push(`round ${ri + 1}: loadgen --answer still waiting ${o.hold + 20} s after ue2 ended (it got ${(mt.tail().match(/MT calls (\d+)/) ?? [])[1] ?? 'fewer'} calls): stopped`);
+          r = await stop(p, 'SIGTERM', 30000);
+          break;
+        }
         r = await waitFor(p, 1000);
         const j = jsonOf[p.name];
         if (!r && j && fs.existsSync(j) && Date.now() - fs.statSync(j).mtimeMs > 30000) {
@@ -352,6 +362,7 @@ async function main() {
   // --- the relay kill and the Kamailio restart (hosts layout), half way into their rounds
   const relayKillNow = async () => {
     const ri = state.round;
+    state.faultRounds.set(ri + 1, 'relay-kill');
     const i = relays.length - 1; // the last relay's host dies
     const atS = tS();
     try {
@@ -361,17 +372,23 @@ async function main() {
       for (const id of ids) where.set(id, await mediaOf(relayObjs, relays[0].ng.slice(relays[0].ng.lastIndexOf(':') + 1), id).catch(() => null));
       const k = await relayKill({ pidsFile: process.env.LAB_PIDS, relays: relays.map((r) => r.ng), index: i, names: [relays[i].name, relays[i].vrrp],
         ns: relays[i].ns, where, imsHost: HOSTS.ims_ns, label: 'soak-relay-kill' });
-      touchIds('relay-kill', k.held.map((h) => h.id));
+      // a call whose media had ended before the kill (it was listed just before the captures started) is not touched
+      const held = k.held.filter((h) => h.to_browser.lastMs == null || h.to_browser.lastMs > 0 || h.to_ims.lastMs > 0);
+      touchIds('relay-kill', held.map((h) => h.id));
       // new calls while the standby takes the address over: touched too
       touchWindow('relay-kill', k.at, k.at + (k.standby_answering_ms ?? 10000) + 2000);
-      const f = { kind: 'relay-kill', at_s: atS, round: ri + 1, relay: relays[i].name, host: relays[i].ns, standby_answering_ms: k.standby_answering_ms,
-        calls_held: k.held.length, media: k.held.map((h) => ({ id: h.id, gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs,
+      const f = { kind: 'relay-kill', at_s: atS, at_ms: k.at, round: ri + 1, relay: relays[i].name, host: relays[i].ns, standby_answering_ms: k.standby_answering_ms,
+        calls_held: held.length, calls_ended_before_the_kill: k.held.length - held.length,
+        // the gap: the longest silence between two packets of the call (to its end: calls held S s end in the window)
+        media: held.map((h) => ({ id: h.id, gap_to_browser_ms: h.to_browser.innerGapMs, gap_to_ims_ms: h.to_ims.innerGapMs,
+          last_packet_after_kill_ms: Math.min(h.to_browser.lastMs ?? 0, h.to_ims.lastMs ?? 0),
           media_after_both_ways: h.to_browser.after > 0 && h.to_ims.after > 0 })),
         other_relay_calls: k.others.length, other_relay_calls_gap_max_ms: k.others.length ? Math.max(...k.others.map((h) => Math.max(h.to_browser.gapMs, h.to_ims.gapMs))) : null,
         ok: k.standby_answering_ms != null, expected: 'the standby answers the dead relay\'s ng address (VRRP) and carries its calls on; every call is counted by outcome' };
       state.relayKill = f;
       report.faults.push(f);
-      log(`fault: relay host ${relays[i].ns} killed (${relays[i].name}, ${k.held.length} calls): the standby answered its ng address ${k.standby_answering_ms} ms later`);
+      log(`fault: relay host ${relays[i].ns} killed (${relays[i].name}, ${held.length} calls): the standby answered its ng address ${k.standby_answering_ms} ms later; `
+        + `gaps (ms) ${f.media.map((m) => `${Math.max(m.gap_to_browser_ms ?? 0, m.gap_to_ims_ms ?? 0)}${m.media_after_both_ways ? '' : ' (none after)'}`).join(', ')}`);
     } catch (e) {
       report.faults.push({ kind: 'relay-kill', at_s: atS, round: ri + 1, ok: false, error: e.message });
       log(`fault: relay kill FAILED: ${e.message}`);
@@ -380,9 +397,13 @@ async function main() {
   const kamailioAnswers = () => spawnSync('python3', [path.join(ROOT, 'harness/lib/sip-options.py'), HOSTS.pcscf, '0.5'], { timeout: 5000 }).status === 0;
   const kamailioRestartNow = async () => {
     const ri = state.round;
+    state.faultRounds.set(ri + 1, 'kamailio-restart');
     const atS = tS();
     const at = Date.now();
-    const f = { kind: 'kamailio-restart', at_s: atS, round: ri + 1, down_ms: 2000 };
+    // down longer than the gateways' keepalive interval + its answer deadline (2 s + 2 s): each gateway has at least
+    // one OPTIONS unanswered, which is how it learns that the P-CSCF may have lost its registrations (a 2 s restart
+    // went unnoticed by one of two gateways in a trial run: its OPTIONS retransmission reached the new Kamailio)
+    const f = { kind: 'kamailio-restart', at_s: atS, round: ri + 1, down_ms: 5000 };
     try {
       // Kamailio keeps its registrations in memory: the restart forgets them. The gateways' keepalive (OPTIONS every
       // 2 s, lab.ims.keepalive-ms) registers their users again; ue1 (SIPp, registers once when it starts) is started
@@ -489,7 +510,10 @@ async function main() {
       else if (kind === 'bad-login' && el - lastBadLogin >= 60) { lastBadLogin = el; record(await badLogin(base, 'carol', pw('carol'))); }
       else if (kind === 'login-flood' && el - lastFlood >= 60) {
         lastFlood = el; floodN += 1;
-        record(await loginFlood(base, floodAddr(floodN), floodN));
+        // each gateway counts an address's failed logins itself (lab.api.login-failures-per-address): behind HAProxy's
+        // round robin an address gets up to 20 x G 401s before every live gateway answers 429
+        const live = gws.filter((x) => x.live).length;
+        record(await loginFlood(base, floodAddr(floodN), floodN, 20 * live + 10, 20, live));
       }
     } catch (e) { report.errors.push(`${kind}: ${e.message}`); }
     if (el - lastProgress >= 10) {
@@ -551,7 +575,13 @@ async function main() {
           oc = g.outcome === 'ended' ? { outcome: 'ended', reason: 'gateway-failed (BYE + Reason from a live gateway)' } : { outcome: 'lost', reason: 'no BYE or relay session left' };
         } else if (kind === 'relay-kill' && relayMedia.has(c.gateway_call_id)) {
           oc = outcomeOf(c);
-          if (oc.outcome === 'kept' && !relayMedia.get(c.gateway_call_id).media_after_both_ways) oc = { outcome: 'lost', reason: 'no media both ways after the kill' };
+          const m = relayMedia.get(c.gateway_call_id);
+          // a call whose caller hung up (as planned: its hold was over) before the standby carried media again
+          if (oc.outcome === 'kept' && !m.media_after_both_ways) {
+            const plannedEnd = startMs + (c.setup_ms ?? 0) + o.hold * 1000; // when its caller was to hang up (estimated)
+            oc = c.hung_up && plannedEnd <= state.relayKill.at_ms + (state.relayKill.standby_answering_ms ?? 0) + 1000
+              ? { outcome: 'ended', reason: 'its hold ended (hung up) while the standby took over' } : { outcome: 'lost', reason: 'no media both ways after the kill' };
+          } else if (oc.outcome === 'kept') oc.gap_ms = Math.max(m.gap_to_browser_ms ?? 0, m.gap_to_ims_ms ?? 0);
         } else oc = outcomeOf(c);
         count(kind, oc);
       }
@@ -559,13 +589,13 @@ async function main() {
       const seen = (lg?.calls ?? []).filter((c) => dir === 'mt' ? c.direction === 'mt' : c.direction !== 'mt').length;
       const missing = Math.max(0, rr.calls_each_way - seen);
       if (missing) {
-        const faultHere = rr.faults.length || [state.relayKill?.round, report.faults.find((f) => f.kind === 'kamailio-restart')?.round].includes(rr.round);
-        if (faultHere && dir === 'mt') { for (let i = 0; i < missing; i += 1) count('kamailio-restart', { outcome: 'ended', reason: 'refused before the gateway (SIPp ue2 unregistered by the restart)' }); }
+        if (faultRound(rr.round) && dir === 'mt') { const fk = state.faultRounds.get(rr.round);
+          for (let i = 0; i < missing; i += 1) count(fk, { outcome: 'ended', reason: fk === 'kamailio-restart' ? 'refused before the gateway (SIPp ue2 unregistered by the restart)' : 'never reached the gateway (SIPp counts it failed)' }); }
         else { T.untouched_failed += missing; T.failed.push({ round: rr.round, missing, note: `${missing} calls never reached loadgen` }); }
       }
     }
     if (rr.sipp) { tally.mt.sipp_successful += rr.sipp.successful; tally.mt.sipp_failed += rr.sipp.failed; }
-    for (const [n, c] of Object.entries(rr.exits ?? {})) if (c !== 0 && c !== 'lingered' && !rr.faults.length) report.errors.push(`round ${rr.round}: ${n} exited ${c}`);
+    for (const [n, c] of Object.entries(rr.exits ?? {})) if (c !== 0 && c !== 'lingered' && !faultRound(rr.round)) report.errors.push(`round ${rr.round}: ${n} exited ${c}`);
   }
   report.calls = tally;
   report.touched = touched;
@@ -610,8 +640,7 @@ async function main() {
     // SIPp's failed MT calls may only be the touched ones (a fault's round)
     const touchedMt = Object.values(touched).reduce((a, t) => a + t.kept * 0 + t.ended + t.lost, 0);
     for (const rr of report.rounds) {
-      const faulted = rr.faults.length || [state.relayKill?.round, report.faults.find((f) => f.kind === 'kamailio-restart')?.round].includes(rr.round);
-      if (!faulted && rr.sipp?.failed) why.push(`round ${rr.round}: SIPp counts ${rr.sipp.failed} failed MT calls and no fault was in that round`);
+      if (!faultRound(rr.round) && rr.sipp?.failed) why.push(`round ${rr.round}: SIPp counts ${rr.sipp.failed} failed MT calls and no fault was in that round`);
       if (rr.error) why.push(`round ${rr.round}: ${rr.error}`);
     }
     if (tally.mt.sipp_failed > touchedMt + (touched['relay-kill']?.kept ?? 0)) why.push(`MT: SIPp counts ${tally.mt.sipp_failed} failed calls, more than the ${touchedMt} a fault touched and did not keep`);
