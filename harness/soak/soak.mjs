@@ -372,8 +372,9 @@ async function main() {
       for (const id of ids) where.set(id, await mediaOf(relayObjs, relays[0].ng.slice(relays[0].ng.lastIndexOf(':') + 1), id).catch(() => null));
       const k = await relayKill({ pidsFile: process.env.LAB_PIDS, relays: relays.map((r) => r.ng), index: i, names: [relays[i].name, relays[i].vrrp],
         ns: relays[i].ns, where, imsHost: HOSTS.ims_ns, label: 'soak-relay-kill' });
-      // a call whose media had ended before the kill (it was listed just before the captures started) is not touched
-      const held = k.held.filter((h) => h.to_browser.lastMs == null || h.to_browser.lastMs > 0 || h.to_ims.lastMs > 0);
+      // a call without packets in the second before the kill or after it had ended (it was listed a few seconds
+      // before, while the captures started): not touched
+      const held = k.held.filter((h) => (h.to_browser.lastMs ?? -Infinity) > -1000 || (h.to_ims.lastMs ?? -Infinity) > -1000);
       touchIds('relay-kill', held.map((h) => h.id));
       // new calls while the standby takes the address over: touched too
       touchWindow('relay-kill', k.at, k.at + (k.standby_answering_ms ?? 10000) + 2000);
