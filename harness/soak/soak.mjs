@@ -376,8 +376,9 @@ async function main() {
       // before, while the captures started): not touched
       const held = k.held.filter((h) => (h.to_browser.lastMs ?? -Infinity) > -1000 || (h.to_ims.lastMs ?? -Infinity) > -1000);
       touchIds('relay-kill', held.map((h) => h.id));
-      // new calls while the standby takes the address over: touched too
-      touchWindow('relay-kill', k.at, k.at + (k.standby_answering_ms ?? 10000) + 2000);
+      // calls set up around the kill (an offer the dying relay took, ICE with it in flight: a trial run lost one
+      // created 40 ms before the kill) and while the standby takes the address over: touched too
+      touchWindow('relay-kill', k.at - 3000, k.at + (k.standby_answering_ms ?? 10000) + 2000);
       const f = { kind: 'relay-kill', at_s: atS, at_ms: k.at, round: ri + 1, relay: relays[i].name, host: relays[i].ns, standby_answering_ms: k.standby_answering_ms,
         calls_held: held.length, calls_ended_before_the_kill: k.held.length - held.length,
         // the gap: the longest silence between two packets of the call (to its end: calls held S s end in the window)
