@@ -534,6 +534,7 @@ async function main() {
     await sleep(BAD_EVERY_S * 1000);
   }
   await traffic;
+  const trafficEndS = tS(); // the last minute of traffic (rounds make the traffic longer than M minutes) ends here
   if (report.heap_after_gc_first_minute_mib === undefined) {
     report.heap_after_gc_first_minute_mib = {};
     for (const g of gws.filter((x) => x.live)) report.heap_after_gc_first_minute_mib[g.name] = await gcHeap(g, 'first minute');
@@ -613,11 +614,10 @@ async function main() {
 
   // --- flatness per live gateway: the first traffic minute vs the last one
   const max = (xs) => (xs.length ? Math.max(...xs) : null);
-  const lastT = report.series.length ? report.series[report.series.length - 1].t_s : durS;
   for (const g of gws.filter((x) => x.live)) {
     const val = (s, k) => (HOSTS ? s.per_gateway?.[g.name]?.[k] : s[k]);
     const inWin = (a, b) => report.series.filter((s) => s.t_s >= a && s.t_s < b && val(s, 'threads') != null);
-    const first = inWin(0, 60), last = inWin(Math.max(60, lastT - SETTLE_S - 90), lastT - SETTLE_S - 30);
+    const first = inWin(0, 60), last = inWin(Math.max(0, trafficEndS - 60), trafficEndS);
     const h0 = report.heap_after_gc_first_minute_mib?.[g.name], h1 = heapEnd[g.name];
     const heapLimit = h0 == null ? null : Math.round(Math.max(h0 * (1 + FLAT.heap_pct / 100), h0 + FLAT.heap_min_mib) * 10) / 10;
     const t0m = max(first.map((s) => val(s, 'threads'))), t1m = max(last.map((s) => val(s, 'threads')));
