@@ -598,7 +598,8 @@ async function main() {
       }
     }
     if (rr.sipp) { tally.mt.sipp_successful += rr.sipp.successful; tally.mt.sipp_failed += rr.sipp.failed; }
-    for (const [n, c] of Object.entries(rr.exits ?? {})) if (c !== 0 && c !== 'lingered' && !faultRound(rr.round)) report.errors.push(`round ${rr.round}: ${n} exited ${c}`);
+    // an exit other than 0 without a fault in its round fails the soak (a fault's round: its calls decide)
+    for (const [n, c] of Object.entries(rr.exits ?? {})) if (c !== 0 && c !== 'lingered' && !faultRound(rr.round)) report.why.push(`round ${rr.round}: ${n} exited ${c}`);
   }
   report.calls = tally;
   report.touched = touched;
