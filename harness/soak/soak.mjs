@@ -385,7 +385,7 @@ async function main() {
         media: held.map((h) => ({ id: h.id, gap_to_browser_ms: h.to_browser.innerGapMs, gap_to_ims_ms: h.to_ims.innerGapMs,
           last_packet_after_kill_ms: Math.min(h.to_browser.lastMs ?? 0, h.to_ims.lastMs ?? 0),
           media_after_both_ways: h.to_browser.after > 0 && h.to_ims.after > 0 })),
-        other_relay_calls: k.others.length, other_relay_calls_gap_max_ms: k.others.length ? Math.max(...k.others.map((h) => Math.max(h.to_browser.gapMs, h.to_ims.gapMs))) : null,
+        other_relay_calls: k.others.length, other_relay_calls_gap_max_ms: k.others.length ? Math.max(...k.others.map((h) => Math.max(h.to_browser.innerGapMs ?? 0, h.to_ims.innerGapMs ?? 0))) : null,
         ok: k.standby_answering_ms != null, expected: 'the standby answers the dead relay\'s ng address (VRRP) and carries its calls on; every call is counted by outcome' };
       state.relayKill = f;
       report.faults.push(f);
