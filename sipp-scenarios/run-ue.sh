@@ -283,7 +283,8 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
 load_call() {
   local target="$1" cps="$2" calls="$3" hold="$4" opts rc
   register ue2 5090
-  mapfile -t opts < <(UE_QUIET=1 common_opts "sipp-load-uac-$target")
+  # no message log unless the caller asks for one (UE_QUIET=0: ./lab soak's gateway-kill round looks for the BYEs there)
+  mapfile -t opts < <(UE_QUIET=${UE_QUIET:-1} common_opts "sipp-load-uac-$target")
   # sipp writes the -trace_rtt file into its working directory
   cd "$LOGDIR" || die "cannot enter $LOGDIR"
   sipp -sf "$HERE/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \

@@ -22,7 +22,7 @@ import { listCalls, ng } from '../kit/ng.mjs';
 import { esc, htmlHead, writeReport } from '../kit/report.mjs';
 import { charts } from './html.mjs';
 import { start, sleep, waitFor } from '../kit/procs.mjs';
-import { captureOn, datagrams, flowAcross, killHost, mediaOf } from '../kit/failover.mjs';
+import { gatewayKill, mediaOf, relayKill } from '../kit/failover.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
 import { capacityOf, compareCapacity, cpuByKind, failuresByReason, judgeStep, kindOf, SUSTAINED_P95_MS, sweepProcs } from './scale-capacity.mjs';
 import { SETUP_USERS, setupStep } from './setup-rate.mjs';
@@ -102,23 +102,12 @@ async function phase(o) {
     // rtpengine writes a call's DTLS-SRTP keys to Redis ~3 s into its media: the standby's copy has them from then on
     await sleep(3000);
     const i = relays.length - 1; // the last relay's host dies (rtpengine3 with --relays 3)
-    const caps = [await captureOn(null, `scale-out-kill-client-${o.config}`, 'udp and portrange 30000-39999'),
-      await captureOn(o['ims-host'], `scale-out-kill-ims-${o.config}`, 'udp and portrange 30000-39999')];
-    await sleep(1200); // the gaps are measured from 1 s before the kill: the captures must cover it
-    const k = await killHost(process.env.LAB_PIDS, [o.kill, o['kill-vrrp']], o['kill-host']);
-    const held = [...where.entries()].filter(([, m]) => m?.relay.ng === relays[i]);
-    progress(`killed ${o.kill}'s host ${o['kill-host']} (${relays[i]}, ${held.length} calls: pids ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
-    let standbyMs = null;
-    for (const t0 = Date.now(); Date.now() - t0 < 10000; await sleep(50)) {
-      if ((await ng(relays[i], { command: 'ping' }, 200).catch(() => ({}))).result === 'pong') { standbyMs = Date.now() - k.at; break; }
-    }
-    await sleep(8000);
-    const until = Date.now();
-    const [rowsC, rowsI] = [await datagrams(await caps[0].stop()), await datagrams(await caps[1].stop())];
-    const flows = (m) => ({ to_browser: flowAcross(rowsC, `${m.relay.addr}:${m.browserPort}`, k.at, until),
-      to_ims: flowAcross(rowsI, `${m.relay.addr}:${m.imsPort}`, k.at, until) });
-    kill = { relay: relays[i], process: o.kill, host: o['kill-host'], calls_held: held.length, standby_answering_ms: standbyMs,
-      held: held.map(([id, m]) => ({ id, ...flows(m) })), others: [...where.entries()].filter(([, m]) => m && m.relay.ng !== relays[i]).map(([id, m]) => ({ id, ...flows(m) })) };
+    const k = await relayKill({ pidsFile: process.env.LAB_PIDS, relays, index: i, names: [o.kill, o['kill-vrrp']], ns: o['kill-host'],
+      where, imsHost: o['ims-host'], label: `scale-out-kill-${o.config}` });
+    const standbyMs = k.standby_answering_ms;
+    progress(`killed ${o.kill}'s host ${o['kill-host']} (${relays[i]}, ${k.held.length} calls: pids ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
+    kill = { relay: relays[i], process: o.kill, host: o['kill-host'], calls_held: k.held.length, standby_answering_ms: standbyMs,
+      held: k.held, others: k.others };
     progress(`${relays[i]} answered ng again (the standby) ${standbyMs} ms after the kill`);
   }
 
@@ -210,36 +199,17 @@ async function phase(o) {
   progress(`setup ok ${result.setup_ok}/${calls}, failed ${result.failed}, setup p50 ${result.setup_ms.p50} ms, loss ${result.loss_pct} %, lab CPU ${result.cpu_lab_total_pct} % of one core, other jobs ${result.other_jobs_pct} %`);
 }
 
-// The gateway kill (docs/scale-out.md "A gateway host that does not come back"): gateway I's host dies (its JVM
-// SIGKILLed, its namespace deleted); each of its calls (the relay sessions named gw<I>-…) must be ended by a live
-// gateway from the dialog it kept in Redis — a BYE at ue1 with the call's Call-ID (its SIPp message log) and the relay
-// session deleted — within 15 s: `ended` (ms after the kill), else `lost` (an orphan at the IMS or on a relay).
+// The gateway kill (kit/failover.mjs gatewayKill): gateway I's host dies; each of its calls (the relay sessions named
+// gw<I>-…) must be ended by a live gateway from the dialog it kept in Redis — a BYE at ue1 and its relay session deleted.
 async function killGateway(o, peak, relays, waitMs) {
   await sleep(waitMs);
   const index = Number(o['kill-gateway-index']);
-  const prefix = `gw${index}-`;
-  const held = peak.filter((id) => id.startsWith(prefix));
+  const held = peak.filter((id) => id.startsWith(`gw${index}-`));
   const progress = (m) => console.log(`[scale-out ${o.config}] ${m}`);
-  const k = await killHost(process.env.LAB_PIDS, [o['kill-gateway']], o['kill-gateway-host']);
-  progress(`killed gateway ${index}'s host ${o['kill-gateway-host']} (${held.length} calls: pid ${Object.values(k.pids).join(', ')} SIGKILLed, namespace deleted)`);
-  const byeAt = new Map();
-  const sessionGoneAt = new Map();
-  for (const t0 = Date.now(); Date.now() - t0 < 15000 && (byeAt.size < held.length || sessionGoneAt.size < held.length); await sleep(200)) {
-    const log = fs.existsSync(o['ue-log']) ? fs.readFileSync(o['ue-log'], 'latin1') : '';
-    const live = new Set((await Promise.all(relays.map((r) => listCalls(r).catch(() => [])))).flat());
-    for (const id of held) {
-      const sip = id.slice(prefix.length);
-      if (!byeAt.has(id) && new RegExp(`^BYE sip:[^\\n]*\\n(?:[^\\n]+\\n)*?Call-ID:\\s*${sip.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(log.replace(/\r/g, ''))) byeAt.set(id, Date.now() - k.at);
-      if (!sessionGoneAt.has(id) && !live.has(id)) sessionGoneAt.set(id, Date.now() - k.at);
-    }
-  }
-  const calls = held.map((id) => ({ id, outcome: byeAt.has(id) && sessionGoneAt.has(id) ? 'ended' : 'lost',
-    bye_at_ue_ms: byeAt.get(id) ?? null, relay_session_gone_ms: sessionGoneAt.get(id) ?? null }));
-  const ended = calls.filter((c) => c.outcome === 'ended');
-  const r = { gateway: o['kill-gateway'], index, host: o['kill-gateway-host'], at: new Date(k.at).toISOString(), calls_held: held.length,
-    calls, kept_with_media: 0, ended_cleanly: ended.length, lost: calls.length - ended.length,
-    bye_ms: ended.length ? { max: Math.max(...ended.map((c) => c.bye_at_ue_ms)), p50: pct(ended.map((c) => c.bye_at_ue_ms), 50) } : null };
-  r.outcome = `0 kept with media, ${r.ended_cleanly} ended cleanly (BYE at the UE after ${r.bye_ms?.p50 ?? '—'} ms p50, ${r.bye_ms?.max ?? '—'} max; relay session deleted), ${r.lost} lost`;
+  const r = await gatewayKill({ pidsFile: process.env.LAB_PIDS, name: o['kill-gateway'], ns: o['kill-gateway-host'], index, held, relays,
+    ueLogs: [o['ue-log']] });
+  progress(`killed gateway ${index}'s host ${o['kill-gateway-host']} (${held.length} calls, SIGKILLed, namespace deleted)`);
+  delete r.at_ms;
   progress(`gateway kill outcome: ${r.outcome}`);
   return r;
 }

@@ -98,9 +98,12 @@ export function flowAcross(rows, src, at, until, dst = null) {
   let gap = 0;
   for (let k = 1; k < win.length; k++) gap = Math.max(gap, win[k] - win[k - 1]);
   const after = ts.filter((t) => t > at).length;
+  // innerGapMs: the longest silence between two packets only (a call that ended in the window is not silent after)
+  const inner = win.length ? Math.max(gap, win[0] - (at - 1000)) : null;
   if (win.length) gap = Math.max(gap, until - win[win.length - 1], win[0] - (at - 1000));
   else gap = until - (at - 1000);
-  return { before: ts.filter((t) => t <= at).length, after, gapMs: Math.round(gap), lastMs: ts.length ? Math.round(ts[ts.length - 1] - at) : null };
+  return { before: ts.filter((t) => t <= at).length, after, gapMs: Math.round(gap), innerGapMs: inner == null ? null : Math.round(inner),
+    lastMs: ts.length ? Math.round(ts[ts.length - 1] - at) : null };
 }
 
 /**
@@ -137,4 +140,83 @@ export async function mediaOf(relays, ngPort, callId) {
     return { ngId: id, relay, browserPort: browser.s['local port'], imsPort: ims.s['local port'] };
   }
   throw new Error(`no relay lists call ${callId}`);
+}
+
+const pct50 = (v) => {
+  if (!v.length) return null;
+  const s = [...v].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.ceil(0.5 * s.length) - 1)] * 10) / 10;
+};
+
+/**
+ * A relay host dies (docs/scale-out.md "A relay host that does not come back"), with the media of every call around
+ * it captured: RELAYS the relays' ng addresses, INDEX (0-based) the one killed — NAMES its components (rtpengine and
+ * its keepalived) on namespace NS; WHERE (Map relay call-id -> mediaOf) the calls up now; IMS_HOST the namespace of
+ * the UEs (the IMS side's capture; null: this one); LABEL names the capture files. Returns {at (epoch ms), pids,
+ * standby_answering_ms (the relay's ng address answered again: its standby), held: the killed relay's calls and
+ * others: every other relay's, each {id, to_browser, to_ims} (flowAcross: before/after/gap around the kill)}.
+ * Used by bench scale-out's phase and ./lab soak's relay kill.
+ */
+export async function relayKill({ pidsFile, relays, index, names, ns, where, imsHost = null, label }) {
+  const relayObjs = relays.map((r) => ({ addr: r.slice(0, r.lastIndexOf(':')), ng: r }));
+  const caps = [await captureOn(null, `${label}-client`, 'udp and portrange 30000-39999'),
+    await captureOn(imsHost, `${label}-ims`, 'udp and portrange 30000-39999')];
+  await sleep(1200); // the gaps are measured from 1 s before the kill: the captures must cover it
+  const k = await killHost(pidsFile, names, ns);
+  let standbyMs = null;
+  for (const t0 = Date.now(); Date.now() - t0 < 10000; await sleep(50)) {
+    if ((await ng(relays[index], { command: 'ping' }, 200).catch(() => ({}))).result === 'pong') { standbyMs = Date.now() - k.at; break; }
+  }
+  await sleep(8000);
+  const until = Date.now();
+  const [rowsC, rowsI] = [await datagrams(await caps[0].stop()), await datagrams(await caps[1].stop())];
+  const flows = (m) => ({ to_browser: flowAcross(rowsC, `${m.relay.addr}:${m.browserPort}`, k.at, until),
+    to_ims: flowAcross(rowsI, `${m.relay.addr}:${m.imsPort}`, k.at, until) });
+  const entries = [...where.entries()].filter(([, m]) => m);
+  return { at: k.at, pids: k.pids, standby_answering_ms: standbyMs, relay: relayObjs[index].ng,
+    held: entries.filter(([, m]) => m.relay.ng === relays[index]).map(([id, m]) => ({ id, ...flows(m) })),
+    others: entries.filter(([, m]) => m.relay.ng !== relays[index]).map(([id, m]) => ({ id, ...flows(m) })) };
+}
+
+/**
+ * A gateway host dies (docs/scale-out.md "A gateway host that does not come back"): gateway INDEX's JVM NAME is
+ * SIGKILLed and its namespace NS deleted; each of its calls HELD (relay call-ids, prefix gw<INDEX>-) must be ended
+ * toward the IMS by a live gateway from the dialog it kept in Redis — a BYE with the call's Call-ID in one of the
+ * UEs' SIPp message logs UE_LOGS (read from their size at the kill on) and its relay session deleted (RELAYS'
+ * `list`) — within 15 s: `ended` (ms after the kill), else `lost` (an orphan at the IMS or on a relay).
+ * Used by bench scale-out's phase and ./lab soak's gateway kill.
+ */
+export async function gatewayKill({ pidsFile, name, ns, index, held, relays, ueLogs }) {
+  const prefix = `gw${index}-`;
+  const from = new Map(ueLogs.map((f) => [f, fs.existsSync(f) ? fs.statSync(f).size : 0]));
+  const k = await killHost(pidsFile, [name], ns);
+  const tail = (f) => {
+    if (!fs.existsSync(f)) return '';
+    const fd = fs.openSync(f, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.max(0, size - from.get(f)));
+      fs.readSync(fd, buf, 0, buf.length, from.get(f));
+      return buf.toString('latin1');
+    } finally { fs.closeSync(fd); }
+  };
+  const byeAt = new Map();
+  const sessionGoneAt = new Map();
+  for (const t0 = Date.now(); Date.now() - t0 < 15000 && (byeAt.size < held.length || sessionGoneAt.size < held.length); await sleep(200)) {
+    const log = ueLogs.map(tail).join('\n').replace(/\r/g, '');
+    const live = new Set((await Promise.all(relays.map((r) => listCalls(r).catch(() => [])))).flat());
+    for (const id of held) {
+      const sip = id.slice(prefix.length);
+      if (!byeAt.has(id) && new RegExp(`^BYE sip:[^\\n]*\\n(?:[^\\n]+\\n)*?Call-ID:\\s*${sip.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'mi').test(log)) byeAt.set(id, Date.now() - k.at);
+      if (!sessionGoneAt.has(id) && !live.has(id)) sessionGoneAt.set(id, Date.now() - k.at);
+    }
+  }
+  const calls = held.map((id) => ({ id, outcome: byeAt.has(id) && sessionGoneAt.has(id) ? 'ended' : 'lost',
+    bye_at_ue_ms: byeAt.get(id) ?? null, relay_session_gone_ms: sessionGoneAt.get(id) ?? null }));
+  const ended = calls.filter((c) => c.outcome === 'ended');
+  const r = { gateway: name, index, host: ns, at: new Date(k.at).toISOString(), at_ms: k.at, calls_held: held.length,
+    calls, kept_with_media: 0, ended_cleanly: ended.length, lost: calls.length - ended.length,
+    bye_ms: ended.length ? { max: Math.max(...ended.map((c) => c.bye_at_ue_ms)), p50: pct50(ended.map((c) => c.bye_at_ue_ms)) } : null };
+  r.outcome = `0 kept with media, ${r.ended_cleanly} ended cleanly (BYE at the UE after ${r.bye_ms?.p50 ?? '—'} ms p50, ${r.bye_ms?.max ?? '—'} max; relay session deleted), ${r.lost} lost`;
+  return r;
 }

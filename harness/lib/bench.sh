@@ -53,7 +53,8 @@ bench_build() {
     log "warning: the media-relay build failed; using the loadgen and delaymeter binaries already built"
   fi
   if [[ $1 != profile && $1 != capacity ]]; then
-    "$BENCH_LOADGEN" --help 2>/dev/null | grep -q -- '--user' || {
+    # grep reads all of it: grep -q would exit at the first match and loadgen's SIGPIPE fail the pipe (pipefail)
+    "$BENCH_LOADGEN" --help 2>/dev/null | grep -- '--user' >/dev/null || {
       printf 'lab: bench %s: not yet: this loadgen build has no --gateway mode (docs/loadgen.md)\n' "$1" >&2
       exit 2
     }

@@ -43,7 +43,12 @@ cmd_docker() {
     ((EUID == 0)) || die "./lab docker runs podman as root (its network on a bridge in a private namespace): run it as root"
     ensure_packages && ensure_packages LAB_PACKAGES_CONTAINERS
     build_harness && build_gateway || exit 1
-    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
+    # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in ./lab bench (harness/lib/bench.sh bench_build)
+    if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+      [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
+    else
+      build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
+    fi
     docker_base_image || exit 1
     lab_prepare_run docker
   fi
@@ -78,7 +83,7 @@ cmd_docker() {
 
   # MO: alice (loadgen: ICE, DTLS-SRTP) through HAProxy -> a gateway container -> Kamailio -> ue1, 5 s of echoed media
   awk -F: '$1 == "alice" || $1 == "carol"' "$ROOT/ims-sim/users.txt" >"$users" && chmod 600 "$users"
-  local lg="$ROOT/media-relay/build/loadgen/loadgen" prof=(--profile A-SRTP --profiles "$ROOT/media-relay/bench/profiles.json")
+  local lg="${LAB_MEDIA_RELAY_BUILD:-$ROOT/media-relay/build}/loadgen/loadgen" prof=(--profile A-SRTP --profiles "$ROOT/media-relay/bench/profiles.json")
   grep '^alice:' "$users" >"$LAB_RUN_DIR/mo-users.txt"
   grep '^carol:' "$users" >"$LAB_RUN_DIR/mt-users.txt"
   log "docker: MO call alice -> ue1 through $entry"

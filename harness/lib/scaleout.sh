@@ -450,7 +450,12 @@ cmd_bench_scale_out() {
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
     ensure_packages
     build_harness && build_gateway || exit 1
-    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
+    # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in the other benches (bench.sh bench_build)
+    if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+      [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
+    else
+      build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
+    fi
     lab_prepare_run bench/scale-out
   fi
   netns_enter bench scale-out "${orig[@]}"

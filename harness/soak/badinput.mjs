@@ -14,12 +14,17 @@ import { loginFrom as gatewayLogin } from '../runner/gateway.mjs';
 
 const loginFrom = (base, localAddress, user, password) => gatewayLogin(localAddress, user, password, { base });
 
+// Where the harness sends from and the gateway's SIP socket: loopback on the one-gateway layout; with the hosts
+// layout (./lab soak --gateways/--relays) the client host's address on the lab bridge and gateway 1's host.
+const at = { local: '127.0.0.1', sipPeer: ADDRESSES.sipTestPeer, gatewaySip: ADDRESSES.gatewaySip };
+export function useAddresses({ local, gatewaySip }) { at.local = local; at.sipPeer = local; at.gatewaySip = gatewaySip; }
+
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'fixtures', 'sip');
 export const CORPUS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8')).cases;
 
 // A logged-in WebSocket of `user` that collects every message; next(pred, ms) awaits one.
 export async function openSocket(base, user, password) {
-  const login = await loginFrom(base, '127.0.0.1', user, password);
+  const login = await loginFrom(base, at.local, user, password);
   if (login.status !== 201) throw new Error(`login of ${user} failed: HTTP ${login.status} ${login.code ?? ''}`);
   const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws`, ['lab.v1', `lab.token.${login.token}`], { handshakeTimeout: 10000 });
   await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
@@ -97,19 +102,28 @@ export async function wsFlood(sock, n = 100, rate = 20) {
 // A wrong password for a real user: 401 auth-failed (sent at most once a minute per user: 5 failures a
 // minute would make it 429, lab.api.login-failures-per-user).
 export async function badLogin(base, user, password) {
-  const r = await loginFrom(base, '127.0.0.1', user, `${password}-wrong`);
+  const r = await loginFrom(base, at.local, user, `${password}-wrong`);
   const got = `${r.status} ${r.code}`;
   return { kind: 'bad-login', expected: '401 auth-failed', got, ok: got === '401 auth-failed' };
 }
 
 // A login flood from one fresh source address: `n` failed logins (unknown users, so no user's own limit is
 // reached) one after the other; the first `failures` (lab.api.login-failures-per-address, 20) get 401
-// auth-failed, every later one 429 too-many-logins.
-export async function loginFlood(base, address, tag, n = 25, failures = 20) {
+// auth-failed, every later one 429 too-many-logins. GATEWAYS > 1 (behind HAProxy's round robin, each gateway
+// counting the address's failures itself): at most failures x GATEWAYS 401s, only 401 and 429, the last 5 all 429.
+export async function loginFlood(base, address, tag, n = 25, failures = 20, gateways = 1) {
   const got = [];
   for (let i = 0; i < n; i += 1) {
     const r = await loginFrom(base, address, `flood${tag}x${i}`, 'not-a-password');
     got.push(`${r.status} ${r.code}`);
+  }
+  if (gateways > 1) {
+    const n401 = got.filter((g) => g === '401 auth-failed').length;
+    const other = got.filter((g) => g !== '401 auth-failed' && g !== '429 too-many-logins');
+    const tail = got.slice(-5).filter((g) => g !== '429 too-many-logins');
+    const ok = n401 <= failures * gateways && !other.length && !tail.length;
+    return { kind: 'login-flood', expected: `at most ${failures * gateways} x 401 auth-failed (${failures} per gateway), the rest 429 too-many-logins, the last 5 all 429`,
+      got: ok ? 'as expected' : `${n401} x 401; other: ${other.slice(0, 2).join(', ') || 'none'}; last 5: ${got.slice(-5).join(', ')}`, ok };
   }
   const want = got.map((_, i) => (i < failures ? '401 auth-failed' : '429 too-many-logins'));
   const bad = got.map((g, i) => (g === want[i] ? null : `#${i + 1}: ${g} (want ${want[i]})`)).filter(Boolean);
@@ -119,7 +133,7 @@ export async function loginFlood(base, address, tag, n = 25, failures = 20) {
 
 // One case of the malformed-SIP corpus, as raw UDP from the harness's raw-SIP peer (trusted beside the P-CSCF).
 export async function sipCase(c) {
-  const s = await sipSocket();
+  const s = await sipSocket(at.sipPeer, { target: at.gatewaySip });
   try {
     const sent = s.send(fs.readFileSync(path.join(FIXTURES, c.file), 'utf8'));
     if (c.status === null) {
