@@ -227,7 +227,9 @@ start_gateway() {
   mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args; wic_gateway_args)
   # the data-channel endpoint, when this run started it: the gateway sends it each SDP's data-channel section
   [[ ${LAB_DATACHANNEL_UP:-} == 1 ]] && ims_args+=(--lab.datachannel.ng="$LAB_DATACHANNEL_CTL") # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
-  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
+  local -a jvm
+  mapfile -t jvm < <(gateway_java) # the jar, or its extracted copy with the class-data sharing archive (build.sh)
+  proc_start "$name" java "${jvm[@]}" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$(ims3_gateway_proxy)" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="${LAB_GW_NG:-$LAB_RTPENGINE_NG}" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
