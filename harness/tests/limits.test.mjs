@@ -43,7 +43,7 @@ before(async () => {
   { log: path.join(logDir(), 'gateway-limits.log'), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))) });
   const end = Date.now() + 90000;
   for (;;) {
-    const done = await Promise.race([gateway.done, sleep(1000).then(() => null)]);
+    const done = await Promise.race([gateway.done, sleep(250).then(() => null)]);
     if (done) throw new Error(`the limits gateway exited (${JSON.stringify(done)}): ${gateway.tail().slice(-400)}`);
     const h = await api('GET', '/api/v1/health').catch(() => null);
     if (h?.status === 200) break;
