@@ -60,23 +60,24 @@ gateway_cds_current() {
 # NOTICE line; the gateway then starts from the jar).
 build_gateway_cds() {
   gateway_cds_current && return 0
-  local new="$GATEWAY_CDS_DIR.new" logf="$BUILD_LOGS/gateway-cds.log"
+  local dir=$GATEWAY_CDS_DIR logf="$BUILD_LOGS/gateway-cds.log"
   local -a netns=(unshare --net)
   ((EUID == 0)) || netns=(unshare --user --map-root-user --net)
   mkdir -p "$BUILD_LOGS"
   log "gateway class-data sharing: extracting the jar and training the archive (log: $(rel "$logf"))"
-  rm -rf "$new"
-  if ! { java -Djarmode=tools -jar "$GATEWAY_JAR" extract --destination "$new" &&
-    "${netns[@]}" -- bash -c 'ip link set lo up && exec "$@"' _ timeout 300 java -XX:ArchiveClassesAtExit="$new/gw.jsa" \
-      -Dspring.context.exit=onRefresh -jar "$new/signaling-gw.jar" --lab.webclient.dir="$ROOT/webclient/public" &&
-    [[ -s $new/gw.jsa ]]; } >"$logf" 2>&1; then
-    rm -rf "$new"
+  # in place: the archive holds the class path it was made with (paths, sizes, times), and a JVM with another
+  # one maps none of its classes. -Xshare:on at the end checks that a start can use it (it refuses to start if not).
+  rm -rf "$dir"
+  if ! { java -Djarmode=tools -jar "$GATEWAY_JAR" extract --destination "$dir" &&
+    "${netns[@]}" -- bash -c 'ip link set lo up && exec "$@"' _ timeout 300 java -XX:ArchiveClassesAtExit="$dir/gw.jsa" \
+      -Dspring.context.exit=onRefresh -jar "$dir/signaling-gw.jar" --lab.webclient.dir="$ROOT/webclient/public" &&
+    [[ -s $dir/gw.jsa ]] && java -Xshare:on -XX:SharedArchiveFile="$dir/gw.jsa" -cp "$dir/signaling-gw.jar" -version; } >"$logf" 2>&1; then
+    rm -rf "$dir"
     log "NOTICE: no class-data sharing archive for the gateway (it starts from the jar; log: $(rel "$logf"))"
     return 0
   fi
-  gateway_cds_id >"$new/made-for"
-  rm -rf "$GATEWAY_CDS_DIR" && mv "$new" "$GATEWAY_CDS_DIR"
-  log "gateway class-data sharing archive ready: $(rel "$GATEWAY_CDS_DIR")/gw.jsa"
+  gateway_cds_id >"$dir/made-for"
+  log "gateway class-data sharing archive ready: $(rel "$dir")/gw.jsa"
 }
 
 # gateway_java — the java arguments that start the gateway, one per line, up to and including the jar (the gateway's
