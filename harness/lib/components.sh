@@ -227,11 +227,27 @@ start_gateway() {
   mapfile -t ims_args < <(ims3_gateway_args; turn_gateway_args; wic_gateway_args)
   # the data-channel endpoint, when this run started it: the gateway sends it each SDP's data-channel section
   [[ ${LAB_DATACHANNEL_UP:-} == 1 ]] && ims_args+=(--lab.datachannel.ng="$LAB_DATACHANNEL_CTL") # --ims 3gpp: the IMS-AKA credentials file (ims3gpp.sh); --turn
-  proc_start "$name" java -jar "$GATEWAY_JAR" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
+  local -a jvm
+  mapfile -t jvm < <(gateway_java) # the jar, or its extracted copy with the class-data sharing archive (build.sh)
+  proc_start "$name" java "${jvm[@]}" --server.address="$bind" --server.port="$http_port" "${ssl[@]}" "${legs[@]}" \
     --lab.sip.host="${LAB_SIP_HOST:-127.0.0.1}" --lab.sip.port="$sip_port" --lab.ims.transport="$transport" \
     --lab.ims.proxy="$(ims3_gateway_proxy)" --lab.ims.domain="$LAB_IMS_DOMAIN" \
     --lab.rtpengine.ng="${LAB_GW_NG:-$LAB_RTPENGINE_NG}" --lab.rtpengine.dtmf-log="${LAB_GW_DTMF_LOG-$LAB_RTPENGINE_DTMF_LOG}" --lab.webclient.dir="$ROOT/webclient/public" "${ims_args[@]}" "$@"
+  # GW_LATER=1: started only; gateways_ready waits for it (two gateways start side by side, one JVM start's wait)
+  if [[ ${GW_LATER:-} == 1 ]]; then LAB_GW_STARTING+=("$name $LAB_LAST_PID $url"); return 0; fi
   proc_wait_ready "$name" "$LAB_LAST_PID" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health"
+}
+
+# gateways_ready — wait for each gateway started with GW_LATER=1 (start_gateway) to answer its health check.
+LAB_GW_STARTING=()
+gateways_ready() {
+  local entry name pid url rc=0
+  for entry in "${LAB_GW_STARTING[@]}"; do
+    read -r name pid url <<<"$entry"
+    proc_wait_ready "$name" "$pid" 120 "200 from $url/api/v1/health" http_200 "$url/api/v1/health" || { rc=1; break; }
+  done
+  LAB_GW_STARTING=()
+  return "$rc"
 }
 
 # The test run adds a second gateway (LAB_GW_TCP_PORT) that speaks SIP over TCP toward Kamailio.
@@ -259,15 +275,18 @@ lab_start_all() {
   [[ ${LAB_WITH_TCP_GW:-} == 1 ]] && ports+=("$LAB_GW_TCP_PORT/tcp" "$LAB_GW_TCP_SIP_PORT/udp" "$LAB_GW_TCP_SIP_PORT/tcp")
   [[ ${LAB_TOPOLOGY:-} == 1 ]] && ports+=("$LAB_PCSCF_TLS_PORT/tcp")
   [[ -n $(lab_turn_addr) ]] && ports+=("${LAB_STUN##*:}/udp")
-  ports_free "${ports[@]}" "${LAB_DATACHANNEL_CTL##*:}/udp" && lab_test_cert && start_rtpengine && start_turn && start_datachannel && start_ims_core &&
-    start_main_gateway || return 1
+  ports_free "${ports[@]}" "${LAB_DATACHANNEL_CTL##*:}/udp" && lab_test_cert && start_rtpengine && start_turn && start_datachannel && start_ims_core ||
+    return 1
+  # the gateways start side by side (GW_LATER) and are waited for together: one JVM start's wait, not two
+  GW_LATER=1 start_main_gateway || return 1
   if [[ ${LAB_WITH_TCP_GW:-} == 1 ]]; then
     # short registrations, so the tests see the gateway refresh them (re-REGISTER at 80 %: 8 s)
     # rtpengine has one DTMF log destination: the main gateway's (LAB_GW_DTMF_LOG empty = not listened to)
     # it listens on every address of the namespace: the browsers reach it on LAB_PUB_ADDR, loadgen's
     # CTest (media-relay/loadgen/tests/integration_gateway.sh) on 127.0.0.1
-    GW_BIND=0.0.0.0 GW_TLS=0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
+    GW_LATER=1 GW_BIND=0.0.0.0 GW_TLS=0 LAB_GW_DTMF_LOG='' start_gateway gateway-tcp "$LAB_GW_TCP_PORT" "$LAB_GW_TCP_SIP_PORT" tcp --lab.ims.register-expires=10 || return 1
   fi
+  gateways_ready || return 1
   if ims3_lab_wanted || ext_mode; then ims3_start_ues; return; fi # ext_mode: no UE of ours (imsext.sh)
   start_ue ue1 uas && start_ue ue3 uas-bye && start_ue ue4 volte-uas && start_ue ue6 uas-dtmf && start_ue ue7 uas-video &&
     start_ue ue8 uas-reinvite

@@ -149,8 +149,8 @@ cmd_test() {
   done
   export LAB_IMS
   if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s) and the external
-    # pass (imsext.sh's ext_test_pass: the 3GPP core as an outsider); without --ims, --only runs each named file in
+    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s) and, beside it, the
+    # external pass (imsext.sh's ext_test_pass_start: the 3GPP core as an outsider); without --ims, --only runs each named file in
     # the pass of the core it needs (the light core's files in the first, LAB_TEST_PASS_CORE=light)
     if [[ $LAB_IMS != 3gpp ]]; then
       if [[ -z ${LAB_TEST_ONLY:-} ]]; then
@@ -216,8 +216,24 @@ cmd_test() {
   procs_cleanup
   local built=1
   [[ $LAB_T_INTEG == *"(build)"* || $LAB_T_INTEG == *"(no harness/tests)"* ]] && built=0
-  ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && ims3_test_pass
-  ((built)) && [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && ext_test_pass
+  if ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 && ${LAB_TEST_EXT_PASS:-} == 1 ]]; then
+    # the two last passes side by side: the external one in the background (its own namespaces and core, nothing of
+    # this run's: imsext.sh ext_test_pass_start), the 3GPP one in a subshell whose cleanup stops its own lab only
+    procs_install_traps # the cleanup above reset them; a Ctrl-C now also stops the external pass
+    ext_test_pass_start
+    (
+      LAB_STARTED=()
+      ims3_test_pass
+      printf '%s\n' "$LAB_T_INTEG_3GPP" >"$LAB_RUN_DIR/3gpp-pass.result"
+    )
+    LAB_T_INTEG_3GPP=$(cat "$LAB_RUN_DIR/3gpp-pass.result" 2>/dev/null) ||
+      LAB_T_INTEG_3GPP="3gpp integration FAILED (the pass ended without a result, see $(rel "$LAB_LOGDIR")/ims3gpp-pass/)"
+    ext_test_pass_finish
+    procs_cleanup
+  else
+    ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && ims3_test_pass
+    ((built)) && [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && ext_test_pass
+  fi
   local parts=("${LAB_T_UNIT:-unit FAILED (not run)}") summary status=0
   [[ -n ${LAB_T_RELAY:-} ]] && parts+=("$LAB_T_RELAY")
   [[ ${LAB_T_SKIP_LIGHT:-0} == 1 ]] || parts+=("$LAB_T_INTEG")

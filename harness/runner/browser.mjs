@@ -9,8 +9,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import puppeteer from 'puppeteer-core';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
 import { TEST_TONE_AMPLITUDE, TEST_TONES_HZ } from './test-signal.mjs';
 
@@ -38,6 +36,12 @@ export function firefoxPrefs(secureHosts) {
   };
 }
 const NETNS_EXEC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'netns-exec.py');
+// The driver library of each browser, loaded when a browser of that kind is first launched: a test process drives
+// one kind, and importing both (Playwright alone takes about a second) would cost every test file the other's load.
+const DRIVERS = {
+  chromium: async () => (await import('playwright-core')).chromium,
+  firefox: async () => (await import('puppeteer-core')).default,
+};
 
 // The browsers the media tests run in: LAB_BROWSERS (comma-separated), default chromium.
 export function browserKinds() {
@@ -101,6 +105,7 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
   if (kind === 'firefox') {
     const { executablePath, env } = browserExecutable(BINARIES.firefox, netns, { forwardBidi: true });
     const hosts = origins.map((o) => new URL(o).hostname);
+    const puppeteer = await DRIVERS.firefox();
     const browser = await puppeteer.launch({ browser: 'firefox', executablePath, env, headless: true, timeout: 30000,
       protocolTimeout: 60000, acceptInsecureCerts, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
     const tones = fakeAudioFile || testTones ? (testTones ?? TEST_TONES_HZ) : null;
@@ -122,6 +127,7 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
   if (!mediaPermission) testTones ??= TEST_TONES_HZ;
   const secure = [`--unsafely-treat-insecure-origin-as-secure=${origins.join(',')}`];
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
+  const chromium = await DRIVERS.chromium();
   const browser = await chromium.launch({ executablePath, env, headless: true, args: [...flags, ...secure, ...audio, ...extraArgs], timeout: 30000 });
   return {
     kind,

@@ -133,6 +133,16 @@ export function withOption(args, name, value) {
   return [...args.filter((a) => !a.startsWith(`--${name}=`)), `--${name}=${value}`];
 }
 
+// The java arguments the lab started its gateway with, up to and including its jar (`-jar`, the jar; with the
+// class-data sharing archive, harness/lib/build.sh gateway_java, its options before them): a test's own gateway
+// starts the same way, with options of its own after these. `argv` is the lab gateway's command line
+// (harness/kit/restart.mjs commandOf('gateway').argv).
+export function jvmOf(argv) {
+  const jar = argv.indexOf('-jar');
+  if (jar < 0 || jar + 1 >= argv.length) throw new Error(`the lab's gateway was not started with -jar: ${argv.join(' ')}`);
+  return argv.slice(1, jar + 2);
+}
+
 // A gateway of a test's own: `java args` (e.g. the lab gateway's argv through withOption), started without the LAB_*
 // variables (Spring would read e.g. LAB_IMS as the property lab.ims), logging to logDir()/<name>.log; resolves the
 // process once `${base}/api/v1/health` answers 200. When it exits first or is not healthy within `seconds`, it is
@@ -144,7 +154,8 @@ export async function startOwnGateway(name, args, base, { seconds = 120, label =
   });
   const end = Date.now() + seconds * 1000;
   for (;;) {
-    const done = await Promise.race([proc.done, sleep(1000).then(() => null)]);
+    // polled every 250 ms: the test goes on as soon as the gateway answers
+    const done = await Promise.race([proc.done, sleep(250).then(() => null)]);
     if (done) throw new Error(`the ${label} exited (${JSON.stringify(done)}): ${proc.tail().slice(-600)}`);
     const h = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
     if (h?.status === 200) return proc;

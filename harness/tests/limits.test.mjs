@@ -3,13 +3,14 @@
 // HTTP 8091, SIP 5076, the lab's Kamailio and rtpengine) started with tight `--lab.*` limits and stopped
 // by PID afterwards. Uses carol and dave; one test file runs at a time, so they are free.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
+import { commandOf } from '../kit/restart.mjs';
+import { jvmOf } from '../runner/gateway.mjs';
 
 const HTTP_PORT = 8091;
 const SIP_PORT = 5076;
@@ -32,9 +33,8 @@ async function api(method, p, { token, body } = {}) {
 }
 
 before(async () => {
-  const jar = path.join(labRoot(), 'signaling-gw', 'target', 'signaling-gw.jar');
-  assert.ok(fs.existsSync(jar), `${jar} missing (./lab builds it)`);
-  gateway = start('gateway-limits', 'java', ['-jar', jar, `--server.address=${HTTP_ADDR}`, `--server.port=${HTTP_PORT}`,
+  // java as ./lab started its gateway (the jar, or its extracted copy with the class-data sharing archive)
+  gateway = start('gateway-limits', 'java', [...jvmOf(commandOf('gateway').argv), `--server.address=${HTTP_ADDR}`, `--server.port=${HTTP_PORT}`,
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=',
     `--lab.webclient.dir=${path.join(labRoot(), 'webclient', 'public')}`,
     `--lab.api.token-ttl-seconds=${TTL_S}`, '--lab.api.max-sessions=1',
@@ -43,7 +43,7 @@ before(async () => {
   { log: path.join(logDir(), 'gateway-limits.log'), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LAB_'))) });
   const end = Date.now() + 90000;
   for (;;) {
-    const done = await Promise.race([gateway.done, sleep(1000).then(() => null)]);
+    const done = await Promise.race([gateway.done, sleep(250).then(() => null)]);
     if (done) throw new Error(`the limits gateway exited (${JSON.stringify(done)}): ${gateway.tail().slice(-400)}`);
     const h = await api('GET', '/api/v1/health').catch(() => null);
     if (h?.status === 200) break;
