@@ -361,7 +361,9 @@ hosts_start_gateway() {
 # hosts_start_gateways — every gateway on its host, then HAProxy in front of them (G > 1).
 hosts_start_gateways() {
   local i
-  for ((i = 1; i <= LAB_GATEWAYS; i++)); do LAB_PROC_NETNS=$(host_ns "gw$i") hosts_start_gateway "$i" || return 1; done
+  # side by side (GW_LATER, components.sh), waited for together: one JVM start's wait, not G
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do GW_LATER=1 LAB_PROC_NETNS=$(host_ns "gw$i") hosts_start_gateway "$i" || return 1; done
+  gateways_ready || return 1
   ((LAB_GATEWAYS > 1)) && { start_haproxy || return 1; }
   return 0
 }
