@@ -25,6 +25,8 @@ import { listCalls, ng } from '../kit/ng.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { receivedDuring, waitReceiving } from '../runner/testkit.mjs';
+import { jvmOf } from '../runner/gateway.mjs';
+import { commandOf } from '../kit/restart.mjs';
 
 const HTTP = 'http://127.0.0.1:8093';
 const SIP_PORT = 5078;
@@ -87,7 +89,7 @@ before(async () => {
     '--dir', redisDir, '--daemonize', 'no'], { log: path.join(logDir(), 'scale-out-redis.log'), env });
   await ready('redis', procs.redis, redisPing, 10);
   for (const r of RELAYS) await startRelay(r);
-  procs.gateway = start('gateway-scale', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8093',
+  procs.gateway = start('gateway-scale', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', '--server.port=8093',
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     `--lab.limits.calls-per-user=${CALLS}`, // one loadgen user places all the calls (the default allows 4)
     '--lab.api.token-prefix=g1.',
@@ -274,7 +276,7 @@ test('a browser call on a relay that restarts: the page answers the media-checks
 test('two gateways behind HAProxy: logins spread, each session stays on its gateway (REST + WebSocket), MO calls on both, an MT call reaches the gateway that holds the user', { timeout: 110000 }, async () => {
   const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
   const HTTP2 = 'http://127.0.0.1:8096';
-  procs['gateway-scale2'] = start('gateway-scale2', 'java', ['-jar', jar, '--server.address=127.0.0.1', '--server.port=8096',
+  procs['gateway-scale2'] = start('gateway-scale2', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', '--server.port=8096',
     '--lab.sip.host=127.0.0.1', '--lab.sip.port=5100', '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     '--lab.limits.calls-per-user=8', '--lab.api.token-prefix=g2.',
     `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
