@@ -182,6 +182,27 @@ export const CHECKS = [
     ],
   },
   {
+    id: 'dc-feature-caps-3gpp',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.186; TS 23.228 AC.4; RFC 6809',
+    requirement: "The 200 to REGISTER tells the UE that the network supports IMS data channels: Feature-Caps: *;+g.3gpp.datachannel (added by the lab's I-CSCF for the S-CSCF, docs/datachannel.md \"Feature-Caps\"), in no other answer",
+    tests: [
+      { file: 'ims3gpp-datachannel', name: 'capability (TS 24.186, TS 23.228 AC.4, RFC 6809): the home network\'s 200 to REGISTER (the I-CSCF adds it) reaches the gateway with Feature-Caps g.3gpp.datachannel, and no other answer has it' },
+    ],
+  },
+  {
+    id: 'dc-bootstrap-3gpp',
+    cores: ['3gpp'],
+    clause: '3GPP TS 24.186; TS 26.114 §6.2.10; TS 23.228 AC.7.1',
+    requirement: "The network anchors the caller's bootstrap data channels (a=dcmap streams 0 and 100, subprotocol http) at its MF (the far UE gets the section with port 0) and serves the data-channel application list and an application over HTTP on them, in Chromium and Firefox",
+    tests: [
+      { file: 'ims3gpp-datachannel', name: 'the far UE gets the offer with the bootstrap data-channel section refused (port 0): the MF anchors it; its P-Asserted-Identity is one of carol\'s registered identities' },
+      { file: 'ims3gpp-datachannel', name: 'the browser\'s answer has the MF\'s data-channel section with the bootstrap streams 0 and 100 (subprotocol "http")' },
+      { file: 'ims3gpp-datachannel', name: 'over the bootstrap channel the page downloads the application list and the chat application, byte for byte' },
+      { file: 'ims3gpp-datachannel', name: 'in Firefox too: frank calls ue1 with the bootstrap channels and downloads the list and the application' },
+    ],
+  },
+  {
     id: 'api-token-check',
     cores: ['light', '3gpp'],
     clause: '3GPP TS 24.371',
@@ -634,6 +655,7 @@ export const EXTERNAL_NEEDS = {
   'ims3gpp-wire': "a capture of the lab's 3GPP core's own SIP and Cx (Diameter) traffic between its nodes, and its UEs",
   'sip-ws': "the light core's eP-CSCF (Kamailio's WebSocket listener and access-token check) and the lab's UEs ue1, ue2",
   'ims3gpp-wic': "the lab's 3GPP core's P-CSCF as eP-CSCF (its WebSocket listener and access-token check), a subscriber with IMS-AKA keys for the page, and the lab's UEs ue1, ue2",
+  'ims3gpp-datachannel': "the lab's 3GPP core's S-CSCF DCSF route, I-CSCF and MF (ims-sim/3gpp/dcsf), a subscriber for the page with IMS-AKA keys, and the lab's UE ue1",
   'ims3gpp-dns': "the lab's 3GPP core's DNS (its NAPTR/SRV records for pcscf.ims.lab, one of them pointing where nothing answers) and gateways of the test's own",
 };
 

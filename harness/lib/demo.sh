@@ -35,8 +35,9 @@ cmd_demo() {
       usage_error "--client sip-ws runs on the light core or --ims 3gpp, with the plain UEs over IPv4 (no --ims volte, --volte, --codec or --ipv6)"
   fi
   if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 ]]; then
-    [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 ]] ||
-      usage_error "--datachannel runs on the light core through the gateway over IPv4 (no --ims, --volte, --codec, --ipv6 or --client sip-ws)"
+    # --ims 3gpp: the bootstrap channel through the core's DCSF and MF first (harness/runner/demo-datachannel.mjs)
+    [[ ${LAB_IMS:-plain} =~ ^(plain|3gpp)$ && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 ]] ||
+      usage_error "--datachannel runs on the light core or --ims 3gpp, through the gateway over IPv4 (no --ims volte, --volte, --codec, --ipv6 or --client sip-ws)"
   fi
   if [[ ${LAB_DEMO_RTT:-} == 1 ]]; then
     [[ ${LAB_IMS:-plain} == plain && -z ${LAB_CODEC:-} && ${LAB_IPV6:-} != 1 && ${LAB_CLIENT:-gateway} == gateway && ${LAB_DEMO_VOLTE:-} != 1 && ${LAB_DEMO_DATACHANNEL:-} != 1 ]] ||

@@ -18,7 +18,9 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, 
   const child = spawn(PYTHON, [path.join(labRoot(), 'harness', 'runner', 'dc-ue.py'), user, '--messages', String(messages),
     '--interval-ms', String(intervalMs), '--text-loss', String(textLoss), '--text-seed', String(textSeed)], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    // on the 3GPP core (LAB_IMS=3gpp) the UE registers with SIP digest as its HSS subscription says (ims-sim/3gpp/subscribers.txt)
     env: { ...process.env, LAB_PCSCF: LAB.LAB_PCSCF ?? ADDRESSES.pcscf, IMS_USERS: path.join(labRoot(), 'ims-sim', 'users.txt'),
+      ...(process.env.LAB_IMS === '3gpp' ? { IMS_SUBSCRIBERS: path.join(labRoot(), 'ims-sim', '3gpp', 'subscribers.txt') } : {}),
       LAB_IMS_DOMAIN: LAB.LAB_IMS_DOMAIN ?? 'ims.lab' },
   });
   const events = [];

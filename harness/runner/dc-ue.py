@@ -23,7 +23,8 @@ types T on every call's text at N characters per second; "ended" then has "text"
 
 usage: dc-ue.py USER [--messages N] [--interval-ms MS]
 environment: LAB_PCSCF (host:port, default 127.0.0.1:5060), IMS_USERS (users.txt; the password is read there,
-never from the command line), LAB_IMS_DOMAIN (ims.lab), UE_IP (127.0.0.1)
+never from the command line), IMS_SUBSCRIBERS (the 3GPP core's subscribers.txt: when set, the password is the user's
+digest subscription's there and the digest username the IMPI user@domain), LAB_IMS_DOMAIN (ims.lab), UE_IP (127.0.0.1)
 """
 import argparse
 import asyncio
@@ -153,7 +154,8 @@ def dc_only(sdp):
     """The SDP aiortc gets: the session lines that matter to it (ICE-lite, fingerprint, ICE credentials) and the
     data-channel section only."""
     sess, media = sections(sdp)
-    dc = next((m for m in media if is_dc(m)), None)
+    # a section with port 0 (refused, or kept by the network's MF: docs/datachannel.md "Bootstrap") is no data channel
+    dc = next((m for m in media if is_dc(m) and m[0].split()[1] != "0"), None)
     if dc is None:
         return None
     keep = [l for l in sess if l.startswith(("a=ice-lite", "a=fingerprint:", "a=ice-ufrag:", "a=ice-pwd:", "a=setup:"))]
@@ -257,6 +259,8 @@ class Ue(asyncio.DatagramProtocol):
     def __init__(self, user, password, domain, pcscf, messages, interval_ms, text_loss=0.0, text_seed=4103):
         self.text_loss, self.text_seed = text_loss, text_seed
         self.user, self.password, self.domain = user, password, domain
+        # the digest username: the IMPI (user@domain) on the 3GPP core (IMS_SUBSCRIBERS set), the user on the light one
+        self.auth_user = "%s@%s" % (user, domain) if os.environ.get("IMS_SUBSCRIBERS") else user
         self.pcscf = pcscf
         self.messages, self.interval = messages, interval_ms / 1000.0
         self.pending = {}  # branch -> Future of the final response
@@ -338,9 +342,9 @@ class Ue(asyncio.DatagramProtocol):
         if r.status == 401:
             ch = r.get("www-authenticate")
             p = lambda k: (re.search(k + r'="?([^",]+)"?', ch) or [None, None])[1]
-            ha1 = md5("%s:%s:%s" % (self.user, p("realm"), self.password))
+            ha1 = md5("%s:%s:%s" % (self.auth_user, p("realm"), self.password))
             ha2 = md5("REGISTER:" + uri)
-            auth = 'Digest username="%s", realm="%s", nonce="%s", uri="%s", algorithm=MD5' % (self.user, p("realm"), p("nonce"), uri)
+            auth = 'Digest username="%s", realm="%s", nonce="%s", uri="%s", algorithm=MD5' % (self.auth_user, p("realm"), p("nonce"), uri)
             if p("qop"):
                 cn = rnd()
                 auth += ', qop=auth, nc=00000001, cnonce="%s", response="%s"' % (cn, md5("%s:%s:00000001:%s:auth:%s" % (ha1, p("nonce"), cn, ha2)))
@@ -491,7 +495,7 @@ class Ue(asyncio.DatagramProtocol):
             dc_offer = dc_only(req.body)
             pc = None
             if dc_offer:
-                dc_sec = next(m for m in media if is_dc(m))
+                dc_sec = next(m for m in media if is_dc(m) and m[0].split()[1] != "0")
                 chans = channels_of(dc_sec)
                 pc = self.new_pc(c, chans)
                 await pc.setRemoteDescription(RTCSessionDescription(dc_offer, "offer"))
@@ -500,7 +504,7 @@ class Ue(asyncio.DatagramProtocol):
                 kind = m[0][2:].split()[0]
                 if kind == "audio" and not m[0].split()[1] == "0":
                     answer += self.audio_answer(m)
-                elif is_dc(m) and pc is not None:
+                elif is_dc(m) and pc is not None and m[0].split()[1] != "0":
                     answer += dc_section(pc.localDescription.sdp, dcmap_lines_of(m))
                 elif kind == "text" and m[0].split()[1] != "0" and c.text is None:
                     answer += await self.text_answer(c, req.body)
@@ -627,6 +631,16 @@ class Ue(asyncio.DatagramProtocol):
 
 
 def password_of(user):
+    subscribers = os.environ.get("IMS_SUBSCRIBERS")
+    if subscribers:
+        # the 3GPP core's HSS table (ims-sim/3gpp/subscribers.txt): IMPI IMPUs K OPc AMF SQN digest PASSWORD
+        impi = "%s@%s" % (user, os.environ.get("LAB_IMS_DOMAIN", "ims.lab"))
+        with open(subscribers) as f:
+            for line in f:
+                col = line.split("#", 1)[0].split()
+                if len(col) >= 8 and col[0] == impi and col[6] == "digest":
+                    return col[7]
+        raise SystemExit("dc-ue: %s has no digest subscription in %s" % (impi, subscribers))
     path = os.environ.get("IMS_USERS") or os.path.join(os.path.dirname(__file__), "..", "..", "ims-sim", "users.txt")
     with open(path) as f:
         for line in f:

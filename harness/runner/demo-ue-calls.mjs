@@ -22,8 +22,10 @@ export function printAligned(rows) {
 
 // tool: the report's name; clientName: the page's; ueOptions/ueLog: the UE's start options and the line logged once it registered; oneCall(direction,
 // {client, token, ue}) -> the call's report entry ({ok, error, ...}); fields: more top-level report fields; link: the
-// browser-link impairment applied ({stop() -> counters}, null when none; given: the report has link_counters); renderHtml(report); printTable(calls).
-export async function runUeDemo({ tool, user, clientName, ueOptions, ueLog, oneCall, fields = {}, link = undefined, renderHtml, printTable, afterTable = () => {} }) {
+// browser-link impairment applied ({stop() -> counters}, null when none; given: the report has link_counters); renderHtml(report); printTable(calls);
+// directions: the calls oneCall makes, in order (default MO then MT).
+export async function runUeDemo({ tool, user, clientName, ueOptions, ueLog, oneCall, fields = {}, link = undefined, renderHtml, printTable, afterTable = () => {},
+  directions = ['mo', 'mt'] }) {
   const started = new Date().toISOString();
   await gw.waitHealthy(15000);
   const cpu = startCpuSampler();
@@ -38,8 +40,7 @@ export async function runUeDemo({ tool, user, clientName, ueOptions, ueLog, oneC
       const client = await openClient(browser, { name: clientName });
       const { token } = await client.login(user, passwordOf(user));
       log(`${user} logged in from headless ${browser.version}`);
-      calls.push(await oneCall('mo', { client, token, ue }));
-      calls.push(await oneCall('mt', { client, token, ue }));
+      for (const direction of directions) calls.push(await oneCall(direction, { client, token, ue }));
       await client.logout().catch(() => {});
       browserInfo = { kind: browser.kind, version: browser.version };
     } finally {

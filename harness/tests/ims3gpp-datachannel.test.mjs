@@ -6,7 +6,8 @@
 // application over HTTP on the channel. Checked: carol's REGISTER on the wire (the Contact's feature tag), the SDP ue1
 // got (the data-channel section refused with port 0: it stays with the MF), the MF's section in the browser's answer,
 // what the page downloaded against the files on disk, the MF's own record of the requests, and the MF's session
-// ended with the call. Then frank in Firefox makes the same call and download. Not yet: the S-CSCF's Feature-Caps in the 200 to REGISTER (docs/datachannel.md "Bootstrap").
+// ended with the call, and the home network's Feature-Caps (g.3gpp.datachannel) in the 200 to REGISTER the gateway got. Then frank
+// in Firefox makes the same call and download.
 // Needs LAB_IMS=3gpp.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -29,6 +30,7 @@ const PORTS = { pcscf: Number(LAB.LAB_PCSCF.split(':')[1]), gw: Number(LAB.LAB_G
 let page;
 let registers = [];    // carol's REGISTERs, gateway -> P-CSCF, as decoded from the capture
 let registerOk = [];   // the 200s to them, P-CSCF -> gateway
+let responses = [];    // every answer to them (401s too)
 let callId;
 let answerSdp;
 let download;          // what the page got over the bootstrap channel
@@ -53,6 +55,7 @@ before(async () => {
   const msgs = stdout.split('\n').filter(Boolean).map((hex) => Buffer.from(hex.replace(/:/g, ''), 'hex').toString('latin1'));
   registers = msgs.filter((m) => m.startsWith('REGISTER '));
   registerOk = msgs.filter((m) => m.startsWith('SIP/2.0 200'));
+  responses = msgs.filter((m) => m.startsWith('SIP/2.0 '));
 
   const { client } = page;
   const channels = await client.page.evaluate(async () => (await import('/bootstrap.js')).BOOTSTRAP_CHANNELS);
@@ -87,6 +90,18 @@ test('capability (TS 23.228 AC.4, TS 26.114 §6.2.10.1): the gateway\'s REGISTER
   const bound = contactOf(registerOk[registerOk.length - 1]);
   assert.ok(bound.some((l) => l.includes('+sip.app-subtype="webrtc-datachannel"')),
     `the binding in the 200 to REGISTER lost the feature tag: ${JSON.stringify(bound)}`);
+});
+
+test('capability (TS 24.186, TS 23.228 AC.4, RFC 6809): the home network\'s 200 to REGISTER (the I-CSCF adds it) reaches the gateway with Feature-Caps g.3gpp.datachannel, and no other answer has it', () => {
+  const fcaps = (m) => m.split('\r\n').filter((l) => /^Feature-Caps\s*:/i.test(l));
+  assert.ok(registerOk.length > 0, 'the capture has no 200 to carol\'s REGISTER');
+  for (const m of registerOk) {
+    const f = fcaps(m);
+    assert.ok(f.length === 1 && /^Feature-Caps:\s*\*;\+g\.3gpp\.datachannel\s*$/i.test(f[0]),
+      `a 200 to REGISTER at the gateway should carry exactly "Feature-Caps: *;+g.3gpp.datachannel", it has ${JSON.stringify(f)}`);
+  }
+  const others = responses.filter((m) => !m.startsWith('SIP/2.0 200') && fcaps(m).length);
+  assert.equal(others.length, 0, `non-200 answers to REGISTER with Feature-Caps: ${others.map((m) => m.split('\r\n')[0]).join(', ')}`);
 });
 
 test('the far UE gets the offer with the bootstrap data-channel section refused (port 0): the MF anchors it; its P-Asserted-Identity is one of carol\'s registered identities', async () => {

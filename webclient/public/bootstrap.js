@@ -99,3 +99,17 @@ export async function downloadApplication(client, callId, { label = 'bootstrap',
       body: a.body, ms: a.ms, channels: entry.channels ?? [] },
   };
 }
+
+// The application data channels a downloaded application asks for (its list entry's `channels`: streamId, label,
+// app), as labClient.call's `dataChannels` (negotiated by id; the page writes a=dcmap and a=dcsa 3gpp-req-app:<app>,
+// TS 24.186). Stream ids below 1000 are the bootstrap range and are refused, as is anything that is no channel.
+export function applicationChannels(app) {
+  const chans = (app?.channels ?? []).map((c) => ({ id: c.streamId, label: String(c.label ?? ''), app: String(c.app ?? app.id) }));
+  for (const c of chans) {
+    if (!Number.isInteger(c.id) || c.id < 1000 || c.id > 65534 || !c.label) {
+      throw new Error(`the application ${app.id} asks for a channel that is no application data channel: ${JSON.stringify(c)}`);
+    }
+  }
+  if (!chans.length) throw new Error(`the application ${app?.id} asks for no data channel`);
+  return chans;
+}
