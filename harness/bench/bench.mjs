@@ -51,12 +51,15 @@ const CRITERION_TRANSCODE = { loss_pct: 0.1, p99_ms: 65 };
 const IMS_CODECS = ['PCMA', 'AMR-WB']; // what loadgen --ims-codec can force (docs/loadgen.md)
 const criterionFor = (profile) => (profile.ims_codec ? CRITERION_TRANSCODE : CRITERION);
 const MAX_CALLS = 300; // rtpengine's 30000-30999 holds ~300 calls (docs/architecture.md)
-// bench gateway's warm-up (issue #26): before each measured leg (MO, MT) W calls through the same path, held
-// WARMUP_HOLD_S, their set-up timeline reported apart as the fresh gateway's cold calls. A fresh JVM runs its
+// bench gateway's warm-up (issue #26): before each measured leg (MO, MT) W calls through the same path, WARMUP_CPS
+// a second, each held WARMUP_HOLD_S (so about WARMUP_CPS calls at once, whatever W), their set-up timeline reported
+// apart as the fresh gateway's cold calls. A fresh JVM runs its
 // first calls' code interpreted (docs/benchmarks.md "Cold and warm"): without it the ten measured calls would
 // measure the JIT's start, not what the gateway adds to a call.
 const WARMUP_CALLS = 100;
 const WARMUP_HOLD_S = 1;
+const WARMUP_CPS = 20;
+const warmupPace = (calls) => ({ cps: WARMUP_CPS, ramp_s: (calls - 1) / WARMUP_CPS, media_s: WARMUP_HOLD_S });
 
 class UsageError extends Error {}
 const usage = (m) => { throw new UsageError(m); };
@@ -151,7 +154,7 @@ export function parse(argv) {
     // the raw run, the gateway MO and MT runs (and the SIP-over-WebSocket MO and MT runs), one after the other
     return { mode: 'gateway', name: `gateway-${profile.name}${sipWs ? '-sip-ws' : ''}`, profile, calls, durationS, sipWs, warmup,
       expected_s: (sipWs ? 5 : 3) * pacing(calls, durationS).expected_s + (sipWs ? 50 : 35)
-        + (warmup ? 2 * (pacing(warmup, WARMUP_HOLD_S).expected_s + 10) : 0) };
+        + (warmup ? 2 * Math.ceil(warmupPace(warmup).ramp_s + WARMUP_HOLD_S + 15) : 0) };
   }
   if (first === 'setup-rate') {
     take(['--cps-steps', '--calls-per-step']);
@@ -391,12 +394,12 @@ async function warmupLeg(run, ctx, common, direction, report) {
   if (!run.warmup) return null;
   const dir = path.join(ctx.out, `warmup-${direction}`);
   const since = Date.now();
-  progress(`warm-up ${direction.toUpperCase()}: ${run.warmup} call(s) through the gateway, held ${WARMUP_HOLD_S} s, reported apart (the fresh gateway's cold calls)`);
+  progress(`warm-up ${direction.toUpperCase()}: ${run.warmup} call(s) through the gateway, ${WARMUP_CPS}/s, each held ${WARMUP_HOLD_S} s, reported apart (the fresh gateway's cold calls)`);
   const gateway = { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', dir), ...(direction === 'mt' ? { answer: true } : { to: 'ue1' }) };
   try {
-    const leg = await measureStep({ ...common, calls: run.warmup, durationS: WARMUP_HOLD_S, dir, keepCapture: false, gateway,
+    const leg = await measureStep({ ...common, calls: run.warmup, durationS: WARMUP_HOLD_S, pace: warmupPace(run.warmup), dir, keepCapture: false, gateway,
       ...(direction === 'mt' ? { mtCaller: mtCallerFor(ctx, run.warmup, dir) } : {}) });
-    const out = { calls: run.warmup, hold_s: WARMUP_HOLD_S, ok: leg.ok, setup_ms: leg.setup_ms, errors: leg.errors,
+    const out = { calls: run.warmup, cps: WARMUP_CPS, hold_s: WARMUP_HOLD_S, ok: leg.ok, setup_ms: leg.setup_ms, errors: leg.errors,
       setup_timeline: await legTimeline(ctx.gateway, since, direction, ctx.logDir) };
     report.errors.push(...leg.errors.map((e) => `warm-up ${direction.toUpperCase()}: ${e}`));
     await sleep(2000); // its calls' timelines start over 1 s before the measured leg's (legTimeline's slack)
