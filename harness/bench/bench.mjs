@@ -56,7 +56,7 @@ const MAX_CALLS = 300; // rtpengine's 30000-30999 holds ~300 calls (docs/archite
 // apart as the fresh gateway's cold calls. A fresh JVM runs its
 // first calls' code interpreted (docs/benchmarks.md "Cold and warm"): without it the ten measured calls would
 // measure the JIT's start, not what the gateway adds to a call.
-const WARMUP_CALLS = 100;
+const WARMUP_CALLS = 300;
 const WARMUP_HOLD_S = 1;
 const WARMUP_CPS = 20;
 const warmupPace = (calls) => ({ cps: WARMUP_CPS, ramp_s: (calls - 1) / WARMUP_CPS, media_s: WARMUP_HOLD_S });
