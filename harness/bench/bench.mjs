@@ -5,7 +5,7 @@
 //   setup-rate [--cps-steps 1,5,10,20] [--calls-per-step N]   through the gateway
 //   setup-rate --sustained [--cps-steps ...] [--hold S] [--step-seconds S] [--quick] [--perf|--no-perf]
 //                                                     constant rate per step, knee, SIP-only beside it, JFR
-//   gateway <profile> [--calls N] [--duration S] [--access gateway|sip-ws|both]
+//   gateway <profile> [--calls N] [--duration S] [--warmup W] [--access gateway|sip-ws|both]
 //                                                     the product path (MO and MT) beside --raw, in one run; with
 //                                                     --access sip-ws (= both) also SIP over WebSocket to the eP-CSCF
 //   registrations [--users N] [--minutes M] [--expires S] [--concurrency C]
@@ -51,6 +51,15 @@ const CRITERION_TRANSCODE = { loss_pct: 0.1, p99_ms: 65 };
 const IMS_CODECS = ['PCMA', 'AMR-WB']; // what loadgen --ims-codec can force (docs/loadgen.md)
 const criterionFor = (profile) => (profile.ims_codec ? CRITERION_TRANSCODE : CRITERION);
 const MAX_CALLS = 300; // rtpengine's 30000-30999 holds ~300 calls (docs/architecture.md)
+// bench gateway's warm-up (issue #26): before each measured leg (MO, MT) W calls through the same path, WARMUP_CPS
+// a second, each held WARMUP_HOLD_S (so about WARMUP_CPS calls at once, whatever W), their set-up timeline reported
+// apart as the fresh gateway's cold calls. A fresh JVM runs its
+// first calls' code interpreted (docs/benchmarks.md "Cold and warm"): without it the ten measured calls would
+// measure the JIT's start, not what the gateway adds to a call.
+const WARMUP_CALLS = 300;
+const WARMUP_HOLD_S = 1;
+const WARMUP_CPS = 20;
+const warmupPace = (calls) => ({ cps: WARMUP_CPS, ramp_s: (calls - 1) / WARMUP_CPS, media_s: WARMUP_HOLD_S });
 
 class UsageError extends Error {}
 const usage = (m) => { throw new UsageError(m); };
@@ -132,17 +141,20 @@ export function parse(argv) {
   if (first === 'gateway') {
     const profile = needProfile(rest.shift(), 'bench gateway');
     if (profile.browser_leg === 'RTP/AVP' || profile.ims_codec) usage(`bench gateway: profile ${profile.name} is not relayed by the gateway as loadgen plays it (DTLS-SRTP, no transcoding: A-SRTP, SD-SRTP, HD-SRTP)`);
-    take(['--calls', '--duration', '--access']);
+    take(['--calls', '--duration', '--access', '--warmup']);
     const calls = int('--calls', opts['--calls'] ?? 10, 1, MAX_CALLS);
     const durationS = int('--duration', opts['--duration'] ?? 20, 1, 600);
+    // W calls each way before the measured ones, through the same path, reported apart (0: none)
+    const warmup = int('--warmup', opts['--warmup'] ?? WARMUP_CALLS, 0, MAX_CALLS);
     // --access sip-ws: the SIP-over-WebSocket legs (a WIC using Gm: loadgen --access sip-ws -> the eP-CSCF) are
     // measured beside the gateway's, never instead of them: the comparison is the point ("both" says the same)
     const access = opts['--access'] ?? 'gateway';
     if (!['gateway', 'sip-ws', 'both'].includes(access)) usage(`--access wants gateway, sip-ws or both, not '${access}'`);
     const sipWs = access !== 'gateway';
     // the raw run, the gateway MO and MT runs (and the SIP-over-WebSocket MO and MT runs), one after the other
-    return { mode: 'gateway', name: `gateway-${profile.name}${sipWs ? '-sip-ws' : ''}`, profile, calls, durationS, sipWs,
-      expected_s: (sipWs ? 5 : 3) * pacing(calls, durationS).expected_s + (sipWs ? 50 : 35) };
+    return { mode: 'gateway', name: `gateway-${profile.name}${sipWs ? '-sip-ws' : ''}`, profile, calls, durationS, sipWs, warmup,
+      expected_s: (sipWs ? 5 : 3) * pacing(calls, durationS).expected_s + (sipWs ? 50 : 35)
+        + (warmup ? 2 * Math.ceil(warmupPace(warmup).ramp_s + WARMUP_HOLD_S + 15) : 0) };
   }
   if (first === 'setup-rate') {
     take(['--cps-steps', '--calls-per-step']);
@@ -375,6 +387,29 @@ async function sipWsLegs(run, ctx, common, report, reencoded) {
   return legs;
 }
 
+// The warm-up before one gateway leg (run.warmup calls, MO to ue1 or MT from ue2, held WARMUP_HOLD_S): the same
+// loadgen, SIPp and capture as the measured leg; what it reports (`warmup_mo` / `warmup_mt`) is its setup and the
+// gateway's timeline of those calls, its errors count as the run's. null when --warmup 0.
+async function warmupLeg(run, ctx, common, direction, report) {
+  if (!run.warmup) return null;
+  const dir = path.join(ctx.out, `warmup-${direction}`);
+  const since = Date.now();
+  progress(`warm-up ${direction.toUpperCase()}: ${run.warmup} call(s) through the gateway, ${WARMUP_CPS}/s, each held ${WARMUP_HOLD_S} s, reported apart (the fresh gateway's cold calls)`);
+  const gateway = { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', dir), ...(direction === 'mt' ? { answer: true } : { to: 'ue1' }) };
+  try {
+    const leg = await measureStep({ ...common, calls: run.warmup, durationS: WARMUP_HOLD_S, pace: warmupPace(run.warmup), dir, keepCapture: false, gateway,
+      ...(direction === 'mt' ? { mtCaller: mtCallerFor(ctx, run.warmup, dir) } : {}) });
+    const out = { calls: run.warmup, cps: WARMUP_CPS, hold_s: WARMUP_HOLD_S, ok: leg.ok, setup_ms: leg.setup_ms, errors: leg.errors,
+      setup_timeline: await legTimeline(ctx.gateway, since, direction, ctx.logDir) };
+    report.errors.push(...leg.errors.map((e) => `warm-up ${direction.toUpperCase()}: ${e}`));
+    await sleep(2000); // its calls' timelines start over 1 s before the measured leg's (legTimeline's slack)
+    return out;
+  } catch (e) {
+    report.errors.push(`warm-up ${direction.toUpperCase()}: ${e.message}`);
+    return { calls: run.warmup, ok: false, errors: [e.message] };
+  }
+}
+
 // gateway <profile>: the same N calls through --raw (ng only, loadgen's far end echoes) and through the
 // gateway (browser API -> gateway -> Kamailio -> rtpengine -> SIPp ue1 echoing), MO, then MT (SIPp
 // ue2 calls alice, loadgen answers as alice; ue2 echoes), in one run.
@@ -395,6 +430,7 @@ async function runGateway(run, ctx) {
   progress(`raw: loadgen -> rtpengine (ng) -> ue1's echo on ${UE1_ECHO}; calls ${report.raw_basis.call_gap_ms} ms apart (packet clocks ${report.raw_basis.packet_clock_phase_step_ms} ms apart)`);
   const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farAddr: UE1_ECHO, pace: rawPace });
   await sleep(2000);
+  report.warmup_mo = await warmupLeg(run, ctx, common, 'mo', report);
   progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
   const moDir = path.join(ctx.out, 'gateway-mo');
   const moSince = Date.now();
@@ -415,6 +451,7 @@ async function runGateway(run, ctx) {
   await sleep(2000);
   progress(`gateway MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> Kamailio -> gateway -> loadgen --answer (alice)`);
   let mt;
+  report.warmup_mt = await warmupLeg(run, ctx, common, 'mt', report);
   try {
     const mtDir = path.join(ctx.out, 'gateway-mt');
     const mtSince = Date.now();
@@ -441,7 +478,7 @@ async function runGateway(run, ctx) {
   const why = [...productWhy('MO', gw, raw), ...(mt ? productWhy('MT', mt, raw) : ['MT not measured'])];
   report.criterion = { ...PRODUCT_CRITERION, pass: why.length === 0, why };
   report.errors = [...report.errors, ...raw.errors.map((e) => `raw: ${e}`), ...gw.errors.map((e) => `gateway: ${e}`), ...(mt?.errors ?? []).map((e) => `gateway MT: ${e}`)];
-  report.ok = raw.ok && gw.ok && Boolean(mt?.ok);
+  report.ok = raw.ok && gw.ok && Boolean(mt?.ok) && [report.warmup_mo, report.warmup_mt].every((w) => !w || w.ok);
   if (run.sipWs) {
     report.sip_ws_mo = wsMo && legSummary(wsMo);
     report.sip_ws_mt = wsMt && legSummary(wsMt);
@@ -463,9 +500,15 @@ async function runGateway(run, ctx) {
       + `${wsMt ? `; ue2's INVITE -> 200 p50 ${wsMt.sip_invite_to_200_ms.p50 ?? 'n/a'} / p95 ${wsMt.sip_invite_to_200_ms.p95 ?? 'n/a'} ms (n ${wsMt.sip_invite_to_200_ms.n})` : ''}`);
     for (const line of accessLines(report.access_comparison)) console.log(line);
   }
+  for (const [label, w] of [['MO', report.warmup_mo], ['MT', report.warmup_mt]].filter(([, x]) => x)) {
+    const t = w.setup_timeline;
+    console.log(`  ${label} warm-up: the fresh gateway's first ${w.calls} ${label} calls (cold: interpreted code, shown apart; ${t?.complete ?? 0} complete${t?.error ? `; ${t.error}` : ''}); `
+      + `gateway's own steps p50 sum ${t?.gateway_p50_sum_ms ?? 'n/a'} ms, first call's: ${firstCallGatewaySum(t) ?? 'n/a'} ms:`);
+    for (const line of timelineLines(t)) console.log(line);
+  }
   for (const [label, l] of [['MO', gw], ['MT', mt]].filter(([, x]) => x)) {
     const t = l.setup_timeline;
-    console.log(`  ${label} set-up timeline, gateway's clock (${t?.complete ?? 0} of ${t?.calls ?? 0} calls complete${t?.error ? `; ${t.error}` : ''}); `
+    console.log(`  ${label} set-up timeline, gateway's clock (${t?.complete ?? 0} of ${t?.calls ?? 0} calls complete${t?.error ? `; ${t.error}` : ''}${run.warmup ? `, after ${run.warmup} warm-up calls` : ', the fresh gateway\'s first calls'}); `
       + `gateway's own steps p50 sum ${t?.gateway_p50_sum_ms ?? 'n/a'} ms, over 1 ms: ${t?.gateway_steps_over_1ms?.join(', ') || 'none'}; loadgen's setup (call/incoming -> DTLS) p50 ${l.setup_ms?.p50 ?? 'n/a'} ms:`);
     for (const line of timelineLines(t)) console.log(line);
     const up = t?.rtpengine_media_up;
@@ -482,6 +525,14 @@ async function runGateway(run, ctx) {
   console.log(`  gateway/raw: rtpengine CPU per call MO ${report.gateway_vs_raw.rtpengine_cpu_per_call}, MT ${report.gateway_mt_vs_raw?.rtpengine_cpu_per_call ?? 'n/a'}; other jobs on this host ${raw.cpu.other_pct} / ${gw.cpu.other_pct} / ${mt?.cpu.other_pct ?? 'n/a'}${ws ? ` / ${wsMo?.cpu.other_pct ?? 'n/a'} / ${wsMt?.cpu.other_pct ?? 'n/a'}` : ''} % of one core`);
   console.log(`  issue #11 criterion (p50 <= 0.1 ms, p99 <= 1 ms, loss 0, rtpengine CPU/call <= 1.3x raw), MO and MT: ${report.criterion.pass ? 'met' : `not met: ${why.join('; ')}`}`);
   return report;
+}
+
+// The sum of the gateway's own steps of a timeline's first call (the cold start), ms.
+function firstCallGatewaySum(t) {
+  const c = t?.per_call?.[0];
+  if (!c) return null;
+  const own = (t.steps ?? []).filter((s) => s.owner === 'gateway').map((s) => c.steps_ms?.[s.step]);
+  return own.every((v) => typeof v === 'number') ? Math.round(own.reduce((a, v) => a + v, 0) * 1000) / 1000 : null;
 }
 
 async function runSetupRate(run, ctx) {

@@ -27,22 +27,26 @@ export function summarizeTimelines(data, direction) {
   const names = [...new Set(complete.flatMap((c) => Object.keys(c.stepsMs ?? {})))];
   const steps = names.map((step) => {
     const v = complete.map((c) => c.stepsMs[step]).filter((x) => typeof x === 'number').sort((a, b) => a - b);
-    return { step, owner: data.owners?.[step] ?? '?', n: v.length, p50: r3(pct(v, 50)), p95: r3(pct(v, 95)), max: r3(v.at(-1) ?? null) };
+    // the CPU time the step's thread spent in it (steps whose two marks were taken on one thread): wall - CPU waited
+    const cpu = complete.map((c) => c.stepsCpuMs?.[step]).filter((x) => typeof x === 'number').sort((a, b) => a - b);
+    return { step, owner: data.owners?.[step] ?? '?', n: v.length, p50: r3(pct(v, 50)), p95: r3(pct(v, 95)), max: r3(v.at(-1) ?? null),
+      cpu_n: cpu.length, cpu_p50: r3(pct(cpu, 50)) };
   });
   const own = steps.filter((s) => s.owner === 'gateway');
   return {
     direction, calls: calls.length, complete: complete.length, steps,
-    per_call: complete.map((c) => ({ callId: c.callId, startedAtMillis: c.startedAtMillis, steps_ms: c.stepsMs, marks_ms: c.marksMs })),
+    per_call: complete.map((c) => ({ callId: c.callId, startedAtMillis: c.startedAtMillis, steps_ms: c.stepsMs, steps_cpu_ms: c.stepsCpuMs ?? {}, marks_ms: c.marksMs })),
     gateway_p50_sum_ms: own.length ? r3(own.reduce((a, s) => a + (s.p50 ?? 0), 0)) : null,
     gateway_steps_over_1ms: own.filter((s) => !(s.p50 <= 1)).map((s) => s.step),
   };
 }
 
-// Lines for a terminal summary: one per step, "  step (owner)   p50 / p95 / max ms   n".
+// Lines for a terminal summary: one per step, "  step (owner)   p50 / p95 / max ms   n   cpu p50" (the CPU time
+// of the step's thread, where both marks were taken on one thread).
 export function timelineLines(summary, indent = '    ') {
   if (!summary?.steps?.length) return [`${indent}(no complete ${summary?.direction ?? ''} timeline: ${summary?.calls ?? 0} call(s) seen)`];
   const w = Math.max(...summary.steps.map((s) => s.step.length + s.owner.length + 3));
-  return summary.steps.map((s) => `${indent}${`${s.step} (${s.owner})`.padEnd(w)}  p50 ${String(s.p50).padStart(7)}  p95 ${String(s.p95).padStart(7)}  max ${String(s.max).padStart(7)} ms  n ${s.n}`);
+  return summary.steps.map((s) => `${indent}${`${s.step} (${s.owner})`.padEnd(w)}  p50 ${String(s.p50).padStart(7)}  p95 ${String(s.p95).padStart(7)}  max ${String(s.max).padStart(7)} ms  n ${s.n}${s.cpu_n ? `  (its thread's CPU p50 ${s.cpu_p50} ms)` : ''}`);
 }
 
 // rtpengine's view of media up beside the gateway's timeline: per call (its ng call-id is the gateway's prefixed

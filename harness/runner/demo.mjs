@@ -158,6 +158,8 @@ async function main() {
   for (const c of calls) {
     const t = c.setup_timeline_ms;
     log(`set-up ${c.direction}, gateway's clock (ms): ${t ? Object.entries(t).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ') : 'n/a'}`);
+    const cpuMs = c.setup_timeline_cpu_ms;
+    if (cpuMs && Object.keys(cpuMs).length) log(`set-up ${c.direction}, CPU of the gateway's thread in those steps (ms): ${Object.entries(cpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     const p = c.page_timing_ms;
     log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([, v]) => v != null).map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
   }

@@ -41,6 +41,8 @@ export function callEntry(r) {
     page_timing_ms: r.pageTiming ?? null,
     // the gateway's clock, step by step (metrics/SetupTimeline: GET /api/v1/calls/{id} setupTimeline)
     setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
+    // the CPU time the gateway's thread spent in each step whose two marks it took (wall time minus it: waits)
+    setup_timeline_cpu_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsCpuMs ?? null,
     duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 2) : null,
     sip_final: r.info?.sipFinal ?? null,
     media: {

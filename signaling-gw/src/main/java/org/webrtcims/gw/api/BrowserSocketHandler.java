@@ -111,6 +111,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
     @Override
     protected void handleTextMessage(WebSocketSession ws, TextMessage frame) {
         long received = System.nanoTime();
+        long receivedCpu = SetupTimeline.cpuNow();
         keepalive.seen(ws);
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
         MessageRate rate = (MessageRate) ws.getAttributes().computeIfAbsent(RATE_ATTR, k -> new MessageRate(perSecond, System.nanoTime()));
@@ -138,9 +139,9 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         try {
             switch (type) {
                 case "call" -> timeline.markKnown(calls.call(s.token(), s.user(), text(msg, "to"), text(msg, "sdp"), imsCodec(msg),
-                        injectDtmf(msg), identity(msg)), SetupTimeline.Mark.WS_CALL_RECEIVED, received);
+                        injectDtmf(msg), identity(msg)), SetupTimeline.Mark.WS_CALL_RECEIVED, received, receivedCpu);
                 case "answer" -> {
-                    timeline.markKnown(callId, SetupTimeline.Mark.WS_ANSWER_RECEIVED, received);
+                    timeline.markKnown(callId, SetupTimeline.Mark.WS_ANSWER_RECEIVED, received, receivedCpu);
                     calls.answer(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));
                 }
                 case "media" -> calls.earlyMedia(s.token(), callId, text(msg, "sdp"), injectDtmf(msg));

@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import java.util.regex.Pattern;
+
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
 
@@ -11,6 +13,9 @@ import org.webrtcims.gw.config.GatewayProperties;
  */
 @Component
 public class CallQuotas {
+    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final Pattern EOL = Pattern.compile("\r?\n");
+
     private final CallRegistry registry;
     private final GatewayProperties.Limits limits;
 
@@ -37,7 +42,7 @@ public class CallQuotas {
         if (sdp == null) return;
         int mlines = 0;
         int candidates = 0;
-        for (String line : sdp.split("\r?\n")) {
+        for (String line : EOL.split(sdp)) {
             if (line.startsWith("m=")) mlines++;
             else if (line.startsWith("a=candidate:")) candidates++;
         }

@@ -9,7 +9,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -18,7 +20,8 @@ import java.util.function.Supplier;
  * The gateway's own meters, in one place (docs/architecture.md "Metrics"): the call, SIP, media and api layers
  * call one method per event; this class names the meters and their tags. Scraped as Prometheus text at
  * `/actuator/prometheus` (loopback clients only, docs/security.md). The bottom of the package order: it uses no
- * gateway package.
+ * gateway package. Each meter is looked up in the registry once and kept here: a registry lookup builds, sorts and
+ * hashes the meter's id on every call (issue #26: several of them per call set-up, on the set-up's threads).
  */
 @Component
 public class GatewayMetrics {
@@ -29,6 +32,9 @@ public class GatewayMetrics {
 
     private final MeterRegistry registry;
     private final AtomicInteger webSockets = new AtomicInteger();
+    /** The counters and timers used so far, by name and tags (name, key, value, key, value ...). */
+    private final ConcurrentHashMap<List<String>, Counter> counters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<List<String>, Timer> timers = new ConcurrentHashMap<>();
     private final Timer.Builder setup = Timer.builder("gw.call.setup")
             .description("call setup time: MO browser `call` to the 200 from IMS, MT INVITE to the gateway's 200")
             .serviceLevelObjectives(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200),
@@ -68,19 +74,32 @@ public class GatewayMetrics {
                 .description("SIP dialogs the stack holds").strongReference(true).register(registry);
     }
 
+    /** The counter {@code name} with these tags (key, value, ...), registered on first use. */
+    private Counter counter(String name, String... tags) {
+        return counters.computeIfAbsent(key(name, tags), k -> registry.counter(name, tags));
+    }
+
+    private static List<String> key(String name, String... tags) {
+        String[] k = new String[tags.length + 1];
+        k[0] = name;
+        System.arraycopy(tags, 0, k, 1, tags.length);
+        return List.of(k);
+    }
+
     public void callAttempt(String direction) {
-        registry.counter("gw.call.attempts", "direction", direction).increment();
+        counter("gw.call.attempts", "direction", direction).increment();
     }
 
     /** The call was answered (MO: 200 received, MT: 200 sent), {@code setupNanos} after it started. */
     public void callAnswered(String direction, long setupNanos) {
-        registry.counter("gw.call.answers", "direction", direction).increment();
-        setup.tag("direction", direction).register(registry).record(setupNanos, TimeUnit.NANOSECONDS);
+        counter("gw.call.answers", "direction", direction).increment();
+        timers.computeIfAbsent(key("gw.call.setup", "direction", direction), k -> setup.tag("direction", direction).register(registry))
+                .record(setupNanos, TimeUnit.NANOSECONDS);
     }
 
     /** A call moved from state {@code from} to {@code to} (call/Call.transition; the states' wire names). */
     public void callTransition(String from, String to) {
-        registry.counter("gw.call.transitions", "from", from, "to", to).increment();
+        counter("gw.call.transitions", "from", from, "to", to).increment();
     }
 
     /**
@@ -90,8 +109,8 @@ public class GatewayMetrics {
      */
     public void callEnded(String direction, String reason, Integer sipCode, boolean answered) {
         String tag = reasonTag(reason, sipCode);
-        registry.counter("gw.calls.ended", "direction", direction, "reason", tag).increment();
-        if (!answered) registry.counter("gw.call.failures", "direction", direction, "reason", tag).increment();
+        counter("gw.calls.ended", "direction", direction, "reason", tag).increment();
+        if (!answered) counter("gw.call.failures", "direction", direction, "reason", tag).increment();
     }
 
     static String reasonTag(String reason, Integer sipCode) {
@@ -105,19 +124,20 @@ public class GatewayMetrics {
 
     /** One REGISTER request sent (each digest/AKA answer is one more); kind: `initial`, `refresh`, `deregister`. */
     public void registerSent(String kind) {
-        registry.counter("gw.register.requests", "kind", kind).increment();
+        counter("gw.register.requests", "kind", kind).increment();
     }
 
     /** A registration (its REGISTERs until the final answer) ended; ok false: refused, timed out or not sent. */
     public void registerDone(String kind, boolean ok) {
-        registry.counter("gw.registrations.completed", "kind", kind, "result", ok ? "ok" : "failed").increment();
+        counter("gw.registrations.completed", "kind", kind, "result", ok ? "ok" : "failed").increment();
     }
 
     /** One ng command's round trip (retries included); error: its kind (`timeout`, `error-result`, `protocol`), else null. */
     public void ngCommand(String command, long nanos, String error) {
         String cmd = command == null ? "unknown" : command;
-        Timer.builder("gw.ng.latency").tag("command", cmd).description("rtpengine ng command round trip")
-                .publishPercentiles(0.5, 0.99).register(registry).record(nanos, TimeUnit.NANOSECONDS);
-        if (error != null) registry.counter("gw.ng.errors", "command", cmd, "kind", error).increment();
+        timers.computeIfAbsent(key("gw.ng.latency", "command", cmd), k -> Timer.builder("gw.ng.latency").tag("command", cmd)
+                .description("rtpengine ng command round trip").publishPercentiles(0.5, 0.99).register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+        if (error != null) counter("gw.ng.errors", "command", cmd, "kind", error).increment();
     }
 }

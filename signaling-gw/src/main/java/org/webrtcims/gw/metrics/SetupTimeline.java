@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * recorded in `gw_setup_step_seconds{direction,step,owner}`, and the last {@value #KEPT} timelines stay readable
  * ({@link #recent}) for the bench and the demo report. `owner` says who spent the step: `gateway` (what issue #26
  * wants under a millisecond), `rtpengine` (an ng round trip as the gateway sees it), `ims` or `browser`.
+ * Each mark also notes the CPU time its thread had spent (ThreadMXBean): a step whose two marks were taken on one
+ * thread has its CPU time beside its wall time, so a step that computes is told from one that waits (a lock, the
+ * scheduler on a loaded host, another thread).
  */
 @Component
 public class SetupTimeline {
@@ -84,9 +87,17 @@ public class SetupTimeline {
         public String wire() { return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'); }
     }
 
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final boolean CPU = THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
+
+    /** The CPU time the calling thread has spent so far (ns), or -1 when the JVM cannot tell: for {@link #mark(String, Mark, long, long)}. */
+    public static long cpuNow() { return CPU ? THREADS.getCurrentThreadCpuTime() : -1; }
+
     /** One call's marks (nanoTime) and when its first mark was taken (wall clock, for `since` filters). */
     private static final class Entry {
         final EnumMap<Mark, Long> marks = new EnumMap<>(Mark.class);
+        /** Per mark: {thread id, that thread's CPU time (ns)}; the CPU time is -1 when unknown. */
+        final EnumMap<Mark, long[]> cpu = new EnumMap<>(Mark.class);
         long firstWallMillis;
         String direction;
     }
@@ -110,23 +121,33 @@ public class SetupTimeline {
     public static SetupTimeline off() { return new SetupTimeline(new SimpleMeterRegistry(), false); }
 
     /** Marks {@code mark} now for the call, unless it was marked before. */
-    public void mark(String callId, Mark mark) { mark(callId, mark, System.nanoTime()); }
+    public void mark(String callId, Mark mark) { mark(callId, mark, System.nanoTime(), cpuNow()); }
 
     /**
      * As {@link #mark(String, Mark, long)}, but only for a call that has a timeline already: for call-ids a browser
      * names (its `answer`), which must not start timelines of calls that do not exist.
      */
-    public void markKnown(String callId, Mark mark, long nanos) {
+    public void markKnown(String callId, Mark mark, long nanos) { markKnown(callId, mark, nanos, -1); }
+
+    /** As {@link #markKnown(String, Mark, long)}, with the thread's CPU time ({@link #cpuNow}) taken with {@code nanos}. */
+    public void markKnown(String callId, Mark mark, long nanos, long cpuNanos) {
         if (!enabled || callId == null) return;
         synchronized (calls) {
             if (!calls.containsKey(callId)) return;
         }
-        mark(callId, mark, nanos);
+        mark(callId, mark, nanos, cpuNanos);
     }
 
     /** Marks {@code mark} at {@code nanos} (System.nanoTime()) for the call, unless it was marked before. */
-    public void mark(String callId, Mark mark, long nanos) {
+    public void mark(String callId, Mark mark, long nanos) { mark(callId, mark, nanos, -1); }
+
+    /**
+     * As {@link #mark(String, Mark, long)}, with the CPU time the calling thread had spent at {@code nanos}
+     * ({@link #cpuNow}, taken on this thread; -1: unknown).
+     */
+    public void mark(String callId, Mark mark, long nanos, long cpuNanos) {
         if (!enabled || callId == null) return;
+        long thread = Thread.currentThread().getId();
         long[] done = null;
         String direction;
         synchronized (calls) {
@@ -137,6 +158,7 @@ public class SetupTimeline {
                 calls.put(callId, e);
             }
             if (e.direction != null || e.marks.putIfAbsent(mark, nanos) != null) return; // complete, or marked before
+            e.cpu.put(mark, new long[] {thread, cpuNanos});
             // a mark may be taken after a later one (MO: the `call` message's, once the call has its id)
             e.firstWallMillis = Math.min(e.firstWallMillis,
                     System.currentTimeMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos));
@@ -161,10 +183,18 @@ public class SetupTimeline {
         return a == null || b == null || b < a ? -1 : b - a;
     }
 
+    /** The CPU time the step's thread spent between its two marks (ns); -1 unless both were taken on one thread with it known. */
+    private static long cpuBetween(Entry e, Step s) {
+        long[] a = e.cpu.get(s.from);
+        long[] b = e.cpu.get(s.to);
+        return a == null || b == null || a[0] != b[0] || a[1] < 0 || b[1] < a[1] ? -1 : b[1] - a[1];
+    }
+
     /**
      * The timelines whose first mark is at or after {@code sinceMillis} (wall clock), oldest first: per call its
      * `callId`, `direction` (null while set-up is not done), `complete`, each mark in ms after the call's first
-     * mark, and each step of its direction in ms (`null` when a mark is missing).
+     * mark, and each step of its direction in ms (`null` when a mark is missing); `stepsCpuMs`, the CPU time the
+     * step's thread spent in it, for the steps whose two marks were taken on one thread (others left out).
      */
     public List<Map<String, Object>> recent(long sinceMillis) {
         List<Map<String, Object>> out = new ArrayList<>();
@@ -191,10 +221,13 @@ public class SetupTimeline {
         String direction = e.direction != null ? e.direction
                 : e.marks.containsKey(Mark.INVITE_RECEIVED) ? "mt" : "mo";
         Map<String, Object> steps = new LinkedHashMap<>();
+        Map<String, Object> cpu = new LinkedHashMap<>();
         for (Step s : Step.values()) {
             if (!s.direction.equals(direction)) continue;
             long d = between(e, s);
             steps.put(s.wire(), d < 0 ? null : ms(d));
+            long c = cpuBetween(e, s);
+            if (c >= 0) cpu.put(s.wire(), ms(c));
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("callId", id);
@@ -203,6 +236,7 @@ public class SetupTimeline {
         out.put("startedAtMillis", e.firstWallMillis);
         out.put("marksMs", marks);
         out.put("stepsMs", steps);
+        out.put("stepsCpuMs", cpu);
         return out;
     }
 

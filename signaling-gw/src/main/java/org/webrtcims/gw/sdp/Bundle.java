@@ -3,6 +3,7 @@ package org.webrtcims.gw.sdp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * BUNDLE (RFC 8843) on the browser leg with a relay that cannot demultiplex it: rtpengine 10.5 gives every
@@ -13,6 +14,9 @@ import java.util.List;
  * offered (TS 23.228 Annex U; {@link ImsSdpFilter} drops the group line).
  */
 public final class Bundle {
+    /** Compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final Pattern SPACES = Pattern.compile(" +");
+
     private Bundle() { }
 
     /** The mids of the first `a=group:BUNDLE` line, in order; empty without one. */
@@ -20,7 +24,7 @@ public final class Bundle {
         for (String line : lines(sdp)) {
             if (line.startsWith("a=group:BUNDLE")) {
                 String rest = line.substring("a=group:BUNDLE".length()).trim();
-                return rest.isEmpty() ? List.of() : Arrays.asList(rest.split(" +"));
+                return rest.isEmpty() ? List.of() : Arrays.asList(SPACES.split(rest));
             }
         }
         return List.of();
@@ -88,7 +92,7 @@ public final class Bundle {
         for (String line : lines(sdp)) {
             if (line.startsWith("m=")) {
                 if (port >= 0) out.add(new Section(mid, port, candidates, bundleOnly));
-                String[] f = line.substring(2).split(" +");
+                String[] f = SPACES.split(line.substring(2));
                 port = f.length > 1 ? parsePort(f[1]) : 0;
                 mid = null;
                 candidates = false;

@@ -2,6 +2,7 @@ package org.webrtcims.gw.sdp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Makes RFC 4145 §4.1's default DTLS role explicit in a browser SDP that has a fingerprint but no
@@ -9,6 +10,9 @@ import java.util.List;
  * (no fingerprint) when the offer lacks a=setup, so the default has to be written out for it.
  */
 public final class DtlsSetupDefaults {
+    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final Pattern EOL = Pattern.compile("\r?\n");
+
     private DtlsSetupDefaults() { }
 
     public static String explicit(String sdp, boolean offer) {
@@ -17,7 +21,7 @@ public final class DtlsSetupDefaults {
         String setup = "a=setup:" + (offer ? "active" : "passive");
         List<String> out = new ArrayList<>();
         boolean inMedia = false;
-        for (String line : sdp.split("\r?\n")) {
+        for (String line : EOL.split(sdp)) {
             if (line.startsWith("m=")) {
                 if (inMedia) out.add(setup);
                 inMedia = true;

@@ -17,6 +17,8 @@ public final class QosPreconditions {
     private static final Pattern PEER_LOCAL_CURR = Pattern.compile("(?m)^a=curr:qos local (none|send|recv|sendrecv)\\s*$");
     private static final Pattern PEER_CONF = Pattern.compile("(?m)^a=conf:qos remote (none|send|recv|sendrecv)\\s*$");
     private static final Pattern ORIGIN = Pattern.compile("(?m)^(o=\\S+ \\S+ )(\\d+)( .*)$");
+    private static final Pattern EOL = Pattern.compile("\r?\n");
+    private static final Pattern DISABLED_M = Pattern.compile("m=\\S+ 0 .*");
 
     private QosPreconditions() { }
 
@@ -40,7 +42,7 @@ public final class QosPreconditions {
     public static String withStatus(String sdp, Status status) {
         String eol = sdp.contains("\r\n") ? "\r\n" : "\n";
         List<String> out = new ArrayList<>();
-        for (String line : sdp.split("\r?\n")) {
+        for (String line : EOL.split(sdp)) {
             if (!line.isEmpty() && !QOS_LINE.matcher(line).matches()) out.add(line);
         }
         // Append after each media section's last line (the lines of a section run up to the next m=).
@@ -56,7 +58,7 @@ public final class QosPreconditions {
     private static boolean currentSectionIsAv(List<String> lines, int i) {
         for (int j = i; j >= 0; j--) {
             String l = lines.get(j);
-            if (l.startsWith("m=")) return (l.startsWith("m=audio") || l.startsWith("m=video")) && !l.matches("m=\\S+ 0 .*");
+            if (l.startsWith("m=")) return (l.startsWith("m=audio") || l.startsWith("m=video")) && !DISABLED_M.matcher(l).matches();
         }
         return false;
     }

@@ -3,9 +3,14 @@ package org.webrtcims.gw.sdp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /** Extracts the negotiated codecs ("name/clockrate") from an SDP answer: the first real payload per kind. */
 public final class SdpCodec {
+    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final Pattern EOL = Pattern.compile("\r?\n");
+    private static final Pattern SPACES = Pattern.compile(" +");
+
     /** RFC 3551 static payload types that an SDP may use without a=rtpmap. */
     private static final Map<String, String> STATIC = Map.of(
             "0", "PCMU/8000", "3", "GSM/8000", "4", "G723/8000", "8", "PCMA/8000",
@@ -67,12 +72,12 @@ public final class SdpCodec {
         if (sdp == null) {
             return out;
         }
-        String[] lines = sdp.split("\r?\n");
+        String[] lines = EOL.split(sdp);
         for (int i = 0; i < lines.length; i++) {
             if (!lines[i].startsWith("m=" + kind + " ")) {
                 continue;
             }
-            String[] m = lines[i].trim().split(" +");
+            String[] m = SPACES.split(lines[i].trim());
             for (int f = 3; f < m.length; f++) {
                 String codec = codecOf(m[f], lines, i + 1);
                 if (codec != null) {

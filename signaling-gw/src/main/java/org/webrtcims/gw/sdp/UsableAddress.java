@@ -1,6 +1,7 @@
 package org.webrtcims.gw.sdp;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Whether a browser SDP leaves rtpengine a way to reach the browser: every active media section
@@ -11,6 +12,9 @@ import java.util.List;
  * instead of setting up a call that stays silent (docs/media.md).
  */
 public final class UsableAddress {
+    /** Compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+
     private UsableAddress() { }
 
     /** Null when every active section is reachable, else what is wrong (one line). */
@@ -43,7 +47,7 @@ public final class UsableAddress {
 
     private static boolean usable(String cLine) {
         if (cLine == null) return false;
-        String[] p = cLine.substring(2).trim().split("\\s+");
+        String[] p = WHITESPACE.split(cLine.substring(2).trim());
         if (p.length < 3) return false;
         String addr = p[2].split("/")[0];
         return !addr.equals("0.0.0.0") && !addr.equals("::") && !addr.endsWith(".local");

@@ -28,18 +28,24 @@ final class SipSetupMarks {
     }
 
     /** A request from IMS, received at nanos, goes to the call layer: an initial INVITE (no To tag) marks INVITE_RECEIVED (MT). */
-    void received(Request request, long nanos) {
+    void received(Request request, long nanos) { received(request, nanos, -1); }
+
+    /** As {@link #received(Request, long)}, with this thread's CPU time at nanos (SetupTimeline#cpuNow). */
+    void received(Request request, long nanos, long cpuNanos) {
         if (Request.INVITE.equals(request.getMethod()) && request.getHeader(ToHeader.NAME) instanceof ToHeader to && to.getTag() == null) {
-            timeline.mark(callIdOf(request), SetupTimeline.Mark.INVITE_RECEIVED, nanos);
+            timeline.mark(callIdOf(request), SetupTimeline.Mark.INVITE_RECEIVED, nanos, cpuNanos);
         }
     }
 
     /** A response, received at nanos, goes to its handler: an 18x or 2xx with a body to an INVITE marks IMS_ANSWER_RECEIVED. */
-    void received(Response response, long nanos) {
+    void received(Response response, long nanos) { received(response, nanos, -1); }
+
+    /** As {@link #received(Response, long)}, with this thread's CPU time at nanos (SetupTimeline#cpuNow). */
+    void received(Response response, long nanos, long cpuNanos) {
         int code = response.getStatusCode();
         if (code >= 180 && code < 300 && response.getRawContent() != null
                 && response.getHeader(CSeqHeader.NAME) instanceof CSeqHeader cseq && Request.INVITE.equals(cseq.getMethod())) {
-            timeline.mark(callIdOf(response), SetupTimeline.Mark.IMS_ANSWER_RECEIVED, nanos);
+            timeline.mark(callIdOf(response), SetupTimeline.Mark.IMS_ANSWER_RECEIVED, nanos, cpuNanos);
         }
     }
 

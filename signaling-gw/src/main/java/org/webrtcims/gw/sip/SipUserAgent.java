@@ -160,6 +160,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     @Override
     public void processRequest(RequestEvent event) {
         long received = System.nanoTime();
+        long receivedCpu = SetupTimeline.cpuNow();
         Request request = event.getRequest();
         try {
             RequestScreen.Refused refused = screen.screen(request, stack.transportOf(event.getSource()));
@@ -182,7 +183,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
                 serverTransaction(event).sendResponse(response(Response.SERVICE_UNAVAILABLE, request));
                 return;
             }
-            marks.received(request, received);
+            marks.received(request, received, receivedCpu);
             h.onRequest(event);
         } catch (Exception e) {
             log.warn("failed to handle {} from the IMS side", request.getMethod(), e);
@@ -222,6 +223,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     @Override
     public void processResponse(ResponseEvent event) {
         long received = System.nanoTime();
+        long receivedCpu = SetupTimeline.cpuNow();
         ClientTransaction ct = event.getClientTransaction();
         if (ct == null && event instanceof gov.nist.javax.sip.ResponseEventExt ext) ct = ext.getOriginalTransaction(); // a fork's
         if (ct == null) {
@@ -232,7 +234,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
         ResponseHandler h = transactions.forResponse(ct, event.getResponse());
         if (h == null) log.debug("response {} to a transaction without a handler dropped", event.getResponse().getStatusCode());
         if (h != null) {
-            marks.received(event.getResponse(), received);
+            marks.received(event.getResponse(), received, receivedCpu);
             try {
                 h.onResponse(event);
             } catch (RuntimeException e) {

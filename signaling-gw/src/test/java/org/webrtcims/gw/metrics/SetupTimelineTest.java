@@ -101,6 +101,31 @@ class SetupTimelineTest {
         assertNull(t.of("new"), "the oldest are dropped first");
     }
 
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cpu(Map<String, Object> view) { return (Map<String, Object>) view.get("stepsCpuMs"); }
+
+    @Test
+    void aStepWhoseMarksAreTakenOnOneThreadHasItsCpuTimeBesideItsWallTime() throws Exception {
+        SetupTimeline t = new SetupTimeline(new SimpleMeterRegistry());
+        long received = System.nanoTime();
+        long receivedCpu = SetupTimeline.cpuNow();
+        assertTrue(receivedCpu >= 0, "this JVM measures a thread's CPU time (ThreadMXBean); the bench relies on it");
+        long x = 0;
+        while (SetupTimeline.cpuNow() - receivedCpu < 3 * MS) x++; // 3 ms of this thread's CPU (more wall time on a busy host)
+        t.mark("c1", NG_OFFER_SENT);
+        t.markKnown("c1", WS_CALL_RECEIVED, received, receivedCpu);
+        Thread other = new Thread(() -> t.mark("c1", NG_OFFER_REPLY)); // the reply marked on another thread
+        other.start();
+        other.join();
+        Map<String, Object> c = cpu(t.of("c1"));
+        assertTrue(c.get("browser-to-ng-offer") instanceof Double d && d >= 3.0 && d <= (Double) steps(t.of("c1")).get("browser-to-ng-offer"),
+                "the thread spent 3 ms of CPU between the two marks, and no more than the step's wall time: " + c + " (spin " + x + ")");
+        assertFalse(c.containsKey("mo-ng-offer"), "a step marked on two threads has no CPU time of one thread: " + c);
+        t.mark("c2", NG_OFFER_SENT, System.nanoTime());
+        t.mark("c2", NG_OFFER_REPLY, System.nanoTime());
+        assertTrue(cpu(t.of("c2")).isEmpty(), "marks given without the thread's CPU time give no CPU step: " + cpu(t.of("c2")));
+    }
+
     @Test
     void offRecordsNothing() {
         SetupTimeline t = SetupTimeline.off();

@@ -41,4 +41,16 @@ class SdpInspectorTest {
                 () -> SdpInspector.inspect("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"));
         assertTrue(e.getMessage().contains("m="), e.getMessage());
     }
+
+    @Test
+    void anSdpCheckedTwiceInARowOnOneThreadIsParsedOnce() {
+        SdpInspector.Summary first = SdpInspector.inspect(CHROME_OFFER);
+        assertSame(first, SdpInspector.inspect(new String(CHROME_OFFER.toCharArray())),
+                "the same SDP again (the API's check, then its media step) gets the summary of the first parse");
+        String other = CHROME_OFFER.replace("m=audio 9 ", "m=audio 10 ");
+        assertEquals(10, SdpInspector.inspect(other).media().get(0).port(), "another SDP is parsed for itself");
+        assertThrows(IllegalArgumentException.class, () -> SdpInspector.inspect(CHROME_OFFER.replace("m=audio 9 UDP", "m=audio x UDP")),
+                "a broken SDP is refused whatever was parsed before");
+        assertEquals(10, SdpInspector.inspect(other).media().get(0).port());
+    }
 }

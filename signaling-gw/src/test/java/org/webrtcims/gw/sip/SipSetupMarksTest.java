@@ -26,8 +26,8 @@ class SipSetupMarksTest {
 
     @Test
     void onlyAnInitialInviteFromImsIsMarkedReceivedAtItsArrival() throws Exception {
-        marks.received(SipFixtures.request(Request.INVITE, "ue1", "mt-1", "f1", null, 1, "v=0"), 42L);
-        verify(timeline).mark("mt-1", SetupTimeline.Mark.INVITE_RECEIVED, 42L);
+        marks.received(SipFixtures.request(Request.INVITE, "ue1", "mt-1", "f1", null, 1, "v=0"), 42L, 5L);
+        verify(timeline).mark("mt-1", SetupTimeline.Mark.INVITE_RECEIVED, 42L, 5L); // with the SIP thread's CPU time then
         marks.received(SipFixtures.request(Request.INVITE, "ue1", "mt-1", "f1", "t1", 2, "v=0"), 43L); // a re-INVITE
         marks.received(SipFixtures.request(Request.OPTIONS, "ue1", "o-1", "f1", null, 1, null), 44L);
         verifyNoMoreInteractions(timeline);
@@ -39,7 +39,7 @@ class SipSetupMarksTest {
         Response withSdp = SipFixtures.MESSAGES.createResponse(183, invite);
         withSdp.setContent("v=0", SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
         marks.received(withSdp, 7L);
-        verify(timeline).mark("mo-2", SetupTimeline.Mark.IMS_ANSWER_RECEIVED, 7L);
+        verify(timeline).mark("mo-2", SetupTimeline.Mark.IMS_ANSWER_RECEIVED, 7L, -1L); // CPU time not given: unknown
         marks.received(SipFixtures.MESSAGES.createResponse(180, invite), 8L); // no body: no answer yet
         Response trying = SipFixtures.MESSAGES.createResponse(100, invite);
         trying.setContent("x", SipFixtures.HEADERS.createContentTypeHeader("text", "plain"));
