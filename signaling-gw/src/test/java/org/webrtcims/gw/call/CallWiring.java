@@ -31,12 +31,11 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
                 reliable);
         MidCallOffers midCall = new MidCallOffers(requests, replies, media, teardown, sink, timers, props);
-        CallQuotas quotas = new CallQuotas(registry, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
                 new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies),
                 new Dtmf(registry, sink, media));
         ContactUsers contactUsers = new ContactUsers();
-        IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, quotas, extensions);
+        IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
@@ -44,7 +43,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, registration,
                 extensions, confirmed, new InviteTimeout(teardown, timers, props));
         DialogRequests sip = new DialogRequests(ua, sipReplies, replies, teardown, registry, incoming, inviteServer,
-                extensions, quotas);
+                extensions);
         return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
     }
 }

@@ -36,7 +36,6 @@ class IncomingCallsTest {
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
     CallEventSink sink = (token, msg) -> toBrowser.add(msg);
     org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
-    CallRegistry registry = new CallRegistry(metrics);
     Map<String, String> loggedIn = new HashMap<>(Map.of("alice", "tok-alice"));
     CallTeardown teardown;
     IncomingCalls incoming;
@@ -45,6 +44,7 @@ class IncomingCallsTest {
     Dialog dialog = mock(Dialog.class);
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
+    CallRegistry registry = new CallRegistry(metrics, props);
     MidCallOffers midCall;
     /** The user part of alice's registered Contact (sip/ContactUsers): what the P-CSCF sends her INVITEs to. */
     String aliceContact;

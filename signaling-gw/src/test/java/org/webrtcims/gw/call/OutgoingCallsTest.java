@@ -28,7 +28,6 @@ class OutgoingCallsTest {
     CallMedia media = mock(CallMedia.class);
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
     org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
-    CallRegistry registry = new CallRegistry(metrics);
     CallTeardown teardown;
     OutgoingCalls outgoing;
     ClientTransaction inviteTx = mock(ClientTransaction.class);
@@ -37,6 +36,7 @@ class OutgoingCallsTest {
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     CallTimers timers = mock(CallTimers.class);
     org.webrtcims.gw.config.GatewayProperties props = new org.webrtcims.gw.config.GatewayProperties();
+    CallRegistry registry = new CallRegistry(metrics, props);
     org.webrtcims.gw.sip.RegistrationClient registration;
 
     @BeforeEach

@@ -40,7 +40,7 @@ class PreconditionFlowsTest {
     CallTimers timers = mock(CallTimers.class);
     GatewayProperties props = new GatewayProperties();
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
-    CallRegistry registry = new CallRegistry();
+    CallRegistry registry = new CallRegistry(props);
     Dialog dialog = mock(Dialog.class);
     CallTeardown teardown;
     CallWiring wiring;
