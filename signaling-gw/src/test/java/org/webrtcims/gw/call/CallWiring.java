@@ -22,18 +22,18 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         SipReplies sipReplies = new SipReplies(ua, requests);
         CallReplies replies = new CallReplies(sipReplies);
         CallTeardown teardown = new CallTeardown(ua, replies, media, sink, registry);
-        SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
+        SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, teardown, sink, timers, props);
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
         ConfirmedCalls confirmed = new ConfirmedCalls(mediaStart, maxLength, sessionTimers);
-        InviteServer inviteServer = new InviteServer(replies, teardown, media, sink, confirmed);
+        InviteServer inviteServer = new InviteServer(replies, teardown, sink, confirmed);
         ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
         Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
                 reliable);
-        MidCallOffers midCall = new MidCallOffers(requests, replies, media, teardown, sink, timers, props);
+        MidCallOffers midCall = new MidCallOffers(requests, replies, teardown, sink, timers, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
-                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies),
-                new Dtmf(registry, sink, media));
+                new EarlyMedia(sink, teardown, preconditions), new Forking(ua), new Updates(replies),
+                new Dtmf(registry, sink));
         ContactUsers contactUsers = new ContactUsers();
         IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
