@@ -2,7 +2,6 @@ package org.webrtcims.gw;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -23,8 +22,7 @@ class FieldOwnersTest {
 
     @Test
     void noFieldOfTheCallPackageIsAssignedOutsideItsClass() {
-        JavaClasses gateway = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("org.webrtcims.gw");
+        JavaClasses gateway = GatewayClasses.get();
         assertTrue(gateway.size() > 50, "read the gateway's compiled classes (target/classes): " + gateway.size());
         assertEquals(List.of(), violations("org.webrtcims.gw.call", gateway),
                 "fields of call/ assigned outside the class that declares them");
