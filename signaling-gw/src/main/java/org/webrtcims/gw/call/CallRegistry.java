@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 @Component
 public class CallRegistry {
     private static final int HISTORY = 500;
+    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final java.util.regex.Pattern EOL = java.util.regex.Pattern.compile("\r?\n");
 
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
     private final Deque<String> ended = new ArrayDeque<>();
@@ -75,7 +77,7 @@ public class CallRegistry {
         if (sdp == null) return;
         int mlines = 0;
         int candidates = 0;
-        for (String line : sdp.split("\r?\n")) {
+        for (String line : EOL.split(sdp)) {
             if (line.startsWith("m=")) mlines++;
             else if (line.startsWith("a=candidate:")) candidates++;
         }
