@@ -82,7 +82,8 @@ public final class Call {
         this.fromTag = fromTag;
         this.state = state;
         this.dialog = new Dialog(id, sender);
-        this.media = new MediaLeg(id, direction, fromTag, dialog, this, media);
+        this.media = media == null ? new MediaLeg(id, direction, fromTag, dialog, this, null, null)
+                : media.newLeg(id, direction, fromTag, dialog, this);
     }
 
     public String id() { return id; }

@@ -18,11 +18,10 @@ import org.webrtcims.gw.media.DataChannelStats;
 import org.webrtcims.gw.media.MediaStats;
 import org.webrtcims.gw.media.NgException;
 import org.webrtcims.gw.media.RtpEngineClient;
-import org.webrtcims.gw.sdp.DataChannelSdp;
 
 /**
- * The call layer's relays: each call's {@link MediaLeg} sends its commands to them; here the release of ended calls
- * (query + delete off the SIP thread) and what the reconciler and the health page ask of the relay set.
+ * The call layer's relays: it makes each call's {@link MediaLeg} (which then sends its own commands); here the release
+ * of ended calls (query + delete off the SIP thread) and what the reconciler and the health page ask of the relay set.
  */
 @Component
 public class CallMedia {
@@ -55,43 +54,13 @@ public class CallMedia {
         this.releaseWaitMs = releaseWaitMs;
     }
 
-    /** The relays a new call's {@link MediaLeg} sends its commands to. */
-    RtpEngineClient relay() { return rtp; }
-
-    /** The data-channel endpoint a new call's {@link MediaLeg} gives its data-channel section to. */
-    DataChannelSdp.Endpoint dataChannels(String callId) { return dc.forCall(callId); }
-
-    // The call layer's SDP exchanges, each done by the call's own leg (the one seam the call flows' tests replace).
-
     /**
-     * The browser's offer (MO, or MT after an offerless INVITE): the SDP to offer toward IMS, with the precondition
-     * status lines the call offers (QosState#offered).
+     * A new call's media leg, sending to the relay set and to the call's door to the data-channel endpoint; the call
+     * layer then does each SDP exchange on the call's own leg (Call#media).
      */
-    String offerFromBrowser(Call c, String browserSdp) { return c.media().offerFromBrowser(browserSdp, c.qos().offered()); }
-
-    /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
-    String answerFromIms(Call c, String sdp) { return c.media().answerFromIms(sdp); }
-
-    /** MT: the IMS offer: the SDP to offer the browser. */
-    String offerFromIms(Call c, String sdp) { return c.media().offerFromIms(sdp); }
-
-    /** MT: WebSocket DTMF asked for with the browser's answer ({@link MediaLeg#injectDtmfBeforeAnswer}). */
-    void injectDtmfBeforeAnswer(Call c) { c.media().injectDtmfBeforeAnswer(); }
-
-    /** MT: the browser's answer: the SDP answer toward IMS. */
-    String answerFromBrowser(Call c, String browserSdp) { return c.media().answerFromBrowser(browserSdp); }
-
-    /** A browser re-offer in an established call: the SDP to offer toward IMS. */
-    String reofferFromBrowser(Call c, String browserSdp) { return c.media().reofferFromBrowser(browserSdp); }
-
-    /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
-    String reanswerFromIms(Call c, String sdp) { return c.media().reanswerFromIms(sdp); }
-
-    /** An IMS re-offer: the SDP to offer the browser. */
-    String reofferFromIms(Call c, String sdp) { return c.media().reofferFromIms(sdp); }
-
-    /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
-    String reanswerFromBrowser(Call c, String browserSdp) { return c.media().reanswerFromBrowser(browserSdp); }
+    MediaLeg newLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock) {
+        return new MediaLeg(callId, direction, fromTag, dialog, lock, rtp, dc.forCall(callId));
+    }
 
     /** This gateway's sessions in rtpengine now (gateway call-ids). */
     java.util.List<String> sessions() throws NgException { return rtp.list(); }

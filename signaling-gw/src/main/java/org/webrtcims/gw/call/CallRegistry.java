@@ -2,6 +2,7 @@ package org.webrtcims.gw.call;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.metrics.GatewayMetrics;
 
 import java.util.*;
@@ -11,14 +12,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Live calls by Call-ID, plus a bounded history of ended ones so their reports can still be read. A call's start,
  * answer, transitions and end pass through here, which keeps the call meters (GatewayMetrics) in one place of the call layer.
+ * The registry also holds the call quotas (`lab.limits.*`), checked before rtpengine is asked for anything: live calls
+ * per browser session and in total (rtpengine's port range is finite; {@link #admit}, on its own live counts), m-lines
+ * and ICE candidates per SDP ({@link #admitSdp}). Each refusal is a {@link CallFailure} with its own code:
+ * `too-many-calls`, `gateway-busy`, `too-many-mlines`, `too-many-candidates`.
  */
 @Component
 public class CallRegistry {
     private static final int HISTORY = 500;
+    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
+    private static final java.util.regex.Pattern EOL = java.util.regex.Pattern.compile("\r?\n");
 
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
     private final Deque<String> ended = new ArrayDeque<>();
     private final GatewayMetrics metrics;
+    private final GatewayProperties.Limits limits;
     /*
      * Live counts, kept as calls are added and retired (each call is retired once, by CallTeardown.finish):
      * the quota check runs on every new call and must not scan the registry or take each call's lock (the
@@ -28,16 +36,59 @@ public class CallRegistry {
     private final Map<String, AtomicInteger> liveBySession = new ConcurrentHashMap<>();
     private final Map<Direction, AtomicInteger> liveByDirection = new EnumMap<>(Direction.class);
 
-    /** With meters of its own (unit tests). */
+    /** With meters of its own and the default limits (unit tests). */
     public CallRegistry() {
         this(GatewayMetrics.none());
     }
 
-    @Autowired
+    /** With the default limits (unit tests). */
     public CallRegistry(GatewayMetrics metrics) {
+        this(metrics, new GatewayProperties());
+    }
+
+    /** With meters of its own (unit tests); the limits are read from {@code props} at each check. */
+    public CallRegistry(GatewayProperties props) {
+        this(GatewayMetrics.none(), props);
+    }
+
+    @Autowired
+    public CallRegistry(GatewayMetrics metrics, GatewayProperties props) {
         this.metrics = metrics;
+        this.limits = props.getLimits();
         for (Direction d : Direction.values()) liveByDirection.put(d, new AtomicInteger());
         for (Direction d : Direction.values()) metrics.activeCalls(d.wire(), () -> liveCount(d));
+    }
+
+    /** A new call of browser session `token` (MO or MT) may start: refused over the session's or the gateway's quota. */
+    void admit(String token) {
+        long mine = liveCountOfSession(token);
+        if (mine >= limits.getCallsPerUser()) {
+            throw new CallFailure("too-many-calls", "this session already has " + mine + " calls (lab.limits.calls-per-user="
+                    + limits.getCallsPerUser() + ")");
+        }
+        long all = liveCount();
+        if (all >= limits.getCallsTotal()) {
+            throw new CallFailure("gateway-busy", "the gateway carries its maximum of " + limits.getCallsTotal() + " calls");
+        }
+    }
+
+    /** Any SDP the gateway is about to hand to rtpengine, from the browser or from IMS: refused over the m-line or candidate quota. */
+    void admitSdp(String sdp) {
+        if (sdp == null) return;
+        int mlines = 0;
+        int candidates = 0;
+        for (String line : EOL.split(sdp)) {
+            if (line.startsWith("m=")) mlines++;
+            else if (line.startsWith("a=candidate:")) candidates++;
+        }
+        if (mlines > limits.getMlinesPerSdp()) {
+            throw new CallFailure("too-many-mlines", "the SDP has " + mlines + " m-lines (lab.limits.mlines-per-sdp="
+                    + limits.getMlinesPerSdp() + ")");
+        }
+        if (candidates > limits.getCandidatesPerSdp()) {
+            throw new CallFailure("too-many-candidates", "the SDP has " + candidates + " candidates (lab.limits.candidates-per-sdp="
+                    + limits.getCandidatesPerSdp() + ")");
+        }
     }
 
     void add(Call call) {
@@ -60,7 +111,7 @@ public class CallRegistry {
         return calls.values().stream().filter(c -> c.owner.equals(token)).toList();
     }
 
-    /** Live calls of a session (not ended yet), without a scan. */
+    /** Live calls of a session (not ended yet), without a scan (the quota runs on every new call). */
     long liveCountOfSession(String token) {
         AtomicInteger n = liveBySession.get(token);
         return n == null ? 0 : n.get();

@@ -18,13 +18,10 @@ public class CallService {
     private final CallMedia media;
     private final MidCallOffers midCall;
     private final Dtmf dtmf;
-    private final CallQuotas quotas;
     private final MediaReconciler reconciler;
 
     public CallService(OutgoingCalls outgoing, IncomingCalls incoming, CallTeardown teardown,
-                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf, CallQuotas quotas,
-                       MediaReconciler reconciler) {
-        this.quotas = quotas;
+                       CallRegistry registry, CallMedia media, MidCallOffers midCall, Dtmf dtmf, MediaReconciler reconciler) {
         this.reconciler = reconciler;
         this.outgoing = outgoing;
         this.incoming = incoming;
@@ -55,8 +52,8 @@ public class CallService {
                 throw new CallFailure("bad-message", e.getMessage());
             }
         }
-        quotas.sdp(sdp);
-        quotas.newCall(token);
+        registry.admitSdp(sdp);
+        registry.admit(token);
         return outgoing.place(token, user, to, sdp, forced, injectDtmf, identity).id; // the SDP is read once, by the call's media leg
     }
 
@@ -185,7 +182,7 @@ public class CallService {
 
     /** Parses a browser SDP (bad-sdp) and checks its m-line and candidate quotas, before rtpengine sees it. */
     private SdpInspector.Summary inspect(String sdp) {
-        quotas.sdp(sdp);
+        registry.admitSdp(sdp);
         try {
             return SdpInspector.inspect(sdp);
         } catch (IllegalArgumentException e) {

@@ -35,12 +35,10 @@ public class DialogRequests implements InboundRequestHandler {
     private final IncomingCalls incoming;
     private final InviteServer inviteServer;
     private final DialogExtensions extensions;
-    private final CallQuotas quotas;
 
     public DialogRequests(SipUserAgent ua, SipReplies sipReplies, CallReplies replies, CallTeardown teardown,
                           CallRegistry registry, IncomingCalls incoming, InviteServer inviteServer,
-                          DialogExtensions extensions, CallQuotas quotas) {
-        this.quotas = quotas;
+                          DialogExtensions extensions) {
         this.ua = ua;
         this.sipReplies = sipReplies;
         this.replies = replies;
@@ -203,7 +201,7 @@ public class DialogRequests implements InboundRequestHandler {
     /** An IMS SDP beyond the m-line/candidate quotas is refused 488 before rtpengine sees it; the call goes on. */
     private boolean overQuota(ServerTransaction st, Call c, String offer) {
         try {
-            quotas.sdp(offer);
+            registry.admitSdp(offer);
             return false;
         } catch (CallFailure f) {
             log.info("{} of {} refused 488: {}", st.getRequest().getMethod(), c.id, f.getMessage());

@@ -31,12 +31,10 @@ public class Dtmf implements Consumer<DtmfLogEvent>, DialogExtension {
 
     private final CallRegistry registry;
     private final CallEventSink sink;
-    private final CallMedia media;
 
-    public Dtmf(CallRegistry registry, CallEventSink sink, CallMedia media) {
+    public Dtmf(CallRegistry registry, CallEventSink sink) {
         this.registry = registry;
         this.sink = sink;
-        this.media = media;
     }
 
     /**
@@ -48,7 +46,7 @@ public class Dtmf implements Consumer<DtmfLogEvent>, DialogExtension {
     public void browserAnswering(Call c, boolean injectDtmf) {
         if (!injectDtmf) return;
         if (c.offerless()) c.media().injectDtmf(true);
-        else media.injectDtmfBeforeAnswer(c);
+        else c.media().injectDtmfBeforeAnswer();
     }
 
     /**

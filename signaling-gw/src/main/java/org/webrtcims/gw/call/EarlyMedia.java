@@ -13,13 +13,11 @@ import javax.sip.message.Response;
  */
 @Component
 public class EarlyMedia implements DialogExtension {
-    private final CallMedia media;
     private final CallEventSink sink;
     private final CallTeardown teardown;
     private final Preconditions preconditions;
 
-    public EarlyMedia(CallMedia media, CallEventSink sink, CallTeardown teardown, Preconditions preconditions) {
-        this.media = media;
+    public EarlyMedia(CallEventSink sink, CallTeardown teardown, Preconditions preconditions) {
         this.sink = sink;
         this.teardown = teardown;
         this.preconditions = preconditions;
@@ -43,7 +41,7 @@ public class EarlyMedia implements DialogExtension {
     /** rtpengine's answer toward the browser from the IMS answer; false (the call ended) on failure. */
     private boolean takeAnswer(Call c, String imsAnswer) {
         try {
-            c.media().browserAnswered(media.answerFromIms(c, imsAnswer));
+            c.media().browserAnswered(c.media().answerFromIms(imsAnswer));
             return true;
         } catch (CallFailure f) {
             sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));

@@ -30,15 +30,13 @@ public class IncomingCalls {
     private final UserDirectory users;
     private final ContactUsers contactUsers;
     private final InviteServer inviteServer;
-    private final CallQuotas quotas;
     private final DialogExtensions extensions;
 
     /** Refusals before a call exists go through {@code inviteServer}, the session timer's 422 through {@code extensions}. */
     public IncomingCalls(SipUserAgent ua, CallMedia media, CallEventSink sink, CallRegistry registry, UserDirectory users,
-                         ContactUsers contactUsers, InviteServer inviteServer, CallQuotas quotas, DialogExtensions extensions) {
+                         ContactUsers contactUsers, InviteServer inviteServer, DialogExtensions extensions) {
         this.extensions = extensions;
         this.contactUsers = contactUsers;
-        this.quotas = quotas;
         this.ua = ua;
         this.media = media;
         this.sink = sink;
@@ -68,8 +66,8 @@ public class IncomingCalls {
         String offer = SipHeaders.sdp(req);
         if (extensions.refusesInvite(st)) return; // RFC 4028 §9: 422 when the interval asked is under the gateway's Min-SE
         try { // quotas before rtpengine: 486 for a busy user, 503 for a full gateway, 488 for an oversized SDP
-            quotas.newCall(session.get());
-            if (offer != null) quotas.sdp(offer);
+            registry.admit(session.get());
+            if (offer != null) registry.admitSdp(offer);
         } catch (CallFailure f) {
             int code = switch (f.code()) {
                 case "too-many-calls" -> Response.BUSY_HERE;
@@ -103,7 +101,7 @@ public class IncomingCalls {
             }
             String browserSdp;
             try {
-                browserSdp = media.offerFromIms(c, offer);
+                browserSdp = c.media().offerFromIms(offer);
             } catch (CallFailure f) {
                 // rtpengine down (its breaker open): 503, the IMS may try elsewhere; else the SDP was the problem
                 int code = media.unavailable() ? Response.SERVICE_UNAVAILABLE : Response.NOT_ACCEPTABLE_HERE;
@@ -160,7 +158,7 @@ public class IncomingCalls {
     /** rtpengine answer from the browser's SDP; on failure the INVITE is rejected and the call ends. */
     private String answerMedia(Call c, String browserSdp) {
         try {
-            return media.answerFromBrowser(c, browserSdp);
+            return c.media().answerFromBrowser(browserSdp);
         } catch (CallFailure f) {
             inviteServer.reject(c, mediaFailure(), f.code());
             throw f;
@@ -210,7 +208,7 @@ public class IncomingCalls {
                 extensions.browserAnswering(c, injectDtmf);
                 String imsOffer;
                 try {
-                    imsOffer = media.offerFromBrowser(c, browserSdp);
+                    imsOffer = c.media().offerFromBrowser(browserSdp, c.qos().offered());
                 } catch (CallFailure f) {
                     inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;

@@ -18,14 +18,12 @@ public class InviteServer {
 
     private final CallReplies replies;
     private final CallTeardown teardown;
-    private final CallMedia media;
     private final CallEventSink sink;
     private final ConfirmedCalls confirmed;
 
-    public InviteServer(CallReplies replies, CallTeardown teardown, CallMedia media, CallEventSink sink, ConfirmedCalls confirmed) {
+    public InviteServer(CallReplies replies, CallTeardown teardown, CallEventSink sink, ConfirmedCalls confirmed) {
         this.replies = replies;
         this.teardown = teardown;
-        this.media = media;
         this.sink = sink;
         this.confirmed = confirmed;
     }
@@ -69,7 +67,7 @@ public class InviteServer {
     private boolean offerlessAnswer(Call c, String sdp) {
         try {
             if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.media().browserAnswered(media.answerFromIms(c, sdp));
+            c.media().browserAnswered(c.media().answerFromIms(sdp));
         } catch (CallFailure f) {
             log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
             sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));

@@ -67,15 +67,19 @@ final class MediaLeg {
     private CompletableFuture<Void> released;
     private MediaStats finalStats;
 
-    /** media: the relay set and the data-channel endpoint the leg sends to (null: neither, a leg that sends nothing). */
-    MediaLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock, CallMedia media) {
+    /**
+     * relay: the relay set the leg sends its ng commands to (null: a leg that sends nothing); endpoint: the call's door
+     * to the data-channel endpoint (null: none, data-channel sections are rejected). Made by {@link CallMedia#newLeg}.
+     */
+    MediaLeg(String callId, Direction direction, String fromTag, Dialog dialog, Object lock, RtpEngineClient relay,
+             DataChannelSdp.Endpoint endpoint) {
         this.callId = callId;
         this.direction = direction;
         this.fromTag = fromTag;
         this.dialog = dialog;
         this.lock = lock;
-        this.relay = media == null ? null : media.relay();
-        this.dataChannels = new DataChannelSdp(media == null ? DataChannelLegs.off().forCall(callId) : media.dataChannels(callId));
+        this.relay = relay;
+        this.dataChannels = new DataChannelSdp(endpoint == null ? DataChannelLegs.off().forCall(callId) : endpoint);
     }
 
     /** The rtpengine tag of the browser's side: it made the offer in MO and the answer in MT. */

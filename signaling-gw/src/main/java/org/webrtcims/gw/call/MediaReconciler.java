@@ -57,7 +57,7 @@ public class MediaReconciler {
     private static final class Watch {
         final long toIms;
         final long toBrowser;
-        int rounds;
+        private int rounds;
         private final List<Long> reports = new java.util.ArrayList<>();
 
         Watch(MediaStats s) {
@@ -71,6 +71,11 @@ public class MediaReconciler {
 
         synchronized List<Long> reports() {
             return List.copyOf(reports);
+        }
+
+        /** One more round of the reconciler saw the call under watch: how many so far. */
+        synchronized int nextRound() {
+            return ++rounds;
         }
     }
 
@@ -161,7 +166,7 @@ public class MediaReconciler {
             if (checkGapMs > 0 && !thread.isShutdown()) thread.schedule(() -> askBrowser(c), checkGapMs, TimeUnit.MILLISECONDS);
             return;
         }
-        w.rounds++;
+        int rounds = w.nextRound();
         if (!(s.packetsToIms() > w.toIms && s.packetsToBrowser() > w.toBrowser)) {
             end(c, "its rtpengine came back but the call's media did not (to IMS " + w.toIms + " -> " + s.packetsToIms()
                     + ", to browser " + w.toBrowser + " -> " + s.packetsToBrowser() + ")");
@@ -178,7 +183,7 @@ public class MediaReconciler {
                 end(c, "its rtpengine came back and relays, but the browser receives nothing (packets received "
                         + first + " -> " + last + ")");
             }
-        } else if (w.rounds >= 2) {
+        } else if (rounds >= 2) {
             passed(c, recoveries, "media flows again through its rtpengine after it came back (the browser did not answer "
                     + "media-check: judged by rtpengine's counters)");
         } else {

@@ -25,17 +25,15 @@ public class MidCallOffers implements DialogExtension {
 
     private final SipRequests requests;
     private final CallReplies replies;
-    private final CallMedia media;
     private final CallTeardown teardown;
     private final CallEventSink sink;
     private final CallTimers timers;
     private final long reanswerTimeoutMs;
 
-    public MidCallOffers(SipRequests requests, CallReplies replies, CallMedia media,
+    public MidCallOffers(SipRequests requests, CallReplies replies,
                          CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
         this.requests = requests;
         this.replies = replies;
-        this.media = media;
         this.teardown = teardown;
         this.sink = sink;
         this.timers = timers;
@@ -49,9 +47,9 @@ public class MidCallOffers implements DialogExtension {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
-            String imsOffer = media.reofferFromBrowser(c, browserSdp);
+            String imsOffer = c.media().reofferFromBrowser(browserSdp);
             if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
-                String answer = media.reanswerFromIms(c, c.media().imsRemoteSdp());
+                String answer = c.media().reanswerFromIms(c.media().imsRemoteSdp());
                 sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
                 return;
             }
@@ -101,7 +99,7 @@ public class MidCallOffers implements DialogExtension {
         }
         String browserOffer;
         try {
-            browserOffer = media.reofferFromIms(c, imsOffer);
+            browserOffer = c.media().reofferFromIms(imsOffer);
         } catch (CallFailure f) {
             log.warn("{} re-offer from IMS refused: {}", c.id, f.getMessage());
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
@@ -119,7 +117,7 @@ public class MidCallOffers implements DialogExtension {
             if (st == null) throw new CallFailure("bad-state", "call " + c.id + " has no re-offer waiting for an answer", c.id);
             String imsAnswer;
             try {
-                imsAnswer = media.reanswerFromBrowser(c, browserSdp);
+                imsAnswer = c.media().reanswerFromBrowser(browserSdp);
             } catch (CallFailure f) {
                 reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
                 throw new CallFailure(f.code(), f.getMessage(), c.id);
@@ -145,7 +143,7 @@ public class MidCallOffers implements DialogExtension {
     /** rtpengine holds the browser's unanswered re-offer: answer it with the IMS party's current SDP. */
     private void restore(Call c) {
         try {
-            media.reanswerFromIms(c, c.media().imsRemoteSdp());
+            c.media().reanswerFromIms(c.media().imsRemoteSdp());
         } catch (CallFailure f) {
             log.warn("{}: rtpengine state not restored after a failed re-offer: {}", c.id, f.getMessage());
         }
@@ -187,7 +185,7 @@ public class MidCallOffers implements DialogExtension {
                 return;
             }
             try {
-                String browserAnswer = media.reanswerFromIms(c, imsAnswer);
+                String browserAnswer = c.media().reanswerFromIms(imsAnswer);
                 c.media().reofferTaken(imsOffer);
                 sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
             } catch (CallFailure f) {

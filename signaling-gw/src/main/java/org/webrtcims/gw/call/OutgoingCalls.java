@@ -86,7 +86,7 @@ public class OutgoingCalls {
             c.dialog().caller(caller, contactUser);
             c.media().choose(imsCodec, injectDtmf);
             extensions.offering(c); // preconditions: the status lines the offer carries
-            c.media().sentToIms(media.offerFromBrowser(c, browserSdp));
+            c.media().sentToIms(c.media().offerFromBrowser(browserSdp, c.qos().offered()));
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
@@ -175,7 +175,7 @@ public class OutgoingCalls {
             if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.media().imsRemoteSdp(), sdp)))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
-                    String browserAnswer = media.answerFromIms(c, sdp);
+                    String browserAnswer = c.media().answerFromIms(sdp);
                     if (!earlyAnswer) c.media().browserAnswered(browserAnswer);
                     else log.info("call {}: the 200's SDP differs from the early answer's; rtpengine follows it", c.id);
                 } catch (CallFailure f) {

@@ -35,18 +35,16 @@ public class SessionTimers implements DialogExtension {
     private final SipUserAgent ua;
     private final SipRequests requests;
     private final SipReplies sipReplies;
-    private final CallMedia media;
     private final CallTeardown teardown;
     private final CallEventSink sink;
     private final CallTimers timers;
     private final GatewayProperties props;
 
-    public SessionTimers(SipUserAgent ua, SipRequests requests, SipReplies sipReplies, CallMedia media,
+    public SessionTimers(SipUserAgent ua, SipRequests requests, SipReplies sipReplies,
                          CallTeardown teardown, CallEventSink sink, CallTimers timers, GatewayProperties props) {
         this.ua = ua;
         this.requests = requests;
         this.sipReplies = sipReplies;
-        this.media = media;
         this.teardown = teardown;
         this.sink = sink;
         this.timers = timers;
@@ -233,7 +231,7 @@ public class SessionTimers implements DialogExtension {
                     // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
                     if (!c.ended() && answer != null && MediaChange.changes(c.media().imsRemoteSdp(), answer)) {
                         try {
-                            media.reanswerFromIms(c, answer);
+                            c.media().reanswerFromIms(answer);
                         } catch (CallFailure f) {
                             log.warn("call {}: the refresh's SDP answer not taken by rtpengine: {}", c.id, f.getMessage());
                         }

@@ -22,21 +22,20 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         SipReplies sipReplies = new SipReplies(ua, requests);
         CallReplies replies = new CallReplies(sipReplies);
         CallTeardown teardown = new CallTeardown(ua, replies, media, sink, registry);
-        SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, media, teardown, sink, timers, props);
+        SessionTimers sessionTimers = new SessionTimers(ua, requests, sipReplies, teardown, sink, timers, props);
         MediaStartWatch mediaStart = new MediaStartWatch(media, teardown, timers, props);
         MaxCallLength maxLength = new MaxCallLength(teardown, timers, props);
         ConfirmedCalls confirmed = new ConfirmedCalls(mediaStart, maxLength, sessionTimers);
-        InviteServer inviteServer = new InviteServer(replies, teardown, media, sink, confirmed);
+        InviteServer inviteServer = new InviteServer(replies, teardown, sink, confirmed);
         ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
         Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
                 reliable);
-        MidCallOffers midCall = new MidCallOffers(requests, replies, media, teardown, sink, timers, props);
-        CallQuotas quotas = new CallQuotas(registry, props);
+        MidCallOffers midCall = new MidCallOffers(requests, replies, teardown, sink, timers, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,
-                new EarlyMedia(media, sink, teardown, preconditions), new Forking(ua), new Updates(replies),
-                new Dtmf(registry, sink, media));
+                new EarlyMedia(sink, teardown, preconditions), new Forking(ua), new Updates(replies),
+                new Dtmf(registry, sink));
         ContactUsers contactUsers = new ContactUsers();
-        IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, quotas, extensions);
+        IncomingCalls incoming = new IncomingCalls(ua, media, sink, registry, users, contactUsers, inviteServer, extensions);
         // a registration whose only identity is sip:USER@ims.lab (a test stubs others)
         RegistrationClient registration = mock(RegistrationClient.class);
         when(registration.callerIdentity(anyString(), any())).thenAnswer(i -> "sip:" + i.getArgument(0) + "@ims.lab");
@@ -44,7 +43,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         OutgoingCalls outgoing = new OutgoingCalls(ua, requests, media, teardown, sink, registry, registration,
                 extensions, confirmed, new InviteTimeout(teardown, timers, props));
         DialogRequests sip = new DialogRequests(ua, sipReplies, replies, teardown, registry, incoming, inviteServer,
-                extensions, quotas);
+                extensions);
         return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
     }
 }

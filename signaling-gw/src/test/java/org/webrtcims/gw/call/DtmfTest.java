@@ -44,7 +44,7 @@ class DtmfTest {
         relay = new Dtmf(registry, (token, msg) -> {
             owners.add(token);
             sent.add(msg);
-        }, new CallMedia(mock(org.webrtcims.gw.media.RtpEngineClient.class)));
+        });
         mo = mo(CallState.CONFIRMED);
         mt = mt(CallState.CONFIRMED);
         mt.media().injectDtmf(true);

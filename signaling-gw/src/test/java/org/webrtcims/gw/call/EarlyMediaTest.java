@@ -16,12 +16,13 @@ import static org.mockito.Mockito.*;
 
 /** MO early media: the first early answer reaches the browser once, on the fork that sent it; ringing and progress otherwise. */
 class EarlyMediaTest {
-    private final CallMedia media = mock(CallMedia.class);
+    /** The call's SDP exchanges (its media leg, ScriptedLegs). */
+    private final ScriptedLegs.Exchanges legs = mock(ScriptedLegs.Exchanges.class);
     private final CallTeardown teardown = mock(CallTeardown.class);
     private final Preconditions preconditions = mock(Preconditions.class);
     private final List<Map<String, Object>> toBrowser = new ArrayList<>();
-    private final EarlyMedia early = new EarlyMedia(media, (t, m) -> toBrowser.add(m), teardown, preconditions);
-    private final Call c = new Call("c-1", Direction.MO, "tok", "alice", "ue5@ims.lab", "ft", CallState.EARLY);
+    private final EarlyMedia early = new EarlyMedia((t, m) -> toBrowser.add(m), teardown, preconditions);
+    private final Call c = ScriptedLegs.call("c-1", Direction.MO, "tok", "alice", "ue5@ims.lab", "ft", CallState.EARLY, legs);
 
     private static Response provisional(int code, String toTag, String sdp) throws Exception {
         Response r = SipFixtures.MESSAGES.createResponse(code, SipFixtures.request(Request.INVITE, "ue5", "c-1", "ft", null, 1, null));
@@ -34,7 +35,7 @@ class EarlyMediaTest {
 
     @Test
     void theFirstEarlyAnswerGoesToTheBrowserOnItsForkAndStartsPreconditions() throws Exception {
-        when(media.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
+        when(legs.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
         javax.sip.Dialog forkA = mock(javax.sip.Dialog.class);
         early.provisional(c, provisional(183, "a", "v=0 a"), forkA);
         assertEquals(List.of("progress"), types());
@@ -45,14 +46,14 @@ class EarlyMediaTest {
         verify(preconditions).moAnswered(c, "v=0 a");
 
         early.provisional(c, provisional(183, "b", "v=0 b"), mock(javax.sip.Dialog.class));
-        verify(media, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).answerFromIms(any(), anyString());
         assertEquals("a", c.dialog().toTag(), "a second early answer changes nothing");
         assertEquals(List.of("progress"), types(), "and the browser hears nothing of it");
     }
 
     @Test
     void a180WithAnAnswerIsProgressThenRingingWithoutOneJustRingingOrProgress() throws Exception {
-        when(media.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
+        when(legs.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
         early.provisional(c, provisional(180, "a", "v=0 a"), mock(javax.sip.Dialog.class));
         assertEquals(List.of("progress", "ringing"), types());
         toBrowser.clear();
@@ -66,7 +67,7 @@ class EarlyMediaTest {
 
     @Test
     void anEarlyAnswerRtpengineRefusesEndsTheCallWithTheReason() throws Exception {
-        when(media.answerFromIms(c, "v=0 bad")).thenThrow(new CallFailure("media-failed", "rtpengine answer failed: x"));
+        when(legs.answerFromIms(c, "v=0 bad")).thenThrow(new CallFailure("media-failed", "rtpengine answer failed: x"));
         early.provisional(c, provisional(183, "a", "v=0 bad"), mock(javax.sip.Dialog.class));
         assertEquals(List.of("error"), types());
         assertEquals("media-failed", toBrowser.get(0).get("code"));

@@ -48,11 +48,11 @@ class MediaLegTest {
     void anMtCallOfferingOpusIsRelayedAndOneWithoutOpusTakesInjectedDtmf() throws Exception {
         when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
         Call relayed = mt();
-        media.offerFromIms(relayed, OPUS_OFFER);
+        relayed.media().offerFromIms(OPUS_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false);
         assertFalse(relayed.media().injectDtmf());
         Call transcoded = mt();
-        media.offerFromIms(transcoded, PCMA_OFFER);
+        transcoded.media().offerFromIms(PCMA_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, PCMA_OFFER, true);
         assertTrue(transcoded.media().injectDtmf(), "transcoded anyway: inject-DTMF costs nothing extra");
     }
@@ -61,11 +61,11 @@ class MediaLegTest {
     void answeringWithInjectSendsTheOfferAgainWithTheFlag() throws Exception {
         when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
         Call c = mt();
-        media.offerFromIms(c, OPUS_OFFER);
-        media.injectDtmfBeforeAnswer(c);
+        c.media().offerFromIms(OPUS_OFFER);
+        c.media().injectDtmfBeforeAnswer();
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true);
         assertTrue(c.media().injectDtmf());
-        media.injectDtmfBeforeAnswer(c);   // once is enough
+        c.media().injectDtmfBeforeAnswer();   // once is enough
         verify(rtp, times(2)).offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean());
     }
 
@@ -74,8 +74,8 @@ class MediaLegTest {
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false)).thenReturn("v=0 to-browser");
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true)).thenReturn("v=0 other ports");
         Call c = mt();
-        media.offerFromIms(c, OPUS_OFFER);
-        CallFailure f = assertThrows(CallFailure.class, () -> media.injectDtmfBeforeAnswer(c));
+        c.media().offerFromIms(OPUS_OFFER);
+        CallFailure f = assertThrows(CallFailure.class, () -> c.media().injectDtmfBeforeAnswer());
         assertEquals("media-failed", f.code());
         assertFalse(c.media().injectDtmf());
     }
@@ -88,12 +88,12 @@ class MediaLegTest {
         c.media().offerFromBrowser(BROWSER_OFFER, null); // a=setup:actpass: either role, the relay's configuration picks
         verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
         c.dialog().followFirstFork(null, "ue-tt", true);
-        media.answerFromIms(c, "v=0 ims");
+        c.media().answerFromIms("v=0 ims");
         verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", DtlsRole.EITHER, false);
         assertEquals("v=0 ims", c.media().imsRemoteSdp(), "kept for re-answers");
         c.media().choose(ImsCodec.PCMA, false);
         assertTrue(c.media().injectDtmf(), "a forced IMS codec transcodes: the call takes WebSocket dtmf");
-        media.reanswerFromIms(c, "v=0 ims2");
+        c.media().reanswerFromIms("v=0 ims2");
         verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq(DtlsRole.EITHER), eq(true));
     }
 

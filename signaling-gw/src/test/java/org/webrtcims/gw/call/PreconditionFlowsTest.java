@@ -36,17 +36,20 @@ class PreconditionFlowsTest {
     SipUserAgent ua = mock(SipUserAgent.class);
     SipRequests requests = mock(SipRequests.class);
     CallMedia media = mock(CallMedia.class);
+    /** Each call\'s SDP exchanges (its media leg, ScriptedLegs). */
+    ScriptedLegs.Exchanges legs = mock(ScriptedLegs.Exchanges.class);
     LocalMediaWatch watch = mock(LocalMediaWatch.class);
     CallTimers timers = mock(CallTimers.class);
     GatewayProperties props = new GatewayProperties();
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
-    CallRegistry registry = new CallRegistry();
+    CallRegistry registry = new CallRegistry(props);
     Dialog dialog = mock(Dialog.class);
     CallTeardown teardown;
     CallWiring wiring;
 
     @BeforeEach
     void setUp() throws Exception {
+        ScriptedLegs.install(media, legs);
         CallEventSink sink = (token, msg) -> toBrowser.add(msg);
         wiring = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.of("tok"), watch, timers, props);
         teardown = wiring.teardown();
@@ -79,8 +82,8 @@ class PreconditionFlowsTest {
     /** A VoLTE UE's INVITE (qos lines, the given Supported headers) handed to a fresh IncomingCalls. */
     private MtCall preconditionInvite(String callId, String... supported) throws Exception {
         IncomingCalls incoming = wiring.incoming();
-        when(media.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
-        when(media.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        when(legs.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(legs.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
         Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
         // to alice's registered Contact, whose user part is her registration's random one (sip/ContactUsers)
         ((javax.sip.address.SipURI) invite.getRequestURI()).setUser(wiring.contactUsers().issue("alice"));
@@ -170,12 +173,12 @@ class PreconditionFlowsTest {
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        // the seam as CallMedia fills it: rtpengine's SDP with the status lines the call offers (QosState#offered)
-        when(media.offerFromBrowser(any(), anyString())).thenAnswer(i -> {
+        // the leg's exchange as MediaLeg fills it: rtpengine's SDP with the status lines the call offers (QosState#offered)
+        when(legs.offerFromBrowser(any(), anyString())).thenAnswer(i -> {
             org.webrtcims.gw.sdp.QosPreconditions.Status offered = ((Call) i.getArgument(0)).qos().offered();
             return offered == null ? RTP_SDP : org.webrtcims.gw.sdp.QosPreconditions.withStatus(RTP_SDP, offered);
         });
-        when(media.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
+        when(legs.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
         ClientTransaction inviteTx = mock(ClientTransaction.class);
         when(ua.send(any(), any())).thenReturn(inviteTx);
         when(inviteTx.getDialog()).thenReturn(dialog);
@@ -219,7 +222,7 @@ class PreconditionFlowsTest {
         ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag("uetag");
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue4", "call-mo", "atag", "uetag", 1, null));
         h.getValue().onResponse(new ResponseEvent(new Object(), inviteTx, dialog, ok));
-        verify(media, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).answerFromIms(any(), anyString());
         assertEquals("answered", toBrowser.get(toBrowser.size() - 1).get("type"));
         assertEquals("v=0 browser-answer", toBrowser.get(toBrowser.size() - 1).get("sdp"));
         Call c = registry.find("call-mo").orElseThrow();

@@ -1,11 +1,9 @@
 package org.webrtcims.gw.media;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.webrtcims.gw.sdp.DataChannelSdp;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,29 +27,20 @@ class DataChannelLegsTest {
     private static final String IMS_ANSWER = "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111\r\nm=application 7000 UDP/DTLS/SCTP webrtc-datachannel\r\na=setup:active\r\na=dcmap:1000 label=\"chat\"\r\n";
     private static final String IMS_OFFER = "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111 8\r\nm=application 7000 UDP/DTLS/SCTP webrtc-datachannel\r\na=setup:actpass\r\na=dcmap:1000 label=\"chat\"\r\n";
 
-    private FakeNgPeer endpoint;
-    private DataChannelLegs legs;
-    private DataChannelSdp.Endpoint c1;
+    private final EndpointStandIn standIn = new EndpointStandIn();
+    private final FakeNgPeer endpoint = standIn.endpoint;
+    private final DataChannelLegs legs = standIn.legs;
+    private final DataChannelSdp.Endpoint c1 = standIn.c1;
 
-    @BeforeEach
-    void setUp() throws Exception {
-        endpoint = new FakeNgPeer();
-        legs = new DataChannelLegs(new DataChannelClient(new NgClient(endpoint.address(), Duration.ofMillis(300), 1), "gw5070-"));
-        c1 = legs.forCall("c1");
+    DataChannelLegsTest() throws Exception {
     }
 
     @AfterEach
-    void tearDown() { endpoint.close(); }
+    void tearDown() { standIn.close(); }
 
-    /** Runs a step that talks to the endpoint; the stand-in answers its one command with reply; returns the request. */
+    /** Runs a step that talks to the endpoint; the stand-in answers its one command with reply; returns the step's result. */
     private <T> T withEndpoint(Supplier<T> step, String command, Map<String, Object> reply, Map<String, Object> expect) throws Exception {
-        CompletableFuture<T> f = CompletableFuture.supplyAsync(step);
-        FakeNgPeer.Request r = endpoint.take();
-        assertEquals(command, r.dict().get("command"), "the endpoint's command");
-        assertEquals("gw5070-c1", r.dict().get("call-id"), "the call-id carries the gateway's session prefix");
-        expect.forEach((k, v) -> assertEquals(v, r.dict().get(k), "the " + command + " command's '" + k + "'"));
-        endpoint.reply(r, reply);
-        return f.get(5, TimeUnit.SECONDS);
+        return standIn.withEndpoint(step, command, reply, expect);
     }
 
     private void browserOfferTaken() throws Exception {

@@ -1,17 +1,14 @@
 package org.webrtcims.gw.media;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.webrtcims.gw.sdp.DataChannelSdp;
 
-import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.webrtcims.gw.sdp.TextSdpFixtures.*;
 
 /**
  * Real-time text's commands through one call's door to the data-channel endpoint ({@link DataChannelLegs#forCall},
@@ -20,61 +17,42 @@ import static org.junit.jupiter.api.Assertions.*;
  * refusals leave the call without text; the call info's `dataChannels.text`. The SDP work is sdp/TextSdpTest's.
  */
 class DataChannelLegsTextTest {
-    private static final String EP_BROWSER = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 198.18.0.1\r\na=setup:passive\r\n";
-    private static final String EP_IMS = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31002 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 127.0.0.1\r\na=setup:actpass\r\n";
-    private static final String EP_TEXT = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=text 31004 RTP/AVP 100 98\r\nc=IN IP4 127.0.0.1\r\n"
-            + "a=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\na=fmtp:98 cps=30\r\n";
-    private static final String IMS_ANSWER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 111\r\n"
-            + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
     private static final String IMS_TEXT_OFFER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 8\r\n"
             + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
-    private static final String EP_T140_OFFER = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\n"
-            + "c=IN IP4 198.18.0.1\r\na=setup:actpass\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n";
-    private static final String EP_TEXT_ANSWER = "v=0\r\ns=-\r\nt=0 0\r\nm=text 31004 RTP/AVP 100 98\r\nc=IN IP4 127.0.0.1\r\n"
-            + "a=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
 
-    private FakeNgPeer endpoint;
-    private DataChannelLegs legs;
-    private DataChannelSdp.Endpoint c1;
+    private final EndpointStandIn standIn = new EndpointStandIn();
+    private final FakeNgPeer endpoint = standIn.endpoint;
+    private final DataChannelLegs legs = standIn.legs;
+    private final DataChannelSdp.Endpoint c1 = standIn.c1;
 
-    @BeforeEach
-    void setUp() throws Exception {
-        endpoint = new FakeNgPeer();
-        legs = new DataChannelLegs(new DataChannelClient(new NgClient(endpoint.address(), Duration.ofMillis(300), 1), "gw5070-"));
-        c1 = legs.forCall("c1");
+    DataChannelLegsTextTest() throws Exception {
     }
 
     @AfterEach
-    void tearDown() { endpoint.close(); }
+    void tearDown() { standIn.close(); }
 
-    /** Runs a step that talks to the endpoint; the stand-in answers its one command with reply after checking it. */
-    private <T> T withEndpoint(Supplier<T> step, String command, Map<String, Object> reply, Map<String, Object> expect) throws Exception {
-        CompletableFuture<T> f = CompletableFuture.supplyAsync(step);
-        FakeNgPeer.Request r = endpoint.take();
-        assertEquals(command, r.dict().get("command"), "the endpoint's command");
-        assertEquals("gw5070-c1", r.dict().get("call-id"), "the call-id carries the gateway's session prefix");
-        expect.forEach((k, v) -> assertEquals(v, r.dict().get(k), "the " + command + " command's '" + k + "': " + r.dict()));
-        endpoint.reply(r, reply);
-        T out = f.get(5, TimeUnit.SECONDS);
+    /** Runs a step that sends the endpoint one command, checked and answered with reply (EndpointStandIn), and no other. */
+    private <T> T onlyCommand(Supplier<T> step, String command, Map<String, Object> reply, Map<String, Object> expect) throws Exception {
+        T out = standIn.withEndpoint(step, command, reply, expect);
         assertNull(endpoint.take(100), "no further command to the endpoint");
         return out;
     }
 
     @Test
     void moTheBrowsersT140ChannelGoesToTextOfferAndTheImsAnswerToTextAnswer() throws Exception {
-        withEndpoint(() -> c1.offerFromBrowser("v=0\r\n"), "offer", Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of());
-        String sdp = withEndpoint(() -> c1.textOffer(1001), "text-offer", Map.of("result", "ok", "sdp", EP_TEXT), Map.of("channel", 1001L));
+        onlyCommand(() -> c1.offerFromBrowser("v=0\r\n"), "offer", Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of());
+        String sdp = onlyCommand(() -> c1.textOffer(1001), "text-offer", Map.of("result", "ok", "sdp", EP_TEXT), Map.of("channel", 1001L));
         assertEquals(EP_TEXT, sdp, "the endpoint's text SDP goes to the call's SDP step");
-        assertTrue(withEndpoint(() -> c1.textAnswer(IMS_ANSWER), "text-answer",
+        assertTrue(onlyCommand(() -> c1.textAnswer(IMS_ANSWER), "text-answer",
                 Map.of("result", "ok", "redundancy", 2L, "t140-pt", 98L, "red-pt", 100L), Map.of("sdp", IMS_ANSWER)), "the text answer taken");
         assertTrue(legs.has("c1"), "the call's session stands");
     }
 
     @Test
     void refusalsLeaveTheCallWithoutText() throws Exception {
-        assertNull(withEndpoint(() -> c1.textOffer(1001), "text-offer", Map.of("result", "error", "error-reason", "no free port"), Map.of()),
+        assertNull(onlyCommand(() -> c1.textOffer(1001), "text-offer", Map.of("result", "error", "error-reason", "no free port"), Map.of()),
                 "a refused text-offer gives the SDP step no m=text");
-        assertFalse(withEndpoint(() -> c1.textAnswer(IMS_ANSWER), "text-answer", Map.of("result", "error", "error-reason", "bad m=text"), Map.of()),
+        assertFalse(onlyCommand(() -> c1.textAnswer(IMS_ANSWER), "text-answer", Map.of("result", "error", "error-reason", "bad m=text"), Map.of()),
                 "a refused text-answer ends the call's text");
         DataChannelSdp.Endpoint off = DataChannelLegs.off().forCall("c2");
         assertNull(off.textOffer(1001), "no endpoint configured: no text");
@@ -84,11 +62,11 @@ class DataChannelLegsTextTest {
 
     @Test
     void mtAnImsOfferWithTextStartsTheCallsSessionWithTextOfferFromIms() throws Exception {
-        DataChannelSdp.Sdps r = withEndpoint(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer",
+        DataChannelSdp.Sdps r = onlyCommand(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer",
                 Map.of("result", "ok", "sdp", EP_T140_OFFER, "ims-sdp", EP_TEXT_ANSWER), Map.of("from", "ims", "sdp", IMS_TEXT_OFFER));
         assertEquals(new DataChannelSdp.Sdps(EP_T140_OFFER, EP_TEXT_ANSWER), r, "'sdp' (the T.140 channel) to the browser, 'ims-sdp' (m=text) to IMS");
         assertTrue(legs.has("c1"), "the MT text call has a session at the endpoint");
-        DataChannelStats last = withEndpoint(() -> { legs.release("c1"); return legs.stats("c1"); }, "delete",
+        DataChannelStats last = onlyCommand(() -> { legs.release("c1"); return legs.stats("c1"); }, "delete",
                 Map.of("result", "ok", "text", Map.of("state", "answered", "channel", 1001L)), Map.of());
         assertEquals(1001L, last.toMap().get("text") instanceof Map<?, ?> t ? t.get("channel") : null,
                 "the session's delete ends the bridge, its last counters stay for the call info: " + last.toMap());
@@ -96,7 +74,7 @@ class DataChannelLegsTextTest {
 
     @Test
     void mtARefusedTextOfferFromImsStartsNoSession() throws Exception {
-        assertNull(withEndpoint(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer", Map.of("result", "error", "error-reason", "no free port"), Map.of()),
+        assertNull(onlyCommand(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer", Map.of("result", "error", "error-reason", "no free port"), Map.of()),
                 "refused: the SDP step rejects m=text");
         assertFalse(legs.has("c1"), "no session for a refused text offer");
         legs.release("c1");

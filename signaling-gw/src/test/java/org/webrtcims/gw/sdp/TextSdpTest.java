@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.webrtcims.gw.sdp.TextSdpFixtures.*;
 
 /**
  * Real-time text inside BrowserSdp's one step (RFC 8865 ↔ RFC 4103, sdp/TextSdp through the call's DataChannelSdp):
@@ -20,19 +21,9 @@ class TextSdpTest {
             "a=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host",
             "m=application 9 UDP/DTLS/SCTP webrtc-datachannel", "a=mid:1", "a=sctp-port:5000",
             "a=dcmap:1001 label=\"rtt\";subprotocol=\"t140\"", "");
-    private static final String EP_BROWSER = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 198.18.0.1\r\na=setup:passive\r\n";
-    private static final String EP_IMS = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31002 UDP/DTLS/SCTP webrtc-datachannel\r\nc=IN IP4 127.0.0.1\r\na=setup:actpass\r\n";
-    private static final String EP_TEXT = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=text 31004 RTP/AVP 100 98\r\nc=IN IP4 127.0.0.1\r\n"
-            + "a=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\na=fmtp:98 cps=30\r\n";
-    private static final String IMS_ANSWER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 111\r\n"
-            + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
     private static final String IMS_TEXT_OFFER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 8\r\n"
             + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n"
             + "m=video 0 RTP/AVP 96\r\n";
-    private static final String EP_T140_OFFER = "v=0\r\ns=-\r\na=ice-lite\r\nm=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\n"
-            + "c=IN IP4 198.18.0.1\r\na=setup:actpass\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n";
-    private static final String EP_TEXT_ANSWER = "v=0\r\ns=-\r\nt=0 0\r\nm=text 31004 RTP/AVP 100 98\r\nc=IN IP4 127.0.0.1\r\n"
-            + "a=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n";
     private static final String BROWSER_MT_ANSWER = "v=0\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
             + "m=audio 50000 UDP/TLS/RTP/SAVPF 8\r\na=mid:0\r\na=setup:active\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n"
             + "m=application 50000 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\na=setup:active\r\nm=video 0 UDP/TLS/RTP/SAVPF 96\r\na=mid:1\r\n";
