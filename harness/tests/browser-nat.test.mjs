@@ -78,8 +78,10 @@ function srflxOf(sdp) {
   return m.map(([, a, p]) => `${a}:${p}`);
 }
 
+const stunServer = () => process.env.LAB_STUN || ADDRESSES.stun;
+
 async function withStun(run) {
-  const servers = [{ urls: `stun:${process.env.LAB_STUN || ADDRESSES.stun}` }];
+  const servers = [{ urls: `stun:${stunServer()}` }];
   await client.page.evaluate((s) => { window.labClient.iceServers = s; }, servers);
   try {
     return await run();
@@ -94,7 +96,8 @@ function assertMediaOnSrflx(r, datagrams, browserSdp, gathering = []) {
   assertMediaBothWaysThroughNat(r, datagrams);
   const srflx = srflxOf(browserSdp);
   assert.ok(srflx.length > 0 && srflx.every((a) => a.startsWith(`${ADDRESSES.natOutside}:`)),
-    `server-reflexive candidates ${srflx} in:\n${browserSdp}\nthe page's ICE gathering: ${JSON.stringify(gathering)}`);
+    `server-reflexive candidates ${srflx} in:\n${browserSdp}\nthe page's ICE gathering: ${JSON.stringify(gathering)}\n` +
+    `datagrams to or from the STUN server in the capture: ${datagrams.filter((d) => d.src === stunServer() || d.dst === stunServer()).length}`);
   const down = new Set(datagrams.filter((d) => d.src.startsWith(`${ADDRESSES.pub}:`)).map((d) => d.dst));
   assert.ok([...down].some((d) => srflx.includes(d)), `rtpengine sent to ${[...down]}, the browser advertised srflx ${srflx}`);
 }

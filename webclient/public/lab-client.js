@@ -692,6 +692,7 @@ export class LabClient extends EventTarget {
     pc.onicecandidate = (e) => log(e.candidate ? { candidate: e.candidate.type ?? 'unknown', address: e.candidate.address ?? null, port: e.candidate.port ?? null } : { candidate: 'end' });
     pc.onicecandidateerror = (e) => log({ error: e.errorCode, text: e.errorText, url: e.url, address: e.address ?? null });
     pc.onicegatheringstatechange = () => log({ state: pc.iceGatheringState });
+    log({ iceServers: (pc.getConfiguration().iceServers ?? []).flatMap((x) => [x.urls].flat()) });
     pc.ontrack = (e) => {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
