@@ -300,7 +300,7 @@ class Ue(asyncio.DatagramProtocol):
                 # a retransmitted 2xx of an INVITE: ACK it again
                 c = self.calls.get(m.get("call-id"))
                 if c:
-                    self.ack(c)
+                    self.ack(c, m.cseq()[0])
             return
         self.loop.create_task(self.on_request(m, addr))
 
