@@ -95,6 +95,17 @@ export function withDataSectionRemoved(sdp) {
   return out.join(eol) + eol;
 }
 
+// The offer with its data-channel section's mid out of the BUNDLE group (unchanged without one). A data channel added
+// to a running call goes on a transport of its own: the gateway's answer keeps the audio's established group and
+// puts the data channel (the data-channel endpoint, not rtpengine) beside it, and Chromium refuses such an answer
+// when its own offer had put the new section into the group ("Answer cannot remove m= section … from
+// already-established BUNDLE group"). Firefox accepts the answer as it is and is left alone.
+export function withDataSectionUnbundled(sdp) {
+  const m = sdp.match(/^m=application [1-9]\d* UDP\/DTLS\/SCTP webrtc-datachannel[\s\S]*?^a=mid:(\S+)/m);
+  if (!m) return sdp;
+  return sdp.replace(/^a=group:BUNDLE (.*)$/m, (_, mids) => `a=group:BUNDLE ${mids.split(' ').filter((x) => x && x !== m[1]).join(' ')}`);
+}
+
 // Whether the SDP's data-channel section is at port 0 (removed or rejected).
 export function dataSectionRemoved(sdp) { return /^m=application 0 UDP\/DTLS\/SCTP webrtc-datachannel/m.test(sdp); }
 

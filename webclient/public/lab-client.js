@@ -2,7 +2,7 @@
 // WebSocket per session, non-trickle JSEP (full ICE gathering before an SDP is sent), and one
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
-import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, dataSectionRemoved, withDataSectionRemoved, withDcmap } from './data-channels.js';
+import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, dataSectionRemoved, withDataSectionRemoved, withDataSectionUnbundled, withDcmap } from './data-channels.js';
 import { CallText } from './rtt.js';
 
 // getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
@@ -217,13 +217,16 @@ export class LabClient extends EventTarget {
   // A new offer in an answered call (RFC 3264 §8): `direction` changes our audio (sendonly = hold,
   // sendrecv = resume), `iceRestart` gets new ICE credentials. Resolves once the gateway's `reanswer`
   // is applied; on a refusal the offer is rolled back and the call goes on as before.
-  async reoffer(callId, { direction = null, iceRestart = false } = {}) {
+  async reoffer(callId, { direction = null, iceRestart = false, unbundleData = false } = {}) {
     this.#requireSession();
     const call = this.#calls.get(callId);
     if (!call?.pc || call.state === 'ended' || call.pc.signalingState !== 'stable') throw this.#fail(`call ${callId} has no settled media to re-offer`);
     if (call.renegotiation) throw this.#fail(`call ${callId} has a re-offer under way`);
     if (direction) for (const t of call.pc.getTransceivers()) if (t.currentDirection !== 'stopped') t.direction = direction;
-    await call.pc.setLocalDescription(await call.pc.createOffer({ iceRestart }));
+    let offer = await call.pc.createOffer({ iceRestart });
+    // a data channel added mid-call on Chromium: its section out of the established BUNDLE group (data-channels.js)
+    if (unbundleData && !/Firefox\//.test(navigator.userAgent)) offer = { type: 'offer', sdp: withDataSectionUnbundled(offer.sdp) };
+    await call.pc.setLocalDescription(offer);
     await gatherComplete(call.pc);
     const done = new Promise((resolve, reject) => { call.renegotiation = { resolve, reject }; });
     const timer = setTimeout(() => this.#reofferFailed(call, `no 'reanswer' within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
@@ -246,7 +249,7 @@ export class LabClient extends EventTarget {
     if (call.dc || call.dcRemoved) throw this.#fail(`call ${callId} has had data channels already; only a call's first ones can be added`);
     if (call.renegotiation) throw this.#fail(`call ${callId} has a re-offer under way`);
     this.#openDataChannels(call, channels === true ? DEFAULT_CHANNELS : channels);
-    return this.reoffer(callId);
+    return this.reoffer(callId, { unbundleData: true });
   }
 
   // Removes the call's data channels (and its real-time text): closes them and re-offers the data-channel section at
