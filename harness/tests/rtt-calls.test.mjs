@@ -112,7 +112,7 @@ async function removeTextAndHangUp(t, kind, direction, client, token, callId, ma
   await waitUntil(async () => !(await endpointList()).includes(callId), 5000,
     `the endpoint to delete the session (and its text bridge) of ${callId} once the text was removed (the call goes on)`);
   const before = (await gw.callInfo(token, callId)).media;
-  await sleepMs(1000);
+  await sleepMs(500);
   const info = await gw.callInfo(token, callId);
   assert.ok(info.media.packetsToIms > before.packetsToIms && info.media.packetsToBrowser > before.packetsToBrowser,
     `the call's audio stopped after the text was removed: ${JSON.stringify({ before, now: info.media })}`);
