@@ -200,6 +200,8 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     timing: (callId) => invoke('timing', callId),
     sdp: (callId) => invoke('sdp', callId),
     gathering: (callId) => invoke('gathering', callId),
+    addDataChannels: (callId, channels = true) => invoke('addDataChannels', callId, channels),
+    removeDataChannels: (callId) => invoke('removeDataChannels', callId),
     sendData: (callId, text, label) => invoke('sendData', callId, text, label),
     dataChannels: (callId) => invoke('dataChannels', callId),
     sendText: (callId, text) => invoke('sendText', callId, text),

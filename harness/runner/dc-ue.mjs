@@ -2,6 +2,7 @@
 // driven from Node: start it, wait for its JSON-line events, tell it to call or hang up. Used by
 // datachannel-calls.test.mjs and `./lab demo --datachannel` (docs/datachannel.md "The IMS UE").
 import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ADDRESSES, LAB } from '../kit/addresses.mjs';
@@ -80,7 +81,20 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, 
   return ue;
 }
 
-const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
+export const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The data-channel endpoint's session list (its control protocol's `list`, the raw bencoded reply): a test checks that
+// no session outlives its call or its removal (LAB_DATACHANNEL_CTL, docs/datachannel.md "Control protocol").
+export function endpointList() {
+  const ctl = LAB.LAB_DATACHANNEL_CTL;
+  const [host, port] = [ctl.slice(0, ctl.lastIndexOf(':')), Number(ctl.slice(ctl.lastIndexOf(':') + 1))];
+  return new Promise((resolve, reject) => {
+    const s = dgram.createSocket('udp4');
+    const timer = setTimeout(() => { s.close(); reject(new Error(`the data-channel endpoint at ${ctl} did not answer 'list'`)); }, 2000);
+    s.on('message', (m) => { clearTimeout(timer); s.close(); resolve(m.toString('latin1')); });
+    s.send(Buffer.from('dcl1 d7:command4:liste', 'latin1'), port, host);
+  });
+}
 
 // Polls fn until it returns a truthy value (then returns it); throws `what` after ms.
 export async function waitUntil(fn, ms, what) {

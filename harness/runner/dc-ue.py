@@ -14,12 +14,18 @@ and records what arrives (messages, bytes, one-way delay = now - t: same host, s
 stdout: one JSON object a line: {"event": "registered"}, {"event": "incoming"|"calling", "callId"},
 {"event": "answered", "callId"}, {"event": "open", "label", "id"}, {"event": "message", "label", "text", "size"} (each
 received), {"event": "received", "count"} (every --messages received), {"event": "ended", "callId", "by": "peer"|"us", "channels": {label: {...}}},
-{"event": "error", "error"}. stdin: {"cmd": "call", "to": USER[, "text": true]} | {"cmd": "bye"} | {"cmd": "quit"}.
+{"event": "error", "error"}. stdin: {"cmd": "call", "to": USER[, "text": true[, "chat": true] | "media": "audio"]} | {"cmd": "send", "text": T} (one chat
+message on each call's first open channel; event {"event": "sent", "count"}) | {"cmd": "bye"} | {"cmd": "quit"}.
 
 Real-time text (RFC 4103, harness/tests/rfc4103_ue.py): an INVITE's m=text (t140 + red) is answered with the UE's
 own m=text; a call with "text": true offers audio + m=text (red/1000 + t140/1000, 2 generations) and no data channel; text that arrives is an event {"event": "text", "callId", "text"}; {"cmd": "type", "text": T, "cps": N}
 types T on every call's text at N characters per second; "ended" then has "text": {"received", "sent", "stats"}.
 --text-loss P (--text-seed S): each text packet sent and received is dropped with probability P.
+
+Mid-call (issue #25): {"cmd": "add"|"remove", "what": "application"|"text"} re-INVITEs every call with the chat
+channel's data-channel section or RFC 4103 m=text added (as new m-lines), or ours at port 0; a re-INVITE from the other
+side that adds either is answered as on a new call, one at port 0 closes ours. Events: {"event": "reinvited", "what",
+"add", "status", "sdp"}, {"event": "added", "what", ...}, {"event": "removed", "what"[, "text"]}.
 
 usage: dc-ue.py USER [--messages N] [--interval-ms MS]
 environment: LAB_PCSCF (host:port, default 127.0.0.1:5060), IMS_USERS (users.txt; the password is read there,
@@ -298,7 +304,7 @@ class Ue(asyncio.DatagramProtocol):
                 # a retransmitted 2xx of an INVITE: ACK it again
                 c = self.calls.get(m.get("call-id"))
                 if c:
-                    self.ack(c)
+                    self.ack(c, m.cseq()[0])
             return
         self.loop.create_task(self.on_request(m, addr))
 
@@ -387,7 +393,7 @@ class Ue(asyncio.DatagramProtocol):
             elif c.get("maxPacketLifeTime") is not None:
                 opts["maxPacketLifeTime"] = c["maxPacketLifeTime"]
             ch = pc.createDataChannel(c["label"], **opts)
-            rec = {"id": c["id"], "sent": 0, "received": 0, "bytesSent": 0, "bytesReceived": 0, "delays": [], "seqs": []}
+            rec = {"id": c["id"], "sent": 0, "received": 0, "bytesSent": 0, "bytesReceived": 0, "delays": [], "seqs": [], "ch": ch}
             call.channels[c["label"]] = rec
             self.watch(call, ch, c, rec)
         call.pc = pc
@@ -456,12 +462,27 @@ class Ue(asyncio.DatagramProtocol):
         c = self.calls.get(cid)
         if req.method == "INVITE" and c is None:
             await self.answer(req, addr)
+        elif req.method == "INVITE" and getattr(c, "reinvite", None) and c.reinvite[0] == req.cseq()[0]:
+            # a retransmission of the re-INVITE being answered (or answered: its 200 again)
+            if c.reinvite[1]:
+                self.send(c.reinvite[1], addr)
         elif req.method == "INVITE":
+            c.reinvite = (req.cseq()[0], None)
+            self.send(self.respond(req, 100, "Trying"), addr)
             # a re-INVITE (hold, resume, session refresh): the same SDP again, the audio's direction answering
-            # the offer's (RFC 3264 §6.1: sendonly -> recvonly, inactive -> inactive); the data channel unchanged
+            # the offer's (RFC 3264 §6.1: sendonly -> recvonly, inactive -> inactive); a data-channel section or an
+            # m=text the call does not have yet is answered as on a new call, one at port 0 closes ours (RFC 8841 §10)
             if req.body:
-                c.local_sdp = reanswer(c.local_sdp, req.body)
-            self.send(self.respond(req, 200, "OK", ["Contact: " + self.contact()], c.local_sdp, c.local_tag), addr)
+                try:
+                    c.local_sdp = reanswer(c.local_sdp, req.body)
+                    c.local_sdp = await self.mid_call_changes(c, req.body, c.local_sdp)
+                except Exception as e:
+                    out(event="error", error="answering the re-INVITE of %s: %s" % (c.id, e))
+                    c.reinvite = (req.cseq()[0], self.respond(req, 488, "Not Acceptable Here", to_tag=c.local_tag))
+                    self.send(c.reinvite[1], addr)
+                    return
+            c.reinvite = (req.cseq()[0], self.respond(req, 200, "OK", ["Contact: " + self.contact()], c.local_sdp, c.local_tag))
+            self.send(c.reinvite[1], addr)
         elif req.method == "ACK":
             if c and hasattr(c, "acked") and not c.acked.done():
                 c.acked.set_result(True)
@@ -527,6 +548,97 @@ class Ue(asyncio.DatagramProtocol):
                 continue
         out(event="answered", callId=c.id)
 
+    async def mid_call_changes(self, c, offer, local_sdp):
+        """A re-offer's data-channel section and m=text against what the call has (issue #25): added ones answered as
+        on a new call (event "added"), ones at port 0 closed (event "removed") and answered at port 0; the m-lines of
+        our answer follow the offer's (RFC 3264 §8: an offer may add m-lines at the end)."""
+        sess, ours = sections(local_sdp)
+        _, media = sections(offer)
+        out_media = []
+        for i, m in enumerate(media):
+            port0 = m[0].split()[1] == "0"
+            mine = ours[i] if i < len(ours) else None
+            if is_dc(m) and port0:
+                if c.pc is not None:
+                    await c.pc.close()
+                    c.pc = None
+                    out(event="removed", callId=c.id, what="application")
+                out_media.append([" ".join([m[0].split()[0], "0"] + m[0].split()[2:])])
+            elif is_dc(m) and (c.pc is None or mine is None or not is_dc(mine)):
+                chans = channels_of(m)
+                pc = self.new_pc(c, chans)
+                await pc.setRemoteDescription(RTCSessionDescription(dc_only(offer), "offer"))
+                await pc.setLocalDescription(await pc.createAnswer())
+                out_media.append(dc_section(pc.localDescription.sdp, dcmap_lines_of(m)))
+                out(event="added", callId=c.id, what="application", dcmap=dcmap_lines_of(m), iceLite="a=ice-lite" in offer)
+            elif m[0].startswith("m=text ") and port0:
+                if c.text is not None:
+                    c.text_done = {"received": c.text.received, "sent": c.typed, "stats": c.text.stats()}
+                    c.text.close()
+                    c.text = None
+                    out(event="removed", callId=c.id, what="text", text=c.text_done)
+                out_media.append([" ".join([m[0].split()[0], "0"] + m[0].split()[2:])])
+            elif m[0].startswith("m=text ") and (c.text is None or mine is None or not mine[0].startswith("m=text ")):
+                out_media.append(await self.text_answer(c, offer))
+                out(event="added", callId=c.id, what="text", text=m)
+            elif mine is not None:
+                out_media.append(mine)
+            else:
+                out_media.append([" ".join([m[0].split()[0], "0"] + m[0].split()[2:])])
+        return "\r\n".join(sess + [l for m in out_media for l in m]) + "\r\n"
+
+    async def reinvite(self, c, what, add):
+        """A re-INVITE from the UE (issue #25): add the chat channel ("application") or RFC 4103 text ("text") to the
+        call as new m-lines, or remove ours (port 0). Events: "reinvited" {what, add, status}, "added"/"removed"."""
+        sess, ours = sections(c.local_sdp)
+        pc = None
+        if add and what == "application":
+            pc = self.new_pc(c, OFFERED_CHANNELS)
+            await pc.setLocalDescription(await pc.createOffer())
+            ours.append(dc_section(pc.localDescription.sdp, dcmap_for(OFFERED_CHANNELS)))
+        elif add and what == "text":
+            c.text = await rfc4103_ue.Ue(self.text_loss, self.text_seed, on_text=lambda t: out(event="text", callId=c.id, text=t)).start(UE_IP)
+            sdp = c.text.offer()
+            ours.append(sdp[sdp.index("m=text"):].strip().split("\r\n"))
+        else:
+            hit = [m for m in ours if (is_dc(m) if what == "application" else m[0].startswith("m=text ")) and m[0].split()[1] != "0"]
+            if not hit:
+                raise RuntimeError("remove %s: the call has none" % what)
+            hit[0][:] = [" ".join([hit[0][0].split()[0], "0"] + hit[0][0].split()[2:])]
+        sess = [("o=%s %d" % (" ".join(l.split()[:2])[2:], int(l.split()[2]) + 1) + " " + " ".join(l.split()[3:])) if l.startswith("o=") else l
+                for l in sess]
+        c.local_sdp = "\r\n".join(sess + [l for m in ours for l in m]) + "\r\n"
+        c.cseq += 1
+        r = await self.transact("INVITE", c.remote_target, self.in_dialog(c, "INVITE", c.cseq), c.local_sdp, timeout=15)
+        self.ack(c, c.cseq)
+        out(event="reinvited", callId=c.id, what=what, add=add, status=r.status, sdp=r.body)
+        if r.status != 200:
+            return
+        _, media = sections(r.body)
+        if add and what == "application":
+            sec = next((m for m in media if is_dc(m)), None)
+            if sec is None or sec[0].split()[1] == "0":
+                out(event="warning", callId=c.id, warning="the re-INVITE's answer rejects the data-channel section")
+            else:
+                await pc.setRemoteDescription(RTCSessionDescription(dc_only(r.body), "answer"))
+                out(event="added", callId=c.id, what="application", dcmap=dcmap_lines_of(sec))
+        elif add:
+            sec = next((m for m in media if m[0].startswith("m=text ")), None)
+            if sec is None or sec[0].split()[1] == "0":
+                out(event="warning", callId=c.id, warning="the re-INVITE's answer rejects m=text")
+            else:
+                c.text.accept(r.body)
+                out(event="added", callId=c.id, what="text", text=sec)
+        elif what == "application" and c.pc is not None:
+            await c.pc.close()
+            c.pc = None
+            out(event="removed", callId=c.id, what="application")
+        elif what == "text" and c.text is not None:
+            c.text_done = {"received": c.text.received, "sent": c.typed, "stats": c.text.stats()}
+            c.text.close()
+            c.text = None
+            out(event="removed", callId=c.id, what="text", text=c.text_done)
+
     async def text_answer(self, c, offer_sdp):
         """The call's RFC 4103 text: our m=text section answering the offer's (its payload types, red kept)."""
         c.text = await rfc4103_ue.Ue(self.text_loss, self.text_seed, on_text=lambda t: out(event="text", callId=c.id, text=t)).start(UE_IP)
@@ -540,8 +652,10 @@ class Ue(asyncio.DatagramProtocol):
 
     # -- client side: a call from the UE (MT at the browser) --
 
-    async def call(self, to, text=False):
-        """A call to `to`: audio + the chat data channel, or with text=True audio + RFC 4103 m=text (no data channel)."""
+    async def call(self, to, text=False, audio_only=False, chat=False):
+        """A call to `to`: audio + the chat data channel, or with text=True audio + RFC 4103 m=text (no data channel;
+        with chat=True too, m=text then the data-channel section), or with audio_only=True audio alone (data channels or
+        text may be added later, `add`)."""
         c = Call(rnd(16) + "@" + UE_IP, "mo-at-ue")
         self.calls[c.id] = c
         c.from_hdr = "<sip:%s@%s>;tag=%s" % (self.user, self.domain, c.local_tag)
@@ -554,7 +668,7 @@ class Ue(asyncio.DatagramProtocol):
             c.text = await rfc4103_ue.Ue(self.text_loss, self.text_seed, on_text=lambda t: out(event="text", callId=c.id, text=t)).start(UE_IP)
             sdp = c.text.offer()
             offer += sdp[sdp.index("m=text"):].strip().split("\r\n")
-        else:
+        if (chat or not text) and not audio_only:
             pc = self.new_pc(c, OFFERED_CHANNELS)
             await pc.setLocalDescription(await pc.createOffer())
             offer += dc_section(pc.localDescription.sdp, dcmap_for(OFFERED_CHANNELS))
@@ -577,10 +691,10 @@ class Ue(asyncio.DatagramProtocol):
             else:
                 c.text.accept(r.body)
                 out(event="text-answer", callId=c.id, text=sec)
-            out(event="answered", callId=c.id)
-            return
         dc_answer = dc_only(r.body)
-        if dc_answer is None:
+        if pc is None:
+            pass
+        elif dc_answer is None:
             out(event="warning", callId=c.id, warning="the answer has no data-channel section")
         else:
             _, media = sections(r.body)
@@ -596,8 +710,8 @@ class Ue(asyncio.DatagramProtocol):
                                                          "CSeq: %d %s" % (cseq, method), "Contact: " + self.contact()]
         return hdrs
 
-    def ack(self, c):
-        _, text = self.request_text("ACK", c.remote_target, self.in_dialog(c, "ACK", 1))
+    def ack(self, c, cseq=1):
+        _, text = self.request_text("ACK", c.remote_target, self.in_dialog(c, "ACK", cseq))
         self.send(text)
 
     async def bye(self, c):
@@ -622,7 +736,7 @@ class Ue(asyncio.DatagramProtocol):
                                          "max": round(d[-1], 2)} if d else None
         if c.pc:
             await c.pc.close()
-        text = None
+        text = getattr(c, "text_done", None)  # the text's figures when it was removed mid-call
         if c.text:
             text = {"received": c.text.received, "sent": c.typed, "stats": c.text.stats()}
             c.text.close()
@@ -686,13 +800,32 @@ async def main():
             continue
         try:
             if cmd.get("cmd") == "call":
-                loop.create_task(report(ue.call(cmd["to"], bool(cmd.get("text")))))
+                loop.create_task(report(ue.call(cmd["to"], bool(cmd.get("text")), cmd.get("media") == "audio", bool(cmd.get("chat")))))
             elif cmd.get("cmd") == "type":
                 typing = [c for c in ue.calls.values() if c.text]
                 if not typing:
                     out(event="error", error="type: no call with real-time text")
                 for c in typing:
                     c.tasks.append(loop.create_task(report(ue.type(c, cmd["text"], cmd.get("cps", 20)))))
+            elif cmd.get("cmd") == "send":
+                sent = 0
+                for c in list(ue.calls.values()):
+                    for rec in c.channels.values():
+                        if rec["ch"].readyState == "open":
+                            data = json.dumps({"seq": rec["sent"], "t": now_ms(), "text": str(cmd.get("text", ""))})
+                            rec["ch"].send(data)
+                            rec["sent"] += 1
+                            rec["bytesSent"] += len(data.encode())
+                            sent += 1
+                            break
+                out(event="sent", count=sent)
+            elif cmd.get("cmd") in ("add", "remove"):
+                what = cmd.get("what")
+                if what not in ("application", "text"):
+                    out(event="error", error="%s: \"what\" is application or text, not %r" % (cmd["cmd"], what))
+                    continue
+                for c in list(ue.calls.values()):
+                    loop.create_task(report(ue.reinvite(c, what, cmd["cmd"] == "add")))
             elif cmd.get("cmd") == "bye":
                 for c in list(ue.calls.values()):
                     await ue.bye(c)

@@ -6,14 +6,12 @@
 // Chromium and Firefox. Checked: the IMS side's SDP (a=dcmap/a=dcsa/ice-lite), every message each way in order,
 // the gateway's call info (the endpoint's counters and channel map), no endpoint session left after the call.
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LAB } from '../kit/addresses.mjs';
 import { outDir, passwordOf } from '../kit/env.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
-import { DC_UE, chatBothWays, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
+import { DC_UE, chatBothWays, endpointList, sleepMs, startDcUe, waitUntil } from '../runner/dc-ue.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
@@ -21,18 +19,6 @@ const USER = 'kate';
 const N = 20; // messages each way per call
 const results = [];
 let ue;
-
-// The endpoint's session list (its control protocol's `list`, the raw reply): no session may outlive its call.
-function endpointList() {
-  const ctl = LAB.LAB_DATACHANNEL_CTL;
-  const [host, port] = [ctl.slice(0, ctl.lastIndexOf(':')), Number(ctl.slice(ctl.lastIndexOf(':') + 1))];
-  return new Promise((resolve, reject) => {
-    const s = dgram.createSocket('udp4');
-    const timer = setTimeout(() => { s.close(); reject(new Error(`the data-channel endpoint at ${ctl} did not answer 'list'`)); }, 2000);
-    s.on('message', (m) => { clearTimeout(timer); s.close(); resolve(m.toString('latin1')); });
-    s.send(Buffer.from('dcl1 d7:command4:liste', 'latin1'), port, host);
-  });
-}
 
 before(async () => {
   await gw.waitHealthy(15000);
@@ -104,6 +90,46 @@ async function exchange(t, kind, direction, client, token, callId, mark, hangupB
     + `UE -> browser p50 ${page.delayMs?.p50} ms (max ${page.delayMs?.max}); endpoint relay p50 ${fin.toIms.relayUsP50} µs / ${fin.toBrowser.relayUsP50} µs`);
 }
 
+// The call's audio through rtpengine goes on: its packet counters grow both ways over half a second (25 packets of 20 ms).
+async function assertAudioFlows(token, callId, when) {
+  const before = (await gw.callInfo(token, callId)).media;
+  await sleepMs(500);
+  const now = (await gw.callInfo(token, callId)).media;
+  assert.ok(now.packetsToIms > before.packetsToIms && now.packetsToBrowser > before.packetsToBrowser,
+    `the call's audio stopped ${when}: packets to IMS ${before.packetsToIms} -> ${now.packetsToIms}, to the browser ${before.packetsToBrowser} -> ${now.packetsToBrowser}`);
+}
+
+// Mid-call (issue #25, docs/datachannel.md "Mid-call"): an audio call got its chat channel by a re-INVITE; messages
+// both ways, then `remove` takes it away again (port 0): the UE's channel closes, the page's too, the endpoint's
+// session is gone while the call and its audio go on; the hang-up.
+async function chatThenRemove(t, kind, direction, client, token, callId, mark, remove) {
+  const { chat, page, info } = await chatBothWays({ client, ue, callId, mark, n: N, callInfo: (id) => gw.callInfo(token, id), label: kind });
+  assert.equal(chat.id, 1000, 'the channel added mid-call is the negotiated chat channel, stream id 1000');
+  assert.ok(page.received >= N, `the page received ${page.received} of ${N} messages from the IMS UE after the re-INVITE`);
+  const dc = info.dataChannels;
+  assert.ok(dc?.toIms.messages >= N && dc?.toBrowser.messages >= N,
+    `the endpoint relayed too few messages for the channel added mid-call: ${JSON.stringify(dc)}`);
+  const rmark = ue.mark();
+  await remove();
+  await ue.waitFor((e) => e.event === 'removed' && e.what === 'application', 10000, 'the re-INVITE removing the chat channel (port 0)', rmark);
+  await waitUntil(async () => !(await endpointList()).includes(callId), 5000,
+    `the endpoint to delete the session of ${callId} once the data-channel section was removed (the call goes on)`);
+  await waitUntil(async () => (await client.dataChannels(callId))?.every((c) => c.state === 'closed'), 5000,
+    `the page's chat channel to close after the removal (${JSON.stringify(await client.dataChannels(callId))})`);
+  const callNow = (await client.calls()).find((c) => c.callId === callId);
+  assert.equal(callNow?.state, 'answered', `the call did not go on after the removal of its data channel: ${JSON.stringify(callNow)}`);
+  await assertAudioFlows(token, callId, 'after the data channel was removed');
+  const fin = (await gw.callInfo(token, callId)).dataChannels;
+  assert.ok(fin?.toIms.messages >= N, `the call info lost the removed channel's last counters: ${JSON.stringify(fin)}`);
+  const endMark = ue.mark();
+  await client.hangup(callId);
+  await ue.waitFor((e) => e.event === 'ended' && e.callId === callId, 10000, 'the end of the call', endMark);
+  await client.waitFor('ended', callId, 10000);
+  t.diagnostic(`${kind} ${direction} mid-call: ${N} messages each way on the chat channel added by re-INVITE, then removed (port 0); `
+    + `endpoint relay p50 ${fin.toIms.relayUsP50} µs / ${fin.toBrowser.relayUsP50} µs`);
+  results.push({ browser: kind, direction: `${direction} mid-call`, callId, messagesEachWay: N, toIms: fin.toIms, toBrowser: fin.toBrowser });
+}
+
 for (const kind of ['chromium', 'firefox']) {
   describe(`datachannel calls (${kind})`, () => {
     // one browser and login per kind for both calls (a Firefox start takes seconds)
@@ -157,6 +183,42 @@ for (const kind of ['chromium', 'firefox']) {
         await client.answer(incoming.callId);
         await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
         await exchange(t, kind, 'MT', client, token, incoming.callId, mark, 'ue', { viaUi: true });
+      });
+    });
+
+    test(`datachannel calls (${kind}): mid-call MO, the page adds a chat channel to its audio call (re-INVITE), chats, and removes it (port 0)`, { timeout: 60000 }, async (t) => {
+      const mark = ue.mark();
+      const callId = await client.call(DC_UE);
+      await cleanOnFailure(callId, async () => {
+        const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
+        assert.equal(incoming.application, false, 'the audio call\'s INVITE already had a data-channel section');
+        await client.waitFor('answered', callId, 10000);
+        await client.addDataChannels(callId);
+        const added = await ue.waitFor((e) => e.event === 'added' && e.what === 'application', 10000, 'the re-INVITE adding the chat channel', mark);
+        assert.ok(added.dcmap.some((l) => /^a=dcmap:1000 label="chat"/.test(l)), `the re-INVITE's section lacks a=dcmap:1000: ${added.dcmap}`);
+        assert.ok(added.dcmap.includes('a=dcsa:1000 3gpp-req-app:org.lab.chat'), `the re-INVITE's section lacks a=dcsa 3gpp-req-app: ${added.dcmap}`);
+        assert.ok(added.iceLite, 'the re-INVITE\'s SDP does not say a=ice-lite (the endpoint is ICE-lite toward IMS)');
+        await chatThenRemove(t, kind, 'MO', client, token, callId, mark, () => client.removeDataChannels(callId));
+      });
+    });
+
+    test(`datachannel calls (${kind}): mid-call MT, the IMS UE re-INVITEs its audio call with a chat channel, both chat, and it removes it (port 0)`, { timeout: 60000 }, async (t) => {
+      const mark = ue.mark();
+      const pmark = await client.mark();
+      ue.send({ cmd: 'call', to: USER, media: 'audio' });
+      const incoming = await client.waitFor('incoming', null, 10000, pmark);
+      assert.doesNotMatch(incoming.sdp ?? '', /^m=application/m, 'the audio call\'s offer to the page already had a data-channel section');
+      await cleanOnFailure(incoming.callId, async () => {
+        await client.answer(incoming.callId);
+        await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
+        ue.send({ cmd: 'add', what: 'application' });
+        const re = await ue.waitFor((e) => e.event === 'reinvited' && e.what === 'application', 15000, 'the answer to its re-INVITE adding the chat channel', mark);
+        assert.equal(re.status, 200, `the re-INVITE adding the chat channel was answered ${re.status}`);
+        await ue.waitFor((e) => e.event === 'added' && e.what === 'application', 5000, 'the chat channel accepted in the 200', mark);
+        // (the browser's remoteDescription drops a=dcmap: the page's channel, opened from the raw re-offer, tells)
+        const chans = await waitUntil(async () => client.dataChannels(incoming.callId), 5000, 'the page to open the channels of the UE\'s re-offer');
+        assert.ok(chans.some((c) => c.id === 1000 && c.label === 'chat'), `the page did not get the UE's chat channel 1000 from the re-offer: ${JSON.stringify(chans)}`);
+        await chatThenRemove(t, kind, 'MT', client, token, incoming.callId, mark, () => ue.send({ cmd: 'remove', what: 'application' }));
       });
     });
   });

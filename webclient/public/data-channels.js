@@ -77,6 +77,38 @@ export function withDcmap(sdp, channels) {
   return lines.join(eol) + eol;
 }
 
+// The SDP with its data-channel section at port 0 (RFC 8841 §10, RFC 3264 §8.2: the page removes its data channels
+// from the call): the m= line and its a=mid only. Browsers cannot stop a data-channel m-section themselves, so the page
+// says so in the offer it sends the gateway; the gateway's answer then rejects the section and the browser closes it.
+export function withDataSectionRemoved(sdp) {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  const out = [];
+  let inApp = false;
+  const lines = sdp.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  for (const line of lines) {
+    if (line.startsWith('m=')) inApp = /^m=application \d+ UDP\/DTLS\/SCTP webrtc-datachannel/.test(line);
+    if (!inApp) { out.push(line); continue; }
+    if (line.startsWith('m=')) out.push(line.replace(/^m=application \d+/, 'm=application 0'));
+    else if (line.startsWith('a=mid:')) out.push(line);
+  }
+  return out.join(eol) + eol;
+}
+
+// The offer with its data-channel section's mid out of the BUNDLE group (unchanged without one). A data channel added
+// to a running call goes on a transport of its own: the gateway's answer keeps the audio's established group and
+// puts the data channel (the data-channel endpoint, not rtpengine) beside it, and Chromium refuses such an answer
+// when its own offer had put the new section into the group ("Answer cannot remove m= section … from
+// already-established BUNDLE group"). Firefox accepts the answer as it is and is left alone.
+export function withDataSectionUnbundled(sdp) {
+  const m = sdp.match(/^m=application [1-9]\d* UDP\/DTLS\/SCTP webrtc-datachannel[\s\S]*?^a=mid:(\S+)/m);
+  if (!m) return sdp;
+  return sdp.replace(/^a=group:BUNDLE (.*)$/m, (_, mids) => `a=group:BUNDLE ${mids.split(' ').filter((x) => x && x !== m[1]).join(' ')}`);
+}
+
+// Whether the SDP's data-channel section is at port 0 (removed or rejected).
+export function dataSectionRemoved(sdp) { return /^m=application 0 UDP\/DTLS\/SCTP webrtc-datachannel/m.test(sdp); }
+
 function stats(values) {
   if (!values.length) return null;
   const v = [...values].sort((a, b) => a - b);

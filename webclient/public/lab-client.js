@@ -2,7 +2,7 @@
 // WebSocket per session, non-trickle JSEP (full ICE gathering before an SDP is sent), and one
 // RTCPeerConnection per call. UI-free so automation (window.labClient) and the page share it.
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
-import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, withDcmap } from './data-channels.js';
+import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, dataSectionRemoved, withDataSectionRemoved, withDataSectionUnbundled, withDcmap } from './data-channels.js';
 import { CallText } from './rtt.js';
 
 // getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
@@ -217,22 +217,56 @@ export class LabClient extends EventTarget {
   // A new offer in an answered call (RFC 3264 §8): `direction` changes our audio (sendonly = hold,
   // sendrecv = resume), `iceRestart` gets new ICE credentials. Resolves once the gateway's `reanswer`
   // is applied; on a refusal the offer is rolled back and the call goes on as before.
-  async reoffer(callId, { direction = null, iceRestart = false } = {}) {
+  async reoffer(callId, { direction = null, iceRestart = false, unbundleData = false } = {}) {
     this.#requireSession();
     const call = this.#calls.get(callId);
     if (!call?.pc || call.state === 'ended' || call.pc.signalingState !== 'stable') throw this.#fail(`call ${callId} has no settled media to re-offer`);
     if (call.renegotiation) throw this.#fail(`call ${callId} has a re-offer under way`);
     if (direction) for (const t of call.pc.getTransceivers()) if (t.currentDirection !== 'stopped') t.direction = direction;
-    await call.pc.setLocalDescription(await call.pc.createOffer({ iceRestart }));
+    let offer = await call.pc.createOffer({ iceRestart });
+    // a data channel added mid-call on Chromium: its section out of the established BUNDLE group (data-channels.js)
+    if (unbundleData && !/Firefox\//.test(navigator.userAgent)) offer = { type: 'offer', sdp: withDataSectionUnbundled(offer.sdp) };
+    await call.pc.setLocalDescription(offer);
     await gatherComplete(call.pc);
     const done = new Promise((resolve, reject) => { call.renegotiation = { resolve, reject }; });
     const timer = setTimeout(() => this.#reofferFailed(call, `no 'reanswer' within ${REPLY_TIMEOUT_MS} ms`), REPLY_TIMEOUT_MS);
-    this.#send({ type: 'reoffer', callId, sdp: call.pc.localDescription.sdp });
+    this.#send({ type: 'reoffer', callId, sdp: this.#withOurChannels(call, call.pc.localDescription.sdp) });
     try {
       return await done;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  // Data channels added to an answered call (issue #25, docs/datachannel.md "Mid-call"): `channels` as call()'s
+  // dataChannels (true: the chat channel; a channel with protocol 't140' is real-time text); the page re-offers with
+  // their a=dcmap lines (the gateway re-INVITEs the IMS side with m=application, or m=text for a T.140 channel alone).
+  // Resolves once the gateway's re-answer is applied. Only a call without data channels can get them.
+  async addDataChannels(callId, channels = true) {
+    this.#requireSession();
+    const call = this.#calls.get(callId);
+    if (!call?.pc || call.state === 'ended') throw this.#fail(`call ${callId} has no media to add data channels to`);
+    if (call.dc || call.dcRemoved) throw this.#fail(`call ${callId} has had data channels already; only a call's first ones can be added`);
+    if (call.renegotiation) throw this.#fail(`call ${callId} has a re-offer under way`);
+    this.#openDataChannels(call, channels === true ? DEFAULT_CHANNELS : channels);
+    return this.reoffer(callId, { unbundleData: true });
+  }
+
+  // Removes the call's data channels (and its real-time text): closes them and re-offers the data-channel section at
+  // port 0 (the gateway re-INVITEs the IMS side with port 0 and ends the endpoint's session). The call goes on.
+  async removeDataChannels(callId) {
+    this.#requireSession();
+    const call = this.#calls.get(callId);
+    if (!call?.dc || call.dcRemoved) throw this.#fail(`call ${callId} has no data channels to remove`);
+    call.dc.close();
+    call.dcRemoved = true;
+    return this.reoffer(callId);
+  }
+
+  // The SDP the page sends the gateway: its channels' a=dcmap lines (RFC 8864), or its data section at port 0 once removed.
+  #withOurChannels(call, sdp) {
+    if (call.dcRemoved) return withDataSectionRemoved(sdp);
+    return call.dc ? withDcmap(sdp, call.dc.wanted()) : sdp;
   }
 
   // Makes the local video encoder start again with a key frame (an encoding switched off and on): what a
@@ -578,12 +612,21 @@ export class LabClient extends EventTarget {
   }
 
   // An offer from the IMS side (hold, resume, codec change): answer it in place, non-trickle.
+  // Data channels in it: the first ones offered mid-call are opened as on an incoming call (a=dcmap); a data-channel
+  // section at port 0 removes the call's (issue #25).
   async #answerReoffer(call, sdp) {
     try {
       await call.pc.setRemoteDescription({ type: 'offer', sdp });
+      if (call.dc && !call.dcRemoved && dataSectionRemoved(sdp)) {
+        call.dc.close();
+        call.dcRemoved = true;
+      } else if (!call.dc && !call.dcRemoved) {
+        const offered = channelsOf(sdp);
+        if (offered.length) this.#openDataChannels(call, offered);
+      }
       await call.pc.setLocalDescription(await call.pc.createAnswer());
       await gatherComplete(call.pc);
-      this.#send({ type: 'reanswer', callId: call.callId, sdp: call.pc.localDescription.sdp });
+      this.#send({ type: 'reanswer', callId: call.callId, sdp: this.#withOurChannels(call, call.pc.localDescription.sdp) });
     } catch (e) {
       this.#fail(`call ${call.callId}: cannot answer the re-offer: ${e.message}`);
     }

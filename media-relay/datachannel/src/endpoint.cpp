@@ -103,6 +103,12 @@ bool Endpoint::textAnswer(const std::string& callId, const std::string& imsSdp, 
 
 bool Endpoint::textOfferFromIms(const std::string& callId, const TextBridge::Options& o, const std::string& imsSdp,
                                 std::string* browserOffer, std::string* imsAnswer, std::string* err) {
+  if (auto it = sessions_.find(callId); it != sessions_.end()) {  // the IMS offer had m=application too
+    if (!it->second->textOfferFromIms(loop_, o, imsSdp, browserOffer, imsAnswer, err)) return false;
+    std::fprintf(stderr, "call %s: text offer from the IMS side joins its data channels, port %d, T.140 channel %d\n",
+                 callId.c_str(), it->second->text()->port(), o.channel);
+    return true;
+  }
   auto s = fresh(callId, err);
   if (!s || !s->textOfferFromIms(loop_, o, imsSdp, browserOffer, imsAnswer, err)) return false;
   std::fprintf(stderr, "call %s: text offer from the IMS side, port %d, T.140 channel %d offered to the browser\n",

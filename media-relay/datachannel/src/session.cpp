@@ -128,6 +128,8 @@ bool Session::offerFromIms(const std::string& imsSdp, std::string* browserOffer,
   b.fingerprint = i.fingerprint = dtls_.fingerprint();
   *browserOffer = produce(b);
   *imsAnswer = produce(i);
+  browserOffer_ = b;
+  imsOffered_ = true;
   legs_[kIms]->configure(*remote, client);
   return true;
 }
@@ -212,8 +214,17 @@ bool Session::textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o
     *err = "a text offer from the IMS side needs \"channel\" (the T.140 stream id to offer the browser)";
     return false;
   }
+  bool joining = imsOffered_;  // the IMS offer had m=application too: one section toward the browser for both
+  if (joining && answered_) {
+    *err = "the browser answered this call's offer already (text is added with the call's offer from IMS)";
+    return false;
+  }
+  if (joining && map_.route(kBrowser, static_cast<uint16_t>(o.channel))) {
+    *err = "stream " + std::to_string(o.channel) + " is already a data channel of the IMS offer (give another \"channel\")";
+    return false;
+  }
   answering_ = kBrowser;
-  if (!legs_[kBrowser]->bind(cfg_.browserAddr, cfg_.portMin, cfg_.portMax, err)) return false;
+  if (!joining && !legs_[kBrowser]->bind(cfg_.browserAddr, cfg_.portMin, cfg_.portMax, err)) return false;
   TextBridge::Browser tb;
   tb.up = [this] { return legs_[kBrowser]->up(); };
   tb.send = [this](uint16_t sid, uint32_t ppid, const std::string& m) {
@@ -225,6 +236,16 @@ bool Session::textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o
   auto t = std::make_unique<TextBridge>(callId_, loop, tb);
   if (!t->answerOffer(o, imsSdp, cfg_.imsAddr, cfg_.portMin, cfg_.portMax, imsAnswer, err)) return false;
   text_ = std::move(t);
+  DcMap t140;
+  t140.id = static_cast<uint16_t>(o.channel);
+  t140.params.label = "t140";
+  t140.params.protocol = "t140";
+  if (joining) {  // not in the channel map: the text bridge takes the stream's messages
+    browserOffer_.dcmaps.push_back(t140);
+    browserOffer_.sessionVersion++;
+    *browserOffer = produce(browserOffer_);
+    return true;
+  }
   LocalMedia b;
   b.addr = cfg_.browserAddr;
   b.port = legs_[kBrowser]->port();
@@ -232,10 +253,6 @@ bool Session::textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o
   b.icePwd = legs_[kBrowser]->ice().pwd();
   b.setup = "actpass";
   b.maxMessageSize = cfg_.maxMessageSize;
-  DcMap t140;
-  t140.id = static_cast<uint16_t>(o.channel);
-  t140.params.label = "t140";
-  t140.params.protocol = "t140";
   b.dcmaps = {t140};  // not in the channel map: the text bridge takes the stream's messages
   b.sessionId = static_cast<uint64_t>(lg::nowNs() / 1000);
   b.fingerprint = dtls_.fingerprint();

@@ -43,6 +43,9 @@ class Session {
   // A call from IMS with text (MT, an IMS offer with m=text and no m=application): binds the browser leg and
   // offers the browser a T.140 channel (a=dcmap:<o.channel> label="t140";subprotocol="t140", RFC 8865) in
   // *browserOffer, and answers the IMS side's m=text in *imsAnswer; the browser's answer goes to answer().
+  // After offerFromIms (an IMS offer with both m=application and m=text, not yet answered): the T.140 channel
+  // joins the IMS side's channels in the one data-channel section toward the browser (*browserOffer again,
+  // whole); its id must not be one of them.
   bool textOfferFromIms(lg::EventLoop& loop, const TextBridge::Options& o, const std::string& imsSdp,
                         std::string* browserOffer, std::string* imsAnswer, std::string* err);
   const TextBridge* text() const { return text_.get(); }
@@ -75,6 +78,8 @@ class Session {
   ChannelMap map_;
   std::vector<DcMap> offered_;
   bool answered_ = false;
+  bool imsOffered_ = false;  // offerFromIms made browserOffer_, the section toward the browser
+  LocalMedia browserOffer_;
   Side answering_ = kIms;  // the leg whose peer answers the endpoint's offer
   std::deque<Pending> pending_[2];  // received on a leg while the other one is not up yet
   size_t pendingBytes_ = 0;

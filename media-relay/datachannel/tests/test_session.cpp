@@ -143,3 +143,36 @@ TEST_F(Fixture, TheBrowsersOwnT140DcmapIsTakenOverByTheTextBridge) {
   EXPECT_FALSE(t.textOffer(loop, o, &text, &err)) << "a stream that is no T.140 channel is not taken";
   EXPECT_NE(err.find("already a data channel"), std::string::npos) << err;
 }
+
+// An IMS offer with both m=application and m=text (issue #25): the T.140 channel joins the IMS side's channels in the
+// one data-channel section toward the browser, the bridge answers m=text; the browser's one answer takes both.
+TEST_F(Fixture, AnImsOfferWithApplicationAndTextGivesTheBrowserOneSectionWithBothChannels) {
+  ASSERT_TRUE(dtls) << err;
+  Session s("mt-both", loop, *dtls, cfg);
+  const std::string imsOffer = std::string(kImsOffer) +
+      "m=text 4002 RTP/AVP 101 99\r\na=rtpmap:101 red/1000\r\na=fmtp:101 99/99/99\r\na=rtpmap:99 t140/1000\r\n";
+  std::string browserOffer, imsAnswer, textOffer, textAnswer;
+  ASSERT_TRUE(s.offerFromIms(imsOffer, &browserOffer, &imsAnswer, &err)) << err;
+  TextBridge::Options clash;
+  clash.channel = 1000;
+  EXPECT_FALSE(s.textOfferFromIms(loop, clash, imsOffer, &textOffer, &textAnswer, &err))
+      << "the T.140 channel may not take the IMS side's chat stream";
+  EXPECT_NE(err.find("already a data channel of the IMS offer"), std::string::npos) << err;
+  TextBridge::Options o;
+  o.channel = 1001;
+  ASSERT_TRUE(s.textOfferFromIms(loop, o, imsOffer, &textOffer, &textAnswer, &err)) << err;
+  EXPECT_NE(textOffer.find("a=dcmap:1000 label=\"chat\""), std::string::npos) << "the IMS side's channel stays: " << textOffer;
+  EXPECT_NE(textOffer.find("a=dcmap:1001 label=\"t140\";subprotocol=\"t140\""), std::string::npos) << textOffer;
+  auto port = [](const std::string& sdp) { return sdp.substr(sdp.find("m=application ") + 14, 5); };
+  EXPECT_EQ(port(textOffer), port(browserOffer)) << "one browser leg for both: " << browserOffer << " / " << textOffer;
+  EXPECT_NE(textAnswer.find("m=text "), std::string::npos) << textAnswer;
+  EXPECT_NE(textAnswer.find("a=fmtp:101 99/99/99"), std::string::npos) << textAnswer;
+  std::vector<uint16_t> accepted;
+  std::string answer = std::string(kBrowserAnswer) + "a=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n";
+  ASSERT_TRUE(s.answer(answer, &accepted, &err)) << err;
+  EXPECT_EQ(accepted, std::vector<uint16_t>{1000}) << "chat is relayed; the T.140 stream is the bridge's";
+  lg::BValue st = s.stats();
+  EXPECT_EQ(st["channels"].list.size(), 1u);
+  EXPECT_EQ(st["text"].str("state"), "answered");
+  EXPECT_FALSE(s.textOfferFromIms(loop, o, imsOffer, &textOffer, &textAnswer, &err)) << "one text bridge per call";
+}

@@ -102,7 +102,8 @@ public final class DataChannelLegs {
 
         @Override
         public DataChannelSdp.Sdps textOfferFromIms(String imsSdp) {
-            State st = start(callId);
+            State live = calls.get(callId);
+            State st = live != null && live.live ? live : start(callId); // with m=application too: the same session
             DataChannelSdp.Sdps r = text.offerFromIms(callId, imsSdp);
             if (r != null) st.live = true;
             return r;

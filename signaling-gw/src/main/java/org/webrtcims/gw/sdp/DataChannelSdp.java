@@ -10,15 +10,20 @@ package org.webrtcims.gw.sdp;
  * ({@link DataChannelSections#withoutBundle}).
  * <p>
  * The endpoint takes one offer/answer per call: later exchanges keep the sections it gave (same port, ICE credentials
- * and fingerprint, so nothing changes for the channels). When the endpoint refuses or a side rejects the section, the
- * call goes on without data channels: the section is answered with port 0 (and not offered onward), the endpoint's
- * session deleted. Without an endpoint every data-channel section is refused that way. Text and state only: the
- * endpoint is a function of the caller's ({@link Endpoint}). Guarded by the call's monitor.
+ * and fingerprint, so nothing changes for the channels). That first offer may come mid-call: a re-offer from either
+ * side that adds the call's first data-channel section (or, from IMS, `m=text`) starts the endpoint's session as a
+ * call's first offer would. A re-offer with the section at port 0 (or, from IMS, `m=text` at port 0 when text is all
+ * the call has) removes it (RFC 8841 §10, RFC 3264 §8.2): the session is deleted and both sides get port 0 from then
+ * on; a section added again after that is answered with port 0 too. When the endpoint refuses or a side rejects the
+ * section, the call goes on without data channels: the section is answered with port 0 (and not offered onward), the
+ * endpoint's session deleted. Without an endpoint every data-channel section is refused that way. Text and state
+ * only: the endpoint is a function of the caller's ({@link Endpoint}). Guarded by the call's monitor.
  * <p>
  * Real-time text rides on the section ({@link TextSdp}, issue #25): a T.140 channel in the browser's section becomes
  * `m=text` toward IMS (with T.140 channels only, the IMS side gets no `m=application`), the IMS answer's `m=text` goes
  * to the endpoint and not to the relay; an IMS offer with `m=text` and no data-channel section gets the browser a T.140
- * channel at `m=text`'s index. The data channels' end (a refusal, a rejection) ends the text too.
+ * channel at `m=text`'s index; one with both gets the browser one section with the IMS side's channels and the T.140
+ * channel. The data channels' end (a refusal, a rejection, a removal) ends the text too.
  */
 public final class DataChannelSdp {
     /** The data-channel endpoint as one call's SDP step needs it (in the gateway: media/DataChannelLegs). */
@@ -60,6 +65,12 @@ public final class DataChannelSdp {
     private boolean live;
     /** The endpoint took the answer to its offer. */
     private boolean answered;
+    /**
+     * An SDP toward the browser had a BUNDLE group before the call had a data-channel section (an audio call's one-m-line
+     * group, {@link Bundle}): the group is established (RFC 8843), so a section added mid-call goes beside it and the
+     * group stays (Chrome refuses an answer that removes an m-line from an established group).
+     */
+    private boolean bundleEstablished;
     /** The section last given to the browser and to the IMS side (null: none). */
     private String toBrowser;
     private String toIms;
@@ -74,8 +85,9 @@ public final class DataChannelSdp {
      * or this first IMS offer brings text and no data-channel section, {@link #offerToBrowser}).
      */
     String withoutText(String imsSdp) {
-        if (!started && DataChannelSections.split(imsSdp) == null && TextSdp.offersText(imsSdp)) {
-            return TextSections.split(imsSdp).rest();
+        if (!started && TextSdp.offersText(imsSdp)) {
+            DataChannelSections.Split s = DataChannelSections.split(imsSdp);
+            if (s == null || !s.rejected()) return TextSections.split(imsSdp).rest();
         }
         return text.withoutText(imsSdp);
     }
@@ -87,16 +99,19 @@ public final class DataChannelSdp {
             if (s.rejected()) toBrowser = DataChannelSections.rejected(s.section());
             else if (!offered(endpoint.offerFromBrowser(browserSdp), null)) toBrowser = DataChannelSections.rejected(s.section());
             else if (text.offerFromBrowser(s.section())) toIms = null;
+        } else if (live && s != null && s.rejected()) {
+            removed("the browser removed the data-channel section (port 0)");
+            toBrowser = DataChannelSections.rejected(s.section()); // its own m-line and mid, at port 0
         }
         return toIms(imsRest);
     }
 
     /** The IMS answer to the browser's offer: {@code browserRest}, the relay's answer, with the section for the browser. */
     String answerToBrowser(String imsSdp, DataChannelSections.Split s, String browserRest) {
-        if (!started) return browserRest;
+        if (!started) return noted(browserRest);
         text.answerFromIms(imsSdp);
         if (toIms != null) takeAnswer(text.withoutText(imsSdp), s, true); // none offered toward IMS (T.140 only): none to take
-        return DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, toBrowser, index));
+        return towardBrowser(DataChannelSections.merge(browserRest, toBrowser, index));
     }
 
     /** An IMS offer (MT, or a re-offer): {@code browserRest}, the relay's offer to the browser, with the endpoint's section. */
@@ -108,11 +123,15 @@ public final class DataChannelSdp {
             if (section != null && !offered(new Sdps(section, null), DataChannelSections.freeMid(browserRest))) text.reject();
         } else if (!started && s != null) {
             start(s);
+            String mid = DataChannelSections.freeMid(browserRest);
             if (s.rejected()) toIms = DataChannelSections.rejected(s.section());
-            else if (!offered(endpoint.offerFromIms(imsSdp), DataChannelSections.freeMid(browserRest))) toIms = DataChannelSections.rejected(s.section());
+            else if (!offered(endpoint.offerFromIms(imsSdp), mid)) toIms = DataChannelSections.rejected(s.section());
+            else if (TextSdp.offersText(imsSdp)) withTextFromIms(imsSdp, mid);
+        } else if (live) {
+            removedByIms(imsSdp, s);
         }
-        if (toBrowser == null) return browserRest;
-        String out = DataChannelSections.withoutBundle(DataChannelSections.merge(browserRest, toBrowser, index));
+        if (toBrowser == null) return noted(browserRest);
+        String out = towardBrowser(DataChannelSections.merge(browserRest, toBrowser, index));
         return live ? DataChannelSections.withSessionIceLite(out) : out;
     }
 
@@ -121,6 +140,56 @@ public final class DataChannelSdp {
         if (!started) return imsRest;
         takeAnswer(browserSdp, s, false);
         return toIms(imsRest);
+    }
+
+    /**
+     * An IMS offer with both `m=application` and `m=text` (its section just taken by the endpoint): the T.140 channel
+     * joins the IMS side's channels in the one section toward the browser; the `m=text` answer goes at its own index.
+     * When the endpoint refuses the text, the channels go on and `m=text` is answered with port 0.
+     */
+    private void withTextFromIms(String imsSdp, String mid) {
+        String section = text.offerFromIms(imsSdp);
+        if (section == null) return;
+        try {
+            toBrowser = DataChannelSections.sectionOf(section, mid);
+        } catch (IllegalArgumentException e) {
+            endpoint.dropText(e.getMessage());
+            text.reject();
+        }
+    }
+
+    /**
+     * An IMS re-offer in a call with data channels or text (RFC 8841 §10, RFC 3264 §8.2): a data-channel section with
+     * port 0 removes the channels, an `m=text` with port 0 the text; when nothing is left the endpoint's session goes.
+     */
+    private void removedByIms(String imsSdp, DataChannelSections.Split s) {
+        TextSections.Split t = TextSections.split(imsSdp);
+        boolean textRemoved = text.live() && t != null && t.rejected();
+        if (toIms != null && s != null && s.rejected()) {
+            removed("the IMS side removed the data-channel section (port 0)");
+        } else if (textRemoved && toIms == null) {
+            removed("the IMS side removed m=text (port 0), the call's only data-channel use");
+        } else if (textRemoved) {
+            text.reject();
+            endpoint.dropText("the IMS side removed m=text (port 0)");
+        }
+    }
+
+    /** The data channels (and text) leave the call mid-call: the endpoint's session goes, both sides get port 0. */
+    private void removed(String why) {
+        endpoint.drop(why);
+        rejectBoth();
+    }
+
+    /** An SDP toward the browser without a data-channel section: whether it establishes a BUNDLE group is noted. */
+    private String noted(String browserSdp) {
+        if (!started && browserSdp.contains("a=group:BUNDLE")) bundleEstablished = true;
+        return browserSdp;
+    }
+
+    /** An SDP toward the browser with the call's section: no BUNDLE group unless one was established before it. */
+    private String towardBrowser(String sdp) {
+        return bundleEstablished ? sdp : DataChannelSections.withoutBundle(sdp);
     }
 
     private void start(DataChannelSections.Split s) {

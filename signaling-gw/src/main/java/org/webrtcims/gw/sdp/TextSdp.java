@@ -21,6 +21,8 @@ final class TextSdp {
     private int index = -1;
     /** The endpoint took the IMS side's text (the answer to its text offer, or the IMS offer itself). */
     private boolean answered;
+    /** The text ended (refused, rejected, removed): `m=text` stays with port 0. */
+    private boolean rejected;
 
     TextSdp(DataChannelSdp.Endpoint endpoint) { this.endpoint = endpoint; }
 
@@ -55,18 +57,23 @@ final class TextSdp {
         TextSections.Split s = TextSections.split(imsSdp);
         index = TextSections.index(imsSdp);
         answered = true;
+        rejected = true;
         toIms = TextSections.rejected(s.section());
         if (s.rejected()) return null;
         DataChannelSdp.Sdps r = endpoint.textOfferFromIms(imsSdp);
         if (r == null) return null;
         try {
             toIms = TextSections.sectionOf(r.ims());
+            rejected = false;
             return r.browser();
         } catch (IllegalArgumentException e) {
             endpoint.dropText(e.getMessage());
             return null;
         }
     }
+
+    /** Whether the call has text that no side rejected (the bridge is offered or answered). */
+    boolean live() { return toIms != null && !rejected; }
 
     /** The m-line index of the IMS offer's `m=text` (MT). */
     int index() { return index; }
@@ -97,6 +104,7 @@ final class TextSdp {
     /** The text goes (the endpoint's session, which carries the bridge, is gone): `m=text` stays with port 0. */
     void reject() {
         if (toIms != null) toIms = TextSections.rejected(toIms);
+        rejected = true;
         answered = true;
     }
 

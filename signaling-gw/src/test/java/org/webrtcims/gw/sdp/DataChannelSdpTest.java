@@ -193,4 +193,68 @@ class DataChannelSdpTest {
         assertEquals(List.of(), asked, "an answer with a section nobody offered does not reach it either");
         assertFalse(relayed.get(1).contains("m=application"), "the relay never gets a data-channel section: " + relayed.get(1));
     }
+
+    // ---- mid-call (issue #25): a section added by a re-offer, and removed by one (RFC 8841 §10, RFC 3264 §8.2) ----
+
+    private static final String AUDIO_ONLY_OFFER = BROWSER_OFFER.substring(0, BROWSER_OFFER.indexOf("m=application"))
+            .replace("a=group:BUNDLE 0 1", "a=group:BUNDLE 0");
+    private static final String AUDIO_ONLY_IMS = "v=0\r\ns=-\r\nm=audio 6000 RTP/AVP 111 8\r\n";
+
+    @Test
+    void moABrowserReofferAddingTheSectionStartsTheEndpointsSessionMidCall() {
+        BrowserSdp.ToIms first = BrowserSdp.offerToIms(AUDIO_ONLY_OFFER, true, null, this::toIms, dc);
+        BrowserSdp.answerToBrowser(AUDIO_ONLY_IMS, first.browserSdp(), this::toBrowser, dc);
+        assertEquals(List.of(), asked, "an audio call does not reach the endpoint");
+        BrowserSdp.ToIms add = BrowserSdp.offerToIms(BROWSER_OFFER, false, null, this::toIms, dc);
+        assertTrue(add.imsSdp().indexOf("m=audio 30000") < add.imsSdp().indexOf("m=application 31002"),
+                "the re-INVITE offers IMS the endpoint's section after the audio: " + add.imsSdp());
+        assertTrue(add.imsSdp().contains("a=dcmap:1000 label=\"chat\""), add.imsSdp());
+        String browser = BrowserSdp.answerToBrowser(IMS_ANSWER, add.browserSdp(), this::toBrowser, dc).browserSdp();
+        assertTrue(browser.contains("m=application 31001 "), "the browser's re-answer has the endpoint's section: " + browser);
+        assertTrue(browser.contains("a=group:BUNDLE 0\r\n"), "the audio's BUNDLE group, established by the first answer, stays: " + browser);
+        assertEquals(List.of("offer-browser", "answer-ims"), asked);
+    }
+
+    @Test
+    void mtAnImsReofferAddingTheSectionGivesTheBrowserOneMidCall() {
+        BrowserSdp.offerToBrowser(AUDIO_ONLY_IMS, this::toBrowser, dc);
+        BrowserSdp.answerToIms(BROWSER_ANSWER.substring(0, BROWSER_ANSWER.indexOf("m=application")), this::toIms, dc);
+        endpointOffer = new DataChannelSdp.Sdps(EP_BROWSER.replace("passive", "actpass"), EP_IMS.replace("actpass", "passive"));
+        String browser = BrowserSdp.offerToBrowser(IMS_OFFER, this::toBrowser, dc).browserSdp();
+        assertTrue(browser.contains("m=application 31001 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the re-offer to the browser adds the section: " + browser);
+        assertTrue(browser.contains("a=group:BUNDLE 0\r\n"), "the audio's established BUNDLE group stays, the section beside it: " + browser);
+        String ims = BrowserSdp.answerToIms(BROWSER_ANSWER, this::toIms, dc).imsSdp();
+        assertTrue(ims.indexOf("m=audio") < ims.indexOf("m=application 31002"), ims);
+        assertEquals(List.of("offer-ims", "answer-browser"), asked);
+    }
+
+    @Test
+    void moABrowserReofferWithTheSectionAtPort0RemovesItAndDeletesTheSession() {
+        BrowserSdp.ToIms offer = moOffer();
+        BrowserSdp.answerToBrowser(IMS_ANSWER, offer.browserSdp(), this::toBrowser, dc);
+        String removal = BROWSER_OFFER.replace("m=application 50000", "m=application 0");
+        String ims = BrowserSdp.offerToIms(removal, false, null, this::toIms, dc).imsSdp();
+        assertTrue(ims.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel"), "the re-INVITE removes the section (port 0): " + ims);
+        assertFalse(ims.contains("a=dcmap"), "a removed section carries no channels: " + ims);
+        assertFalse(ims.contains("a=ice-lite"), "no endpoint, no ICE-lite: " + ims);
+        String browser = BrowserSdp.answerToBrowser(IMS_ANSWER.replace("m=application 7000", "m=application 0"), offer.browserSdp(), this::toBrowser, dc).browserSdp();
+        assertTrue(browser.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1\r\n"), "the browser's answer keeps its mid at port 0: " + browser);
+        assertEquals(List.of("offer-browser", "answer-ims", "drop: the browser removed the data-channel section (port 0)"), asked);
+        String again = BrowserSdp.offerToIms(BROWSER_OFFER, false, null, this::toIms, dc).imsSdp();
+        assertTrue(again.contains("m=application 0 "), "a section added again after the removal stays at port 0: " + again);
+        assertEquals(3, asked.size(), "the endpoint is not asked again: " + asked);
+    }
+
+    @Test
+    void mtAnImsReofferWithTheSectionAtPort0RemovesItTowardTheBrowser() {
+        endpointOffer = new DataChannelSdp.Sdps(EP_BROWSER.replace("passive", "actpass"), EP_IMS.replace("actpass", "passive"));
+        BrowserSdp.offerToBrowser(IMS_OFFER, this::toBrowser, dc);
+        BrowserSdp.answerToIms(BROWSER_ANSWER, this::toIms, dc);
+        String browser = BrowserSdp.offerToBrowser(IMS_OFFER.replace("m=application 7000", "m=application 0"), this::toBrowser, dc).browserSdp();
+        assertTrue(browser.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the browser's re-offer removes the section, same mid: " + browser);
+        assertFalse(browser.contains("a=ice-lite\r\nm=audio"), "no endpoint, no session-level ICE-lite from it: " + browser);
+        String ims = BrowserSdp.answerToIms(BROWSER_ANSWER.replace("m=application 50002", "m=application 0"), this::toIms, dc).imsSdp();
+        assertTrue(ims.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel"), "the answer to IMS keeps port 0: " + ims);
+        assertEquals(List.of("offer-ims", "answer-browser", "drop: the IMS side removed the data-channel section (port 0)"), asked);
+    }
 }

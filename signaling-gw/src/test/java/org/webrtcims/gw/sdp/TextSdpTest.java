@@ -43,7 +43,11 @@ class TextSdpTest {
         }
 
         @Override
-        public DataChannelSdp.Sdps offerFromIms(String imsSdp) { throw new AssertionError("an IMS offer without a data-channel section reached 'offer from: ims': " + imsSdp); }
+        public DataChannelSdp.Sdps offerFromIms(String imsSdp) {
+            asked.add("offer-ims");
+            assertTrue(imsSdp.contains("m=application 7000"), "an IMS offer without a data-channel section reached 'offer from: ims': " + imsSdp);
+            return new DataChannelSdp.Sdps(EP_BROWSER.replace("passive", "actpass") + "a=dcmap:1000 label=\"chat\"\r\n", EP_IMS.replace("actpass", "passive"));
+        }
 
         @Override
         public boolean answer(String sdp, boolean fromIms) {
@@ -210,5 +214,94 @@ class TextSdpTest {
         String imsAnswer = BrowserSdp.answerToIms(BROWSER_MT_ANSWER.replace("m=application 50000", "m=application 0"), this::toIms, dc).imsSdp();
         assertEquals(List.of("text-offer-ims", "drop: the browser rejected the data-channel section"), asked, "the endpoint's session goes, with its bridge");
         assertTrue(imsAnswer.contains("m=text 0 RTP/AVP 100 98\r\n"), "no bridge, no text toward IMS: " + imsAnswer);
+    }
+
+    // ---- an IMS offer with both m=application and m=text; text added and removed mid-call (issue #25) ----
+
+    private static final String IMS_BOTH_OFFER = "v=0\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 8\r\n"
+            + "m=text 6002 RTP/AVP 100 98\r\na=rtpmap:100 red/1000\r\na=fmtp:100 98/98/98\r\na=rtpmap:98 t140/1000\r\n"
+            + "m=application 7000 UDP/DTLS/SCTP webrtc-datachannel\r\na=setup:actpass\r\na=dcmap:1000 label=\"chat\"\r\n";
+    private static final String EP_BOTH_OFFER = EP_T140_OFFER.replace("a=dcmap:1001", "a=dcmap:1000 label=\"chat\"\r\na=dcmap:1001");
+    private static final String BROWSER_BOTH_ANSWER = "v=0\r\ns=-\r\nc=IN IP4 198.18.0.2\r\nt=0 0\r\n"
+            + "m=audio 50000 UDP/TLS/RTP/SAVPF 8\r\na=mid:0\r\na=setup:active\r\na=candidate:1 1 UDP 2130706431 198.18.0.2 50000 typ host\r\n"
+            + "m=application 50000 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\na=setup:active\r\n"
+            + "a=dcmap:1000 label=\"chat\"\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\"\r\n";
+
+    @Test
+    void mtAnImsOfferWithApplicationAndTextGivesTheBrowserOneSectionWithBothAndImsBothAnswers() {
+        textFromIms = new DataChannelSdp.Sdps(EP_BOTH_OFFER, EP_TEXT_ANSWER);
+        String browserOffer = BrowserSdp.offerToBrowser(IMS_BOTH_OFFER, this::toBrowser, dc).browserSdp();
+        assertEquals(List.of("offer-ims", "text-offer-ims"), asked, "the channels, then the text, at the endpoint");
+        assertFalse(relayed.get(0).contains("m=text") || relayed.get(0).contains("m=application"), "the relay got the audio only: " + relayed.get(0));
+        assertEquals(1, browserOffer.split("m=application ", -1).length - 1, "one data-channel section toward the browser: " + browserOffer);
+        assertTrue(browserOffer.contains("a=dcmap:1000 label=\"chat\"\r\na=dcmap:1001 label=\"t140\";subprotocol=\"t140\""),
+                "the IMS side's chat channel and the T.140 channel in it: " + browserOffer);
+        assertFalse(browserOffer.contains("m=text"), browserOffer);
+        String imsAnswer = BrowserSdp.answerToIms(BROWSER_BOTH_ANSWER, this::toIms, dc).imsSdp();
+        assertEquals(List.of("offer-ims", "text-offer-ims", "answer-browser"), asked);
+        int audio = imsAnswer.indexOf("m=audio 30000"), text = imsAnswer.indexOf("m=text 31004"), app = imsAnswer.indexOf("m=application 31002");
+        assertTrue(audio >= 0 && audio < text && text < app, "the answer keeps the offer's order: audio, text, application: " + imsAnswer);
+    }
+
+    @Test
+    void mtBothWithTheApplicationFirstKeepTheirOrderToo() {
+        textFromIms = new DataChannelSdp.Sdps(EP_BOTH_OFFER, EP_TEXT_ANSWER);
+        String offer = IMS_BOTH_OFFER.substring(0, IMS_BOTH_OFFER.indexOf("m=text")) + IMS_BOTH_OFFER.substring(IMS_BOTH_OFFER.indexOf("m=application"))
+                + IMS_BOTH_OFFER.substring(IMS_BOTH_OFFER.indexOf("m=text"), IMS_BOTH_OFFER.indexOf("m=application"));
+        BrowserSdp.offerToBrowser(offer, this::toBrowser, dc);
+        String imsAnswer = BrowserSdp.answerToIms(BROWSER_BOTH_ANSWER, this::toIms, dc).imsSdp();
+        int audio = imsAnswer.indexOf("m=audio 30000"), text = imsAnswer.indexOf("m=text 31004"), app = imsAnswer.indexOf("m=application 31002");
+        assertTrue(audio >= 0 && audio < app && app < text, "audio, application, text as offered: " + imsAnswer);
+    }
+
+    @Test
+    void mtBothWhenTheEndpointRefusesTheTextTheChannelsGoOnAndMTextIsRejected() {
+        textFromIms = null;
+        String browserOffer = BrowserSdp.offerToBrowser(IMS_BOTH_OFFER, this::toBrowser, dc).browserSdp();
+        assertTrue(browserOffer.contains("a=dcmap:1000 label=\"chat\"") && !browserOffer.contains("t140"), browserOffer);
+        String imsAnswer = BrowserSdp.answerToIms(BROWSER_BOTH_ANSWER, this::toIms, dc).imsSdp();
+        assertTrue(imsAnswer.contains("m=text 0 RTP/AVP 100 98\r\nm=application 31002"), "m=text at port 0 in its place: " + imsAnswer);
+    }
+
+    @Test
+    void mtTextAddedByAnImsReofferAndRemovedByAnotherEndsTheSession() {
+        String audio = IMS_TEXT_OFFER.substring(0, IMS_TEXT_OFFER.indexOf("m=text"));
+        BrowserSdp.offerToBrowser(audio, this::toBrowser, dc);
+        assertEquals(List.of(), asked);
+        String add = BrowserSdp.offerToBrowser(audio + IMS_TEXT_OFFER.substring(IMS_TEXT_OFFER.indexOf("m=text"), IMS_TEXT_OFFER.indexOf("m=video")),
+                this::toBrowser, dc).browserSdp();
+        assertTrue(add.contains("a=dcmap:1001 label=\"t140\";subprotocol=\"t140\""), "the re-offer gives the browser the T.140 channel: " + add);
+        String imsAnswer = BrowserSdp.answerToIms(BROWSER_MT_ANSWER.substring(0, BROWSER_MT_ANSWER.indexOf("m=video")), this::toIms, dc).imsSdp();
+        assertTrue(imsAnswer.contains("m=text 31004"), imsAnswer);
+        String remove = BrowserSdp.offerToBrowser(audio + "m=text 0 RTP/AVP 100 98\r\n", this::toBrowser, dc).browserSdp();
+        assertTrue(remove.contains("m=application 0 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:dc\r\n"), "the T.140 channel's section goes (port 0): " + remove);
+        String reanswer = BrowserSdp.answerToIms(BROWSER_MT_ANSWER.substring(0, BROWSER_MT_ANSWER.indexOf("m=video")).replace("m=application 50000", "m=application 0"),
+                this::toIms, dc).imsSdp();
+        assertTrue(reanswer.contains("m=text 0 RTP/AVP 100 98"), "m=text answered at port 0: " + reanswer);
+        assertEquals(List.of("text-offer-ims", "answer-browser", "drop: the IMS side removed m=text (port 0), the call's only data-channel use"), asked);
+    }
+
+    @Test
+    void mtTextRemovedBesideChannelsEndsTheTextOnly() {
+        mtAnImsOfferWithApplicationAndTextGivesTheBrowserOneSectionWithBothAndImsBothAnswers();
+        asked.clear();
+        String browser = BrowserSdp.offerToBrowser(IMS_BOTH_OFFER.replace("m=text 6002", "m=text 0"), this::toBrowser, dc).browserSdp();
+        assertTrue(browser.contains("m=application 31001"), "the channels stay: " + browser);
+        String ims = BrowserSdp.answerToIms(BROWSER_BOTH_ANSWER, this::toIms, dc).imsSdp();
+        assertTrue(ims.contains("m=text 0 RTP/AVP 100 98") && ims.contains("m=application 31002"), ims);
+        assertEquals(List.of("drop-text: the IMS side removed m=text (port 0)"), asked);
+    }
+
+    @Test
+    void moTheBrowserAddsTextMidCallAndRemovesItWithPort0() {
+        String audio = BROWSER_OFFER.substring(0, BROWSER_OFFER.indexOf("m=application")).replace("a=group:BUNDLE 0 1", "a=group:BUNDLE 0");
+        BrowserSdp.ToIms first = moOffer(audio);
+        BrowserSdp.answerToBrowser(IMS_ANSWER.substring(0, IMS_ANSWER.indexOf("m=text")), first.browserSdp(), this::toBrowser, dc);
+        BrowserSdp.ToIms add = BrowserSdp.offerToIms(BROWSER_OFFER, false, null, this::toIms, dc);
+        assertTrue(add.imsSdp().contains("m=text 31004") && !add.imsSdp().contains("m=application"), "the re-INVITE adds m=text only: " + add.imsSdp());
+        BrowserSdp.answerToBrowser(IMS_ANSWER, add.browserSdp(), this::toBrowser, dc);
+        String removal = BrowserSdp.offerToIms(BROWSER_OFFER.replace("m=application 9", "m=application 0"), false, null, this::toIms, dc).imsSdp();
+        assertTrue(removal.contains("m=text 0 RTP/AVP 100 98"), "the re-INVITE removes m=text (port 0): " + removal);
+        assertEquals(List.of("offer-browser", "text-offer 1001", "text-answer", "drop: the browser removed the data-channel section (port 0)"), asked);
     }
 }
