@@ -99,10 +99,10 @@ class DataChannelLegsTextTest {
 
     @Test
     void mtTextBesideTheImsOffersChannelsJoinsItsSessionAndAFailedJoinKeepsIt() throws Exception {
-        withEndpoint(() -> c1.offerFromIms(IMS_TEXT_OFFER), "offer", Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of("from", "ims"));
-        assertNull(withEndpoint(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer", Map.of("result", "error", "error-reason", "no free port"),
+        onlyCommand(() -> c1.offerFromIms(IMS_TEXT_OFFER), "offer", Map.of("result", "ok", "sdp", EP_BROWSER, "ims-sdp", EP_IMS), Map.of("from", "ims"));
+        assertNull(onlyCommand(() -> c1.textOfferFromIms(IMS_TEXT_OFFER), "text-offer", Map.of("result", "error", "error-reason", "no free port"),
                 Map.of("from", "ims")), "the text refused");
         assertTrue(legs.has("c1"), "a refused text beside the channels leaves the call's session standing");
-        withEndpoint(() -> { legs.release("c1"); return null; }, "delete", Map.of("result", "ok"), Map.of());
+        onlyCommand(() -> { legs.release("c1"); return null; }, "delete", Map.of("result", "ok"), Map.of());
     }
 }
