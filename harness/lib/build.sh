@@ -65,11 +65,13 @@ build_gateway_cds() {
   ((EUID == 0)) || netns=(unshare --user --map-root-user --net)
   mkdir -p "$BUILD_LOGS"
   log "gateway class-data sharing: extracting the jar and training the archive (log: $(rel "$logf"))"
+  # Without the LAB_* variables (env -i): Spring reads e.g. LAB_IMS (exported by components.sh) as the property lab.ims,
+  # and without the lab's --lab.ims.* options the gateway then cannot bind its settings and does not start.
   # in place: the archive holds the class path it was made with (paths, sizes, times), and a JVM with another
   # one maps none of its classes. -Xshare:on at the end checks that a start can use it (it refuses to start if not).
   rm -rf "$dir"
   if ! { java -Djarmode=tools -jar "$GATEWAY_JAR" extract --destination "$dir" &&
-    "${netns[@]}" -- bash -c 'ip link set lo up && exec "$@"' _ timeout 300 java -XX:ArchiveClassesAtExit="$dir/gw.jsa" \
+    "${netns[@]}" -- bash -c 'ip link set lo up && exec "$@"' _ env -i PATH="$PATH" HOME="${HOME:-/root}" timeout 300 java -XX:ArchiveClassesAtExit="$dir/gw.jsa" \
       -Dspring.context.exit=onRefresh -jar "$dir/signaling-gw.jar" --lab.webclient.dir="$ROOT/webclient/public" &&
     [[ -s $dir/gw.jsa ]] && java -Xshare:on -XX:SharedArchiveFile="$dir/gw.jsa" -cp "$dir/signaling-gw.jar" -version; } >"$logf" 2>&1; then
     rm -rf "$dir"
