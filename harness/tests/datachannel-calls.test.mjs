@@ -193,6 +193,8 @@ for (const kind of ['chromium', 'firefox']) {
         const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
         assert.equal(incoming.application, false, 'the audio call\'s INVITE already had a data-channel section');
         await client.waitFor('answered', callId, 10000);
+        // the page applies the gateway's answer after `answered`; a re-offer needs it applied (signalling stable)
+        await waitUntil(async () => (await client.sdp(callId)).remote !== null, 5000, `the page to apply the answer of ${callId}`);
         await client.addDataChannels(callId);
         const added = await ue.waitFor((e) => e.event === 'added' && e.what === 'application', 10000, 'the re-INVITE adding the chat channel', mark);
         assert.ok(added.dcmap.some((l) => /^a=dcmap:1000 label="chat"/.test(l)), `the re-INVITE's section lacks a=dcmap:1000: ${added.dcmap}`);

@@ -190,6 +190,8 @@ for (const kind of ['chromium', 'firefox']) {
         const incoming = await ue.waitFor((e) => e.event === 'incoming', 10000, 'the INVITE', mark);
         assert.equal(incoming.text.length, 0, 'the audio call\'s INVITE already had m=text');
         await client.waitFor('answered', callId, 10000);
+        // the page applies the gateway's answer after `answered`; a re-offer needs it applied (signalling stable)
+        await waitUntil(async () => (await client.sdp(callId)).remote !== null, 5000, `the page to apply the answer of ${callId}`);
         await client.addDataChannels(callId, [T140]);
         const added = await ue.waitFor((e) => e.event === 'added' && e.what === 'text', 10000, 'the re-INVITE adding m=text', mark);
         assert.match(added.text.join('\n'), /^m=text [1-9]\d* RTP\/AVP 100 98$/m, `the re-INVITE's m=text does not offer red then t140: ${JSON.stringify(added.text)}`);
