@@ -15,7 +15,7 @@
 import { LAB } from '../kit/addresses.mjs';
 import { esc, htmlHead } from '../kit/report.mjs';
 import { DC_UE, chatBothWays, waitUntil } from './dc-ue.mjs';
-import { cpuLine, f, log, printAligned, runUeDemo } from './demo-ue-calls.mjs';
+import { abandon, audioOf, cpuLine, f, hangUpFromCaller, log, printAligned, runUeDemo, settle } from './demo-ue-calls.mjs';
 import * as gw from './gateway.mjs';
 
 const IMS3 = process.env.LAB_IMS === '3gpp';
@@ -74,12 +74,9 @@ async function bootstrapCall({ client, token, ue }) {
     if (got.d.app.id !== 'org.lab.chat' || !(got.d.app.bytes > 0)) problems.push(`the application downloaded is ${got.d.app.id} (${got.d.app.bytes} bytes)`);
     if (got.remote.status !== 200) problems.push(`GET / on the remote-network bootstrap channel: HTTP ${got.remote.status}`);
     if (fin.toIms.dropped || fin.toBrowser.dropped) problems.push('the endpoint dropped messages');
-    r.ok = problems.length === 0;
-    r.error = problems.join('; ') || null;
+    settle(r, problems);
   } catch (e) {
-    r.error = e.message;
-    if (r.call_id) await client.hangup(r.call_id).catch(() => {});
-    ue.send({ cmd: 'bye' });
+    await abandon(r, e, { client, ue });
   }
   log(`BOOTSTRAP: ${r.ok ? `ok (${r.application?.id}, ${r.application?.bytes} bytes; it asks for ${JSON.stringify(r.application?.asks_for)})` : `FAILED: ${r.error}`}`);
   return r;
@@ -111,12 +108,8 @@ async function dcCall(direction, { client, token, ue }) {
       await ue.waitFor((e) => e.event === 'answered', 15000, 'the 200 to its INVITE', mark);
     }
     const { page, info } = await chatBothWays({ client, ue, callId: r.call_id, mark, n: MESSAGES, callInfo, label: USER });
-    r.audio = { packets_to_ims: info.media.packetsToIms, packets_to_browser: info.media.packetsToBrowser, codec_browser: info.media.codecBrowser, codec_ims: info.media.codecIms };
-    const endMark = ue.mark();
-    if (direction === 'mo') await client.hangup(r.call_id);
-    else ue.send({ cmd: 'bye' });
-    const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === r.call_id, 10000, 'the end of the call', endMark);
-    await client.waitFor('ended', r.call_id, 10000);
+    r.audio = audioOf(info);
+    const ended = await hangUpFromCaller({ client, ue, callId: r.call_id, direction });
     const fin = await waitUntil(async () => (await callInfo(r.call_id)).dataChannels, 5000, 'the ended call\'s data-channel counters');
     const after = await callInfo(r.call_id);
     r.sip_flow = after.sipFlow;

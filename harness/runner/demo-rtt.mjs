@@ -9,7 +9,7 @@
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
 import { esc, htmlHead } from '../kit/report.mjs';
 import { DC_UE, waitUntil } from './dc-ue.mjs';
-import { cpuLine, f, log, printAligned, runUeDemo } from './demo-ue-calls.mjs';
+import { abandon, audioOf, cpuLine, f, hangUpFromCaller, log, printAligned, runUeDemo, settle } from './demo-ue-calls.mjs';
 import * as gw from './gateway.mjs';
 
 const USER = 'kate';
@@ -51,12 +51,8 @@ async function rttCall(direction, { client, token, ue }) {
       .catch(async () => client.realTimeText(r.call_id));
     r.typing_s = (Date.now() - t0) / 1000;
     const info = await gw.callInfo(token, r.call_id);
-    r.audio = { packets_to_ims: info.media.packetsToIms, packets_to_browser: info.media.packetsToBrowser, codec_browser: info.media.codecBrowser, codec_ims: info.media.codecIms };
-    const endMark = ue.mark();
-    if (direction === 'mo') await client.hangup(r.call_id);
-    else ue.send({ cmd: 'bye' });
-    const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === r.call_id, 10000, 'the end of the call', endMark);
-    await client.waitFor('ended', r.call_id, 10000);
+    r.audio = audioOf(info);
+    const ended = await hangUpFromCaller({ client, ue, callId: r.call_id, direction });
     const fin = (await waitUntil(async () => (await gw.callInfo(token, r.call_id)).dataChannels, 5000, 'the ended call\'s counters')).text ?? {};
     const s = ended.text?.stats ?? {};
     r.text = {
@@ -71,12 +67,9 @@ async function rttCall(direction, { client, token, ue }) {
     if (!r.text.to_browser.exact) problems.push(`the page got ${JSON.stringify(page.received)} for ${JSON.stringify(FROM_UE)}`);
     if (!(s.red_packets > 0 && s.red_blocks_max === 2)) problems.push(`no RED packets with 2 generations reached the UE (${s.red_packets} RED, ${s.red_blocks_max} blocks at most)`);
     if (!(r.audio.packets_to_ims > 0 && r.audio.packets_to_browser > 0)) problems.push('no audio both ways beside the text');
-    r.ok = problems.length === 0;
-    r.error = problems.join('; ') || null;
+    settle(r, problems);
   } catch (e) {
-    r.error = e.message;
-    if (r.call_id) await client.hangup(r.call_id).catch(() => {});
-    ue.send({ cmd: 'bye' });
+    await abandon(r, e, { client, ue });
   }
   log(`${direction.toUpperCase()}: ${r.ok ? 'ok' : `FAILED: ${r.error}`}`);
   return r;

@@ -12,6 +12,32 @@ import * as gw from './gateway.mjs';
 export const log = (s) => console.log(`[demo] ${s}`);
 export const f = (x) => (x == null ? '-' : String(x));
 // "datachannel 0.87, gateway 41.8, …": the components' average CPU (% of one core) of the sampler's result
+// One demo call's audio as the gateway reports it (callInfo's media).
+export const audioOf = (info) => ({ packets_to_ims: info.media.packetsToIms, packets_to_browser: info.media.packetsToBrowser, codec_browser: info.media.codecBrowser, codec_ims: info.media.codecIms });
+
+// Ends a demo call from its caller's side (the page hangs up an MO call, the UE sends BYE on an MT one) and waits
+// until both the UE and the page saw it end; resolves to the UE's `ended` event.
+export async function hangUpFromCaller({ client, ue, callId, direction }) {
+  const endMark = ue.mark();
+  if (direction === 'mo') await client.hangup(callId);
+  else ue.send({ cmd: 'bye' });
+  const ended = await ue.waitFor((e) => e.event === 'ended' && e.callId === callId, 10000, 'the end of the call', endMark);
+  await client.waitFor('ended', callId, 10000);
+  return ended;
+}
+
+// A demo call's verdict from its problems; on an error, the call is ended from both sides.
+export function settle(r, problems) {
+  r.ok = problems.length === 0;
+  r.error = problems.join('; ') || null;
+}
+
+export async function abandon(r, e, { client, ue }) {
+  r.error = e.message;
+  if (r.call_id) await client.hangup(r.call_id).catch(() => {});
+  ue.send({ cmd: 'bye' });
+}
+
 export const cpuLine = (cpu) => Object.entries(cpu ?? {}).filter(([k]) => k.endsWith('_pct')).map(([k, v]) => `${k.slice(0, -4)} ${v}`).join(', ') || 'n/a';
 
 // rows (the first one the heading) printed as columns
