@@ -9,7 +9,7 @@ set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 LAB_SELF="$ROOT/harness/tests/ims-sim.sh"   # what netns_enter re-executes inside the namespace
-for lib in log addresses procs netns components; do
+for lib in log addresses procs netns scaleout components; do # components.sh uses scaleout.sh's client_exec
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
 done
