@@ -45,3 +45,7 @@ export const ADDRESSES = Object.freeze({
   snatOutside: LAB.LAB_SNAT_OUT_ADDR,    // the symmetric NAT (UDP only to coturn): all the core sees of the browser behind it
   browserBehindSnat: LAB.LAB_BROWSER_SNAT_ADDR, // the browser behind the symmetric NAT (LAB_BROWSER_SNAT_NS)
 });
+
+// asPattern(value) -> the value as RegExp source text (its dots and brackets escaped), for tests that match a
+// table address inside a log line or header: new RegExp(`from ${asPattern(ADDRESSES.gatewaySip)}`).
+export const asPattern = (value) => String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

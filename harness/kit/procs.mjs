@@ -1,10 +1,32 @@
-// The harness's one process supervisor on the Node side (the bash side is harness/lib/procs.sh):
-// child processes of a bench run, a test or the demo, started with their output in a log file (and
-// optionally streamed as lines), always reaped, killed when the orchestrator itself is stopped.
+// The Node side's client of the lab's one supervisor (harness/lib/procs.sh): child processes of a bench run,
+// a test or the demo, started with their output in a log file (and optionally streamed as lines), always
+// reaped, stopped by the caller (stop, stopAll). Under ./lab each child is also written to the supervisor's
+// ledger, `children` beside $LAB_PIDS ("NAME PID STARTTIME"), so that ./lab's cleanup stops whatever a test,
+// bench or demo left running, even when the Node process itself was killed; the start time (from
+// /proc/PID/stat) keeps a recycled pid from being signalled.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 
 const live = new Set();
+
+// ledgerFile() -> the supervisor's ledger of this run's Node-started children, or null outside ./lab.
+export const ledgerFile = () => (process.env.LAB_PIDS ? path.join(path.dirname(process.env.LAB_PIDS), 'children') : null);
+
+// startTime(pid) -> field 22 of /proc/PID/stat (clock ticks since boot), or null when the process is gone.
+export function startTime(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch { return null; }
+}
+
+function record(name, pid) {
+  const file = ledgerFile();
+  const since = pid && startTime(pid);
+  if (!file || !since) return;
+  try { fs.appendFileSync(file, `${name.replace(/\s+/g, '_')} ${pid} ${since}\n`); } catch { /* the run's directory is gone: nothing to clean up then */ }
+}
 
 // signal(proc, sig): send sig to the child, or to its whole process group when started with group.
 export function signal(proc, sig = 'SIGTERM') {
@@ -27,6 +49,7 @@ export function start(name, cmd, args, { log, onLine = null, stdoutFile = null, 
   const child = spawn(cmd, args, { stdio: ['ignore', outFd ?? 'pipe', 'pipe'], env, detached: group });
   const proc = { name, child, pid: child.pid, group };
   live.add(proc);
+  record(name, child.pid);
   let errText = '';
   let closed = false;
   const feed = (buf, toLog) => {

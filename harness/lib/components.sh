@@ -323,6 +323,11 @@ lab_reap_leftovers() {
     log "$name (pid $pid) was left running by an interrupted run in $(rel "$dir"): stopping it"
     proc_stop "$name" "$pid"
   done < <([[ -f $dir/runners ]] && tac "$dir/runners")
+  # what its Node side started (harness/kit/procs.mjs's ledger; a pid counts only with its recorded start time)
+  while read -r name pid; do
+    log "$name (pid $pid) was left running by an interrupted run in $(rel "$dir"): stopping it"
+    proc_stop "$name" "$pid"
+  done < <(procs_children "$dir/children")
   while read -r name pid _; do
     [[ -n ${pid:-} ]] && up_pid_is "$name" "$pid" || continue
     log "$name (pid $pid) was left running by an interrupted run in $(rel "$dir"): stopping it"

@@ -1,7 +1,9 @@
 # shellcheck shell=bash
-# Process supervision. Every process the lab starts runs in a session of its own (setsid), so
-# one signal to its process group also reaches what it forked (kamailio workers, Chromium), and a
+# Process supervision: the lab's one supervisor. Every process the lab starts runs in a session of its own
+# (setsid), so one signal to its process group also reaches what it forked (kamailio workers, Chromium), and a
 # Ctrl-C on the terminal reaches only ./lab, which then stops everything in reverse start order.
+# What the Node side starts (tests, bench, demo, soak: harness/kit/procs.mjs, its client) is written to the
+# ledger `children` beside $LAB_PIDS with its start time; cleanup stops what of it still runs, too.
 # Nothing that the lab did not start is ever signalled.
 
 LAB_STARTED=()        # "name pid" in start order: what cleanup stops
@@ -88,6 +90,26 @@ procs_restarted() {
   awk '$3 == "restarted" { print $1, $2 }' "$LAB_PIDS" | tac
 }
 
+# proc_starttime PID — field 22 of /proc/PID/stat (clock ticks after boot): with the pid, it names one process.
+proc_starttime() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  read -r -a stat <<<"$stat"
+  echo "${stat[19]}"
+}
+
+# procs_children [LEDGER] — "NAME PID" of the children the Node side recorded in LEDGER (default: `children`
+# beside $LAB_PIDS; harness/kit/procs.mjs writes "NAME PID STARTTIME") that still run, newest first. A pid
+# whose start time differs is another process by now and is left alone.
+procs_children() {
+  local ledger=${1:-${LAB_PIDS:+${LAB_PIDS%/*}/children}} name pid since
+  [[ -n $ledger && -f $ledger ]] || return 0
+  while read -r name pid since; do
+    [[ $pid =~ ^[0-9]+$ ]] && proc_alive "$pid" && [[ $(proc_starttime "$pid") == "$since" ]] && echo "$name $pid"
+  done < <(tac "$ledger")
+}
+
 # procs_cleanup — stop everything this lab process started, newest first. Runs from the EXIT trap.
 procs_cleanup() {
   ((LAB_KEEP_RUNNING)) && return 0
@@ -96,6 +118,12 @@ procs_cleanup() {
   while read -r name pid; do
     [[ -n $pid ]] && proc_stop "$name" "$pid"
   done < <(procs_restarted)
+  # what the Node side started and left running: before the runner (newest in LAB_STARTED) stops, so that
+  # the same pid can not have been recycled in between
+  while read -r name pid; do
+    log "$name (pid $pid) was left running by the Node side: stopping it"
+    proc_stop "$name" "$pid"
+  done < <(procs_children)
   for ((i = ${#LAB_STARTED[@]} - 1; i >= 0; i--)); do
     read -r name pid <<<"${LAB_STARTED[i]}"
     proc_stop "$name" "$pid"

@@ -28,7 +28,7 @@ side that adds either is answered as on a new call, one at port 0 closes ours. E
 "add", "status", "sdp"}, {"event": "added", "what", ...}, {"event": "removed", "what"[, "text"]}.
 
 usage: dc-ue.py USER [--messages N] [--interval-ms MS]
-environment: LAB_PCSCF (host:port, default 127.0.0.1:5060), IMS_USERS (users.txt; the password is read there,
+environment: LAB_PCSCF (host:port, default the table's LAB_PCSCF), IMS_USERS (users.txt; the password is read there,
 never from the command line), IMS_SUBSCRIBERS (the 3GPP core's subscribers.txt: when set, the password is the user's
 digest subscription's there and the digest username the IMPI user@domain), LAB_IMS_DOMAIN (ims.lab), UE_IP (127.0.0.1)
 """
@@ -48,6 +48,8 @@ from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import rfc4103_ue  # noqa: E402  the lab's RFC 4103 UE (harness/tests), one implementation for both uses
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from lab_addresses import LAB  # noqa: E402  the lab's address table (harness/addresses.env)
 
 UE_IP = os.environ.get("UE_IP", "127.0.0.1")
 # aioice leaves loopback out of its host candidates; the lab's IMS side is on the loopback address.
@@ -774,7 +776,7 @@ async def main():
     ap.add_argument("--text-loss", type=float, default=0.0, help="drop probability of each RFC 4103 packet sent and received")
     ap.add_argument("--text-seed", type=int, default=4103)
     a = ap.parse_args()
-    host, port = os.environ.get("LAB_PCSCF", "127.0.0.1:5060").rsplit(":", 1)
+    host, port = os.environ.get("LAB_PCSCF", LAB["LAB_PCSCF"]).rsplit(":", 1)
     loop = asyncio.get_running_loop()
     ue = Ue(a.user, password_of(a.user), os.environ.get("LAB_IMS_DOMAIN", "ims.lab"), (host, int(port)), a.messages, a.interval_ms,
             a.text_loss, a.text_seed)

@@ -124,3 +124,39 @@ test('no reader keeps its own copy of a value of the table (and the scan finds o
   assert.deepEqual(literalCopies('# rtpengine on 127.0.0.1:2223\n// LAB_GW_PORT 8088'), [], 'the scan counts comments');
   for (const f of READERS) assert.deepEqual(literalCopies(read(f)), [], `${f} spells out values of harness/addresses.env instead of reading them`);
 });
+
+// Every other file of code the lab runs or tests with: the same scan. A file listed here may spell out the named
+// values, for the reason given; any other value there, or a value in any other file, fails the test.
+const CODE_ROOTS = ['lab', 'harness', 'ims-sim', 'sipp-scenarios', 'media-relay', 'webclient', 'docker'];
+const CODE_FILE = /(\.(sh|mjs|js|py|c|cpp|h|cmake|cfg|tmpl|xml|ya?ml|conf)|\/CMakeLists\.txt|^lab)$/;
+const SKIP_DIR = new Set(['node_modules', 'build', 'vendor', 'fixtures', 'out', '.git']);
+const SPELLED_OUT = {
+  'harness/tests/addresses.test.mjs': { names: ['LAB_RTPENGINE_NG', 'LAB_GW_PORT'], why: 'the values planted to show the scan works' },
+  'harness/compliance/checks.mjs': { names: ['LAB_SCSCF_PORT'], why: "a check's not-applicable reason names the light S-CSCF hop in words" },
+  'ims-sim/3gpp/hss/src/cx.c': { names: ['LAB_IMS3_SCSCF_PORT'], why: 'a C block comment (the scan strips # and // comments only)' },
+  'harness/tests/ims-hardening.test.mjs': { names: ['LAB_SIP_TEST_PEER_ADDR'], why: 'a raw UE toward the P-CSCF from a loopback source the test gets banned, which happens to be that address; not the gateway\'s trusted peer' },
+  // loadgen's unit tests feed its parsers and SIP dialog hand-written messages and URLs; nothing of the lab runs there
+  'media-relay/loadgen/tests/test_http.cpp': { names: ['LAB_GW_PORT', 'LAB_PUB_ADDR'], why: 'URL parser examples' },
+  'media-relay/loadgen/tests/test_gateway_msg.cpp': { names: ['LAB_GW_PORT'], why: 'a gateway login reply as fixture' },
+  'media-relay/loadgen/tests/test_sip_message.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT'], why: 'SIP header fixtures' },
+  'media-relay/loadgen/tests/test_sip_dialog.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP dialog fixtures' },
+  'media-relay/loadgen/tests/test_sip_ws.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP over WebSocket fixtures' },
+  'media-relay/loadgen/tests/test_wic_token.cpp': { names: ['LAB_PCSCF_WS_PORT'], why: 'a WIC token fixture' },
+};
+function codeFiles(rel) {
+  const abs = path.join(root, rel);
+  if (!fs.existsSync(abs)) return [];
+  if (!fs.statSync(abs).isDirectory()) return CODE_FILE.test(rel) ? [rel] : [];
+  return fs.readdirSync(abs).filter((e) => !SKIP_DIR.has(e)).flatMap((e) => codeFiles(`${rel}/${e}`));
+}
+
+test('no other file of the lab spells out a value of the table, except the few listed with their reason', () => {
+  const files = CODE_ROOTS.flatMap(codeFiles);
+  assert.ok(files.length > 200 && files.includes('harness/runner/dc-ue.py') && files.includes('media-relay/loadgen/tests/test_http.cpp'),
+    `the walk found only ${files.length} files of code under ${CODE_ROOTS}`);
+  const found = Object.fromEntries(files.map((f) => [f, literalCopies(read(f)).map((c) => c.split('=')[0])]).filter(([, c]) => c.length));
+  const unlisted = Object.entries(found).flatMap(([f, ns]) => ns.filter((n) => !SPELLED_OUT[f]?.names.includes(n)).map((n) => `${f}: ${n}=${LAB[n]}`));
+  assert.deepEqual(unlisted, [], `these files spell out values of harness/addresses.env instead of reading it (kit/addresses.mjs, lib/addresses.sh, lib/lab_addresses.py, lab_addresses.h): ${unlisted.join('; ')}`);
+  const stale = Object.entries(SPELLED_OUT).flatMap(([f, { names: ns }]) => ns.filter((n) => !found[f]?.includes(n)).map((n) => `${f}: ${n}`));
+  assert.deepEqual(stale, [], `listed as spelling out a value but no longer does (take it off SPELLED_OUT): ${stale.join('; ')}`);
+});

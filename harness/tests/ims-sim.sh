@@ -9,7 +9,7 @@ set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 LAB_SELF="$ROOT/harness/tests/ims-sim.sh"   # what netns_enter re-executes inside the namespace
-for lib in log addresses procs netns components; do
+for lib in log addresses procs netns scaleout components; do # components.sh uses scaleout.sh's client_exec
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
 done
@@ -107,21 +107,22 @@ check "ue2 registers from 5091 too, for the variant calls" register_from ue2 509
 check "3 concurrent calls to ue1" variant_call conc 's/^x//' -s ue1 -m 3 -l 3 -r 10
 check "opus PT 109 offered -> answered with 109" variant_call opus109 's/111/109/g' -s ue1 -m 1
 check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 109[[:space:]]*$"
-check "R-URI 127.0.0.1:5060, PCMA-only offer" variant_call pcma \
-  's/INVITE sip:\[service\]@ims.lab/INVITE sip:[service]@127.0.0.1:5060/; s/RTP\/AVP 111 8 101/RTP\/AVP 8 101/; /:111 /d' -s ue1 -m 1
+check "R-URI $LAB_PCSCF, PCMA-only offer" variant_call pcma \
+  's/INVITE sip:\[service\]@ims.lab/INVITE sip:[service]@'"$LAB_PCSCF"'/; s/RTP\/AVP 111 8 101/RTP\/AVP 8 101/; /:111 /d' -s ue1 -m 1
 check "... answered with PCMA (8)" answer_has pcma "^m=audio 6000 RTP/AVP 8[[:space:]]*$"
 
-# IMS roles: P-CSCF (5060) and S-CSCF (5062) in the one Kamailio.
+# IMS roles: P-CSCF (LAB_PCSCF) and S-CSCF (SCSCF) in the one Kamailio.
+SCSCF=$LAB_LOOPBACK:$LAB_SCSCF_PORT
 check "REGISTER reaches the S-CSCF with the P-CSCF's Path" \
   log_has kamailio.log "S-CSCF REGISTER sip:ue1@ims.lab Path: <sip:pcscf@127.0.0.1;lr>"
-check "200 REGISTER carries Service-Route <sip:orig@127.0.0.1:5062;lr>" \
-  log_has sipp-register-ue1-messages.log "^Service-Route: <sip:orig@127.0.0.1:5062;lr>"
+check "200 REGISTER carries Service-Route <sip:orig@$SCSCF;lr>" \
+  log_has sipp-register-ue1-messages.log "^Service-Route: <sip:orig@$SCSCF;lr>"
 check "... and echoes the Path (UE sent Supported: path)" \
   log_has sipp-register-ue1-messages.log "^Path: <sip:pcscf@127.0.0.1;lr>"
 check "INVITE at ue1 carries P-Asserted-Identity <sip:ue2@ims.lab>" \
   log_has sipp-uas-ue1-messages.log "^P-Asserted-Identity: <sip:ue2@ims.lab>"
 check "... and a Record-Route from both P-CSCF and S-CSCF" \
-  log_has sipp-uas-ue1-messages.log "^Record-Route: <sip:127.0.0.1:5062;lr;ftag="
+  log_has sipp-uas-ue1-messages.log "^Record-Route: <sip:$SCSCF;lr;ftag="
 check "ue2's BYE went P-CSCF -> S-CSCF -> P-CSCF -> ue1" \
   log_has kamailio.log "S-CSCF in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080"
 check "a UE's own P-Asserted-Identity is replaced" variant_call pai \
@@ -138,7 +139,7 @@ start_ue ue4 volte-uas || die "the VoLTE UE ue4 did not start"
 VOLTE_UAS=$LAB_LAST_PID
 check "VoLTE call ue5 -> ue4 (volte-uac ue4 1000)" "$S/run-ue.sh" volte-uac ue4 1000
 check "... ue5 preloaded its Service-Route" \
-  log_has sipp-volte-uac-ue4-messages.log "^Route: <sip:127.0.0.1:5060;lr>, <sip:orig@127.0.0.1:5062;lr>"
+  log_has sipp-volte-uac-ue4-messages.log "^Route: <sip:$LAB_PCSCF;lr>, <sip:orig@$SCSCF;lr>"
 check "... MO ladder INVITE/100/183/PRACK/200/UPDATE/200/180/200/ACK/BYE/200" flow_is sipp-volte-uac-ue4-messages.log \
   "sent INVITE recv 100 recv 183 sent PRACK recv 200 sent UPDATE recv 200 recv 180 recv 200 sent ACK sent BYE recv 200"
 check "... MT ladder as seen by ue4" flow_is sipp-volte-uas-ue4-messages.log \

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { ADDRESSES } from '../kit/addresses.mjs';
 import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
@@ -48,7 +49,7 @@ async function api(method, p, { token, body } = {}) {
 test('the lab\'s gateway found its P-CSCF by name: NAPTR pcscf.ims.lab → SRV _sip._udp.pcscf.ims.lab → A, at the core\'s DNS', async () => {
   const h = await gw.health();
   assert.equal(h.imsProxy, 'pcscf.ims.lab', `the gateway was not given the name: lab.ims.proxy ${h.imsProxy}`);
-  assert.equal(h.imsPcscf, '127.0.0.1:5060', `the P-CSCF target in use: ${h.imsPcscf}`);
+  assert.equal(h.imsPcscf, ADDRESSES.pcscf, `the P-CSCF target in use: ${h.imsPcscf}`);
   assert.equal(h.imsTransport, 'udp', 'the NAPTR with the lowest order is SIP+D2U');
   const log = coreDnsLog();
   for (const q of ['query[NAPTR] pcscf.ims.lab', 'query[SRV] _sip._udp.pcscf.ims.lab', 'query[A] pcscf.ims.lab']) {
@@ -64,7 +65,7 @@ test('failover: the first SRV target (priority 10) does not answer, carol regist
     '--host-record=pcscf.pool.ims.lab,127.0.0.1', '--host-record=down.pool.ims.lab,127.0.0.1',
     '--naptr-record=pcscf-pool.ims.lab,10,50,s,SIP+D2U,,_sip._udp.pcscf-pool.ims.lab',
     `--srv-host=_sip._udp.pcscf-pool.ims.lab,down.pool.ims.lab,${DEAD_PORT},10,10`,
-    '--srv-host=_sip._udp.pcscf-pool.ims.lab,pcscf.pool.ims.lab,5060,20,10'], { log: path.join(logDir(), 'dns-pool.log') });
+    `--srv-host=_sip._udp.pcscf-pool.ims.lab,pcscf.pool.ims.lab,${ADDRESSES.pcscf.split(':')[1]},20,10`], { log: path.join(logDir(), 'dns-pool.log') });
   await sleep(300);
   assert.equal(dns.child.exitCode, null, `the test's dnsmasq exited: ${dns.tail()}`);
   let args = commandOf('gateway').argv.slice(1); // java -jar ... as ./lab started the lab's gateway
@@ -83,12 +84,12 @@ test('failover: the first SRV target (priority 10) does not answer, carol regist
   try {
     const s = (await api('GET', '/api/v1/sessions/current', { token })).body;
     const flow = s.registration?.sipFlow ?? [];
-    assert.ok(flow.includes(`P-CSCF 127.0.0.1:${DEAD_PORT} did not answer the REGISTER: REGISTER again via 127.0.0.1:5060`),
+    assert.ok(flow.includes(`P-CSCF 127.0.0.1:${DEAD_PORT} did not answer the REGISTER: REGISTER again via ${ADDRESSES.pcscf}`),
       `no failover in carol's REGISTER flow: ${flow.join(', ')}`);
     assert.ok(flow.includes('recv 200'), `carol not registered through the second target: ${flow.join(', ')}`);
     assert.ok(Date.now() - t0 >= 3000, 'the first target was not waited for (register timeout 3 s)');
     const h = (await api('GET', '/api/v1/health')).body;
-    assert.equal(h.imsPcscf, '127.0.0.1:5060', `after the failover the P-CSCF in use: ${h.imsPcscf}`);
+    assert.equal(h.imsPcscf, ADDRESSES.pcscf, `after the failover the P-CSCF in use: ${h.imsPcscf}`);
   } finally {
     const out = await api('DELETE', '/api/v1/sessions/current', { token });
     assert.ok(out.status < 300, `carol's logout: HTTP ${out.status}`);

@@ -9,11 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
+import { LAB } from '../kit/addresses.mjs';
 import { labRoot } from '../kit/env.mjs';
 import { sipSocket } from '../kit/sip.mjs';
 
 const run = promisify(execFile);
-const PORTS = { pcscf: 5060, icscf: 4060, scscf: 6060 };
+const PORTS = { // from the lab's address table (harness/addresses.env)
+  pcscf: Number(LAB.LAB_PCSCF.split(':')[1]), icscf: Number(LAB.LAB_IMS3_ICSCF_PORT), scscf: Number(LAB.LAB_IMS3_SCSCF_PORT),
+};
 // ims-sim/3gpp/env.sh's default IMS3_AUTHBAN_FAILS (./lab passes none); the ban lasts IMS3_AUTHBAN_SECONDS (60).
 const BAN_FAILS = 10;
 

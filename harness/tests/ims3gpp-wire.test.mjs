@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { before, test } from 'node:test';
-import { LAB } from '../kit/addresses.mjs';
+import { LAB, asPattern } from '../kit/addresses.mjs';
 import { startCapture } from '../kit/capture.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
@@ -35,6 +35,7 @@ const PORTS = { // from the lab's address table (harness/addresses.env)
   gw: Number(LAB.LAB_GW_SIP_PORT), hss: Number(LAB.LAB_IMS3_HSS_DIAMETER_PORT),
 };
 const SIP_PORTS = [PORTS.pcscf, PORTS.icscf, PORTS.scscf, PORTS.gw];
+const CORE = LAB.LAB_LOOPBACK; // the core's and the gateway's SIP address
 
 let sip = [];      // every SIP message of the capture: {frame, src, dst, text, first, headers(name) -> [values]}
 let cx = [];       // every Diameter message: {code, request, result, user, impu, sat, server, sipAuthenticate}
@@ -183,11 +184,11 @@ test('Path and Service-Route: the P-CSCF adds its Path to the REGISTER toward th
   const toI = regs.find((m) => m.src === PORTS.pcscf && m.dst === PORTS.icscf);
   const toS = regs.find((m) => m.src === PORTS.icscf && m.dst === PORTS.scscf);
   assert.ok(toI && toS, 'the REGISTER crossed P-CSCF -> I-CSCF -> S-CSCF');
-  for (const m of [toI, toS]) assert.match(m.headers('Path').join(','), /<sip:term@pcscf\.ims\.lab:5060;lr>/, m.head);
+  for (const m of [toI, toS]) assert.match(m.headers('Path').join(','), new RegExp(`<sip:term@pcscf\\.ims\\.lab:${PORTS.pcscf};lr>`), m.head);
   const ok = sip.find((m) => m.src === PORTS.pcscf && m.dst === PORTS.gw && isResp(m, 200, 'REGISTER') && m.head.includes(`sip:${USER}@`));
   assert.ok(ok, 'no 200 to dave\'s REGISTER');
-  assert.match(ok.headers('Service-Route').join(','), /<sip:orig@scscf\.ims\.lab:6060;lr>/, ok.head);
-  assert.match(ok.headers('Path').join(','), /<sip:term@pcscf\.ims\.lab:5060;lr>/, ok.head);
+  assert.match(ok.headers('Service-Route').join(','), new RegExp(`<sip:orig@scscf\\.ims\\.lab:${PORTS.scscf};lr>`), ok.head);
+  assert.match(ok.headers('Path').join(','), new RegExp(`<sip:term@pcscf\\.ims\\.lab:${PORTS.pcscf};lr>`), ok.head);
   assert.match(ok.headers('P-Associated-URI').join(','), /sip:dave@ims\.lab/, ok.head);
 });
 
@@ -245,7 +246,7 @@ test('P-Asserted-Identity: the gateway\'s INVITE asserts nothing itself, the P-C
 test('Record-Route through the core: ue1\'s INVITE records P-CSCF, S-CSCF, S-CSCF, P-CSCF and the gateway\'s BYE carries that route set', () => {
   assert.ok(endedCleanly(mo.ended), JSON.stringify(mo.ended));
   const atUe = messageSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), mo.callId, /^INVITE /);
-  assert.deepEqual(hopsOf(atUe, 'Record-Route'), ['127.0.0.1:5060', '127.0.0.1:6060', '127.0.0.1:6060', '127.0.0.1:5060'], atUe);
+  assert.deepEqual(hopsOf(atUe, 'Record-Route'), [PORTS.pcscf, PORTS.scscf, PORTS.scscf, PORTS.pcscf].map((p) => `${CORE}:${p}`), atUe);
   const bye = sip.find((m) => m.src === PORTS.gw && isReq(m, 'BYE') && callIdOf(m) === mo.callId);
   assert.ok(bye, 'the gateway\'s BYE');
   assert.equal(bye.dst, PORTS.pcscf);
@@ -264,12 +265,12 @@ test('MT through the core: ue2\'s INVITE to dave goes P-CSCF -> S-CSCF -> I-CSCF
   const last = inv.find((m) => m.dst === PORTS.gw);
   // to dave's registered Contact: its user part random per registration, repeated as rinstance (the P-CSCF tells
   // the gateway's registrations apart by it), never the login name
-  assert.match(last.first, new RegExp(`^INVITE sip:${contact}@127\\.0\\.0\\.1:5070;.*rinstance=${contact}`), last.first);
+  assert.match(last.first, new RegExp(`^INVITE sip:${contact}@${asPattern(CORE)}:${PORTS.gw};.*rinstance=${contact}`), last.first);
   const reg = gwRegisters()[0];
-  assert.match(reg.headers('Contact').join(',') || reg.headers('m').join(','), new RegExp(`<sip:${contact}@127\\.0\\.0\\.1:5070;`),
+  assert.match(reg.headers('Contact').join(',') || reg.headers('m').join(','), new RegExp(`<sip:${contact}@${asPattern(CORE)}:${PORTS.gw};`),
     `dave's REGISTER registered the same contact: ${reg.head}`);
   const fromS = inv.find((m) => m.src === PORTS.scscf && m.dst === PORTS.pcscf);
-  assert.match(fromS.headers('Route').join(','), /sip:term@pcscf\.ims\.lab:5060;lr/, `the S-CSCF routes through the Path: ${fromS.head}`);
+  assert.match(fromS.headers('Route').join(','), new RegExp(`sip:term@pcscf\\.ims\\.lab:${PORTS.pcscf};lr`), `the S-CSCF routes through the Path: ${fromS.head}`);
 });
 
 test('terminating user not registered (ue9) -> 480; no such subscriber -> 604 after the HSS answers LIR with user unknown', () => {
@@ -287,7 +288,7 @@ test('a REGISTER with a wrong RES is refused with 403, and an AUTS with a wrong 
     .find((f) => f[0] === 'ue9@ims.lab');
   assert.ok(keys, 'ue9 in ue-keys.txt');
   const aka = (mode, port) => run('python3', [path.join(labRoot(), 'ims-sim/3gpp/sipp/aka-ue.py'), '--impi', 'ue9@ims.lab', '--user', 'ue9',
-    '--k', keys[1], '--op', keys[2], '--addr', '127.0.0.1', '--port', String(port), '--pcscf', '127.0.0.1:5060', mode], { timeout: 20000 })
+    '--k', keys[1], '--op', keys[2], '--addr', '127.0.0.1', '--port', String(port), '--pcscf', LAB.LAB_PCSCF, mode], { timeout: 20000 })
     .then((r) => ({ code: 0, out: r.stdout }), (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }));
   const wrong = await aka('wrong-res', 5091);
   assert.equal(wrong.code, 0, wrong.out);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { LAB, asPattern } from '../kit/addresses.mjs';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
@@ -20,6 +21,10 @@ const USER = 'alice';
 const MEDIA_MS = 3000;
 const core = (f) => path.join(logDir(), 'ims3gpp', f);
 const coreLog = (f) => fs.readFileSync(core(f), 'utf8');
+// the core's addresses and ports, from the lab's table (harness/addresses.env)
+const [PCSCF_HOST, PCSCF_PORT] = LAB.LAB_PCSCF.split(':');
+const SCSCF_PORT = LAB.LAB_IMS3_SCSCF_PORT;
+const GW_SIP = `${LAB.LAB_LOOPBACK}:${LAB.LAB_GW_SIP_PORT}`;
 let page;
 
 before(async () => {
@@ -60,7 +65,7 @@ test('the gateway registered alice with IMS-AKA: 401 AKAv1-MD5, response from RE
   const hss = coreLog('hss.log');
   assert.match(hss, /UAR alice@ims\.lab sip:alice@ims\.lab -> 200[12]/);
   assert.match(hss, /MAR alice@ims\.lab vector 1 sqn=[0-9a-f]{12}/);
-  assert.match(hss, /SAR alice@ims\.lab sip:alice@ims\.lab type=1 server=sip:scscf\.ims\.lab:6060 -> 2001/);
+  assert.match(hss, new RegExp(`SAR alice@ims\\.lab sip:alice@ims\\.lab type=1 server=sip:scscf\\.ims\\.lab:${SCSCF_PORT} -> 2001`));
   assert.match(coreLog('scscf.log'), /S-CSCF REGISTER sip:alice@ims\.lab authenticated, SAR/);
 });
 
@@ -72,10 +77,10 @@ test('MO alice -> ue1 through P-CSCF, S-CSCF, I-CSCF (LIR), S-CSCF, P-CSCF; P-As
   assert.match(invite, /^P-Asserted-Identity: <sip:alice@ims\.lab>/m, invite);
   await assertFarUeAssertedIdentity({ token: page.token, callId: r.callId, ue: 'ue1' });
   // P-CSCF (MT), S-CSCF (MT), S-CSCF (MO), P-CSCF (MO) record-route
-  assert.deepEqual(hopsOf(invite, 'Record-Route'), ['127.0.0.1:5060', '127.0.0.1:6060', '127.0.0.1:6060', '127.0.0.1:5060'], invite);
+  assert.deepEqual(hopsOf(invite, 'Record-Route'), [PCSCF_PORT, SCSCF_PORT, SCSCF_PORT, PCSCF_PORT].map((p) => `${PCSCF_HOST}:${p}`), invite);
   assert.match(coreLog('pcscf.log'), /P-CSCF originating INVITE sip:ue1@ims\.lab for sip:alice@ims\.lab/);
   assert.match(coreLog('icscf.log'), /I-CSCF LIR for sip:ue1@ims\.lab/);
-  assert.match(coreLog('hss.log'), /LIR sip:ue1@ims\.lab server=sip:scscf\.ims\.lab:6060 -> 2001/);
+  assert.match(coreLog('hss.log'), new RegExp(`LIR sip:ue1@ims\\.lab server=sip:scscf\\.ims\\.lab:${SCSCF_PORT} -> 2001`));
   await assertNoRtpengineSession();
 });
 
@@ -89,8 +94,8 @@ test('MT ue2 -> alice (ue2 registered with IMS-AKA) reaches the gateway through 
   assert.match(coreLog('pcscf.log'), /P-CSCF originating INVITE sip:alice@ims\.lab for sip:ue2@ims\.lab/);
   // to alice's registered Contact, whose user part is random per registration (docs/security.md "SIP sources")
   const contact = await gw.contactUser(page.token);
-  assert.match(coreLog('pcscf.log'), new RegExp(`P-CSCF terminating INVITE sip:${contact}@127\\.0\\.0\\.1:5070`));
-  assert.match(coreLog('hss.log'), /LIR sip:alice@ims\.lab server=sip:scscf\.ims\.lab:6060 -> 2001/);
+  assert.match(coreLog('pcscf.log'), new RegExp(`P-CSCF terminating INVITE sip:${contact}@${asPattern(GW_SIP)}`));
+  assert.match(coreLog('hss.log'), new RegExp(`LIR sip:alice@ims\\.lab server=sip:scscf\\.ims\\.lab:${SCSCF_PORT} -> 2001`));
   await assertNoRtpengineSession();
 });
 
@@ -140,7 +145,7 @@ async function sipExchange(text) {
     const reply = await new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no final answer from the P-CSCF within 5 s')), 5000);
       sock.on('message', (m) => { const s = m.toString(); if (!/^SIP\/2\.0 1\d\d/.test(s)) { clearTimeout(t); resolve(s); } });
-      sock.send(text.replaceAll('PORT', String(port)), 5060, '127.0.0.1');
+      sock.send(text.replaceAll('PORT', String(port)), Number(PCSCF_PORT), PCSCF_HOST);
     });
     return { reply, port };
   } finally {
@@ -160,10 +165,10 @@ test('web authentication: erin logs in with web credentials; the gateway (WAF) r
     assert.equal(reg.impu, 'sip:erin@ims.lab');
     assert.deepEqual(reg.sipFlow.slice(0, 2), ['sent REGISTER (auth-done)', 'recv 200'], reg.sipFlow.join(', '));
     assert.ok(!reg.sipFlow.some((f) => /401/.test(f)), `no challenge: ${reg.sipFlow.join(', ')}`);
-    assert.match(coreLog('pcscf.log'), /P-CSCF REGISTER sip:erin@ims\.lab auth-done from trusted node 127\.0\.0\.1:5070/);
+    assert.match(coreLog('pcscf.log'), new RegExp(`P-CSCF REGISTER sip:erin@ims\\.lab auth-done from trusted node ${asPattern(GW_SIP)}`));
     assert.match(coreLog('scscf.log'), /S-CSCF REGISTER sip:erin@ims\.lab: trusted node authentication \(auth-done\), no challenge, SAR/);
     const hss = coreLog('hss.log');
-    assert.match(hss, /SAR erin@ims\.lab sip:erin@ims\.lab type=1 server=sip:scscf\.ims\.lab:6060 -> 2001/);
+    assert.match(hss, new RegExp(`SAR erin@ims\\.lab sip:erin@ims\\.lab type=1 server=sip:scscf\\.ims\\.lab:${SCSCF_PORT} -> 2001`));
     assert.doesNotMatch(hss, /MAR erin@ims\.lab/, 'the S-CSCF fetched no AKA vectors for erin');
   } finally {
     await gw.logout(token);

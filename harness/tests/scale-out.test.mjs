@@ -33,8 +33,9 @@ const SIP_PORT = 5078;
 const PREFIX = `gw${SIP_PORT}-`;
 const REDIS = { host: '127.0.0.1', port: 6390 };
 const RELAYS = [
-  { name: 'relay-a', ng: '127.0.0.1:2233', ports: [31000, 31199], db: 1 },
-  { name: 'relay-b', ng: '127.0.0.1:2243', ports: [31200, 31399], db: 2 },
+  // media ports apart from the lab's own rtpengine (30000-30999), its data-channel endpoint (LAB_DATACHANNEL_PORT_*) and ipv6.test's relay
+  { name: 'relay-a', ng: '127.0.0.1:2233', ports: [31600, 31799], db: 1 },
+  { name: 'relay-b', ng: '127.0.0.1:2243', ports: [31800, 31999], db: 2 },
 ];
 const CALLS = 6;
 const MEDIA_S = 24;

@@ -39,6 +39,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "harness", "lib"))
+from lab_addresses import LAB  # noqa: E402  the lab's address table (harness/addresses.env)
+
 import aioice.ice
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
@@ -349,7 +352,7 @@ def control_handler(mf, loop):
 def main():
     global MEDIA_ADDR
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--listen", default="127.0.0.1:8090", help="the control interface, ADDR:PORT")
+    ap.add_argument("--listen", default="%s:%s" % (LAB["LAB_LOOPBACK"], LAB["LAB_IMS3_MF_PORT"]), help="the control interface, ADDR:PORT")
     ap.add_argument("--apps", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "apps"))
     ap.add_argument("--media-addr", default="127.0.0.1", help="the address of the MF's data-channel media")
     a = ap.parse_args()

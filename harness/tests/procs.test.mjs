@@ -1,0 +1,66 @@
+// Unit test (no lab needed): the lab has one supervisor, harness/lib/procs.sh; the Node side's kit/procs.mjs is
+// its client. Every child Node starts under ./lab is written to the supervisor's ledger (`children` beside
+// $LAB_PIDS) with its start time, and ./lab's cleanup (procs_cleanup) stops what of it still runs, but never a
+// pid whose start time is not the recorded one (a recycled pid).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ledgerFile, start, startTime, stop, waitFor } from '../kit/procs.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// bash with the lab's supervisor loaded, on the run directory DIR (its pids file and ledger)
+const supervisor = (dir, script) => execFileSync('bash', ['-c', `set -u; ROOT=${JSON.stringify(root)}; source "$ROOT/harness/lib/log.sh"; `
+  + `source "$ROOT/harness/lib/procs.sh"; LAB_PIDS=${JSON.stringify(path.join(dir, 'pids'))}; ${script}`], { encoding: 'utf8', timeout: 30000 });
+
+test('Node children are in the supervisor\'s ledger, and ./lab\'s cleanup stops the ones still running (never a recycled pid)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  const saved = process.env.LAB_PIDS;
+  process.env.LAB_PIDS = path.join(dir, 'pids');
+  fs.writeFileSync(process.env.LAB_PIDS, '');
+  const procs = [];
+  try {
+    assert.equal(ledgerFile(), path.join(dir, 'children'), `the ledger is not beside LAB_PIDS: ${ledgerFile()}`);
+    const log = path.join(dir, 'child.log');
+    procs.push(start('sleeper group', 'sleep', ['30'], { log, group: true }), start('sleeper', 'sleep', ['31'], { log }));
+    const done = start('quick', 'true', [], { log });
+    await done.done;
+    const lines = fs.readFileSync(ledgerFile(), 'utf8').trim().split('\n');
+    assert.deepEqual(lines.slice(0, 2), procs.map((p) => `${p.name.replace(' ', '_')} ${p.pid} ${startTime(p.pid)}`),
+      `the ledger does not list the two sleepers with their start times: ${lines.join(' | ')}`);
+    // a line for a live process with another start time: the same pid, but not what Node started
+    fs.appendFileSync(ledgerFile(), `impostor ${process.pid} 1\n`);
+    const listed = supervisor(dir, 'procs_children').trim().split('\n');
+    assert.deepEqual(listed, ['sleeper 31', 'sleeper_group 30'].map((s, i) => `${s.split(' ')[0]} ${procs[1 - i].pid}`),
+      `procs_children lists other than the two live sleepers, newest first: ${listed.join(' | ')}`);
+    const out = supervisor(dir, 'procs_cleanup');
+    for (const p of procs) {
+      const res = await waitFor(p, 8000);
+      assert.ok(res, `${p.name} (pid ${p.pid}) still runs after procs_cleanup; it printed: ${out}`);
+      assert.equal(res.signal, 'SIGTERM', `${p.name} ended by ${res.signal ?? `exit ${res.code}`}, not the supervisor's SIGTERM`);
+    }
+    assert.match(out, /sleeper_group \(pid \d+\) was left running by the Node side: stopping it/, `procs_cleanup did not say what it stopped: ${out}`);
+  } finally {
+    for (const p of procs) await stop(p, 'SIGKILL', 1000);
+    if (saved === undefined) delete process.env.LAB_PIDS; else process.env.LAB_PIDS = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('outside ./lab (no LAB_PIDS) nothing is recorded', async () => {
+  const saved = process.env.LAB_PIDS;
+  delete process.env.LAB_PIDS;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  try {
+    assert.equal(ledgerFile(), null, 'a ledger without LAB_PIDS');
+    const p = start('quick', 'true', [], { log: path.join(dir, 'child.log') });
+    assert.equal((await p.done).code, 0, 'true did not exit 0');
+    assert.deepEqual(fs.readdirSync(dir), ['child.log'], `files written outside ./lab: ${fs.readdirSync(dir)}`);
+  } finally {
+    if (saved !== undefined) process.env.LAB_PIDS = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
