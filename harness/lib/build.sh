@@ -86,7 +86,16 @@ build_gateway_cds() {
 # own options follow): from the extracted jar with its archive when that is current, else from the jar.
 # -Xlog:...=off: the JVM's CDS warnings (e.g. an archive it cannot map: it then loads the classes itself) stay out
 # of the gateway's log.
+# The JIT: C1 only (-XX:TieredStopAtLevel=1; docs/benchmarks.md "Set-up on the wire"). A lab gateway starts fresh for
+# each run and sets up a few calls while its code is still cold; with the JVM's default (tiered up to C2) the C2
+# compiler threads took the 2 shared cores while those calls ran, and C1-compiled code is soon enough for the
+# gateway's rates. LAB_GW_JIT=tiered keeps the JVM's default (to compare).
+gateway_jit() {
+  [[ ${LAB_GW_JIT:-c1} == tiered ]] || printf '%s\n' -XX:TieredStopAtLevel=1
+}
+
 gateway_java() {
+  gateway_jit
   if gateway_cds_current; then
     printf '%s\n' "-XX:SharedArchiveFile=$GATEWAY_CDS_DIR/gw.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -jar "$GATEWAY_CDS_DIR/signaling-gw.jar"
   else

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
+import { signallingEvents, startSignallingCapture, wireTimeline } from '../kit/setup-wire.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { signal as signalProc, start } from '../kit/procs.mjs';
@@ -73,6 +74,7 @@ let echo = null;
 let link = null;
 let cpu = null;
 let cap = null;
+let sigCap = null;
 
 async function main(opts) {
   const { name, scenario: sc, browsers: n, duration, impairment } = opts;
@@ -82,6 +84,9 @@ async function main(opts) {
   const health = await gw.waitHealthy(15000);
   log(`gateway ${gatewayUrl()} healthy (sip ${health.sip}, rtpengine ${health.rtpengine})`);
 
+  // the set-up on the wire (kit/setup-wire.mjs): WebSocket, ng and SIP of every call, from before the pages
+  // open their WebSockets (tshark knows a WebSocket by its HTTP upgrade)
+  sigCap = await startSignallingCapture('scenario-signalling');
   const signal = writeTestSignal(outDir());
   browser = await launchBrowser({ fakeAudioFile: signal });
   const pages = [];
@@ -122,6 +127,15 @@ async function main(opts) {
   await new Promise((r) => setTimeout(r, 300));
   const file = await cap.stop();
   cap = null;
+  const sigFile = await sigCap.stop();
+  sigCap = null;
+  let sigEvents = null;
+  let sigError = null;
+  try {
+    sigEvents = await signallingEvents(sigFile);
+  } catch (e) {
+    sigError = `the signalling capture could not be read: ${e.message}`;
+  }
   const linkCounters = link ? await link.stop() : null;
   const rateChanges = link?.changes ?? [];
   link = null;
@@ -139,7 +153,7 @@ async function main(opts) {
   await browser.close();
   browser = null;
 
-  const calls = results.map((r, i) => callEntry(r, pages[i], dm, t0));
+  const calls = results.map((r, i) => callEntry(r, pages[i], dm, t0, sigEvents));
   const report = {
     tool: 'lab scenario',
     scenario: name,
@@ -157,6 +171,7 @@ async function main(opts) {
       counters: linkCounters,
     },
     relay: relayEntry(dm, dmError, file),
+    signalling_capture: { file: path.relative(outDir(), sigFile), error: sigError },
     calls,
     summary: null,
     cpu: cpuOut,
@@ -279,7 +294,7 @@ function ssrcDelay(dm, ssrc) {
   return out;
 }
 
-function callEntry(r, page, dm, t0) {
+function callEntry(r, page, dm, t0, sigEvents) {
   const { ok, problems } = judge(r);
   const b = r.browser ?? {};
   const series = r.samples.map((s) => ({
@@ -317,6 +332,8 @@ function callEntry(r, page, dm, t0) {
     page_timing_ms: r.pageTiming ?? null,
     // the gateway's clock, step by step (metrics/SetupTimeline via GET /api/v1/calls/{id})
     setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
+    // the wire's clock, step by step and per party (kit/setup-wire.mjs: gateway, rtpengine, Kamailio, UE, browser)
+    wire_timeline: r.callId && sigEvents ? wireTimeline(sigEvents, { callId: r.callId, direction: r.direction, pageSetupMs: r.pageTiming?.setupMs ?? null }) : null,
     answered_at_s: round(answeredS, 2),
     duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 1) : null,
     codec: b.codec ?? null,
@@ -358,6 +375,14 @@ function summarize(report) {
       return [d, of.length ? { calls: of.length, setup: m('setupMs'), answer: m('answerMs'), offer_to_ice_connected: m('offerToIceConnectedMs'),
         offer_to_connected: m('offerToConnectedMs'), answer_to_connected: m('answerToConnectedMs') } : null];
     })),
+    // the wire's steps (kit/setup-wire.mjs), medians per direction: each step and each party's sum
+    wire_timeline_median_ms: Object.fromEntries(['mo', 'mt'].map((d) => {
+      const of = ok.map((c) => c.wire_timeline).filter((w) => w?.direction === d);
+      if (!of.length) return [d, null];
+      const m = (get) => round(median(of.map(get).filter((v) => typeof v === 'number')), 2);
+      return [d, { calls: of.length, steps: Object.fromEntries(Object.keys(of[0].steps_ms).map((k) => [k, m((w) => w.steps_ms[k])])),
+        by_owner: Object.fromEntries(Object.keys(of[0].by_owner_ms).map((k) => [k, m((w) => w.by_owner_ms[k])])), wire: m((w) => w.wire_ms) }];
+    })),
     rtt_ms_median: med((c) => c.summary.rtt_ms), ice_rtt_ms_median: med((c) => c.summary.ice_rtt_ms), jitter_ms_median: med((c) => c.summary.jitter_ms),
     loss_pct_received_mean: round(mean(ok.map((c) => c.summary.loss_pct)), 2),
     link_loss_up_pct_mean: round(mean(ok.map((c) => c.link_loss.up_pct)), 2),
@@ -388,6 +413,11 @@ function printSummary(report) {
     if (t) log(`${d} page timing medians (${t.calls} calls): ${d === 'mo' ? `call -> answer ${t.setup ?? '-'} ms, ` : `incoming -> answer sent ${t.answer ?? '-'} ms, `}`
       + `offer -> ICE connected ${t.offer_to_ice_connected ?? '-'} ms, offer -> DTLS connected ${t.offer_to_connected ?? '-'} ms (answer -> connected ${t.answer_to_connected ?? '-'} ms)`);
   }
+  for (const [d, w] of Object.entries(s.wire_timeline_median_ms ?? {})) {
+    if (!w) continue;
+    log(`${d} set-up on the wire, medians (${w.calls} calls, ms): ${Object.entries(w.steps).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);
+    log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`);
+  }
   log(`relay delay (all calls): to_ims ${d('to_ims')}, to_browser ${d('to_browser')}; cpu % of a core: rtpengine ${report.cpu.rtpengine_pct}, gateway ${report.cpu.gateway_pct}, browser ${report.cpu.browser_pct ?? 'n/a'}`);
 }
 
@@ -395,6 +425,7 @@ async function cleanup() {
   cpu?.stop();
   if (echo) signalProc(echo, 'SIGTERM');
   await cap?.stop().catch(() => {});
+  await sigCap?.stop().catch(() => {});
   await link?.stop().catch(() => {});
   await browser?.close().catch(() => {});
 }

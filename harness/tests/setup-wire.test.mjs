@@ -1,0 +1,55 @@
+// Unit test (no lab needed): kit/setup-wire.mjs turns a capture's signalling events into a call's set-up steps and
+// each party's share (./lab scenario's `wire_timeline`, docs/scenarios.md). Events as signallingEvents() returns them.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { wireTimeline } from '../kit/setup-wire.mjs';
+
+const ID = 'abc@127.0.0.1';
+const ws = (t, toGateway, type, callId = null, stream = 3) => ({ t, kind: 'ws', toGateway, stream, type, callId });
+const ng = (t, command, reply) => ({ t, kind: 'ng', toRtpengine: !reply, cookie: `c-${command}`, command, callId: `gw5070-${ID}`, ...(reply ? { reply: true } : {}) });
+const sip = (t, src, dst, method, status = null) => ({ t, kind: 'sip', src, dst, method, status, callId: ID, cseq: 'INVITE' });
+
+// MO: `call` at 0, ng offer 2 -> 3, INVITE out 4, at the UE 5, 200 from the UE 9, at the gateway 9.5, ng answer 10 -> 11,
+// `answered` 12; a `call` on another page's WebSocket and an earlier one on this socket must not be taken
+const mo = [
+  ws(-50, true, 'call'), ws(-1, true, 'call', null, 7), ws(0, true, 'call'), ng(2, 'offer', false), ng(3, 'offer', true), sip(4, 5070, 5060, 'INVITE'),
+  ws(4.5, false, 'calling', ID), sip(4.6, 5060, 5062, 'INVITE'), sip(4.8, 5062, 5060, 'INVITE'), sip(5, 5060, 5080, 'INVITE'),
+  sip(6, 5080, 5060, null, 180), sip(9, 5080, 5060, null, 200), sip(9.2, 5060, 5062, null, 200), sip(9.3, 5062, 5060, null, 200),
+  sip(9.5, 5060, 5070, null, 200), ng(10, 'answer', false), ng(11, 'answer', true), ws(12, false, 'answered', ID),
+];
+
+test('MO: each step and party from the wire, the browser from the page\'s own set-up time', () => {
+  const w = wireTimeline(mo, { callId: ID, direction: 'mo', pageSetupMs: 15 });
+  assert.ok(w, 'no timeline for an MO call whose calling, ng, SIP and answered are all in the events');
+  assert.deepEqual(w.steps_ms, {
+    'ws-call-to-ng-offer': 2, 'ng-offer': 1, 'ng-offer-to-invite': 1, 'kamailio-invite-to-ue': 1, 'ue-invite-to-200': 4,
+    'kamailio-200-to-gateway': 0.5, '200-to-ng-answer': 0.5, 'ng-answer': 1, 'ng-answer-to-answered': 1,
+  }, `MO steps taken from the wrong events: ${JSON.stringify(w.steps_ms)}`);
+  assert.deepEqual(w.by_owner_ms, { gateway: 4.5, rtpengine: 2, kamailio: 1.5, ue: 4, browser: 3 },
+    `MO per-party sums wrong: ${JSON.stringify(w.by_owner_ms)}`);
+  assert.equal(w.wire_ms, 12, 'MO wire time must run from the page\'s `call` frame to the `answered` frame');
+});
+
+test('MO: a missing point leaves its steps and its party null, not a wrong figure', () => {
+  const w = wireTimeline(mo.filter((e) => !(e.kind === 'ng' && e.command === 'answer' && e.reply)), { callId: ID, direction: 'mo' });
+  assert.equal(w.steps_ms['ng-answer'], null, 'ng-answer without its reply must be null');
+  assert.equal(w.by_owner_ms.rtpengine, null, 'rtpengine\'s sum must be null when one of its steps is missing');
+  assert.equal(w.by_owner_ms.browser, undefined, 'no browser share without the page\'s set-up time');
+  assert.equal(wireTimeline(mo, { callId: 'other@127.0.0.1', direction: 'mo' }), null, 'a call the capture never saw must give null');
+});
+
+test('MT: from the caller\'s INVITE to its 200, the page\'s answer time as the browser\'s step', () => {
+  const mt = [
+    sip(0, 5201, 5060, 'INVITE'), sip(0.3, 5060, 5062, 'INVITE'), sip(0.5, 5062, 5060, 'INVITE'), sip(1, 5060, 5070, 'INVITE'),
+    ng(3, 'offer', false), ng(4, 'offer', true), ws(5, false, 'incoming', ID), ws(105, true, 'answer', ID), ng(106, 'answer', false),
+    ng(107, 'answer', true), sip(108, 5070, 5060, null, 200), sip(108.2, 5060, 5062, null, 200), sip(108.3, 5062, 5060, null, 200),
+    sip(108.5, 5060, 5201, null, 200),
+  ];
+  const w = wireTimeline(mt, { callId: ID, direction: 'mt' });
+  assert.deepEqual(w.steps_ms, {
+    'kamailio-invite-to-gateway': 1, 'invite-to-ng-offer': 2, 'ng-offer': 1, 'ng-offer-to-incoming': 1, 'incoming-to-answer': 100,
+    'ws-answer-to-ng-answer': 1, 'ng-answer': 1, 'ng-answer-to-200': 1, 'kamailio-200-to-caller': 0.5,
+  }, `MT steps taken from the wrong events: ${JSON.stringify(w.steps_ms)}`);
+  assert.deepEqual(w.by_owner_ms, { gateway: 5, rtpengine: 2, kamailio: 1.5, browser: 100 }, `MT per-party sums wrong: ${JSON.stringify(w.by_owner_ms)}`);
+  assert.equal(w.wire_ms, 108.5, 'MT wire time must run from the caller\'s INVITE to the 200 at the caller');
+});
