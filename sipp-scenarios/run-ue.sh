@@ -5,6 +5,7 @@
 #   run-ue.sh uas-bye [bye_after_ms]     ue3: SIP 127.0.0.1:5082, RTP echo 6200; answers, then sends BYE
 #   run-ue.sh uac <user> [hold_ms]       ue2: SIP 127.0.0.1:5090, RTP echo 6100; one call to <user>, hangs up
 #   run-ue.sh uac-wait <user> [timeout_ms]  ue2, same ports; one call, waits for the far end's BYE
+#   run-ue.sh uac-reinvited <user> [timeout_ms]  ue2, same ports; like uac-wait, and answers the far end's re-INVITEs
 #   run-ue.sh uas-dtmf [digits]          ue6: SIP 127.0.0.1:5086, RTP echo 6500; answers with telephone-event
 #                                        (Opus: /48000, PCMA: /8000) and 1 s after the ACK sends digits
 #                                        (default 26*) as RFC 4733 events (send-rfc4733.py)
@@ -80,7 +81,7 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 UE_IP="${UE_IP:-127.0.0.1}"
 
 die() { echo "run-ue: $*" >&2; exit 2; }
-usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms> | deregister"; }
+usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | uac-reinvited <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms> | deregister"; }
 is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
 # -set args for uac.xml's single-codec offer (UE_CODEC), nothing when unset.
 codec_args() {
@@ -405,6 +406,10 @@ case "$mode" in
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     timeout="${2:-60000}"; is_int "$timeout" || usage
     call uac-wait "$1" uac-wait.xml -aa -recv_timeout "$timeout" ;;
+  uac-reinvited)
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
+    timeout="${2:-60000}"; is_int "$timeout" || usage
+    call uac-reinvited "$1" uac-reinvited.xml -aa -recv_timeout "$timeout" ;;
   volte-uas)
     # No -aa here: sipp would answer the UPDATE itself instead of the scenario.
     [ $# -le 1 ] || usage

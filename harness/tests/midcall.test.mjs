@@ -1,7 +1,9 @@
 // Integration: offers in an established call (RFC 3264 §8) through gateway + Kamailio + rtpengine + SIPp:
 // browser hold/resume by `reoffer` → re-INVITE to ue8, an ICE restart answered by rtpengine alone (no SIP),
-// and ue9's re-INVITE (hold) and UPDATE (resume) answered by the browser via `reoffer`/`reanswer`.
+// ue9's re-INVITE (hold) and UPDATE (resume) answered by the browser via `reoffer`/`reanswer`, and an MT call whose
+// media path breaks: the page restarts ICE by itself (lab-client #recoverIce) and gets its audio back.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
@@ -153,6 +155,67 @@ test(titled('MT call from ue9: hold by re-INVITE and resume by UPDATE are answer
   } finally {
     ue.kill();
     await client.hangup(callId).catch(() => {});
+  }
+  await assertNoRtpengineSession();
+});
+
+// Everything to the page's UDP port `port` is dropped in the browser's namespace (nft, a table of this test's own):
+// the path the call's ICE pair uses is gone, as when a network goes away under a call. Returns the undo.
+function cutPathTo(port) {
+  const ns = process.env.LAB_BROWSER_NS;
+  assert.ok(ns, 'LAB_BROWSER_NS is not set: run through ./lab test (the browser namespace)');
+  const nft = (args, input) => execFileSync('ip', ['netns', 'exec', ns, 'nft', ...args], { encoding: 'utf8', timeout: 5000, input });
+  try {
+    nft(['-f', '-'], `table inet midcall_cut {\n chain in { type filter hook input priority filter; policy accept; udp dport ${port} drop; }\n}\n`);
+  } catch (e) {
+    throw new Error(`cannot drop UDP to port ${port} in ${ns} with nft: ${String(e.stderr ?? e.message).trim()}`);
+  }
+  return () => { try { nft(['delete', 'table', 'inet', 'midcall_cut']); } catch { /* not there */ } };
+}
+
+// The INVITEs (initial and re-INVITEs) ue2 received for a call (sipp -trace_msg log of run-ue.sh uac-reinvited).
+function invitesSeenByUe2(callId) {
+  const log = path.join(logDir(), `sipp-uac-reinvited-${USER}-messages.log`);
+  return ueMessages(log).filter((b) => /message received/i.test(b) && /^INVITE sip:/m.test(b) && b.includes(`Call-ID: ${callId}`)).length;
+}
+
+test(titled('MT call from ue2 whose media path breaks: the page restarts ICE by itself and audio comes back'), { timeout: 45000 }, async () => {
+  const { ue, incoming } = await incomingCall(client, USER, 'uac-reinvited', 30000, { timeoutMs: 45000 });
+  const { callId } = incoming;
+  let restore = () => {};
+  try {
+    await client.answer(callId);
+    await waitReceiving(callId);
+    const up = (await client.calls()).find((c) => c.callId === callId);
+    assert.equal(up?.state, 'answered', `the page's state of the answered MT call (${JSON.stringify(up)})`);
+    const port = /:(\d+)\//.exec((await client.stats(callId)).localCandidate ?? '')?.[1];
+    assert.ok(port, `the call's local ICE candidate is known (${(await client.stats(callId)).localCandidate})`);
+    restore = cutPathTo(port);
+    // ICE turns 'disconnected' once nothing arrives for a few seconds; 300 ms later the page re-offers with new
+    // credentials (new ports), answered by rtpengine alone or through a re-INVITE to ue2 (both seen, see the docs), and
+    // ICE connects again
+    const seen = [];
+    let c;
+    for (const until = Date.now() + 20000; Date.now() < until; await sleep(250)) {
+      c = (await client.calls()).find((x) => x.callId === callId);
+      if (seen.at(-1) !== `${c?.iceConnectionState}/${c?.iceRestarts}`) seen.push(`${c?.iceConnectionState}/${c?.iceRestarts}`);
+      if (c?.iceRestarts > 0 && /connected|completed/.test(c.iceConnectionState ?? '')) break;
+    }
+    assert.ok(c?.iceRestarts > 0 && /connected|completed/.test(c.iceConnectionState ?? ''),
+      `within 20 s of the cut the page restarted ICE and is connected again (ICE state/restarts seen: ${seen.join(', ')}; call ${JSON.stringify(c)})`);
+    assert.notEqual(c.state, 'ended', 'the call is still up');
+    await waitReceiving(callId, { min: 10, ms: 5000 });
+    assert.ok(await receivedDuring(callId, 1000) > 20, 'audio flows on the new path');
+    const invites = invitesSeenByUe2(callId);
+    assert.ok(invites === 1 || invites === 2, `ue2 got the INVITE and at most one re-INVITE (the restart), not ${invites}`);
+    await client.hangup(callId);
+    const r = await ue.done;
+    assert.equal(r.code, 0, `SIPp ue2 (uac-reinvited) saw its call through to the BYE: exit ${r.code}: ${r.output}`);
+  } finally {
+    restore();
+    ue.kill();
+    await client.hangup(callId).catch(() => {});
+    await client.waitFor('ended', callId, 5000).catch(() => {});
   }
   await assertNoRtpengineSession();
 });

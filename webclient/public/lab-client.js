@@ -158,8 +158,17 @@ export class LabClient extends EventTarget {
     call.timing.answerSent ??= performance.now();
     this.#send({ type: 'answer', callId, ...(call.preconditions ? {} : { sdp }), ...(dtmf ? { dtmf } : {}) });
     call.answeredAt ??= Date.now();
+    this.#answeredMt(call);
     this.#changed();
     return callId;
+  }
+
+  // An MT call is 'answered' once our answer went out: the gateway's 200 follows at once, and an MO call gets its
+  // 'answered' at the same point (the far end's 200). Only then do re-offers, hold and ICE recovery (#recoverIce) apply
+  // to it. An offerless incoming call has no answer yet (the IMS party's comes in the ACK): it stays 'answering' until
+  // the gateway's `answered` brings it.
+  #answeredMt(call) {
+    if (call.state === 'answering' && !call.offerless) call.state = 'answered';
   }
 
   // Media for an incoming call: our tracks, the remote offer, a complete (non-trickle) answer SDP.

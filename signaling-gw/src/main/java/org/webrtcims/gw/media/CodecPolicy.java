@@ -1,6 +1,5 @@
 package org.webrtcims.gw.media;
 
-import org.webrtcims.gw.sdp.ImsAttributePolicy;
 import org.webrtcims.gw.sdp.SdpCodec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,16 +8,15 @@ import java.util.Map;
 
 /**
  * The rtpengine ng `codec` dictionaries for transcoding (rtpengine 10.5.3.5 behaviour, checked against the
- * daemon; see docs/media.md). Without a forced codec nothing is added: the legs negotiate end to end.
+ * daemon; see docs/media.md). Without a forced codec nothing is added: the legs negotiate end to end. The browser-only
+ * formats (rtx, red, ...) are not stripped here: sdp/BrowserOnlyFormats takes them out of the browser's offer before
+ * rtpengine sees it, since an ng strip makes rtpengine 10.5 re-encode the browser's incoming audio at every re-offer.
  */
 final class CodecPolicy {
-    /** The browser-only formats stripped from every MO offer toward IMS (sdp/ImsAttributePolicy). */
-    static final List<String> BROWSER_ONLY = ImsAttributePolicy.BROWSER_ONLY_FORMATS;
-
     private CodecPolicy() {
     }
 
-    /** MO offer without a forced codec: only the browser-only formats the offer has are stripped; null when none. */
+    /** MO offer without a forced codec: nothing (null), or the telephone-event below. */
     static Map<String, Object> moPassThrough(String browserSdp) {
         return moPassThrough(browserSdp, false);
     }
@@ -31,12 +29,10 @@ final class CodecPolicy {
      * audio goes through its codec engine anyway with inject-DTMF.
      */
     static Map<String, Object> moPassThrough(String browserSdp, boolean injectDtmf) {
-        List<String> strip = browserOnlyIn(browserSdp);
         String codecClockEvent = injectDtmf ? codecClockTelephoneEventMissing(browserSdp) : null;
-        if (strip.isEmpty() && codecClockEvent == null) return null;
+        if (codecClockEvent == null) return null;
         Map<String, Object> dict = new LinkedHashMap<>();
-        if (!strip.isEmpty()) dict.put("strip", strip);
-        if (codecClockEvent != null) dict.put("transcode", List.of(codecClockEvent));
+        dict.put("transcode", List.of(codecClockEvent));
         return dict;
     }
 
@@ -53,19 +49,12 @@ final class CodecPolicy {
         return "telephone-event/" + parts[1];
     }
 
-    private static List<String> browserOnlyIn(String sdp) {
-        List<String> present = new ArrayList<>(SdpCodec.encodings(sdp, "audio"));
-        present.addAll(SdpCodec.encodings(sdp, "video"));
-        return BROWSER_ONLY.stream().filter(n -> present.stream().anyMatch(n::equalsIgnoreCase)).toList();
-    }
-
     /**
      * MO offer with a forced IMS codec: the IMS side is offered only that codec (plus telephone-event when
      * the browser offered it), the browser keeps Opus.
      * - `strip: [X]` drops the browser's own X, so rtpengine cannot answer the browser with X (pass-through);
      * - `mask: [all]` hides the browser's codecs from IMS but keeps them (Opus) usable for transcoding;
-     * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS;
-     * - the browser-only formats (rtx, red, ...) are stripped as in {@link #moPassThrough}.
+     * - `transcode: [X spec]` adds X as a new transcoded codec toward IMS.
      * `mask: [all]` leaves video alone: rtpengine 10.5 masks only codecs it has a codec handler for (audio);
      * an offered VP8/H264 reaches IMS unchanged (checked: harness/tests/video.test.mjs).
      */
@@ -75,9 +64,7 @@ final class CodecPolicy {
             transcode.add("telephone-event");
         }
         Map<String, Object> dict = new LinkedHashMap<>();
-        List<String> strip = new ArrayList<>(List.of(codec.wire));
-        strip.addAll(browserOnlyIn(browserSdp));
-        dict.put("strip", strip);
+        dict.put("strip", List.of(codec.wire));
         dict.put("mask", List.of("all"));
         dict.put("transcode", transcode);
         return dict;

@@ -8,8 +8,8 @@ package org.webrtcims.gw.sdp;
  * ({@link DataChannelSdp#withoutText}). Toward IMS the step then checks the rest (JAIN-SIP's SDP parser,
  * {@link SdpInspector}; for a call's first offer no transport shared by a BUNDLE group, {@link Bundle#sharedTransport};
  * an address the relay can reach, {@link UsableAddress}), writes RFC 4145's default DTLS role out
- * ({@link DtlsSetupDefaults}), notes the relay's DTLS role toward the browser ({@link DtlsRole}), has the relay make the
- * IMS leg's SDP, takes the browser-only lines out of it ({@link ImsSdpFilter}) and, for an MO offer with
+ * ({@link DtlsSetupDefaults}), takes an offer's browser-only payload formats out ({@link BrowserOnlyFormats}), notes
+ * the relay's DTLS role toward the browser ({@link DtlsRole}), has the relay make the IMS leg's SDP, takes the browser-only lines out of it ({@link ImsSdpFilter}) and, for an MO offer with
  * preconditions, writes their status lines ({@link QosPreconditions}). Toward the browser it has the relay make the
  * browser leg's SDP with one BUNDLE group of its own ({@link Bundle}). The relay and the endpoint are functions:
  * sdp/ knows no rtpengine, no endpoint and no call.
@@ -68,7 +68,7 @@ public final class BrowserSdp {
         String shared = first ? Bundle.sharedTransport(rest) : null;
         if (shared != null) throw new Refused(Refused.Kind.UNREADABLE, shared);
         requireUsableAddress(rest);
-        String sdp = DtlsSetupDefaults.explicit(rest, true);
+        String sdp = BrowserOnlyFormats.removed(DtlsSetupDefaults.explicit(rest, true));
         String media = ImsSdpFilter.toIms(relay.relay(sdp));
         String ims = dc.offerToIms(browserSdp, split, qos == null ? media : QosPreconditions.withStatus(media, qos));
         return new ToIms(ims, media, sdp, DtlsRole.answering(sdp), codec);

@@ -9,8 +9,8 @@ import java.util.List;
  *   <li>{@link #BROWSER_ONLY_ATTRIBUTES}: SDP attribute lines rtpengine 10.5 leaves in the SDP it writes for the
  *       IMS leg (it has no attribute manipulation: `sdp-attr` is an unknown key there); {@link ImsSdpFilter}
  *       removes them from every SDP sent toward IMS;</li>
- *   <li>{@link #BROWSER_ONLY_FORMATS}: payload formats (encoding names) stripped by rtpengine (the ng `codec`
- *       dictionary's `strip`, media/CodecPolicy) from every MO offer toward IMS, so they are never negotiated.</li>
+ *   <li>{@link #BROWSER_ONLY_FORMATS}: payload formats (encoding names) taken out of every browser offer before
+ *       rtpengine sees it ({@link BrowserOnlyFormats}), so they are never offered to IMS nor negotiated.</li>
  * </ul>
  */
 public final class ImsAttributePolicy {

@@ -8,7 +8,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** Which codecs the MO offer toward IMS loses: browser-only formats always, the rest only when forced. */
+/** Which codecs the MO offer toward IMS loses: none by ng `codec` unless forced (browser-only formats: sdp/BrowserOnlyFormats). */
 class CodecPolicyTest {
     // Chrome's shape: Opus + RED audio, VP8 + rtx + H264 + red + ulpfec video
     private static final String CHROME_AV = String.join("\r\n",
@@ -25,8 +25,9 @@ class CodecPolicyTest {
             "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2", "");
 
     @Test
-    void passThroughStripsOnlyBrowserOnlyFormats() {
-        assertEquals(Map.of("strip", List.of("rtx", "red", "ulpfec")), CodecPolicy.moPassThrough(CHROME_AV));
+    void passThroughStripsNothingByNg() {
+        // an ng strip would make rtpengine 10.5 re-encode the browser's incoming audio at every re-offer (BrowserOnlyFormats)
+        assertNull(CodecPolicy.moPassThrough(CHROME_AV), "a pass-through offer gets no ng codec dictionary, not even for red/rtx");
     }
 
     @Test
@@ -35,9 +36,9 @@ class CodecPolicyTest {
     }
 
     @Test
-    void forcedCodecAlsoStripsBrowserOnlyFormatsAndKeepsVideoCodecs() {
+    void forcedCodecStripsOnlyTheBrowsersOwnCopyAndKeepsVideoCodecs() {
         Map<String, Object> dict = CodecPolicy.moForced(ImsCodec.parse("PCMA"), CHROME_AV);
-        assertEquals(List.of("PCMA", "rtx", "red", "ulpfec"), dict.get("strip"));
+        assertEquals(List.of("PCMA"), dict.get("strip"));
         assertEquals(List.of("all"), dict.get("mask"));
         // no video name in transcode: rtpengine cannot transcode video, VP8/H264 pass through
         assertEquals(List.of("PCMA/8000/1/64000", "telephone-event"), dict.get("transcode"));
