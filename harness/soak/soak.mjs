@@ -658,6 +658,8 @@ async function main() {
   const mism = report.bad_input.mismatches.length;
   if (mism) why.push(`${mism} bad input(s) not answered with their error`);
   for (const f of report.faults) if (!f.ok) why.push(`fault ${f.kind} at ${f.at_s} s: not handled${f.error ? ` (${f.error})` : ''}`);
+  // a touched call is kept with media or ended with a reason, never lost (issue #28)
+  for (const [k, t] of Object.entries(touched)) if (t.lost) why.push(`${k}: ${t.lost} touched call(s) lost, neither kept with media nor ended with a reason (${JSON.stringify(t.lost_reasons)})`);
   if (HOSTS) {
     for (const k of ['relay-kill', 'gateway-kill', 'kamailio-restart']) {
       if ((k === 'relay-kill' && o.relays < 2) || (k === 'gateway-kill' && o.gateways < 2)) continue;
