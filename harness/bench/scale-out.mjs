@@ -99,8 +99,9 @@ async function phase(o) {
 
   let kill = null;
   if (o.kill && peak) {
-    // rtpengine writes a call's DTLS-SRTP keys to Redis ~3 s into its media: the standby's copy has them from then on
-    await sleep(3000);
+    // at once (after the captures' 1.2 s): the last calls are then 1-2 s old, inside the window where rtpengine's
+    // default endpoint learning ("delayed") had not yet written their DTLS-SRTP keys to Redis (the hosts layout's
+    // relays confirm, and write, at the first SRTP packet: docs/scale-out.md); each call's age at the kill is reported
     const i = relays.length - 1; // the last relay's host dies (rtpengine3 with --relays 3)
     const k = await relayKill({ pidsFile: process.env.LAB_PIDS, relays, index: i, names: [o.kill, o['kill-vrrp']], ns: o['kill-host'],
       where, imsHost: o['ims-host'], label: `scale-out-kill-${o.config}` });
@@ -155,8 +156,11 @@ async function phase(o) {
       return { id: h.id, outcome: media ? 'kept' : 'lost', gap_ms: gapMs, gap_to_browser_ms: h.to_browser.gapMs, gap_to_ims_ms: h.to_ims.gapMs,
         packets_back_pct: c?.sent ? Math.round(ratio(c) * 1000) / 10 : null };
     };
-    kill.calls = kill.held.map(judge);
-    const others = kill.others.map(judge);
+    const judged = (h) => ({ ...judge(h), age_at_kill_ms: h.age_at_kill_ms });
+    kill.calls = kill.held.map(judged);
+    const others = kill.others.map(judged);
+    const ages = kill.calls.map((c) => c.age_at_kill_ms).filter((a) => a != null);
+    kill.age_at_kill_ms = ages.length ? { min: Math.min(...ages), max: Math.max(...ages) } : null;
     kill.kept_with_media = kill.calls.filter((c) => c.outcome === 'kept').length;
     kill.ended_cleanly = kill.calls.filter((c) => c.outcome === 'ended').length;
     kill.ended_reasons = Object.fromEntries([...new Set(kill.calls.filter((c) => c.reason).map((c) => c.reason))].map((r) => [r, kill.calls.filter((c) => c.reason === r).length]));
@@ -172,7 +176,7 @@ async function phase(o) {
     kill.sessions_left = Object.fromEntries(await Promise.all(relays.map(async (r) => [r, (await listCalls(r)).length])));
     delete kill.held;
     delete kill.others;
-    progress(`kill outcome: ${kill.outcome}; per call: ${kill.calls.map((c) => `${c.outcome}${c.gap_ms != null ? ` ${c.gap_ms} ms` : ''}${c.reason ? ` ${c.reason}` : ''}`).join(', ')}; other relays' calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
+    progress(`kill outcome: ${kill.outcome}; per call (age at the kill → outcome): ${kill.calls.map((c) => `${c.age_at_kill_ms ?? '?'} ms → ${c.outcome}${c.gap_ms != null ? ` ${c.gap_ms} ms` : ''}${c.reason ? ` ${c.reason}` : ''}`).join(', ')}; other relays' calls untouched ${kill.other_relay_calls_untouched}/${kill.other_relay_calls}`);
   }
   const result = {
     config: o.config, started: started.toISOString(), gateways: gateways.length, relays: relays.length, calls, cps: Number(o.cps), media_s: durationS,

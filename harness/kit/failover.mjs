@@ -137,7 +137,9 @@ export async function mediaOf(relays, ngPort, callId) {
     if (!browser?.s || !ims?.s) throw new Error(`query of ${id} on ${r.addr} has no browser and IMS streams: ${JSON.stringify(q).slice(0, 600)}`);
     const relay = relays.find((x) => x.addr === browser.s['local address']);
     if (!relay) throw new Error(`call ${callId} is bound to ${browser.s['local address']}, no relay's service address`);
-    return { ngId: id, relay, browserPort: browser.s['local port'], imsPort: ims.s['local port'] };
+    // createdMs: when the relay created the call (its offer), for each call's age at a kill
+    const createdMs = q.created == null ? null : Number(q.created) * 1000 + Math.round(Number(q.created_us ?? 0) / 1000);
+    return { ngId: id, relay, browserPort: browser.s['local port'], imsPort: ims.s['local port'], createdMs };
   }
   throw new Error(`no relay lists call ${callId}`);
 }
@@ -154,7 +156,8 @@ const pct50 = (v) => {
  * its keepalived) on namespace NS; WHERE (Map relay call-id -> mediaOf) the calls up now; IMS_HOST the namespace of
  * the UEs (the IMS side's capture; null: this one); LABEL names the capture files. Returns {at (epoch ms), pids,
  * standby_answering_ms (the relay's ng address answered again: its standby), held: the killed relay's calls and
- * others: every other relay's, each {id, to_browser, to_ims} (flowAcross: before/after/gap around the kill)}.
+ * others: every other relay's, each {id, age_at_kill_ms (since the relay created it), to_browser, to_ims}
+ * (flowAcross: before/after/gap around the kill)}.
  * Used by bench scale-out's phase and ./lab soak's relay kill.
  */
 export async function relayKill({ pidsFile, relays, index, names, ns, where, imsHost = null, label }) {
@@ -170,7 +173,7 @@ export async function relayKill({ pidsFile, relays, index, names, ns, where, ims
   await sleep(8000);
   const until = Date.now();
   const [rowsC, rowsI] = [await datagrams(await caps[0].stop()), await datagrams(await caps[1].stop())];
-  const flows = (m) => ({ to_browser: flowAcross(rowsC, `${m.relay.addr}:${m.browserPort}`, k.at, until),
+  const flows = (m) => ({ age_at_kill_ms: m.createdMs == null ? null : k.at - m.createdMs, to_browser: flowAcross(rowsC, `${m.relay.addr}:${m.browserPort}`, k.at, until),
     to_ims: flowAcross(rowsI, `${m.relay.addr}:${m.imsPort}`, k.at, until) });
   const entries = [...where.entries()].filter(([, m]) => m);
   return { at: k.at, pids: k.pids, standby_answering_ms: standbyMs, relay: relayObjs[index].ng,

@@ -240,7 +240,12 @@ table ip relay_ng {
   }
 }
 NFT
-    redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i" --interface="r$p/$(relay_addr "$p")" --subscribe-keyspace="$p")
+    # --endpoint-learning=immediate: rtpengine writes a call's DTLS-SRTP keys to Redis when it confirms the browser's
+    # address; "delayed" (its default) confirms only 3 s after the last offer/answer, so a relay that died in a call's
+    # first ~3 s left its standby a copy without keys: silent, lost. "immediate" confirms (and writes) at the first
+    # SRTP packet. The hosts have no NAT between them: the first packet's source is the ICE-selected one.
+    redis=(--redis="$LAB_REDIS/$i" --redis-write="$LAB_REDIS/$i" --interface="r$p/$(relay_addr "$p")" --subscribe-keyspace="$p"
+      --endpoint-learning=immediate)
   fi
   LAB_PROC_NETNS=$ns proc_start "$name" env RTPENGINE_NG="$listen" \
     RTPENGINE_DTMF_LOG="$(gateway_addr 1):${LAB_RTPENGINE_DTMF_LOG##*:}" RTPENGINE_PORT_MIN="$lo" RTPENGINE_PORT_MAX="$hi" \

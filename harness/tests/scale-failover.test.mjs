@@ -63,21 +63,25 @@ test(titled('a relay host dies under two calls: its standby takes its address an
       ids.push(id);
       await client.waitFor('answered', id, 15000);
       await waitReceiving(client, id);
-      // the far UE's P-Asserted-Identity is one of erin's registered identities (RFC 3325, TS 24.229 §5.1.2A)
-      await assertFarUeAssertedIdentity({ callId: id, identities: await sessionIdentities(client), log: path.join(RUN, 'logs', 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 on the IMS host' });
     }
     const media = await Promise.all(ids.map((id) => mediaOf(RELAYS, NG_PORT, id)));
-    const victim = media[0].relay;
-    // rtpengine writes a call's DTLS-SRTP keys to Redis when it confirms the browser's address (~3 s into the
-    // media, docs/scale-out.md): the standby's copy has them only from then on
-    await sleep(5000);
+    // the young call's relay dies as soon as the call has audio (~1-2 s after the relay created it): rtpengine
+    // writes a call's DTLS-SRTP keys to Redis when it confirms the browser's address, which with its default endpoint
+    // learning came 3 s after the answer, so such a call reached the standby without keys and was lost; the hosts
+    // layout's relays confirm at the first SRTP packet (docs/scale-out.md). The older call is on the other relay.
+    const victim = media[1].relay;
+    assert.notEqual(media[0].relay, victim, `the two calls must be on different relays (both on ${victim.name})`);
     const kill = await killHost(path.join(RUN, 'pids'), [victim.name, victim.vrrp], victim.ns);
+    const ages = media.map((m) => (m.createdMs == null ? null : kill.at - m.createdMs));
+    assert.ok(ages[1] != null && ages[1] < 3000, `the killed relay's call must be younger than 3 s at the kill (the window the test is about), it was ${ages[1]} ms old`);
+    // the far UE's P-Asserted-Identity is one of erin's registered identities (RFC 3325, TS 24.229 §5.1.2A)
+    for (const id of ids) await assertFarUeAssertedIdentity({ callId: id, identities: await sessionIdentities(client), log: path.join(RUN, 'logs', 'sipp-uas-ue1-messages.log'), where: 'the INVITE at ue1 on the IMS host' });
     // the browser's ICE consent checks to the killed relay's address go unanswered (the standby has the call's media
     // and keys, not its ICE state): once its ICE connection turns 'disconnected' the page restarts ICE (lab-client
     // #recoverIce). Watched for at least 6 s and until the page restarted ICE and is connected for 2 s (at most 16 s).
     const ice = [];
     for (let connectedSince = null; Date.now() - kill.at < 16000; await sleep(250)) {
-      const c = (await client.calls()).find((x) => x.callId === ids[0]);
+      const c = (await client.calls()).find((x) => x.callId === ids[1]);
       if (ice.at(-1)?.state !== c?.iceConnectionState) ice.push({ ms: Date.now() - kill.at, state: c?.iceConnectionState, restarts: c?.iceRestarts });
       const up = c && c.iceRestarts > 0 && /connected|completed/.test(c.iceConnectionState ?? '');
       connectedSince = up ? (connectedSince ?? Date.now()) : null;
@@ -96,13 +100,13 @@ test(titled('a relay host dies under two calls: its standby takes its address an
       const toIms = flowAcross(rowsI, `${m.relay.addr}:${m.imsPort}`, kill.at, until);
       const consentAnswers = stun[k].filter((t) => t > kill.at).length;
       const o = outcome({ toBrowser, toIms, consent: consentAnswers > 0, ended: c?.state === 'ended' ? (c.reason ?? 'ended') : null });
-      return { callId: id, relay: m.relay.name, killedRelay: m.relay === victim, ...o, toBrowser, toIms, consentAnswersAfter: consentAnswers,
+      return { callId: id, relay: m.relay.name, killedRelay: m.relay === victim, ageAtKillMs: ages[k], ...o, toBrowser, toIms, consentAnswersAfter: consentAnswers,
         iceRestarts: c?.iceRestarts ?? null, pagePacketsAfter: pageAfter[k] };
     });
     const file = path.join(outDir(), `scale-failover-relay-kill-${BROWSER}.json`);
     fs.writeFileSync(file, `${JSON.stringify({ browser: BROWSER, killed: { relay: victim.name, host: victim.ns, pids: kill.pids, at: kill.at }, watchedMs: until - kill.at, iceOfKilledCall: ice, calls: report }, null, 2)}\n`);
     for (const r of report) {
-      console.log(`${r.callId} on ${r.relay}${r.killedRelay ? ' (killed)' : ''}: ${r.outcome}${r.outcome === 'kept' ? `, gap ${r.gapMs} ms (to browser ${r.toBrowser.gapMs}, to IMS ${r.toIms.gapMs})` : ''}${r.reason ? ` ${r.reason}` : ''}; consent answered ${r.consentAnswersAfter}x after the kill, ICE restarts ${r.iceRestarts}; page ${r.pagePacketsAfter} packets in 1 s after`);
+      console.log(`${r.callId} on ${r.relay}${r.killedRelay ? ' (killed)' : ''}, ${r.ageAtKillMs} ms old at the kill: ${r.outcome}${r.outcome === 'kept' ? `, gap ${r.gapMs} ms (to browser ${r.toBrowser.gapMs}, to IMS ${r.toIms.gapMs})` : ''}${r.reason ? ` ${r.reason}` : ''}; consent answered ${r.consentAnswersAfter}x after the kill, ICE restarts ${r.iceRestarts}; page ${r.pagePacketsAfter} packets in 1 s after`);
     }
     console.log(`ICE of the killed relay's call (ms after the kill): ${ice.map((x) => `${x.ms} ${x.state}/${x.restarts}`).join(', ')}`);
     const lost = report.filter((r) => r.outcome === 'lost');

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.webrtcims.gw.metrics.SetupTimeline;
 
 /**
@@ -16,14 +18,17 @@ import org.webrtcims.gw.metrics.SetupTimeline;
  * gateway's call-id; what the commands say is NgCommands' business.
  */
 public class RtpEngineRelays implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RtpEngineRelays.class);
     private final List<RtpEngineRelay> relays;
     /** Call affinity: the relay that holds each call (gateway call-id), from its first offer to its delete. */
     private final Map<String, RtpEngineRelay> holder = new ConcurrentHashMap<>();
     private final AtomicInteger turn = new AtomicInteger();
     /** Per call: its relay's recoveries when the call was placed on it (recoveriesOf counts from there). */
     private final Map<String, Long> recoveriesAtOffer = new ConcurrentHashMap<>();
-    /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down)}. */
+    /** Per relay: {its uptime at the last check (s), restarts seen (its uptime went down, or another rtpengine answers)}. */
     private final Map<RtpEngineRelay, long[]> restarts = new ConcurrentHashMap<>();
+    /** Per relay: the interfaces its `statistics` listed at the last check, in its order (which rtpengine answers). */
+    private final Map<RtpEngineRelay, String> identity = new ConcurrentHashMap<>();
 
     /** Each call's first offer and answer, sent and answered (the set-up timeline, issue #26). */
     private final SetupTimeline timeline;
@@ -125,26 +130,52 @@ public class RtpEngineRelays implements AutoCloseable {
     }
 
     /**
-     * Asks every relay for its `statistics` and notes a restart when its uptime went down since the last check: a
-     * restart shorter than the ng timeout never opens the breaker, so {@link #recoveriesOf} counts these too.
-     * Relays that do not answer are skipped (their breaker notes the outage).
+     * Asks every relay for its `statistics` and notes a restart when its uptime went down since the last check, or
+     * when another rtpengine now answers its address: a restart shorter than the ng timeout never opens the breaker,
+     * and a standby that took a dead relay's address over (docs/scale-out.md "A relay host that does not come back")
+     * opens none either and may have been started in the same second, so {@link #recoveriesOf} counts both. Which
+     * rtpengine answers is told by its interfaces (name/address, in its configured order: each relay of the hosts
+     * layout lists its own first, then the one it stands by for). Relays that do not answer are skipped (their
+     * breaker notes the outage).
      */
     public void noteRestarts() {
         for (RtpEngineRelay r : relays) {
             long uptime;
+            String interfaces;
             try {
                 Object stats = r.send(NgCommands.statistics()).get("statistics");
                 Object total = stats instanceof Map<?, ?> m ? m.get("totalstatistics") : null;
                 Object up = total instanceof Map<?, ?> t ? t.get("uptime") : null;
                 if (up == null) continue;
                 uptime = Long.parseLong(String.valueOf(up).trim());
+                interfaces = interfacesOf(stats);
             } catch (NgException | NumberFormatException e) {
                 continue;
             }
             long[] seen = restarts.computeIfAbsent(r, k -> new long[] {uptime, 0});
-            if (uptime < seen[0]) seen[1]++;
+            String before = interfaces == null ? null : identity.put(r, interfaces);
+            if (uptime < seen[0]) {
+                seen[1]++;
+            } else if (before != null && !before.equals(interfaces)) {
+                seen[1]++;
+                log.warn("rtpengine {}: another rtpengine answers its address now (interfaces {} -> {}): its calls are "
+                        + "watched as after a restart", r.name(), before, interfaces);
+            }
             seen[0] = uptime;
         }
+    }
+
+    /** The interfaces of a `statistics` answer as "name/address,…" in its order; null when it lists none. */
+    private static String interfacesOf(Object stats) {
+        Object list = stats instanceof Map<?, ?> m ? m.get("interfaces") : null;
+        if (!(list instanceof List<?> l) || l.isEmpty()) return null;
+        StringBuilder out = new StringBuilder();
+        for (Object o : l) {
+            if (!(o instanceof Map<?, ?> i)) continue;
+            if (out.length() > 0) out.append(',');
+            out.append(i.get("name")).append('/').append(i.get("address"));
+        }
+        return out.toString();
     }
 
     /** This gateway's calls per relay (ng address → calls it holds now), in the configured order. */

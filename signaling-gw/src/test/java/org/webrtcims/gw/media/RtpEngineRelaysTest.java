@@ -139,6 +139,49 @@ class RtpEngineRelaysTest {
         assertEquals(0, client.relays().recoveriesOf("nobody"));
     }
 
+    /** A `statistics` answer as rtpengine 10.5 gives it: its uptime and its interfaces (name, address), in its order. */
+    private static Map<String, Object> stats(String up, String... interfaces) {
+        List<Map<String, Object>> list = new java.util.ArrayList<>();
+        for (String i : interfaces) list.add(Map.of("name", i.split("/")[0], "address", i.split("/")[1], "ports", Map.of("used", 0)));
+        return Map.of("result", "ok", "statistics", Map.of("totalstatistics", Map.of("uptime", up), "interfaces", list));
+    }
+
+    /** Both relays answer one `statistics` each with the given answers. */
+    private void statistics(Map<String, Object> fromA, Map<String, Object> fromB) throws Exception {
+        CompletableFuture<Integer> f = async(() -> { client.relays().noteRestarts(); return 0; });
+        a.reply(next(a, 2000), fromA);
+        b.reply(next(b, 2000), fromB);
+        f.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aStandbyThatTookARelaysAddressOverCountsAsARestartOfThatRelay() throws Exception {
+        // relay 1 lists its own interface first, relay 2 its own; both started in the same second (same uptime)
+        FakeNgPeer holder = answered(() -> client.offerFromBrowser("c1", "f1", null, SDP, null, false), OK_SDP);
+        String own = holder == a ? "r1/198.18.16.11" : "r2/198.18.16.12";
+        String standby = holder == a ? "r2/198.18.16.12" : "r1/198.18.16.11";
+        Map<String, Object> holderBefore = stats("100", own, standby);
+        Map<String, Object> otherRelay = stats("100", standby, own);
+        statistics(holder == a ? holderBefore : otherRelay, holder == b ? holderBefore : otherRelay);
+        assertEquals(0, client.relays().recoveriesOf("c1"), "the same rtpengine answered both checks");
+        // the holder's host died; its standby answers its address now: uptime grew as the clock did, interfaces differ
+        Map<String, Object> standbyNow = stats("110", standby, own);
+        statistics(standbyNow, standbyNow);
+        assertEquals(1, client.relays().recoveriesOf("c1"),
+                "another rtpengine (its interfaces in another order) answering the holder's address must count as a restart under its calls");
+        statistics(standbyNow, standbyNow);
+        assertEquals(1, client.relays().recoveriesOf("c1"), "the same standby answering again is no new restart");
+    }
+
+    @Test
+    void aRelayThatListsNoInterfacesIsJudgedByItsUptimeAlone() throws Exception {
+        answered(() -> client.offerFromBrowser("c1", "f1", null, SDP, null, false), OK_SDP);
+        statistics(stats("100", "r1/10.0.0.1"), stats("100", "r1/10.0.0.1"));
+        statistics(uptime("101"), uptime("101"));
+        statistics(stats("102", "r1/10.0.0.1"), stats("102", "r1/10.0.0.1"));
+        assertEquals(0, client.relays().recoveriesOf("c1"), "a statistics answer without interfaces (older rtpengine) is no change of rtpengine");
+    }
+
     @Test
     void aCommandForACallNoRelayHoldsIsRefusedNotGuessed() {
         NgException e = assertThrows(NgException.class, () -> client.query("nobody", "t"));
