@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
 import { signallingEvents, startSignallingCapture, wireTimeline } from '../kit/setup-wire.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
@@ -15,6 +15,7 @@ import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs'
 import { signal as signalProc, start } from '../kit/procs.mjs';
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
 import { writeReport } from '../kit/report.mjs';
+import { fetchTimelines, rtpengineMediaUp, summarizeTimelines } from '../kit/setup-timeline.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { judge, moCall, mtCall } from '../runner/scenario.mjs';
@@ -177,6 +178,7 @@ async function main(opts) {
     cpu: cpuOut,
     rtpengine_sessions_left: left.count,
     gateway: gatewayUrl(),
+    media_up_at_rtpengine: await mediaUpAtRtpengine(Date.parse(started)),
   };
   report.summary = summarize(report);
   report.ok = calls.every((c) => c.ok) && left.count === 0 && !dmError;
@@ -361,6 +363,20 @@ function callEntry(r, page, dm, t0, sigEvents) {
   };
 }
 
+// Media up by rtpengine's log, per MO call (kit/setup-timeline.mjs rtpengineMediaUp): ms from the gateway's receipt of
+// rtpengine's ng `answer` reply (its set-up timeline's ng_answer_reply mark) to rtpengine's log lines "ICE negotiated"
+// and "DTLS-SRTP successfully negotiated" (the handshake's end
+// on the relay; free of the page's event delivery, which lags it by tens of ms on a loaded host: docs/media.md "Which
+// role toward an actpass browser"). The gateway's ng call-ids are gw<SIP port>-<Call-ID> (media/RtpEngineClient).
+async function mediaUpAtRtpengine(sinceMs) {
+  try {
+    const t = summarizeTimelines(await fetchTimelines(gatewayUrl(), sinceMs - 1000), 'mo');
+    return rtpengineMediaUp(path.join(logDir(), 'rtpengine.log'), t.per_call, `gw${LAB.LAB_GW_SIP_PORT}-`);
+  } catch (e) {
+    return { error: `no set-up timeline from the gateway: ${e.message}` };
+  }
+}
+
 function summarize(report) {
   const calls = report.calls;
   const ok = calls.filter((c) => c.ok);
@@ -418,6 +434,9 @@ function printSummary(report) {
     log(`${d} set-up on the wire, medians (${w.calls} calls, ms): ${Object.entries(w.steps).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);
     log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`);
   }
+  const up = report.media_up_at_rtpengine;
+  log(up?.error ? `mo media up at rtpengine: ${up.error}`
+    : `mo media up at rtpengine (${up?.calls ?? 0} calls), ng answer reply at the gateway -> ICE negotiated p50 ${up?.ice?.p50 ?? '-'} ms, -> DTLS-SRTP negotiated p50 ${up?.dtls?.p50 ?? '-'} ms (max ${up?.dtls?.max ?? '-'})`);
   log(`relay delay (all calls): to_ims ${d('to_ims')}, to_browser ${d('to_browser')}; cpu % of a core: rtpengine ${report.cpu.rtpengine_pct}, gateway ${report.cpu.gateway_pct}, browser ${report.cpu.browser_pct ?? 'n/a'}`);
 }
 

@@ -29,7 +29,7 @@ function assertWebRtcSdp(sdp, setups) {
   assert.match(sdp, /^a=mid:\S+/m, 'a=mid');
   assert.match(sdp, /^a=ice-ufrag:\S+/m, 'ICE credentials');
   assert.match(sdp, /^a=candidate:.* typ host/m, 'an ICE host candidate');
-  assert.match(sdp, new RegExp(`^a=setup:(${setups})\\r?$`, 'm'));
+  assert.match(sdp, new RegExp(`^a=setup:(${setups})\\r?$`, 'm'), `rtpengine's DTLS role toward the browser: a=setup:${setups} expected`);
 }
 
 // profile: the DTLS-SRTP protection profile expected (Chrome's names, RFC 5764 / RFC 7714).
@@ -60,10 +60,11 @@ test('MO: rtpengine answers with DTLS-SRTP only, rtcp-mux, a=mid; consent checks
   const callId = await client.call('ue1');
   try {
     const answered = await client.waitFor('answered', callId, 15000, mark);
-    assertWebRtcSdp(answered.sdp, 'active');
+    // rtpengine is ICE-lite, so `dtls-on-actpass` auto makes it the DTLS server (docs/media.md "DTLS setup roles")
+    assertWebRtcSdp(answered.sdp, 'passive');
     await sleep(2000);
-    // rtpengine is the DTLS client; Chrome, the server, picks the first of its list: AES-CM SHA1_80
-    assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AES128_CM_HMAC_SHA1_80');
+    // rtpengine, the DTLS server, picks the profile: AEAD_AES_256_GCM from Chrome's list (rtpengine 10.5)
+    assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AEAD_AES_256_GCM');
     const stun = await stunDuring(relayPort(answered.sdp), CONSENT_WINDOW_MS);
     assert.ok(stun.requestsToRelay >= 2, `consent checks from the browser: ${stun.requestsToRelay}`);
     assert.ok(stun.successFromRelay >= stun.requestsToRelay - 1, `rtpengine answered ${stun.successFromRelay} of ${stun.requestsToRelay}`);

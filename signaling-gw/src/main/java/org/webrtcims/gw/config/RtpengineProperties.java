@@ -32,11 +32,12 @@ public class RtpengineProperties {
     public String getIceLite() { return iceLite; }
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
-     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
-     * default: rtpengine sends the ClientHello) or `passive` (the browser does, as soon as its ICE check succeeds).
-     * docs/media.md "DTLS role".
+     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `auto` (the
+     * default: `passive` where rtpengine is ICE-lite on the call, `active` where it runs full ICE), `active`
+     * (rtpengine sends the ClientHello) or `passive` (the browser does, as soon as its ICE check succeeds).
+     * docs/media.md "Which role toward an actpass browser".
      */
-    private String dtlsOnActpass = "active";
+    private String dtlsOnActpass = "auto";
     public String getDtlsOnActpass() { return dtlsOnActpass; }
     public void setDtlsOnActpass(String v) { this.dtlsOnActpass = v; }
 

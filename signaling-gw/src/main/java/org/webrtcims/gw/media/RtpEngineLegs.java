@@ -12,7 +12,9 @@ import org.webrtcims.gw.sdp.DtlsRole;
  * rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS, IP4 toward the browser), since
  * `direction` alone does not switch families (rtpengine keeps the family of the SDP it was given when the recipient
  * is not known yet). dtlsOnActpass: rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (RFC 5763
- * §5 lets the answerer pick; `active` by default, `passive` makes the browser the DTLS client: docs/media.md "DTLS role").
+ * §5 lets the answerer pick): `auto` (the default) is `passive` where rtpengine is ICE-lite on the call, so the browser
+ * is the DTLS client and starts the handshake on its first successful check, and `active` where rtpengine runs full
+ * ICE; `active` or `passive` always that role (docs/media.md "Which role toward an actpass browser").
  */
 public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
     /** One unnamed interface, full ICE. */
@@ -50,24 +52,33 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         dtlsOnActpass = dtlsOnActpass(dtlsOnActpass);
     }
 
-    /** `lab.rtpengine.dtls-on-actpass`: `active` (the default; null or empty too) or `passive`. */
+    /** `lab.rtpengine.dtls-on-actpass`: `auto` (the default; null or empty too), `active` or `passive`. */
     public static String dtlsOnActpass(String v) {
         String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
         return switch (s) {
-            case "", "active" -> "active";
+            case "", "auto" -> "auto";
+            case "active" -> "active";
             case "passive" -> "passive";
-            default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be active or passive, not '" + v + "'");
+            default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be auto, active or passive, not '" + v + "'");
         };
     }
 
-    /** Both legs as given, rtpengine DTLS-active toward an `actpass` browser. */
+    /** Both legs as given, rtpengine's role toward an `actpass` browser `auto`. */
     public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
-        this(browserInterface, imsInterface, iceLite, imsIpv6, "active");
+        this(browserInterface, imsInterface, iceLite, imsIpv6, "auto");
     }
 
-    /** The ng `DTLS` role of an answer toward the browser: {@link DtlsRole#EITHER} (an `actpass` offer) as configured. */
+    /**
+     * The ng `DTLS` role of an answer toward the browser's offer: {@link DtlsRole#EITHER} (an `actpass` offer) as
+     * configured. A browser offer that leaves the role open opens the call (MO, an offerless MT call; re-offers keep the
+     * role they have), so under `auto` rtpengine is ICE-lite on it only with `ice-lite` true: the browser as DTLS client
+     * sends its ClientHello on its first successful check, while rtpengine as a lite DTLS client waits for the
+     * nominating check (~50 ms later in Chromium). With full ICE `passive` never got DTLS up (docs/media.md).
+     */
     String dtlsRole(String role) {
-        return DtlsRole.EITHER.equals(role) ? dtlsOnActpass : role;
+        if (!DtlsRole.EITHER.equals(role)) return role;
+        if (!dtlsOnActpass.equals("auto")) return dtlsOnActpass;
+        return liteOnBrowserOffer(true) ? "passive" : "active";
     }
 
     /** Both legs in the same address family (IPv4). */
