@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sdp.QosPreconditions;
 
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
@@ -32,9 +33,16 @@ public class DialogExtensions {
         this.answers = List.of(dtmf, preconditions);
     }
 
-    /** MO: what each extension wants in the INVITE's SDP, before the browser's offer is made into it. */
-    void offering(Call c) {
-        for (DialogExtension e : invite) e.offering(c);
+    /**
+     * MO: the status lines the INVITE's SDP offers (null: none), asked of each extension before the browser's offer is
+     * made into it; the first that wants some gives them (preconditions).
+     */
+    QosPreconditions.Status offering(Call c) {
+        for (DialogExtension e : invite) {
+            QosPreconditions.Status s = e.offering(c);
+            if (s != null) return s;
+        }
+        return null;
     }
 
     /** Each extension's headers on the gateway's initial INVITE. */

@@ -56,8 +56,8 @@ public class Preconditions implements DialogExtension {
      * reserved yet (sdp/BrowserSdp writes the lines with the rest of the offer).
      */
     @Override
-    public void offering(Call c) {
-        if (enabled) c.qos().offer(new QosPreconditions.Status("none", "none", "optional", false));
+    public QosPreconditions.Status offering(Call c) {
+        return enabled ? new QosPreconditions.Status("none", "none", "optional", false) : null;
     }
 
     /** Supported: precondition on the INVITE when offering them. */

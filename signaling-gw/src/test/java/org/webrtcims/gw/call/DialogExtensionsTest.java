@@ -38,6 +38,17 @@ class DialogExtensionsTest {
     }
 
     @Test
+    void theOffersStatusLinesAreTheFirstAnExtensionAsksFor() {
+        assertNull(extensions.offering(c), "no extension asks for status lines: the INVITE's SDP must carry none");
+        org.webrtcims.gw.sdp.QosPreconditions.Status none =
+                new org.webrtcims.gw.sdp.QosPreconditions.Status("none", "none", "optional", false);
+        when(preconditions.offering(c)).thenReturn(none);
+        assertSame(none, extensions.offering(c), "preconditions asked for status lines: the offer must carry exactly them");
+        verify(reliable, times(2)).offering(c);
+        verifyNoInteractions(midCall, earlyMedia, forking, updates, dtmf);
+    }
+
+    @Test
     void anImsInviteIsShownToTheInvitesExtensionsNotToTheResponseOnes() throws Exception {
         Request invite = SipFixtures.request(Request.INVITE, "alice", "c-1", "ue", null, 1, "v=0");
         extensions.invited(c, invite, "v=0");
