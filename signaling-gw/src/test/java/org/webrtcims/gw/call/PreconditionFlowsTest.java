@@ -162,6 +162,27 @@ class PreconditionFlowsTest {
         verify(media).release(c);
     }
 
+    @Test
+    void anUpdateWithQosStatusIsPreconditionsBeforeTheCallIsConfirmedAndAMidCallOfferAfter() throws Exception {
+        ServerTransaction st = mock(ServerTransaction.class);
+        Request update = SipFixtures.request(Request.UPDATE, "alice", "call-u", "uetag", "gwtag", 3, UE_SDP + QOS_NONE);
+        when(st.getRequest()).thenReturn(update);
+        Call early = new Call("call-u", Direction.MT, "tok", "alice", "ue5@ims.lab", "uetag", CallState.INCOMING);
+        early.qos().use(true, "none");
+        early.media().sentToIms(RTP_SDP + QOS_NONE);
+        assertTrue(wiring.preconditions().request(st, early, UE_SDP + QOS_NONE),
+                "before the answer, an UPDATE with precondition status must be handled by preconditions");
+        assertSame(st, early.qos().pendingUpdate(), "MT, local segment not met yet: the answer must wait for it");
+        verify(st, never()).sendResponse(any());
+
+        Call confirmed = new Call("call-v", Direction.MT, "tok", "alice", "ue5@ims.lab", "uetag", CallState.CONFIRMED);
+        confirmed.qos().use(true, "sendrecv");
+        confirmed.media().sentToIms(RTP_SDP + QOS_NONE);
+        assertFalse(wiring.preconditions().request(st, confirmed, UE_SDP + QOS_NONE),
+                "in a confirmed call an UPDATE offer is a mid-call offer (MidCallOffers), not a precondition exchange");
+        assertNull(confirmed.qos().pendingUpdate(), "a confirmed call's UPDATE must not be held by preconditions");
+    }
+
     // ---- MO: the browser calls a VoLTE UE ----
 
     @Test
