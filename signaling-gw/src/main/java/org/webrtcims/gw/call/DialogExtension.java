@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.sdp.QosPreconditions;
+
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -12,8 +14,11 @@ import javax.sip.message.Response;
  * runs under the call's lock.
  */
 interface DialogExtension {
-    /** MO: before the browser's offer is made into the INVITE's SDP: what the extension wants in it (preconditions: status lines). */
-    default void offering(Call c) { }
+    /**
+     * MO: before the browser's offer is made into the INVITE's SDP: the precondition status lines the extension wants
+     * in it (RFC 3312 §5), or null for none. The call's media leg writes them into the offer it makes.
+     */
+    default QosPreconditions.Status offering(Call c) { return null; }
 
     /** Adds its headers to the gateway's initial INVITE (MO; again after a 422). */
     default void initialInvite(Call c, Request invite) throws java.text.ParseException { }

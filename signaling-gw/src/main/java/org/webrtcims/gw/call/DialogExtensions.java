@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.springframework.stereotype.Component;
+import org.webrtcims.gw.sdp.QosPreconditions;
 
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
@@ -10,11 +11,11 @@ import java.util.List;
 /**
  * The SIP extensions a call's dialog uses, in order. An initial INVITE gets 100rel (RFC 3262), precondition
  * (RFC 3312/4032), then the session timer's headers (RFC 4028); a provisional response to it is PRACKed when reliable,
- * then gives the browser its early media; a 2xx of another fork is closed by forking; an in-dialog request from IMS is offered to PRACK
- * (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
- * mid-call offers (re-INVITE, and UPDATE with SDP in an answered call: RFC 3311) and preconditions (an UPDATE before
- * the answer with precondition status), then what is left of UPDATE (RFC 3311: 200, or 488 for an early offer); the
- * first that answers it ends the walk. When the browser answers an MT call, DTMF (injection asked for before rtpengine's
+ * then gives the browser its early media; a 2xx of another fork is closed by forking; an in-dialog request from IMS is offered to
+ * preconditions (an UPDATE with precondition status before the call is confirmed: RFC 3312 §5, handled there alone),
+ * PRACK (RFC 3262), the session timer (a 422 for too short an interval; else it restarts and passes the request on), the
+ * mid-call offers (re-INVITE, and UPDATE with SDP in a confirmed call: RFC 3311), then what is left of UPDATE
+ * (RFC 3311: 200, or 488 for an early offer); the first that answers it ends the walk. When the browser answers an MT call, DTMF (injection asked for before rtpengine's
  * answer) then preconditions (the early answer in a reliable 183, the 200 once both segments are met) take part.
  */
 @Component
@@ -28,13 +29,20 @@ public class DialogExtensions {
                             MidCallOffers midCall, EarlyMedia earlyMedia, Forking forking, Updates updates, Dtmf dtmf) {
         this.invite = List.of(reliable, preconditions, sessionTimers);
         this.responses = List.of(reliable, earlyMedia, forking);
-        this.requests = List.of(reliable, sessionTimers, midCall, preconditions, updates);
+        this.requests = List.of(preconditions, reliable, sessionTimers, midCall, updates);
         this.answers = List.of(dtmf, preconditions);
     }
 
-    /** MO: what each extension wants in the INVITE's SDP, before the browser's offer is made into it. */
-    void offering(Call c) {
-        for (DialogExtension e : invite) e.offering(c);
+    /**
+     * MO: the status lines the INVITE's SDP offers (null: none), asked of each extension before the browser's offer is
+     * made into it; the first that wants some gives them (preconditions).
+     */
+    QosPreconditions.Status offering(Call c) {
+        for (DialogExtension e : invite) {
+            QosPreconditions.Status s = e.offering(c);
+            if (s != null) return s;
+        }
+        return null;
     }
 
     /** Each extension's headers on the gateway's initial INVITE. */

@@ -41,7 +41,7 @@ public class EarlyMedia implements DialogExtension {
     /** rtpengine's answer toward the browser from the IMS answer; false (the call ended) on failure. */
     private boolean takeAnswer(Call c, String imsAnswer) {
         try {
-            c.media().browserAnswered(c.media().answerFromIms(imsAnswer));
+            c.media().browserAnswered(c.media().bridgeImsAnswer(imsAnswer));
             return true;
         } catch (CallFailure f) {
             sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));

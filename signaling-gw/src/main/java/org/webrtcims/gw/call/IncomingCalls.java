@@ -101,7 +101,7 @@ public class IncomingCalls {
             }
             String browserSdp;
             try {
-                browserSdp = c.media().offerFromIms(offer);
+                browserSdp = c.media().bridgeImsOffer(offer);
             } catch (CallFailure f) {
                 // rtpengine down (its breaker open): 503, the IMS may try elsewhere; else the SDP was the problem
                 int code = media.unavailable() ? Response.SERVICE_UNAVAILABLE : Response.NOT_ACCEPTABLE_HERE;
@@ -158,7 +158,7 @@ public class IncomingCalls {
     /** rtpengine answer from the browser's SDP; on failure the INVITE is rejected and the call ends. */
     private String answerMedia(Call c, String browserSdp) {
         try {
-            return c.media().answerFromBrowser(browserSdp);
+            return c.media().bridgeBrowserAnswer(browserSdp);
         } catch (CallFailure f) {
             inviteServer.reject(c, mediaFailure(), f.code());
             throw f;
@@ -208,7 +208,7 @@ public class IncomingCalls {
                 extensions.browserAnswering(c, injectDtmf);
                 String imsOffer;
                 try {
-                    imsOffer = c.media().offerFromBrowser(browserSdp, c.qos().offered());
+                    imsOffer = c.media().bridgeBrowserOffer(browserSdp, null); // the gateway offers no preconditions in an MT 200
                 } catch (CallFailure f) {
                     inviteServer.reject(c, mediaFailure(), f.code());
                     throw f;

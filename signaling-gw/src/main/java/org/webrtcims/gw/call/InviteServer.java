@@ -67,7 +67,7 @@ public class InviteServer {
     private boolean offerlessAnswer(Call c, String sdp) {
         try {
             if (sdp == null) throw new CallFailure("bad-sdp", "the ACK carried no SDP answer to the offer in the 200");
-            c.media().browserAnswered(c.media().answerFromIms(sdp));
+            c.media().browserAnswered(c.media().bridgeImsAnswer(sdp));
         } catch (CallFailure f) {
             log.info("call {}: offerless INVITE's ACK refused: {}", c.id, f.getMessage());
             sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", f.code(), "message", f.getMessage()));

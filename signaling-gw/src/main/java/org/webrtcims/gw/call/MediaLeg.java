@@ -162,7 +162,7 @@ final class MediaLeg {
      * sdp/BrowserSdp around rtpengine's offer (an MO call's first offer may not share a transport by BUNDLE), with
      * {@code qos}'s precondition status lines (null: none) and the call's data-channel section.
      */
-    String offerFromBrowser(String browserSdp, QosPreconditions.Status qos) {
+    String bridgeBrowserOffer(String browserSdp, QosPreconditions.Status qos) {
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO, qos,
                 sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf)), dataChannels));
         browserOffer = offer.browserSdp();
@@ -183,13 +183,13 @@ final class MediaLeg {
     }
 
     /** The IMS answer to the browser's offer (MO: in a 18x/2xx; MT offerless: in the ACK): the browser's answer. */
-    String answerFromIms(String sdp) {
+    String bridgeImsAnswer(String sdp) {
         return toBrowser(BrowserSdp.answerToBrowser(sdp, browserOffer,
                 ims -> ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), ims, dtlsRole, injectDtmf)), dataChannels));
     }
 
     /** MT: an IMS offer without Opus is transcoded anyway, so such a call also takes WebSocket `dtmf`. */
-    String offerFromIms(String sdp) {
+    String bridgeImsOffer(String sdp) {
         String out = toBrowser(BrowserSdp.offerToBrowser(sdp, ims -> {
             injectDtmf |= RtpEngineClient.mtOfferTranscodes(ims);
             return mtOffer = ng("offer", () -> relay.offerFromIms(callId, fromTag, null, ims, injectDtmf));
@@ -220,7 +220,7 @@ final class MediaLeg {
     }
 
     /** MT: the browser's answer to the IMS offer: the SDP answer toward IMS. */
-    String answerFromBrowser(String browserSdp) {
+    String bridgeBrowserAnswer(String browserSdp) {
         BrowserSdp.ToIms answer = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
                 sdp -> ng("answer", () -> relay.answerFromBrowser(callId, fromTag, dialog.toTag(), sdp)), dataChannels));
         dtlsRole = answer.dtlsRole();
@@ -229,7 +229,7 @@ final class MediaLeg {
     }
 
     /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
-    String reofferFromBrowser(String browserSdp) {
+    String bridgeBrowserReoffer(String browserSdp) {
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
                 sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf)), dataChannels));
         browserOffer = offer.browserSdp();
@@ -237,19 +237,19 @@ final class MediaLeg {
     }
 
     /** The IMS answer to a browser re-offer (or, with no SIP exchange, the IMS party's last SDP again). */
-    String reanswerFromIms(String sdp) {
+    String bridgeImsReanswer(String sdp) {
         return toBrowser(BrowserSdp.answerToBrowser(sdp, browserOffer,
                 ims -> ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), ims, dtlsRole, injectDtmf)), dataChannels));
     }
 
     /** An IMS re-offer: the SDP to offer the browser. */
-    String reofferFromIms(String sdp) {
+    String bridgeImsReoffer(String sdp) {
         return toBrowser(BrowserSdp.offerToBrowser(sdp,
                 ims -> ng("offer", () -> relay.offerFromIms(callId, imsTag(), browserTag(), ims, injectDtmf)), dataChannels));
     }
 
     /** The browser's answer to an IMS re-offer: the SDP answer toward IMS. */
-    String reanswerFromBrowser(String browserSdp) {
+    String bridgeBrowserReanswer(String browserSdp) {
         BrowserSdp.ToIms answer = refusedAsCallFailure(() -> BrowserSdp.answerToIms(browserSdp,
                 sdp -> ng("answer", () -> relay.answerFromBrowser(callId, imsTag(), browserTag(), sdp)), dataChannels));
         imsMediaSdp = answer.mediaSdp();

@@ -47,9 +47,9 @@ public class MidCallOffers implements DialogExtension {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
-            String imsOffer = c.media().reofferFromBrowser(browserSdp);
+            String imsOffer = c.media().bridgeBrowserReoffer(browserSdp);
             if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
-                String answer = c.media().reanswerFromIms(c.media().imsRemoteSdp());
+                String answer = c.media().bridgeImsReanswer(c.media().imsRemoteSdp());
                 sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
                 return;
             }
@@ -99,7 +99,7 @@ public class MidCallOffers implements DialogExtension {
         }
         String browserOffer;
         try {
-            browserOffer = c.media().reofferFromIms(imsOffer);
+            browserOffer = c.media().bridgeImsReoffer(imsOffer);
         } catch (CallFailure f) {
             log.warn("{} re-offer from IMS refused: {}", c.id, f.getMessage());
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
@@ -117,7 +117,7 @@ public class MidCallOffers implements DialogExtension {
             if (st == null) throw new CallFailure("bad-state", "call " + c.id + " has no re-offer waiting for an answer", c.id);
             String imsAnswer;
             try {
-                imsAnswer = c.media().reanswerFromBrowser(browserSdp);
+                imsAnswer = c.media().bridgeBrowserReanswer(browserSdp);
             } catch (CallFailure f) {
                 reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
                 throw new CallFailure(f.code(), f.getMessage(), c.id);
@@ -143,7 +143,7 @@ public class MidCallOffers implements DialogExtension {
     /** rtpengine holds the browser's unanswered re-offer: answer it with the IMS party's current SDP. */
     private void restore(Call c) {
         try {
-            c.media().reanswerFromIms(c.media().imsRemoteSdp());
+            c.media().bridgeImsReanswer(c.media().imsRemoteSdp());
         } catch (CallFailure f) {
             log.warn("{}: rtpengine state not restored after a failed re-offer: {}", c.id, f.getMessage());
         }
@@ -185,7 +185,7 @@ public class MidCallOffers implements DialogExtension {
                 return;
             }
             try {
-                String browserAnswer = c.media().reanswerFromIms(imsAnswer);
+                String browserAnswer = c.media().bridgeImsReanswer(imsAnswer);
                 c.media().reofferTaken(imsOffer);
                 sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", browserAnswer, "sipReoffer", true));
             } catch (CallFailure f) {

@@ -84,9 +84,10 @@ public class OutgoingCalls {
                 SipIds.tag(), CallState.CALLING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
-            c.media().choose(imsCodec, injectDtmf);
-            extensions.offering(c); // preconditions: the status lines the offer carries
-            c.media().sentToIms(c.media().offerFromBrowser(browserSdp, c.qos().offered()));
+            MediaLeg leg = c.media();
+            leg.choose(imsCodec, injectDtmf);
+            // the browser's offer made into the INVITE's SDP, with the status lines an extension asks for (preconditions)
+            leg.sentToIms(leg.bridgeBrowserOffer(browserSdp, extensions.offering(c)));
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
@@ -175,7 +176,7 @@ public class OutgoingCalls {
             if (!earlyAnswer || (sdp != null && (forkSwitch || MediaChange.changes(c.media().imsRemoteSdp(), sdp)))) {
                 try {
                     if (sdp == null) throw new CallFailure("bad-sdp", "200 OK without SDP and no earlier answer");
-                    String browserAnswer = c.media().answerFromIms(sdp);
+                    String browserAnswer = c.media().bridgeImsAnswer(sdp);
                     if (!earlyAnswer) c.media().browserAnswered(browserAnswer);
                     else log.info("call {}: the 200's SDP differs from the early answer's; rtpengine follows it", c.id);
                 } catch (CallFailure f) {

@@ -56,8 +56,8 @@ public class Preconditions implements DialogExtension {
      * reserved yet (sdp/BrowserSdp writes the lines with the rest of the offer).
      */
     @Override
-    public void offering(Call c) {
-        if (enabled) c.qos().offer(new QosPreconditions.Status("none", "none", "optional", false));
+    public QosPreconditions.Status offering(Call c) {
+        return enabled ? new QosPreconditions.Status("none", "none", "optional", false) : null;
     }
 
     /** Supported: precondition on the INVITE when offering them. */
@@ -159,13 +159,14 @@ public class Preconditions implements DialogExtension {
     // ---- UPDATE from the IMS side before the call is answered ----
 
     /**
-     * An UPDATE with SDP in a call that uses preconditions, once the gateway gave IMS its SDP (mid-call offers are
-     * {@link MidCallOffers}', other UPDATEs {@link Updates}'): the peer's QoS status, answered with ours once we
-     * know it (MT: held until then, bounded by the QoS timeout).
+     * An UPDATE with SDP in a call that uses preconditions, before the call is confirmed and once the gateway gave IMS
+     * its SDP (RFC 3312 §5; the dialog asks this extension first, so such an UPDATE is handled here alone; in a
+     * confirmed call an UPDATE offer is {@link MidCallOffers}', other UPDATEs {@link Updates}'): the peer's QoS
+     * status, answered with ours once we know it (MT: held until then, bounded by the QoS timeout).
      */
     @Override
     public boolean request(ServerTransaction st, Call c, String offer) {
-        if (!Request.UPDATE.equals(st.getRequest().getMethod())) return false;
+        if (!Request.UPDATE.equals(st.getRequest().getMethod()) || c.state() == CallState.CONFIRMED) return false;
         if (!c.qos().on() || offer == null || c.media().imsSdp() == null) return false;
         update(st, c, offer);
         return true;

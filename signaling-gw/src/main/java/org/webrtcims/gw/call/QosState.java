@@ -1,7 +1,5 @@
 package org.webrtcims.gw.call;
 
-import org.webrtcims.gw.sdp.QosPreconditions;
-
 import javax.sip.ServerTransaction;
 
 /**
@@ -15,13 +13,6 @@ final class QosState {
     private boolean localMet;
     private boolean alerted;
     private ServerTransaction pendingUpdate;
-    private QosPreconditions.Status offered;
-
-    /** MO: the status lines the gateway's INVITE offers (null: it offers no preconditions). */
-    QosPreconditions.Status offered() { return offered; }
-
-    /** MO: the INVITE's SDP offers preconditions with these status lines. */
-    void offer(QosPreconditions.Status status) { offered = status; }
 
     /** Preconditions are in use (MO: offered by us and answered with them; MT: asked for by the INVITE). */
     boolean on() { return on; }

@@ -231,7 +231,7 @@ public class SessionTimers implements DialogExtension {
                     // the IMS party changed its media in the answer: rtpengine follows; the browser's side is unchanged
                     if (!c.ended() && answer != null && MediaChange.changes(c.media().imsRemoteSdp(), answer)) {
                         try {
-                            c.media().reanswerFromIms(answer);
+                            c.media().bridgeImsReanswer(answer);
                         } catch (CallFailure f) {
                             log.warn("call {}: the refresh's SDP answer not taken by rtpengine: {}", c.id, f.getMessage());
                         }

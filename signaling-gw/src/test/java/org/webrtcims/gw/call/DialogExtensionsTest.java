@@ -38,6 +38,17 @@ class DialogExtensionsTest {
     }
 
     @Test
+    void theOffersStatusLinesAreTheFirstAnExtensionAsksFor() {
+        assertNull(extensions.offering(c), "no extension asks for status lines: the INVITE's SDP must carry none");
+        org.webrtcims.gw.sdp.QosPreconditions.Status none =
+                new org.webrtcims.gw.sdp.QosPreconditions.Status("none", "none", "optional", false);
+        when(preconditions.offering(c)).thenReturn(none);
+        assertSame(none, extensions.offering(c), "preconditions asked for status lines: the offer must carry exactly them");
+        verify(reliable, times(2)).offering(c);
+        verifyNoInteractions(midCall, earlyMedia, forking, updates, dtmf);
+    }
+
+    @Test
     void anImsInviteIsShownToTheInvitesExtensionsNotToTheResponseOnes() throws Exception {
         Request invite = SipFixtures.request(Request.INVITE, "alice", "c-1", "ue", null, 1, "v=0");
         extensions.invited(c, invite, "v=0");
@@ -85,22 +96,23 @@ class DialogExtensionsTest {
         ServerTransaction st = mock(ServerTransaction.class);
         when(timers.request(st, c, "v=0")).thenReturn(true); // a 422: the interval asked is too short
         assertTrue(extensions.request(st, c, "v=0"));
-        InOrder order = inOrder(reliable, timers);
+        InOrder order = inOrder(preconditions, reliable, timers);
+        order.verify(preconditions).request(st, c, "v=0");
         order.verify(reliable).request(st, c, "v=0");
         order.verify(timers).request(st, c, "v=0");
-        verifyNoInteractions(midCall, preconditions);
+        verifyNoInteractions(midCall, updates);
     }
 
     @Test
-    void aRefreshPassesTheTimerTheOffersAndPreconditionsAndIsAnsweredAsAnUpdate() {
+    void aRefreshPassesPreconditionsTheTimerAndTheOffersAndIsAnsweredAsAnUpdate() {
         ServerTransaction st = mock(ServerTransaction.class);
         when(updates.request(st, c, null)).thenReturn(true);
         assertTrue(extensions.request(st, c, null));
-        InOrder order = inOrder(reliable, timers, midCall, preconditions, updates);
+        InOrder order = inOrder(preconditions, reliable, timers, midCall, updates);
+        order.verify(preconditions).request(st, c, null);
         order.verify(reliable).request(st, c, null);
         order.verify(timers).request(st, c, null);
         order.verify(midCall).request(st, c, null);
-        order.verify(preconditions).request(st, c, null);
         order.verify(updates).request(st, c, null);
     }
 
@@ -109,7 +121,8 @@ class DialogExtensionsTest {
         ServerTransaction st = mock(ServerTransaction.class);
         when(preconditions.request(st, c, "v=0 qos")).thenReturn(true);
         assertTrue(extensions.request(st, c, "v=0 qos"));
-        verifyNoInteractions(updates);
+        // the dialog and the preconditions owner alone: no other extension sees the UPDATE
+        verifyNoInteractions(reliable, timers, midCall, updates);
     }
 
     @Test

@@ -68,7 +68,7 @@ class DtmfTest {
     /** The IMS party's last SDP as the call keeps it (an IMS answer taken by rtpengine). */
     private void imsPartySent(Call c, String sdp) throws Exception {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
-        c.media().reanswerFromIms(sdp);
+        c.media().bridgeImsReanswer(sdp);
     }
 
     @Test
@@ -137,7 +137,7 @@ class DtmfTest {
         // ue2's default offer as the gateway answered it: Opus with telephone-event/8000 only
         String answered = "v=0\r\nm=audio 30000 RTP/AVP 111 101\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n";
         when(rtp.answerFromBrowser(anyString(), anyString(), anyString(), anyString())).thenReturn(answered);
-        mt.media().reanswerFromBrowser(BROWSER_ANSWER);
+        mt.media().bridgeBrowserReanswer(BROWSER_ANSWER);
         assertEquals(answered, mt.media().imsMediaSdp(), "the IMS leg as the gateway answered it");
         CallFailure f = assertThrows(CallFailure.class, () -> relay.fromBrowser(mt, DtmfRequest.of("1", null)));
         assertEquals("dtmf-unavailable", f.code());

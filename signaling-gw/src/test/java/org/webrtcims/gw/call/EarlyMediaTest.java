@@ -35,7 +35,7 @@ class EarlyMediaTest {
 
     @Test
     void theFirstEarlyAnswerGoesToTheBrowserOnItsForkAndStartsPreconditions() throws Exception {
-        when(legs.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
+        when(legs.bridgeImsAnswer(c, "v=0 a")).thenReturn("v=0 browser-a");
         javax.sip.Dialog forkA = mock(javax.sip.Dialog.class);
         early.provisional(c, provisional(183, "a", "v=0 a"), forkA);
         assertEquals(List.of("progress"), types());
@@ -46,14 +46,14 @@ class EarlyMediaTest {
         verify(preconditions).moAnswered(c, "v=0 a");
 
         early.provisional(c, provisional(183, "b", "v=0 b"), mock(javax.sip.Dialog.class));
-        verify(legs, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).bridgeImsAnswer(any(), anyString());
         assertEquals("a", c.dialog().toTag(), "a second early answer changes nothing");
         assertEquals(List.of("progress"), types(), "and the browser hears nothing of it");
     }
 
     @Test
     void a180WithAnAnswerIsProgressThenRingingWithoutOneJustRingingOrProgress() throws Exception {
-        when(legs.answerFromIms(c, "v=0 a")).thenReturn("v=0 browser-a");
+        when(legs.bridgeImsAnswer(c, "v=0 a")).thenReturn("v=0 browser-a");
         early.provisional(c, provisional(180, "a", "v=0 a"), mock(javax.sip.Dialog.class));
         assertEquals(List.of("progress", "ringing"), types());
         toBrowser.clear();
@@ -67,7 +67,7 @@ class EarlyMediaTest {
 
     @Test
     void anEarlyAnswerRtpengineRefusesEndsTheCallWithTheReason() throws Exception {
-        when(legs.answerFromIms(c, "v=0 bad")).thenThrow(new CallFailure("media-failed", "rtpengine answer failed: x"));
+        when(legs.bridgeImsAnswer(c, "v=0 bad")).thenThrow(new CallFailure("media-failed", "rtpengine answer failed: x"));
         early.provisional(c, provisional(183, "a", "v=0 bad"), mock(javax.sip.Dialog.class));
         assertEquals(List.of("error"), types());
         assertEquals("media-failed", toBrowser.get(0).get("code"));

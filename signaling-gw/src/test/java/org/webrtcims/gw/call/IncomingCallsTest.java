@@ -68,8 +68,8 @@ class IncomingCallsTest {
                     SipFixtures.HEADERS.createContentTypeHeader("application", "sdp"));
             return null;
         }).when(requests).setSdpBody(any(), anyString());
-        when(legs.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
-        when(legs.answerFromBrowser(any(), anyString())).thenReturn("v=0 ims-answer");
+        when(legs.bridgeImsOffer(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(legs.bridgeBrowserAnswer(any(), anyString())).thenReturn("v=0 ims-answer");
         when(inviteTx.getDialog()).thenReturn(dialog);
         props.getIms().setReofferTimeoutMs(300);
         CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.ofNullable(loggedIn.get(u)),
@@ -117,7 +117,7 @@ class IncomingCallsTest {
         props.getLimits().setCallsPerUser(0);
         invite();
         assertEquals(List.of(100, 486), responses(inviteTx).stream().map(Response::getStatusCode).toList());
-        verify(legs, never()).offerFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsOffer(any(), anyString());
         assertTrue(toBrowser.isEmpty());
     }
 
@@ -126,7 +126,7 @@ class IncomingCallsTest {
         props.getLimits().setMlinesPerSdp(0);
         invite();
         assertEquals(List.of(100, 488), responses(inviteTx).stream().map(Response::getStatusCode).toList());
-        verify(legs, never()).offerFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsOffer(any(), anyString());
     }
 
     /** An INVITE as a third-party phone sends it: empty Supported and Require, repeated/compact headers, no Content-Length. */
@@ -163,7 +163,7 @@ class IncomingCallsTest {
     @Test
     void anAnswerRtpengineCannotTakeWhileItIsDownIs503NotA500() throws Exception {
         invite();
-        when(legs.answerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "rtpengine down"));
+        when(legs.bridgeBrowserAnswer(any(), anyString())).thenThrow(new CallFailure("media-failed", "rtpengine down"));
         when(media.unavailable()).thenReturn(true);
         assertThrows(CallFailure.class, () -> incoming.answer(call(), "v=0 browser-answer"));
         assertEquals(List.of(100, 180, 503), responses(inviteTx).stream().map(Response::getStatusCode).toList(),
@@ -182,7 +182,7 @@ class IncomingCallsTest {
     @Test
     void aHandlerFailureIsAnsweredByTheUaNotLeftUnansweredAndEndsTheCall() throws Exception {
         RuntimeException boom = new IllegalStateException("boom");
-        when(legs.offerFromIms(any(), anyString())).thenThrow(boom);
+        when(legs.bridgeImsOffer(any(), anyString())).thenThrow(boom);
         invite();
         verify(ua).answerFailure(any(), same(boom));
         Call c = call();
@@ -245,7 +245,7 @@ class IncomingCallsTest {
         incoming.answer(c, "v=0 browser-answer", true, null);
         var order = org.mockito.Mockito.inOrder(legs);
         order.verify(legs).injectDtmfBeforeAnswer(c);
-        order.verify(legs).answerFromBrowser(c, "v=0 browser-answer");
+        order.verify(legs).bridgeBrowserAnswer(c, "v=0 browser-answer");
     }
 
     @Test
@@ -370,15 +370,15 @@ class IncomingCallsTest {
         props.getLimits().setMlinesPerSdp(1);
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER + "m=video 6102 RTP/AVP 96\r\na=rtpmap:96 VP8/90000\r\n");
         assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList());
-        verify(legs, never()).reofferFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsReoffer(any(), anyString());
         assertEquals(CallState.CONFIRMED, c.state());
     }
 
     @Test
     void imsReinviteIsOfferedToTheBrowserAndItsReanswerGoesBackIn200() throws Exception {
         Call c = confirmed();
-        when(legs.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
-        when(legs.reanswerFromBrowser(any(), anyString())).thenReturn("v=0 ims-reanswer");
+        when(legs.bridgeImsReoffer(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(legs.bridgeBrowserReanswer(any(), anyString())).thenReturn("v=0 ims-reanswer");
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER.replace("a=rtpmap", "a=sendonly\r\na=rtpmap"));
         assertTrue(responses(st).isEmpty(), "the 200 waits for the browser");
         assertEquals("reoffer", toBrowser.get(0).get("type"));
@@ -390,14 +390,14 @@ class IncomingCallsTest {
         assertEquals(200, ok.getStatusCode());
         assertEquals("v=0 ims-reanswer", SipHeaders.sdp(ok));
         assertNotNull(ok.getHeader(ContactHeader.NAME));
-        verify(legs).reanswerFromBrowser(c, "v=0 browser-reanswer");
+        verify(legs).bridgeBrowserReanswer(c, "v=0 browser-reanswer");
         assertFalse(c.reofferPending());
     }
 
     @Test
     void secondReofferWhileOneIsPendingGets491AndAStrayReanswerIsRefused() throws Exception {
         Call c = confirmed();
-        when(legs.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(legs.bridgeImsReoffer(any(), anyString())).thenReturn("v=0 browser-reoffer");
         imsReoffer(Request.UPDATE, OFFER);
         ServerTransaction second = imsReoffer(Request.INVITE, OFFER);
         assertEquals(491, responses(second).get(0).getStatusCode());
@@ -420,7 +420,7 @@ class IncomingCallsTest {
     @Test
     void browserSilenceRefusesTheImsReofferWith488AndKeepsTheCall() throws Exception {
         Call c = confirmed();
-        when(legs.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(legs.bridgeImsReoffer(any(), anyString())).thenReturn("v=0 browser-reoffer");
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER);
         // the timer thread sends the 488 first and tells the browser right after: wait for both
         java.util.function.BooleanSupplier told = () -> {
@@ -439,7 +439,7 @@ class IncomingCallsTest {
     @Test
     void hangingUpWithAnImsReofferPendingAnswersIt487() throws Exception {
         Call c = confirmed();
-        when(legs.reofferFromIms(any(), anyString())).thenReturn("v=0 browser-reoffer");
+        when(legs.bridgeImsReoffer(any(), anyString())).thenReturn("v=0 browser-reoffer");
         when(dialog.createRequest(Request.BYE)).thenReturn(SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null));
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER);
         teardown.hangUp(c, "local-hangup");
@@ -452,10 +452,10 @@ class IncomingCallsTest {
         c.media().tookImsSdp(OFFER);
         // an ICE restart: rtpengine's IMS-side SDP only gets a new o= version
         String restarted = c.media().imsMediaSdp().replace("o=- 1 1", "o=- 1 2"); // read before the stubbing: the leg is a spy
-        when(legs.reofferFromBrowser(any(), anyString())).thenReturn(restarted);
-        when(legs.reanswerFromIms(any(), anyString())).thenReturn("v=0 browser-reanswer");
+        when(legs.bridgeBrowserReoffer(any(), anyString())).thenReturn(restarted);
+        when(legs.bridgeImsReanswer(any(), anyString())).thenReturn("v=0 browser-reanswer");
         midCall.fromBrowser(c, "v=0 restart");
-        verify(legs).reanswerFromIms(c, OFFER);
+        verify(legs).bridgeImsReanswer(c, OFFER);
         verify(ua, never()).sendInDialog(any(), any(), any());
         assertEquals("reanswer", toBrowser.get(0).get("type"));
         assertEquals(false, toBrowser.get(0).get("sipReoffer"));
@@ -465,7 +465,7 @@ class IncomingCallsTest {
     void browserHoldSendsAReinviteWithTheNewImsSdp() throws Exception {
         Call c = confirmed();
         String held = c.media().imsMediaSdp().replace("a=sendrecv", "a=sendonly");
-        when(legs.reofferFromBrowser(any(), anyString())).thenReturn(held);
+        when(legs.bridgeBrowserReoffer(any(), anyString())).thenReturn(held);
         Request reinvite = SipFixtures.request(Request.INVITE, "ue2", "call-1", "x", "ue2tag", 2, null);
         when(dialog.createRequest(Request.INVITE)).thenReturn(reinvite);
         midCall.fromBrowser(c, "v=0 hold");
@@ -603,7 +603,7 @@ class IncomingCallsTest {
         List<Response> sent = responses(inviteTx);
         assertEquals(List.of(100, 422), sent.stream().map(Response::getStatusCode).toList());
         assertTrue(sent.get(1).getHeader("Min-SE").toString().contains("90"), sent.get(1).toString());
-        verify(legs, never()).offerFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsOffer(any(), anyString());
         assertTrue(registry.find("call-1").isEmpty());
     }
 
@@ -656,7 +656,7 @@ class IncomingCallsTest {
         assertEquals(200, ok.getStatusCode());
         assertEquals(c.media().imsMediaSdp(), new String(ok.getRawContent(), StandardCharsets.UTF_8));
         assertTrue(toBrowser.isEmpty(), String.valueOf(toBrowser));
-        verify(legs, never()).reofferFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsReoffer(any(), anyString());
     }
 
     // ---- offerless (delayed-offer) INVITE, RFC 3261 §13.2.1 ----
@@ -670,11 +670,11 @@ class IncomingCallsTest {
         assertEquals("incoming", incomingMsg.get("type"));
         assertEquals(Boolean.TRUE, incomingMsg.get("offerless"));
         assertNull(incomingMsg.get("sdp"));
-        verify(legs, never()).offerFromIms(any(), anyString());
+        verify(legs, never()).bridgeImsOffer(any(), anyString());
         Call c = call();
-        when(legs.offerFromBrowser(eq(c), anyString())).thenReturn("v=0 ims-offer");
+        when(legs.bridgeBrowserOffer(eq(c), anyString(), isNull())).thenReturn("v=0 ims-offer");
         incoming.answer(c, "v=0 browser-offer");
-        verify(legs).offerFromBrowser(c, "v=0 browser-offer");
+        verify(legs).bridgeBrowserOffer(c, "v=0 browser-offer", null);
         Response ok = responses(inviteTx).get(2);
         assertEquals(200, ok.getStatusCode());
         assertEquals("v=0 ims-offer", new String(ok.getRawContent(), StandardCharsets.UTF_8));
@@ -690,7 +690,7 @@ class IncomingCallsTest {
     @Test
     void offerlessInviteTheBrowserOffersAndTheAckCarriesTheAnswer() throws Exception {
         Call c = offerlessAnswered();
-        when(legs.answerFromIms(c, "v=0 ue-answer")).thenReturn("v=0 browser-answer");
+        when(legs.bridgeImsAnswer(c, "v=0 ue-answer")).thenReturn("v=0 browser-answer");
         ackWith("v=0 ue-answer");
         assertEquals(CallState.CONFIRMED, c.state());
         Map<String, Object> last = toBrowser.get(toBrowser.size() - 1);

@@ -48,11 +48,11 @@ class MediaLegTest {
     void anMtCallOfferingOpusIsRelayedAndOneWithoutOpusTakesInjectedDtmf() throws Exception {
         when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
         Call relayed = mt();
-        relayed.media().offerFromIms(OPUS_OFFER);
+        relayed.media().bridgeImsOffer(OPUS_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false);
         assertFalse(relayed.media().injectDtmf());
         Call transcoded = mt();
-        transcoded.media().offerFromIms(PCMA_OFFER);
+        transcoded.media().bridgeImsOffer(PCMA_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, PCMA_OFFER, true);
         assertTrue(transcoded.media().injectDtmf(), "transcoded anyway: inject-DTMF costs nothing extra");
     }
@@ -61,7 +61,7 @@ class MediaLegTest {
     void answeringWithInjectSendsTheOfferAgainWithTheFlag() throws Exception {
         when(rtp.offerFromIms(anyString(), anyString(), isNull(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
         Call c = mt();
-        c.media().offerFromIms(OPUS_OFFER);
+        c.media().bridgeImsOffer(OPUS_OFFER);
         c.media().injectDtmfBeforeAnswer();
         verify(rtp).offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true);
         assertTrue(c.media().injectDtmf());
@@ -74,7 +74,7 @@ class MediaLegTest {
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false)).thenReturn("v=0 to-browser");
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true)).thenReturn("v=0 other ports");
         Call c = mt();
-        c.media().offerFromIms(OPUS_OFFER);
+        c.media().bridgeImsOffer(OPUS_OFFER);
         CallFailure f = assertThrows(CallFailure.class, () -> c.media().injectDtmfBeforeAnswer());
         assertEquals("media-failed", f.code());
         assertFalse(c.media().injectDtmf());
@@ -85,15 +85,15 @@ class MediaLegTest {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
-        c.media().offerFromBrowser(BROWSER_OFFER, null); // a=setup:actpass: either role, the relay's configuration picks
+        c.media().bridgeBrowserOffer(BROWSER_OFFER, null); // a=setup:actpass: either role, the relay's configuration picks
         verify(rtp).offerFromBrowser("mo-1", "browser-ft", null, BROWSER_OFFER, null, false);
         c.dialog().followFirstFork(null, "ue-tt", true);
-        c.media().answerFromIms("v=0 ims");
+        c.media().bridgeImsAnswer("v=0 ims");
         verify(rtp).answerFromIms("mo-1", "browser-ft", "ue-tt", "v=0 ims", DtlsRole.EITHER, false);
         assertEquals("v=0 ims", c.media().imsRemoteSdp(), "kept for re-answers");
         c.media().choose(ImsCodec.PCMA, false);
         assertTrue(c.media().injectDtmf(), "a forced IMS codec transcodes: the call takes WebSocket dtmf");
-        c.media().reanswerFromIms("v=0 ims2");
+        c.media().bridgeImsReanswer("v=0 ims2");
         verify(rtp).answerFromIms(eq("mo-1"), eq("browser-ft"), eq("ue-tt"), eq("v=0 ims2"), eq(DtlsRole.EITHER), eq(true));
     }
 
@@ -126,17 +126,17 @@ class MediaLegTest {
         when(rtp.offerFromIms(anyString(), anyString(), any(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
         when(rtp.answerFromBrowser(anyString(), anyString(), anyString(), anyString())).thenReturn("v=0\r\nm=audio 30000 RTP/AVP 111\r\n");
         MediaLeg leg = c.media();
-        leg.offerFromIms(OPUS_OFFER);
+        leg.bridgeImsOffer(OPUS_OFFER);
         assertEquals(OPUS_OFFER, leg.imsRemoteSdp(), "the IMS party's offer is kept for re-answers");
         assertTrue(leg.rtpengineSinceNanos() > 0, "from now on rtpengine must know the call");
-        leg.answerFromBrowser(BROWSER_ANSWER);
+        leg.bridgeBrowserAnswer(BROWSER_ANSWER);
         verify(rtp).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
         assertEquals("v=0\r\nm=audio 30000 RTP/AVP 111\r\n", leg.imsMediaSdp(), "the answer toward IMS is the current media SDP");
         // an IMS re-offer: from the IMS party's tag toward the browser's; the browser's re-answer the other way
-        leg.reofferFromIms(PCMA_OFFER);
+        leg.bridgeImsReoffer(PCMA_OFFER);
         verify(rtp).offerFromIms("mt-1", "ue-ft", "browser-tt", PCMA_OFFER, false);
         assertEquals(PCMA_OFFER, leg.imsRemoteSdp());
-        leg.reanswerFromBrowser(BROWSER_ANSWER); // the answer of the IMS party's tag, from the browser's: as the first one
+        leg.bridgeBrowserReanswer(BROWSER_ANSWER); // the answer of the IMS party's tag, from the browser's: as the first one
         verify(rtp, times(2)).answerFromBrowser(eq("mt-1"), eq("ue-ft"), eq("browser-tt"), anyString());
         assertEquals("browser-tt", leg.browserTag());
         assertEquals("ue-ft", leg.imsTag());

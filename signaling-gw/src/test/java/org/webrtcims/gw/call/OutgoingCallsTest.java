@@ -60,8 +60,8 @@ class OutgoingCallsTest {
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         invite = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 1, "v=0 ims-offer");
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        when(legs.offerFromBrowser(any(), anyString())).thenReturn("v=0 ims-offer");
-        when(legs.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
+        when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenReturn("v=0 ims-offer");
+        when(legs.bridgeImsAnswer(any(), anyString())).thenReturn("v=0 browser-answer");
         when(ua.send(any(), any())).thenReturn(inviteTx);
         when(ua.headers()).thenReturn(SipFixtures.HEADERS);
         when(inviteTx.getDialog()).thenReturn(dialog);
@@ -106,7 +106,7 @@ class OutgoingCallsTest {
         when(dialog.createAck(1L)).thenReturn(ack);
         respond(h, 200, "v=0 ims-answer");
         verify(dialog).sendAck(ack);
-        verify(legs).answerFromIms(call(), "v=0 ims-answer");
+        verify(legs).bridgeImsAnswer(call(), "v=0 ims-answer");
         assertEquals(List.of("calling", "ringing", "answered"), types());
         assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"));
         assertEquals("uetag", call().dialog().toTag());
@@ -255,7 +255,7 @@ class OutgoingCallsTest {
 
     @Test
     void rtpengineFailureLeavesNoCallBehind() {
-        when(legs.offerFromBrowser(any(), anyString())).thenThrow(new CallFailure("media-failed", "down"));
+        when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenThrow(new CallFailure("media-failed", "down"));
         assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
         assertTrue(registry.find("call-1").isEmpty());
     }
@@ -331,7 +331,7 @@ class OutgoingCallsTest {
         ResponseHandler h = place();
         String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
         String changed = "v=0\r\no=ue1 1 2 IN IP4 127.0.0.1\r\nm=audio 6004 RTP/AVP 111\r\n";
-        when(legs.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+        when(legs.bridgeImsAnswer(any(), eq(early))).thenAnswer(i -> {
             ((Call) i.getArgument(0)).media().tookImsSdp(early);
             return "v=0 browser-answer";
         });
@@ -341,7 +341,7 @@ class OutgoingCallsTest {
         assertEquals(183, toBrowser.get(1).get("sipCode"));
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
         respond(h, 200, changed);
-        verify(legs).answerFromIms(call(), changed);
+        verify(legs).bridgeImsAnswer(call(), changed);
         assertEquals(CallState.CONFIRMED, call().state());
         assertEquals("v=0 browser-answer", toBrowser.get(2).get("sdp"), "the browser keeps the answer it has");
     }
@@ -350,14 +350,14 @@ class OutgoingCallsTest {
     void aSameSdpIn200AfterEarlyMediaIsNotSentAgain() throws Exception {
         ResponseHandler h = place();
         String early = "v=0\r\no=ue1 1 1 IN IP4 127.0.0.1\r\nm=audio 6000 RTP/AVP 111\r\n";
-        when(legs.answerFromIms(any(), eq(early))).thenAnswer(i -> {
+        when(legs.bridgeImsAnswer(any(), eq(early))).thenAnswer(i -> {
             ((Call) i.getArgument(0)).media().tookImsSdp(early);
             return "v=0 browser-answer";
         });
         respond(h, 183, early);
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "uetag", 1, null));
         respond(h, 200, early);
-        verify(legs, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).bridgeImsAnswer(any(), anyString());
         assertEquals(CallState.CONFIRMED, call().state());
     }
 
@@ -377,7 +377,7 @@ class OutgoingCallsTest {
         Dialog forkB = mock(Dialog.class);
         h.onResponse(new ResponseEvent(new Object(), inviteTx, forkB, fromFork(180, "tagB", null)));
         String sdpA = "v=0\r\no=ue5 1 1 IN IP4 127.0.0.1\r\nm=audio 6400 RTP/AVP 111\r\n";
-        when(legs.answerFromIms(any(), eq(sdpA))).thenAnswer(i -> {
+        when(legs.bridgeImsAnswer(any(), eq(sdpA))).thenAnswer(i -> {
             ((Call) i.getArgument(0)).media().tookImsSdp(sdpA);
             return "v=0 browser-answer";
         });
@@ -388,7 +388,7 @@ class OutgoingCallsTest {
         h.onResponse(new ResponseEvent(new Object(), inviteTx, forkA, fromFork(200, "tagA", sdpA)));
         assertEquals(CallState.CONFIRMED, call().state());
         verify(forkA).sendAck(any());
-        verify(legs, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).bridgeImsAnswer(any(), anyString());
 
         Request ackB = SipFixtures.request(Request.ACK, "ue1", "call-1", "atag", "tagB", 1, null);
         Request byeB = SipFixtures.request(Request.BYE, "ue1", "call-1", "atag", "tagB", 2, null);

@@ -82,8 +82,8 @@ class PreconditionFlowsTest {
     /** A VoLTE UE's INVITE (qos lines, the given Supported headers) handed to a fresh IncomingCalls. */
     private MtCall preconditionInvite(String callId, String... supported) throws Exception {
         IncomingCalls incoming = wiring.incoming();
-        when(legs.offerFromIms(any(), anyString())).thenReturn("v=0 browser-offer");
-        when(legs.answerFromBrowser(any(), anyString())).thenReturn(RTP_SDP);
+        when(legs.bridgeImsOffer(any(), anyString())).thenReturn("v=0 browser-offer");
+        when(legs.bridgeBrowserAnswer(any(), anyString())).thenReturn(RTP_SDP);
         Request invite = SipFixtures.request(Request.INVITE, "alice", callId, "uetag", null, 1, UE_SDP + QOS_NONE);
         // to alice's registered Contact, whose user part is her registration's random one (sip/ContactUsers)
         ((javax.sip.address.SipURI) invite.getRequestURI()).setUser(wiring.contactUsers().issue("alice"));
@@ -162,6 +162,27 @@ class PreconditionFlowsTest {
         verify(media).release(c);
     }
 
+    @Test
+    void anUpdateWithQosStatusIsPreconditionsBeforeTheCallIsConfirmedAndAMidCallOfferAfter() throws Exception {
+        ServerTransaction st = mock(ServerTransaction.class);
+        Request update = SipFixtures.request(Request.UPDATE, "alice", "call-u", "uetag", "gwtag", 3, UE_SDP + QOS_NONE);
+        when(st.getRequest()).thenReturn(update);
+        Call early = new Call("call-u", Direction.MT, "tok", "alice", "ue5@ims.lab", "uetag", CallState.INCOMING);
+        early.qos().use(true, "none");
+        early.media().sentToIms(RTP_SDP + QOS_NONE);
+        assertTrue(wiring.preconditions().request(st, early, UE_SDP + QOS_NONE),
+                "before the answer, an UPDATE with precondition status must be handled by preconditions");
+        assertSame(st, early.qos().pendingUpdate(), "MT, local segment not met yet: the answer must wait for it");
+        verify(st, never()).sendResponse(any());
+
+        Call confirmed = new Call("call-v", Direction.MT, "tok", "alice", "ue5@ims.lab", "uetag", CallState.CONFIRMED);
+        confirmed.qos().use(true, "sendrecv");
+        confirmed.media().sentToIms(RTP_SDP + QOS_NONE);
+        assertFalse(wiring.preconditions().request(st, confirmed, UE_SDP + QOS_NONE),
+                "in a confirmed call an UPDATE offer is a mid-call offer (MidCallOffers), not a precondition exchange");
+        assertNull(confirmed.qos().pendingUpdate(), "a confirmed call's UPDATE must not be held by preconditions");
+    }
+
     // ---- MO: the browser calls a VoLTE UE ----
 
     @Test
@@ -173,12 +194,12 @@ class PreconditionFlowsTest {
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
         when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        // the leg's exchange as MediaLeg fills it: rtpengine's SDP with the status lines the call offers (QosState#offered)
-        when(legs.offerFromBrowser(any(), anyString())).thenAnswer(i -> {
-            org.webrtcims.gw.sdp.QosPreconditions.Status offered = ((Call) i.getArgument(0)).qos().offered();
+        // the leg's exchange as MediaLeg fills it: rtpengine's SDP with the status lines the extensions asked for
+        when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenAnswer(i -> {
+            org.webrtcims.gw.sdp.QosPreconditions.Status offered = i.getArgument(2);
             return offered == null ? RTP_SDP : org.webrtcims.gw.sdp.QosPreconditions.withStatus(RTP_SDP, offered);
         });
-        when(legs.answerFromIms(any(), anyString())).thenReturn("v=0 browser-answer");
+        when(legs.bridgeImsAnswer(any(), anyString())).thenReturn("v=0 browser-answer");
         ClientTransaction inviteTx = mock(ClientTransaction.class);
         when(ua.send(any(), any())).thenReturn(inviteTx);
         when(inviteTx.getDialog()).thenReturn(dialog);
@@ -222,7 +243,7 @@ class PreconditionFlowsTest {
         ((ToHeader) ok.getHeader(ToHeader.NAME)).setTag("uetag");
         when(dialog.createAck(1L)).thenReturn(SipFixtures.request(Request.ACK, "ue4", "call-mo", "atag", "uetag", 1, null));
         h.getValue().onResponse(new ResponseEvent(new Object(), inviteTx, dialog, ok));
-        verify(legs, times(1)).answerFromIms(any(), anyString());
+        verify(legs, times(1)).bridgeImsAnswer(any(), anyString());
         assertEquals("answered", toBrowser.get(toBrowser.size() - 1).get("type"));
         assertEquals("v=0 browser-answer", toBrowser.get(toBrowser.size() - 1).get("sdp"));
         Call c = registry.find("call-mo").orElseThrow();

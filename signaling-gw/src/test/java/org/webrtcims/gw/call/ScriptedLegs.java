@@ -17,24 +17,24 @@ final class ScriptedLegs {
 
     /** A call's SDP exchanges, each with the call it is for (as the legs' methods, plus the call). */
     interface Exchanges {
-        /** MediaLeg#offerFromBrowser; the status lines it would be given are {@code c.qos().offered()}. */
-        String offerFromBrowser(Call c, String browserSdp);
+        /** MediaLeg#bridgeBrowserOffer, with the precondition status lines the offer is to carry (null: none). */
+        String bridgeBrowserOffer(Call c, String browserSdp, org.webrtcims.gw.sdp.QosPreconditions.Status qos);
 
-        String answerFromIms(Call c, String sdp);
+        String bridgeImsAnswer(Call c, String sdp);
 
-        String offerFromIms(Call c, String sdp);
+        String bridgeImsOffer(Call c, String sdp);
 
         void injectDtmfBeforeAnswer(Call c);
 
-        String answerFromBrowser(Call c, String browserSdp);
+        String bridgeBrowserAnswer(Call c, String browserSdp);
 
-        String reofferFromBrowser(Call c, String browserSdp);
+        String bridgeBrowserReoffer(Call c, String browserSdp);
 
-        String reanswerFromIms(Call c, String sdp);
+        String bridgeImsReanswer(Call c, String sdp);
 
-        String reofferFromIms(Call c, String sdp);
+        String bridgeImsReoffer(Call c, String sdp);
 
-        String reanswerFromBrowser(Call c, String browserSdp);
+        String bridgeBrowserReanswer(Call c, String browserSdp);
     }
 
     /** Every leg {@code media} (a mock) makes from now on answers its exchanges through {@code exchanges}. */
@@ -54,18 +54,18 @@ final class ScriptedLegs {
 
     private static MediaLeg scripted(MediaLeg real, Call c, Exchanges x) {
         MediaLeg leg = spy(real);
-        doAnswer(i -> x.offerFromBrowser(c, i.getArgument(0))).when(leg).offerFromBrowser(any(), any());
-        doAnswer(i -> x.answerFromIms(c, i.getArgument(0))).when(leg).answerFromIms(any());
-        doAnswer(i -> x.offerFromIms(c, i.getArgument(0))).when(leg).offerFromIms(any());
+        doAnswer(i -> x.bridgeBrowserOffer(c, i.getArgument(0), i.getArgument(1))).when(leg).bridgeBrowserOffer(any(), any());
+        doAnswer(i -> x.bridgeImsAnswer(c, i.getArgument(0))).when(leg).bridgeImsAnswer(any());
+        doAnswer(i -> x.bridgeImsOffer(c, i.getArgument(0))).when(leg).bridgeImsOffer(any());
         doAnswer(i -> {
             x.injectDtmfBeforeAnswer(c);
             return null;
         }).when(leg).injectDtmfBeforeAnswer();
-        doAnswer(i -> x.answerFromBrowser(c, i.getArgument(0))).when(leg).answerFromBrowser(any());
-        doAnswer(i -> x.reofferFromBrowser(c, i.getArgument(0))).when(leg).reofferFromBrowser(any());
-        doAnswer(i -> x.reanswerFromIms(c, i.getArgument(0))).when(leg).reanswerFromIms(any());
-        doAnswer(i -> x.reofferFromIms(c, i.getArgument(0))).when(leg).reofferFromIms(any());
-        doAnswer(i -> x.reanswerFromBrowser(c, i.getArgument(0))).when(leg).reanswerFromBrowser(any());
+        doAnswer(i -> x.bridgeBrowserAnswer(c, i.getArgument(0))).when(leg).bridgeBrowserAnswer(any());
+        doAnswer(i -> x.bridgeBrowserReoffer(c, i.getArgument(0))).when(leg).bridgeBrowserReoffer(any());
+        doAnswer(i -> x.bridgeImsReanswer(c, i.getArgument(0))).when(leg).bridgeImsReanswer(any());
+        doAnswer(i -> x.bridgeImsReoffer(c, i.getArgument(0))).when(leg).bridgeImsReoffer(any());
+        doAnswer(i -> x.bridgeBrowserReanswer(c, i.getArgument(0))).when(leg).bridgeBrowserReanswer(any());
         return leg;
     }
 }
