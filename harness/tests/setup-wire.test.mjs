@@ -2,20 +2,25 @@
 // each party's share (./lab scenario's `wire_timeline`, docs/scenarios.md). Events as signallingEvents() returns them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LAB } from '../kit/addresses.mjs';
 import { wireTimeline } from '../kit/setup-wire.mjs';
+
+// The lab's ports, from the address table (kit/addresses.mjs): the gateway's SIP port and the S-CSCF's.
+const GW = Number(LAB.LAB_GW_SIP_PORT);
+const SCSCF = Number(LAB.LAB_SCSCF_PORT);
 
 const ID = 'abc@127.0.0.1';
 const ws = (t, toGateway, type, callId = null, stream = 3) => ({ t, kind: 'ws', toGateway, stream, type, callId });
-const ng = (t, command, reply) => ({ t, kind: 'ng', toRtpengine: !reply, cookie: `c-${command}`, command, callId: `gw5070-${ID}`, ...(reply ? { reply: true } : {}) });
+const ng = (t, command, reply) => ({ t, kind: 'ng', toRtpengine: !reply, cookie: `c-${command}`, command, callId: `gw${GW}-${ID}`, ...(reply ? { reply: true } : {}) });
 const sip = (t, src, dst, method, status = null) => ({ t, kind: 'sip', src, dst, method, status, callId: ID, cseq: 'INVITE' });
 
 // MO: `call` at 0, ng offer 2 -> 3, INVITE out 4, at the UE 5, 200 from the UE 9, at the gateway 9.5, ng answer 10 -> 11,
 // `answered` 12; a `call` on another page's WebSocket and an earlier one on this socket must not be taken
 const mo = [
-  ws(-50, true, 'call'), ws(-1, true, 'call', null, 7), ws(0, true, 'call'), ng(2, 'offer', false), ng(3, 'offer', true), sip(4, 5070, 5060, 'INVITE'),
-  ws(4.5, false, 'calling', ID), sip(4.6, 5060, 5062, 'INVITE'), sip(4.8, 5062, 5060, 'INVITE'), sip(5, 5060, 5080, 'INVITE'),
-  sip(6, 5080, 5060, null, 180), sip(9, 5080, 5060, null, 200), sip(9.2, 5060, 5062, null, 200), sip(9.3, 5062, 5060, null, 200),
-  sip(9.5, 5060, 5070, null, 200), ng(10, 'answer', false), ng(11, 'answer', true), ws(12, false, 'answered', ID),
+  ws(-50, true, 'call'), ws(-1, true, 'call', null, 7), ws(0, true, 'call'), ng(2, 'offer', false), ng(3, 'offer', true), sip(4, GW, 5060, 'INVITE'),
+  ws(4.5, false, 'calling', ID), sip(4.6, 5060, SCSCF, 'INVITE'), sip(4.8, SCSCF, 5060, 'INVITE'), sip(5, 5060, 5080, 'INVITE'),
+  sip(6, 5080, 5060, null, 180), sip(9, 5080, 5060, null, 200), sip(9.2, 5060, SCSCF, null, 200), sip(9.3, SCSCF, 5060, null, 200),
+  sip(9.5, 5060, GW, null, 200), ng(10, 'answer', false), ng(11, 'answer', true), ws(12, false, 'answered', ID),
 ];
 
 test('MO: each step and party from the wire, the browser from the page\'s own set-up time', () => {
@@ -40,9 +45,9 @@ test('MO: a missing point leaves its steps and its party null, not a wrong figur
 
 test('MT: from the caller\'s INVITE to its 200, the page\'s answer time as the browser\'s step', () => {
   const mt = [
-    sip(0, 5201, 5060, 'INVITE'), sip(0.3, 5060, 5062, 'INVITE'), sip(0.5, 5062, 5060, 'INVITE'), sip(1, 5060, 5070, 'INVITE'),
+    sip(0, 5201, 5060, 'INVITE'), sip(0.3, 5060, SCSCF, 'INVITE'), sip(0.5, SCSCF, 5060, 'INVITE'), sip(1, 5060, GW, 'INVITE'),
     ng(3, 'offer', false), ng(4, 'offer', true), ws(5, false, 'incoming', ID), ws(105, true, 'answer', ID), ng(106, 'answer', false),
-    ng(107, 'answer', true), sip(108, 5070, 5060, null, 200), sip(108.2, 5060, 5062, null, 200), sip(108.3, 5062, 5060, null, 200),
+    ng(107, 'answer', true), sip(108, GW, 5060, null, 200), sip(108.2, 5060, SCSCF, null, 200), sip(108.3, SCSCF, 5060, null, 200),
     sip(108.5, 5060, 5201, null, 200),
   ];
   const w = wireTimeline(mt, { callId: ID, direction: 'mt' });
