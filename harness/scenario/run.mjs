@@ -389,7 +389,8 @@ function summarize(report) {
       const of = ok.filter((c) => c.direction === d);
       const m = (k) => round(median(of.map((c) => c.page_timing_ms?.[k]).filter((v) => typeof v === 'number')), 1);
       return [d, of.length ? { calls: of.length, setup: m('setupMs'), answer: m('answerMs'), offer_to_ice_connected: m('offerToIceConnectedMs'),
-        offer_to_connected: m('offerToConnectedMs'), answer_to_connected: m('answerToConnectedMs') } : null];
+        offer_to_connected: m('offerToConnectedMs'), answer_to_connected: m('answerToConnectedMs'),
+        offer_to_pc_connected: m('offerToPcConnectedMs'), answer_to_pc_connected: m('answerToPcConnectedMs') } : null];
     })),
     // the wire's steps (kit/setup-wire.mjs), medians per direction: each step and each party's sum
     wire_timeline_median_ms: Object.fromEntries(['mo', 'mt'].map((d) => {
@@ -427,7 +428,8 @@ function printSummary(report) {
   log(`calls ${s.ok}/${s.calls} ok; setup median ${s.setup_ms_median} ms; RTT median ${s.rtt_ms_median} ms; loss received ${s.loss_pct_received_mean} %, link up ${s.link_loss_up_pct_mean} % down ${s.link_loss_down_pct_mean} %`);
   for (const [d, t] of Object.entries(s.page_timing_median_ms ?? {})) {
     if (t) log(`${d} page timing medians (${t.calls} calls): ${d === 'mo' ? `call -> answer ${t.setup ?? '-'} ms, ` : `incoming -> answer sent ${t.answer ?? '-'} ms, `}`
-      + `offer -> ICE connected ${t.offer_to_ice_connected ?? '-'} ms, offer -> DTLS connected ${t.offer_to_connected ?? '-'} ms (answer -> connected ${t.answer_to_connected ?? '-'} ms)`);
+      + `offer -> ICE connected ${t.offer_to_ice_connected ?? '-'} ms, offer -> DTLS connected ${t.offer_to_connected ?? '-'} ms (answer -> connected ${t.answer_to_connected ?? '-'} ms)`
+      + `; connectionState 'connected': offer -> ${t.offer_to_pc_connected ?? '-'} ms (answer -> ${t.answer_to_pc_connected ?? '-'} ms)`);
   }
   for (const [d, w] of Object.entries(s.wire_timeline_median_ms ?? {})) {
     if (!w) continue;

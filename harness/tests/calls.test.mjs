@@ -42,6 +42,12 @@ test(titled('MO call to ue1, browser hangs up'), { timeout: 40000 }, async () =>
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
   assertGoodCall(r);
   assert.equal(r.info.direction, 'mo');
+  // the page's set-up timing (lab-client timing(), the scenario report's page_timing_ms): DTLS connected is the DTLS
+  // transport's own 'connected', after the answer was applied (the browser needs the answer's fingerprint)
+  const t = r.pageTiming ?? {};
+  assert.ok(typeof t.offerToConnectedMs === 'number' && typeof t.offerToPcConnectedMs === 'number',
+    `the page recorded no DTLS connected time for the MO call: ${JSON.stringify(t)}`);
+  assert.ok(t.offerToConnectedMs >= t.setupMs, `the page's DTLS connected (${t.offerToConnectedMs} ms) came before the answer reached it (${t.setupMs} ms): ${JSON.stringify(t)}`);
   await assertFarUeAssertedIdentity({ token, callId: r.callId, ue: 'ue1' });
   await assertNoRtpengineSession();
 });

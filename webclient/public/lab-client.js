@@ -436,16 +436,23 @@ export class LabClient extends EventTarget {
   }
 
   // The page's view of a call's set-up (ms, performance.now() differences; null until it happened). MO: `call`
-  // sent -> answer SDP received (setupMs) -> ICE connected -> DTLS connected (offerToConnectedMs). MT: the
-  // `incoming` offer received -> our `answer` sent (answerMs: getUserMedia, createAnswer, gathering) -> connected.
+  // sent -> answer SDP received (setupMs) -> applied (setRemoteDescription done) -> ICE connected -> DTLS connected
+  // (offerToConnectedMs). MT: the `incoming` offer received -> our `answer` sent (answerMs: getUserMedia, createAnswer,
+  // gathering) -> connected. DTLS connected is the DTLS transport's own 'connected' (RTCDtlsTransport; the peer
+  // connection's where a browser has none): Chromium's aggregate connectionState 'connected' (offerToPcConnectedMs)
+  // trails it by tens of ms on this lab's host, while its media already flows (docs/media.md "The page's clock").
   timing(callId) {
     const t = this.#calls.get(callId)?.timing ?? {};
     const since = (a, b) => (a == null || b == null ? null : Math.round((b - a) * 10) / 10);
     const start = t.offerSent ?? t.offerReceived;
+    const answer = t.answerReceived ?? t.answerSent;
+    const connected = t.dtlsConnected ?? t.connected;
     return {
       setupMs: since(t.offerSent, t.answerReceived), answerMs: since(t.offerReceived, t.answerSent),
-      offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, t.connected),
-      answerToConnectedMs: since(t.answerReceived ?? t.answerSent, t.connected),
+      offerToAnswerAppliedMs: since(t.offerSent, t.answerApplied),
+      offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, connected),
+      answerToConnectedMs: since(answer, connected),
+      offerToPcConnectedMs: since(start, t.connected), answerToPcConnectedMs: since(answer, t.connected),
     };
   }
 
@@ -597,6 +604,7 @@ export class LabClient extends EventTarget {
     if (!call?.pc || call.pc.signalingState !== 'have-local-offer') return; // already applied from a 183
     call.timing.answerReceived ??= performance.now();
     call.pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp })
+      .then(() => { call.timing.answerApplied ??= performance.now(); })
       .catch((e) => this.#fail(`call ${msg.callId}: gateway answer SDP rejected: ${e.message}`));
   }
 
@@ -758,6 +766,9 @@ export class LabClient extends EventTarget {
     pc.onconnectionstatechange = () => {
       if (pc.connectionState === 'connected') call.timing.connected ??= performance.now();
     };
+    // The DTLS transports' own 'connected' (RTCDtlsTransport, once a description made them): the handshake's end as
+    // the page sees it, beside the peer connection's aggregate state above (timing()).
+    pc.onsignalingstatechange = () => watchDtls(pc, call);
     return pc;
   }
 
@@ -832,6 +843,23 @@ function preferVideoCodec(pc, videoCodec) {
   for (const t of pc.getTransceivers()) {
     if (t.receiver.track?.kind === 'video') t.setCodecPreferences(caps);
   }
+}
+
+// Marks call.timing.dtlsConnected once every DTLS transport of the peer connection is 'connected' (one per m-line
+// here: rtpengine cannot bundle, docs/media.md "BUNDLE"); called whenever a description may have made a new one.
+function watchDtls(pc, call) {
+  const transports = () => [...new Set((pc.getTransceivers?.() ?? []).map((t) => t.sender?.transport).filter(Boolean))];
+  const check = () => {
+    const all = transports();
+    if (all.length && all.every((d) => d.state === 'connected')) call.timing.dtlsConnected ??= performance.now();
+  };
+  call.dtlsWatched ??= new WeakSet();
+  for (const dtls of transports()) {
+    if (call.dtlsWatched.has(dtls)) continue;
+    call.dtlsWatched.add(dtls);
+    dtls.addEventListener('statechange', check);
+  }
+  check();
 }
 
 // Non-trickle: the gateway/rtpengine want one SDP with all candidates. After an ICE restart the state
