@@ -751,7 +751,12 @@ export class LabClient extends EventTarget {
     const log = (e) => (call.gathering ??= []).push({ ms: Math.round(performance.now() - born), ...e });
     pc.onicecandidate = (e) => log(e.candidate ? { candidate: e.candidate.type ?? 'unknown', address: e.candidate.address ?? null, port: e.candidate.port ?? null } : { candidate: 'end' });
     pc.onicecandidateerror = (e) => log({ error: e.errorCode, text: e.errorText, url: e.url, address: e.address ?? null });
-    pc.onicegatheringstatechange = () => log({ state: pc.iceGatheringState });
+    pc.onicegatheringstatechange = () => {
+      log({ state: pc.iceGatheringState });
+      // watch the DTLS transports only once gathering is over: touching sender.transport while Chromium 156 gathers
+      // an MT answer's candidates lost its server-reflexive one (browser-nat's STUN case, 2 of 2 runs)
+      if (pc.iceGatheringState === 'complete') watchDtls(pc, call);
+    };
     log({ iceServers: (pc.getConfiguration().iceServers ?? []).flatMap((x) => [x.urls].flat()) });
     pc.ontrack = (e) => {
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
@@ -763,12 +768,11 @@ export class LabClient extends EventTarget {
       this.#changed();
     };
     // 'connected': ICE and DTLS are up (the set-up timing's end, timing() below)
+    // The DTLS transports' own 'connected' (RTCDtlsTransport, watched from the end of gathering on, watchDtls): the
+    // handshake's end as the page sees it, beside the peer connection's aggregate state here (timing()).
     pc.onconnectionstatechange = () => {
       if (pc.connectionState === 'connected') call.timing.connected ??= performance.now();
     };
-    // The DTLS transports' own 'connected' (RTCDtlsTransport, once a description made them): the handshake's end as
-    // the page sees it, beside the peer connection's aggregate state above (timing()).
-    pc.onsignalingstatechange = () => watchDtls(pc, call);
     return pc;
   }
 
