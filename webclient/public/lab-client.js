@@ -753,8 +753,8 @@ export class LabClient extends EventTarget {
     pc.onicecandidateerror = (e) => log({ error: e.errorCode, text: e.errorText, url: e.url, address: e.address ?? null });
     pc.onicegatheringstatechange = () => {
       log({ state: pc.iceGatheringState });
-      // watch the DTLS transports only once gathering is over: touching sender.transport while Chromium 156 gathers
-      // an MT answer's candidates lost its server-reflexive one (browser-nat's STUN case, 2 of 2 runs)
+      // watch the DTLS transports only once gathering is over: watching them from the signalling state change, while
+      // Chromium 156 gathered an MT answer's candidates, lost its server-reflexive one (browser-nat's STUN case, 2 of 2)
       if (pc.iceGatheringState === 'complete') watchDtls(pc, call);
     };
     log({ iceServers: (pc.getConfiguration().iceServers ?? []).flatMap((x) => [x.urls].flat()) });
