@@ -1,11 +1,14 @@
 // ./lab docker's verdict (harness/lib/docker.sh): out/docker/report.json from loadgen's reports of the MO call
-// (alice -> ue1) and the MT call (ue2 -> carol) through the containers. Exit 1 unless both calls were set up, carried
-// media both ways (packets sent and received back) and ended normally.
-//   node docker/report.mjs RUN_DIR "name: status;name: status;..."
+// (alice -> ue1) and the MT call (ue2 -> carol) through the containers, and each gateway container's JVM command
+// line (RUN_DIR/jvm-gw<i>.txt, one argument a line). Exit 1 unless both calls were set up, carried media both ways
+// (packets sent and received back) and ended normally, and every gateway container's JVM has ./lab's JIT options
+// (JIT_OPTIONS, space-separated: harness/lib/build.sh gateway_jit, C1 only by default).
+//   node docker/report.mjs RUN_DIR "name: status;name: status;..." "JIT_OPTIONS"
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [dir, states = ''] = process.argv.slice(2);
+const [dir, states = '', jitArg = ''] = process.argv.slice(2);
+const jit = jitArg.split(/\s+/).filter(Boolean);
 const read = (f) => { try { return JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')); } catch (e) { return { error: `${f}: ${e.message}` }; } };
 const call = (name, r) => {
   const c = r.calls?.[0];
@@ -19,7 +22,17 @@ const report = {
   containers: states.split(';').filter(Boolean).map((l) => ({ name: l.slice(0, l.indexOf(':')), status: l.slice(l.indexOf(':') + 1).trim() })),
   calls: [call('MO alice -> ue1', read('mo.json')), call('MT ue2 -> carol', read('mt.json'))],
 };
-report.ok = report.calls.every((c) => c.ok);
+// the gateway containers start the JVM as ./lab does on the machine (the same start_gateway, harness/lib/components.sh)
+report.gateways = [1, 2].map((i) => {
+  let args = [];
+  try { args = fs.readFileSync(path.join(dir, `jvm-gw${i}.txt`), 'utf8').split('\n').filter(Boolean); } catch { /* none: reported below */ }
+  const jvm = args.slice(0, Math.max(0, args.indexOf('-jar'))).filter((a) => a.startsWith('-'));
+  const missing = jit.filter((o) => !args.includes(o));
+  const why = args.length === 0 ? `no JVM command line read from container gw${i}` : missing.length ? `the JVM lacks ./lab's JIT option(s) ${missing.join(' ')}` : null;
+  return { name: `gw${i}`, ok: why == null, jvm_options: jvm, jit_wanted: jit, why };
+});
+report.ok = report.calls.every((c) => c.ok) && report.gateways.every((g) => g.ok);
 fs.writeFileSync(path.join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
 for (const c of report.calls) console.log(`${c.name}: ${c.ok ? 'ok' : 'FAILED'}, setup ${c.setup_ms} ms, ${c.packets_received}/${c.packets_sent} packets back${c.why ? ` (${c.why})` : ''}`);
+for (const g of report.gateways) console.log(`${g.name} JVM: ${g.ok ? 'ok' : 'FAILED'}, ${g.jvm_options.join(' ') || '(no options)'}${g.why ? ` (${g.why})` : ''}`);
 process.exit(report.ok ? 0 : 1);

@@ -103,8 +103,16 @@ cmd_docker() {
     UE_IP="$LAB_HOSTS_IMS_ADDR" IMS_USERS=/lab/ims-sim/users.txt bash /lab/sipp-scenarios/run-ue.sh load-uac carol 1 1 7000 \
     >"$LAB_LOGDIR/sipp-mt.log" 2>&1 || rc=1
   wait "$mtpid" || rc=1
-  node "$ROOT/docker/report.mjs" "$LAB_RUN_DIR" "$(docker_container_states | tr '\n' ';')" || rc=1
+  # each gateway container's JVM command line (its pid from the container's /run/lab/pids): report.mjs checks that the
+  # JIT options are ./lab's own (harness/lib/build.sh gateway_jit, default: C1 only)
+  local i name
+  for i in 1 2; do
+    name=$(gateway_name "$i")
+    podman exec "${LAB_DOCKER_PROJECT}_gw${i}_1" bash -c 'p=$(awk -v n="$1" '"'"'$1 == n {print $2}'"'"' /run/lab/pids | tail -1) && tr "\0" "\n" <"/proc/$p/cmdline"' _ "$name" \
+      >"$LAB_RUN_DIR/jvm-gw$i.txt" 2>>"$LAB_LOGDIR/podman-compose.log" || : >"$LAB_RUN_DIR/jvm-gw$i.txt"
+  done
+  node "$ROOT/docker/report.mjs" "$LAB_RUN_DIR" "$(docker_container_states | tr '\n' ';')" "$(LAB_GW_JIT='' gateway_jit | tr '\n' ' ')" || rc=1
   ((rc == 0)) && log "docker: MO and MT calls carried through the containers (report: $(rel "$LAB_RUN_DIR")/report.json)" ||
-    fail "docker: a call failed (logs: $(rel "$LAB_LOGDIR")/loadgen-mo.log, loadgen-mt.log, sipp-mt.log)"
+    fail "docker: a call failed or a gateway container's JVM lacks ./lab's JIT options (report: $(rel "$LAB_RUN_DIR")/report.json; logs: $(rel "$LAB_LOGDIR")/loadgen-mo.log, loadgen-mt.log, sipp-mt.log)"
   exit "$rc"
 }

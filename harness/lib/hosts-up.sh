@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: hosts-up.sh RUN_DIR GATEWAYS RELAYS — the scale-out hosts layout (harness/lib/scaleout.sh, the same
-# functions as `./lab up --gateways G --relays R`) under the lab's own supervisor (procs.sh), for an integration test
+# functions as `./lab up --gateways G --relays R`; LAB_IMS=3gpp: with the 3GPP core on the IMS host, as `./lab up
+# --gateways G --relays R --ims 3gpp`) under the lab's own supervisor (procs.sh), for an integration test
 # that needs it beside the lab it runs in (harness/tests/scale-hosts.test.mjs). Inside ./lab's private namespace
 # only (LAB_IN_NETNS=1: the hosts' names live in its private /run/netns, ./lab's namespace is the client host).
 # Prints "READY <entry URL>" once every component answers; SIGTERM stops them newest first and deletes the
@@ -17,6 +18,11 @@ done
 cd "$ROOT" || exit 1
 LAB_RUN_DIR=$(realpath -m "$1") LAB_GATEWAYS=$2 LAB_RELAYS=$3
 LAB_LOGDIR="$LAB_RUN_DIR/logs" LAB_PIDS="$LAB_RUN_DIR/pids"
+# the harness's raw-SIP peer (LAB_SIP_TEST_PEER_ADDR, a loopback address of ./lab's namespace) cannot reach the hosts:
+# the gateways keep their default SIP source, the P-CSCF (with --ims 3gpp found by name: its address over TCP, whose
+# connections to a gateway come from ephemeral ports; a configured ADDR:PORT would take those only from a P-CSCF on the
+# gateway's own host, sip/SipSources)
+unset LAB_SIP_TEST_PEER
 mkdir -p "$LAB_LOGDIR" && : >"$LAB_PIDS" || exit 1
 procs_install_traps
 hosts_start_all || exit 1

@@ -12,8 +12,9 @@ LAB_IMS3_PORTS=(53/udp 53/tcp "$LAB_IMS3_DB_PORT/tcp" "$LAB_IMS3_MF_PORT/tcp" "$
   "$LAB_IMS3_SCSCF_DIAMETER_PORT/tcp" "$LAB_IMS3_ICSCF_PORT/udp" "$LAB_IMS3_ICSCF_PORT/tcp" "$LAB_IMS3_SCSCF_PORT/udp" "$LAB_IMS3_SCSCF_PORT/tcp")
 
 ims3_lab_wanted() { [[ ${LAB_IMS:-} == 3gpp ]]; }
-# the core's packages and HSS are needed: --ims 3gpp, or the 3GPP or external pass of `./lab test`
-ims3_lab_needed() { ims3_lab_wanted || [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 ]]; }
+# the core's packages and HSS are needed: --ims 3gpp, or the 3GPP or external pass of `./lab test`, or its
+# scale-hosts.test.mjs (the hosts layout with the 3GPP core on its IMS host: LAB_TEST_HOSTS_3GPP, tests.sh)
+ims3_lab_needed() { ims3_lab_wanted || [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 || ${LAB_TEST_HOSTS_3GPP:-} == 1 ]]; }
 
 # ims3_lab_packages — with --ims 3gpp, the core's Debian packages (ims-sim/3gpp/packages.sh) are
 # needed too: add them to LAB_PACKAGES before ensure_packages runs.

@@ -4,7 +4,8 @@
 # a network namespace of its own ("host"), each with one address on the lab bridge (harness/addresses.env
 # LAB_HOSTS_*), all on the lab's usual ports: no port arithmetic, no component reaching another through loopback.
 #   labh-sw        the bridge br0 (and nothing else); every host's veth ends here
-#   labh-ims       LAB_HOSTS_IMS_ADDR: Kamailio's P-CSCF/S-CSCF (LAB_PCSCF's ports), the SIPp UEs beside it
+#   labh-ims       LAB_HOSTS_IMS_ADDR: Kamailio's P-CSCF/S-CSCF (LAB_PCSCF's ports), the SIPp UEs beside it; with
+#                  --ims 3gpp the 3GPP core instead (DNS, MariaDB, HSS, S-, I-, P-CSCF on their usual ports)
 #   labh-redis     LAB_HOSTS_REDIS_ADDR: redis-server (R > 1 or G > 1), relay i's calls in database i, the
 #                  gateways' failover state (leases, calls' dialogs, registrations) in database 0
 #   labh-relay<i>  LAB_HOSTS_RELAY_BASE + i: rtpengine, ng + media on its own address. R > 1: that is a service
@@ -139,7 +140,7 @@ hosts_setup() {
   ((LAB_GATEWAYS > 1)) && { hosts_add haproxy "$LAB_HOSTS_HAPROXY_ADDR" || return 1; }
   export LAB_CLIENT_NETNS
   [[ -n ${LAB_RUN_DIR:-} ]] && printf '%s\n' "${LAB_HOSTS_CREATED[@]}" >"$LAB_RUN_DIR/netns"
-  log "hosts: bridge in $sw ($LAB_HOSTS_NET); Kamailio + UEs $LAB_HOSTS_IMS_ADDR, $LAB_RELAYS relay(s) from $(relay_addr 1), $LAB_GATEWAYS gateway(s) from $(gateway_addr 1)$( ((LAB_GATEWAYS > 1)) && echo ", HAProxy $LAB_HOSTS_HAPROXY_ADDR"); clients at $LAB_HOSTS_CLIENT_ADDR${LAB_CLIENT_NETNS:+ (namespace $LAB_CLIENT_NETNS)}"
+  log "hosts: bridge in $sw ($LAB_HOSTS_NET); $(ims3_lab_wanted && echo "the 3GPP core" || echo Kamailio) + UEs $LAB_HOSTS_IMS_ADDR, $LAB_RELAYS relay(s) from $(relay_addr 1), $LAB_GATEWAYS gateway(s) from $(gateway_addr 1)$( ((LAB_GATEWAYS > 1)) && echo ", HAProxy $LAB_HOSTS_HAPROXY_ADDR"); clients at $LAB_HOSTS_CLIENT_ADDR${LAB_CLIENT_NETNS:+ (namespace $LAB_CLIENT_NETNS)}"
 }
 
 # hosts_teardown — delete the namespaces this ./lab created (their processes are stopped by then).
@@ -373,11 +374,28 @@ hosts_start_gateways() {
   return 0
 }
 
-# hosts_start_ims — Kamailio on the IMS host, trusting every gateway host's SIP address.
+# hosts_start_ims — the IMS core on the IMS host, trusting every gateway host's SIP address: the light Kamailio, or
+# with --ims 3gpp the 3GPP core (hosts_start_ims3gpp).
 hosts_start_ims() {
   local i gw_nodes=()
   for ((i = 1; i <= LAB_GATEWAYS; i++)); do gw_nodes+=("$(gateway_addr "$i"):$LAB_GW_SIP_PORT"); done
+  if ims3_lab_wanted; then hosts_start_ims3gpp "${gw_nodes[*]}"; return; fi
   LAB_PROC_NETNS=$(host_netns ims) LAB_KAMAILIO_TRUSTED="${gw_nodes[*]}" start_kamailio
+}
+
+# hosts_start_ims3gpp "NODE..." — --ims 3gpp on the hosts: the whole 3GPP core (ims-sim/3gpp/run-core.sh: its DNS,
+# MariaDB, HSS, S-, I-, P-CSCF) on the IMS host, every part on the host's address (IMS3_ADDR) and its usual port, as
+# the one-gateway layout has it on loopback; the gateway hosts' SIP addresses (NODE: ADDR:PORT) are its trusted nodes
+# (TS 24.229 5.4.1.1: web-authenticated users, erin). The gateways find the P-CSCF by the core's DNS on that address
+# (ims3gpp.sh ims3_gateway_args: LAB_PCSCF is the IMS host's, hosts_addresses); the UEs register with IMS-AKA. Its
+# own mount namespace (unshare): the resolv.conf that names the core's dnsmasq, a private /tmp.
+hosts_start_ims3gpp() {
+  need_script ims-sim/3gpp/run-core.sh || return 1
+  export IMS_AKA_KEYS="$LAB_IMS3_DIR/sipp/ue-keys.txt" # hosts_start_ues: run-ue.sh registers them with IMS-AKA
+  LAB_PROC_NETNS=$(host_netns ims) proc_start ims3gpp env IMS3_ADDR="$LAB_HOSTS_IMS_ADDR" IMS3_TRUSTED_NODES="$1" \
+    unshare --mount -- bash "$LAB_IMS3_DIR/run-core.sh" "$LAB_LOGDIR/ims3gpp"
+  proc_wait_ready ims3gpp "$LAB_LAST_PID" 120 "DNS, MariaDB, HSS, S-/I-/P-CSCF up on $LAB_HOSTS_IMS_ADDR, Diameter connections open" \
+    grep -q '^ims3: ready' "$LAB_LOGDIR/ims3gpp.log"
 }
 
 # hosts_start_ues — the SIPp UEs on the IMS host, their media on its address.
@@ -420,7 +438,11 @@ scale_print() {
     pid=$(awk -v n="$(gateway_name "$i")" '$1 == n {print $2}' "$LAB_PIDS" | tail -1)
     log "gateway $i: pid $pid, host $(host_ns "gw$i"), HTTP $(gateway_url "$i"), SIP $(gateway_addr "$i"):$LAB_GW_SIP_PORT$( ((LAB_GATEWAYS > 1)) && echo ", tokens g$i.*")"
   done
-  log "Kamailio and the UEs: host $(host_ns ims), P-CSCF $LAB_PCSCF"
+  if ims3_lab_wanted; then
+    log "the 3GPP core (DNS, MariaDB, HSS, S-, I-, P-CSCF; logs $(rel "$LAB_LOGDIR")/ims3gpp/) and the UEs: host $(host_ns ims), P-CSCF pcscf.$LAB_IMS_DOMAIN = $LAB_PCSCF (the core's DNS on ${LAB_PCSCF%:*}:53)"
+  else
+    log "Kamailio and the UEs: host $(host_ns ims), P-CSCF $LAB_PCSCF"
+  fi
   ((LAB_GATEWAYS > 1)) && log "HAProxy: pid $(awk '$1 == "haproxy" {print $2}' "$LAB_PIDS" | tail -1), host $(host_ns haproxy), browsers on $(hosts_entry_url), stats http://$LAB_HAPROXY_STATS/"
   log "the browsers' host is namespace $LAB_CLIENT_NETNS ($LAB_HOSTS_CLIENT_ADDR): e.g. ip netns exec $LAB_CLIENT_NETNS media-relay/build/loadgen/loadgen --gateway $(hosts_entry_url) ..."
   return 0

@@ -161,6 +161,8 @@ cmd_test() {
         [[ -n $(test_only_files external 2>/dev/null) ]] && export LAB_TEST_EXT_PASS=1
       fi
     fi
+    # scale-hosts.test.mjs starts the hosts layout with the 3GPP core (harness/lib/scaleout.sh): its packages and HSS
+    [[ -z ${LAB_TEST_ONLY:-} || ,$LAB_TEST_ONLY, =~ ,scale-hosts(\.test\.mjs)?, ]] && export LAB_TEST_HOSTS_3GPP=1
     ims3_lab_packages
     ensure_packages
     ims3_lab_build || exit 1

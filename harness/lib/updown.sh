@@ -108,7 +108,8 @@ cmd_up() {
   [[ $LAB_BIND == 127.* ]] || LAB_TLS=1
   [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
   [[ -z ${LAB_EXT_CALL_TO:-} ]] || usage_error "--call-to is an option of compliance, not up"
-  ! scale_out || [[ $LAB_IMS == plain ]] || usage_error "--gateways/--relays work with the light core only (not --ims $LAB_IMS)"
+  # the hosts layout carries the light core or the 3GPP core on its IMS host; an outside IMS is not on the lab bridge
+  ! scale_out || [[ $LAB_IMS != external ]] || usage_error "--gateways/--relays work with the light core or --ims 3gpp (not --ims external: its P-CSCF is not on the hosts' bridge)"
   export LAB_BIND LAB_IMS LAB_TLS LAB_GATEWAYS LAB_RELAYS LAB_TURN
   ext_check
   ims3_lab_packages
