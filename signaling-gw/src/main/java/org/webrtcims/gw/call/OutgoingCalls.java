@@ -119,7 +119,7 @@ public class OutgoingCalls {
         requests.setSdpBody(invite, c.media().imsSdp());
         extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
-        c.dialog().invited(ua.send(invite, new InviteResponses(c)));
+        c.dialog().inviteSent(ua.send(invite, new InviteResponses(c)));
     }
 
     private final class InviteResponses extends CallResponses {
