@@ -92,7 +92,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     }
 
     /** Sends an out-of-dialog request in a new client transaction. */
-    public ClientTransaction send(Request request, ResponseHandler handler) throws SipException {
+    public ClientTransaction sendRequest(Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = provider().getNewClientTransaction(request);
         transactions.track(ct, handler);
         handler.sending(request);
