@@ -261,6 +261,20 @@ final class MediaLeg {
         relay.playDtmf(callId, browserTag(), digit, durationMs);
     }
 
+    /**
+     * True when the relay answers that it holds no session for this call: it restarted without it (no Redis, or not
+     * yet written there). A re-offer would then make it a new, empty session with other ports toward IMS, which the
+     * IMS party never learns; false when the relay has the session or cannot tell (the reconciler decides then).
+     */
+    boolean relayLostSession() {
+        try {
+            relay.query(callId, browserTag());
+            return false;
+        } catch (NgException e) {
+            return e.kind() == NgException.Kind.ERROR_RESULT && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("unknown call");
+        }
+    }
+
     /** Live counters, or null when rtpengine cannot tell. */
     MediaStats query() {
         try {

@@ -47,6 +47,12 @@ public class MidCallOffers implements DialogExtension {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
+            if (c.media().relayLostSession()) {
+                // e.g. the page's ICE restart after its relay restarted: ended as the reconciler would (MediaReconciler)
+                log.warn("call {}: re-offer refused, rtpengine no longer has its session (restarted?); ending it (media-lost)", c.id);
+                teardown.hangUp(c, "media-lost");
+                throw new CallFailure("media-lost", "call " + c.id + " lost its media relay's session (the relay restarted): the call has ended", c.id);
+            }
             String imsOffer = c.media().bridgeBrowserReoffer(browserSdp);
             if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
                 String answer = c.media().bridgeImsReanswer(c.media().imsRemoteSdp());

@@ -462,6 +462,20 @@ class IncomingCallsTest {
     }
 
     @Test
+    void browserReofferAfterTheRelayLostTheSessionEndsTheCallMediaLostWithoutANewOffer() throws Exception {
+        Call c = confirmed();
+        // the page's ICE restart after its rtpengine restarted without the call: an ng offer would make a new, empty session
+        when(legs.relayLostSession(any())).thenReturn(true);
+        when(dialog.createRequest(Request.BYE)).thenReturn(SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null));
+        CallFailure f = assertThrows(CallFailure.class, () -> midCall.fromBrowser(c, "v=0 restart"));
+        assertEquals("media-lost", f.code());
+        verify(legs, never()).bridgeBrowserReoffer(any(), anyString());
+        assertEquals(CallState.ENDED, c.state(), "the call is ended, not left to the reconciler's next round");
+        assertTrue(toBrowser.stream().anyMatch(m -> "ended".equals(m.get("type")) && "media-lost".equals(m.get("reason"))),
+                "the browser is told the call ended media-lost: " + toBrowser);
+    }
+
+    @Test
     void browserHoldSendsAReinviteWithTheNewImsSdp() throws Exception {
         Call c = confirmed();
         String held = c.media().imsMediaSdp().replace("a=sendrecv", "a=sendonly");

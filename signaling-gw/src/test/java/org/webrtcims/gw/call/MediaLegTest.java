@@ -70,6 +70,18 @@ class MediaLegTest {
     }
 
     @Test
+    void theRelayLostTheSessionOnlyWhenItSaysTheCallIsUnknown() throws Exception {
+        Call c = mt();
+        when(rtp.query(eq("mt-1"), any())).thenThrow(new org.webrtcims.gw.media.NgException(
+                org.webrtcims.gw.media.NgException.Kind.ERROR_RESULT, "Unknown call-id"));
+        assertTrue(c.media().relayLostSession(), "rtpengine's 'Unknown call-id' means it restarted without the call");
+        Call other = new Call("mt-2", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING, rtp);
+        when(rtp.query(eq("mt-2"), any())).thenThrow(new org.webrtcims.gw.media.NgException(
+                org.webrtcims.gw.media.NgException.Kind.TIMEOUT, "no reply from rtpengine"));
+        assertFalse(other.media().relayLostSession(), "a relay that does not answer cannot tell: left to the reconciler");
+    }
+
+    @Test
     void aRepeatedOfferThatChangesTheSdpIsRefused() throws Exception {
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, false)).thenReturn("v=0 to-browser");
         when(rtp.offerFromIms("mt-1", "ue-ft", null, OPUS_OFFER, true)).thenReturn("v=0 other ports");
