@@ -8,7 +8,6 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.sdp.MediaChange;
 import org.webrtcims.gw.sip.RegistrationClient;
-import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipHeaders;
 
 import javax.sip.ResponseEvent;
@@ -81,7 +80,7 @@ public class OutgoingCalls {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
         Call c = new Call(ua.newCallId(), Direction.MO, token, user, callee.getUser() + "@" + callee.getHost(),
-                SipIds.tag(), CallState.CALLING, media, ua::sendInDialog);
+                SipUserAgent.newTag(), CallState.CALLING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             MediaLeg leg = c.media();

@@ -56,7 +56,7 @@ final class RegEvent {
         private final String impu;
         private final String callId;
         private final Consumer<String> flow;
-        private final String fromTag = SipIds.tag();
+        private final String fromTag = SipUserAgent.newTag();
         private volatile Dialog dialog;
         private volatile String state = "pending";
         /** Set once the binding is no longer ours (logout, replaced): its NOTIFYs are answered and ignored. */

@@ -70,7 +70,7 @@ final class RegistrarKeepalive {
         try {
             SipURI target = requests.proxyUri();
             javax.sip.address.Address from = requests.aor("keepalive");
-            Request options = requests.newRequest(Request.OPTIONS, target, from, SipIds.tag(), from, ua.newCallId(),
+            Request options = requests.newRequest(Request.OPTIONS, target, from, SipUserAgent.newTag(), from, ua.newCallId(),
                     cseq++, "keepalive");
             ua.sendRequest(options, new ResponseHandler() {
                 @Override

@@ -25,6 +25,7 @@ import javax.sip.message.Response;
  */
 @Component
 public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
+    private static final java.security.SecureRandom TAGS = new java.security.SecureRandom();
     private static final Logger log = LoggerFactory.getLogger(SipUserAgent.class);
 
     private final GatewayProperties props;
@@ -86,6 +87,13 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
     public String transport() { return pcscf.transport(); }
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
+
+    /** A new From or To tag (RFC 3261 §19.3: random, at least 32 bits; here 48 from a SecureRandom, in hex). */
+    public static String newTag() {
+        byte[] b = new byte[6];
+        TAGS.nextBytes(b);
+        return java.util.HexFormat.of().formatHex(b);
+    }
 
     public AuthenticationHelper authenticationHelper(AccountManager accounts) {
         return stack.authenticationHelper(accounts);
@@ -211,7 +219,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             if (st != null && st.getState() != null && st.getState().getValue() > TransactionState._PROCEEDING) return;
             Response r = failureResponse(request, e);
             if (r.getHeader(javax.sip.header.ToHeader.NAME) instanceof javax.sip.header.ToHeader to && to.getTag() == null) {
-                to.setTag(SipIds.tag());
+                to.setTag(SipUserAgent.newTag());
             }
             if (st != null) st.sendResponse(r);
             else respond(event, r);
