@@ -50,13 +50,9 @@ public class OutgoingCalls {
         this.registration = registration;
     }
 
-    /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
-    Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false, null);
-    }
-
     /**
-     * As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
+     * Starts a call; the browser hears `calling` once the INVITE is out, before any SIP response can be handled.
+     * imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
      * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
      * identity: the registered public user identity to call as (`call.identity`; null = the default public user
      * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything

@@ -68,7 +68,7 @@ class OutgoingCallsTest {
     }
 
     private ResponseHandler place() throws Exception {
-        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer");
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null);
         ArgumentCaptor<ResponseHandler> h = ArgumentCaptor.forClass(ResponseHandler.class);
         verify(ua).sendRequest(eq(invite), h.capture());
         return h.getValue();
@@ -89,7 +89,7 @@ class OutgoingCallsTest {
     void aCallIsRelayedUnlessItAsksForInjectedDtmfOrIsTranscoded() throws Exception {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
         when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").media().injectDtmf(), "pure relaying by default");
+        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null).media().injectDtmf(), "pure relaying by default");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).media().injectDtmf(), "dtmf: inject");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
                 .media().injectDtmf(), "transcoded anyway");
@@ -199,7 +199,7 @@ class OutgoingCallsTest {
         assertEquals("w-contact-of-alice", registry.find("call-1").orElseThrow().dialog().contactUser(),
                 "the dialog's Contact (re-INVITE, UPDATE) uses the registration's contact user part");
         when(registration.contactUser("alice")).thenReturn(java.util.Optional.empty()); // logged out meanwhile
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null));
         assertEquals("bad-identity", f.code(), "a user without a registration has no contact to call from: " + f.getMessage());
     }
 
@@ -228,7 +228,7 @@ class OutgoingCallsTest {
 
     @Test
     void badTargetIsRefusedBeforeAnyMediaOrSip() throws Exception {
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0", null, false, null));
         assertEquals("bad-message", f.code());
         verifyNoInteractions(media);
         verify(ua, never()).sendRequest(any(), any());
@@ -236,7 +236,7 @@ class OutgoingCallsTest {
 
     @Test
     void aRawHostTargetIsRefusedWithItsOwnCodeBeforeAnyMediaOrSip() throws Exception {
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "sip:ue1@127.0.0.1:5080", "v=0"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "sip:ue1@127.0.0.1:5080", "v=0", null, false, null));
         assertEquals("forbidden-target", f.code());
         assertTrue(f.getMessage().contains("sip:ue1@127.0.0.1:5080"), f.getMessage());
         verifyNoInteractions(media);
@@ -246,7 +246,7 @@ class OutgoingCallsTest {
     @Test
     void inviteThatCannotBeSentEndsTheCallAndTheErrorNamesIt() throws Exception {
         when(ua.sendRequest(any(), any())).thenThrow(new javax.sip.SipException("no route"));
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null));
         assertEquals("sip-failed", f.code());
         assertEquals("call-1", f.callId(), "the browser already holds this callId from `calling`");
         assertEquals(List.of("calling", "ended"), types());
@@ -256,7 +256,7 @@ class OutgoingCallsTest {
     @Test
     void rtpengineFailureLeavesNoCallBehind() {
         when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenThrow(new CallFailure("media-failed", "down"));
-        assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
+        assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0", null, false, null));
         assertTrue(registry.find("call-1").isEmpty());
     }
 

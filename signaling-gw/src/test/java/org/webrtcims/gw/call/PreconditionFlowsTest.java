@@ -204,7 +204,7 @@ class PreconditionFlowsTest {
         when(ua.sendRequest(any(), any())).thenReturn(inviteTx);
         when(inviteTx.getDialog()).thenReturn(dialog);
 
-        outgoing.place("tok", "alice", "ue4", "v=0 browser-offer");
+        outgoing.place("tok", "alice", "ue4", "v=0 browser-offer", null, false, null);
         String offer = body(invite);
         assertTrue(offer.contains(QOS_NONE), offer);
         assertTrue(SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"));
