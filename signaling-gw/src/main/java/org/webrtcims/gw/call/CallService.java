@@ -32,10 +32,6 @@ public class CallService {
         this.dtmf = dtmf;
     }
 
-    public String call(String token, String user, String to, String sdp) {
-        return call(token, user, to, sdp, null, false, null);
-    }
-
     /**
      * imsCodec: null = pass-through, else one of {@link ImsCodec} (case-insensitive) forced on the IMS leg.
      * injectDtmf: the call takes WebSocket `dtmf` (`dtmf: "inject"`; rtpengine then decodes and re-encodes the

@@ -84,7 +84,7 @@ public class CallTeardown {
         try {
             Request cancel = c.dialog().inviteTx().createCancel();
             c.flow(Request.CANCEL);
-            ua.send(cancel, flowRecorder(c));
+            ua.sendRequest(cancel, flowRecorder(c));
         } catch (Exception e) {
             log.warn("CANCEL for {} not sent: {}", c.id, e.toString());
         }

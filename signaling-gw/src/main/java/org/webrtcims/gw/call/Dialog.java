@@ -60,7 +60,7 @@ final class Dialog {
     }
 
     /** MO: our INVITE went out on {@code tx} (its dialog is the call's until a response names a fork). */
-    void invited(ClientTransaction tx) {
+    void inviteSent(ClientTransaction tx) {
         inviteTx = tx;
         sip = tx.getDialog();
     }

@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.InboundRequestHandler;
 import org.webrtcims.gw.sip.SipHeaders;
-import org.webrtcims.gw.sip.SipIds;
 
 import javax.sip.RequestEvent;
 import javax.sip.ServerTransaction;
@@ -65,14 +64,14 @@ public class DialogRequests implements InboundRequestHandler {
                     else if (SipHeaders.toTag(req) == null && isInviteRetransmission(byId.get(), req)) {
                         log.debug("INVITE {} retransmitted after its transaction ended: dropped (§13.3.1.4)", callId);
                     } else if (SipHeaders.toTag(req) == null) { // a second initial INVITE with a Call-ID in use (§8.2.2.2)
-                        sipReplies.send(ua.serverTransaction(event), Response.LOOP_DETECTED, SipIds.tag(), null, null);
+                        sipReplies.send(ua.serverTransaction(event), Response.LOOP_DETECTED, SipUserAgent.newTag(), null, null);
                     } else {
                         sipReplies.send(ua.serverTransaction(event), Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, null, null, null);
                     }
                 }
                 case Request.ACK -> call.ifPresent(c -> ack(c, ((CSeqHeader) req.getHeader(CSeqHeader.NAME)).getSeqNumber(), SipHeaders.sdp(req)));
                 case Request.BYE, Request.CANCEL, Request.PRACK, Request.UPDATE -> inDialog(event, call);
-                default -> sipReplies.send(ua.serverTransaction(event), Response.NOT_IMPLEMENTED, SipIds.tag(), null, null);
+                default -> sipReplies.send(ua.serverTransaction(event), Response.NOT_IMPLEMENTED, SipUserAgent.newTag(), null, null);
             }
         } catch (TransactionAlreadyExistsException e) {
             log.debug("retransmitted {} absorbed", req.getMethod());
@@ -163,7 +162,7 @@ public class DialogRequests implements InboundRequestHandler {
         String method = event.getRequest().getMethod();
         ServerTransaction st = ua.serverTransaction(event);
         if (call.isEmpty() || (method.equals(Request.CANCEL) && call.get().direction() != Direction.MT)) {
-            sipReplies.send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipIds.tag(), null, null);
+            sipReplies.send(st, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, SipUserAgent.newTag(), null, null);
             return;
         }
         Call c = call.get();

@@ -4,7 +4,6 @@ import org.webrtcims.gw.sip.SipUserAgent;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.sip.ContactUsers;
 import org.webrtcims.gw.sip.SipHeaders;
-import org.webrtcims.gw.sip.SipIds;
 
 import javax.sip.RequestEvent;
 import javax.sip.ServerTransaction;
@@ -86,7 +85,7 @@ public class IncomingCalls {
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
                 from.getTag(), CallState.INCOMING, media, ua::sendInDialog);
         synchronized (c) {
-            c.dialog().invitedBy(st, SipIds.tag(), contactUser);
+            c.dialog().invitedBy(st, SipUserAgent.newTag(), contactUser);
             c.flow(Request.INVITE);
             c.flow(String.valueOf(Response.TRYING));
             registry.add(c);

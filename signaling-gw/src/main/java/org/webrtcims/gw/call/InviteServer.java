@@ -3,7 +3,6 @@ package org.webrtcims.gw.call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import org.webrtcims.gw.sip.SipIds;
 
 import javax.sip.ServerTransaction;
 import javax.sip.message.Response;
@@ -84,7 +83,7 @@ public class InviteServer {
      * To tag of its own.
      */
     void refuse(ServerTransaction st, int code) throws java.text.ParseException, javax.sip.SipException, javax.sip.InvalidArgumentException {
-        replies.sip().send(st, code, SipIds.tag(), null, null);
+        replies.sip().send(st, code, org.webrtcims.gw.sip.SipUserAgent.newTag(), null, null);
     }
 
     /** Rejects the INVITE and ends the call with {@code reason} (its sipCode: what the rejection sent, if it went). */

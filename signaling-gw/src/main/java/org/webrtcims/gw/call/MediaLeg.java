@@ -153,8 +153,13 @@ final class MediaLeg {
         try {
             return call.run();
         } catch (NgException e) {
-            throw new CallFailure("media-failed", "rtpengine " + what + " failed: " + e.getMessage());
+            throw ngFailed(what, e);
         }
+    }
+
+    /** An ng command that failed, as the browser hears it: `media-failed`. */
+    private static CallFailure ngFailed(String what, NgException e) {
+        return new CallFailure("media-failed", "rtpengine " + what + " failed: " + e.getMessage());
     }
 
     /**
@@ -164,13 +169,22 @@ final class MediaLeg {
      */
     String bridgeBrowserOffer(String browserSdp, QosPreconditions.Status qos) {
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, direction == Direction.MO, qos,
-                sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), null, sdp, imsCodec, injectDtmf)), dataChannels));
+                this::relayBrowserOffer, dataChannels));
         browserOffer = offer.browserSdp();
         dtlsRole = offer.dtlsRole();
         imsMediaSdp = offer.mediaSdp();
         browserCodecIfUnknown(offer.firstAudioCodec());
         rtpengineAnswered();
         return offer.imsSdp();
+    }
+
+    /** The relay's step of {@link #bridgeBrowserOffer}: rtpengine's ng offer of the browser's SDP, the IMS leg's SDP back. */
+    private String relayBrowserOffer(String browserSdp) {
+        try {
+            return relay.offerFromBrowser(callId, browserTag(), null, browserSdp, imsCodec, injectDtmf);
+        } catch (NgException e) {
+            throw ngFailed("offer", e);
+        }
     }
 
     /** sdp/BrowserSdp's refusals as the browser hears them: `bad-sdp`, `no-usable-address`. */

@@ -8,7 +8,6 @@ import org.springframework.stereotype.Component;
 import org.webrtcims.gw.media.ImsCodec;
 import org.webrtcims.gw.sdp.MediaChange;
 import org.webrtcims.gw.sip.RegistrationClient;
-import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipHeaders;
 
 import javax.sip.ResponseEvent;
@@ -51,13 +50,9 @@ public class OutgoingCalls {
         this.registration = registration;
     }
 
-    /** Starts a call; the browser hears `calling` before any SIP response can arrive. */
-    Call place(String token, String user, String to, String browserSdp) {
-        return place(token, user, to, browserSdp, null, false, null);
-    }
-
     /**
-     * As above; imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
+     * Starts a call; the browser hears `calling` once the INVITE is out, before any SIP response can be handled.
+     * imsCodec non-null forces that codec on the IMS leg (rtpengine transcodes, and then the call also
      * takes WebSocket `dtmf` at no extra cost); injectDtmf: the browser asked for WebSocket `dtmf` (`dtmf: "inject"`);
      * identity: the registered public user identity to call as (`call.identity`; null = the default public user
      * identity, TS 24.229 §5.1.2A.1.1); one outside the registered set is refused (`bad-identity`) before anything
@@ -72,16 +67,16 @@ public class OutgoingCalls {
         }
         String contactUser = registration.contactUser(user).orElseThrow(() ->
                 new CallFailure("bad-identity", user + " has no IMS registration to call from"));
-        SipURI target;
+        SipURI callee;
         try {
-            target = requests.target(to);
+            callee = requests.targetUri(to);
         } catch (java.text.ParseException e) {
             throw new CallFailure("bad-message", "cannot call '" + to + "': not a user name, SIP or tel URI");
         } catch (org.webrtcims.gw.sip.SipRequests.TargetRefused e) {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
-        Call c = new Call(ua.newCallId(), Direction.MO, token, user, target.getUser() + "@" + target.getHost(),
-                SipIds.tag(), CallState.CALLING, media, ua::sendInDialog);
+        Call c = new Call(ua.newCallId(), Direction.MO, token, user, callee.getUser() + "@" + callee.getHost(),
+                SipUserAgent.newTag(), CallState.CALLING, media, ua::sendInDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             MediaLeg leg = c.media();
@@ -91,7 +86,7 @@ public class OutgoingCalls {
             registry.add(c);
             // `calling` after the INVITE (issue #26: the INVITE waits for no WebSocket write); responses wait for this lock
             try {
-                sendInvite(c, target, 1);
+                sendInvite(c, callee, 1);
                 sink.toBrowser(token, CallMessages.of("calling", c.id, "to", c.remote));
                 inviteTimeout.start(c);
             } catch (Exception e) {
@@ -108,7 +103,7 @@ public class OutgoingCalls {
     private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
         // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
         javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
-        Request invite = requests.create(Request.INVITE, target, caller, c.fromTag,
+        Request invite = requests.newRequest(Request.INVITE, target, caller, c.fromTag,
                 ua.addresses().createAddress(target), c.id, cseq, c.dialog().contactUser());
         // RFC 3608 / TS 24.229 §5.1.2A: after the P-CSCF, the Service-Route of the registration.
         for (javax.sip.address.Address hop : registration.serviceRoute(c.localUser)) {
@@ -119,7 +114,7 @@ public class OutgoingCalls {
         requests.setSdpBody(invite, c.media().imsSdp());
         extensions.initialInvite(c, invite); // 100rel, precondition, session timer
         c.flow(Request.INVITE);
-        c.dialog().invited(ua.send(invite, new InviteResponses(c)));
+        c.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(c)));
     }
 
     private final class InviteResponses extends CallResponses {

@@ -146,7 +146,7 @@ public class SessionTimers implements DialogExtension {
         try {
             Response r = sipReplies.build(st.getRequest(), SESSION_INTERVAL_TOO_SMALL,
                     st.getRequest().getHeader("To") instanceof javax.sip.header.ToHeader to && to.getTag() == null
-                            ? org.webrtcims.gw.sip.SipIds.tag() : null, null, null);
+                            ? org.webrtcims.gw.sip.SipUserAgent.newTag() : null, null, null);
             r.setReasonPhrase("Session Interval Too Small");
             r.setHeader(ua.headers().createHeader("Min-SE", String.valueOf(minSe)));
             st.sendResponse(r);

@@ -62,7 +62,7 @@ public class FailoverConfig {
     @Bean
     GatewayTakeover gatewayTakeover(UnifiedJedis failoverRedis, GatewayLease lease, SipUserAgent ua, SipRequests requests,
                                     RtpEngineClient rtp, ObjectMapper json) {
-        GatewayTakeover.ByeSender bye = d -> ua.send(d.bye(requests, ua.addresses(), ua.headers()), new ResponseHandler() {
+        GatewayTakeover.ByeSender bye = d -> ua.sendRequest(d.bye(requests, ua.addresses(), ua.headers()), new ResponseHandler() {
             @Override
             public void onResponse(ResponseEvent e) {
                 int code = e.getResponse().getStatusCode();

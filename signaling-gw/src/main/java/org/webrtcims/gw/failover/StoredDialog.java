@@ -45,7 +45,7 @@ public record StoredDialog(String callId, String owner, String user, String sipC
     Request bye(SipRequests requests, AddressFactory af, HeaderFactory hf) throws Exception {
         Address from = af.createAddress(localParty);
         Address to = af.createAddress(remoteParty);
-        Request r = requests.create(Request.BYE, af.createURI(remoteTarget), from, localTag, to, sipCallId,
+        Request r = requests.newRequest(Request.BYE, af.createURI(remoteTarget), from, localTag, to, sipCallId,
                 localCseq + 1, "gw");
         ((ToHeader) r.getHeader(ToHeader.NAME)).setTag(remoteTag);
         r.removeHeader(ContactHeader.NAME);

@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
  * the call's real one for good (no audio after the re-offer; docs/media.md "Mid-call changes").
  */
 public final class BrowserOnlyFormats {
-    private static final Pattern EOL = Pattern.compile("\r?\n");
     private static final Pattern SPACES = Pattern.compile(" +");
     private static final List<String> PER_FORMAT = List.of("a=rtpmap:", "a=fmtp:", "a=rtcp-fb:");
 
@@ -29,23 +28,15 @@ public final class BrowserOnlyFormats {
     /** {@code sdp} without the browser-only formats of its audio and video sections; {@code sdp} itself when it has none. */
     public static String removed(String sdp) {
         if (sdp == null) return null;
-        String[] lines = EOL.split(sdp);
-        List<String> out = new ArrayList<>(lines.length);
+        SdpLines.Sections sections = SdpLines.sections(SdpLines.of(sdp));
+        List<String> out = new ArrayList<>(sections.session());
         boolean changed = false;
-        int i = 0;
-        while (i < lines.length && !lines[i].startsWith("m=")) out.add(lines[i++]);
-        while (i < lines.length) {
-            int end = i + 1;
-            while (end < lines.length && !lines[end].startsWith("m=")) end++;
-            List<String> section = List.of(lines).subList(i, end);
+        for (List<String> section : sections.media()) {
             List<String> kept = withoutBrowserOnly(section);
             changed |= kept != section;
             out.addAll(kept);
-            i = end;
         }
-        if (!changed) return sdp;
-        String eol = sdp.contains("\r\n") ? "\r\n" : "\n";
-        return String.join(eol, out) + eol;
+        return changed ? SdpLines.join(out, SdpLines.eol(sdp)) : sdp;
     }
 
     private static List<String> withoutBrowserOnly(List<String> section) {

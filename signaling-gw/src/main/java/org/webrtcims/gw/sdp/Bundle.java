@@ -21,7 +21,7 @@ public final class Bundle {
 
     /** The mids of the first `a=group:BUNDLE` line, in order; empty without one. */
     public static List<String> group(String sdp) {
-        for (String line : lines(sdp)) {
+        for (String line : SdpLines.stripped(sdp)) {
             if (line.startsWith("a=group:BUNDLE")) {
                 String rest = line.substring("a=group:BUNDLE".length()).trim();
                 return rest.isEmpty() ? List.of() : Arrays.asList(SPACES.split(rest));
@@ -74,7 +74,7 @@ public final class Bundle {
     }
 
     private static String withGroup(String sdp, String mid) {
-        String eol = sdp.contains("\r\n") ? "\r\n" : "\n";
+        String eol = SdpLines.eol(sdp);
         int m = sdp.startsWith("m=") ? 0 : sdp.indexOf(eol + "m=");
         if (m < 0) return sdp;
         int at = m == 0 ? 0 : m + eol.length();
@@ -85,25 +85,18 @@ public final class Bundle {
 
     private static List<Section> sections(String sdp) {
         List<Section> out = new ArrayList<>();
-        String mid = null;
-        int port = -1;
-        boolean candidates = false;
-        boolean bundleOnly = false;
-        for (String line : lines(sdp)) {
-            if (line.startsWith("m=")) {
-                if (port >= 0) out.add(new Section(mid, port, candidates, bundleOnly));
-                String[] f = SPACES.split(line.substring(2));
-                port = f.length > 1 ? parsePort(f[1]) : 0;
-                mid = null;
-                candidates = false;
-                bundleOnly = false;
-            } else if (port >= 0) {
+        for (List<String> media : SdpLines.sections(SdpLines.stripped(sdp)).media()) {
+            String[] f = SPACES.split(media.get(0).substring(2));
+            String mid = null;
+            boolean candidates = false;
+            boolean bundleOnly = false;
+            for (String line : media) {
                 if (line.startsWith("a=mid:")) mid = line.substring(6).trim();
                 else if (line.startsWith("a=candidate:")) candidates = true;
                 else if (line.equals("a=bundle-only")) bundleOnly = true;
             }
+            out.add(new Section(mid, f.length > 1 ? parsePort(f[1]) : 0, candidates, bundleOnly));
         }
-        if (port >= 0) out.add(new Section(mid, port, candidates, bundleOnly));
         return out;
     }
 
@@ -113,9 +106,5 @@ public final class Bundle {
         } catch (NumberFormatException e) {
             return 0;
         }
-    }
-
-    private static List<String> lines(String sdp) {
-        return sdp == null ? List.of() : sdp.lines().map(String::strip).toList();
     }
 }

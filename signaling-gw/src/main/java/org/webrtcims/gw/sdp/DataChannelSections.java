@@ -3,7 +3,6 @@ package org.webrtcims.gw.sdp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * The data-channel media section of an SDP (RFC 8841 `m=application … UDP/DTLS/SCTP webrtc-datachannel`, with its
@@ -29,35 +28,30 @@ public final class DataChannelSections {
 
     /** Whether the SDP has a data-channel section (an `m=application` line with the RFC 8841 protocol and format). */
     public static boolean has(String sdp) {
-        return sdp != null && lines(sdp).stream().anyMatch(DataChannelSections::isDataChannelLine);
+        return sdp != null && SdpLines.stripped(sdp).stream().anyMatch(DataChannelSections::isDataChannelLine);
     }
 
     /** The SDP split around its first data-channel section, or null when it has none. */
     public static Split split(String sdp) {
         if (!has(sdp)) return null;
-        List<String> ls = lines(sdp);
-        List<String> rest = new ArrayList<>();
-        List<String> section = new ArrayList<>();
+        SdpLines.Sections all = SdpLines.sections(SdpLines.stripped(sdp));
+        List<String> rest = new ArrayList<>(all.session());
+        List<String> section = null;
         int index = -1;
-        int mLine = -1;
-        boolean in = false;
-        String mid = null;
-        for (String l : ls) {
-            if (l.startsWith("m=")) {
-                mLine++;
-                in = index < 0 && isDataChannelLine(l);
-                if (in) index = mLine;
-            }
-            if (in) {
-                section.add(l);
-                if (l.startsWith("a=mid:")) mid = l.substring(6).trim();
+        for (int i = 0; i < all.media().size(); i++) {
+            List<String> media = all.media().get(i);
+            if (section == null && isDataChannelLine(media.get(0))) {
+                section = media;
+                index = i;
             } else {
-                rest.add(l);
+                rest.addAll(media);
             }
         }
-        String restSdp = join(rest);
+        String mid = null;
+        for (String l : section) if (l.startsWith("a=mid:")) mid = l.substring(6).trim();
+        String restSdp = SdpLines.join(rest);
         if (mid != null) restSdp = withoutMidInBundle(restSdp, mid);
-        return new Split(restSdp, join(section), index, mid);
+        return new Split(restSdp, SdpLines.join(section), index, mid);
     }
 
     /**
@@ -68,7 +62,7 @@ public final class DataChannelSections {
         List<String> out = new ArrayList<>();
         boolean in = false;
         boolean hasMid = false;
-        for (String l : lines(endpointSdp)) {
+        for (String l : SdpLines.stripped(endpointSdp)) {
             if (l.startsWith("m=")) in = true;
             if (!in) continue;
             out.add(l);
@@ -76,12 +70,12 @@ public final class DataChannelSections {
         }
         if (out.isEmpty()) throw new IllegalArgumentException("the data-channel endpoint's SDP has no m= line");
         if (mid != null && !hasMid) out.add(1, "a=mid:" + mid);
-        return join(out);
+        return SdpLines.join(out);
     }
 
     /** Whether the endpoint's SDP declares itself ICE-lite (a session-level `a=ice-lite`). */
     public static boolean iceLite(String sdp) {
-        for (String l : lines(sdp)) {
+        for (String l : SdpLines.stripped(sdp)) {
             if (l.startsWith("m=")) return false;
             if (l.equals("a=ice-lite")) return true;
         }
@@ -90,22 +84,14 @@ public final class DataChannelSections {
 
     /** The SDP with `section` inserted as its m-line number {@code index} (appended when it has fewer m-lines). */
     public static String merge(String sdp, String section, int index) {
-        List<String> ls = lines(sdp);
-        List<String> out = new ArrayList<>();
-        int mLine = -1;
-        boolean done = false;
-        for (String l : ls) {
-            if (l.startsWith("m=")) {
-                mLine++;
-                if (mLine == index && !done) {
-                    out.addAll(lines(section));
-                    done = true;
-                }
-            }
-            out.add(l);
+        SdpLines.Sections all = SdpLines.sections(SdpLines.stripped(sdp));
+        List<String> out = new ArrayList<>(all.session());
+        for (int i = 0; i < all.media().size(); i++) {
+            if (i == index) out.addAll(SdpLines.stripped(section));
+            out.addAll(all.media().get(i));
         }
-        if (!done) out.addAll(lines(section));
-        return join(out);
+        if (index < 0 || index >= all.media().size()) out.addAll(SdpLines.stripped(section));
+        return SdpLines.join(out);
     }
 
     /** The SDP with a session-level `a=ice-lite` (RFC 8839 §5.3), added before the first m= line when missing. */
@@ -113,7 +99,7 @@ public final class DataChannelSections {
         List<String> out = new ArrayList<>();
         boolean session = true;
         boolean has = false;
-        for (String l : lines(sdp)) {
+        for (String l : SdpLines.stripped(sdp)) {
             if (session && l.startsWith("m=")) {
                 if (!has) out.add("a=ice-lite");
                 session = false;
@@ -122,7 +108,7 @@ public final class DataChannelSections {
             out.add(l);
         }
         if (session && !has) out.add("a=ice-lite");
-        return join(out);
+        return SdpLines.join(out);
     }
 
     /**
@@ -133,13 +119,13 @@ public final class DataChannelSections {
      * §7.3.2 as Chrome applies it: "Answer cannot remove m= section … from already-established BUNDLE group").
      */
     public static String withoutBundle(String sdp) {
-        return join(lines(sdp).stream().filter(l -> !l.startsWith("a=group:BUNDLE")).toList());
+        return SdpLines.join(SdpLines.stripped(sdp).stream().filter(l -> !l.startsWith("a=group:BUNDLE")).toList());
     }
 
     /** A rejected data-channel section (port 0, RFC 3264 §6) in place of {@code section}: its m= line and a=mid only. */
     public static String rejected(String section) {
         List<String> out = new ArrayList<>();
-        for (String l : lines(section)) {
+        for (String l : SdpLines.stripped(section)) {
             if (l.startsWith("m=")) {
                 String[] f = l.split(" +");
                 if (f.length > 1) f[1] = "0";
@@ -148,12 +134,12 @@ public final class DataChannelSections {
                 out.add(l);
             }
         }
-        return join(out);
+        return SdpLines.join(out);
     }
 
     /** A mid not used by any m-line of the SDP: "dc", else "dc2", "dc3", … */
     public static String freeMid(String sdp) {
-        List<String> mids = lines(sdp).stream().filter(l -> l.startsWith("a=mid:")).map(l -> l.substring(6).trim()).toList();
+        List<String> mids = SdpLines.stripped(sdp).stream().filter(l -> l.startsWith("a=mid:")).map(l -> l.substring(6).trim()).toList();
         String mid = "dc";
         for (int n = 2; mids.contains(mid); n++) mid = "dc" + n;
         return mid;
@@ -162,7 +148,7 @@ public final class DataChannelSections {
     /** The stream ids of the section's `a=dcmap` lines, in order. */
     public static List<Integer> dcmapIds(String section) {
         List<Integer> out = new ArrayList<>();
-        for (String l : lines(section)) {
+        for (String l : SdpLines.stripped(section)) {
             if (!l.startsWith("a=dcmap:")) continue;
             String id = l.substring(8).split("[ ;]", 2)[0];
             try {
@@ -181,7 +167,7 @@ public final class DataChannelSections {
     }
 
     private static int port(String section) {
-        for (String l : lines(section)) {
+        for (String l : SdpLines.stripped(section)) {
             if (l.startsWith("m=")) {
                 String[] f = l.split(" +");
                 try {
@@ -197,7 +183,7 @@ public final class DataChannelSections {
     /** The BUNDLE group without {@code mid}; a group left empty goes. */
     private static String withoutMidInBundle(String sdp, String mid) {
         List<String> out = new ArrayList<>();
-        for (String l : lines(sdp)) {
+        for (String l : SdpLines.stripped(sdp)) {
             if (l.startsWith("a=group:BUNDLE")) {
                 List<String> mids = new ArrayList<>(Arrays.asList(l.substring("a=group:BUNDLE".length()).trim().split(" +")));
                 mids.removeIf(m -> m.isEmpty() || m.equals(mid));
@@ -206,14 +192,6 @@ public final class DataChannelSections {
             }
             out.add(l);
         }
-        return join(out);
-    }
-
-    private static List<String> lines(String sdp) {
-        return sdp == null ? List.of() : sdp.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-    }
-
-    private static String join(List<String> ls) {
-        return ls.isEmpty() ? "" : ls.stream().collect(Collectors.joining("\r\n", "", "\r\n"));
+        return SdpLines.join(out);
     }
 }

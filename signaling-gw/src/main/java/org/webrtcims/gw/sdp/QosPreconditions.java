@@ -17,7 +17,6 @@ public final class QosPreconditions {
     private static final Pattern PEER_LOCAL_CURR = Pattern.compile("(?m)^a=curr:qos local (none|send|recv|sendrecv)\\s*$");
     private static final Pattern PEER_CONF = Pattern.compile("(?m)^a=conf:qos remote (none|send|recv|sendrecv)\\s*$");
     private static final Pattern ORIGIN = Pattern.compile("(?m)^(o=\\S+ \\S+ )(\\d+)( .*)$");
-    private static final Pattern EOL = Pattern.compile("\r?\n");
     private static final Pattern DISABLED_M = Pattern.compile("m=\\S+ 0 .*");
 
     private QosPreconditions() { }
@@ -38,29 +37,21 @@ public final class QosPreconditions {
         return sdp != null && PEER_CONF.matcher(sdp).find();
     }
 
-    /** Replaces the qos lines of every audio/video media section with {@code status}. */
+    /** Replaces the qos lines of every audio/video media section with {@code status} (after each such section's last line). */
     public static String withStatus(String sdp, Status status) {
-        String eol = sdp.contains("\r\n") ? "\r\n" : "\n";
-        List<String> out = new ArrayList<>();
-        for (String line : EOL.split(sdp)) {
-            if (!line.isEmpty() && !QOS_LINE.matcher(line).matches()) out.add(line);
+        List<String> kept = SdpLines.of(sdp).stream().filter(l -> !l.isEmpty() && !QOS_LINE.matcher(l).matches()).toList();
+        SdpLines.Sections sections = SdpLines.sections(kept);
+        List<String> out = new ArrayList<>(sections.session());
+        for (List<String> media : sections.media()) {
+            out.addAll(media);
+            if (isAv(media.get(0))) out.addAll(lines(status));
         }
-        // Append after each media section's last line (the lines of a section run up to the next m=).
-        List<String> result = new ArrayList<>();
-        for (int i = 0; i < out.size(); i++) {
-            result.add(out.get(i));
-            boolean sectionEnds = i + 1 == out.size() || out.get(i + 1).startsWith("m=");
-            if (sectionEnds && currentSectionIsAv(out, i)) result.addAll(lines(status));
-        }
-        return String.join(eol, result) + eol;
+        return SdpLines.join(out, SdpLines.eol(sdp));
     }
 
-    private static boolean currentSectionIsAv(List<String> lines, int i) {
-        for (int j = i; j >= 0; j--) {
-            String l = lines.get(j);
-            if (l.startsWith("m=")) return (l.startsWith("m=audio") || l.startsWith("m=video")) && !DISABLED_M.matcher(l).matches();
-        }
-        return false;
+    /** An audio or video m= line that is not disabled (port 0). */
+    private static boolean isAv(String mLine) {
+        return (mLine.startsWith("m=audio") || mLine.startsWith("m=video")) && !DISABLED_M.matcher(mLine).matches();
     }
 
     private static List<String> lines(Status s) {

@@ -7,8 +7,6 @@ import java.util.regex.Pattern;
 
 /** Extracts the negotiated codecs ("name/clockrate") from an SDP answer: the first real payload per kind. */
 public final class SdpCodec {
-    /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
-    private static final Pattern EOL = Pattern.compile("\r?\n");
     private static final Pattern SPACES = Pattern.compile(" +");
 
     /** RFC 3551 static payload types that an SDP may use without a=rtpmap. */
@@ -69,17 +67,13 @@ public final class SdpCodec {
     /** The codecs ("PCMA/8000") of the first m-line of a kind, in its payload-type order; unknown types left out. */
     private static List<String> codecs(String sdp, String kind) {
         List<String> out = new ArrayList<>();
-        if (sdp == null) {
-            return out;
-        }
-        String[] lines = EOL.split(sdp);
-        for (int i = 0; i < lines.length; i++) {
-            if (!lines[i].startsWith("m=" + kind + " ")) {
+        for (List<String> section : SdpLines.sections(SdpLines.of(sdp)).media()) {
+            if (!section.get(0).startsWith("m=" + kind + " ")) {
                 continue;
             }
-            String[] m = SPACES.split(lines[i].trim());
+            String[] m = SPACES.split(section.get(0).trim());
             for (int f = 3; f < m.length; f++) {
-                String codec = codecOf(m[f], lines, i + 1);
+                String codec = codecOf(m[f], section);
                 if (codec != null) {
                     out.add(codec);
                 }
@@ -89,11 +83,12 @@ public final class SdpCodec {
         return out;
     }
 
-    private static String codecOf(String pt, String[] lines, int from) {
+    /** The codec of payload type {@code pt} in its media section: its a=rtpmap, else the static type's. */
+    private static String codecOf(String pt, List<String> section) {
         String prefix = "a=rtpmap:" + pt + " ";
-        for (int j = from; j < lines.length && !lines[j].startsWith("m="); j++) {
-            if (lines[j].startsWith(prefix)) {
-                return normalize(lines[j].substring(prefix.length()).trim());
+        for (String line : section) {
+            if (line.startsWith(prefix)) {
+                return normalize(line.substring(prefix.length()).trim());
             }
         }
         return STATIC.get(pt);

@@ -2,7 +2,6 @@ package org.webrtcims.gw.sdp;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * Real-time text in the SDPs the gateway joins (issue #25, RFC 8865 ↔ RFC 4103): on the browser side the T.140 data
@@ -41,29 +40,21 @@ public final class TextSections {
 
     /** The m-line index of the SDP's first `m=text` section, -1 without one. */
     public static int index(String sdp) {
-        int m = -1;
-        for (String l : lines(sdp)) {
-            if (!l.startsWith("m=")) continue;
-            m++;
-            if (l.startsWith("m=text ")) return m;
-        }
+        List<List<String>> media = SdpLines.sections(SdpLines.stripped(sdp)).media();
+        for (int m = 0; m < media.size(); m++) if (media.get(m).get(0).startsWith("m=text ")) return m;
         return -1;
     }
 
     /** The SDP split around its first `m=text` section, or null when it has none. */
     public static Split split(String sdp) {
-        List<String> rest = new ArrayList<>();
-        List<String> section = new ArrayList<>();
-        boolean in = false;
-        boolean found = false;
-        for (String l : lines(sdp)) {
-            if (l.startsWith("m=")) {
-                in = !found && l.startsWith("m=text ");
-                if (in) found = true;
-            }
-            (in ? section : rest).add(l);
+        SdpLines.Sections all = SdpLines.sections(SdpLines.stripped(sdp));
+        List<String> rest = new ArrayList<>(all.session());
+        List<String> section = null;
+        for (List<String> media : all.media()) {
+            if (section == null && media.get(0).startsWith("m=text ")) section = media;
+            else rest.addAll(media);
         }
-        return found ? new Split(join(rest), join(section)) : null;
+        return section == null ? null : new Split(SdpLines.join(rest), SdpLines.join(section));
     }
 
     /** The media section of the endpoint's `text-offer` SDP (its lines from the m=text line on). */
@@ -75,20 +66,20 @@ public final class TextSections {
 
     /** The SDP with {@code section} as its last m-line. */
     public static String append(String sdp, String section) {
-        List<String> out = new ArrayList<>(lines(sdp));
-        out.addAll(lines(section));
-        return join(out);
+        List<String> out = new ArrayList<>(SdpLines.stripped(sdp));
+        out.addAll(SdpLines.stripped(section));
+        return SdpLines.join(out);
     }
 
     /** A rejected text section (port 0, RFC 3264 §6) in place of {@code section}: its m= line alone. */
     public static String rejected(String section) {
-        String[] f = lines(section).get(0).split(" +");
+        String[] f = SdpLines.stripped(section).get(0).split(" +");
         if (f.length > 1) f[1] = "0";
-        return join(List.of(String.join(" ", f)));
+        return SdpLines.join(List.of(String.join(" ", f)));
     }
 
     private static String dcmapLine(String section, int id) {
-        for (String l : lines(section)) {
+        for (String l : SdpLines.stripped(section)) {
             if (l.startsWith("a=dcmap:" + id + " ") || l.equals("a=dcmap:" + id)) return l;
         }
         return "";
@@ -106,13 +97,5 @@ public final class TextSections {
             return v.equalsIgnoreCase(T140);
         }
         return false;
-    }
-
-    private static List<String> lines(String sdp) {
-        return sdp == null ? List.of() : sdp.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-    }
-
-    private static String join(List<String> ls) {
-        return ls.isEmpty() ? "" : ls.stream().collect(Collectors.joining("\r\n", "", "\r\n"));
     }
 }

@@ -56,7 +56,7 @@ final class RegEvent {
         private final String impu;
         private final String callId;
         private final Consumer<String> flow;
-        private final String fromTag = SipIds.tag();
+        private final String fromTag = SipUserAgent.newTag();
         private volatile Dialog dialog;
         private volatile String state = "pending";
         /** Set once the binding is no longer ours (logout, replaced): its NOTIFYs are answered and ignored. */
@@ -94,9 +94,9 @@ final class RegEvent {
         byCallId.put(s.callId, s);
         try {
             Address aor = ua.addresses().createAddress(impu);
-            Request sub = requests.create(Request.SUBSCRIBE, aor.getURI(), aor, s.fromTag, aor, s.callId, s.cseq++, contactUser);
+            Request sub = requests.newRequest(Request.SUBSCRIBE, aor.getURI(), aor, s.fromTag, aor, s.callId, s.cseq++, contactUser);
             decorate(sub);
-            ClientTransaction ct = ua.send(sub, new Handler(s));
+            ClientTransaction ct = ua.sendRequest(sub, new Handler(s));
             s.dialog = ct.getDialog();
             s.flow.accept("sent SUBSCRIBE (Event: reg)");
         } catch (Exception e) {

@@ -63,7 +63,7 @@ final class RegisterTransaction implements ResponseHandler {
     private void transmit(RegisterAuth.Send step) {
         try {
             Address aor = reg.impu() != null ? ua.addresses().createAddress(reg.impu()) : requests.aor(reg.user);
-            Request r = requests.create(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
+            Request r = requests.newRequest(Request.REGISTER, ua.addresses().createSipURI(null, requests.domain()),
                     aor, reg.fromTag, aor, reg.callId, reg.nextCseq(), reg.contactUser);
             r.addHeader(ua.headers().createExpiresHeader(expires));
             for (String c : stale) {
@@ -74,7 +74,7 @@ final class RegisterTransaction implements ResponseHandler {
             r.addHeader(ua.headers().createSupportedHeader("path")); // TS 24.229 §5.1.1.2
             if (step.authorization() != null) r.addHeader(ua.headers().createHeader("Authorization", step.authorization()));
             reg.flow("sent REGISTER" + (expires == 0 ? " (Expires: 0)" : "") + step.note());
-            ua.send(r, this);
+            ua.sendRequest(r, this);
             metrics.registerSent(kind);
         } catch (Exception e) {
             reg.flow("REGISTER not sent: " + e.getMessage());

@@ -70,9 +70,9 @@ final class RegistrarKeepalive {
         try {
             SipURI target = requests.proxyUri();
             javax.sip.address.Address from = requests.aor("keepalive");
-            Request options = requests.create(Request.OPTIONS, target, from, SipIds.tag(), from, ua.newCallId(),
+            Request options = requests.newRequest(Request.OPTIONS, target, from, SipUserAgent.newTag(), from, ua.newCallId(),
                     cseq++, "keepalive");
-            ua.send(options, new ResponseHandler() {
+            ua.sendRequest(options, new ResponseHandler() {
                 @Override
                 public void onResponse(ResponseEvent event) {
                     if (event.getResponse().getStatusCode() >= 200) answered(p);

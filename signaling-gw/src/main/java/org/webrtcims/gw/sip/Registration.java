@@ -18,7 +18,7 @@ final class Registration {
     final RegisterAuth auth;
     final String callId;
     final String contactUser;
-    final String fromTag = SipIds.tag();
+    final String fromTag = SipUserAgent.newTag();
     private long cseq = 1;
     private ScheduledFuture<?> refresh;
     private volatile RegisterOk granted;

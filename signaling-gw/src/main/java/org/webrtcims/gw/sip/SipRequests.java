@@ -63,7 +63,7 @@ public class SipRequests {
      * domain (without a port) and tel: URIs are callable, other hosts only when lab.ims.call-allowlist names
      * them: a raw host or address would bypass the IMS's routing ({@link TargetRefused}).
      */
-    public SipURI target(String to) throws ParseException, TargetRefused {
+    public SipURI targetUri(String to) throws ParseException, TargetRefused {
         String t = to == null ? "" : to.trim();
         if (t.isEmpty() || t.chars().anyMatch(c -> c <= ' ' || c == '<' || c == '>' || c == '"')) {
             throw new ParseException("bad target '" + to + "'", 0);
@@ -137,7 +137,7 @@ public class SipRequests {
     public String proxyAddress() { return pcscf.configured(); }
 
     /** A request with Via, Max-Forwards, a pre-loaded Route to the proxy (loose routing) and Contact. */
-    public Request create(String method, URI requestUri, Address from, String fromTag, Address to,
+    public Request newRequest(String method, URI requestUri, Address from, String fromTag, Address to,
                           String callId, long cseq, String contactUser) throws ParseException, InvalidArgumentException {
         HeaderFactory h = ua.headers();
         ViaHeader via = h.createViaHeader(HostPort.uriHost(props.getSip().getHost()), props.getSip().getPort(), ua.transport(), null);

@@ -25,6 +25,7 @@ import javax.sip.message.Response;
  */
 @Component
 public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
+    private static final java.security.SecureRandom TAGS = new java.security.SecureRandom();
     private static final Logger log = LoggerFactory.getLogger(SipUserAgent.class);
 
     private final GatewayProperties props;
@@ -87,12 +88,19 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
 
     public String newCallId() { return provider().getNewCallId().getCallId(); }
 
+    /** A new From or To tag (RFC 3261 §19.3: random, at least 32 bits; here 48 from a SecureRandom, in hex). */
+    public static String newTag() {
+        byte[] b = new byte[6];
+        TAGS.nextBytes(b);
+        return java.util.HexFormat.of().formatHex(b);
+    }
+
     public AuthenticationHelper authenticationHelper(AccountManager accounts) {
         return stack.authenticationHelper(accounts);
     }
 
     /** Sends an out-of-dialog request in a new client transaction. */
-    public ClientTransaction send(Request request, ResponseHandler handler) throws SipException {
+    public ClientTransaction sendRequest(Request request, ResponseHandler handler) throws SipException {
         ClientTransaction ct = provider().getNewClientTransaction(request);
         transactions.track(ct, handler);
         handler.sending(request);
@@ -211,7 +219,7 @@ public class SipUserAgent implements gov.nist.javax.sip.SipListenerExt {
             if (st != null && st.getState() != null && st.getState().getValue() > TransactionState._PROCEEDING) return;
             Response r = failureResponse(request, e);
             if (r.getHeader(javax.sip.header.ToHeader.NAME) instanceof javax.sip.header.ToHeader to && to.getTag() == null) {
-                to.setTag(SipIds.tag());
+                to.setTag(SipUserAgent.newTag());
             }
             if (st != null) st.sendResponse(r);
             else respond(event, r);

@@ -19,7 +19,7 @@ class DialogTest {
         ClientTransaction tx = mock(ClientTransaction.class);
         javax.sip.Dialog initial = mock(javax.sip.Dialog.class);
         when(tx.getDialog()).thenReturn(initial);
-        d.invited(tx);
+        d.inviteSent(tx);
         assertSame(initial, d.sip(), "the INVITE's dialog until a response names a fork");
         assertSame(tx, d.inviteTx());
 
@@ -93,7 +93,7 @@ class DialogTest {
         ClientTransaction tx = mock(ClientTransaction.class);
         javax.sip.Dialog sip = mock(javax.sip.Dialog.class);
         when(tx.getDialog()).thenReturn(sip);
-        d.invited(tx);
+        d.inviteSent(tx);
         Request invite = SipFixtures.request(Request.INVITE, "alice", "c-4", "ft", null, 7, null);
         Response ok = SipFixtures.MESSAGES.createResponse(200, invite);
         Request ack = mock(Request.class);

@@ -93,6 +93,18 @@ class MediaLegTest {
     }
 
     @Test
+    void aRelayThatFailsTheBrowsersOfferIsMediaFailed() throws Exception {
+        when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenThrow(
+                new org.webrtcims.gw.media.NgException(org.webrtcims.gw.media.NgException.Kind.TIMEOUT, "no reply from rtpengine"));
+        Call c = new Call("mo-3", Direction.MO, "tok", "alice", "ue6@ims.lab", "browser-ft", CallState.CALLING, rtp);
+        CallFailure f = assertThrows(CallFailure.class, () -> c.media().bridgeBrowserOffer(BROWSER_OFFER, null),
+                "an ng offer that fails reaches the browser as a call failure, not as an NgException");
+        assertEquals("media-failed", f.code(), "the browser hears media-failed when rtpengine's offer fails");
+        assertEquals("rtpengine offer failed: no reply from rtpengine", f.getMessage(), "the message names the ng command");
+        assertNull(c.media().imsMediaSdp(), "nothing toward IMS is kept from a failed offer");
+    }
+
+    @Test
     void moAnswersCarryTheCallsFlag() throws Exception {
         when(rtp.answerFromIms(anyString(), anyString(), anyString(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");
         when(rtp.offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean())).thenReturn("v=0\r\n");

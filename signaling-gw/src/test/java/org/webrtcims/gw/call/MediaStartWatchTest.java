@@ -36,7 +36,7 @@ class MediaStartWatchTest {
         call = new Call("call-1", Direction.MO, "tok", "alice", "ue1", "atag", CallState.CONFIRMED, null, ua::sendInDialog);
         javax.sip.ClientTransaction invite = mock(javax.sip.ClientTransaction.class);
         when(invite.getDialog()).thenReturn(dialog);
-        call.dialog().invited(invite);
+        call.dialog().inviteSent(invite);
         when(dialog.createRequest(Request.BYE)).thenReturn(mock(Request.class));
     }
 

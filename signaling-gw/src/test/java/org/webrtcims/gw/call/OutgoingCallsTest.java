@@ -53,24 +53,24 @@ class OutgoingCallsTest {
         when(ua.newCallId()).thenReturn("call-1");
         when(ua.addresses()).thenReturn(SipFixtures.ADDRESSES);
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue1", "ims.lab");
-        when(requests.target("ue1")).thenReturn(target);
-        when(requests.target("bad target")).thenThrow(new java.text.ParseException("bad", 0));
-        when(requests.target("sip:ue1@127.0.0.1:5080")).thenThrow(new org.webrtcims.gw.sip.SipRequests.TargetRefused(
+        when(requests.targetUri("ue1")).thenReturn(target);
+        when(requests.targetUri("bad target")).thenThrow(new java.text.ParseException("bad", 0));
+        when(requests.targetUri("sip:ue1@127.0.0.1:5080")).thenThrow(new org.webrtcims.gw.sip.SipRequests.TargetRefused(
                 "cannot call 'sip:ue1@127.0.0.1:5080': only users of ims.lab and tel: numbers may be called"));
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         invite = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 1, "v=0 ims-offer");
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
+        when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenReturn("v=0 ims-offer");
         when(legs.bridgeImsAnswer(any(), anyString())).thenReturn("v=0 browser-answer");
-        when(ua.send(any(), any())).thenReturn(inviteTx);
+        when(ua.sendRequest(any(), any())).thenReturn(inviteTx);
         when(ua.headers()).thenReturn(SipFixtures.HEADERS);
         when(inviteTx.getDialog()).thenReturn(dialog);
     }
 
     private ResponseHandler place() throws Exception {
-        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer");
+        outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null);
         ArgumentCaptor<ResponseHandler> h = ArgumentCaptor.forClass(ResponseHandler.class);
-        verify(ua).send(eq(invite), h.capture());
+        verify(ua).sendRequest(eq(invite), h.capture());
         return h.getValue();
     }
 
@@ -88,8 +88,8 @@ class OutgoingCallsTest {
     @Test
     void aCallIsRelayedUnlessItAsksForInjectedDtmfOrIsTranscoded() throws Exception {
         when(ua.newCallId()).thenReturn("call-1", "call-2", "call-3");
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
-        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer").media().injectDtmf(), "pure relaying by default");
+        when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), anyString(), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
+        assertFalse(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null).media().injectDtmf(), "pure relaying by default");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, true, null).media().injectDtmf(), "dtmf: inject");
         assertTrue(outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", org.webrtcims.gw.media.ImsCodec.PCMA, false, null)
                 .media().injectDtmf(), "transcoded anyway");
@@ -128,7 +128,7 @@ class OutgoingCallsTest {
         Request cancel = SipFixtures.request(Request.CANCEL, "ue1", "call-1", "atag", null, 1, null);
         when(inviteTx.createCancel()).thenReturn(cancel);
         teardown.hangUp(call(), "local-hangup");
-        verify(ua).send(eq(cancel), any());
+        verify(ua).sendRequest(eq(cancel), any());
         verify(media).release(call());
         assertEquals("ended", toBrowser.get(toBrowser.size() - 1).get("type"));
         respond(h, 487, null); // the INVITE's final answer after the CANCEL changes nothing more
@@ -157,7 +157,7 @@ class OutgoingCallsTest {
         verify(timers).after(eq(30000L), giveUp.capture());
         when(inviteTx.createCancel()).thenReturn(SipFixtures.request(Request.CANCEL, "ue1", "call-1", "atag", null, 1, null));
         giveUp.getValue().run();
-        verify(ua).send(argThat(r -> r.getMethod().equals(Request.CANCEL)), any());
+        verify(ua).sendRequest(argThat(r -> r.getMethod().equals(Request.CANCEL)), any());
         assertEquals(408, toBrowser.get(toBrowser.size() - 1).get("sipCode"));
         verify(media).release(call());
     }
@@ -187,7 +187,7 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", null)).thenReturn("sip:+15550100@ims.lab");
         place();
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
-        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
+        verify(requests).newRequest(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("sip:+15550100@ims.lab", from.getValue().getURI().toString(), "From is the default identity");
         assertEquals("P-Preferred-Identity: <sip:+15550100@ims.lab>", invite.getHeader("P-Preferred-Identity").toString().trim());
     }
@@ -195,11 +195,11 @@ class OutgoingCallsTest {
     @Test
     void theInvitesContactIsTheRegisteredContactUserNotTheLoginName() throws Exception {
         place(); // CallWiring: alice's registration has the contact user part "w-contact-of-alice"
-        verify(requests).create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
+        verify(requests).newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("w-contact-of-alice", registry.find("call-1").orElseThrow().dialog().contactUser(),
                 "the dialog's Contact (re-INVITE, UPDATE) uses the registration's contact user part");
         when(registration.contactUser("alice")).thenReturn(java.util.Optional.empty()); // logged out meanwhile
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null));
         assertEquals("bad-identity", f.code(), "a user without a registration has no contact to call from: " + f.getMessage());
     }
 
@@ -208,7 +208,7 @@ class OutgoingCallsTest {
         when(registration.callerIdentity("alice", "tel:+15550100")).thenReturn("tel:+15550100");
         outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, "tel:+15550100");
         ArgumentCaptor<javax.sip.address.Address> from = ArgumentCaptor.forClass(javax.sip.address.Address.class);
-        verify(requests).create(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
+        verify(requests).newRequest(eq(Request.INVITE), any(), from.capture(), anyString(), any(), eq("call-1"), eq(1L), eq("w-contact-of-alice"));
         assertEquals("tel:+15550100", from.getValue().getURI().toString());
         assertEquals("P-Preferred-Identity: <tel:+15550100>", invite.getHeader("P-Preferred-Identity").toString().trim());
     }
@@ -228,25 +228,25 @@ class OutgoingCallsTest {
 
     @Test
     void badTargetIsRefusedBeforeAnyMediaOrSip() throws Exception {
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "bad target", "v=0", null, false, null));
         assertEquals("bad-message", f.code());
         verifyNoInteractions(media);
-        verify(ua, never()).send(any(), any());
+        verify(ua, never()).sendRequest(any(), any());
     }
 
     @Test
     void aRawHostTargetIsRefusedWithItsOwnCodeBeforeAnyMediaOrSip() throws Exception {
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "sip:ue1@127.0.0.1:5080", "v=0"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "sip:ue1@127.0.0.1:5080", "v=0", null, false, null));
         assertEquals("forbidden-target", f.code());
         assertTrue(f.getMessage().contains("sip:ue1@127.0.0.1:5080"), f.getMessage());
         verifyNoInteractions(media);
-        verify(ua, never()).send(any(), any());
+        verify(ua, never()).sendRequest(any(), any());
     }
 
     @Test
     void inviteThatCannotBeSentEndsTheCallAndTheErrorNamesIt() throws Exception {
-        when(ua.send(any(), any())).thenThrow(new javax.sip.SipException("no route"));
-        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer"));
+        when(ua.sendRequest(any(), any())).thenThrow(new javax.sip.SipException("no route"));
+        CallFailure f = assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0 browser-offer", null, false, null));
         assertEquals("sip-failed", f.code());
         assertEquals("call-1", f.callId(), "the browser already holds this callId from `calling`");
         assertEquals(List.of("calling", "ended"), types());
@@ -256,7 +256,7 @@ class OutgoingCallsTest {
     @Test
     void rtpengineFailureLeavesNoCallBehind() {
         when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenThrow(new CallFailure("media-failed", "down"));
-        assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0"));
+        assertThrows(CallFailure.class, () -> outgoing.place("tok", "alice", "ue1", "v=0", null, false, null));
         assertTrue(registry.find("call-1").isEmpty());
     }
 
@@ -272,8 +272,8 @@ class OutgoingCallsTest {
         when(inviteTx.getRequest()).thenReturn(invite);
         Request second = SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer");
         ClientTransaction tx2 = mock(ClientTransaction.class);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice"))).thenReturn(second);
-        when(ua.send(eq(second), any())).thenReturn(tx2);
+        when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice"))).thenReturn(second);
+        when(ua.sendRequest(eq(second), any())).thenReturn(tx2);
         when(tx2.getDialog()).thenReturn(dialog);
         ResponseHandler h = place();
         assertTrue(org.webrtcims.gw.sip.SipHeaders.supportsOrRequires(invite, "timer"));
@@ -285,7 +285,7 @@ class OutgoingCallsTest {
         tooSmall.addHeader(SipFixtures.HEADERS.createHeader("Min-SE", "3600"));
         h.onResponse(new ResponseEvent(new Object(), inviteTx, dialog, tooSmall));
         ArgumentCaptor<ResponseHandler> h2 = ArgumentCaptor.forClass(ResponseHandler.class);
-        verify(ua).send(eq(second), h2.capture());
+        verify(ua).sendRequest(eq(second), h2.capture());
         assertEquals("3600", header(second, "Session-Expires"));
         assertEquals("3600", header(second, "Min-SE"));
         assertEquals(CallState.CALLING, call().state());
@@ -307,7 +307,7 @@ class OutgoingCallsTest {
     @Test
     void aSecond422EndsTheCall() throws Exception {
         when(inviteTx.getRequest()).thenReturn(invite);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice")))
+        when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-1"), eq(2L), eq("w-contact-of-alice")))
                 .thenReturn(SipFixtures.request(Request.INVITE, "ue1", "call-1", "atag", null, 2, "v=0 ims-offer"));
         ResponseHandler h = place();
         Response tooSmall = SipFixtures.MESSAGES.createResponse(422, invite);

@@ -190,10 +190,10 @@ class PreconditionFlowsTest {
         OutgoingCalls outgoing = wiring.outgoing();
         when(ua.newCallId()).thenReturn("call-mo");
         SipURI target = SipFixtures.ADDRESSES.createSipURI("ue4", "ims.lab");
-        when(requests.target("ue4")).thenReturn(target);
+        when(requests.targetUri("ue4")).thenReturn(target);
         when(requests.aor("alice")).thenReturn(SipFixtures.ADDRESSES.createAddress(SipFixtures.ADDRESSES.createSipURI("alice", "ims.lab")));
         Request invite = SipFixtures.request(Request.INVITE, "ue4", "call-mo", "atag", null, 1, null);
-        when(requests.create(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
+        when(requests.newRequest(eq(Request.INVITE), any(), any(), anyString(), any(), eq("call-mo"), eq(1L), eq("w-contact-of-alice"))).thenReturn(invite);
         // the leg's exchange as MediaLeg fills it: rtpengine's SDP with the status lines the extensions asked for
         when(legs.bridgeBrowserOffer(any(), anyString(), any())).thenAnswer(i -> {
             org.webrtcims.gw.sdp.QosPreconditions.Status offered = i.getArgument(2);
@@ -201,15 +201,15 @@ class PreconditionFlowsTest {
         });
         when(legs.bridgeImsAnswer(any(), anyString())).thenReturn("v=0 browser-answer");
         ClientTransaction inviteTx = mock(ClientTransaction.class);
-        when(ua.send(any(), any())).thenReturn(inviteTx);
+        when(ua.sendRequest(any(), any())).thenReturn(inviteTx);
         when(inviteTx.getDialog()).thenReturn(dialog);
 
-        outgoing.place("tok", "alice", "ue4", "v=0 browser-offer");
+        outgoing.place("tok", "alice", "ue4", "v=0 browser-offer", null, false, null);
         String offer = body(invite);
         assertTrue(offer.contains(QOS_NONE), offer);
         assertTrue(SipHeaders.supportsOrRequires(invite, "precondition") && SipHeaders.supportsOrRequires(invite, "100rel"));
         ArgumentCaptor<ResponseHandler> h = ArgumentCaptor.forClass(ResponseHandler.class);
-        verify(ua).send(eq(invite), h.capture());
+        verify(ua).sendRequest(eq(invite), h.capture());
 
         Response p183 = SipFixtures.MESSAGES.createResponse(183, invite);
         ((ToHeader) p183.getHeader(ToHeader.NAME)).setTag("uetag");

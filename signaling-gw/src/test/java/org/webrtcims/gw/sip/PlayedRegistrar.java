@@ -29,7 +29,7 @@ final class PlayedRegistrar {
     PlayedRegistrar(String callIdPrefix) throws Exception {
         ua = SipTestUa.withFactories();
         when(ua.newCallId()).thenAnswer(i -> callIdPrefix + ++callIds);
-        when(ua.send(any(), any())).thenAnswer(i -> {
+        when(ua.sendRequest(any(), any())).thenAnswer(i -> {
             sent.add(i.getArgument(0));
             handlers.add(i.getArgument(1));
             Integer code = answerDuringSend;

@@ -151,10 +151,10 @@ class SipUserAgentIpv6Test {
         GatewayProperties props = start();
         SipRequests requests = new SipRequests(ua, props, ua.pcscf());
         javax.sip.address.SipURI target = requests.proxyUri();
-        Request options = requests.create(Request.OPTIONS, target, requests.aor("alice"), "t1",
+        Request options = requests.newRequest(Request.OPTIONS, target, requests.aor("alice"), "t1",
                 SipFixtures.ADDRESSES.createAddress(target), ua.newCallId(), 1, "w0v6");
         CompletableFuture<Integer> status = new CompletableFuture<>();
-        ua.send(options, new ResponseHandler() {
+        ua.sendRequest(options, new ResponseHandler() {
             @Override public void onResponse(ResponseEvent event) { status.complete(event.getResponse().getStatusCode()); }
             @Override public void onTimeout() { status.complete(-1); }
         });
