@@ -139,7 +139,7 @@ test('no reader keeps its own copy of a value of the table (and the scan finds o
   // named by both)
   const finds = (text, want, what) => assert.deepEqual(want.filter((n) => !literalCopies(text).includes(`${n}=${LAB[n]}`)), [], `the scan misses ${what} in: ${text}`);
   finds("const UE1 = { user: 'ue1', mediaPort: 6000 };", ['LAB_UE1_RTP_PORT'], "a UE's RTP port");
-  finds('const HTTP_PORT = 8092;\nconst SIP_PORT = 5077;', ['LAB_T_FAULTS_GW_PORT', 'LAB_T_FAULTS_GW_SIP_PORT'], "a test's own gateway ports");
+  finds('const HTTP_PORT = 8092;\nconst SIP_PORT = 5077;', ['LAB_FAULTS_TEST_GW_PORT', 'LAB_FAULTS_TEST_GW_SIP_PORT'], "a test's own gateway ports");
   finds('serve uas ue1 5080 6000 uas.xml -aa', ['LAB_UE1_SIP_PORT', 'LAB_UE1_RTP_PORT'], "run-ue.sh's old ports");
   // ... but not the same number as a duration, nor in an XML or C comment
   assert.deepEqual(literalCopies('{ timeoutMs: 6000 }; setInterval(cadence, 6000); sleep(7000); x = 6000 ms'), [], 'the scan counts durations');
@@ -155,7 +155,7 @@ const CODE_FILE = /(\.(sh|mjs|js|py|c|cpp|h|cmake|cfg|tmpl|xml|ya?ml|conf)|\/CMa
 const SKIP_DIR = new Set(['node_modules', 'build', 'vendor', 'fixtures', 'out', '.git']);
 const SPELLED_OUT = {
   'harness/tests/addresses.test.mjs': { names: ['LAB_RTPENGINE_NG', 'LAB_GW_PORT', 'LAB_UE1_SIP_PORT', 'LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE',
-    'LAB_T_FAULTS_GW_PORT', 'LAB_T_FAULTS_GW_SIP_PORT', 'LAB_UE5_SIP_PORT', 'LAB_T_AKA_GUESS_PORT', 'LAB_IMS3_SCSCF_PORT'], why: 'the values planted to show the scan works' },
+    'LAB_FAULTS_TEST_GW_PORT', 'LAB_FAULTS_TEST_GW_SIP_PORT', 'LAB_UE5_SIP_PORT', 'LAB_AKA_TEST_GUESS_PORT', 'LAB_IMS3_SCSCF_PORT'], why: 'the values planted to show the scan works' },
   'harness/lib/docker.sh': { names: ['LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: "run-ue.sh load-uac's hold_ms argument (7000 ms), not a port" },
   // the 3GPP core's own self-test (ims-sim/3gpp/selftest.sh, docs/ims-sim.md) runs its own UEs against that core alone, on
   // source ports 5081-5086 and media ports of its own; equal numbers to some lab UEs' rows, not those UEs
@@ -164,7 +164,7 @@ const SPELLED_OUT = {
   'harness/compliance/checks.mjs': { names: ['LAB_SCSCF_PORT'], why: "a check's not-applicable reason names the light S-CSCF hop in words" },
   'harness/tests/ims-hardening.test.mjs': { names: ['LAB_SIP_TEST_PEER_ADDR'], why: 'a raw UE toward the P-CSCF from a loopback source the test gets banned, which happens to be that address; not the gateway\'s trusted peer' },
   // loadgen's unit tests feed its parsers and SIP dialog hand-written messages and URLs; nothing of the lab runs there
-  'media-relay/loadgen/tests/test_http.cpp': { names: ['LAB_GW_PORT', 'LAB_PUB_ADDR', 'LAB_T_TLS_GW_PORT', 'LAB_T_SCALE_GW1_PORT'], why: 'URL parser examples' },
+  'media-relay/loadgen/tests/test_http.cpp': { names: ['LAB_GW_PORT', 'LAB_PUB_ADDR', 'LAB_TLS_TEST_GW_PORT', 'LAB_SCALE_TEST_GW1_PORT'], why: 'URL parser examples' },
   'media-relay/loadgen/tests/test_sdp.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: 'SDP fixtures' },
   'media-relay/datachannel/tests/test_text_sdp.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE', 'LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: 'SDP fixtures' },
   'media-relay/delaymeter/src/main.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: "delaymeter's own default --ims-ports (6000-6299), a standalone tool's; ./lab always passes --ims-ports from the table" },

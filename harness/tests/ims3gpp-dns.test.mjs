@@ -15,10 +15,10 @@ import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import * as gw from '../runner/gateway.mjs';
 
-const HTTP_PORT = Number(LAB.LAB_T_DNS_GW_PORT);
-const SIP_PORT = Number(LAB.LAB_T_DNS_GW_SIP_PORT);
-const DNS = `${LAB.LAB_LOOPBACK}:${LAB.LAB_T_DNS_SERVER_PORT}`;
-const DEAD_PORT = Number(LAB.LAB_T_DNS_DEAD_PORT); // nothing listens there
+const HTTP_PORT = Number(LAB.LAB_DNS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_DNS_TEST_GW_SIP_PORT);
+const DNS = `${LAB.LAB_LOOPBACK}:${LAB.LAB_DNS_TEST_SERVER_PORT}`;
+const DEAD_PORT = Number(LAB.LAB_DNS_TEST_DEAD_PORT); // nothing listens there
 const HOST = new URL(gatewayUrl()).hostname;
 const BASE = `${new URL(gatewayUrl()).protocol}//${HOST}:${HTTP_PORT}`;
 const coreDnsLog = () => fs.readFileSync(path.join(logDir(), 'ims3gpp', 'dnsmasq.log'), 'utf8');

@@ -13,8 +13,8 @@ import { commandOf } from '../kit/restart.mjs';
 import { jvmOf } from '../runner/gateway.mjs';
 import { LAB } from '../kit/addresses.mjs';
 
-const HTTP_PORT = Number(LAB.LAB_T_LIMITS_GW_PORT);
-const SIP_PORT = Number(LAB.LAB_T_LIMITS_GW_SIP_PORT);
+const HTTP_PORT = Number(LAB.LAB_LIMITS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_LIMITS_TEST_GW_SIP_PORT);
 // on the address the lab's own gateway serves (the browser namespace reaches it there: docs/media.md "Topology")
 const HTTP_ADDR = new URL(gatewayUrl()).hostname;
 const BASE = `http://${HTTP_ADDR}:${HTTP_PORT}`;

@@ -29,18 +29,18 @@ import { jvmOf } from '../runner/gateway.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { LAB } from '../kit/addresses.mjs';
 
-// this file's ports (harness/addresses.env LAB_T_SCALE_*)
-const GW1 = LAB.LAB_T_SCALE_GW1_PORT;
-const GW2 = LAB.LAB_T_SCALE_GW2_PORT;
-const LB_PORT = LAB.LAB_T_SCALE_LB_PORT;
+// this file's ports (harness/addresses.env LAB_SCALE_TEST_*)
+const GW1 = LAB.LAB_SCALE_TEST_GW1_PORT;
+const GW2 = LAB.LAB_SCALE_TEST_GW2_PORT;
+const LB_PORT = LAB.LAB_SCALE_TEST_LB_PORT;
 const HTTP = `http://127.0.0.1:${GW1}`;
-const SIP_PORT = Number(LAB.LAB_T_SCALE_GW1_SIP_PORT);
+const SIP_PORT = Number(LAB.LAB_SCALE_TEST_GW1_SIP_PORT);
 const PREFIX = `gw${SIP_PORT}-`;
-const REDIS = { host: '127.0.0.1', port: Number(LAB.LAB_T_SCALE_REDIS_PORT) };
+const REDIS = { host: '127.0.0.1', port: Number(LAB.LAB_SCALE_TEST_REDIS_PORT) };
 const RELAYS = [
   // media ports apart from the lab's own rtpengine (30000-30999), its data-channel endpoint (LAB_DATACHANNEL_PORT_*) and ipv6.test's relay
-  { name: 'relay-a', ng: `127.0.0.1:${LAB.LAB_T_SCALE_RELAY_A_NG_PORT}`, ports: LAB.LAB_T_SCALE_RELAY_A_PORTS.split('-').map(Number), db: 1 },
-  { name: 'relay-b', ng: `127.0.0.1:${LAB.LAB_T_SCALE_RELAY_B_NG_PORT}`, ports: LAB.LAB_T_SCALE_RELAY_B_PORTS.split('-').map(Number), db: 2 },
+  { name: 'relay-a', ng: `127.0.0.1:${LAB.LAB_SCALE_TEST_RELAY_A_NG_PORT}`, ports: LAB.LAB_SCALE_TEST_RELAY_A_PORTS.split('-').map(Number), db: 1 },
+  { name: 'relay-b', ng: `127.0.0.1:${LAB.LAB_SCALE_TEST_RELAY_B_NG_PORT}`, ports: LAB.LAB_SCALE_TEST_RELAY_B_PORTS.split('-').map(Number), db: 2 },
 ];
 const CALLS = 6;
 const MEDIA_S = 24;
@@ -283,7 +283,7 @@ test('two gateways behind HAProxy: logins spread, each session stays on its gate
   const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
   const HTTP2 = `http://127.0.0.1:${GW2}`;
   procs['gateway-scale2'] = start('gateway-scale2', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', `--server.port=${GW2}`,
-    '--lab.sip.host=127.0.0.1', `--lab.sip.port=${LAB.LAB_T_SCALE_GW2_SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
+    '--lab.sip.host=127.0.0.1', `--lab.sip.port=${LAB.LAB_SCALE_TEST_GW2_SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     '--lab.limits.calls-per-user=8', '--lab.api.token-prefix=g2.',
     `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
   { log: path.join(logDir(), 'gateway-scale2.log'), env });
@@ -293,7 +293,7 @@ test('two gateways behind HAProxy: logins spread, each session stays on its gate
   const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
   // (its frontend on this test's loopback address, its servers this test's two gateways instead of the hosts' addresses)
   const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; HAPROXY_BIND=127.0.0.1 LAB_GW_PORT=${LB_PORT} `
-    + `LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:${LAB.LAB_T_SCALE_LB_STATS_PORT}; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:${GW1} || echo 127.0.0.1:${GW2}; }; `
+    + `LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:${LAB.LAB_SCALE_TEST_LB_STATS_PORT}; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:${GW1} || echo 127.0.0.1:${GW2}; }; `
     + `haproxy_config "${cfg}"`;
   const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
   assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);

@@ -17,8 +17,8 @@ import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
-const HTTP_PORT = Number(LAB.LAB_T_TLS_GW_PORT);
-const SIP_PORT = Number(LAB.LAB_T_TLS_GW_SIP_PORT);
+const HTTP_PORT = Number(LAB.LAB_TLS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_TLS_TEST_GW_SIP_PORT);
 const PCSCF_TLS = ADDRESSES.pcscfTls;
 const CERT = process.env.LAB_TEST_CERT;
 const KEY = process.env.LAB_TEST_KEY;

@@ -19,9 +19,9 @@ import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
-const HTTP_PORT = Number(LAB.LAB_T_TURN_GW_PORT);
-const SIP_PORT = Number(LAB.LAB_T_TURN_GW_SIP_PORT);
-const PEER_PORT = LAB.LAB_T_TURN_PEER_PORT; // turnutils_peer, the far end of a relayed allocation
+const HTTP_PORT = Number(LAB.LAB_TURN_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_TURN_TEST_GW_SIP_PORT);
+const PEER_PORT = LAB.LAB_TURN_TEST_PEER_PORT; // turnutils_peer, the far end of a relayed allocation
 const HOST = new URL(gatewayUrl()).hostname; // the browser link's address (198.18.0.1 under ./lab test)
 const BASE = `http://${HOST}:${HTTP_PORT}`;
 const USER = 'erin';
