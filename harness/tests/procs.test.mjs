@@ -135,3 +135,22 @@ test('a capture\'s tcpdump (kit/capture.mjs) is in the ledger, and ./lab\'s clea
     await cap.stop();
   }
 }));
+
+test('a component ./lab leaves running holds none of ./lab\'s descriptors: `flock LOCK ./lab up` does not keep LOCK after ./lab ends', { timeout: 30000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  const lock = path.join(dir, 'lock');
+  let pid = null;
+  try {
+    // what `flock LOCK ./lab up` does: flock hands ./lab the locked descriptor; ./lab starts a component and exits
+    const out = execFileSync('flock', [lock, 'bash', '-c', `set -u; ROOT=${JSON.stringify(root)}; source "$ROOT/harness/lib/log.sh"; source "$ROOT/harness/lib/procs.sh"; `
+      + `LAB_LOGDIR=${JSON.stringify(dir)}; LAB_PIDS=${JSON.stringify(path.join(dir, 'pids'))}; proc_start keeper sleep 30 >/dev/null 2>&1; echo "$LAB_LAST_PID"`], { encoding: 'utf8', timeout: 10000 });
+    pid = Number(out.trim());
+    assert.ok(alive(pid), `the component (pid ${pid}) is not running after ./lab's stand-in ended: ${out}`);
+    const fds = fs.readdirSync(`/proc/${pid}/fd`).map(Number).filter((fd) => fd > 2);
+    assert.deepEqual(fds, [], `the component holds descriptors it got from ./lab: ${fds.map((fd) => `${fd} -> ${fs.readlinkSync(`/proc/${pid}/fd/${fd}`)}`)}`);
+    assert.doesNotThrow(() => execFileSync('flock', ['-n', lock, 'true']), `the lock is still held while the component runs (pid ${pid})`);
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
