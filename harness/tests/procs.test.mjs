@@ -154,3 +154,15 @@ test('a component ./lab leaves running holds none of ./lab\'s descriptors: `floc
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('./lab down knows every component ./lab starts: up_cmd_pattern names the command of each proc_start NAME', () => {
+  const lib = path.join(root, 'harness', 'lib');
+  // the literal names (a "$i" suffix taken as 1); "$name" ones are gateways and UEs, named by their callers
+  const names = [...new Set(fs.readdirSync(lib).filter((f) => f.endsWith('.sh')).flatMap((f) => [...fs.readFileSync(path.join(lib, f), 'utf8')
+    .matchAll(/proc_start "?([a-z][a-z0-9]*)(\$i)?[" ]/g)].map((m) => `${m[1]}${m[2] ? '1' : ''}`)))].concat(['gateway2', 'ue1', 'rtpengine2']);
+  assert.ok(names.length >= 10, `only ${names.length} component names found in harness/lib: ${names}`);
+  const unknown = names.filter((n) => {
+    try { execFileSync('bash', ['-c', `source "${lib}/updown.sh"; up_cmd_pattern "$1"`, 'x', n]); return false; } catch { return true; }
+  });
+  assert.deepEqual(unknown, [], `./lab down would leave these running (up_cmd_pattern in harness/lib/updown.sh has no command for them): ${unknown}`);
+});
