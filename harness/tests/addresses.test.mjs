@@ -196,3 +196,14 @@ test('no other file of the lab spells out a value of the table, except the few l
   const stale = Object.entries(SPELLED_OUT).flatMap(([f, { names: ns }]) => ns.filter((n) => !found[f]?.includes(n)).map((n) => `${f}: ${n}`));
   assert.deepEqual(stale, [], `listed as spelling out a value but no longer does (take it off SPELLED_OUT): ${stale.join('; ')}`);
 });
+
+// LAB.<NAME> reads in a file's text whose name is no row of the table
+const unknownReads = (text) => [...new Set([...text.matchAll(/\bLAB\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]).filter((n) => !(n in LAB)))];
+
+test('every LAB.<NAME> the Node side reads is a row of the table (a misspelt name would read undefined)', () => {
+  assert.deepEqual(unknownReads('const p = Number(LAB.LAB_UE1_SIP_PROT); const q = LAB.LAB_UE1_SIP_PORT;'), ['LAB_UE1_SIP_PROT'], 'the check misses a misspelt name');
+  const files = ['harness', 'webclient'].flatMap(codeFiles).filter((f) => f.endsWith('.mjs') && f !== 'harness/tests/addresses.test.mjs');
+  assert.ok(files.length > 100, `only ${files.length} .mjs files found`);
+  const unknown = files.flatMap((f) => unknownReads(read(f)).map((n) => `${f}: LAB.${n}`));
+  assert.deepEqual(unknown, [], `these name no row of harness/addresses.env: ${unknown.join('; ')}`);
+});
