@@ -146,6 +146,10 @@ test('a component ./lab leaves running holds none of ./lab\'s descriptors: `floc
       + `LAB_LOGDIR=${JSON.stringify(dir)}; LAB_PIDS=${JSON.stringify(path.join(dir, 'pids'))}; proc_start keeper sleep 30 >/dev/null 2>&1; echo "$LAB_LAST_PID"`], { encoding: 'utf8', timeout: 10000 });
     pid = Number(out.trim());
     assert.ok(alive(pid), `the component (pid ${pid}) is not running after ./lab's stand-in ended: ${out}`);
+    // proc_spawn's subshell closes the descriptors, then execs the component: look once it is the component
+    const isSleep = () => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0'); } catch { return false; } };
+    for (const end = Date.now() + 5000; !isSleep() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(isSleep(), `pid ${pid} did not become the component (sleep) within 5 s`);
     const fds = fs.readdirSync(`/proc/${pid}/fd`).map(Number).filter((fd) => fd > 2);
     assert.deepEqual(fds, [], `the component holds descriptors it got from ./lab: ${fds.map((fd) => `${fd} -> ${fs.readlinkSync(`/proc/${pid}/fd/${fd}`)}`)}`);
     assert.doesNotThrow(() => execFileSync('flock', ['-n', lock, 'true']), `the lock is still held while the component runs (pid ${pid})`);
