@@ -72,7 +72,7 @@ set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../harness/addresses.env
-. "$HERE/../harness/addresses.env" # the lab's address table: the default P-CSCF
+. "$HERE/../harness/addresses.env" # the lab's address table: the default P-CSCF, each UE's SIP and RTP port (LAB_UE<n>_SIP_PORT, LAB_UE<n>_RTP_PORT; the ports below are theirs)
 KAMAILIO="${KAMAILIO:-$LAB_PCSCF}"
 IMS_USERS="${IMS_USERS:-$HERE/../ims-sim/users.txt}"
 LOGDIR="${LAB_LOGDIR:-/tmp}"
@@ -259,7 +259,7 @@ service_route() {  # user
 }
 
 call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME_MPORT (ue2)
-  local mode="$1" target="$2" scen me="${EXT_USER:-${ME:-ue2}}" port="${UE_PORT:-${ME_PORT:-5090}}" mport="${UE_MPORT:-${ME_MPORT:-6100}}" opts rc sr
+  local mode="$1" target="$2" scen me="${EXT_USER:-${ME:-ue2}}" port="${UE_PORT:-${ME_PORT:-$LAB_UE2_SIP_PORT}}" mport="${UE_MPORT:-${ME_MPORT:-$LAB_UE2_RTP_PORT}}" opts rc sr
   scen="$(scenario_file "$3")" || exit 2
   shift 3
   register "$me" "$port"
@@ -283,12 +283,12 @@ call() {  # mode target scenario [extra sipp args...]; caller from ME/ME_PORT/ME
 # control, response time INVITE -> 200 of every call traced (-trace_rtt), statistics each second.
 load_call() {
   local target="$1" cps="$2" calls="$3" hold="$4" opts rc
-  register ue2 5090
+  register ue2 "$LAB_UE2_SIP_PORT"
   # no message log unless the caller asks for one (UE_QUIET=0: ./lab soak's gateway-kill round looks for the BYEs there)
   mapfile -t opts < <(UE_QUIET=${UE_QUIET:-1} common_opts "sipp-load-uac-$target")
   # sipp writes the -trace_rtt file into its working directory
   cd "$LOGDIR" || die "cannot enter $LOGDIR"
-  sipp -sf "$HERE/uac.xml" -s "$target" -p 5090 -mi "$UE_IP" -mp 6100 -r "$cps" -m "$calls" \
+  sipp -sf "$HERE/uac.xml" -s "$target" -p "$LAB_UE2_SIP_PORT" -mi "$UE_IP" -mp "$LAB_UE2_RTP_PORT" -r "$cps" -m "$calls" \
     -l $((cps * (hold / 1000 + 30))) -set hold "$hold" -recv_timeout 10000 -trace_rtt -rtt_freq 1 -fd 1 \
     ${UE_RTP_ECHO:+-rtp_echo} "${opts[@]}" "$KAMAILIO" >/dev/null
   rc=$?
@@ -303,10 +303,10 @@ load_call() {
 # load-<kind>-counts.csv (-trace_counts: per message sent/received/retransmissions/timeouts),
 # <scenario>_<pid>_rtt.csv (-trace_rtt: INVITE -> 200 per call), load-<kind>-errors.log (-trace_err).
 load_calls() {
-  local callees="$1" cps="$2" calls="$3" hold="$4" me=ue2 port=5090 mport=6100 scen=load-uac.xml kind=uac pass inf rc sr extra=()
+  local callees="$1" cps="$2" calls="$3" hold="$4" me=ue2 port=$LAB_UE2_SIP_PORT mport=$LAB_UE2_RTP_PORT scen=load-uac.xml kind=uac pass inf rc sr extra=()
   [ -r "$callees" ] || die "callees file '$callees' not readable"
   [ -z "${IMS_AKA_KEYS:-}" ] || die "load-calls registers with digest (the light IMS core), not IMS-AKA"
-  if [ "${UE_VOLTE:-0}" = 1 ]; then me=ue5 port=5094 mport=6400 scen=load-volte-mo.xml kind=volte; fi
+  if [ "${UE_VOLTE:-0}" = 1 ]; then me=ue5 port=$LAB_UE5_SIP_PORT mport=$LAB_UE5_RTP_PORT scen=load-volte-mo.xml kind=volte; fi
   pass="$(password_of "$me")" || die "user '$me' not in $IMS_USERS"
   cd "$LOGDIR" || die "cannot enter $LOGDIR"
   inf="$LOGDIR/load-caller-$me.csv"
@@ -337,57 +337,57 @@ mode="${1:-}"; shift || true
 case "$mode" in
   uas)
     [ $# -eq 0 ] || usage
-    serve uas ue1 5080 6000 uas.xml -aa ;;
+    serve uas ue1 "$LAB_UE1_SIP_PORT" "$LAB_UE1_RTP_PORT" uas.xml -aa ;;
   uas-bye)
     [ $# -le 1 ] || usage
     bye="${1:-4000}"; is_int "$bye" || usage
-    serve uas-bye ue3 5082 6200 uas-bye.xml -aa -set byeafter "$bye" ;;
+    serve uas-bye ue3 "$LAB_UE3_SIP_PORT" "$LAB_UE3_RTP_PORT" uas-bye.xml -aa -set byeafter "$bye" ;;
   uas-dtmf)
     [ $# -le 1 ] || usage
     digits="${1:-26*}"; [[ "$digits" =~ ^[0-9*#A-D]{1,32}$ ]] || usage
-    serve uas-dtmf ue6 5086 6500 uas-dtmf.xml -aa -set digits "$digits" -set dtmfdelay 1000 -set uemedia "$UE_IP:${UE_MPORT:-6500}" \
+    serve uas-dtmf ue6 "$LAB_UE6_SIP_PORT" "$LAB_UE6_RTP_PORT" uas-dtmf.xml -aa -set digits "$digits" -set dtmfdelay 1000 -set uemedia "$UE_IP:${UE_MPORT:-$LAB_UE6_RTP_PORT}" \
       -set sender "$HERE/send-rfc4733.py" -set dtmflog "$LOGDIR/ue6-rfc4733.log" ;;
   uas-reinvite)
     # No -aa: the scenario answers the re-INVITEs itself.
     [ $# -eq 0 ] || usage
-    serve uas-reinvite ue8 5098 6800 uas-reinvite.xml ;;
+    serve uas-reinvite ue8 "$LAB_UE8_SIP_PORT" "$LAB_UE8_RTP_PORT" uas-reinvite.xml ;;
   uac-reinvite)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     pause="${2:-2000}"; is_int "$pause" || usage
-    ME=ue9 ME_PORT=5096 ME_MPORT=6900 call uac-reinvite "$1" uac-reinvite.xml -set pause "$pause" -recv_timeout 30000 ;;
+    ME=ue9 ME_PORT=$LAB_UE9_SIP_PORT ME_MPORT=$LAB_UE9_RTP_PORT call uac-reinvite "$1" uac-reinvite.xml -set pause "$pause" -recv_timeout 30000 ;;
   uas-noanswer)
     # one optional argument, ignored: harness/runner/ue.mjs passes a user
     [ $# -le 1 ] || usage
-    serve uas-noanswer ue5 5094 6400 uas-noanswer.xml ;;
+    serve uas-noanswer ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-noanswer.xml ;;
   uas-early)
     [ $# -le 1 ] || usage
-    serve uas-early ue5 5094 6400 uas-early.xml ;;
+    serve uas-early ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-early.xml ;;
   uas-fork-a)
     [ $# -le 1 ] || usage
-    serve uas-fork-a ue5 5094 6400 uas-fork-a.xml ;;
+    serve uas-fork-a ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-fork-a.xml ;;
   uas-fork-b)
     # ue5's second contact (the S-CSCF then forks ue5's calls to both)
     [ $# -le 1 ] || usage
-    REG_EXPIRES=15 serve uas-fork-b ue5 5100 7000 uas-fork-b.xml ;;
+    REG_EXPIRES=15 serve uas-fork-b ue5 "$LAB_UE5_SECOND_SIP_PORT" "$LAB_UE5_SECOND_RTP_PORT" uas-fork-b.xml ;;
   uas-fork-late-2xx)
     [ $# -le 1 ] || usage
-    serve uas-fork-late-2xx ue5 5094 6400 uas-fork-late-2xx.xml ;;
+    serve uas-fork-late-2xx ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-fork-late-2xx.xml ;;
   uas-fork-2xx-b)
     [ $# -le 1 ] || usage
-    REG_EXPIRES=15 serve uas-fork-2xx-b ue5 5100 7000 uas-fork-2xx.xml ;;
+    REG_EXPIRES=15 serve uas-fork-2xx-b ue5 "$LAB_UE5_SECOND_SIP_PORT" "$LAB_UE5_SECOND_RTP_PORT" uas-fork-2xx.xml ;;
   uas-timer-422)
     [ $# -le 1 ] || usage
-    serve uas-timer-422 ue5 5094 6400 uas-timer-422.xml ;;
+    serve uas-timer-422 ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-timer-422.xml ;;
   uas-timer)
     # No -aa: the scenario answers the UPDATE refreshes itself. One optional argument, ignored (ue.mjs passes a user).
     [ $# -le 1 ] || usage
-    serve uas-timer ue5 5094 6400 uas-timer.xml ;;
+    serve uas-timer ue5 "$LAB_UE5_SIP_PORT" "$LAB_UE5_RTP_PORT" uas-timer.xml ;;
   uac-timer|uac-timer-gw|uac-timer-422|uac-offerless)
     [ $# -eq 1 ] || usage
     call "$mode" "$1" "$mode.xml" -recv_timeout 15000 ;;
   uas-video)
     [ $# -eq 0 ] || usage
-    serve uas-video ue7 5088 6600 uas-video.xml -aa ;;
+    serve uas-video ue7 "$LAB_UE7_SIP_PORT" "$LAB_UE7_RTP_PORT" uas-video.xml -aa ;;
   video-uac)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage
@@ -416,7 +416,7 @@ case "$mode" in
     extra=()
     if [ $# -eq 1 ]; then is_int "$1" || usage; extra+=(-set byeafter "$1"); fi
     [ "${VOLTE_REL180:-0}" != 1 ] || extra+=(-set rel180 1)
-    serve volte-uas ue4 5084 6300 volte-mt.xml "${extra[@]}" ;;
+    serve volte-uas ue4 "$LAB_UE4_SIP_PORT" "$LAB_UE4_RTP_PORT" volte-mt.xml "${extra[@]}" ;;
   volte-uac)
     [ $# -ge 1 ] && [ $# -le 2 ] || usage
     hold="${2:-5000}"; is_int "$hold" || usage
@@ -424,12 +424,12 @@ case "$mode" in
     [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
     # VOLTE_WAIT_BYE=1: the far end hangs up; hold_ms is then the longest wait for it.
     [ "${VOLTE_WAIT_BYE:-0}" != 1 ] || extra+=(-set waitbye 1 -recv_timeout "$hold")
-    ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac "$1" volte-mo.xml "${extra[@]}" ;;
+    ME=ue5 ME_PORT=$LAB_UE5_SIP_PORT ME_MPORT=$LAB_UE5_RTP_PORT call volte-uac "$1" volte-mo.xml "${extra[@]}" ;;
   volte-uac-cancel)
     [ $# -eq 1 ] || usage
     extra=(-recv_timeout 30000)
     [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
-    ME=ue5 ME_PORT=5094 ME_MPORT=6400 call volte-uac-cancel "$1" volte-mo-cancel.xml "${extra[@]}" ;;
+    ME=ue5 ME_PORT=$LAB_UE5_SIP_PORT ME_MPORT=$LAB_UE5_RTP_PORT call volte-uac-cancel "$1" volte-mo-cancel.xml "${extra[@]}" ;;
   load-uac)
     [ $# -eq 4 ] || usage
     for n in "$2" "$3" "$4"; do is_int "$n" || usage; done
@@ -442,8 +442,8 @@ case "$mode" in
     # a credentials file's user only (an outside IMS): its binding at UE_IP:UE_PORT (default 5090) removed
     [ $# -eq 0 ] || usage
     [ -n "$EXT_USER" ] || die "deregister is for a user of a credentials file (UE_CREDENTIALS, UE_LOGIN)"
-    REG_EXPIRES=0 register_credentials "${UE_PORT:-5090}"
-    if [[ $UE_IP == *:* ]]; then c="[$UE_IP]:${UE_PORT:-5090}"; else c="$UE_IP:${UE_PORT:-5090}"; fi
+    REG_EXPIRES=0 register_credentials "${UE_PORT:-$LAB_UE2_SIP_PORT}"
+    if [[ $UE_IP == *:* ]]; then c="[$UE_IP]:${UE_PORT:-$LAB_UE2_SIP_PORT}"; else c="$UE_IP:${UE_PORT:-$LAB_UE2_SIP_PORT}"; fi
     echo "run-ue: $EXT_IMPI de-registered its contact $c at $KAMAILIO" ;;
   *) usage ;;
 esac

@@ -297,8 +297,8 @@ function labProcs() {
   return text.split('\n').map((l) => l.trim().split(/\s+/)).filter(([n, p]) => names[n] && /^\d+$/.test(p ?? '')).map(([n, p]) => ({ name: names[n], pid: Number(p) }));
 }
 
-// ue1's media port (sipp-scenarios/run-ue.sh uas: `-mp 6000 -rtp_echo`): the raw leg's far end too
-const UE1_ECHO = '127.0.0.1:6000';
+// ue1's media port (sipp-scenarios/run-ue.sh uas: `-mp $LAB_UE1_RTP_PORT -rtp_echo`): the raw leg's far end too
+const UE1_ECHO = `${LAB.LAB_LOOPBACK}:${LAB.LAB_UE1_RTP_PORT}`;
 
 const ratio = (a, b) => (a == null || b == null || !(b > 0) ? null : Math.round((a / b) * 100) / 100);
 // What issue #11 asks of the product path (docs/benchmarks.md "Product path").
@@ -362,7 +362,7 @@ async function legTimeline(gateway, sinceMs, direction, logDir) {
 async function sipWsLegs(run, ctx, common, report, reencoded) {
   const legs = { mo: null, mt: null };
   await sleep(2000);
-  progress(`sip-ws MO: loadgen --access sip-ws (alice, token from ${ctx.gateway}) -> eP-CSCF (Kamailio websocket, rtpengine) -> ue1 (SIPp, echoes on 6000)`);
+  progress(`sip-ws MO: loadgen --access sip-ws (alice, token from ${ctx.gateway}) -> eP-CSCF (Kamailio websocket, rtpengine) -> ue1 (SIPp, echoes on ${LAB.LAB_UE1_RTP_PORT})`);
   try {
     const dir = path.join(ctx.out, 'sip-ws-mo');
     legs.mo = await measureStep({ ...common, dir, gateway: { url: ctx.gateway, usersFile: credentialsFile(ROOT, 'alice', dir), to: 'ue1', access: 'sip-ws' } });
@@ -373,7 +373,7 @@ async function sipWsLegs(run, ctx, common, report, reencoded) {
   report.sip_ws_mo = legs.mo && legSummary(legs.mo);
   finish(ctx.out, report);
   await sleep(2000);
-  progress(`sip-ws MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> eP-CSCF -> loadgen --access sip-ws --answer (alice)`);
+  progress(`sip-ws MT: ue2 (SIPp, echoes on ${LAB.LAB_UE2_RTP_PORT}) calls alice ${run.calls}x -> eP-CSCF -> loadgen --access sip-ws --answer (alice)`);
   try {
     const dir = path.join(ctx.out, 'sip-ws-mt');
     legs.mt = await measureStep({ ...common, dir, mtCaller: mtCallerFor(ctx, run.calls, dir),
@@ -418,7 +418,7 @@ async function runGateway(run, ctx) {
     gateway_args: process.env.BENCH_GATEWAY_ARGS || '(none: the shipped default, as ./lab up starts it)', gateway_quotas_lifted: process.env.BENCH_GATEWAY_LOAD_ARGS || null, directions: ['MO', 'MT'] };
   const procs = labProcs();
   const common = { root: ROOT, logDir: ctx.logDir, profile: run.profile, calls: run.calls, durationS: run.durationS, rtpenginePid: ctx.rtpenginePid,
-    progress, progressEvery: 5, procs, imsPorts: '6000-7999' };
+    progress, progressEvery: 5, procs, imsPorts: LAB.LAB_UE_RTP_PORTS };
   progress(`gateway ${run.profile.name}: ${run.calls} call(s), ${run.durationS} s at full load, first --raw (ng only), then MO through the gateway to ue1, then MT from ue2; expected ~${run.expected_s} s`);
   // The raw leg differs from the gateway legs only in the signalling: the same far end (ue1's SIPp echo, as
   // MO's; MT's ue2 runs the same SIPp echo) and calls whose packet clocks are spread over the period as the
@@ -431,7 +431,7 @@ async function runGateway(run, ctx) {
   const raw = await measureStep({ ...common, dir: path.join(ctx.out, 'raw'), farAddr: UE1_ECHO, pace: rawPace });
   await sleep(2000);
   report.warmup_mo = await warmupLeg(run, ctx, common, 'mo', report);
-  progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on 6000)`);
+  progress(`gateway: loadgen --gateway ${ctx.gateway} (alice) -> Kamailio -> ue1 (SIPp, echoes on ${LAB.LAB_UE1_RTP_PORT})`);
   const moDir = path.join(ctx.out, 'gateway-mo');
   const moSince = Date.now();
   const gw = await measureStep({ ...common, dir: moDir,
@@ -449,7 +449,7 @@ async function runGateway(run, ctx) {
   report.gateway_mo = legSummary(gw);
   finish(ctx.out, report); // partial: raw and MO
   await sleep(2000);
-  progress(`gateway MT: ue2 (SIPp, echoes on 6100) calls alice ${run.calls}x -> Kamailio -> gateway -> loadgen --answer (alice)`);
+  progress(`gateway MT: ue2 (SIPp, echoes on ${LAB.LAB_UE2_RTP_PORT}) calls alice ${run.calls}x -> Kamailio -> gateway -> loadgen --answer (alice)`);
   let mt;
   report.warmup_mt = await warmupLeg(run, ctx, common, 'mt', report);
   try {

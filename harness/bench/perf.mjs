@@ -5,6 +5,7 @@
 // (the gateway has its JFR: jfr.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { adopt } from '../kit/procs.mjs';
 
 // The process and its descendants (Kamailio forks its workers).
 export function withDescendants(pid) {
@@ -30,6 +31,7 @@ export function perfStart(pids, file) {
   const probe = spawnSync('perf', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) return { proc: null, error: `perf is not usable: ${probe.error?.message ?? probe.stderr.trim()}` };
   const proc = spawn('perf', ['record', '-F', '199', '-o', file, '-p', live.join(',')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  adopt('perf', proc.pid); // in the supervisor's ledger: ./lab's cleanup stops a recorder this process left
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   proc.done = new Promise((resolve) => proc.on('close', (code) => resolve({ code, stderr })));

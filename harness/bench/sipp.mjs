@@ -11,7 +11,7 @@
 // every call answered by a browser user with media both ways, loss < 0.1 % in both directions.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { sleep, start } from '../kit/procs.mjs';
 import { measureStep } from './step.mjs';
 import { pidOf, scrape, sumOf, sumWhere, usersFrom } from './registrations.mjs';
@@ -307,7 +307,7 @@ export async function runSipp(run, ctx, { root, progress, finish, base, profile 
   let stepError = null;
   try {
     step = await measureStep({ root, dir, logDir: ctx.logDir, profile, calls: run.calls, durationS: run.holdS - MEDIA_TAIL_S, rtpenginePid: ctx.rtpenginePid, progress, progressEvery: 5,
-      procs: labProcs(), imsPorts: '6000-7999', relayPorts: SIPP_RELAY_PORTS, answerReadyS: 30 + Math.ceil(run.users / 10),
+      procs: labProcs(), imsPorts: LAB.LAB_UE_RTP_PORTS, relayPorts: SIPP_RELAY_PORTS, answerReadyS: 30 + Math.ceil(run.users / 10),
       // loadgen ends on its own: after the N calls, or at its --timeout (ramp + media + 90 s), or 5 s after a failed SIPp
       waitS: (run.calls - 1) / run.cps + run.holdS + 120,
       pace: { cps: run.cps, ramp_s: (run.calls - 1) / run.cps, media_s: run.holdS - MEDIA_TAIL_S },

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { cpuAverage, cpuSeries, delayCdf, DIRS, fullLoadWindow, hostBusyPct, hostCpu, readDelayCsv, throughput } from './analyze.mjs';
 import { lastLine, sleep, start, stop, waitFor } from '../kit/procs.mjs';
+import { LAB } from '../kit/addresses.mjs';
 
 export const RELAY_PORTS = '30000-30999';
-export const FAR_PORT_BASE = 6000; // far end of call i: 6000 + 2i, what delaymeter calls IMS
-export const IMS_PORTS = '6000-6999';
+export const FAR_PORT_BASE = Number(LAB.LAB_BENCH_FAR_PORT_BASE); // far end of call i: base + 2i, what delaymeter calls IMS
+export const IMS_PORTS = LAB.LAB_BENCH_IMS_PORTS;
 // MT: the caller holds each call this much longer than loadgen sends (loadgen --hangup-wait is 5 s)
 export const MT_CALLER_EXTRA_MS = 2000;
 

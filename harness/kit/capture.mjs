@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { labRoot, logDir } from './env.mjs';
 import { start, stop } from './procs.mjs';
+import { LAB } from './addresses.mjs';
 
 const run = promisify(execFile);
 let seq = 0;
@@ -232,7 +233,7 @@ export const delaymeterBin = () => path.join(labRoot(), 'media-relay', 'build', 
 // new SSRC; delaymeter maps it back by these ports and pairs by RTP timestamp, docs/delaymeter.md).
 // imsPorts: the SIPp UEs' media ports (ue1 6000 ... the VoLTE ue4 6300, ue5 6400, the video ue7 6600; MT callers 7000+).
 // v6aliases: the IMS leg's IPv6 addresses (./lab demo --ipv6), handed to delaymeter as IPv4 (aliasRelayAddresses).
-export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], v6aliases = [], relayPorts = '30000-30999', imsPorts = '6000-7999', callPorts = null } = {}) {
+export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], v6aliases = [], relayPorts = '30000-30999', imsPorts = LAB.LAB_UE_RTP_PORTS, callPorts = null } = {}) {
   const bin = delaymeterBin();
   if (!fs.existsSync(bin)) throw new Error(`${bin} is not built (cmake --build media-relay/build)`);
   const input = aliases.length || v6aliases.length ? file.replace(/\.pcap$/, '') + '-relay.pcap' : file;
@@ -256,7 +257,7 @@ export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], 
 // rtpengine's two RTP ports of the one call in a capture, [[browserPort, imsPort]] (or [] when a leg is
 // missing): the relay port the browser sends to on `pub`, and the one that sends from `ims` to a port in
 // `imsPorts` (RTP ports are even; the odd one above is RTCP).
-export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = '6000-7999' }) {
+export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = LAB.LAB_UE_RTP_PORTS }) {
   const range = (r) => r.split('-').map(Number);
   const [lo, hi] = range(relayPorts);
   const [ilo, ihi] = range(imsPorts);

@@ -3,7 +3,9 @@
 // reaped, stopped by the caller (stop, stopAll). Under ./lab each child is also written to the supervisor's
 // ledger, `children` beside $LAB_PIDS ("NAME PID STARTTIME"), so that ./lab's cleanup stops whatever a test,
 // bench or demo left running, even when the Node process itself was killed; the start time (from
-// /proc/PID/stat) keeps a recycled pid from being signalled.
+// /proc/PID/stat) keeps a recycled pid from being signalled. What Node starts any other way is written there by
+// adopt(): the browsers (their driver library launches them: runner/browser.mjs), a child that talks over its own
+// pipes (the data-channel UE, runner/dc-ue.mjs; the aiortc peers of datachannel/rtt tests).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,13 @@ function record(name, pid) {
   const since = pid && startTime(pid);
   if (!file || !since) return;
   try { fs.appendFileSync(file, `${name.replace(/\s+/g, '_')} ${pid} ${since}\n`); } catch { /* the run's directory is gone: nothing to clean up then */ }
+}
+
+// adopt(name, pid) -> pid: write a process this runner started other than by start() to the ledger, so that ./lab's
+// cleanup stops it too if it is still running then (its process group when it leads one). Outside ./lab: nothing.
+export function adopt(name, pid) {
+  record(name, pid);
+  return pid;
 }
 
 // signal(proc, sig): send sig to the child, or to its whole process group when started with group.

@@ -14,6 +14,8 @@ const NG_PORT = Number(LAB.LAB_RTPENGINE_NG.split(':').pop());
 const GW_HTTP_PORT = Number(LAB.LAB_GW_PORT);
 const GW_SIP_PORT = Number(LAB.LAB_GW_SIP_PORT);
 const PCSCF_PORT = Number(LAB.LAB_PCSCF.split(':').pop());
+// the lowest of the SIPp UEs' SIP ports (addresses.env LAB_UE<n>_SIP_PORT): a destination at or above it is a UE
+const UE_SIP_MIN = Math.min(...Object.entries(LAB).filter(([n]) => /^LAB_UE\w*_SIP_PORT$/.test(n)).map(([, v]) => Number(v)));
 // SIP on loopback: the P-CSCF (5060), S-CSCF (5062), the gateway (5070), the SIPp UEs (5080-5099) and the
 // scenario's MT callers (5200 + i)
 const SIP_PORTS = '5060-5299';
@@ -86,7 +88,7 @@ function moTimeline(events, callId) {
   const offer = ngOf(events, callId, 'offer', false);
   const offerReply = ngOf(events, callId, 'offer', true);
   const inviteOut = sip(events, callId, (e) => e.method === 'INVITE' && e.src === GW_SIP_PORT);
-  const inviteAtUe = sip(events, callId, (e) => e.method === 'INVITE' && e.src === PCSCF_PORT && e.dst !== GW_SIP_PORT && e.dst >= 5080);
+  const inviteAtUe = sip(events, callId, (e) => e.method === 'INVITE' && e.src === PCSCF_PORT && e.dst !== GW_SIP_PORT && e.dst >= UE_SIP_MIN);
   const okFromUe = inviteAtUe && sip(events, callId, (e) => e.status === 200 && e.cseq === 'INVITE' && e.src === inviteAtUe.dst);
   const okAtGw = sip(events, callId, (e) => e.status === 200 && e.cseq === 'INVITE' && e.dst === GW_SIP_PORT);
   const answer = ngOf(events, callId, 'answer', false);

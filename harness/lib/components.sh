@@ -265,7 +265,7 @@ start_ue() {
 
 # The fixed ports of the components (docs/architecture.md), checked before anything starts.
 LAB_PORTS=("${LAB_RTPENGINE_NG##*:}/udp" "${LAB_RTPENGINE_DTMF_LOG##*:}/udp" "${LAB_PCSCF##*:}/udp" "${LAB_PCSCF##*:}/tcp"
-  "$LAB_SCSCF_PORT/udp" "$LAB_SCSCF_PORT/tcp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp" "$LAB_PCSCF_WS_PORT/tcp" 5080/udp 5082/udp 5084/udp 5086/udp 5088/udp 5098/udp)
+  "$LAB_SCSCF_PORT/udp" "$LAB_SCSCF_PORT/tcp" "$LAB_GW_PORT/tcp" "$LAB_GW_SIP_PORT/udp" "$LAB_GW_SIP_PORT/tcp" "$LAB_PCSCF_WS_PORT/tcp" "$LAB_UE1_SIP_PORT/udp" "$LAB_UE3_SIP_PORT/udp" "$LAB_UE4_SIP_PORT/udp" "$LAB_UE6_SIP_PORT/udp" "$LAB_UE7_SIP_PORT/udp" "$LAB_UE8_SIP_PORT/udp")
 
 # lab_start_all — the whole IMS side plus the gateway, in dependency order.
 # With LAB_WITH_TCP_GW=1 (./lab test) the SIP-over-TCP gateway is started too.

@@ -10,10 +10,23 @@ LAB_STARTED=()        # "name pid" in start order: what cleanup stops
 LAB_KEEP_RUNNING=0    # set by `up` once everything is ready: leave the processes running
 LAB_LAST_PID=
 
-# proc_spawn NAME LOG CMD... — start CMD in the background, in its own session, output to LOG.
+# proc_close_fds — in a subshell about to exec a component: close every descriptor above 2, so that the component
+# holds nothing ./lab was given. A component `./lab up` leaves running would otherwise keep, e.g., the lock of
+# `flock LOCK ./lab ...` (flock hands its command the locked descriptor) for as long as it runs.
+proc_close_fds() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd=${fd##*/}
+    [[ $fd =~ ^[0-9]+$ ]] && ((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+  done
+  return 0
+}
+
+# proc_spawn NAME LOG CMD... — start CMD in the background, in its own session, output to LOG, with no descriptor
+# of ./lab's but these (proc_close_fds). The subshell execs setsid, which execs CMD: the pid is CMD's.
 proc_spawn() {
   local name=$1 logf=$2; shift 2
-  setsid "$@" >"$logf" 2>&1 </dev/null &
+  (proc_close_fds; exec setsid "$@") >"$logf" 2>&1 </dev/null &
   LAB_LAST_PID=$!
   LAB_STARTED+=("$name $LAB_LAST_PID")
 }

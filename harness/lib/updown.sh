@@ -9,6 +9,7 @@ up_cmd_pattern() {
     gateway | gateway[0-9]* | gateway-*) printf 'signaling-gw.jar' ;;
     redis) printf 'redis-server' ;;  # --relays > 1 (harness/lib/scaleout.sh)
     haproxy) printf 'haproxy' ;;      # --gateways > 1
+    vrrp[0-9]*) printf 'keepalived' ;; # --relays > 1: relay host i's VRRP (scaleout.sh)
     ims3gpp | outside-core) printf 'run-core.sh' ;; # --ims 3gpp: the whole 3GPP core (harness/lib/ims3gpp.sh); ims-external.sh's outsider
     stun | turn*) printf 'turnserver' ;; # coturn (the test topology's STUN/TURN, up --turn: components.sh start_turn)
     datachannel) printf 'datachannel/datachannel' ;; # the data-channel endpoint (components.sh start_datachannel)

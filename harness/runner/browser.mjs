@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
+import { adopt } from '../kit/procs.mjs';
 import { TEST_TONE_AMPLITUDE, TEST_TONES_HZ } from './test-signal.mjs';
 
 export const BINARIES = Object.freeze({ chromium: '/usr/bin/chromium', firefox: '/usr/bin/firefox-esr' });
@@ -56,6 +57,20 @@ export function gatewayOrigins() {
   return [gatewayUrl(), process.env.LAB_GW_TCP].filter(Boolean).map((u) => new URL(u).origin);
 }
 
+// The pid of a Chromium that Playwright launched (its API does not give it): Chromium's own answer over CDP
+// (SystemInfo.getProcessInfo, the process of type "browser"); netns-exec.py execs, so it is the launched pid.
+async function chromiumPid(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    const pid = processInfo.find((p) => p.type === 'browser')?.id;
+    if (!pid) throw new Error(`Chromium named no browser process over CDP: ${JSON.stringify(processInfo)}`);
+    return pid;
+  } finally {
+    await cdp.detach();
+  }
+}
+
 // The browser binary, or the wrapper that starts it inside network namespace `netns`.
 export function browserExecutable(binary, netns, { forwardBidi = false } = {}) {
   if (!fs.existsSync(binary)) throw new Error(`${binary} not found (./lab installs it; or apt-get install ${path.basename(binary)})`);
@@ -86,8 +101,8 @@ function toneMicScript({ tones, amplitude }) {
   };
 }
 
-// launchBrowser({kind, fakeAudioFile, testTones, netns, extraArgs}) — a LabBrowser {kind, version,
-// newPage(), close()}. fakeAudioFile: the audio check's WAV (test-signal.mjs) as the microphone
+// launchBrowser({kind, fakeAudioFile, testTones, netns, extraArgs}) — a LabBrowser {kind, pid, version,
+// newPage(), close()}; pid (the browser's process, in the supervisor's ledger: kit/procs.mjs adopt). fakeAudioFile: the audio check's WAV (test-signal.mjs) as the microphone
 // (Chromium reads the file; Firefox, which has no such option, plays the same tones through WebAudio,
 // TEST_TONES_HZ unless testTones says otherwise). netns: the network namespace to run in (default
 // LAB_BROWSER_NS; none = this process's namespace). extraArgs: Chromium only.
@@ -109,8 +124,11 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
     const browser = await puppeteer.launch({ browser: 'firefox', executablePath, env, headless: true, timeout: 30000,
       protocolTimeout: 60000, acceptInsecureCerts, extraPrefsFirefox: firefoxPrefs([...new Set(hosts)]) });
     const tones = fakeAudioFile || testTones ? (testTones ?? TEST_TONES_HZ) : null;
+    // puppeteer's child: Firefox, or netns-exec.py in front of it (the same process group)
+    const pid = adopt('browser-firefox', browser.process().pid);
     return {
       kind,
+      pid,
       version: await browser.version(),
       async newPage() {
         const context = await browser.createBrowserContext();
@@ -129,8 +147,10 @@ export async function launchBrowser({ kind = process.env.LAB_BROWSER || 'chromiu
   // headless:true makes Playwright add its own --headless; our later --headless=new wins.
   const chromium = await DRIVERS.chromium();
   const browser = await chromium.launch({ executablePath, env, headless: true, args: [...flags, ...secure, ...audio, ...extraArgs], timeout: 30000 });
+  const pid = adopt('browser-chromium', await chromiumPid(browser));
   return {
     kind,
+    pid,
     version: `chromium/${browser.version()}`,
     async newPage() {
       const context = await browser.newContext({ ignoreHTTPSErrors: acceptInsecureCerts });

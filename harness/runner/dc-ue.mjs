@@ -7,16 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { labRoot, logDir } from '../kit/env.mjs';
+import { adopt } from '../kit/procs.mjs';
 
 export const DC_UE = 'ue10';
 export const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
 
 // Starts the UE as `user`; resolves {events, waitFor(pred, ms, what), send(cmd), stop()} once it registered.
-// textLoss/textSeed: the RFC 4103 text's drop probability each way (dc-ue.py --text-loss/--text-seed).
-export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, textLoss = 0, textSeed = 4103 } = {}) {
-  if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: ./lab builds the harness's Python packages (aiortc) there (build_pyenv)`);
+// textLoss/textSeed: the RFC 4103 text's drop probability each way (dc-ue.py --text-loss/--text-seed). python: the
+// interpreter (default the lab's pyenv, which has aiortc). The UE is in the supervisor's ledger (kit/procs.mjs adopt).
+export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, textLoss = 0, textSeed = 4103, python = PYTHON } = {}) {
+  if (!fs.existsSync(python)) throw new Error(`${python} is missing: ./lab builds the harness's Python packages (aiortc) there (build_pyenv)`);
   const log = fs.createWriteStream(path.join(logDir(), `dc-ue-${user}.log`), { flags: 'a' });
-  const child = spawn(PYTHON, [path.join(labRoot(), 'harness', 'runner', 'dc-ue.py'), user, '--messages', String(messages),
+  const child = spawn(python, [path.join(labRoot(), 'harness', 'runner', 'dc-ue.py'), user, '--messages', String(messages),
     '--interval-ms', String(intervalMs), '--text-loss', String(textLoss), '--text-seed', String(textSeed)], {
     stdio: ['pipe', 'pipe', 'pipe'],
     // on the 3GPP core (LAB_IMS=3gpp) the UE registers with SIP digest as its HSS subscription says (ims-sim/3gpp/subscribers.txt)
@@ -24,6 +26,7 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, 
       ...(process.env.LAB_IMS === '3gpp' ? { IMS_SUBSCRIBERS: path.join(labRoot(), 'ims-sim', '3gpp', 'subscribers.txt') } : {}),
       LAB_IMS_DOMAIN: LAB.LAB_IMS_DOMAIN ?? 'ims.lab' },
   });
+  adopt(`dc-ue-${user}`, child.pid);
   const events = [];
   const waiters = new Set();
   let buf = '';
@@ -42,7 +45,9 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, 
     check();
   });
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); log.write(d); });
-  child.on('exit', (code) => { exited = code; check(); });
+  // killed by a signal, exit's code is null: the signal's name then, so that nothing waits for a UE that is gone
+  child.on('exit', (code, sig) => { exited = code ?? sig; check(); });
+  child.stdin.on('error', () => { /* the UE is gone (EPIPE): its exit says so */ });
   // The first event after index `from` that pred accepts; rejects with `what` and the UE's last words on timeout.
   const waitFor = (pred, ms, what, from = 0) => new Promise((resolve, reject) => {
     const look = () => {
@@ -59,6 +64,7 @@ export async function startDcUe(user = DC_UE, { messages = 20, intervalMs = 20, 
   });
   const ue = {
     user,
+    pid: child.pid,
     events,
     waitFor,
     mark: () => events.length,

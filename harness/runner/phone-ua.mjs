@@ -9,18 +9,18 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { logDir, passwordOf } from '../kit/env.mjs';
 import { sleep, start, stop } from '../kit/procs.mjs';
 
 export const IMS_DOMAIN = 'ims.lab';
 
-// The phones of the lab: which subscriber each registers as and its fixed ports (clear of the SIPp UEs'
-// 5080-5100 / 6000-7099 and rtpengine's 30000-30999). rtpPort: its RTP (RTCP on rtpPort + 1). baresip also
+// The phones of the lab: which subscriber each registers as and its fixed ports (harness/addresses.env LAB_PHONE_*,
+// clear of the SIPp UEs' and rtpengine's). rtpPort: its RTP (RTCP on rtpPort + 1). baresip also
 // listens on sipPort + 1 (TLS), so its ctrl_tcp port is further off.
 export const PHONES = Object.freeze({
-  baresip: { user: 'dave', sipPort: 5120, ctrlPort: 5130, rtpPort: 7500 },
-  linphone: { user: 'erin', sipPort: 5124, rtpPort: 7510 },
+  baresip: { user: 'dave', sipPort: Number(LAB.LAB_PHONE_BARESIP_SIP_PORT), ctrlPort: Number(LAB.LAB_PHONE_BARESIP_CTRL_PORT), rtpPort: Number(LAB.LAB_PHONE_BARESIP_RTP_PORT) },
+  linphone: { user: 'erin', sipPort: Number(LAB.LAB_PHONE_LINPHONE_SIP_PORT), rtpPort: Number(LAB.LAB_PHONE_LINPHONE_RTP_PORT) },
 });
 
 const TONE_HZ = 440;

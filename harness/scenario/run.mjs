@@ -24,9 +24,9 @@ import { renderHtml } from './html.mjs';
 import { PAGE_USERS, SCENARIOS } from './scenarios.mjs';
 
 const RELAY_PORTS = '30000-30999';
-const IMS_PORTS = '6000-7999';      // the SIPp UEs' media ports: ue1 6000, ue7 6600/6602, MT callers 7000 + 10 i
-const MT_SIP_PORT = (i) => 5200 + i;
-const MT_MEDIA_PORT = (i) => 7000 + 10 * i;
+const IMS_PORTS = LAB.LAB_UE_RTP_PORTS; // the SIPp UEs' media ports: ue1, ue7 (+2 video), the MT callers
+const MT_SIP_PORT = (i) => Number(LAB.LAB_SCENARIO_MT_SIP_BASE) + i;
+const MT_MEDIA_PORT = (i) => Number(LAB.LAB_SCENARIO_MT_RTP_BASE) + 10 * i;
 // 64 MiB kernel buffer, 200 bytes of each packet (RTP headers: delaymeter needs no payload): with the
 // default 2 MiB and whole packets the kernel dropped ~8 % of a 2-call run's copies on the busy host
 const CAPTURE_ARGS = ['-B', '65536', '-s', '200'];
@@ -219,7 +219,7 @@ async function runCall(p, sc, duration) {
 async function startRtcpEcho(pages) {
   const ports = new Set();
   for (const p of pages) {
-    const base = p.direction === 'mo' ? (SCENARIOS[p.scenario]?.media === 'video' ? 6600 : 6000) : MT_MEDIA_PORT(p.i);
+    const base = p.direction === 'mo' ? (SCENARIOS[p.scenario]?.media === 'video' ? Number(LAB.LAB_UE7_RTP_PORT) : Number(LAB.LAB_UE1_RTP_PORT)) : MT_MEDIA_PORT(p.i);
     ports.add(base + 1);
     ports.add(base + 3);
   }

@@ -107,10 +107,23 @@ test("the gateway's built-in defaults agree with the table (application.properti
 // other roles, e.g. a SIPp UE's own address, so only their defining readers are checked by the tests above).
 const SCANNED = names.filter((n) => !['LAB_LOOPBACK', 'LAB_IMS_DOMAIN'].includes(n) && /\d/.test(LAB[n]) && LAB[n].length >= 4);
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-// literalCopies(text) -> the "NAME=value" of each table value a reader's code (comments stripped) spells out
-function literalCopies(text) {
-  const code = text.split('\n').map((l) => l.replace(/(^|\s)(#|\/\/).*$/, '')).join('\n');
-  return SCANNED.filter((n) => new RegExp(`(?<![\\w.])${esc(LAB[n])}(?![\\w.])`).test(code)).map((n) => `${n}=${LAB[n]}`);
+// A bare number (a port: 6000) is also a plausible duration in ms: a match counts unless the text just before it
+// on its line names a time (timeoutMs: 6000, setInterval(f, 6000), sleep 6000) or "ms" follows it.
+const TIME_BEFORE = /([Tt]ime|TIME|[Ii]nterval|[Dd]elay|[Ss]leep|[Hh]old|[Ww]ait|[Aa]fter|[Uu]ntil|[Ee]xpires|\bms\b|Ms\b|MS\b|Date\.now\(\)\s*[-+])[^\n]{0,24}$/;
+const isDuration = (code, m) => /^\d+$/.test(m[1]) && (TIME_BEFORE.test(code.slice(Math.max(0, m.index - 40), m.index).split('\n').pop())
+  || /^\s*ms\b/.test(code.slice(m.index + m[0].length)));
+// Comments are not code: # and // to the line's end (after a space or at its start), /* */ in C, <!-- --> in XML.
+const uncommented = (text, file = '') => {
+  let t = text;
+  if (/\.(c|cpp|h)$/.test(file)) t = t.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
+  if (/\.xml$/.test(file)) t = t.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, ' '));
+  return t.split('\n').map((l) => l.replace(/(^|\s)(#|\/\/).*$/, '')).join('\n');
+};
+// literalCopies(text, file) -> the "NAME=value" of each table value a reader's code (comments stripped) spells out
+function literalCopies(text, file = '') {
+  const code = uncommented(text, file);
+  return SCANNED.filter((n) => [...code.matchAll(new RegExp(`(?<![\\w.])(${esc(LAB[n])})(?![\\w.])`, 'g'))].some((m) => !isDuration(code, m)))
+    .map((n) => `${n}=${LAB[n]}`);
 }
 
 const READERS = ['harness/lib/addresses.sh', 'harness/kit/addresses.mjs', 'harness/lib/lab_addresses.py', 'harness/lib/sip-options.py',
@@ -122,7 +135,17 @@ const READERS = ['harness/lib/addresses.sh', 'harness/kit/addresses.mjs', 'harne
 test('no reader keeps its own copy of a value of the table (and the scan finds one when it does)', () => {
   assert.deepEqual(literalCopies('DEFAULT_NG = "127.0.0.1:2223"  # ng'), [`LAB_RTPENGINE_NG=${LAB.LAB_RTPENGINE_NG}`], 'the scan misses a planted ng address');
   assert.deepEqual(literalCopies('# rtpengine on 127.0.0.1:2223\n// LAB_GW_PORT 8088'), [], 'the scan counts comments');
-  for (const f of READERS) assert.deepEqual(literalCopies(read(f)), [], `${f} spells out values of harness/addresses.env instead of reading them`);
+  // a UE's port and a test's own gateway port, spelled out the way they used to be, are found (a value two rows share is
+  // named by both)
+  const finds = (text, want, what) => assert.deepEqual(want.filter((n) => !literalCopies(text).includes(`${n}=${LAB[n]}`)), [], `the scan misses ${what} in: ${text}`);
+  finds("const UE1 = { user: 'ue1', mediaPort: 6000 };", ['LAB_UE1_RTP_PORT'], "a UE's RTP port");
+  finds('const HTTP_PORT = 8092;\nconst SIP_PORT = 5077;', ['LAB_FAULTS_TEST_GW_PORT', 'LAB_FAULTS_TEST_GW_SIP_PORT'], "a test's own gateway ports");
+  finds('serve uas ue1 5080 6000 uas.xml -aa', ['LAB_UE1_SIP_PORT', 'LAB_UE1_RTP_PORT'], "run-ue.sh's old ports");
+  // ... but not the same number as a duration, nor in an XML or C comment
+  assert.deepEqual(literalCopies('{ timeoutMs: 6000 }; setInterval(cadence, 6000); sleep(7000); x = 6000 ms'), [], 'the scan counts durations');
+  assert.deepEqual(literalCopies('<!-- ue5 at 5094 -->\n<send/>', 'a.xml'), [], 'the scan counts an XML comment');
+  assert.deepEqual(literalCopies('/* the S-CSCF\n * at 6060 */ int x;', 'a.c'), [], 'the scan counts a C block comment');
+  for (const f of READERS) assert.deepEqual(literalCopies(read(f), f), [], `${f} spells out values of harness/addresses.env instead of reading them`);
 });
 
 // Every other file of code the lab runs or tests with: the same scan. A file listed here may spell out the named
@@ -131,16 +154,29 @@ const CODE_ROOTS = ['lab', 'harness', 'ims-sim', 'sipp-scenarios', 'media-relay'
 const CODE_FILE = /(\.(sh|mjs|js|py|c|cpp|h|cmake|cfg|tmpl|xml|ya?ml|conf)|\/CMakeLists\.txt|^lab)$/;
 const SKIP_DIR = new Set(['node_modules', 'build', 'vendor', 'fixtures', 'out', '.git']);
 const SPELLED_OUT = {
-  'harness/tests/addresses.test.mjs': { names: ['LAB_RTPENGINE_NG', 'LAB_GW_PORT'], why: 'the values planted to show the scan works' },
+  'harness/tests/addresses.test.mjs': { names: ['LAB_RTPENGINE_NG', 'LAB_GW_PORT', 'LAB_UE1_SIP_PORT', 'LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE',
+    'LAB_FAULTS_TEST_GW_PORT', 'LAB_FAULTS_TEST_GW_SIP_PORT', 'LAB_UE5_SIP_PORT', 'LAB_AKA_TEST_GUESS_PORT', 'LAB_IMS3_SCSCF_PORT'], why: 'the values planted to show the scan works' },
+  'harness/lib/docker.sh': { names: ['LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: "run-ue.sh load-uac's hold_ms argument (7000 ms), not a port" },
+  // the 3GPP core's own self-test (ims-sim/3gpp/selftest.sh, docs/ims-sim.md) runs its own UEs against that core alone, on
+  // source ports 5081-5086 and media ports of its own; equal numbers to some lab UEs' rows, not those UEs
+  'ims-sim/3gpp/selftest.sh': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE', 'LAB_UE2_RTP_PORT', 'LAB_UE3_SIP_PORT', 'LAB_UE4_SIP_PORT', 'LAB_UE6_SIP_PORT'],
+    why: "its own UEs' ports against the 3GPP core alone" },
   'harness/compliance/checks.mjs': { names: ['LAB_SCSCF_PORT'], why: "a check's not-applicable reason names the light S-CSCF hop in words" },
-  'ims-sim/3gpp/hss/src/cx.c': { names: ['LAB_IMS3_SCSCF_PORT'], why: 'a C block comment (the scan strips # and // comments only)' },
   'harness/tests/ims-hardening.test.mjs': { names: ['LAB_SIP_TEST_PEER_ADDR'], why: 'a raw UE toward the P-CSCF from a loopback source the test gets banned, which happens to be that address; not the gateway\'s trusted peer' },
   // loadgen's unit tests feed its parsers and SIP dialog hand-written messages and URLs; nothing of the lab runs there
-  'media-relay/loadgen/tests/test_http.cpp': { names: ['LAB_GW_PORT', 'LAB_PUB_ADDR'], why: 'URL parser examples' },
+  'media-relay/loadgen/tests/test_http.cpp': { names: ['LAB_GW_PORT', 'LAB_PUB_ADDR', 'LAB_TLS_TEST_GW_PORT', 'LAB_SCALE_TEST_GW1_PORT'], why: 'URL parser examples' },
+  'media-relay/loadgen/tests/test_sdp.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: 'SDP fixtures' },
+  'media-relay/datachannel/tests/test_text_sdp.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE', 'LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: 'SDP fixtures' },
+  'media-relay/delaymeter/src/main.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: "delaymeter's own default --ims-ports (6000-6299), a standalone tool's; ./lab always passes --ims-ports from the table" },
+  'media-relay/delaymeter/tests/cli_test.cmake': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: "delaymeter's CLI test passes its default --ims-ports" },
+  // delaymeter's unit tests: hand-made captures and their expected per-call ports
+  'media-relay/delaymeter/tests/pcap_fixture.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE', 'LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: 'capture fixtures' },
+  'media-relay/delaymeter/tests/test_pcap_reader.cpp': { names: ['LAB_UE5_SECOND_RTP_PORT', 'LAB_SCENARIO_MT_RTP_BASE'], why: 'capture fixtures' },
+  'media-relay/delaymeter/tests/test_roundtrip.cpp': { names: ['LAB_UE1_RTP_PORT', 'LAB_BENCH_FAR_PORT_BASE'], why: 'capture fixtures' },
   'media-relay/loadgen/tests/test_gateway_msg.cpp': { names: ['LAB_GW_PORT'], why: 'a gateway login reply as fixture' },
   'media-relay/loadgen/tests/test_sip_message.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT'], why: 'SIP header fixtures' },
-  'media-relay/loadgen/tests/test_sip_dialog.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP dialog fixtures' },
-  'media-relay/loadgen/tests/test_sip_ws.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP over WebSocket fixtures' },
+  'media-relay/loadgen/tests/test_sip_dialog.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_UE1_SIP_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP dialog fixtures' },
+  'media-relay/loadgen/tests/test_sip_ws.cpp': { names: ['LAB_SCSCF_PORT', 'LAB_UE1_SIP_PORT', 'LAB_PCSCF_WS_PORT', 'LAB_GW_SIP_PORT'], why: 'SIP over WebSocket fixtures' },
   'media-relay/loadgen/tests/test_wic_token.cpp': { names: ['LAB_PCSCF_WS_PORT'], why: 'a WIC token fixture' },
 };
 function codeFiles(rel) {
@@ -154,9 +190,20 @@ test('no other file of the lab spells out a value of the table, except the few l
   const files = CODE_ROOTS.flatMap(codeFiles);
   assert.ok(files.length > 200 && files.includes('harness/runner/dc-ue.py') && files.includes('media-relay/loadgen/tests/test_http.cpp'),
     `the walk found only ${files.length} files of code under ${CODE_ROOTS}`);
-  const found = Object.fromEntries(files.map((f) => [f, literalCopies(read(f)).map((c) => c.split('=')[0])]).filter(([, c]) => c.length));
+  const found = Object.fromEntries(files.map((f) => [f, literalCopies(read(f), f).map((c) => c.split('=')[0])]).filter(([, c]) => c.length));
   const unlisted = Object.entries(found).flatMap(([f, ns]) => ns.filter((n) => !SPELLED_OUT[f]?.names.includes(n)).map((n) => `${f}: ${n}=${LAB[n]}`));
   assert.deepEqual(unlisted, [], `these files spell out values of harness/addresses.env instead of reading it (kit/addresses.mjs, lib/addresses.sh, lib/lab_addresses.py, lab_addresses.h): ${unlisted.join('; ')}`);
   const stale = Object.entries(SPELLED_OUT).flatMap(([f, { names: ns }]) => ns.filter((n) => !found[f]?.includes(n)).map((n) => `${f}: ${n}`));
   assert.deepEqual(stale, [], `listed as spelling out a value but no longer does (take it off SPELLED_OUT): ${stale.join('; ')}`);
+});
+
+// LAB.<NAME> reads in a file's text whose name is no row of the table
+const unknownReads = (text) => [...new Set([...text.matchAll(/\bLAB\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]).filter((n) => !(n in LAB)))];
+
+test('every LAB.<NAME> the Node side reads is a row of the table (a misspelt name would read undefined)', () => {
+  assert.deepEqual(unknownReads('const p = Number(LAB.LAB_UE1_SIP_PROT); const q = LAB.LAB_UE1_SIP_PORT;'), ['LAB_UE1_SIP_PROT'], 'the check misses a misspelt name');
+  const files = ['harness', 'webclient'].flatMap(codeFiles).filter((f) => f.endsWith('.mjs') && f !== 'harness/tests/addresses.test.mjs');
+  assert.ok(files.length > 100, `only ${files.length} .mjs files found`);
+  const unknown = files.flatMap((f) => unknownReads(read(f)).map((n) => `${f}: LAB.${n}`));
+  assert.deepEqual(unknown, [], `these name no row of harness/addresses.env: ${unknown.join('; ')}`);
 });

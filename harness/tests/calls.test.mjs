@@ -6,6 +6,7 @@ import { endedCleanly, moCall, mtCall } from '../runner/scenario.mjs';
 import path from 'node:path';
 import { ADDRESSES } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
+import { ledgerFile, startTime } from '../kit/procs.mjs';
 import fs from 'node:fs';
 import * as gw from '../runner/gateway.mjs';
 import {
@@ -25,6 +26,20 @@ before(async () => {
 });
 
 after(async () => page?.close());
+
+// kit/procs.mjs adopt: the browser its driver launched in the browser namespace is in the supervisor's ledger, so a
+// run that dies before closing it still has ./lab's cleanup stop it (harness/lib/procs.sh procs_children)
+test(titled('the browser is in the supervisor\'s ledger (out/RUN/children) with its pid and start time'), () => {
+  const { kind, pid } = page.browser;
+  assert.ok(ledgerFile(), 'LAB_PIDS is not set: this file runs under ./lab test');
+  const ledger = fs.readFileSync(ledgerFile(), 'utf8');
+  assert.ok(ledger.split('\n').includes(`browser-${kind} ${pid} ${startTime(pid)}`), `the ledger lacks "browser-${kind} ${pid} <start time>": ${ledger}`);
+  // the pid is the browser's (Chromium's own, over CDP), or for Firefox netns-exec.py's in front of it, leading their process group
+  const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' ');
+  assert.match(cmd, kind === 'firefox' ? /netns-exec\.py|firefox/ : /chromium/, `pid ${pid} of the ledger runs ${cmd}, not the ${kind}`);
+  const pgid = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[2];
+  assert.equal(Number(pgid), pid, `the ${kind} (pid ${pid}) does not lead its process group (${pgid}): the cleanup would stop it alone`);
+});
 
 function assertGoodCall(r) {
   assert.equal(r.error, null, r.error);

@@ -16,6 +16,7 @@ import { test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, outDir } from '../kit/env.mjs';
 import { launchBrowser } from '../runner/browser.mjs';
+import { adopt } from '../kit/procs.mjs';
 
 const CTL = LAB.LAB_DATACHANNEL_CTL;
 const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
@@ -66,6 +67,7 @@ test('datachannel: the control protocol answers ping and refuses bad commands wi
 test('datachannel: browser and IMS UE peers exchange text and binary both ways through the endpoint', { timeout: 60000 }, async (t) => {
   assert.ok(fs.existsSync(PYTHON), `${PYTHON} is missing: ./lab test --only datachannel installs aiortc there (harness/lib/build.sh build_pyenv)`);
   const child = spawn(PYTHON, [PEERS, CTL, String(MESSAGES)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  adopt('datachannel-peers', child.pid);
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => { out += d; });
@@ -135,6 +137,7 @@ for (const kind of ['chromium', 'firefox']) test(`datachannel: a real ${kind} in
     const answer = bencodedString(reply, 'sdp');
     const imsOffer = bencodedString(reply, 'ims-sdp');
     ims = spawn(PYTHON, [PEERS, '--ims-echo', CTL, callId], { stdio: ['pipe', 'pipe', 'pipe'] });
+    adopt('datachannel-ims-echo', ims.pid);
     let imsOut = '';
     let imsErr = '';
     ims.stdout.on('data', (d) => { imsOut += d; });

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { logDir } from '../kit/env.mjs';
 import { assertNoRtpengineSession, incomingCall, loggedInPage, receivedDuring as packetsReceivedDuring, timedUeMessages, titled, waitForUeMessage, waitReceiving } from '../runner/testkit.mjs';
 import { startUe } from '../runner/ue.mjs';
+import { LAB } from '../kit/addresses.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'carol';
@@ -334,8 +335,8 @@ test(titled('forking on MO, both branches answer: the first 2xx carries the call
   const okOf = (w) => w.find((m) => m.dir === 'sent' && /^SIP\/2\.0 200/.test(m.first) && /^CSeq: \d+ INVITE/mi.test(m.text));
   const at = (w, re) => w.find((m) => m.dir === 'received' && re.test(m.first));
   const [okLate, okFirst] = [okOf(late), okOf(first)];
-  assert.ok(okFirst, 'branch B (5100) answered at once');
-  assert.ok(at(late, /^CANCEL /), 'branch A (5094) got the proxy\'s CANCEL');
+  assert.ok(okFirst, `branch B (${LAB.LAB_UE5_SECOND_SIP_PORT}) answered at once`);
+  assert.ok(at(late, /^CANCEL /), `branch A (${LAB.LAB_UE5_SIP_PORT}) got the proxy's CANCEL`);
   assert.ok(okLate && okLate.t >= at(late, /^CANCEL /).t, 'branch A answered 200 after the CANCEL (the race)');
   const tagOf = (m) => /^To:.*;tag=([^;\s]+)/mi.exec(m.text)?.[1];
   assert.notEqual(tagOf(okLate), tagOf(okFirst), 'two dialogs: different To tags');

@@ -17,6 +17,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { LAB } from '../kit/addresses.mjs';
 import { logDir } from '../kit/env.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { rfc4733Events, rtpPackets, startCapture } from '../kit/capture.mjs';
@@ -24,8 +25,8 @@ import { answerSdpSentByUe, assertNoRtpengineSession, incomingCall, inviteSdpSee
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'alice';
-const UE6 = { user: 'ue6', mediaPort: 6500, log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
-const UE1 = { user: 'ue1', mediaPort: 6000 };
+const UE6 = { user: 'ue6', mediaPort: Number(LAB.LAB_UE6_RTP_PORT), log: () => path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log') };
+const UE1 = { user: 'ue1', mediaPort: Number(LAB.LAB_UE1_RTP_PORT) };
 const UE6_DIGITS = '26*';   // what run-ue.sh uas-dtmf sends 1 s after the ACK, 200 ms each
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let page;
@@ -229,7 +230,7 @@ test(titled('the page keypad on a transcoded call (imsCodec PCMA): telephone-eve
 // ue2's default offer is Opus + PCMA + telephone-event/8000: the call stays Opus (no transcoding), and its
 // telephone-event/8000 beside Opus/48000 is one rtpengine 10.5 cannot inject into (docs/media.md "DTMF").
 test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the browser stream; WebSocket dtmf names the telephone-event clock it cannot inject at; the keypad works'), { timeout: 40000 }, async () => {
-  const UE2_MEDIA = 6100;
+  const UE2_MEDIA = Number(LAB.LAB_UE2_RTP_PORT);
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt-inject');
   let packets = [];
   let info;
@@ -270,7 +271,7 @@ test(titled('MT call from ue2 answered with dtmf "inject": rtpengine marks the b
 });
 
 test(titled('MT call from ue2 offering PCMA + telephone-event/8000 (transcoded anyway): WebSocket dtmf "5" reaches the UE as RFC 4733 without asking'), { timeout: 40000 }, async () => {
-  const UE2_MEDIA = 6100;
+  const UE2_MEDIA = Number(LAB.LAB_UE2_RTP_PORT);
   const cap = await startCapture(UE2_MEDIA, 'dtmf-ue2-mt');
   let packets = [];
   try {

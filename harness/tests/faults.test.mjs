@@ -16,7 +16,7 @@ import { openClient } from '../runner/browser.mjs';
 import * as gw from '../runner/gateway.mjs';
 import { incomingCall, loggedInPage, waitForUeMessage } from '../runner/testkit.mjs';
 import { launchBrowser as launch, gatewayOrigins } from '../runner/browser.mjs';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep, waitFor } from '../kit/procs.mjs';
 import { commandOf, restart } from '../kit/restart.mjs';
@@ -124,8 +124,8 @@ test('the browser vanishes mid-call (page closed): the call ends, the UE gets it
 });
 
 // ---- a gateway of this file's own ----
-const HTTP_PORT = 8092;
-const SIP_PORT = 5077;
+const HTTP_PORT = Number(LAB.LAB_FAULTS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_FAULTS_TEST_GW_SIP_PORT);
 let gwArgs;
 let base;
 let browser;
@@ -308,8 +308,8 @@ test(`the UE never answers: after lab.ims.invite-timeout-ms (${INVITE_TIMEOUT_MS
 // 5162) behind this file's gateway, so the lab's Kamailio keeps the registrations of the UEs other test files use
 // (ue1, ue3 … register once, when ./lab starts them). It keeps its registrations in memory (usrloc db_mode 0, the
 // P-CSCF's htables): a restart forgets them all.
-const KAM_PCSCF_PORT = 5160;
-const KAM_SCSCF_PORT = 5162;
+const KAM_PCSCF_PORT = Number(LAB.LAB_FAULTS_TEST_PCSCF_PORT);
+const KAM_SCSCF_PORT = Number(LAB.LAB_FAULTS_TEST_SCSCF_PORT);
 const KAM_DOWN_MS = 3000; // longer than the keepalive's interval + deadline: at least one probe goes unanswered
 const KEEPALIVE_MS = 1000;
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
 import { passwordOf } from '../kit/env.mjs';
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
@@ -20,7 +20,7 @@ import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 const USER = 'dave';
 const MEDIA_MS = 9000;
 const RELAY_PORTS = '30000-30999';
-const IMS_PORTS = '6000-7999'; // the SIPp UEs' RTP ports (relayDelay's default imsPorts)
+const IMS_PORTS = LAB.LAB_UE_RTP_PORTS; // the SIPp UEs' RTP ports (relayDelay's default imsPorts)
 let browser;
 let client;
 let token;

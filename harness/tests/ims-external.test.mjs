@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { startCapture } from '../kit/capture.mjs';
+import { LAB } from '../kit/addresses.mjs';
 import { gatewayUrl, logDir } from '../kit/env.mjs';
 import { digestUser, readCredentials } from '../kit/ims-credentials.mjs';
 import { launchBrowser, openClient } from '../runner/browser.mjs';
@@ -37,8 +38,8 @@ const NO_PEER = process.env.LAB_EXT_NO_PEER || 'no second user in the credential
 const MO_TO = process.env.LAB_EXT_MO_TO || '';
 // The far-end UE's own SIP and RTP ports (on LAB_SIP_HOST, the lab's address toward the P-CSCF): every mode uses the
 // same ones, so each registration refreshes the one binding instead of leaving a dead contact behind.
-const PEER_SIP_PORT = '5090';
-const PEER_RTP_PORT = '6100';
+const PEER_SIP_PORT = LAB.LAB_UE2_SIP_PORT; // ue2's, the UE that plays the far end
+const PEER_RTP_PORT = LAB.LAB_UE2_RTP_PORT;
 let user;
 let creds;
 let browser; let client; let token;

@@ -55,7 +55,7 @@ PY
 variant_call() {
   local name="$1" expr="$2"; shift 2
   sed -e "$expr" "$S/uac.xml" > "$LAB_LOGDIR/uac-$name.xml"
-  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p "${VARIANT_PORT:-5091}" -mi 127.0.0.1 -mp 6500 -nostdin \
+  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p "${VARIANT_PORT:-$LAB_IMSSIM_TEST_VARIANT_PORT}" -mi 127.0.0.1 -mp "$LAB_IMSSIM_TEST_VARIANT_RTP_PORT" -nostdin \
     -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
     -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" "$LAB_PCSCF" >/dev/null
 }
@@ -93,23 +93,23 @@ check "rtpengine answers ng ping" python3 "$ROOT/media-relay/ng-ping.py" "$LAB_R
 start_kamailio || die "Kamailio did not start"
 start_ue ue1 uas && start_ue ue3 uas-bye 1000 || die "the SIPp UEs did not start"
 
-check "ue1 RTP echo on 6000" rtp_echo 6000
+check "ue1 RTP echo on $LAB_UE1_RTP_PORT" rtp_echo "$LAB_UE1_RTP_PORT"
 check "ue1 answers, ue2 hangs up (uac ue1 1000)" "$S/run-ue.sh" uac ue1 1000
-check "BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080" "$LAB_LOGDIR/kamailio.log"
+check "BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue1@127.0.0.1:$LAB_UE1_SIP_PORT" "$LAB_LOGDIR/kamailio.log"
 check "ue3 hangs up itself (uac-wait ue3 10000)" "$S/run-ue.sh" uac-wait ue3 10000
-check "ue3's BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue2@127.0.0.1:5090" "$LAB_LOGDIR/kamailio.log"
+check "ue3's BYE was loose-routed by Kamailio" grep -q "in-dialog BYE loose-routed to sip:ue2@127.0.0.1:$LAB_UE2_SIP_PORT" "$LAB_LOGDIR/kamailio.log"
 check "call to unregistered bob fails" fails "$S/run-ue.sh" uac bob 500
 check "... with 404" grep -q "SIP/2.0 404" "$LAB_LOGDIR/sipp-uac-bob-messages.log"
 printf 'ue2:wrong-password\n' > "$LAB_LOGDIR/bad-users.txt"
 check "REGISTER with a wrong password fails" fails env IMS_USERS="$LAB_LOGDIR/bad-users.txt" "$S/run-ue.sh" uac ue1 500
 check "... with 403" grep -q "SIP/2.0 403" "$LAB_LOGDIR/sipp-register-ue2-messages.log"
-check "ue2 registers from 5091 too, for the variant calls" register_from ue2 5091
+check "ue2 registers from $LAB_IMSSIM_TEST_VARIANT_PORT too, for the variant calls" register_from ue2 "$LAB_IMSSIM_TEST_VARIANT_PORT"
 check "3 concurrent calls to ue1" variant_call conc 's/^x//' -s ue1 -m 3 -l 3 -r 10
 check "opus PT 109 offered -> answered with 109" variant_call opus109 's/111/109/g' -s ue1 -m 1
-check "... m=audio 6000 RTP/AVP 109" answer_has opus109 "^m=audio 6000 RTP/AVP 109[[:space:]]*$"
+check "... m=audio $LAB_UE1_RTP_PORT RTP/AVP 109" answer_has opus109 "^m=audio $LAB_UE1_RTP_PORT RTP/AVP 109[[:space:]]*$"
 check "R-URI $LAB_PCSCF, PCMA-only offer" variant_call pcma \
   's/INVITE sip:\[service\]@ims.lab/INVITE sip:[service]@'"$LAB_PCSCF"'/; s/RTP\/AVP 111 8 101/RTP\/AVP 8 101/; /:111 /d' -s ue1 -m 1
-check "... answered with PCMA (8)" answer_has pcma "^m=audio 6000 RTP/AVP 8[[:space:]]*$"
+check "... answered with PCMA (8)" answer_has pcma "^m=audio $LAB_UE1_RTP_PORT RTP/AVP 8[[:space:]]*$"
 
 # IMS roles: P-CSCF (LAB_PCSCF) and S-CSCF (SCSCF) in the one Kamailio.
 SCSCF=$LAB_LOOPBACK:$LAB_SCSCF_PORT
@@ -124,15 +124,15 @@ check "INVITE at ue1 carries P-Asserted-Identity <sip:ue2@ims.lab>" \
 check "... and a Record-Route from both P-CSCF and S-CSCF" \
   log_has sipp-uas-ue1-messages.log "^Record-Route: <sip:$SCSCF;lr;ftag="
 check "ue2's BYE went P-CSCF -> S-CSCF -> P-CSCF -> ue1" \
-  log_has kamailio.log "S-CSCF in-dialog BYE loose-routed to sip:ue1@127.0.0.1:5080"
+  log_has kamailio.log "S-CSCF in-dialog BYE loose-routed to sip:ue1@127.0.0.1:$LAB_UE1_SIP_PORT"
 check "a UE's own P-Asserted-Identity is replaced" variant_call pai \
   's/^\( *\)Subject:.*/&\n\1P-Asserted-Identity: <sip:boss@ims.lab>/' -s ue1 -m 1
 check "... ue1 never saw <sip:boss@ims.lab>" log_lacks sipp-uas-ue1-messages.log "boss@ims.lab"
-VARIANT_PORT=5093 check "INVITE from a source that registered nothing is refused" fails variant_call unreg 's/^x//' -s ue1 -m 1
+VARIANT_PORT=$LAB_IMSSIM_TEST_UNREG_PORT check "INVITE from a source that registered nothing is refused" fails variant_call unreg 's/^x//' -s ue1 -m 1
 check "... with 403" answer_has unreg "^SIP/2.0 403"
 check "a spoofed From from ue2's source is carried with ue2's identity" variant_call spoof \
   's/From: <sip:ue2@ims.lab>/From: <sip:nobody@ims.lab>/' -s ue1 -m 1
-check "... the P-CSCF asserted ue2" log_has kamailio.log "From 'nobody' is not registered from 127.0.0.1:5091/udp; asserting its identity 'ue2'"
+check "... the P-CSCF asserted ue2" log_has kamailio.log "From 'nobody' is not registered from 127.0.0.1:$LAB_IMSSIM_TEST_VARIANT_PORT/udp; asserting its identity 'ue2'"
 
 # VoLTE UEs with preconditions: ue5 (MO) -> ue4 (MT) through P-CSCF, S-CSCF, P-CSCF.
 start_ue ue4 volte-uas || die "the VoLTE UE ue4 did not start"

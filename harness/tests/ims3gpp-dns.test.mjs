@@ -9,16 +9,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import * as gw from '../runner/gateway.mjs';
 
-const HTTP_PORT = 8095;
-const SIP_PORT = 5075;
-const DNS = '127.0.0.1:5354';
-const DEAD_PORT = 5059; // nothing listens there
+const HTTP_PORT = Number(LAB.LAB_DNS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_DNS_TEST_GW_SIP_PORT);
+const DNS = `${LAB.LAB_LOOPBACK}:${LAB.LAB_DNS_TEST_SERVER_PORT}`;
+const DEAD_PORT = Number(LAB.LAB_DNS_TEST_DEAD_PORT); // nothing listens there
 const HOST = new URL(gatewayUrl()).hostname;
 const BASE = `${new URL(gatewayUrl()).protocol}//${HOST}:${HTTP_PORT}`;
 const coreDnsLog = () => fs.readFileSync(path.join(logDir(), 'ims3gpp', 'dnsmasq.log'), 'utf8');

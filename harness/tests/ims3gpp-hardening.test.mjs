@@ -51,17 +51,17 @@ test('no software name or version in the Server header of the P-, I- and S-CSCF'
 
 test(`digest guessing at the P-CSCF: ${BAN_FAILS} wrong AKA responses ban the IMPI (even the right one) and the source; another user registers and its PUBLISH gets 489`, { timeout: 120000 }, async () => {
   for (let i = 1; i <= BAN_FAILS; i++) {
-    const r = await aka('henry', 'wrong-res', 5094);
+    const r = await aka('henry', 'wrong-res', Number(LAB.LAB_AKA_TEST_GUESS_PORT));
     assert.equal(r.code, 0, `wrong RES ${i} for henry: ${r.out}`);
   }
-  const right = await aka('henry', 'ok', 5095); // the right key, from another source
+  const right = await aka('henry', 'ok', Number(LAB.LAB_AKA_TEST_OTHER_PORT)); // the right key, from another source
   assert.notEqual(right.code, 0, `henry registered during his ban: ${right.out}`);
   assert.match(right.out, /recv SIP\/2\.0 403 Forbidden - too many failed authentications for this user/, right.out);
-  const fromBanned = await aka('ue9', 'ok', 5094); // another IMPI from the guessing source
+  const fromBanned = await aka('ue9', 'ok', Number(LAB.LAB_AKA_TEST_GUESS_PORT)); // another IMPI from the guessing source
   assert.notEqual(fromBanned.code, 0, `ue9 registered from the banned source: ${fromBanned.out}`);
   assert.match(fromBanned.out, /recv SIP\/2\.0 403 Forbidden - too many failed authentications from this address/, fromBanned.out);
   // another IMPI from another source: registered; its presence PUBLISH is refused 489, then it de-registers
-  const other = await aka('ue9', 'publish', 5096);
+  const other = await aka('ue9', 'publish', Number(LAB.LAB_AKA_TEST_PUBLISH_PORT));
   assert.equal(other.code, 0, other.out);
   assert.match(other.out, /recv SIP\/2\.0 489 Bad Event - no presence server/, other.out);
 });

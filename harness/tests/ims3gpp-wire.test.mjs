@@ -290,10 +290,10 @@ test('a REGISTER with a wrong RES is refused with 403, and an AUTS with a wrong 
   const aka = (mode, port) => run('python3', [path.join(labRoot(), 'ims-sim/3gpp/sipp/aka-ue.py'), '--impi', 'ue9@ims.lab', '--user', 'ue9',
     '--k', keys[1], '--op', keys[2], '--addr', '127.0.0.1', '--port', String(port), '--pcscf', LAB.LAB_PCSCF, mode], { timeout: 20000 })
     .then((r) => ({ code: 0, out: r.stdout }), (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }));
-  const wrong = await aka('wrong-res', 5091);
+  const wrong = await aka('wrong-res', Number(LAB.LAB_AKA_TEST_PORT));
   assert.equal(wrong.code, 0, wrong.out);
   assert.match(wrong.out, /403/, wrong.out);
-  const bad = await aka('bad-auts', 5091);
+  const bad = await aka('bad-auts', Number(LAB.LAB_AKA_TEST_PORT));
   assert.equal(bad.code, 0, bad.out);
   assert.match(fs.readFileSync(path.join(logDir(), 'ims3gpp', 'hss.log'), 'utf8'), /MAR ue9@ims\.lab: AUTS does not verify \(MAC-S\)/);
 });

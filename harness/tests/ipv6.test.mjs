@@ -25,10 +25,10 @@ import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const V6 = LAB.LAB_IMS6_ADDR;
 const PCSCF = `[${V6}]:${LAB.LAB_PCSCF.split(':').pop()}`;
-const HTTP_PORT = 8099;
-const SIP_PORT = 5071;
-const NG = `${LAB.LAB_LOOPBACK}:2263`;
-const DTMF_LOG = `${LAB.LAB_LOOPBACK}:2264`; // this rtpengine's RFC 4733 events -> this file's gateway
+const HTTP_PORT = Number(LAB.LAB_IPV6_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_IPV6_TEST_GW_SIP_PORT);
+const NG = `${LAB.LAB_LOOPBACK}:${LAB.LAB_IPV6_TEST_NG_PORT}`;
+const DTMF_LOG = `${LAB.LAB_LOOPBACK}:${LAB.LAB_IPV6_TEST_DTMF_LOG_PORT}`; // this rtpengine's RFC 4733 events -> this file's gateway
 const HOST = new URL(gatewayUrl()).hostname; // the browser link's address (198.18.0.1 under ./lab test)
 const BASE = `http://${HOST}:${HTTP_PORT}`;
 const USER = 'frank';
@@ -37,8 +37,8 @@ const PCSCF_TLS = `[${V6}]:${LAB.LAB_PCSCF_TLS_PORT}`;
 // Two more gateways of this file toward the same P-CSCF, for SIP over TCP and over TLS on IPv6: each its own
 // HTTP port, SIP port on the IPv6 address, browser user and rtpengine session prefix (same rtpengine).
 const OVER = {
-  tcp: { http: 8100, sip: 5073, user: 'carol', proxy: PCSCF, pcscfPort: Number(LAB.LAB_PCSCF.split(':').pop()) },
-  tls: { http: 8101, sip: 5075, user: 'dave', proxy: PCSCF_TLS, pcscfPort: Number(LAB.LAB_PCSCF_TLS_PORT) },
+  tcp: { http: Number(LAB.LAB_IPV6_TEST_GW_TCP_PORT), sip: Number(LAB.LAB_IPV6_TEST_GW_TCP_SIP_PORT), user: 'carol', proxy: PCSCF, pcscfPort: Number(LAB.LAB_PCSCF.split(':').pop()) },
+  tls: { http: Number(LAB.LAB_IPV6_TEST_GW_TLS_PORT), sip: Number(LAB.LAB_IPV6_TEST_GW_TLS_SIP_PORT), user: 'dave', proxy: PCSCF_TLS, pcscfPort: Number(LAB.LAB_PCSCF_TLS_PORT) },
 };
 for (const o of Object.values(OVER)) o.base = `http://${HOST}:${o.http}`;
 const TLS_DIR = path.join(outDir(), 'ipv6-tls');
@@ -112,7 +112,7 @@ before(async () => {
   const has = execFileSync('ip', ['-6', '-o', 'addr', 'show', 'dev', 'lo']).toString().includes(`${V6}/128`);
   if (!has) execFileSync('ip', ['-6', 'addr', 'add', `${V6}/128`, 'dev', 'lo', 'nodad']);
   const rtp = own('ipv6-rtpengine', 'bash', [path.join(labRoot(), 'media-relay', 'start-rtpengine.sh'), `--interface=ims/${V6}`],
-    { RTPENGINE_NG: NG, RTPENGINE_IFACE: `pub/${ADDRESSES.pub}`, RTPENGINE_PORT_MIN: '31500', RTPENGINE_PORT_MAX: '31599', RTPENGINE_DTMF_LOG: DTMF_LOG });
+    { RTPENGINE_NG: NG, RTPENGINE_IFACE: `pub/${ADDRESSES.pub}`, RTPENGINE_PORT_MIN: LAB.LAB_IPV6_TEST_RELAY_PORTS.split('-')[0], RTPENGINE_PORT_MAX: LAB.LAB_IPV6_TEST_RELAY_PORTS.split('-')[1], RTPENGINE_DTMF_LOG: DTMF_LOG });
   await ready('rtpengine (pub IPv4 + ims IPv6)', rtp, () => execFileSync('python3', [path.join(labRoot(), 'media-relay', 'ng-ping.py'), NG, '1']));
   // one certificate for the IPv6 address (harness/lib/tls-cert.sh): the P-CSCF's TLS listener and the TLS gateway
   // present it, each trusts only it
@@ -389,7 +389,7 @@ test('transcoding over IPv6 on Gm: the MO call forces PCMA on the IMS leg (as --
 
 test('video over IPv6 on Gm: audio + VP8 to ue7, both m-lines c=IN IP6 at the UE, video RTP both ways over IPv6, frames decoded in the browser', { timeout: 60000 }, async () => {
   await startUas('uas-video', 'ue7');
-  const VIDEO_PORT = 6602; // ue7's video echo (run-ue.sh uas-video: audio 6600, video 6602)
+  const VIDEO_PORT = Number(LAB.LAB_UE7_RTP_PORT) + 2; // ue7's video echo (run-ue.sh uas-video: audio at its RTP port, video 2 above)
   const cap = await startCapture(0, 'ipv6-ue7-video', { filter: `ip6 and udp port ${VIDEO_PORT}` });
   let r;
   try {

@@ -11,9 +11,10 @@ import { gatewayUrl, labRoot, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { jvmOf } from '../runner/gateway.mjs';
+import { LAB } from '../kit/addresses.mjs';
 
-const HTTP_PORT = 8091;
-const SIP_PORT = 5076;
+const HTTP_PORT = Number(LAB.LAB_LIMITS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_LIMITS_TEST_GW_SIP_PORT);
 // on the address the lab's own gateway serves (the browser namespace reaches it there: docs/media.md "Topology")
 const HTTP_ADDR = new URL(gatewayUrl()).hostname;
 const BASE = `http://${HTTP_ADDR}:${HTTP_PORT}`;

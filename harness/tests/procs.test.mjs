@@ -64,3 +64,109 @@ test('outside ./lab (no LAB_PIDS) nothing is recorded', async () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// What Node starts other than through start(), each kind in the ledger (kit/procs.mjs adopt) and stopped by ./lab's
+// cleanup: a browser its driver launched, a UE with pipes of its own, and a capture's tcpdump.
+
+// a run directory with an empty pids file as LAB_PIDS (and LAB_LOGDIR) for fn(dir); both restored after
+async function inRun(fn) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  const saved = { LAB_PIDS: process.env.LAB_PIDS, LAB_LOGDIR: process.env.LAB_LOGDIR };
+  process.env.LAB_PIDS = path.join(dir, 'pids');
+  process.env.LAB_LOGDIR = dir;
+  fs.writeFileSync(process.env.LAB_PIDS, '');
+  try {
+    return await fn(dir);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+const alive = (pid) => { try { process.kill(pid, 0); return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z'; } catch { return false; } };
+async function gone(pid, ms = 8000) {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (!alive(pid)) return true;
+  return false;
+}
+// the ledger names `name` with pid and its start time, and procs_cleanup stops that process
+async function ledgerStops(dir, name, pid) {
+  assert.ok(Number.isInteger(pid) && pid > 0, `${name}: no pid to look for (${pid})`);
+  const ledger = fs.existsSync(ledgerFile()) ? fs.readFileSync(ledgerFile(), 'utf8') : '';
+  assert.ok(ledger.split('\n').includes(`${name} ${pid} ${startTime(pid)}`), `the ledger lacks "${name} ${pid} <start time>": ${ledger.trim() || '(empty)'}`);
+  const out = supervisor(dir, 'procs_cleanup');
+  assert.ok(await gone(pid), `${name} (pid ${pid}) still runs after procs_cleanup; it printed: ${out}`);
+  assert.match(out, new RegExp(`${name} \\(pid ${pid}\\) was left running by the Node side: stopping it`), `procs_cleanup did not say it stopped ${name}: ${out}`);
+}
+
+// Chromium here (2 s); Firefox (6 s to launch) is checked where the media tests launch it anyway, in its namespace under
+// ./lab: calls.test.mjs's ledger test runs in both browsers.
+for (const kind of ['chromium']) {
+  test(`a ${kind} its driver launched is in the ledger, and ./lab's cleanup stops it`, { timeout: 60000 }, () => inRun(async (dir) => {
+    const { launchBrowser } = await import('../runner/browser.mjs');
+    const browser = await launchBrowser({ kind, netns: null });
+    try {
+      await ledgerStops(dir, `browser-${kind}`, browser.pid);
+    } finally {
+      await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+    }
+  }));
+}
+
+test('the data-channel UE (a child with its own pipes) is in the ledger, and ./lab\'s cleanup stops it', { timeout: 30000 }, () => inRun(async (dir) => {
+  const { startDcUe } = await import('../runner/dc-ue.mjs');
+  // a stand-in for the interpreter: registers at once and then waits, as dc-ue.py does until told to quit
+  const fake = path.join(dir, 'fake-python');
+  fs.writeFileSync(fake, '#!/bin/sh\necho \'{"event": "registered"}\'\nexec sleep 30\n', { mode: 0o755 });
+  const ue = await startDcUe('ue10', { python: fake });
+  try {
+    await ledgerStops(dir, 'dc-ue-ue10', ue.pid);
+  } finally {
+    await ue.stop();
+  }
+}));
+
+test('a capture\'s tcpdump (kit/capture.mjs) is in the ledger, and ./lab\'s cleanup stops it', { timeout: 30000 }, () => inRun(async (dir) => {
+  const { startCapture } = await import('../kit/capture.mjs');
+  const cap = await startCapture(9, 'procs-test');
+  try {
+    const line = fs.readFileSync(ledgerFile(), 'utf8').split('\n').find((l) => l.startsWith('tcpdump '));
+    assert.ok(line, `no tcpdump in the ledger: ${fs.readFileSync(ledgerFile(), 'utf8')}`);
+    await ledgerStops(dir, 'tcpdump', Number(line.split(' ')[1]));
+  } finally {
+    await cap.stop();
+  }
+}));
+
+test('a component ./lab leaves running holds none of ./lab\'s descriptors: `flock LOCK ./lab up` does not keep LOCK after ./lab ends', { timeout: 30000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  const lock = path.join(dir, 'lock');
+  let pid = null;
+  try {
+    // what `flock LOCK ./lab up` does: flock hands ./lab the locked descriptor; ./lab starts a component and exits
+    const out = execFileSync('flock', [lock, 'bash', '-c', `set -u; ROOT=${JSON.stringify(root)}; source "$ROOT/harness/lib/log.sh"; source "$ROOT/harness/lib/procs.sh"; `
+      + `LAB_LOGDIR=${JSON.stringify(dir)}; LAB_PIDS=${JSON.stringify(path.join(dir, 'pids'))}; proc_start keeper sleep 30 >/dev/null 2>&1; echo "$LAB_LAST_PID"`], { encoding: 'utf8', timeout: 10000 });
+    pid = Number(out.trim());
+    assert.ok(alive(pid), `the component (pid ${pid}) is not running after ./lab's stand-in ended: ${out}`);
+    // proc_spawn's subshell closes the descriptors, then execs the component: look once it is the component
+    const isSleep = () => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0'); } catch { return false; } };
+    for (const end = Date.now() + 5000; !isSleep() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(isSleep(), `pid ${pid} did not become the component (sleep) within 5 s`);
+    const fds = fs.readdirSync(`/proc/${pid}/fd`).map(Number).filter((fd) => fd > 2);
+    assert.deepEqual(fds, [], `the component holds descriptors it got from ./lab: ${fds.map((fd) => `${fd} -> ${fs.readlinkSync(`/proc/${pid}/fd/${fd}`)}`)}`);
+    assert.doesNotThrow(() => execFileSync('flock', ['-n', lock, 'true']), `the lock is still held while the component runs (pid ${pid})`);
+  } finally {
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('./lab down knows every component ./lab starts: up_cmd_pattern names the command of each proc_start NAME', () => {
+  const lib = path.join(root, 'harness', 'lib');
+  // the literal names (a "$i" suffix taken as 1); "$name" ones are gateways and UEs, named by their callers
+  const names = [...new Set(fs.readdirSync(lib).filter((f) => f.endsWith('.sh')).flatMap((f) => [...fs.readFileSync(path.join(lib, f), 'utf8')
+    .matchAll(/proc_start "?([a-z][a-z0-9]*)(\$i)?[" ]/g)].map((m) => `${m[1]}${m[2] ? '1' : ''}`)))].concat(['gateway2', 'ue1', 'rtpengine2']);
+  assert.ok(names.length >= 10, `only ${names.length} component names found in harness/lib: ${names}`);
+  const unknown = names.filter((n) => {
+    try { execFileSync('bash', ['-c', `source "${lib}/updown.sh"; up_cmd_pattern "$1"`, 'x', n]); return false; } catch { return true; }
+  });
+  assert.deepEqual(unknown, [], `./lab down would leave these running (up_cmd_pattern in harness/lib/updown.sh has no command for them): ${unknown}`);
+});

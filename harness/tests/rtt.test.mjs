@@ -14,6 +14,7 @@ import { after, test } from 'node:test';
 import { LAB } from '../kit/addresses.mjs';
 import { labRoot, outDir } from '../kit/env.mjs';
 import { ng } from '../kit/ng.mjs';
+import { adopt } from '../kit/procs.mjs';
 
 const CTL = LAB.LAB_DATACHANNEL_CTL;
 const PYTHON = path.join(labRoot(), 'out', 'pyenv', 'bin', 'python');
@@ -26,6 +27,7 @@ function runPeers(args) {
   assert.ok(fs.existsSync(PYTHON), `${PYTHON} is missing: ./lab test installs aiortc there (harness/lib/build.sh build_pyenv)`);
   return new Promise((resolve) => {
     const child = spawn(PYTHON, [PEERS, CTL, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    adopt('rtt-peers', child.pid);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => { out += d; });

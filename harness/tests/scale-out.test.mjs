@@ -27,15 +27,20 @@ import { launchBrowser, openClient } from '../runner/browser.mjs';
 import { receivedDuring, waitReceiving } from '../runner/testkit.mjs';
 import { jvmOf } from '../runner/gateway.mjs';
 import { commandOf } from '../kit/restart.mjs';
+import { LAB } from '../kit/addresses.mjs';
 
-const HTTP = 'http://127.0.0.1:8093';
-const SIP_PORT = 5078;
+// this file's ports (harness/addresses.env LAB_SCALE_TEST_*)
+const GW1 = LAB.LAB_SCALE_TEST_GW1_PORT;
+const GW2 = LAB.LAB_SCALE_TEST_GW2_PORT;
+const LB_PORT = LAB.LAB_SCALE_TEST_LB_PORT;
+const HTTP = `http://127.0.0.1:${GW1}`;
+const SIP_PORT = Number(LAB.LAB_SCALE_TEST_GW1_SIP_PORT);
 const PREFIX = `gw${SIP_PORT}-`;
-const REDIS = { host: '127.0.0.1', port: 6390 };
+const REDIS = { host: '127.0.0.1', port: Number(LAB.LAB_SCALE_TEST_REDIS_PORT) };
 const RELAYS = [
   // media ports apart from the lab's own rtpengine (30000-30999), its data-channel endpoint (LAB_DATACHANNEL_PORT_*) and ipv6.test's relay
-  { name: 'relay-a', ng: '127.0.0.1:2233', ports: [31600, 31799], db: 1 },
-  { name: 'relay-b', ng: '127.0.0.1:2243', ports: [31800, 31999], db: 2 },
+  { name: 'relay-a', ng: `127.0.0.1:${LAB.LAB_SCALE_TEST_RELAY_A_NG_PORT}`, ports: LAB.LAB_SCALE_TEST_RELAY_A_PORTS.split('-').map(Number), db: 1 },
+  { name: 'relay-b', ng: `127.0.0.1:${LAB.LAB_SCALE_TEST_RELAY_B_NG_PORT}`, ports: LAB.LAB_SCALE_TEST_RELAY_B_PORTS.split('-').map(Number), db: 2 },
 ];
 const CALLS = 6;
 const MEDIA_S = 24;
@@ -90,7 +95,7 @@ before(async () => {
     '--dir', redisDir, '--daemonize', 'no'], { log: path.join(logDir(), 'scale-out-redis.log'), env });
   await ready('redis', procs.redis, redisPing, 10);
   for (const r of RELAYS) await startRelay(r);
-  procs.gateway = start('gateway-scale', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', '--server.port=8093',
+  procs.gateway = start('gateway-scale', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', `--server.port=${GW1}`,
     '--lab.sip.host=127.0.0.1', `--lab.sip.port=${SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     `--lab.limits.calls-per-user=${CALLS}`, // one loadgen user places all the calls (the default allows 4)
     '--lab.api.token-prefix=g1.',
@@ -276,9 +281,9 @@ test('a browser call on a relay that restarts: the page answers the media-checks
 
 test('two gateways behind HAProxy: logins spread, each session stays on its gateway (REST + WebSocket), MO calls on both, an MT call reaches the gateway that holds the user', { timeout: 110000 }, async () => {
   const jar = path.join(root, 'signaling-gw', 'target', 'signaling-gw.jar');
-  const HTTP2 = 'http://127.0.0.1:8096';
-  procs['gateway-scale2'] = start('gateway-scale2', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', '--server.port=8096',
-    '--lab.sip.host=127.0.0.1', '--lab.sip.port=5100', '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
+  const HTTP2 = `http://127.0.0.1:${GW2}`;
+  procs['gateway-scale2'] = start('gateway-scale2', 'java', [...jvmOf(commandOf('gateway').argv), '--server.address=127.0.0.1', `--server.port=${GW2}`,
+    '--lab.sip.host=127.0.0.1', `--lab.sip.port=${LAB.LAB_SCALE_TEST_GW2_SIP_PORT}`, '--lab.rtpengine.dtmf-log=', '--lab.rtpengine.reconcile-ms=2000',
     '--lab.limits.calls-per-user=8', '--lab.api.token-prefix=g2.',
     `--lab.rtpengine.ng=${RELAYS.map((r) => r.ng).join(',')}`, '--lab.webclient.dir='],
   { log: path.join(logDir(), 'gateway-scale2.log'), env });
@@ -287,13 +292,13 @@ test('two gateways behind HAProxy: logins spread, each session stays on its gate
   // HAProxy with the configuration `./lab up --gateways 2` generates (harness/lib/scaleout.sh haproxy_config)
   const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
   // (its frontend on this test's loopback address, its servers this test's two gateways instead of the hosts' addresses)
-  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; HAPROXY_BIND=127.0.0.1 LAB_GW_PORT=8097 `
-    + 'LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:8098; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:8093 || echo 127.0.0.1:8096; }; '
+  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; HAPROXY_BIND=127.0.0.1 LAB_GW_PORT=${LB_PORT} `
+    + `LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:${LAB.LAB_SCALE_TEST_LB_STATS_PORT}; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:${GW1} || echo 127.0.0.1:${GW2}; }; `
     + `haproxy_config "${cfg}"`;
   const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
   assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);
   procs.haproxy = start('haproxy', 'haproxy', ['-db', '-f', cfg], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
-  const LB = 'http://127.0.0.1:8097';
+  const LB = `http://127.0.0.1:${LB_PORT}`;
   await ready('haproxy', procs.haproxy, async () => (await fetch(`${LB}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 20);
   assert.equal((await fetch(`${LB}/actuator/prometheus`)).status, 403, 'host-only endpoints are not reachable through the balancer');
 

@@ -8,6 +8,7 @@ import { wireTimeline } from '../kit/setup-wire.mjs';
 // The lab's ports, from the address table (kit/addresses.mjs): the gateway's SIP port and the S-CSCF's.
 const GW = Number(LAB.LAB_GW_SIP_PORT);
 const SCSCF = Number(LAB.LAB_SCSCF_PORT);
+const UE1 = Number(LAB.LAB_UE1_SIP_PORT);
 
 const ID = 'abc@127.0.0.1';
 const ws = (t, toGateway, type, callId = null, stream = 3) => ({ t, kind: 'ws', toGateway, stream, type, callId });
@@ -18,8 +19,8 @@ const sip = (t, src, dst, method, status = null) => ({ t, kind: 'sip', src, dst,
 // `answered` 12; a `call` on another page's WebSocket and an earlier one on this socket must not be taken
 const mo = [
   ws(-50, true, 'call'), ws(-1, true, 'call', null, 7), ws(0, true, 'call'), ng(2, 'offer', false), ng(3, 'offer', true), sip(4, GW, 5060, 'INVITE'),
-  ws(4.5, false, 'calling', ID), sip(4.6, 5060, SCSCF, 'INVITE'), sip(4.8, SCSCF, 5060, 'INVITE'), sip(5, 5060, 5080, 'INVITE'),
-  sip(6, 5080, 5060, null, 180), sip(9, 5080, 5060, null, 200), sip(9.2, 5060, SCSCF, null, 200), sip(9.3, SCSCF, 5060, null, 200),
+  ws(4.5, false, 'calling', ID), sip(4.6, 5060, SCSCF, 'INVITE'), sip(4.8, SCSCF, 5060, 'INVITE'), sip(5, 5060, UE1, 'INVITE'),
+  sip(6, UE1, 5060, null, 180), sip(9, UE1, 5060, null, 200), sip(9.2, 5060, SCSCF, null, 200), sip(9.3, SCSCF, 5060, null, 200),
   sip(9.5, 5060, GW, null, 200), ng(10, 'answer', false), ng(11, 'answer', true), ws(12, false, 'answered', ID),
 ];
 

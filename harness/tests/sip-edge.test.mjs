@@ -158,8 +158,9 @@ test('a scan that reaches the gateway through the P-CSCF (its trusted source): I
   assert.deepEqual(events, [], 'no guess rang the browser');
 });
 
-test('the browser cannot call a raw SIP host (sip:ue1@127.0.0.1:5080, ue1@127.0.0.2): error forbidden-target, no SIP', { timeout: 20000 }, async () => {
-  for (const to of ['sip:ue1@127.0.0.1:5080', 'ue1@127.0.0.2']) {
+const UE1_RAW = `sip:ue1@${LAB.LAB_LOOPBACK}:${LAB.LAB_UE1_SIP_PORT}`; // ue1's own SIP address, not its IMPU
+test(`the browser cannot call a raw SIP host (${UE1_RAW}, ue1@127.0.0.2): error forbidden-target, no SIP`, { timeout: 20000 }, async () => {
+  for (const to of [UE1_RAW, 'ue1@127.0.0.2']) {
     const mark = await page.mark();
     await assert.rejects(page.call(to), (e) => {
       assert.match(e.message, /forbidden-target: cannot call '[^']+': only users of ims\.lab and tel: numbers may be called/, e.message);

@@ -21,6 +21,7 @@ import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
 const USER = 'ivan';                 // only this file uses ivan (ims-sim/users.txt)
 const DOMAIN = LAB.LAB_IMS_DOMAIN;
+const UE6_RTP = Number(LAB.LAB_UE6_RTP_PORT); // ue6's RTP port (sipp-scenarios/run-ue.sh uas-dtmf)
 const IMPU = `sip:${USER}@${DOMAIN}`;
 // the WIC's registered set: it registers IMPU itself through the eP-CSCF (the token's subject), and the light S-CSCF's
 // P-Associated-URI is that one URI; the far UE's P-Asserted-Identity must be it (fixtures/asserted-identity.mjs)
@@ -255,7 +256,7 @@ test(titled('the WIC holds and resumes a call to ue8 by re-INVITE through the eP
 });
 
 test(titled('the keypad of the WIC reaches ue6 as RFC 4733 events through the eP-CSCF and rtpengine'), { timeout: 40000 }, async () => {
-  const cap = await startCapture(6500, 'sip-ws-dtmf-ue6');   // ue6's RTP port (sipp-scenarios/run-ue.sh)
+  const cap = await startCapture(UE6_RTP, 'sip-ws-dtmf-ue6');
   let callId = null;
   try {
     callId = await client.call('ue6');
@@ -274,7 +275,7 @@ test(titled('the keypad of the WIC reaches ue6 as RFC 4733 events through the eP
   const answer = answerSdpSentByUe(path.join(logDir(), 'sipp-uas-dtmf-ue6-messages.log'), callId);
   const pt = Number(/^a=rtpmap:(\d+) telephone-event\//m.exec(answer ?? '')?.[1]);
   assert.ok(pt > 0, `ue6 answered no telephone-event: ${answer}`);
-  const events = rfc4733Events((await rtpPackets(cap.file, 6500)).filter((p) => p.dst === 6500), pt);
+  const events = rfc4733Events((await rtpPackets(cap.file, UE6_RTP)).filter((p) => p.dst === UE6_RTP), pt);
   assert.equal(events.map((e) => e.digit).join(''), '1#', `RFC 4733 events toward ue6 (pt ${pt}): ${JSON.stringify(events)}`);
   await assertNoRelayCall();
 });

@@ -11,14 +11,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
-const HTTP_PORT = 8093;
-const SIP_PORT = 5074;
+const HTTP_PORT = Number(LAB.LAB_TLS_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_TLS_TEST_GW_SIP_PORT);
 const PCSCF_TLS = ADDRESSES.pcscfTls;
 const CERT = process.env.LAB_TEST_CERT;
 const KEY = process.env.LAB_TEST_KEY;

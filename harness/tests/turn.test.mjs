@@ -12,15 +12,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ADDRESSES } from '../kit/addresses.mjs';
+import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { datagramsDuring } from '../kit/capture.mjs';
 import { gatewayUrl, logDir, passwordOf } from '../kit/env.mjs';
 import { start, stop, sleep } from '../kit/procs.mjs';
 import { commandOf } from '../kit/restart.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
 
-const HTTP_PORT = 8094;
-const SIP_PORT = 5079;
+const HTTP_PORT = Number(LAB.LAB_TURN_TEST_GW_PORT);
+const SIP_PORT = Number(LAB.LAB_TURN_TEST_GW_SIP_PORT);
+const PEER_PORT = LAB.LAB_TURN_TEST_PEER_PORT; // turnutils_peer, the far end of a relayed allocation
 const HOST = new URL(gatewayUrl()).hostname; // the browser link's address (198.18.0.1 under ./lab test)
 const BASE = `http://${HOST}:${HTTP_PORT}`;
 const USER = 'erin';
@@ -136,14 +137,14 @@ function uclient(peer) {
   const credential = crypto.createHmac('sha1', fs.readFileSync(TURN_SECRET, 'utf8').trim()).update(username).digest('base64');
   const [host, port] = ADDRESSES.stun.split(':');
   return new Promise((resolve) => {
-    execFile('turnutils_uclient', ['-n', '1', '-m', '1', '-c', '-u', username, '-w', credential, '-e', peer, '-r', '3480', '-p', port, host],
+    execFile('turnutils_uclient', ['-n', '1', '-m', '1', '-c', '-u', username, '-w', credential, '-e', peer, '-r', PEER_PORT, '-p', port, host],
       { timeout: 30000 }, (error, stdout, stderr) => resolve(`${stdout}${stderr}${error && !stdout && !stderr ? error.message : ''}`));
   });
 }
 
 test(titled('TURN: coturn relays to rtpengine\'s browser-facing address only'), { timeout: 90000 }, async () => {
   // an echo on rtpengine's address (coturn's turnutils_peer), standing in for rtpengine: the message comes back
-  const peer = start('turn-peer', 'turnutils_peer', ['-L', ADDRESSES.pub, '-p', '3480'], { log: path.join(logDir(), 'turn-peer.log') });
+  const peer = start('turn-peer', 'turnutils_peer', ['-L', ADDRESSES.pub, '-p', PEER_PORT], { log: path.join(logDir(), 'turn-peer.log') });
   try {
     await sleep(500);
     const toRtpengine = await uclient(ADDRESSES.pub);

@@ -14,11 +14,12 @@ import {
   assertNoRtpengineSession, inviteSdpSeenByUe, loggedInPage, mediaSection, responseSdpSeenByUe, titled, BROWSER,
 } from '../runner/testkit.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
+import { LAB } from '../kit/addresses.mjs';
 
 const USER = 'alice';
 const MEDIA_MS = 4000;
-const UE7_VIDEO_PORT = 6602;
-const UE2_VIDEO_PORT = 6102;
+const UE7_VIDEO_PORT = Number(LAB.LAB_UE7_RTP_PORT) + 2; // run-ue.sh: a UE's video echo is 2 above its RTP port
+const UE2_VIDEO_PORT = Number(LAB.LAB_UE2_RTP_PORT) + 2;
 let page;
 let client;
 let token;

@@ -77,7 +77,7 @@ const char* kUsage =
     "                        profile's ims_codec, PCMA first; only for profiles that have one)\n"
     "  --profiles PATH       profiles.json (default $BENCH_PROFILES, else " LOADGEN_DEFAULT_PROFILES ")\n"
     "  --far echo|sink       far end played by loadgen: echo RTP back, or only count it (default echo)\n"
-    "  --far-port-base P     far end of call i binds P+2i (e.g. 6000 = delaymeter's default --ims-ports)\n"
+    "  --far-port-base P     far end of call i binds P+2i (./lab bench: " LAB_BENCH_FAR_PORT_BASE ", inside delaymeter's --ims-ports)\n"
     "  --far-addr HOST:PORT  external far end instead (e.g. SIPp UAS with -rtp_echo)\n"
     "  --threads T           engine threads, 1..cores (default 1); --gateway: needs >= T users, each\n"
     "                        thread serves its own users' WebSockets and their calls\n"
