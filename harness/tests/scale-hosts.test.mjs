@@ -36,6 +36,7 @@ const RELAYS = [1, 2].map((i) => ({ name: i === 1 ? 'rtpengine' : `rtpengine${i}
   hostAddr: host(LAB.LAB_HOSTS_RELAY_HOST_BASE, i) }));
 const NG_PORT = LAB.LAB_RTPENGINE_NG.split(':')[1];
 const IMS = LAB.LAB_HOSTS_IMS_ADDR;
+const MT_MEDIA_MS = 6000; // how long ue2's SIPp uac sends media before its BYE (run-ue.sh's uac argument)
 const PCSCF_PORT = LAB.LAB_PCSCF.split(':')[1];
 const ENTRY = HOSTS_ENTRY;
 let layout = null;
@@ -145,7 +146,7 @@ test('a browser through HAProxy\'s host on the 3GPP core: one user on each gatew
     // MT: ue2 on the IMS host (IMS-AKA) calls bob while alice's call is up: the S-CSCF routes it to bob's contact,
     // his gateway host's address
     const mark = await callee.mark();
-    ue = ueOnImsHost({ root, logDir: RUN_LOGS, mode: 'uac', user: 'bob', arg: 6000, ims: '3gpp', timeoutMs: 40000 });
+    ue = ueOnImsHost({ root, logDir: RUN_LOGS, mode: 'uac', user: 'bob', arg: MT_MEDIA_MS, ims: '3gpp', timeoutMs: 40000 });
     const gaveUp = ue.done.then((u) => { throw new Error(`ue2 (SIPp uac on the IMS host) exited ${u.code} before its call reached bob's page: ${u.output}`); });
     const inc = await Promise.race([callee.waitFor('incoming', null, 15000, mark), gaveUp]);
     mtId = inc.callId;
