@@ -125,6 +125,7 @@ public class MediaReconciler {
         Set<String> inRtpengine = new HashSet<>(listed);
         Set<String> orphans = new HashSet<>();
         for (String id : listed) {
+            if (org.webrtcims.gw.metrics.WarmupCalls.is(id)) continue; // the start-up warm-up deletes its own
             if (registry.find(id).map(Call::ended).orElse(true)) orphans.add(id);
         }
         Set<String> confirmed = new HashSet<>(orphans);
