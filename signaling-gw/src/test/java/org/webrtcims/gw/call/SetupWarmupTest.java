@@ -88,6 +88,13 @@ class SetupWarmupTest {
             assertTrue(!counted.contains(call), "the ng meters must not count the warm-up's '" + call + "' commands; they count " + counted);
         }
         assertEquals(List.of(), gw.timeline().recent(0), "the set-up timeline must not record warm-up calls");
+        List<String> left = List.of();
+        for (long until = System.currentTimeMillis() + 3000; System.currentTimeMillis() < until; Thread.sleep(100)) {
+            left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                    .filter(n -> n.contains("warmup-uas")).toList();
+            if (left.isEmpty()) break;
+        }
+        assertEquals(List.of(), left, "the loopback UAS's threads should be gone once the warm-up is done (no CPU afterwards)");
     }
 
     @Test
