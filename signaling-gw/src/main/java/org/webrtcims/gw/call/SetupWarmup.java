@@ -84,13 +84,19 @@ class SetupWarmup implements SmartLifecycle {
         }
         long start = System.nanoTime();
         int done = 0;
+        double first = 0, last = 0;
         try (LoopbackUas uas = LoopbackUas.start(host)) {
-            while (done < calls && call(uas)) warmed = ++done;
+            for (long t = System.nanoTime(); done < calls && call(uas); t = System.nanoTime()) {
+                warmed = ++done;
+                last = (System.nanoTime() - t) / 1e6;
+                if (done == 1) first = last;
+            }
         } catch (Exception e) {
             log.info("start-up warm-up stopped: cannot start its loopback UAS on {} ({})", host, e.getMessage());
         }
-        log.info("start-up warm-up: {} of {} MO set-ups through SIP and rtpengine in {} ms", done, calls,
-                (System.nanoTime() - start) / 1_000_000);
+        log.info("start-up warm-up: {} of {} MO set-ups through SIP and rtpengine in {} ms (the first {} ms, the last {} ms)",
+                done, calls, (System.nanoTime() - start) / 1_000_000, String.format(java.util.Locale.ROOT, "%.1f", first),
+                String.format(java.util.Locale.ROOT, "%.1f", last));
     }
 
     /** One warm-up call, its media deleted at the end; false (logged) when it failed and the warm-up should stop. */
