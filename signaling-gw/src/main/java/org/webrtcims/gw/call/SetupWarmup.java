@@ -85,14 +85,23 @@ class SetupWarmup implements SmartLifecycle {
         long start = System.nanoTime();
         int done = 0;
         double first = 0, last = 0;
-        try (LoopbackUas uas = LoopbackUas.start(host)) {
+        LoopbackUas uas = null;
+        try {
+            uas = LoopbackUas.start(host);
             for (long t = System.nanoTime(); done < calls && call(uas); t = System.nanoTime()) {
                 warmed = ++done;
                 last = (System.nanoTime() - t) / 1e6;
                 if (done == 1) first = last;
+                log.debug("warm-up call {}: {} ms", done, String.format(java.util.Locale.ROOT, "%.1f", last));
             }
         } catch (Exception e) {
             log.info("start-up warm-up stopped: cannot start its loopback UAS on {} ({})", host, e.getMessage());
+        } finally {
+            if (uas != null) { // JAIN-SIP's stop takes about a second: not on the start's path
+                Thread stop = new Thread(uas::close, "warmup-uas-stop");
+                stop.setDaemon(true);
+                stop.start();
+            }
         }
         log.info("start-up warm-up: {} of {} MO set-ups through SIP and rtpengine in {} ms (the first {} ms, the last {} ms)",
                 done, calls, (System.nanoTime() - start) / 1_000_000, String.format(java.util.Locale.ROOT, "%.1f", first),
