@@ -94,7 +94,8 @@ public class MediaReconciler {
     /** Sessions of an earlier run of this gateway (same prefix), left when it stopped without cleaning up. */
     void startupCleanup() {
         try {
-            List<String> left = media.sessions().stream().filter(id -> registry.find(id).isEmpty()).toList();
+            List<String> left = media.sessions().stream().filter(id -> registry.find(id).isEmpty())
+                    .filter(id -> !org.webrtcims.gw.metrics.WarmupCalls.is(id)).toList(); // the start-up warm-up's may be under way
             if (!left.isEmpty()) log.info("deleting {} rtpengine session(s) left by an earlier run: {}", left.size(), left);
             deleteAll(left);
         } catch (NgException e) {
@@ -125,6 +126,7 @@ public class MediaReconciler {
         Set<String> inRtpengine = new HashSet<>(listed);
         Set<String> orphans = new HashSet<>();
         for (String id : listed) {
+            if (org.webrtcims.gw.metrics.WarmupCalls.is(id)) continue; // the start-up warm-up deletes its own
             if (registry.find(id).map(Call::ended).orElse(true)) orphans.add(id);
         }
         Set<String> confirmed = new HashSet<>(orphans);

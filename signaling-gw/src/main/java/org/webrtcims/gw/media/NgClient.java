@@ -1,6 +1,7 @@
 package org.webrtcims.gw.media;
 
 import org.webrtcims.gw.metrics.GatewayMetrics;
+import org.webrtcims.gw.metrics.WarmupCalls;
 
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -72,12 +73,13 @@ public class NgClient implements AutoCloseable {
     public Map<String, Object> send(Map<String, Object> command) throws NgException {
         long start = System.nanoTime();
         String name = String.valueOf(command.get("command"));
+        boolean counted = !(command.get("call-id") instanceof String id && WarmupCalls.is(id)); // not the start-up warm-up's
         try {
             Map<String, Object> reply = exchange(command);
-            metrics.ngCommand(name, System.nanoTime() - start, null);
+            if (counted) metrics.ngCommand(name, System.nanoTime() - start, null);
             return reply;
         } catch (NgException e) {
-            metrics.ngCommand(name, System.nanoTime() - start, e.kind().name().toLowerCase().replace('_', '-'));
+            if (counted) metrics.ngCommand(name, System.nanoTime() - start, e.kind().name().toLowerCase().replace('_', '-'));
             throw e;
         }
     }

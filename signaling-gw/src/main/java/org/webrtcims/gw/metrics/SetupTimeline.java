@@ -146,7 +146,7 @@ public class SetupTimeline {
      * ({@link #cpuNow}, taken on this thread; -1: unknown).
      */
     public void mark(String callId, Mark mark, long nanos, long cpuNanos) {
-        if (!enabled || callId == null) return;
+        if (!enabled || callId == null || WarmupCalls.is(callId)) return; // the start-up warm-up's calls are no calls
         long thread = Thread.currentThread().getId();
         long[] done = null;
         String direction;

@@ -28,12 +28,12 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  *       without rtpengine).</li>
  * </ul>
  */
-final class LocalRtpengine implements AutoCloseable {
+public final class LocalRtpengine implements AutoCloseable {
     static final String SKIP = "rtpengine.skip";
 
     private final Process process;
     private final Path logFile;
-    final InetSocketAddress ng;
+    public final InetSocketAddress ng;
     /** Loopback port range rtpengine takes media ports from. */
     final int portMin;
     final int portMax;
@@ -47,7 +47,7 @@ final class LocalRtpengine implements AutoCloseable {
     }
 
     /** An external rtpengine (rtpengine.ng), or a started one; fails with a clear message when there is none. */
-    static LocalRtpengine start() throws Exception {
+    public static LocalRtpengine start() throws Exception {
         return start(List.of("--interface=127.0.0.1"));
     }
 

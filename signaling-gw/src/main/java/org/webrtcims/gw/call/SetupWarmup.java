@@ -1,0 +1,237 @@
+package org.webrtcims.gw.call;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.media.RtpEngineClient;
+import org.webrtcims.gw.metrics.WarmupCalls;
+import org.webrtcims.gw.sip.LoopbackUas;
+import org.webrtcims.gw.sip.ResponseHandler;
+import org.webrtcims.gw.sip.SipHeaders;
+import org.webrtcims.gw.sip.SipIds;
+import org.webrtcims.gw.sip.SipRequests;
+import org.webrtcims.gw.sip.SipUserAgent;
+
+import javax.sip.ResponseEvent;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The start-up warm-up of the call set-up path (issue #26, docs/benchmarks.md "A start-up warm-up"). A fresh JVM runs
+ * its first calls' code interpreted (SDP, JAIN-SIP's transactions and dialogs, bencode, Jackson): tens of milliseconds
+ * per set-up step where a warm gateway needs under one. Before the web server opens (so before the gateway answers
+ * its health check), this runs {@code lab.warmup.calls} MO set-ups through the gateway's own code over real sockets:
+ * the browser's offer through the call's media leg (sdp/BrowserSdp, a real ng `offer` on rtpengine), an INVITE from
+ * the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on its SIP host (180, 200 with SDP), the
+ * ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS; the JSON of the
+ * browser's `call` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
+ * registry, no CDR, no browser; {@link WarmupCalls} keeps them out of the set-up timeline, the ng meters and the
+ * media reconciler. Skipped when rtpengine does not answer a ping or SIP toward IMS is not UDP; 0 turns it off.
+ */
+@Component
+class SetupWarmup implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(SetupWarmup.class);
+    /** Time one warm-up call may take before the warm-up gives up (a cold JVM needs ~100 ms for the first). */
+    private static final long CALL_TIMEOUT_MS = 3000;
+
+    private final int calls;
+    private final SipUserAgent ua;
+    private final SipRequests requests;
+    private final CallMedia media;
+    private final RtpEngineClient rtp;
+    private final ObjectMapper json;
+    private final String host;
+    private volatile boolean running;
+    /** Warm-up calls that went through (0 before start, when off or skipped). */
+    private volatile int warmed;
+
+    SetupWarmup(@Value("${lab.warmup.calls:20}") int calls, SipUserAgent ua, SipRequests requests, CallMedia media,
+                RtpEngineClient rtp, ObjectMapper json, GatewayProperties props) {
+        this.calls = calls;
+        this.ua = ua;
+        this.requests = requests;
+        this.media = media;
+        this.rtp = rtp;
+        this.json = json;
+        String h = props.getSip().getHost() == null ? "" : props.getSip().getHost().replace("[", "").replace("]", "").trim();
+        this.host = h.isEmpty() || h.equals("0.0.0.0") ? "127.0.0.1" : h.equals("::") ? "::1" : h; // the UAS binds an address, not a wildcard
+    }
+
+    /** Before the web server's lifecycle (it starts last): the gateway answers no browser until this returns. */
+    @Override
+    public int getPhase() { return 0; }
+
+    @Override
+    public void start() {
+        running = true;
+        if (calls <= 0) return;
+        if (!"udp".equalsIgnoreCase(ua.transport())) {
+            log.info("start-up warm-up skipped: SIP toward IMS is {}, the warm-up's loopback UAS speaks UDP", ua.transport());
+            return;
+        }
+        if (!rtp.relays().ping()) {
+            log.info("start-up warm-up skipped: rtpengine does not answer a ping");
+            return;
+        }
+        long start = System.nanoTime();
+        int done = 0;
+        double first = 0, last = 0;
+        LoopbackUas uas = null;
+        try {
+            uas = LoopbackUas.start(host);
+            for (long t = System.nanoTime(); done < calls && call(uas); t = System.nanoTime()) {
+                warmed = ++done;
+                last = (System.nanoTime() - t) / 1e6;
+                if (done == 1) first = last;
+                log.debug("warm-up call {}: {} ms", done, String.format(java.util.Locale.ROOT, "%.1f", last));
+            }
+        } catch (Exception e) {
+            log.info("start-up warm-up stopped: cannot start its loopback UAS on {} ({})", host, e.getMessage());
+        } finally {
+            if (uas != null) { // JAIN-SIP's stop takes about a second: not on the start's path
+                Thread stop = new Thread(uas::close, "warmup-uas-stop");
+                stop.setDaemon(true);
+                stop.start();
+            }
+        }
+        log.info("start-up warm-up: {} of {} MO set-ups through SIP and rtpengine in {} ms (the first {} ms, the last {} ms)",
+                done, calls, (System.nanoTime() - start) / 1_000_000, String.format(java.util.Locale.ROOT, "%.1f", first),
+                String.format(java.util.Locale.ROOT, "%.1f", last));
+    }
+
+    /** One warm-up call, its media deleted at the end; false (logged) when it failed and the warm-up should stop. */
+    private boolean call(LoopbackUas uas) {
+        String id = "warmup-" + ua.newCallId();
+        WarmupCalls.begin(id);
+        Call mo = new Call(id, Direction.MO, "warmup", "warmup", "warmup@" + host, SipIds.tag(), CallState.CALLING,
+                media, ua::sendInDialog);
+        Call mt = new Call(id + "-mt", Direction.MT, "warmup", "warmup", "warmup@" + host, SipIds.tag(), CallState.CALLING,
+                media, ua::sendInDialog);
+        WarmupCalls.begin(mt.id);
+        try {
+            String offer = json.readTree(json.writeValueAsString(CallMessages.of("call", null, "to", "warmup",
+                    "sdp", browserOffer()))).get("sdp").asText();
+            String imsSdp;
+            synchronized (mo) {
+                imsSdp = mo.media().bridgeBrowserOffer(offer, null);
+            }
+            Request invite = requests.create(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" + 
+                    org.webrtcims.gw.config.HostPort.uriHost(host)), mo.fromTag, ua.addresses().createAddress(uas.uri("warmup")),
+                    id, 1, "warmup");
+            invite.removeHeader(RouteHeader.NAME); // straight to the UAS, not the P-CSCF
+            requests.setSdpBody(invite, imsSdp);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            synchronized (mo) { // as OutgoingCalls: the responses wait for the call's lock
+                mo.dialog().invited(ua.send(invite, new InviteResponses(mo, done)));
+            }
+            try {
+                done.get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("the INVITE and BYE took over " + CALL_TIMEOUT_MS + " ms");
+            }
+            synchronized (mt) {
+                String toBrowser = mt.media().bridgeImsOffer(imsSdp);
+                json.writeValueAsString(CallMessages.of("incoming", mt.id, "from", "warmup", "sdp", toBrowser));
+            }
+            return true;
+        } catch (Exception e) {
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            log.info("start-up warm-up stopped at a failed call: {}", cause.getMessage() != null ? cause.getMessage() : cause.toString());
+            return false;
+        } finally {
+            mo.media().delete();
+            mt.media().delete();
+            WarmupCalls.end(mo.id);
+            WarmupCalls.end(mt.id);
+        }
+    }
+
+    /** The INVITE's responses as OutgoingCalls takes them: 180 → `ringing`, 200 → ng answer, ACK, `answered`, then BYE. */
+    private final class InviteResponses implements ResponseHandler {
+        private final Call c;
+        private final CompletableFuture<Void> done;
+
+        InviteResponses(Call c, CompletableFuture<Void> done) {
+            this.c = c;
+            this.done = done;
+        }
+
+        @Override
+        public void onResponse(ResponseEvent event) {
+            Response r = event.getResponse();
+            int code = r.getStatusCode();
+            try {
+                synchronized (c) {
+                    if (code < 200) {
+                        if (code > 100) json.writeValueAsString(CallMessages.of("ringing", c.id));
+                        return;
+                    }
+                    if (code >= 300) throw new IllegalStateException("the loopback UAS answered " + code);
+                    c.dialog().follow(event.getDialog(), ((ToHeader) r.getHeader(ToHeader.NAME)).getTag());
+                    c.ack(r, "the warm-up INVITE");
+                    String answer = c.media().bridgeImsAnswer(SipHeaders.sdp(r));
+                    json.writeValueAsString(CallMessages.of("answered", c.id, "sdp", answer));
+                }
+                javax.sip.Dialog d = event.getDialog();
+                ua.sendInDialog(d, d.createRequest(Request.BYE), new ByeResponse(done));
+            } catch (Exception e) {
+                done.completeExceptionally(e);
+            }
+        }
+
+        @Override
+        public void onTimeout() { done.completeExceptionally(new IllegalStateException("no answer from the loopback UAS")); }
+    }
+
+    private static final class ByeResponse implements ResponseHandler {
+        private final CompletableFuture<Void> done;
+
+        ByeResponse(CompletableFuture<Void> done) { this.done = done; }
+
+        @Override
+        public void onResponse(ResponseEvent event) {
+            int code = event.getResponse().getStatusCode();
+            if (code >= 300) done.completeExceptionally(new IllegalStateException("the loopback UAS answered the BYE " + code));
+            else if (code >= 200) done.complete(null);
+        }
+
+        @Override
+        public void onTimeout() { done.completeExceptionally(new IllegalStateException("no answer to the BYE")); }
+    }
+
+    /** A browser's audio offer as Chromium makes it (BUNDLE, ICE, DTLS, Opus with RED and telephone-event), on the SIP host. */
+    private String browserOffer() {
+        String ip = host.contains(":") ? "IP6" : "IP4";
+        return "v=0\r\no=- 4611731400430051336 2 IN " + ip + " " + host + "\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\n"
+                + "a=extmap-allow-mixed\r\na=msid-semantic: WMS warmup\r\n"
+                + "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 9 0 8 13 110 126\r\nc=IN " + ip + " " + host + "\r\n"
+                + "a=rtcp:9 IN " + ip + " " + host + "\r\n"
+                + "a=candidate:1 1 udp 2122260223 " + host + " 9 typ host generation 0 network-id 1\r\n"
+                + "a=ice-ufrag:wUpq\r\na=ice-pwd:warmupwarmupwarmupwarmup\r\na=ice-options:trickle\r\n"
+                + "a=fingerprint:sha-256 3B:1C:9F:27:A0:4E:66:D2:81:5B:C3:0A:F4:12:7D:E9:58:B6:20:4C:93:AD:1F:E7:65:0B:D8:3A:72:C1:9E:44\r\n"
+                + "a=setup:actpass\r\na=mid:0\r\na=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level\r\n"
+                + "a=sendrecv\r\na=msid:warmup warmup-audio\r\na=rtcp-mux\r\n"
+                + "a=rtpmap:111 opus/48000/2\r\na=rtcp-fb:111 transport-cc\r\na=fmtp:111 minptime=10;useinbandfec=1\r\n"
+                + "a=rtpmap:63 red/48000/2\r\na=fmtp:63 111/111\r\na=rtpmap:9 G722/8000\r\na=rtpmap:0 PCMU/8000\r\n"
+                + "a=rtpmap:8 PCMA/8000\r\na=rtpmap:13 CN/8000\r\na=rtpmap:110 telephone-event/48000\r\n"
+                + "a=rtpmap:126 telephone-event/8000\r\na=ssrc:1001 cname:warmup\r\n";
+    }
+
+    /** Warm-up calls that went through at start. */
+    int warmed() { return warmed; }
+
+    @Override
+    public void stop() { running = false; }
+
+    @Override
+    public boolean isRunning() { return running; }
+}
