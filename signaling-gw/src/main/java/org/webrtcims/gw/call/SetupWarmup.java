@@ -12,7 +12,6 @@ import org.webrtcims.gw.metrics.WarmupCalls;
 import org.webrtcims.gw.sip.LoopbackUas;
 import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipHeaders;
-import org.webrtcims.gw.sip.SipIds;
 import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 
@@ -112,9 +111,9 @@ class SetupWarmup implements SmartLifecycle {
     private boolean call(LoopbackUas uas) {
         String id = "warmup-" + ua.newCallId();
         WarmupCalls.begin(id);
-        Call mo = new Call(id, Direction.MO, "warmup", "warmup", "warmup@" + host, SipIds.tag(), CallState.CALLING,
+        Call mo = new Call(id, Direction.MO, "warmup", "warmup", "warmup@" + host, SipUserAgent.newTag(), CallState.CALLING,
                 media, ua::sendInDialog);
-        Call mt = new Call(id + "-mt", Direction.MT, "warmup", "warmup", "warmup@" + host, SipIds.tag(), CallState.CALLING,
+        Call mt = new Call(id + "-mt", Direction.MT, "warmup", "warmup", "warmup@" + host, SipUserAgent.newTag(), CallState.CALLING,
                 media, ua::sendInDialog);
         WarmupCalls.begin(mt.id);
         try {
@@ -124,14 +123,14 @@ class SetupWarmup implements SmartLifecycle {
             synchronized (mo) {
                 imsSdp = mo.media().bridgeBrowserOffer(offer, null);
             }
-            Request invite = requests.create(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" + 
+            Request invite = requests.newRequest(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" + 
                     org.webrtcims.gw.config.HostPort.uriHost(host)), mo.fromTag, ua.addresses().createAddress(uas.uri("warmup")),
                     id, 1, "warmup");
             invite.removeHeader(RouteHeader.NAME); // straight to the UAS, not the P-CSCF
             requests.setSdpBody(invite, imsSdp);
             CompletableFuture<Void> done = new CompletableFuture<>();
             synchronized (mo) { // as OutgoingCalls: the responses wait for the call's lock
-                mo.dialog().invited(ua.send(invite, new InviteResponses(mo, done)));
+                mo.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(mo, done)));
             }
             try {
                 done.get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);

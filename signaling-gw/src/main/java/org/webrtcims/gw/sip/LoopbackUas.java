@@ -97,7 +97,7 @@ public final class LoopbackUas implements SipListener, AutoCloseable {
             switch (req.getMethod()) {
                 case Request.INVITE -> {
                     ServerTransaction st = provider.getNewServerTransaction(req);
-                    String tag = SipIds.tag();
+                    String tag = SipUserAgent.newTag();
                     st.sendResponse(tagged(messages.createResponse(Response.RINGING, req), tag));
                     Response ok = tagged(messages.createResponse(Response.OK, req), tag);
                     ok.addHeader(headers.createContactHeader(addresses.createAddress(uri("warmup"))));
