@@ -2,11 +2,10 @@ package org.webrtcims.gw.call;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.webrtcims.gw.config.GatewayProperties;
 import org.webrtcims.gw.media.LocalRtpengine;
 import org.webrtcims.gw.media.NgClient;
@@ -37,19 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Tag("rtpengine")
 class SetupWarmupTest {
-    private static LocalRtpengine rtpengine;
+    @RegisterExtension
+    static final LocalRtpengine.PerClass RTPENGINE = new LocalRtpengine.PerClass();
     private SipUserAgent ua;
     private DatagramSocket pcscf;
 
-    @BeforeAll
-    static void startRtpengine() throws Exception {
-        rtpengine = LocalRtpengine.start();
-    }
-
-    @AfterAll
-    static void stopRtpengine() throws Exception {
-        if (rtpengine != null) rtpengine.close();
-    }
 
     @AfterEach
     void stop() {
@@ -79,7 +70,7 @@ class SetupWarmupTest {
 
     @Test
     void warmUpCallsGoThroughAndLeaveNothingCounted() throws Exception {
-        Gateway gw = gateway(rtpengine.ng, 5);
+        Gateway gw = gateway(RTPENGINE.ng(), 5);
         gw.warmup().start();
         assertEquals(5, gw.warmup().warmed(), "every warm-up call should go through SIP (loopback UAS) and rtpengine; see the log for why one stopped");
         assertEquals(List.of(), gw.rtp().list(), "the warm-up must delete each rtpengine session it made");

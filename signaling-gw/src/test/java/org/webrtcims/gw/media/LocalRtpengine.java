@@ -146,4 +146,27 @@ public final class LocalRtpengine implements AutoCloseable {
             return s.getLocalPort();
         }
     }
+
+    /**
+     * One rtpengine for a test class: {@code @RegisterExtension static final LocalRtpengine.PerClass RTPENGINE = new
+     * LocalRtpengine.PerClass();} starts it before the class's tests ({@link #start()}) and stops it after them.
+     */
+    public static final class PerClass implements org.junit.jupiter.api.extension.BeforeAllCallback,
+            org.junit.jupiter.api.extension.AfterAllCallback {
+        private LocalRtpengine rtpengine;
+
+        @Override
+        public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) throws Exception {
+            rtpengine = LocalRtpengine.start();
+        }
+
+        @Override
+        public void afterAll(org.junit.jupiter.api.extension.ExtensionContext context) throws Exception {
+            if (rtpengine != null) rtpengine.close();
+            rtpengine = null;
+        }
+
+        /** Its ng address. */
+        public InetSocketAddress ng() { return rtpengine.ng; }
+    }
 }

@@ -14,12 +14,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Against a REAL rtpengine: the class starts its own (see {@link LocalRtpengine}: a free loopback ng port,
@@ -96,23 +95,15 @@ class RtpEngineRealTest {
             "a=ssrc:287454020 cname:zZ9yY8xX7wW6vV5u",
             "");
 
-    private static LocalRtpengine rtpengine;
+    @RegisterExtension
+    static final LocalRtpengine.PerClass RTPENGINE = new LocalRtpengine.PerClass();
     private NgClient ng;
     private RtpEngineClient rtp;
 
-    @BeforeAll
-    static void startRtpengine() throws Exception {
-        rtpengine = LocalRtpengine.start();
-    }
-
-    @AfterAll
-    static void stopRtpengine() throws Exception {
-        if (rtpengine != null) rtpengine.close();
-    }
 
     @BeforeEach
     void connect() {
-        ng = new NgClient(rtpengine.ng, Duration.ofMillis(500), 3);
+        ng = new NgClient(RTPENGINE.ng(), Duration.ofMillis(500), 3);
         rtp = Clients.over(ng);
     }
 
