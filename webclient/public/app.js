@@ -47,6 +47,7 @@ const ERROR_TEXT = {
   internal: 'The gateway hit an internal error.',
   'bad-state': 'The call is not in a state for that (wait until it is connected).',
   'reoffer-failed': 'The other side refused the change; the call goes on as before.',
+  'media-lost': 'The media relay lost this call (it restarted); the call has ended.',
   'dtmf-failed': 'The media relay could not play the keys.',
   'dtmf-unavailable': 'This call cannot send keys through the gateway.',
   'no-usable-address': 'The browser offered no network address the gateway can use.',
