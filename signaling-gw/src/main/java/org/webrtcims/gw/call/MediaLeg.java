@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  */
 final class MediaLeg {
     private static final Logger log = LoggerFactory.getLogger(MediaLeg.class);
+    /** The failure code (and the call's end reason) of a re-offer whose relay lost the call's session. */
+    static final String MEDIA_LOST = "media-lost";
     private static final Pattern ORIGIN_VERSION = Pattern.compile("(?m)^o=\\S+ \\S+ (\\d+) ");
 
     private final String callId;
@@ -242,8 +244,12 @@ final class MediaLeg {
         return answer.imsSdp();
     }
 
-    /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
+    /**
+     * A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first); a
+     * {@link #MEDIA_LOST} failure when the relay no longer has the call ({@link #relayStillHasSession}).
+     */
     String bridgeBrowserReoffer(String browserSdp) {
+        relayStillHasSession();
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
                 sdp -> ng("offer", () -> relay.offerFromBrowser(callId, browserTag(), imsTag(), sdp, imsCodec, injectDtmf)), dataChannels));
         browserOffer = offer.browserSdp();
@@ -256,8 +262,9 @@ final class MediaLeg {
                 ims -> ng("answer", () -> relay.answerFromIms(callId, browserTag(), imsTag(), ims, dtlsRole, injectDtmf)), dataChannels));
     }
 
-    /** An IMS re-offer: the SDP to offer the browser. */
+    /** An IMS re-offer (re-INVITE, UPDATE): the SDP to offer the browser; {@link #MEDIA_LOST} as the browser's re-offer. */
     String bridgeImsReoffer(String sdp) {
+        relayStillHasSession();
         return toBrowser(BrowserSdp.offerToBrowser(sdp,
                 ims -> ng("offer", () -> relay.offerFromIms(callId, imsTag(), browserTag(), ims, injectDtmf)), dataChannels));
     }
@@ -276,16 +283,21 @@ final class MediaLeg {
     }
 
     /**
-     * True when the relay answers that it holds no session for this call: it restarted without it (no Redis, or not
-     * yet written there). A re-offer would then make it a new, empty session with other ports toward IMS, which the
-     * IMS party never learns; false when the relay has the session or cannot tell (the reconciler decides then).
+     * Before a re-offer's ng offer, either direction: the relay is asked for the call (`query`). When it answers that
+     * it holds no session for it, it restarted without it (no Redis, or not yet written there), and an offer would
+     * make it a new, empty session with other ports than the ones the other party knows: the re-offer fails with
+     * {@link #MEDIA_LOST} (the caller ends the call so). A relay that has the session, or cannot tell, lets it go on
+     * (the reconciler decides then).
      */
-    boolean relayLostSession() {
+    private void relayStillHasSession() {
         try {
             relay.query(callId, browserTag());
-            return false;
         } catch (NgException e) {
-            return e.kind() == NgException.Kind.ERROR_RESULT && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("unknown call");
+            if (e.kind() == NgException.Kind.ERROR_RESULT
+                    && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("unknown call")) {
+                throw new CallFailure(MEDIA_LOST, "call " + callId + " lost its media relay's session (the relay restarted):"
+                        + " the call has ended", callId);
+            }
         }
     }
 

@@ -47,13 +47,13 @@ public class MidCallOffers implements DialogExtension {
                 throw new CallFailure("bad-state", "call " + c.id + " is " + c.state().wire() + ": re-offers need an answered call", c.id);
             }
             if (c.reofferPending()) throw new CallFailure("bad-state", "call " + c.id + " has a re-offer under way", c.id);
-            if (c.media().relayLostSession()) {
-                // e.g. the page's ICE restart after its relay restarted: ended as the reconciler would (MediaReconciler)
-                log.warn("call {}: re-offer refused, rtpengine no longer has its session (restarted?); ending it (media-lost)", c.id);
-                teardown.hangUp(c, "media-lost");
-                throw new CallFailure("media-lost", "call " + c.id + " lost its media relay's session (the relay restarted): the call has ended", c.id);
+            String imsOffer;
+            try {
+                imsOffer = c.media().bridgeBrowserReoffer(browserSdp);
+            } catch (CallFailure f) {
+                endIfRelayLost(c, f, "re-offer");
+                throw f;
             }
-            String imsOffer = c.media().bridgeBrowserReoffer(browserSdp);
             if (!MediaChange.changes(c.media().imsMediaSdp(), imsOffer)) {
                 String answer = c.media().bridgeImsReanswer(c.media().imsRemoteSdp());
                 sink.toBrowser(c.owner, CallMessages.of("reanswer", c.id, "sdp", answer, "sipReoffer", false));
@@ -109,6 +109,7 @@ public class MidCallOffers implements DialogExtension {
         } catch (CallFailure f) {
             log.warn("{} re-offer from IMS refused: {}", c.id, f.getMessage());
             reply(st, c, Response.NOT_ACCEPTABLE_HERE, null);
+            endIfRelayLost(c, f, "IMS re-offer");
             return;
         }
         c.imsOfferWaiting(st);
@@ -140,6 +141,17 @@ public class MidCallOffers implements DialogExtension {
             sink.toBrowser(c.owner, CallMessages.of("error", c.id, "code", "reoffer-failed",
                     "message", "no reanswer within " + reanswerTimeoutMs + " ms: the IMS re-offer was refused (488)"));
         }
+    }
+
+    /**
+     * A re-offer refused because the relay lost the call's session (MediaLeg's check before the ng offer, e.g. the
+     * page's ICE restart or an IMS re-INVITE after the relay restarted): the call ends `media-lost` now, as the
+     * reconciler would end it at its next round (MediaReconciler): BYE toward IMS, `ended` to the browser.
+     */
+    private void endIfRelayLost(Call c, CallFailure f, String what) {
+        if (!MediaLeg.MEDIA_LOST.equals(f.code()) || c.ended()) return;
+        log.warn("call {}: {} refused, rtpengine no longer has its session (restarted?); ending it (media-lost)", c.id, what);
+        teardown.hangUp(c, MediaLeg.MEDIA_LOST);
     }
 
     private void reply(ServerTransaction st, Call c, int code, String sdp) {

@@ -461,18 +461,50 @@ class IncomingCallsTest {
         assertEquals(false, toBrowser.get(0).get("sipReoffer"));
     }
 
+    /** The leg's refusal of a re-offer whose relay lost the call's session (MediaLeg's check before the ng offer). */
+    private static CallFailure relayLost(Call c) {
+        return new CallFailure(MediaLeg.MEDIA_LOST, "call " + c.id + " lost its media relay's session", c.id);
+    }
+
     @Test
-    void browserReofferAfterTheRelayLostTheSessionEndsTheCallMediaLostWithoutANewOffer() throws Exception {
+    void browserReofferAfterTheRelayLostTheSessionEndsTheCallMediaLost() throws Exception {
         Call c = confirmed();
-        // the page's ICE restart after its rtpengine restarted without the call: an ng offer would make a new, empty session
-        when(legs.relayLostSession(any())).thenReturn(true);
-        when(dialog.createRequest(Request.BYE)).thenReturn(SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null));
+        // the page's ICE restart after its rtpengine restarted without the call: the leg refuses it before any ng offer
+        when(legs.bridgeBrowserReoffer(any(), anyString())).thenThrow(relayLost(c));
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
         CallFailure f = assertThrows(CallFailure.class, () -> midCall.fromBrowser(c, "v=0 restart"));
-        assertEquals("media-lost", f.code());
-        verify(legs, never()).bridgeBrowserReoffer(any(), anyString());
+        assertEquals("media-lost", f.code(), "the browser's reoffer is answered with error media-lost");
         assertEquals(CallState.ENDED, c.state(), "the call is ended, not left to the reconciler's next round");
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         assertTrue(toBrowser.stream().anyMatch(m -> "ended".equals(m.get("type")) && "media-lost".equals(m.get("reason"))),
                 "the browser is told the call ended media-lost: " + toBrowser);
+    }
+
+    @Test
+    void imsReofferAfterTheRelayLostTheSessionGets488AndEndsTheCallMediaLost() throws Exception {
+        Call c = confirmed();
+        // an IMS re-INVITE after rtpengine restarted without the call: an ng offer would give IMS a new, empty session's ports
+        when(legs.bridgeImsReoffer(any(), anyString())).thenThrow(relayLost(c));
+        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null);
+        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER.replace("a=rtpmap", "a=sendonly\r\na=rtpmap"));
+        assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList(),
+                "the re-INVITE gets one final answer, 488, before the BYE");
+        assertEquals(CallState.ENDED, c.state(), "the call is ended, not left to the reconciler's next round");
+        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
+        assertTrue(toBrowser.stream().noneMatch(m -> "reoffer".equals(m.get("type"))), "the browser is not asked: " + toBrowser);
+        assertTrue(toBrowser.stream().anyMatch(m -> "ended".equals(m.get("type")) && "media-lost".equals(m.get("reason"))),
+                "the browser is told the call ended media-lost: " + toBrowser);
+    }
+
+    @Test
+    void anImsReofferTheLegRefusesForItsSdpGets488AndTheCallGoesOn() throws Exception {
+        Call c = confirmed();
+        when(legs.bridgeImsReoffer(any(), anyString())).thenThrow(new CallFailure("media-failed", "rtpengine offer failed: x", c.id));
+        ServerTransaction st = imsReoffer(Request.INVITE, OFFER.replace("a=rtpmap", "a=sendonly\r\na=rtpmap"));
+        assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList());
+        assertEquals(CallState.CONFIRMED, c.state(), "only a lost relay session ends the call");
     }
 
     @Test

@@ -13,6 +13,7 @@ import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
@@ -70,15 +71,33 @@ class MediaLegTest {
     }
 
     @Test
-    void theRelayLostTheSessionOnlyWhenItSaysTheCallIsUnknown() throws Exception {
-        Call c = mt();
+    void aReofferEitherWayFailsMediaLostWithoutAnOfferWhenTheRelaySaysTheCallIsUnknown() throws Exception {
         when(rtp.query(eq("mt-1"), any())).thenThrow(new org.webrtcims.gw.media.NgException(
                 org.webrtcims.gw.media.NgException.Kind.ERROR_RESULT, "Unknown call-id"));
-        assertTrue(c.media().relayLostSession(), "rtpengine's 'Unknown call-id' means it restarted without the call");
-        Call other = new Call("mt-2", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.INCOMING, rtp);
+        Call c = mt();
+        CallFailure fromIms = assertThrows(CallFailure.class, () -> c.media().bridgeImsReoffer(OPUS_OFFER),
+                "an IMS re-INVITE/UPDATE after rtpengine restarted without the call must not reach its ng offer");
+        assertEquals("media-lost", fromIms.code());
+        CallFailure fromBrowser = assertThrows(CallFailure.class, () -> c.media().bridgeBrowserReoffer(BROWSER_OFFER),
+                "the browser's re-offer likewise");
+        assertEquals("media-lost", fromBrowser.code());
+        verify(rtp, times(2)).query(eq("mt-1"), any());
+        verify(rtp, never()).offerFromIms(anyString(), anyString(), any(), anyString(), anyBoolean());
+        verify(rtp, never()).offerFromBrowser(anyString(), anyString(), any(), anyString(), any(), anyBoolean());
+    }
+
+    @Test
+    void aReofferGoesOnWhenTheRelayHasTheSessionOrCannotTell() throws Exception {
         when(rtp.query(eq("mt-2"), any())).thenThrow(new org.webrtcims.gw.media.NgException(
                 org.webrtcims.gw.media.NgException.Kind.TIMEOUT, "no reply from rtpengine"));
-        assertFalse(other.media().relayLostSession(), "a relay that does not answer cannot tell: left to the reconciler");
+        when(rtp.offerFromIms(anyString(), anyString(), any(), anyString(), anyBoolean())).thenReturn("v=0 to-browser");
+        Call silent = new Call("mt-2", Direction.MT, "tok", "bob", "ue2@ims.lab", "ue-ft", CallState.CONFIRMED, rtp);
+        silent.dialog().invitedBy(mock(javax.sip.ServerTransaction.class), "browser-tt", "w-contact");
+        silent.media().bridgeImsReoffer(OPUS_OFFER);   // a relay that does not answer cannot tell: left to the reconciler
+        verify(rtp).offerFromIms("mt-2", "ue-ft", "browser-tt", OPUS_OFFER, false);
+        Call held = mt();                                // a mock's query returns null: the relay has the session
+        held.media().bridgeImsReoffer(OPUS_OFFER);
+        verify(rtp).offerFromIms("mt-1", "ue-ft", "browser-tt", OPUS_OFFER, false);
     }
 
     @Test

@@ -35,9 +35,6 @@ final class ScriptedLegs {
         String bridgeImsReoffer(Call c, String sdp);
 
         String bridgeBrowserReanswer(Call c, String browserSdp);
-
-        /** MediaLeg#relayLostSession (a mock's default: false, the relay has the session). */
-        boolean relayLostSession(Call c);
     }
 
     /** Every leg {@code media} (a mock) makes from now on answers its exchanges through {@code exchanges}. */
@@ -69,7 +66,6 @@ final class ScriptedLegs {
         doAnswer(i -> x.bridgeImsReanswer(c, i.getArgument(0))).when(leg).bridgeImsReanswer(any());
         doAnswer(i -> x.bridgeImsReoffer(c, i.getArgument(0))).when(leg).bridgeImsReoffer(any());
         doAnswer(i -> x.bridgeBrowserReanswer(c, i.getArgument(0))).when(leg).bridgeBrowserReanswer(any());
-        doAnswer(i -> x.relayLostSession(c)).when(leg).relayLostSession();
         return leg;
     }
 }
