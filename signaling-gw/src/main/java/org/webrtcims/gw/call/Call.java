@@ -81,7 +81,7 @@ public final class Call {
         this.remote = remote;
         this.fromTag = fromTag;
         this.state = state;
-        this.dialog = new Dialog(id, sender);
+        this.dialog = new Dialog(id, sender, this::flow);
         this.media = media == null ? new MediaLeg(id, direction, fromTag, dialog, this, null, null)
                 : media.newLeg(id, direction, fromTag, dialog, this);
     }

@@ -19,6 +19,8 @@ final class Dialog {
 
     private final String callId;
     private final InDialogSender sender;
+    /** The call's SIP flow: what this dialog answers is recorded there. */
+    private final java.util.function.Consumer<String> flow;
     private javax.sip.Dialog sip;
     /** The To tag: MT the gateway's own, MO the IMS party's (the fork the call follows). */
     private String toTag;
@@ -38,10 +40,19 @@ final class Dialog {
     /** MO: the To tags of other forks whose late 2xx got ACK and BYE. */
     private final java.util.Set<String> closedForks = new java.util.HashSet<>();
 
-    /** A call's dialog; {@code sender} sends its in-dialog requests (null: a dialog that sends none, in tests). */
+    /** A dialog that records nothing (tests of the dialog alone). */
     Dialog(String callId, InDialogSender sender) {
+        this(callId, sender, item -> { });
+    }
+
+    /**
+     * A call's dialog; {@code sender} sends its in-dialog requests (null: a dialog that sends none, in tests),
+     * {@code flow} records in the call's SIP flow what it answers.
+     */
+    Dialog(String callId, InDialogSender sender, java.util.function.Consumer<String> flow) {
         this.callId = callId;
         this.sender = sender;
+        this.flow = flow;
     }
 
     javax.sip.Dialog sip() { return sip; }
@@ -145,6 +156,23 @@ final class Dialog {
     void send(Request request, org.webrtcims.gw.sip.ResponseHandler handler) throws javax.sip.SipException {
         if (sender == null) throw new javax.sip.SipException("call " + callId + " has no SIP stack to send with");
         sender.send(sip, request, handler);
+    }
+
+    /**
+     * Answers an in-dialog request of this dialog on {@code st}: {@code code} with the dialog's Contact and
+     * {@code sdp} (null: no body), built by the SIP stack's one response builder ({@code sip}), and recorded in the
+     * call's SIP flow; false, logged, when it could not be sent. Carries no session-timer headers: RFC 4028 puts
+     * them on a 2xx to an INVITE or to a confirmed call's refresh, which {@link CallReplies} sends.
+     */
+    boolean reply(org.webrtcims.gw.sip.SipReplies sip, ServerTransaction st, int code, String sdp) {
+        try {
+            sip.send(st, code, null, contactUser, sdp);
+            flow.accept(String.valueOf(code));
+            return true;
+        } catch (Exception e) {
+            log.warn("{} to {} for {} not sent: {}", code, st.getRequest().getMethod(), callId, e.toString());
+            return false;
+        }
     }
 
     /** The PRACK of a reliable provisional on {@code d} (the fork that sent it). */

@@ -120,6 +120,15 @@ final class MediaLeg {
     /** The SDP the gateway gives the IMS side now (with precondition lines when in use). */
     void sentToIms(String sdp) { imsSdp = sdp; }
 
+    /**
+     * The SDP the gateway last gave IMS with the precondition status lines {@code qos}, one o= version on (RFC 3264
+     * §8: a new offer or answer in the dialog): it is what IMS has from now on, and returned to send.
+     */
+    String imsSdpWithQos(QosPreconditions.Status qos) {
+        imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(imsSdp, qos));
+        return imsSdp;
+    }
+
     /** The browser's answer from an early or final IMS answer (MO) or the ACK's (MT offerless). */
     void browserAnswered(String sdp) { browserAnswer = sdp; }
 

@@ -1,6 +1,7 @@
 package org.webrtcims.gw.call;
 
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.sip.SipReplies;
 import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 import org.slf4j.Logger;
@@ -27,7 +28,8 @@ public class Preconditions implements DialogExtension {
 
     private final SipUserAgent ua;
     private final SipRequests requests;
-    private final CallReplies replies;
+    /** The SIP stack's response builder, which the call's dialog answers an UPDATE with. */
+    private final SipReplies replies;
     private final CallTeardown teardown;
     private final CallEventSink sink;
     private final LocalMediaWatch watch;
@@ -35,7 +37,7 @@ public class Preconditions implements DialogExtension {
     private final ReliableProvisionals reliable;
     private final boolean enabled;
 
-    public Preconditions(SipUserAgent ua, SipRequests requests, CallReplies replies, CallTeardown teardown,
+    public Preconditions(SipUserAgent ua, SipRequests requests, SipReplies replies, CallTeardown teardown,
                          CallEventSink sink, GatewayProperties props, LocalMediaWatch watch,
                          InviteServer inviteServer, ReliableProvisionals reliable) {
         this.ua = ua;
@@ -79,10 +81,9 @@ public class Preconditions implements DialogExtension {
             if (c.state() != CallState.EARLY) return; // answered already, or ended
             c.qos().localSegmentMet();
             try {
-                c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
-                        new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false))));
+                String sdp = c.media().imsSdpWithQos(new QosPreconditions.Status("sendrecv", c.qos().remote(), "optional", false));
                 Request update = c.dialog().request(Request.UPDATE);
-                requests.setSdpBody(update, c.media().imsSdp());
+                requests.setSdpBody(update, sdp);
                 update.setHeader(requests.contact(c.dialog().contactUser())); // one Contact (the stack put in a bare one)
                 c.flow(Request.UPDATE);
                 c.dialog().send(update, new CallResponses(c, sink) {
@@ -182,9 +183,9 @@ public class Preconditions implements DialogExtension {
     private void answerUpdate(Call c, ServerTransaction st) {
         c.qos().updateAnswered(st);
         String strength = c.direction == Direction.MT ? "mandatory" : "optional";
-        c.media().sentToIms(QosPreconditions.nextVersion(QosPreconditions.withStatus(c.media().imsSdp(),
-                new QosPreconditions.Status(c.qos().localMet() ? "sendrecv" : "none", c.qos().remote(), strength, false))));
-        replies.send(c, st, Response.OK, null, true, c.media().imsSdp());
+        String sdp = c.media().imsSdpWithQos(
+                new QosPreconditions.Status(c.qos().localMet() ? "sendrecv" : "none", c.qos().remote(), strength, false));
+        c.dialog().reply(replies, st, Response.OK, sdp); // within the dialog: an early UPDATE's 2xx has no session timer
         if (c.direction == Direction.MT) alertWhenMet(c);
     }
 }

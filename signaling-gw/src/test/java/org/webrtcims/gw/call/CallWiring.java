@@ -28,7 +28,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
         ConfirmedCalls confirmed = new ConfirmedCalls(mediaStart, maxLength, sessionTimers);
         InviteServer inviteServer = new InviteServer(replies, teardown, sink, confirmed);
         ReliableProvisionals reliable = new ReliableProvisionals(ua, sipReplies, replies, sink, inviteServer);
-        Preconditions preconditions = new Preconditions(ua, requests, replies, teardown, sink, props, watch, inviteServer,
+        Preconditions preconditions = new Preconditions(ua, requests, sipReplies, teardown, sink, props, watch, inviteServer,
                 reliable);
         MidCallOffers midCall = new MidCallOffers(requests, replies, teardown, sink, timers, props);
         DialogExtensions extensions = new DialogExtensions(reliable, preconditions, sessionTimers, midCall,

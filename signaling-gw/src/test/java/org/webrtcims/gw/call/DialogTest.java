@@ -127,6 +127,23 @@ class DialogTest {
     }
 
     @Test
+    void anInDialogRequestIsAnsweredWithTheDialogsContactAndRecordedInTheCallsFlow() throws Exception {
+        java.util.List<String> flow = new java.util.ArrayList<>();
+        Dialog d = new Dialog("c-7", null, flow::add);
+        d.invitedBy(mock(ServerTransaction.class), "gwtag", "w-contact");
+        org.webrtcims.gw.sip.SipReplies sip = mock(org.webrtcims.gw.sip.SipReplies.class);
+        ServerTransaction st = mock(ServerTransaction.class);
+        when(st.getRequest()).thenReturn(SipFixtures.request(Request.UPDATE, "alice", "c-7", "uetag", "gwtag", 3, "v=0 offer"));
+        assertTrue(d.reply(sip, st, Response.OK, "v=0 answer"));
+        verify(sip).send(st, Response.OK, null, "w-contact", "v=0 answer");
+        assertEquals(java.util.List.of("200"), flow, "what the dialog answers is in the call's SIP flow");
+
+        doThrow(new javax.sip.SipException("transport gone")).when(sip).send(st, Response.OK, null, "w-contact", null);
+        assertFalse(d.reply(sip, st, Response.OK, null), "a reply that cannot go is logged and reported, the caller goes on");
+        assertEquals(java.util.List.of("200"), flow, "a reply that did not go is not recorded as sent");
+    }
+
+    @Test
     void aDialogWithoutASipStackRefusesToSendAndSaysWhy() {
         Dialog d = new Dialog("c-6", null);
         javax.sip.SipException e = assertThrows(javax.sip.SipException.class, () -> d.send(mock(Request.class), null));
