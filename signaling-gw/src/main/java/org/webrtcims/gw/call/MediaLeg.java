@@ -120,10 +120,7 @@ final class MediaLeg {
     /** The SDP the gateway gives the IMS side now (with precondition lines when in use). */
     void sentToIms(String sdp) { imsSdp = sdp; }
 
-    /**
-     * The SDP the gateway last gave IMS with the precondition status lines {@code qos}, one o= version on (RFC 3264
-     * §8: a new offer or answer in the dialog): it is what IMS has from now on, and returned to send.
-     */
+    /** The SDP last given IMS with the status lines {@code qos}, o= one version on (RFC 3264 §8): what IMS has now. */
     String imsSdpWithQos(QosPreconditions.Status qos) {
         imsSdp = QosPreconditions.nextVersion(QosPreconditions.withStatus(imsSdp, qos));
         return imsSdp;
@@ -253,10 +250,7 @@ final class MediaLeg {
         return answer.imsSdp();
     }
 
-    /**
-     * A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first); a
-     * {@link #MEDIA_LOST} failure when the relay no longer has the call ({@link #relayStillHasSession}).
-     */
+    /** A browser re-offer in an established call: the SDP to offer toward IMS (sdp/BrowserSdp, as the first). */
     String bridgeBrowserReoffer(String browserSdp) {
         relayStillHasSession();
         BrowserSdp.ToIms offer = refusedAsCallFailure(() -> BrowserSdp.offerToIms(browserSdp, false, null,
@@ -292,11 +286,9 @@ final class MediaLeg {
     }
 
     /**
-     * Before a re-offer's ng offer, either direction: the relay is asked for the call (`query`). When it answers that
-     * it holds no session for it, it restarted without it (no Redis, or not yet written there), and an offer would
-     * make it a new, empty session with other ports than the ones the other party knows: the re-offer fails with
-     * {@link #MEDIA_LOST} (the caller ends the call so). A relay that has the session, or cannot tell, lets it go on
-     * (the reconciler decides then).
+     * Before each re-offer's ng offer, either way: a relay that answers `query` with no session for the call restarted
+     * without it, and an offer would make a new, empty session whose ports the other party never learns: the re-offer
+     * fails {@link #MEDIA_LOST} (the caller ends the call). A relay that has it, or cannot tell, lets it go on.
      */
     private void relayStillHasSession() {
         try {
