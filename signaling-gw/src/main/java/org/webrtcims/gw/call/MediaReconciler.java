@@ -1,5 +1,7 @@
 package org.webrtcims.gw.call;
 
+import org.webrtcims.gw.metrics.WarmupCalls;
+
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 public class MediaReconciler {
     private static final Logger log = LoggerFactory.getLogger(MediaReconciler.class);
 
+    private final WarmupCalls warmups;
     private final CallRegistry registry;
     private final CallMedia media;
     private final CallTeardown teardown;
@@ -79,8 +82,10 @@ public class MediaReconciler {
         }
     }
 
+    /** {@code warmups}: the start-up warm-up's calls, whose rtpengine sessions are its own (not orphans). */
     public MediaReconciler(CallRegistry registry, CallMedia media, CallTeardown teardown, CallEventSink sink,
-                           GatewayProperties props) {
+                           GatewayProperties props, WarmupCalls warmups) {
+        this.warmups = warmups;
         this.registry = registry;
         this.media = media;
         this.teardown = teardown;
@@ -95,7 +100,7 @@ public class MediaReconciler {
     void startupCleanup() {
         try {
             List<String> left = media.sessions().stream().filter(id -> registry.find(id).isEmpty())
-                    .filter(id -> !org.webrtcims.gw.metrics.WarmupCalls.is(id)).toList(); // the start-up warm-up's may be under way
+                    .filter(id -> !warmups.is(id)).toList(); // the start-up warm-up's may be under way
             if (!left.isEmpty()) log.info("deleting {} rtpengine session(s) left by an earlier run: {}", left.size(), left);
             deleteAll(left);
         } catch (NgException e) {
@@ -126,7 +131,7 @@ public class MediaReconciler {
         Set<String> inRtpengine = new HashSet<>(listed);
         Set<String> orphans = new HashSet<>();
         for (String id : listed) {
-            if (org.webrtcims.gw.metrics.WarmupCalls.is(id)) continue; // the start-up warm-up deletes its own
+            if (warmups.is(id)) continue; // the start-up warm-up deletes its own
             if (registry.find(id).map(Call::ended).orElse(true)) orphans.add(id);
         }
         Set<String> confirmed = new HashSet<>(orphans);

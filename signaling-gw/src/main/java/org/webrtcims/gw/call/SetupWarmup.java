@@ -48,14 +48,17 @@ class SetupWarmup implements SmartLifecycle {
     private final CallMedia media;
     private final RtpEngineClient rtp;
     private final ObjectMapper json;
+    /** The warm-up's call-ids while they run: the timeline, the ng meters and the reconciler leave them out. */
+    private final WarmupCalls warmups;
     private final String host;
     private volatile boolean running;
     /** Warm-up calls that went through (0 before start, when off or skipped). */
     private volatile int warmed;
 
     SetupWarmup(@Value("${lab.warmup.calls:20}") int calls, SipUserAgent ua, SipRequests requests, CallMedia media,
-                RtpEngineClient rtp, ObjectMapper json, GatewayProperties props) {
+                RtpEngineClient rtp, ObjectMapper json, GatewayProperties props, WarmupCalls warmups) {
         this.calls = calls;
+        this.warmups = warmups;
         this.ua = ua;
         this.requests = requests;
         this.media = media;
@@ -110,12 +113,12 @@ class SetupWarmup implements SmartLifecycle {
     /** One warm-up call, its media deleted at the end; false (logged) when it failed and the warm-up should stop. */
     private boolean call(LoopbackUas uas) {
         String id = "warmup-" + ua.newCallId();
-        WarmupCalls.begin(id);
+        warmups.begin(id);
         Call mo = new Call(id, Direction.MO, "warmup", "warmup", "warmup@" + host, SipUserAgent.newTag(), CallState.CALLING,
                 media, ua::sendInDialog);
         Call mt = new Call(id + "-mt", Direction.MT, "warmup", "warmup", "warmup@" + host, SipUserAgent.newTag(), CallState.CALLING,
                 media, ua::sendInDialog);
-        WarmupCalls.begin(mt.id);
+        warmups.begin(mt.id);
         try {
             String offer = json.readTree(json.writeValueAsString(CallMessages.of("call", null, "to", "warmup",
                     "sdp", browserOffer()))).get("sdp").asText();
@@ -149,8 +152,8 @@ class SetupWarmup implements SmartLifecycle {
         } finally {
             mo.media().delete();
             mt.media().delete();
-            WarmupCalls.end(mo.id);
-            WarmupCalls.end(mt.id);
+            warmups.end(mo.id);
+            warmups.end(mt.id);
         }
     }
 

@@ -14,6 +14,7 @@ import org.webrtcims.gw.media.RtpEngineRelay;
 import org.webrtcims.gw.media.RtpEngineRelays;
 import org.webrtcims.gw.metrics.GatewayMetrics;
 import org.webrtcims.gw.metrics.SetupTimeline;
+import org.webrtcims.gw.metrics.WarmupCalls;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,14 +31,14 @@ public class MediaConfig {
      * each with its ng client and a breaker that fails its commands fast while it does not answer and pings it every
      * lab.rtpengine.probe-ms meanwhile.
      */
-    static List<RtpEngineRelay> relays(RtpengineProperties r, GatewayMetrics metrics) {
+    static List<RtpEngineRelay> relays(RtpengineProperties r, GatewayMetrics metrics, WarmupCalls warmups) {
         List<RtpEngineRelay> out = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (String one : r.getNg().split(",")) {
             if (one.isBlank()) continue;
             if (!seen.add(one.trim())) throw new IllegalArgumentException("lab.rtpengine.ng names " + one.trim() + " twice: '" + r.getNg() + "'");
             NgClient ng = new NgClient(HostPort.parse(one.trim()).socketAddress(), Duration.ofMillis(r.getTimeoutMs()),
-                    r.getAttempts(), metrics);
+                    r.getAttempts(), metrics, warmups);
             out.add(new RtpEngineRelay(ng, new RtpEngineBreaker(String.valueOf(ng.server()), Duration.ofMillis(r.getProbeMs()))));
         }
         if (out.isEmpty()) throw new IllegalArgumentException("lab.rtpengine.ng names no rtpengine: '" + r.getNg() + "'");
@@ -83,8 +84,9 @@ public class MediaConfig {
 
     /** The relay set: every rtpengine of `lab.rtpengine.ng`, call affinity, health (closed with the context). */
     @Bean(destroyMethod = "close")
-    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics, SetupTimeline timeline) {
-        List<RtpEngineRelay> relays = relays(props.getRtpengine(), metrics);
+    public RtpEngineRelays rtpEngineRelays(GatewayProperties props, GatewayMetrics metrics, SetupTimeline timeline,
+                                           WarmupCalls warmups) {
+        List<RtpEngineRelay> relays = relays(props.getRtpengine(), metrics, warmups);
         if (relays.size() > 1) log.info("{} rtpengine relays: {}", relays.size(), relays.stream().map(RtpEngineRelay::name).toList());
         return new RtpEngineRelays(relays, timeline);
     }

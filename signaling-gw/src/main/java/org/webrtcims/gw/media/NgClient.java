@@ -47,14 +47,20 @@ public class NgClient implements AutoCloseable {
     private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[MAX_DATAGRAM]);
 
     private final GatewayMetrics metrics;
+    /** The start-up warm-up's calls, whose commands the meters leave out. */
+    private final WarmupCalls warmups;
 
     public NgClient(InetSocketAddress server, Duration timeout, int attempts) {
-        this(server, timeout, attempts, GatewayMetrics.none());
+        this(server, timeout, attempts, GatewayMetrics.none(), new WarmupCalls());
     }
 
-    /** As above; each command's round trip and failure goes to {@code metrics} (`gw_ng_latency`, `gw_ng_errors`). */
-    public NgClient(InetSocketAddress server, Duration timeout, int attempts, GatewayMetrics metrics) {
+    /**
+     * As above; each command's round trip and failure goes to {@code metrics} (`gw_ng_latency`, `gw_ng_errors`),
+     * except a command of one of the start-up warm-up's calls ({@code warmups}).
+     */
+    public NgClient(InetSocketAddress server, Duration timeout, int attempts, GatewayMetrics metrics, WarmupCalls warmups) {
         this.metrics = metrics;
+        this.warmups = warmups;
         if (attempts < 1 || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("attempts must be >= 1 and timeout > 0");
         }
@@ -73,7 +79,7 @@ public class NgClient implements AutoCloseable {
     public Map<String, Object> send(Map<String, Object> command) throws NgException {
         long start = System.nanoTime();
         String name = String.valueOf(command.get("command"));
-        boolean counted = !(command.get("call-id") instanceof String id && WarmupCalls.is(id)); // not the start-up warm-up's
+        boolean counted = !(command.get("call-id") instanceof String id && warmups.is(id)); // not the start-up warm-up's
         try {
             Map<String, Object> reply = exchange(command);
             if (counted) metrics.ngCommand(name, System.nanoTime() - start, null);

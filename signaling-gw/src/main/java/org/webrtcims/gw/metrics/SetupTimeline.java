@@ -103,22 +103,28 @@ public class SetupTimeline {
     }
 
     private final MeterRegistry registry;
+    private final WarmupCalls warmups;
     private final boolean enabled;
     private final Map<String, Entry> calls = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) { return size() > KEPT; }
     };
 
-    @Autowired
-    public SetupTimeline(MeterRegistry registry) { this(registry, true); }
+    /** A timeline with no warm-up calls to leave out (unit tests). */
+    public SetupTimeline(MeterRegistry registry) { this(registry, new WarmupCalls()); }
 
-    private SetupTimeline(MeterRegistry registry, boolean enabled) {
+    /** {@code warmups}: the start-up warm-up's calls, which it does not record. */
+    @Autowired
+    public SetupTimeline(MeterRegistry registry, WarmupCalls warmups) { this(registry, warmups, true); }
+
+    private SetupTimeline(MeterRegistry registry, WarmupCalls warmups, boolean enabled) {
         this.registry = registry;
+        this.warmups = warmups;
         this.enabled = enabled;
     }
 
     /** A timeline that records nothing: for objects built without Spring (unit tests). */
-    public static SetupTimeline off() { return new SetupTimeline(new SimpleMeterRegistry(), false); }
+    public static SetupTimeline off() { return new SetupTimeline(new SimpleMeterRegistry(), new WarmupCalls(), false); }
 
     /** Marks {@code mark} now for the call, unless it was marked before. */
     public void mark(String callId, Mark mark) { mark(callId, mark, System.nanoTime(), cpuNow()); }
@@ -146,7 +152,7 @@ public class SetupTimeline {
      * ({@link #cpuNow}, taken on this thread; -1: unknown).
      */
     public void mark(String callId, Mark mark, long nanos, long cpuNanos) {
-        if (!enabled || callId == null || WarmupCalls.is(callId)) return; // the start-up warm-up's calls are no calls
+        if (!enabled || callId == null || warmups.is(callId)) return; // the start-up warm-up's calls are no calls
         long thread = Thread.currentThread().getId();
         long[] done = null;
         String direction;

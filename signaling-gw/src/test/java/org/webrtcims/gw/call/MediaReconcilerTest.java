@@ -32,7 +32,7 @@ class MediaReconcilerTest {
     @Test
     void atStartSessionsOfAnEarlierRunAreDeleted() throws Exception {
         when(media.sessions()).thenReturn(List.of("old-1", "old-2"));
-        new MediaReconciler(registry, media, teardown, sink, props);
+        new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).deleteOrphan("old-1");
         verify(media, timeout(2000)).deleteOrphan("old-2");
     }
@@ -40,7 +40,7 @@ class MediaReconcilerTest {
     @Test
     void anOrphanIsDeletedWhenSeenInTwoRoundsInARowAndALiveCallIsNot() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).sessions();
         live("c1", true);
         when(media.sessions()).thenReturn(List.of("c1", "x", "y"));
@@ -57,7 +57,7 @@ class MediaReconcilerTest {
     @Test
     void aCallRtpengineLostEndsWithMediaLostButOneStillBeingSetUpDoesNot() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).sessions();
         Call lost = live("c1", true);
         Call settingUp = live("c2", false);
@@ -73,7 +73,7 @@ class MediaReconcilerTest {
     @Test
     void aCallItsRelayRestoredIsEndedWhenItsMediaStaysDeadAndKeptWhenItFlows() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).sessions();
         Call dead = live("c1", true);
         Call alive = live("c2", true);
@@ -98,7 +98,7 @@ class MediaReconcilerTest {
     /** Two restored calls whose relay forwards both ways; each browser answers the two media-checks. */
     private MediaReconciler restoredPair(Call a, Call b) throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).sessions();
         when(media.sessions()).thenReturn(List.of(a.id, b.id));
         when(media.relayRecoveries(any())).thenReturn(0L);
@@ -148,7 +148,7 @@ class MediaReconcilerTest {
     @Test
     void aReportForACallNotWatchedIsIgnored() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         r.browserReport(live("c1", true), 10);
         verifyNoInteractions(teardown, sink);
     }
@@ -156,7 +156,7 @@ class MediaReconcilerTest {
     @Test
     void nothingIsDoneWhileRtpengineIsDown() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         verify(media, timeout(2000)).sessions();
         live("c1", true);
         when(media.unavailable()).thenReturn(true);
@@ -168,7 +168,7 @@ class MediaReconcilerTest {
     @Test
     void shutdownEndsEveryLiveCall() throws Exception {
         when(media.sessions()).thenReturn(List.of());
-        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props);
+        MediaReconciler r = new MediaReconciler(registry, media, teardown, sink, props, new org.webrtcims.gw.metrics.WarmupCalls());
         Call a = live("a", true);
         Call b = live("b", false);
         r.shutdown();

@@ -59,12 +59,14 @@ class SetupWarmupTest {
         }
         props.getIms().setProxy("127.0.0.1:" + pcscf.getLocalPort());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        SetupTimeline timeline = new SetupTimeline(meters);
+        // one set of warm-up calls, as Spring injects its one bean: the timeline, the ng meters and the warm-up share it
+        org.webrtcims.gw.metrics.WarmupCalls warmups = new org.webrtcims.gw.metrics.WarmupCalls();
+        SetupTimeline timeline = new SetupTimeline(meters, warmups);
         ua = new SipUserAgent(props, new Pcscf(props), timeline);
-        NgClient client = new NgClient(ng, Duration.ofMillis(300), 1, new GatewayMetrics(meters));
+        NgClient client = new NgClient(ng, Duration.ofMillis(300), 1, new GatewayMetrics(meters), warmups);
         RtpEngineClient rtp = new RtpEngineClient(new RtpEngineRelays(List.of(new RtpEngineRelay(client,
                 new RtpEngineBreaker(String.valueOf(ng), Duration.ofSeconds(1)))), timeline), RtpEngineLegs.DEFAULT, "");
-        SetupWarmup w = new SetupWarmup(calls, ua, new SipRequests(ua, props), new CallMedia(rtp), rtp, new ObjectMapper(), props);
+        SetupWarmup w = new SetupWarmup(calls, ua, new SipRequests(ua, props), new CallMedia(rtp), rtp, new ObjectMapper(), props, warmups);
         return new Gateway(w, ua, rtp, meters, timeline);
     }
 

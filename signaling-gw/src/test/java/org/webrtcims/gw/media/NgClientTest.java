@@ -95,7 +95,7 @@ class NgClientTest {
     @Test
     void eachCommandsRoundTripAndFailureAreMetered() throws Exception {
         org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
-        client = new NgClient(peer.address(), Duration.ofMillis(150), 1, metrics);
+        client = new NgClient(peer.address(), Duration.ofMillis(150), 1, metrics, new org.webrtcims.gw.metrics.WarmupCalls());
         var ok = sendAsync(Map.of("command", "ping"));
         peer.reply(peer.take(), Map.of("result", "pong"));
         ok.get(5, TimeUnit.SECONDS);
