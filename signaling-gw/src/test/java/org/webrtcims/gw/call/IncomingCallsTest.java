@@ -466,15 +466,15 @@ class IncomingCallsTest {
         return new CallFailure(MediaLeg.MEDIA_LOST, "call " + c.id + " lost its media relay's session", c.id);
     }
 
-    @Test
-    void browserReofferAfterTheRelayLostTheSessionEndsTheCallMediaLost() throws Exception {
-        Call c = confirmed();
-        // the page's ICE restart after its rtpengine restarted without the call: the leg refuses it before any ng offer
-        when(legs.bridgeBrowserReoffer(any(), anyString())).thenThrow(relayLost(c));
+    /** The BYE the call's dialog makes when the gateway ends the call. */
+    private Request byeOnEnd() throws Exception {
         Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null);
         when(dialog.createRequest(Request.BYE)).thenReturn(bye);
-        CallFailure f = assertThrows(CallFailure.class, () -> midCall.fromBrowser(c, "v=0 restart"));
-        assertEquals("media-lost", f.code(), "the browser's reoffer is answered with error media-lost");
+        return bye;
+    }
+
+    /** The call ended media-lost at once: BYE toward IMS, `ended` to the browser. */
+    private void assertEndedMediaLost(Call c, Request bye) throws Exception {
         assertEquals(CallState.ENDED, c.state(), "the call is ended, not left to the reconciler's next round");
         verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         assertTrue(toBrowser.stream().anyMatch(m -> "ended".equals(m.get("type")) && "media-lost".equals(m.get("reason"))),
@@ -482,20 +482,27 @@ class IncomingCallsTest {
     }
 
     @Test
+    void browserReofferAfterTheRelayLostTheSessionEndsTheCallMediaLost() throws Exception {
+        Call c = confirmed();
+        // the page's ICE restart after its rtpengine restarted without the call: the leg refuses it before any ng offer
+        when(legs.bridgeBrowserReoffer(any(), anyString())).thenThrow(relayLost(c));
+        Request bye = byeOnEnd();
+        CallFailure f = assertThrows(CallFailure.class, () -> midCall.fromBrowser(c, "v=0 restart"));
+        assertEquals("media-lost", f.code(), "the browser's reoffer is answered with error media-lost");
+        assertEndedMediaLost(c, bye);
+    }
+
+    @Test
     void imsReofferAfterTheRelayLostTheSessionGets488AndEndsTheCallMediaLost() throws Exception {
         Call c = confirmed();
         // an IMS re-INVITE after rtpengine restarted without the call: an ng offer would give IMS a new, empty session's ports
         when(legs.bridgeImsReoffer(any(), anyString())).thenThrow(relayLost(c));
-        Request bye = SipFixtures.request(Request.BYE, "ue2", "call-1", "x", "ue2tag", 3, null);
-        when(dialog.createRequest(Request.BYE)).thenReturn(bye);
+        Request bye = byeOnEnd();
         ServerTransaction st = imsReoffer(Request.INVITE, OFFER.replace("a=rtpmap", "a=sendonly\r\na=rtpmap"));
         assertEquals(List.of(488), responses(st).stream().map(Response::getStatusCode).toList(),
                 "the re-INVITE gets one final answer, 488, before the BYE");
-        assertEquals(CallState.ENDED, c.state(), "the call is ended, not left to the reconciler's next round");
-        verify(ua).sendInDialog(eq(dialog), eq(bye), any());
         assertTrue(toBrowser.stream().noneMatch(m -> "reoffer".equals(m.get("type"))), "the browser is not asked: " + toBrowser);
-        assertTrue(toBrowser.stream().anyMatch(m -> "ended".equals(m.get("type")) && "media-lost".equals(m.get("reason"))),
-                "the browser is told the call ended media-lost: " + toBrowser);
+        assertEndedMediaLost(c, bye);
     }
 
     @Test
