@@ -337,7 +337,7 @@ lab_reap_leftovers() {
 
 # lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file; first stops what an
 # interrupted run there left behind (lab_reap_leftovers). out/RUN/supervisor holds this ./lab's pid (the
-# namespace phase keeps it: netns_enter execs).
+# namespace phase keeps it: netns_exec execs).
 lab_prepare_run() {
   LAB_RUN_DIR="$ROOT/out/$1"
   lab_reap_leftovers "$LAB_RUN_DIR"

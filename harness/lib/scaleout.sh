@@ -457,8 +457,7 @@ scale_print() {
 # gateway ends its calls from Redis); harness/bench/scale-out.mjs measures each and writes
 # out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
-  local -a orig=("$@") hosts=()
+  local calls=40 duration=40 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 v prev=0
   while (($#)); do
     case $1 in
       --calls) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 200 ]] || usage_error "bench scale-out: --calls needs 1..200"; calls=$2; shift 2 ;;
@@ -476,18 +475,23 @@ cmd_bench_scale_out() {
       *) usage_error "unknown option for bench scale-out: $1" ;;
     esac
   done
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ensure_packages
-    build_harness && build_gateway || exit 1
-    # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in the other benches (bench.sh bench_build)
-    if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
-      [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
-    else
-      build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
-    fi
-    lab_prepare_run bench/scale-out
+  ensure_packages
+  build_harness && build_gateway || exit 1
+  # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in the other benches (bench.sh bench_build)
+  if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+    [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
+  else
+    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
   fi
-  netns_enter bench scale-out "${orig[@]}"
+  lab_prepare_run bench/scale-out
+  netns_run bench_scale_out_in_netns "$calls" "$duration" "$steps" "$step_s" "$hold" "$sweep" "$scaled"
+}
+
+# bench_scale_out_in_netns CALLS DURATION CPS_STEPS STEP_SECONDS HOLD SWEEP(0|1) GxR — the namespace phase of
+# `./lab bench scale-out` (in-netns.sh), with the options cmd_bench_scale_out checked.
+bench_scale_out_in_netns() {
+  local calls=$1 duration=$2 steps=$3 step_s=$4 hold=$5 sweep=$6 scaled=$7 cps=10 cfg g r dir rc=0 gws i n est
+  local -a hosts=()
   lab_use_run bench/scale-out
   procs_install_traps
   # one user per gateway (at least two), so that HAProxy's round robin puts one session on each; the quotas lifted
