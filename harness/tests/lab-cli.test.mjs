@@ -114,3 +114,17 @@ test('every netns_run in harness/lib names a *_in_netns function that exists, an
   const relab = text.filter(([, t]) => /(\$ROOT\/lab|\$LAB_SELF)\b/.test(t.replace(/(^|\s)#.*$/gm, ''))).map(([f]) => f);
   assert.deepEqual(relab, [], `these files of harness/lib run ./lab again: ${relab.join(', ')}`);
 });
+
+// the unit tests of the bash libraries themselves source them: that is what they test
+const LIB_UNIT_TESTS = ['harness/tests/lab-cli.test.mjs', 'harness/tests/addresses.test.mjs', 'harness/tests/procs.test.mjs'];
+test('Node runs the lab\'s bash scripts, never sources its libraries (but in the libraries\' own unit tests)', () => {
+  const sources = (text) => [...text.matchAll(/(?:\bsource|(?:^|[;&|`'"]\s*)\.)\s+["']?[^"'\s;]*harness\/lib\/[\w.-]+\.sh/gm)].map((m) => m[0].trim());
+  assert.equal(sources('const sh = `source "${root}/harness/lib/scaleout.sh"; haproxy_config x`;').length, 1, 'the check misses a sourced library');
+  assert.equal(sources("spawn('bash', [path.join(root, 'harness/lib/haproxy-config.sh'), cfg])").length, 0, 'the check counts a script run with arguments');
+  const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.name === 'node_modules' ? []
+    : e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.mjs') ? [path.join(dir, e.name)] : []));
+  const files = walk(path.join(root, 'harness')).filter((f) => !LIB_UNIT_TESTS.includes(path.relative(root, f)));
+  assert.ok(files.length > 100, `only ${files.length} .mjs files under harness/`);
+  const found = files.flatMap((f) => sources(fs.readFileSync(f, 'utf8')).map((m) => `${path.relative(root, f)}: ${m}`));
+  assert.deepEqual(found, [], `these Node files source bash libraries of harness/lib instead of running a script with arguments: ${found.join('; ')}`);
+});
