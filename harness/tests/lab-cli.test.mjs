@@ -71,6 +71,7 @@ probe_in_netns() {
   printf 'pid=%s net=%s in_netns=%s up=%s\\n' "$$" "$(readlink /proc/self/ns/net)" "$LAB_IN_NETNS" "$(ip -o link show up | awk -F': ' '{printf "%s ", $2}')"
   printf 'arg=[%s]\\n' "$@"
   printf 'cmdline=%s\\n' "$(tr '\\0' ' ' </proc/$$/cmdline)"
+  lab_supervisor_alive $$ && echo supervisor=alive || echo supervisor=gone
 }
 export -f probe_in_netns
 printf 'host pid=%s net=%s\\n' "$$" "$(readlink /proc/self/ns/net)"
@@ -91,6 +92,8 @@ test("a command's namespace phase: in-netns.sh FUNC ARGS in new namespaces, same
   const cmdline = /^cmdline=(.*)$/m.exec(r.stdout)?.[1] ?? '';
   assert.match(cmdline, /^bash \S*\/harness\/lib\/in-netns\.sh probe_in_netns one two words/, `the namespace phase is not in-netns.sh: ${cmdline}`);
   assert.doesNotMatch(cmdline, /(^|\/)lab( |$)/, `the namespace phase runs ./lab again: ${cmdline}`);
+  // out/RUN/supervisor holds this pid: a second run in the same out/RUN must see it alive and leave its components be
+  assert.match(r.stdout, /^supervisor=alive$/m, `lab_supervisor_alive does not know the namespace phase (${cmdline}): a second run would stop its components`);
 });
 
 test('in-netns.sh runs only a *_in_netns function, and only inside the namespace (a one-line reason otherwise)', () => {
