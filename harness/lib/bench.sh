@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034 # the BENCH_* variables set here are read by cmd_bench in ./lab
+# shellcheck disable=SC2034 # the BENCH_* variables set here are read by cmd_bench and bench_in_netns
 # `./lab bench`: the host phase (validate, build the C++ tools), then, inside the private network
 # namespace, the components a run needs under supervision and the orchestrator
 # harness/bench/bench.mjs (capture, load, CPU sampling, delaymeter, report) with a hard time cap.
@@ -11,7 +11,7 @@ BENCH_LOADGEN="$BENCH_BUILD_DIR/loadgen/loadgen"
 BENCH_DELAYMETER="$BENCH_BUILD_DIR/delaymeter/delaymeter"
 
 # bench_check ARGS... — validate the bench arguments; sets BENCH_NAME, BENCH_MODE, BENCH_EXPECTED,
-# BENCH_CAP (registrations and sipp: also BENCH_USERS and BENCH_LOAD_ARGS, the gateway's load configuration). Bad usage (and "not yet" profiles) exits 2 with bench.mjs's one-line reason.
+# BENCH_CAP (cmd_bench exports them for bench_in_netns) (registrations and sipp: also BENCH_USERS and BENCH_LOAD_ARGS, the gateway's load configuration). Bad usage (and "not yet" profiles) exits 2 with bench.mjs's one-line reason.
 bench_check() {
   local out rc kv
   out=$(node "$BENCH_MJS" --check "$@" 2>&1)
@@ -151,16 +151,21 @@ PY
 }
 
 cmd_bench() {
-  local args=("$@") rc extra=()
   [[ ${1:-} == scale-out ]] && cmd_bench_scale_out "${@:2}" # harness/lib/scaleout.sh
   # bench_check already runs node: the harness's npm deps come first (on a fresh clone too)
-  [[ ${LAB_IN_NETNS:-} != 1 ]] && { ensure_packages; build_harness || exit 1; }
+  ensure_packages
+  build_harness || exit 1
   bench_check "$@"
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    bench_build "$BENCH_MODE" || exit 1
-    lab_prepare_run "bench/$BENCH_NAME"
-  fi
-  netns_enter bench "${args[@]}"
+  bench_build "$BENCH_MODE" || exit 1
+  lab_prepare_run "bench/$BENCH_NAME"
+  export BENCH_NAME BENCH_MODE BENCH_EXPECTED BENCH_CAP BENCH_USERS BENCH_LOAD_ARGS
+  netns_run bench_in_netns "$@"
+}
+
+# bench_in_netns ARGS... — the namespace phase of `./lab bench ARGS...` (in-netns.sh; bench_check's BENCH_* exported by
+# the host phase): the components of BENCH_MODE, then bench.mjs with ARGS, stopped after BENCH_CAP s at the latest.
+bench_in_netns() {
+  local rc extra=()
   lab_use_run "bench/$BENCH_NAME"
   procs_install_traps
   log "bench $BENCH_NAME: expected about ${BENCH_EXPECTED}s, stopped after ${BENCH_CAP}s at the latest"
@@ -168,7 +173,7 @@ cmd_bench() {
   [[ $BENCH_MODE == profile || $BENCH_MODE == capacity || $BENCH_MODE == datachannel ]] || extra=(--gateway "$(gw_url)")
   [[ $BENCH_MODE == datachannel ]] || extra+=(--rtpengine-pid "$BENCH_RTPENGINE_PID")
   run_foreground bench "$BENCH_CAP" env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" \
-    node "$BENCH_MJS" --out "$LAB_RUN_DIR" "${extra[@]}" "${args[@]}"
+    node "$BENCH_MJS" --out "$LAB_RUN_DIR" "${extra[@]}" "$@"
   rc=$?
   procs_cleanup
   log "report: $(rel "$LAB_RUN_DIR")/report.html and report.json; logs: $(rel "$LAB_LOGDIR")/"

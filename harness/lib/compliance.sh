@@ -24,7 +24,7 @@ run_compliance_tests() {
 }
 
 cmd_compliance() {
-  local rc started args=("$@") bind=''
+  local bind=''
   LAB_COMPLIANCE_CORE=light
   while (($#)); do
     case $1 in
@@ -50,13 +50,17 @@ cmd_compliance() {
   fi
   ext_check
   if ext_mode; then compliance_external; exit $?; fi
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ims3_lab_packages
-    ensure_packages
-    ims3_lab_build && build_gateway && build_harness && need_script harness/compliance/run.mjs || exit 1
-    lab_prepare_run compliance
-  fi
-  netns_enter compliance "${args[@]}"
+  ims3_lab_packages
+  ensure_packages
+  ims3_lab_build && build_gateway && build_harness && need_script harness/compliance/run.mjs || exit 1
+  lab_prepare_run compliance
+  netns_run compliance_in_netns
+}
+
+# compliance_in_netns — the namespace phase of `./lab compliance` on the light or the 3GPP core (in-netns.sh; the
+# core as the exported LAB_IMS, LAB_COMPLIANCE_CORE): the browser topology, the lab, the catalogue's tests, the report.
+compliance_in_netns() {
+  local rc started
   netns_topology
   lab_use_run compliance
   procs_install_traps

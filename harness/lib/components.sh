@@ -306,6 +306,12 @@ lab_run_env() {
   return 0
 }
 
+# lab_supervisor_alive PID — PID still runs a run's supervisor: ./lab (its host phase), harness/lib/in-netns.sh (a
+# command's namespace phase, the same pid) or the test scripts that prepare a run of their own (ims-sim.sh, ims-external.sh).
+lab_supervisor_alive() {
+  proc_alive "$1" && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -Eq '(^|/)(lab|in-netns\.sh|ims-sim\.sh|ims-external\.sh) '
+}
+
 # lab_reap_leftovers DIR — stop the components an earlier run in DIR left running because its ./lab was
 # killed (SIGKILL, a lost terminal: no EXIT trap ran), newest first. Only when that run's ./lab (DIR/supervisor)
 # is gone, and only pids that still run their component's command (up_pid_is): a recycled pid is never
@@ -315,7 +321,7 @@ lab_reap_leftovers() {
   [[ -f $dir/pids && -f $dir/supervisor && $dir != "$ROOT/out/up" ]] || return 0
   sup=$(<"$dir/supervisor")
   [[ $sup =~ ^[0-9]+$ ]] || return 0
-  if proc_alive "$sup" && tr '\0' ' ' <"/proc/$sup/cmdline" 2>/dev/null | grep -q 'lab'; then return 0; fi
+  lab_supervisor_alive "$sup" && return 0
   # the runners first (run_foreground: timeout + node + the load tools they started, one process group)
   while read -r name pid _; do
     [[ -n ${pid:-} ]] && proc_alive "$pid" || continue
@@ -337,7 +343,7 @@ lab_reap_leftovers() {
 
 # lab_prepare_run RUN [archive] — a fresh out/RUN with logs/ and an empty pids file; first stops what an
 # interrupted run there left behind (lab_reap_leftovers). out/RUN/supervisor holds this ./lab's pid (the
-# namespace phase keeps it: netns_enter execs).
+# namespace phase keeps it: netns_exec execs).
 lab_prepare_run() {
   LAB_RUN_DIR="$ROOT/out/$1"
   lab_reap_leftovers "$LAB_RUN_DIR"

@@ -3,7 +3,7 @@
 # their audio checked (harness/runner/demo.mjs), out/demo/report.json + report.html.
 
 cmd_demo() {
-  local args=("$@") keep='' rc envs
+  local keep=''
   while (($#)); do
     case $1 in
       --ims) [[ ${2:-} =~ ^(plain|volte|3gpp)$ ]] || usage_error "--ims takes plain, volte or 3gpp"; LAB_IMS=$2; shift 2 ;;
@@ -47,15 +47,19 @@ cmd_demo() {
   LAB_BROWSER=${LAB_BROWSER:-chromium}
   LAB_CLIENT=${LAB_CLIENT:-gateway}
   export LAB_IMS LAB_CODEC LAB_BROWSER LAB_DEMO_VOLTE LAB_IPV6 LAB_CLIENT LAB_DEMO_DATACHANNEL LAB_DEMO_RTT LAB_DEMO_NETEM
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ims3_lab_packages
-    ensure_packages
-    ims3_lab_build && build_gateway && build_harness && { build_media_relay; (($? != 1)); } && need_script harness/runner/demo.mjs || exit 1
-    # --datachannel: the endpoint (media-relay/datachannel) and the aiortc IMS UE (out/pyenv) are needed
-    if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 || ${LAB_DEMO_RTT:-} == 1 ]]; then build_media_relay && build_pyenv || exit 1; fi
-    lab_prepare_run demo "$keep"
-  fi
-  netns_enter demo "${args[@]}"
+  ims3_lab_packages
+  ensure_packages
+  ims3_lab_build && build_gateway && build_harness && { build_media_relay; (($? != 1)); } && need_script harness/runner/demo.mjs || exit 1
+  # --datachannel: the endpoint (media-relay/datachannel) and the aiortc IMS UE (out/pyenv) are needed
+  if [[ ${LAB_DEMO_DATACHANNEL:-} == 1 || ${LAB_DEMO_RTT:-} == 1 ]]; then build_media_relay && build_pyenv || exit 1; fi
+  lab_prepare_run demo "$keep"
+  netns_run demo_in_netns
+}
+
+# demo_in_netns — the namespace phase of `./lab demo` (in-netns.sh; the options reach it as the exported LAB_*):
+# the browser topology, the lab, the calls, the report.
+demo_in_netns() {
+  local rc envs
   netns_topology
   ipv6_netns_setup
   lab_use_run demo

@@ -39,20 +39,23 @@ docker_exited() { podman ps -a --filter "label=io.podman.compose.project=$LAB_DO
 
 cmd_docker() {
   (($# == 0)) || usage_error "docker takes no options (docker/README.md)"
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ((EUID == 0)) || die "./lab docker runs podman as root (its network on a bridge in a private namespace): run it as root"
-    ensure_packages && ensure_packages LAB_PACKAGES_CONTAINERS
-    build_harness && build_gateway || exit 1
-    # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in ./lab bench (harness/lib/bench.sh bench_build)
-    if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
-      [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
-    else
-      build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
-    fi
-    docker_base_image || exit 1
-    lab_prepare_run docker
+  ((EUID == 0)) || die "./lab docker runs podman as root (its network on a bridge in a private namespace): run it as root"
+  ensure_packages && ensure_packages LAB_PACKAGES_CONTAINERS
+  build_harness && build_gateway || exit 1
+  # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in ./lab bench (harness/lib/bench.sh bench_build)
+  if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+    [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
+  else
+    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
   fi
-  netns_enter docker
+  docker_base_image || exit 1
+  lab_prepare_run docker
+  netns_run docker_in_netns
+}
+
+# docker_in_netns — the namespace phase of `./lab docker` (in-netns.sh): podman's network and the compose project, an
+# MO and an MT call through the containers, the report.
+docker_in_netns() {
   lab_use_run docker
   procs_install_traps
   trap 'docker_down; procs_cleanup' EXIT

@@ -8,7 +8,6 @@
 # namespaces. RUN_DIR gets pids (the components' "NAME PID" lines, kit/restart.mjs reads them), logs/, netns.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
-LAB_SELF="$ROOT/lab"
 (($# == 3)) && [[ $2 =~ ^[1-9]$ && $3 =~ ^[1-9]$ ]] || { echo "usage: hosts-up.sh RUN_DIR GATEWAYS(1-9) RELAYS(1-9)" >&2; exit 2; }
 [[ ${LAB_IN_NETNS:-} == 1 ]] || { echo "hosts-up.sh: only inside ./lab's private network namespace (./lab test)" >&2; exit 2; }
 for f in log addresses deps build procs netns components ims3gpp imsext scaleout; do

@@ -4,16 +4,20 @@
 # the media topology (netns_topology, docs/media.md "Topology"): browser namespaces on veth links, so
 # the browsers reach the gateway and rtpengine over a routable address, never loopback.
 
-# netns_reexec ARGS... — replace this process by ./lab ARGS... inside new network and mount
-# namespaces (same pid, so signals sent to ./lab still reach it), as a child subreaper so that it
-# reaps what its components orphan. Non-root users get a user namespace too. The mount namespace
-# keeps the browser namespaces' names (/run/netns) private to this run: they vanish with it.
-netns_reexec() {
+# netns_exec CMD [ARGS...] — replace this process by CMD inside new network and mount namespaces (same pid, so
+# signals sent to ./lab still reach it), as a child subreaper so that it reaps what its components orphan, with
+# LAB_IN_NETNS=1. Non-root users get a user namespace too. The mount namespace keeps the browser namespaces' names
+# (/run/netns) private to this run: they vanish with it. CMD runs netns_setup first.
+netns_exec() {
   local -a un=(unshare --net --mount --propagation private)
   ((EUID == 0)) || un=(unshare --user --map-root-user --net --mount --propagation private)
   log "entering a private network namespace"
-  exec "${un[@]}" -- python3 "$ROOT/harness/lib/subreaper.py" env LAB_IN_NETNS=1 "$LAB_SELF" "$@"
+  exec "${un[@]}" -- python3 "$ROOT/harness/lib/subreaper.py" env LAB_IN_NETNS=1 "$@"
 }
+
+# netns_run FUNC [ARGS...] — a ./lab command's namespace phase, after its host phase: FUNC (a *_in_netns function of
+# harness/lib) with ARGS, run by harness/lib/in-netns.sh in new namespaces (netns_exec). ./lab is not run again.
+netns_run() { netns_exec bash "$ROOT/harness/lib/in-netns.sh" "$@"; }
 
 # netns_setup — inside the namespace: bring loopback up; refuse to run on a real network.
 netns_setup() {
@@ -21,11 +25,6 @@ netns_setup() {
   links=$(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | tr '\n' ' ')
   [[ $links == "lo " ]] || die "LAB_IN_NETNS is set but this network namespace has more than loopback ($links)"
   ip link set lo up || die "cannot bring up loopback in the private network namespace"
-}
-
-# netns_enter ARGS... — on the host: re-exec into the namespace; inside it: set it up and return.
-netns_enter() {
-  if [[ ${LAB_IN_NETNS:-} == 1 ]]; then netns_setup; else netns_reexec "$@"; fi
 }
 
 # netns_veth NS_A IF_A ADDR_A NS_B IF_B ADDR_B — a veth pair between two namespaces ("" = the lab's

@@ -57,12 +57,12 @@ relay_ng_list() {
 relay_name() { (($1 == 1)) && echo rtpengine || echo "rtpengine$1"; }
 gateway_name() { (($1 == 1)) && echo gateway || echo "gateway$1"; }
 gateway_http_port() { echo "$LAB_GW_PORT"; }
-# gateway_http_target I — where HAProxy reaches gateway I (the scale-out test points it at its own gateways).
+# gateway_http_target I — where HAProxy reaches gateway I (harness/lib/haproxy-config.sh's GATEWAY_ADDR:PORT).
 gateway_http_target() { printf '%s:%s' "$(gateway_addr "$1")" "$(gateway_http_port "$1")"; }
 gateway_url() { printf 'http://%s:%s' "$(gateway_addr "$1")" "$LAB_GW_PORT"; }
 
 # hosts_entry_url — the browsers' entry: HAProxy (G > 1) or the one gateway's host.
-# With TLS (`up --tls-cert/--tls-key`) https: HAProxy terminates it (haproxy_config), a lone gateway serves it itself.
+# With TLS (`up --tls-cert/--tls-key`) https: HAProxy terminates it (haproxy-config.sh --pem), a lone gateway serves it itself.
 hosts_entry_url() {
   local scheme=http
   [[ ${LAB_TLS:-0} == 1 ]] && scheme=https
@@ -254,59 +254,7 @@ NFT
   proc_wait_ready "$name" "$LAB_LAST_PID" 20 "ng ping answer on $ng" client_exec python3 "$ROOT/media-relay/ng-ping.py" "$ng" 1
 }
 
-# haproxy_config FILE — HAProxy in front of the gateways: a login goes to any (round robin, health-checked);
-# anything that carries a token (WebSocket subprotocol lab.token.g<i>..., Bearer g<i>...., /api/v1/sessions/g<i>....)
-# goes to gateway i, the one that issued it and holds the session. HAPROXY_BIND: where the browsers reach it.
-# HAPROXY_PEM (cert + key in one file): HAProxy terminates TLS for the browsers (https/wss only) and tells the
-# gateways so (X-Forwarded-Proto); it must read each request to route it by its token, which TLS passthrough (SNI
-# only) could not.
-haproxy_config() {
-  local i bind=${HAPROXY_BIND:-$LAB_HOSTS_HAPROXY_ADDR}
-  {
-    # a request to a gateway that does not answer the connect goes to another (a login right after a gateway died)
-    printf '%s\n' 'global' '  maxconn 4096' '' 'defaults' '  mode http' '  timeout connect 2s' '  timeout client 60s' \
-      '  timeout server 60s' '  timeout tunnel 1h' '  retries 2' '  option redispatch 1' ''
-    printf 'frontend browsers\n  bind %s:%s%s\n' "$bind" "$LAB_GW_PORT" "${HAPROXY_PEM:+ ssl crt $HAPROXY_PEM alpn http/1.1}"
-    [[ -n ${HAPROXY_PEM:-} ]] && printf '  http-request set-header X-Forwarded-Proto https\n'
-
-    # the gateways' host-only endpoints: not through here (scrapers reach each gateway on its own host)
-    printf '  http-request deny deny_status 403 if { path_beg /actuator } || { path_beg /api/v1/rtpengine } || { path_beg /api/v1/setup-timelines }\n'
-    # the client's address for the gateways (login limits per address): set, never appended to what a client sent
-    printf '  http-request set-header X-Forwarded-For %%[src]\n'
-    # and the port it came to (with TLS the gateways would otherwise build their URLs with https's default 443)
-    printf '  http-request set-header X-Forwarded-Port %%[dst_port]\n'
-    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '  acl to_g%d req.hdr(sec-websocket-protocol) -m beg lab.token.g%d.\n' "$i" "$i"
-      printf '  acl to_g%d req.hdr(authorization) -m beg "Bearer g%d."\n' "$i" "$i"
-      printf '  acl to_g%d path_beg /api/v1/sessions/g%d.\n' "$i" "$i"
-      printf '  use_backend g%d if to_g%d\n' "$i" "$i"
-    done
-    # a check every second, answered within a second; 2 missed in a row mark a gateway down (~2-3 s): quick enough that
-    # a browser logging in again after its gateway died reaches a live one (and its logout the backup, below).
-    # Measured with 3 misses of up to 2 s each, a dead gateway stayed "up" ~6-9 s: the page's login right after the
-    # takeover (~3 s) had its logout refused (503) and its login took 4 s (scale-failover, 2026-11-27 16:05).
-    printf '  default_backend any\n\nbackend any\n  balance roundrobin\n  option httpchk GET /api/v1/health\n'
-    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      printf '  server g%d %s check inter 1s fall 2 on-marked-down shutdown-sessions\n' "$i" "$(gateway_http_target "$i")"
-    done
-    # a gateway marked down (its host gone: 2 checks missed, ~2-3 s) gets its browsers' WebSockets closed here
-    # (on-marked-down shutdown-sessions): a killed process's sockets close by themselves (its kernel sends FIN), but
-    # for a host that vanishes (power, network) HAProxy would otherwise hold them open toward a host that never answers,
-    # and the browser would never learn that its gateway is gone (docs/scale-out.md "A gateway host that does not come back")
-    # With gateway i down, its tokens go to the others (backup): they know no such session, except the page's logout
-    # of it, answered with the calls another gateway ended for it (docs/scale-out.md)
-    local j
-    for ((i = 1; i <= LAB_GATEWAYS; i++)); do
-      # (each server's state is the one checked in backend any: track, no second health check per gateway)
-      printf '\nbackend g%d\n  server g%d %s track any/g%d on-marked-down shutdown-sessions\n' "$i" "$i" "$(gateway_http_target "$i")" "$i"
-      for ((j = 1; j <= LAB_GATEWAYS; j++)); do
-        ((j == i)) || printf '  server g%d %s track any/g%d backup\n' "$j" "$(gateway_http_target "$j")" "$j"
-      done
-    done
-    printf '\nfrontend stats\n  bind %s\n  stats enable\n  stats uri /\n' "$LAB_HAPROXY_STATS"
-  } >"$1"
-}
-
+# start_haproxy — HAProxy on its host, its configuration written by harness/lib/haproxy-config.sh.
 start_haproxy() {
   local cfg="$LAB_RUN_DIR/haproxy.cfg" HAPROXY_PEM=
   if [[ ${LAB_TLS:-0} == 1 ]]; then
@@ -314,7 +262,10 @@ start_haproxy() {
     HAPROXY_PEM="$LAB_RUN_DIR/haproxy.pem"
     (umask 077 && cat "$LAB_TLS_CERT" "$LAB_TLS_KEY" >"$HAPROXY_PEM") || { fail "cannot write $(rel "$HAPROXY_PEM")"; return 1; }
   fi
-  haproxy_config "$cfg"
+  local i targets=()
+  for ((i = 1; i <= LAB_GATEWAYS; i++)); do targets+=("$(gateway_http_target "$i")"); done
+  bash "$ROOT/harness/lib/haproxy-config.sh" ${HAPROXY_PEM:+--pem "$HAPROXY_PEM"} "$cfg" "$LAB_HOSTS_HAPROXY_ADDR:$LAB_GW_PORT" \
+    "$LAB_HAPROXY_STATS" "${targets[@]}" || { fail "cannot write $(rel "$cfg")"; return 1; }
   haproxy -c -q -f "$cfg" >/dev/null 2>&1 || { fail "haproxy refuses $(rel "$cfg"): $(haproxy -c -f "$cfg" 2>&1 | grep -m1 ALERT)"; return 1; }
   LAB_PROC_NETNS=$(host_netns haproxy) proc_start haproxy haproxy -db -f "$cfg"
   proc_wait_ready haproxy "$LAB_LAST_PID" 15 "200 from $(hosts_entry_url)/api/v1/health through HAProxy" http_200 "$(hosts_entry_url)/api/v1/health"
@@ -457,8 +408,7 @@ scale_print() {
 # gateway ends its calls from Redis); harness/bench/scale-out.mjs measures each and writes
 # out/bench/scale-out/report.*.
 cmd_bench_scale_out() {
-  local calls=40 duration=40 cps=10 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 cfg g r dir rc=0 gws i n v prev=0 est
-  local -a orig=("$@") hosts=()
+  local calls=40 duration=40 steps=10,25,50,75,100 step_s=30 hold=5 sweep=1 scaled=3x3 v prev=0
   while (($#)); do
     case $1 in
       --calls) [[ ${2:-} =~ ^[1-9][0-9]*$ && $2 -le 200 ]] || usage_error "bench scale-out: --calls needs 1..200"; calls=$2; shift 2 ;;
@@ -476,18 +426,23 @@ cmd_bench_scale_out() {
       *) usage_error "unknown option for bench scale-out: $1" ;;
     esac
   done
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ensure_packages
-    build_harness && build_gateway || exit 1
-    # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in the other benches (bench.sh bench_build)
-    if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
-      [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
-    else
-      build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
-    fi
-    lab_prepare_run bench/scale-out
+  ensure_packages
+  build_harness && build_gateway || exit 1
+  # LAB_MEDIA_RELAY_BUILD: loadgen from another build, as in the other benches (bench.sh bench_build)
+  if [[ -n ${LAB_MEDIA_RELAY_BUILD:-} ]]; then
+    [[ -x $LAB_MEDIA_RELAY_BUILD/loadgen/loadgen ]] || die "LAB_MEDIA_RELAY_BUILD=$LAB_MEDIA_RELAY_BUILD has no loadgen/loadgen"
+  else
+    build_media_relay || [[ -x $ROOT/media-relay/build/loadgen/loadgen ]] || exit 1
   fi
-  netns_enter bench scale-out "${orig[@]}"
+  lab_prepare_run bench/scale-out
+  netns_run bench_scale_out_in_netns "$calls" "$duration" "$steps" "$step_s" "$hold" "$sweep" "$scaled"
+}
+
+# bench_scale_out_in_netns CALLS DURATION CPS_STEPS STEP_SECONDS HOLD SWEEP(0|1) GxR — the namespace phase of
+# `./lab bench scale-out` (in-netns.sh), with the options cmd_bench_scale_out checked.
+bench_scale_out_in_netns() {
+  local calls=$1 duration=$2 steps=$3 step_s=$4 hold=$5 sweep=$6 scaled=$7 cps=10 cfg g r dir rc=0 gws i n est
+  local -a hosts=()
   lab_use_run bench/scale-out
   procs_install_traps
   # one user per gateway (at least two), so that HAProxy's round robin puts one session on each; the quotas lifted

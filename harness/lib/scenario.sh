@@ -17,7 +17,7 @@ scenario_build_linkdelay() {
 }
 
 cmd_scenario() {
-  local args=("$@") rc out timeout_s duration=30 keep=''
+  local out duration=30 keep=''
   [[ ${1:-} != "" && ${1:-} != -* ]] || usage_error "scenario needs a name: basic, lossy, congested, video or variable-capacity"
   # --browser is ./lab's (which browser); the rest goes to run.mjs, which checks it (exit 2, one line)
   local pass=("--name" "$1")
@@ -36,23 +36,28 @@ cmd_scenario() {
   done
   LAB_BROWSER=${LAB_BROWSER:-chromium}
   export LAB_BROWSER
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    ensure_packages
-    build_harness || exit 1
-    out=$(node "$SCENARIO_MJS" "${pass[@]}" --check 2>&1) || { printf 'lab: %s\n' "${out#scenario: }" >&2; exit 2; }
-    log "scenario $out"
-    build_gateway && { build_media_relay; (($? != 1)); } && scenario_build_linkdelay || exit 1
-    [[ -x $ROOT/media-relay/build/delaymeter/delaymeter ]] || die "delaymeter is not built (media-relay/build)"
-    lab_prepare_run "scenario/${pass[1]}" "$keep"
-  fi
-  netns_enter scenario "${args[@]}"
+  ensure_packages
+  build_harness || exit 1
+  out=$(node "$SCENARIO_MJS" "${pass[@]}" --check 2>&1) || { printf 'lab: %s\n' "${out#scenario: }" >&2; exit 2; }
+  log "scenario $out"
+  build_gateway && { build_media_relay; (($? != 1)); } && scenario_build_linkdelay || exit 1
+  [[ -x $ROOT/media-relay/build/delaymeter/delaymeter ]] || die "delaymeter is not built (media-relay/build)"
+  lab_prepare_run "scenario/${pass[1]}" "$keep"
+  [[ $duration =~ ^[0-9]+$ ]] || duration=30
+  netns_run scenario_in_netns "$duration" "${pass[@]}"
+}
+
+# scenario_in_netns DURATION --name NAME RUN_ARGS... — the namespace phase of `./lab scenario` (in-netns.sh): the
+# browser topology, the lab, then run.mjs with --name NAME RUN_ARGS (its --check passed on the host).
+scenario_in_netns() {
+  local duration=$1 rc timeout_s envs
+  shift
+  local pass=("$@")
   netns_topology
   lab_use_run "scenario/${pass[1]}"
   procs_install_traps
   lab_start_all || exit 1
-  local envs
   mapfile -t envs < <(lab_run_env)
-  [[ $duration =~ ^[0-9]+$ ]] || duration=30
   timeout_s=$((duration + 180))
   log "running the scenario: node harness/scenario/run.mjs (stopped after ${timeout_s}s at the latest)"
   run_foreground scenario "$timeout_s" env "${envs[@]}" node "$SCENARIO_MJS" "${pass[@]}"

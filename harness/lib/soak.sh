@@ -44,19 +44,26 @@ soak_hosts() {
 }
 
 cmd_soak() {
-  local args=("$@") out rc cap gw_args=() gws rls i
-  [[ ${LAB_IN_NETNS:-} != 1 ]] && { ensure_packages; build_harness || exit 1; }
+  local out cap gws rls
+  ensure_packages
+  build_harness || exit 1
   out=$(node "$SOAK_MJS" --check "$@" 2>&1) || { printf 'lab: %s\n%s\n' "${out#soak: }" "$USAGE" >&2; exit 2; }
   cap=$(sed -n 's/.*cap_s=\([0-9]*\).*/\1/p' <<<"$out")
   gws=$(sed -n 's/.* gateways=\([0-9]*\).*/\1/p' <<<"$out") rls=$(sed -n 's/.* relays=\([0-9]*\).*/\1/p' <<<"$out")
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    bench_build gateway || exit 1   # loadgen (with its gateway mode) and the gateway
-    lab_prepare_run soak
-  fi
-  netns_enter soak "${args[@]}"
+  bench_build gateway || exit 1   # loadgen (with its gateway mode) and the gateway
+  lab_prepare_run soak
+  netns_run soak_in_netns "$cap" "$gws" "$rls" "$(sed -n 's/.*expected_s=\([0-9]*\).*/\1/p' <<<"$out")" "$@"
+}
+
+# soak_in_netns CAP GATEWAYS RELAYS EXPECTED ARGS... — the namespace phase of `./lab soak ARGS...` (in-netns.sh), with
+# what soak.mjs --check made of ARGS: the lab (or the hosts layout), then soak.mjs, stopped after CAP s at the latest.
+soak_in_netns() {
+  local cap=$1 gws=$2 rls=$3 expected=$4 rc gw_args=()
+  shift 4
+  local args=("$@")
   lab_use_run soak
   procs_install_traps
-  log "soak: about $(sed -n 's/.*expected_s=\([0-9]*\).*/\1/p' <<<"$out") s, stopped after ${cap}s at the latest"
+  log "soak: about $expected s, stopped after ${cap}s at the latest"
   if ((gws > 1 || rls > 1)); then
     soak_hosts "$gws" "$rls" || exit 1
     run_foreground soak "$cap" env LAB_ROOT="$ROOT" LAB_LOGDIR="$LAB_LOGDIR" LAB_PIDS="$LAB_PIDS" LAB_USERS_FILE="$LAB_USERS_FILE" \

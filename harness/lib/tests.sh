@@ -148,51 +148,54 @@ cmd_test() {
     esac
   done
   export LAB_IMS
-  if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
-    # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s) and, beside it, the
-    # external pass (imsext.sh's ext_test_pass_start: the 3GPP core as an outsider); without --ims, --only runs each named file in
-    # the pass of the core it needs (the light core's files in the first, LAB_TEST_PASS_CORE=light)
-    if [[ $LAB_IMS != 3gpp ]]; then
-      if [[ -z ${LAB_TEST_ONLY:-} ]]; then
-        export LAB_TEST_3GPP_PASS=1 LAB_TEST_EXT_PASS=1
-      else
-        export LAB_TEST_PASS_CORE=light
-        [[ -n $(test_only_files 3gpp 2>/dev/null) ]] && export LAB_TEST_3GPP_PASS=1
-        [[ -n $(test_only_files external 2>/dev/null) ]] && export LAB_TEST_EXT_PASS=1
-      fi
-    fi
-    # scale-hosts.test.mjs starts the hosts layout with the 3GPP core (harness/lib/scaleout.sh): its packages and HSS
-    [[ -z ${LAB_TEST_ONLY:-} || ,$LAB_TEST_ONLY, =~ ,scale-hosts(\.test\.mjs)?, ]] && export LAB_TEST_HOSTS_3GPP=1
-    ims3_lab_packages
-    ensure_packages
-    ims3_lab_build || exit 1
-    lab_prepare_run test
-    if [[ -n ${LAB_TEST_ONLY:-} ]]; then
-      test_only_files >/dev/null || exit 2
-      export LAB_TEST_ONLY
-      LAB_T_UNIT="unit skipped (--only)"
-      LAB_T_RELAY=
-      # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
-      if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
-      # datachannel.test.mjs, rtt.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
-      # datachannel-calls.test.mjs, rtt-calls.test.mjs: the same, through the gateway (the IMS UE harness/runner/dc-ue.py)
-      # ims3gpp-datachannel.test.mjs: the endpoint, and the 3GPP core's MF (ims-sim/3gpp/dcsf/mf.py) on aiortc
-      if [[ ,$LAB_TEST_ONLY, == *,datachannel,* || ,$LAB_TEST_ONLY, == *,rtt,* || ,$LAB_TEST_ONLY, == *,datachannel-calls,* || ,$LAB_TEST_ONLY, == *,rtt-calls,* || ,$LAB_TEST_ONLY, == *,ims3gpp-datachannel,* ]]; then build_media_relay && build_pyenv || exit 1; fi
+  # the full run ends with a pass on the 3GPP core (ims3gpp.sh's ims3_test_pass, about 30 s) and, beside it, the
+  # external pass (imsext.sh's ext_test_pass_start: the 3GPP core as an outsider); without --ims, --only runs each named file in
+  # the pass of the core it needs (the light core's files in the first, LAB_TEST_PASS_CORE=light)
+  if [[ $LAB_IMS != 3gpp ]]; then
+    if [[ -z ${LAB_TEST_ONLY:-} ]]; then
+      export LAB_TEST_3GPP_PASS=1 LAB_TEST_EXT_PASS=1
     else
-      build_pyenv || fail "no python venv: datachannel.test.mjs and rtt.test.mjs will fail (their aiortc peers are missing)"
-      if [[ -f $ROOT/pom.xml ]]; then run_unit_tests; else LAB_T_UNIT="unit FAILED (no pom.xml)"; fi
-      build_media_relay
-      case $? in 0) LAB_T_RELAY=built ;; 1) LAB_T_RELAY="media-relay FAILED (build)" ;; *) LAB_T_RELAY= ;; esac
+      export LAB_TEST_PASS_CORE=light
+      [[ -n $(test_only_files 3gpp 2>/dev/null) ]] && export LAB_TEST_3GPP_PASS=1
+      [[ -n $(test_only_files external 2>/dev/null) ]] && export LAB_TEST_EXT_PASS=1
     fi
-    LAB_T_INTEG=
-    if [[ ! -d $ROOT/harness/tests ]]; then
-      LAB_T_INTEG="integration FAILED (no harness/tests)"
-    elif ! { build_gateway && build_harness; }; then
-      LAB_T_INTEG="integration FAILED (build)"
-    fi
-    export LAB_T_UNIT LAB_T_SUREFIRE LAB_T_RELAY LAB_T_INTEG
   fi
-  netns_enter test
+  # scale-hosts.test.mjs starts the hosts layout with the 3GPP core (harness/lib/scaleout.sh): its packages and HSS
+  [[ -z ${LAB_TEST_ONLY:-} || ,$LAB_TEST_ONLY, =~ ,scale-hosts(\.test\.mjs)?, ]] && export LAB_TEST_HOSTS_3GPP=1
+  ims3_lab_packages
+  ensure_packages
+  ims3_lab_build || exit 1
+  lab_prepare_run test
+  if [[ -n ${LAB_TEST_ONLY:-} ]]; then
+    test_only_files >/dev/null || exit 2
+    export LAB_TEST_ONLY
+    LAB_T_UNIT="unit skipped (--only)"
+    LAB_T_RELAY=
+    # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
+    if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
+    # datachannel.test.mjs, rtt.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
+    # datachannel-calls.test.mjs, rtt-calls.test.mjs: the same, through the gateway (the IMS UE harness/runner/dc-ue.py)
+    # ims3gpp-datachannel.test.mjs: the endpoint, and the 3GPP core's MF (ims-sim/3gpp/dcsf/mf.py) on aiortc
+    if [[ ,$LAB_TEST_ONLY, == *,datachannel,* || ,$LAB_TEST_ONLY, == *,rtt,* || ,$LAB_TEST_ONLY, == *,datachannel-calls,* || ,$LAB_TEST_ONLY, == *,rtt-calls,* || ,$LAB_TEST_ONLY, == *,ims3gpp-datachannel,* ]]; then build_media_relay && build_pyenv || exit 1; fi
+  else
+    build_pyenv || fail "no python venv: datachannel.test.mjs and rtt.test.mjs will fail (their aiortc peers are missing)"
+    if [[ -f $ROOT/pom.xml ]]; then run_unit_tests; else LAB_T_UNIT="unit FAILED (no pom.xml)"; fi
+    build_media_relay
+    case $? in 0) LAB_T_RELAY=built ;; 1) LAB_T_RELAY="media-relay FAILED (build)" ;; *) LAB_T_RELAY= ;; esac
+  fi
+  LAB_T_INTEG=
+  if [[ ! -d $ROOT/harness/tests ]]; then
+    LAB_T_INTEG="integration FAILED (no harness/tests)"
+  elif ! { build_gateway && build_harness; }; then
+    LAB_T_INTEG="integration FAILED (build)"
+  fi
+  export LAB_T_UNIT LAB_T_SUREFIRE LAB_T_RELAY LAB_T_INTEG
+  netns_run test_in_netns
+}
+
+# test_in_netns — the namespace phase of `./lab test` (in-netns.sh; what the host phase chose and built reaches it
+# as the exported LAB_TEST_* and LAB_T_*): the browser topology, the lab, CTest and the Node passes, the summary.
+test_in_netns() {
   netns_topology
   lab_use_run test
   procs_install_traps

@@ -207,3 +207,52 @@ test('every LAB.<NAME> the Node side reads is a row of the table (a misspelt nam
   const unknown = files.flatMap((f) => unknownReads(read(f)).map((n) => `${f}: LAB.${n}`));
   assert.deepEqual(unknown, [], `these name no row of harness/addresses.env: ${unknown.join('; ')}`);
 });
+
+// What a row takes: a port range (N-M, or the pair X_MIN/X_MAX), a port (a number, or LAB_LOOPBACK:PORT: every bare port
+// of the table is on the core's loopback), or its value as it is (an address, ADDR:PORT elsewhere, a namespace name).
+// Two rows clash when they take the same port or value, or one's port or range lies in the other's range, unless one
+// of them says `may share with NAME` of the other in its comment (never in use at the same time), or a range row says
+// `a filter: binds nothing` (a range that captures match on, which holds other rows' ports by design).
+function clashes(text) {
+  const table = parseTable(text, 'the table');
+  const note = Object.fromEntries([...text.matchAll(/^([A-Z][A-Z0-9_]*)=\S*\s+#(.*)$/gm)].map((m) => [m[1], m[2]]));
+  const says = (a, what) => (note[a] ?? '').includes(what);
+  const shares = (a, b) => new RegExp(`may share with [^()]*\\b${b}\\b`).test(note[a] ?? '');
+  const rows = [];
+  for (const [n, v] of Object.entries(table)) {
+    const pair = n.replace(/_(MIN|MAX)$/, '');
+    if (pair !== n && `${pair}_MIN` in table && `${pair}_MAX` in table) {
+      if (n.endsWith('_MIN')) rows.push({ n, lo: +v, hi: +table[`${pair}_MAX`], shown: `${v}-${table[`${pair}_MAX`]}`, range: true });
+      continue;
+    }
+    const range = /^(\d+)-(\d+)$/.exec(v);
+    const port = /^(\d+)$/.exec(v) ?? (v.startsWith(`${table.LAB_LOOPBACK}:`) ? /:(\d+)$/.exec(v) : null);
+    if (range) rows.push({ n, lo: +range[1], hi: +range[2], shown: v, range: true });
+    else if (port) rows.push({ n, lo: +port[1], hi: +port[1], shown: v });
+    else rows.push({ n, value: v, shown: v });
+  }
+  const found = [];
+  for (const [i, a] of rows.entries()) {
+    for (const b of rows.slice(i + 1)) {
+      const same = a.value != null || b.value != null ? a.value === b.value : a.lo <= b.hi && b.lo <= a.hi;
+      if (!same || shares(a.n, b.n) || shares(b.n, a.n)) continue;
+      if ((a.range && says(a.n, 'a filter: binds nothing')) || (b.range && says(b.n, 'a filter: binds nothing'))) continue;
+      found.push(`${a.n}=${a.shown} and ${b.n}=${b.shown}`);
+    }
+  }
+  return found;
+}
+
+test('no two rows of the table take the same port, range or address unless the table says they may (and the check finds one)', () => {
+  const t = (rows) => `LAB_LOOPBACK=10.1.2.3\n${rows}\n`;
+  assert.deepEqual(clashes(t('LAB_A_PORT=4711\nLAB_B=${LAB_LOOPBACK}:4711')), ['LAB_A_PORT=4711 and LAB_B=10.1.2.3:4711'], 'a port given twice (bare and as loopback:port) is not found');
+  assert.deepEqual(clashes(t('LAB_A_PORTS=4700-4799\nLAB_B_PORT=4711\nLAB_C_MIN=4790\nLAB_C_MAX=4810')),
+    ['LAB_A_PORTS=4700-4799 and LAB_B_PORT=4711', 'LAB_A_PORTS=4700-4799 and LAB_C_MIN=4790-4810'], 'a port in a range, or overlapping ranges, are not found');
+  assert.deepEqual(clashes(t('LAB_A_ADDR=10.9.9.9\nLAB_NS_X=labx\nLAB_B_ADDR=10.9.9.9\nLAB_NS_Y=labx')),
+    ['LAB_A_ADDR=10.9.9.9 and LAB_B_ADDR=10.9.9.9', 'LAB_NS_X=labx and LAB_NS_Y=labx'], 'an address or a name given twice is not found');
+  assert.deepEqual(clashes(t('LAB_A_PORT=4711 # x (may share with LAB_B_PORT: never at once)\nLAB_B_PORT=4711\nLAB_F_PORTS=4700-4799 # a filter: binds nothing')), [],
+    'rows that say they may share (or a filter range) are counted as clashes');
+  assert.deepEqual(clashes(t('LAB_A_PORT=4711 # (may share with LAB_C_PORT)\nLAB_B_PORT=4711')), ['LAB_A_PORT=4711 and LAB_B_PORT=4711'], 'a may-share naming a third row excuses this pair');
+  const found = clashes(fs.readFileSync(TABLE_FILE, 'utf8'));
+  assert.deepEqual(found, [], `these rows of ${path.relative(root, TABLE_FILE)} take the same port, range or address; give one another value, or, when they are never in use at the same time, say "may share with NAME" in one's comment: ${found.join('; ')}`);
+});

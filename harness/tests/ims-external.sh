@@ -26,7 +26,6 @@
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
-LAB_SELF="$ROOT/harness/tests/ims-external.sh"   # what netns_enter re-executes inside the namespace
 for lib in log addresses procs netns components updown; do
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
@@ -36,8 +35,9 @@ WANTED="external-registration external-registration-digest external-reg-event ex
 if [[ ${LAB_IN_NETNS:-} != 1 ]]; then
   [[ -x $ROOT/ims-sim/3gpp/hss/build/hss ]] || die "build the HSS first (./lab test --only ims-external does, or ims-sim/3gpp/build-hss.sh)"
   lab_prepare_run ims-external
+  netns_exec "$ROOT/harness/tests/ims-external.sh" "$@" # this script again, inside a private network namespace
 fi
-netns_enter "$@"
+netns_setup
 lab_use_run ims-external
 procs_install_traps
 

@@ -8,15 +8,15 @@
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
-LAB_SELF="$ROOT/harness/tests/ims-sim.sh"   # what netns_enter re-executes inside the namespace
 for lib in log addresses procs netns scaleout components; do # components.sh uses scaleout.sh's client_exec
   # shellcheck source=/dev/null
   source "$ROOT/harness/lib/$lib.sh"
 done
 S="$ROOT/sipp-scenarios"
 
-[[ ${LAB_IN_NETNS:-} == 1 ]] || lab_prepare_run ims-sim
-netns_enter "$@"
+# on the host: a fresh run directory, then this script again inside a private network namespace (netns_exec)
+[[ ${LAB_IN_NETNS:-} == 1 ]] || { lab_prepare_run ims-sim; netns_exec "$ROOT/harness/tests/ims-sim.sh" "$@"; }
+netns_setup
 lab_use_run ims-sim
 export LAB_LOGDIR
 procs_install_traps

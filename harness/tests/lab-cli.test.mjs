@@ -1,6 +1,7 @@
 // Unit test (no lab needed): `./lab` only dispatches. Its help lives apart in harness/lib/help.txt; `./lab help`
 // prints that file, `./lab help CMD` and `./lab CMD --help` print CMD's part of it and run nothing, and every
-// subcommand the dispatcher knows has its part there (and the reverse).
+// subcommand the dispatcher knows has its part there (and the reverse). A command's namespace phase runs in
+// harness/lib/in-netns.sh (netns.sh netns_run), never in `./lab` again (root or user namespaces needed).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -60,4 +61,73 @@ test('an unknown or missing subcommand is a usage error (exit 2, the usage line,
     const want = args.length ? 'lab: unknown subcommand: nosuch' : 'lab: no subcommand given';
     assert.equal(r.err, `${want}\n${usageLine}\n`, `./lab ${args.join(' ')}: stderr is not "${want}" and the usage line`);
   }
+});
+
+// netns_run as the commands use it, with a probe for a phase: in-netns.sh runs any *_in_netns function it knows,
+// and a bash function exported by the caller is one (the real phases start the lab; this one only looks around).
+const probeRun = (fn, args, env = process.env) => spawnSync('bash', ['-c', `set -u
+ROOT=${JSON.stringify(root)}; source "$ROOT/harness/lib/log.sh"; source "$ROOT/harness/lib/netns.sh"
+probe_in_netns() {
+  printf 'pid=%s net=%s in_netns=%s up=%s\\n' "$$" "$(readlink /proc/self/ns/net)" "$LAB_IN_NETNS" "$(ip -o link show up | awk -F': ' '{printf "%s ", $2}')"
+  printf 'arg=[%s]\\n' "$@"
+  printf 'cmdline=%s\\n' "$(tr '\\0' ' ' </proc/$$/cmdline)"
+  lab_supervisor_alive $$ && echo supervisor=alive || echo supervisor=gone
+}
+export -f probe_in_netns
+printf 'host pid=%s net=%s\\n' "$$" "$(readlink /proc/self/ns/net)"
+netns_run "$@"`, 'probe', fn, ...args], { cwd: root, encoding: 'utf8', timeout: 20000, env });
+
+test("a command's namespace phase: in-netns.sh FUNC ARGS in new namespaces, same pid, ARGS intact, ./lab not run again", () => {
+  const r = probeRun('probe_in_netns', ['one', 'two words', '']);
+  const shown = `netns_run exited ${r.status}; stdout: ${r.stdout.slice(0, 600)}; stderr: ${r.stderr.trim().slice(0, 300)}`;
+  assert.equal(r.status, 0, shown);
+  const host = /^host pid=(\d+) net=(\S+)$/m.exec(r.stdout);
+  const inside = /^pid=(\d+) net=(\S+) in_netns=(\S*) up=(.*)$/m.exec(r.stdout);
+  assert.ok(host && inside, `the probe printed no host or namespace line: ${shown}`);
+  assert.equal(inside[1], host[1], `the namespace phase runs as pid ${inside[1]}, ./lab was ${host[1]}: signals sent to ./lab would miss it`);
+  assert.notEqual(inside[2], host[2], `the namespace phase is still in the host's network namespace (${host[2]})`);
+  assert.equal(inside[3], '1', 'LAB_IN_NETNS is not 1 in the namespace phase');
+  assert.equal(inside[4].trim(), 'lo', `the new namespace should have only loopback up (netns_setup), has: ${inside[4]}`);
+  assert.deepEqual([...r.stdout.matchAll(/^arg=\[(.*)\]$/gm)].map((m) => m[1]), ['one', 'two words', ''], `the phase's arguments were not passed intact: ${shown}`);
+  const cmdline = /^cmdline=(.*)$/m.exec(r.stdout)?.[1] ?? '';
+  assert.match(cmdline, /^bash \S*\/harness\/lib\/in-netns\.sh probe_in_netns one two words/, `the namespace phase is not in-netns.sh: ${cmdline}`);
+  assert.doesNotMatch(cmdline, /(^|\/)lab( |$)/, `the namespace phase runs ./lab again: ${cmdline}`);
+  // out/RUN/supervisor holds this pid: a second run in the same out/RUN must see it alive and leave its components be
+  assert.match(r.stdout, /^supervisor=alive$/m, `lab_supervisor_alive does not know the namespace phase (${cmdline}): a second run would stop its components`);
+});
+
+test('in-netns.sh runs only a *_in_netns function, and only inside the namespace (a one-line reason otherwise)', () => {
+  const r = probeRun('lab_down', []);
+  assert.equal(r.status, 1, `netns_run lab_down exited ${r.status}: ${r.stderr}`);
+  assert.match(r.stderr, /^lab: in-netns.sh runs a command's namespace phase \(a \*_in_netns function\) inside \.\/lab's private namespace, not 'lab_down'$/m, `no clear refusal of lab_down: ${r.stderr}`);
+  const outside = spawnSync('bash', [path.join(root, 'harness/lib/in-netns.sh'), 'demo_in_netns'], { cwd: root, encoding: 'utf8', timeout: 20000, env: { PATH: process.env.PATH } });
+  assert.equal(outside.status, 1, `in-netns.sh run by hand outside the namespace exited ${outside.status}: ${outside.stderr}`);
+  assert.match(outside.stderr, /^lab: in-netns.sh runs a command's namespace phase/m, `no clear refusal when run by hand: ${outside.stderr}`);
+  assert.equal(outside.stdout, '', `in-netns.sh run by hand printed: ${outside.stdout.slice(0, 200)}`);
+});
+
+test('every netns_run in harness/lib names a *_in_netns function that exists, and nothing there runs ./lab', () => {
+  const lib = path.join(root, 'harness/lib');
+  const text = fs.readdirSync(lib).filter((f) => f.endsWith('.sh')).map((f) => [f, fs.readFileSync(path.join(lib, f), 'utf8')]);
+  const defined = new Set(text.flatMap(([, t]) => [...t.matchAll(/^([a-z_][a-z0-9_]*)\(\) \{/gm)].map((m) => m[1])));
+  const runs = text.flatMap(([f, t]) => [...t.matchAll(/^\s*netns_run ([a-z_][a-z0-9_]*)/gm)].map((m) => [f, m[1]]));
+  assert.ok(runs.length >= 7, `found only ${runs.length} netns_run calls in harness/lib (demo, test, compliance, bench, bench scale-out, soak, scenario, docker)`);
+  const bad = runs.filter(([, fn]) => !fn.endsWith('_in_netns') || !defined.has(fn)).map(([f, fn]) => `${f}: netns_run ${fn}`);
+  assert.deepEqual(bad, [], `these netns_run calls name no *_in_netns function of harness/lib: ${bad.join('; ')}`);
+  const relab = text.filter(([, t]) => /(\$ROOT\/lab|\$LAB_SELF)\b/.test(t.replace(/(^|\s)#.*$/gm, ''))).map(([f]) => f);
+  assert.deepEqual(relab, [], `these files of harness/lib run ./lab again: ${relab.join(', ')}`);
+});
+
+// the unit tests of the bash libraries themselves source them: that is what they test
+const LIB_UNIT_TESTS = ['harness/tests/lab-cli.test.mjs', 'harness/tests/addresses.test.mjs', 'harness/tests/procs.test.mjs'];
+test('Node runs the lab\'s bash scripts, never sources its libraries (but in the libraries\' own unit tests)', () => {
+  const sources = (text) => [...text.matchAll(/(?:\bsource|(?:^|[;&|`'"]\s*)\.)\s+["']?[^"'\s;]*harness\/lib\/[\w.-]+\.sh/gm)].map((m) => m[0].trim());
+  assert.equal(sources('const sh = `source "${root}/harness/lib/scaleout.sh"; haproxy_config x`;').length, 1, 'the check misses a sourced library');
+  assert.equal(sources("spawn('bash', [path.join(root, 'harness/lib/haproxy-config.sh'), cfg])").length, 0, 'the check counts a script run with arguments');
+  const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.name === 'node_modules' ? []
+    : e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.mjs') ? [path.join(dir, e.name)] : []));
+  const files = walk(path.join(root, 'harness')).filter((f) => !LIB_UNIT_TESTS.includes(path.relative(root, f)));
+  assert.ok(files.length > 100, `only ${files.length} .mjs files under harness/`);
+  const found = files.flatMap((f) => sources(fs.readFileSync(f, 'utf8')).map((m) => `${path.relative(root, f)}: ${m}`));
+  assert.deepEqual(found, [], `these Node files source bash libraries of harness/lib instead of running a script with arguments: ${found.join('; ')}`);
 });

@@ -12,7 +12,7 @@
 //     to the browser with the wrong SRTP ROC): each of relay-a's calls is ended media-lost after the browser's
 //     media-reports, none left up silent;
 //  3. two gateways: a second gateway (HTTP 8096, SIP 5100) on the same relays, both with token prefixes (g1., g2.)
-//     behind HAProxy (127.0.0.1:8097, the lab's harness/lib/scaleout.sh configuration); two users log in through
+//     behind HAProxy (127.0.0.1:8097, the configuration harness/lib/haproxy-config.sh writes for ./lab up); two users log in through
 //     it (one lands on each gateway), originate calls and answer MT calls from SIPp ue2: each gateway takes its
 //     share of MO calls and the MT call of the user it holds, every call with media.
 import assert from 'node:assert/strict';
@@ -289,14 +289,12 @@ test('two gateways behind HAProxy: logins spread, each session stays on its gate
   { log: path.join(logDir(), 'gateway-scale2.log'), env });
   await ready('gateway-scale2', procs['gateway-scale2'], async () => (await fetch(`${HTTP2}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 90);
 
-  // HAProxy with the configuration `./lab up --gateways 2` generates (harness/lib/scaleout.sh haproxy_config)
+  // HAProxy with the configuration `./lab up --gateways 2` writes (harness/lib/haproxy-config.sh, called as scaleout.sh's
+  // start_haproxy calls it), its frontend and stats on this test's loopback ports, its servers this test's two gateways
   const cfg = path.join(outDir(), 'scale-out-haproxy.cfg');
-  // (its frontend on this test's loopback address, its servers this test's two gateways instead of the hosts' addresses)
-  const sh = `source "${root}/harness/lib/addresses.sh"; source "${root}/harness/lib/scaleout.sh"; HAPROXY_BIND=127.0.0.1 LAB_GW_PORT=${LB_PORT} `
-    + `LAB_GATEWAYS=2 LAB_HAPROXY_STATS=127.0.0.1:${LAB.LAB_SCALE_TEST_LB_STATS_PORT}; gateway_http_target() { (($1 == 1)) && echo 127.0.0.1:${GW1} || echo 127.0.0.1:${GW2}; }; `
-    + `haproxy_config "${cfg}"`;
-  const gen = start('haproxy-config', 'bash', ['-c', sh], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
-  assert.equal((await gen.done).code, 0, `haproxy_config failed: ${gen.tail()}`);
+  const gen = start('haproxy-config', 'bash', [path.join(root, 'harness', 'lib', 'haproxy-config.sh'), cfg, `127.0.0.1:${LB_PORT}`,
+    `127.0.0.1:${LAB.LAB_SCALE_TEST_LB_STATS_PORT}`, `127.0.0.1:${GW1}`, `127.0.0.1:${GW2}`], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
+  assert.equal((await gen.done).code, 0, `harness/lib/haproxy-config.sh failed: ${gen.tail()}`);
   procs.haproxy = start('haproxy', 'haproxy', ['-db', '-f', cfg], { log: path.join(logDir(), 'scale-out-haproxy.log'), env });
   const LB = `http://127.0.0.1:${LB_PORT}`;
   await ready('haproxy', procs.haproxy, async () => (await fetch(`${LB}/api/v1/health`, { signal: AbortSignal.timeout(2000) })).status === 200, 20);
