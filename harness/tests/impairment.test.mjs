@@ -215,6 +215,7 @@ test(titled('the DTLS handshake\'s last flight lost once on the browser link: th
   const b = r.browser ?? {};
   const seen = `page DTLS ${b.dtlsState}, sent ${b.packetsSent}, received ${b.packetsReceived}; rtpengine to IMS `
     + `${r.info?.media?.packetsToIms}, to the browser ${r.info?.media?.packetsToBrowser}; last-flight datagrams dropped ${JSON.stringify(dropped)}`;
+  console.log(`last flight lost once: ${seen}`);
   assert.ok(dropped.down + dropped.up >= 1, `no datagram opening with a DTLS ChangeCipherSpec record crossed the browser link, `
     + `so nothing was dropped and the test proves nothing: ${seen}`);
   // 6 s of 20 ms audio; the lost flight is resent after DTLS's 1 s timer, so at least 2 s of it must arrive each way
