@@ -52,11 +52,11 @@ export const CHECKS = [
     id: 'dtls-setup-roles',
     cores: ['light', '3gpp'],
     clause: 'RFC 5763; RFC 8842; RFC 4145',
-    requirement: 'DTLS roles follow a=setup (actpass answered passive on an ICE-lite call by the default dtls-on-actpass auto, active answered passive) and the RFC 4145 default when a=setup is missing',
+    requirement: 'DTLS roles follow a=setup (actpass answered active by the default dtls-on-actpass active, active answered passive) and the RFC 4145 default when a=setup is missing',
     tests: [
       { file: 'dtls-setup', name: 'MO offer with no a=setup: rtpengine answers passive and DTLS comes up' },
       { file: 'dtls-setup', name: 'MO offer with a=setup:active: rtpengine answers passive and DTLS comes up' },
-      { file: 'dtls-setup', name: 'MO offer with a=setup:actpass: rtpengine answers passive and DTLS comes up' },
+      { file: 'dtls-setup', name: 'MO offer with a=setup:actpass: rtpengine answers active and DTLS comes up' },
       { file: 'dtls-setup', name: 'MT answer without a=setup: rtpengine takes active (an answer defaults to passive) and DTLS comes up' },
     ],
   },

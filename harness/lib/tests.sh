@@ -171,8 +171,9 @@ cmd_test() {
     export LAB_TEST_ONLY
     LAB_T_UNIT="unit skipped (--only)"
     LAB_T_RELAY=
-    # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build)
-    if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* ]]; then build_media_relay || exit 1; fi
+    # scale-out.test.mjs and tls.test.mjs drive calls with loadgen (media-relay/build); impairment.test.mjs reads its
+    # captures with delaymeter (media-relay/build/delaymeter)
+    if [[ ,$LAB_TEST_ONLY, == *,scale-out,* || ,$LAB_TEST_ONLY, == *,tls,* || ,$LAB_TEST_ONLY, == *,impairment,* ]]; then build_media_relay || exit 1; fi
     # datachannel.test.mjs, rtt.test.mjs: the endpoint (media-relay/datachannel) and the aiortc peers (out/pyenv)
     # datachannel-calls.test.mjs, rtt-calls.test.mjs: the same, through the gateway (the IMS UE harness/runner/dc-ue.py)
     # ims3gpp-datachannel.test.mjs: the endpoint, and the 3GPP core's MF (ims-sim/3gpp/dcsf/mf.py) on aiortc

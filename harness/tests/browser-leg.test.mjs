@@ -60,11 +60,11 @@ test('MO: rtpengine answers with DTLS-SRTP only, rtcp-mux, a=mid; consent checks
   const callId = await client.call('ue1');
   try {
     const answered = await client.waitFor('answered', callId, 15000, mark);
-    // rtpengine is ICE-lite, so `dtls-on-actpass` auto makes it the DTLS server (docs/media.md "DTLS setup roles")
-    assertWebRtcSdp(answered.sdp, 'passive');
+    // `dtls-on-actpass` active (the default) makes rtpengine the DTLS client (docs/media.md "DTLS setup roles")
+    assertWebRtcSdp(answered.sdp, 'active');
     await sleep(2000);
-    // rtpengine, the DTLS server, picks the profile: AEAD_AES_256_GCM from Chrome's list (rtpengine 10.5)
-    assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AEAD_AES_256_GCM');
+    // rtpengine is the DTLS client; Chrome, the server, picks the first of its list: AES-CM SHA1_80
+    assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AES128_CM_HMAC_SHA1_80');
     const stun = await stunDuring(relayPort(answered.sdp), CONSENT_WINDOW_MS);
     assert.ok(stun.requestsToRelay >= 2, `consent checks from the browser: ${stun.requestsToRelay}`);
     assert.ok(stun.successFromRelay >= stun.requestsToRelay - 1, `rtpengine answered ${stun.successFromRelay} of ${stun.requestsToRelay}`);

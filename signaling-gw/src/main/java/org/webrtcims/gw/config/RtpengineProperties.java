@@ -32,12 +32,14 @@ public class RtpengineProperties {
     public String getIceLite() { return iceLite; }
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
-     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `auto` (the
-     * default: `passive` where rtpengine is ICE-lite on the call, `active` where it runs full ICE), `active`
-     * (rtpengine sends the ClientHello) or `passive` (the browser does, as soon as its ICE check succeeds).
-     * docs/media.md "Which role toward an actpass browser".
+     * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
+     * default: rtpengine sends the ClientHello, and a lost last flight of the handshake is the browser's to resend),
+     * `passive` (the browser does, as soon as its ICE check succeeds) or `auto` (`passive` where rtpengine is ICE-lite
+     * on the call, `active` where it runs full ICE). rtpengine 10.5 as DTLS server never resends its last flight, so
+     * with `passive` or `auto` one lost datagram can leave a call without media. docs/media.md "Which role toward an
+     * actpass browser", "A lost last DTLS flight".
      */
-    private String dtlsOnActpass = "auto";
+    private String dtlsOnActpass = "active";
     public String getDtlsOnActpass() { return dtlsOnActpass; }
     public void setDtlsOnActpass(String v) { this.dtlsOnActpass = v; }
 

@@ -12,9 +12,11 @@ import org.webrtcims.gw.sdp.DtlsRole;
  * rtpengine writes carries ng `address family` for its recipient (IP6 toward IMS, IP4 toward the browser), since
  * `direction` alone does not switch families (rtpengine keeps the family of the SDP it was given when the recipient
  * is not known yet). dtlsOnActpass: rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (RFC 5763
- * §5 lets the answerer pick): `auto` (the default) is `passive` where rtpengine is ICE-lite on the call, so the browser
- * is the DTLS client and starts the handshake on its first successful check, and `active` where rtpengine runs full
- * ICE; `active` or `passive` always that role (docs/media.md "Which role toward an actpass browser").
+ * §5 lets the answerer pick): `active` (the default) or `passive` always that role; `auto` is `passive` where rtpengine
+ * is ICE-lite on the call, so the browser is the DTLS client and starts the handshake on its first successful check
+ * (~50 ms sooner in Chromium), and `active` where rtpengine runs full ICE. `active` is the default because rtpengine
+ * 10.5 as DTLS server never resends the handshake's last flight: one lost datagram and the call has no media
+ * (docs/media.md "Which role toward an actpass browser", "A lost last DTLS flight").
  */
 public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
     /** One unnamed interface, full ICE. */
@@ -52,20 +54,20 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         dtlsOnActpass = dtlsOnActpass(dtlsOnActpass);
     }
 
-    /** `lab.rtpengine.dtls-on-actpass`: `auto` (the default; null or empty too), `active` or `passive`. */
+    /** `lab.rtpengine.dtls-on-actpass`: `active` (the default; null or empty too), `passive` or `auto`. */
     public static String dtlsOnActpass(String v) {
         String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
         return switch (s) {
-            case "", "auto" -> "auto";
-            case "active" -> "active";
+            case "auto" -> "auto";
+            case "", "active" -> "active";
             case "passive" -> "passive";
             default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be auto, active or passive, not '" + v + "'");
         };
     }
 
-    /** Both legs as given, rtpengine's role toward an `actpass` browser `auto`. */
+    /** Both legs as given, rtpengine's role toward an `actpass` browser the default (`active`). */
     public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6) {
-        this(browserInterface, imsInterface, iceLite, imsIpv6, "auto");
+        this(browserInterface, imsInterface, iceLite, imsIpv6, "active");
     }
 
     /**
@@ -73,7 +75,8 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
      * configured. A browser offer that leaves the role open opens the call (MO, an offerless MT call; re-offers keep the
      * role they have), so under `auto` rtpengine is ICE-lite on it only with `ice-lite` true: the browser as DTLS client
      * sends its ClientHello on its first successful check, while rtpengine as a lite DTLS client waits for the
-     * nominating check (~50 ms later in Chromium). With full ICE `passive` never got DTLS up (docs/media.md).
+     * nominating check (~50 ms later in Chromium). With full ICE `passive` never got DTLS up (docs/media.md). Under
+     * `active` (the default) rtpengine is the DTLS client whatever the ICE mode.
      */
     String dtlsRole(String role) {
         if (!DtlsRole.EITHER.equals(role)) return role;
