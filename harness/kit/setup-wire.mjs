@@ -94,6 +94,9 @@ function moTimeline(events, callId) {
   const answer = ngOf(events, callId, 'answer', false);
   const answerReply = ngOf(events, callId, 'answer', true);
   const answered = events.find((e) => e.kind === 'ws' && !e.toGateway && e.type === 'answered' && e.callId === callId);
+  // the 180 and its `ringing`: handled on the same SIP thread before the 200, so a slow `ringing` holds the 200 back
+  const ringingAtGw = sip(events, callId, (e) => e.status === 180 && e.cseq === 'INVITE' && e.dst === GW_SIP_PORT);
+  const ringing = events.find((e) => e.kind === 'ws' && !e.toGateway && e.type === 'ringing' && e.callId === callId);
   return {
     steps_ms: {
       'ws-call-to-ng-offer': ms(call, offer), 'ng-offer': ms(offer, offerReply), 'ng-offer-to-invite': ms(offerReply, inviteOut),
@@ -103,6 +106,8 @@ function moTimeline(events, callId) {
     owners: { gateway: ['ws-call-to-ng-offer', 'ng-offer-to-invite', '200-to-ng-answer', 'ng-answer-to-answered'], rtpengine: ['ng-offer', 'ng-answer'],
       kamailio: ['kamailio-invite-to-ue', 'kamailio-200-to-gateway'], ue: ['ue-invite-to-200'] },
     wire_ms: ms(call, answered),
+    // not a step of the sum: the 180 at the gateway -> `ringing` out, and how long the 200 had been waiting when it left
+    ringing_ms: { '180-to-ringing': ms(ringingAtGw, ringing), '200-waiting-behind-ringing': okAtGw && ringing ? Math.max(0, ms(okAtGw, ringing)) : null },
     points: { call, answered },
   };
 }

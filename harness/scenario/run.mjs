@@ -406,7 +406,8 @@ function summarize(report) {
       if (!of.length) return [d, null];
       const m = (get) => round(median(of.map(get).filter((v) => typeof v === 'number')), 2);
       return [d, { calls: of.length, steps: Object.fromEntries(Object.keys(of[0].steps_ms).map((k) => [k, m((w) => w.steps_ms[k])])),
-        by_owner: Object.fromEntries(Object.keys(of[0].by_owner_ms).map((k) => [k, m((w) => w.by_owner_ms[k])])), wire: m((w) => w.wire_ms) }];
+        by_owner: Object.fromEntries(Object.keys(of[0].by_owner_ms).map((k) => [k, m((w) => w.by_owner_ms[k])])), wire: m((w) => w.wire_ms),
+        ...(of[0].ringing_ms ? { ringing: Object.fromEntries(Object.keys(of[0].ringing_ms).map((k) => [k, m((w) => w.ringing_ms?.[k])])) } : {}) }];
     })),
     // after an MO answer, to the page's DTLS connected (kit/setup-wire.mjs media_up_ms): medians of each step
     mo_media_up_median_ms: (() => {
@@ -450,7 +451,8 @@ function printSummary(report) {
   for (const [d, w] of Object.entries(s.wire_timeline_median_ms ?? {})) {
     if (!w) continue;
     log(`${d} set-up on the wire, medians (${w.calls} calls, ms): ${Object.entries(w.steps).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);
-    log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`);
+    log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`
+      + `${w.ringing ? `; the 180 -> ringing ${w.ringing['180-to-ringing'] ?? '-'}, the 200 waiting behind it ${w.ringing['200-waiting-behind-ringing'] ?? '-'}` : ''}`);
   }
   const mu = s.mo_media_up_median_ms;
   if (mu) log(`mo after the answer, medians (${mu.calls} calls, ms): ${Object.entries(mu).filter(([k]) => k !== 'calls').map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);

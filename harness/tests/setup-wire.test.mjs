@@ -88,3 +88,13 @@ test('MO after the answer: setRemoteDescription, the first ICE check, DTLS on th
   assert.equal(wireTimeline(mo, { callId: ID, direction: 'mo', pageAt: at, media, answerSdp: null }).media_up_ms, null,
     'without the answer SDP the relay port is unknown: no steps after the answer, not another call\'s');
 });
+
+test('MO: the 180\'s `ringing` and how long the 200 waited behind it on the gateway\'s SIP thread', () => {
+  const base = mo.filter((e) => !(e.kind === 'sip' && e.status === 180));
+  const slow = [...base, sip(6.1, 5060, GW, null, 180), ws(9.8, false, 'ringing', ID)].sort((a, b) => a.t - b.t);
+  assert.deepEqual(wireTimeline(slow, { callId: ID, direction: 'mo' }).ringing_ms, { '180-to-ringing': 3.7, '200-waiting-behind-ringing': 0.3 },
+    'the 180 at the gateway at 6.1, `ringing` out at 9.8, the 200 in at 9.5: it waited 0.3 ms');
+  const quick = [...base, sip(6.1, 5060, GW, null, 180), ws(6.5, false, 'ringing', ID)].sort((a, b) => a.t - b.t);
+  assert.deepEqual(wireTimeline(quick, { callId: ID, direction: 'mo' }).ringing_ms, { '180-to-ringing': 0.4, '200-waiting-behind-ringing': 0 },
+    '`ringing` out before the 200 came in: the 200 waited for nothing');
+});
