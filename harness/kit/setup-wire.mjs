@@ -94,6 +94,9 @@ function moTimeline(events, callId) {
   const answer = ngOf(events, callId, 'answer', false);
   const answerReply = ngOf(events, callId, 'answer', true);
   const answered = events.find((e) => e.kind === 'ws' && !e.toGateway && e.type === 'answered' && e.callId === callId);
+  // the 180 and its `ringing`: handled on the same SIP thread before the 200, so a slow `ringing` holds the 200 back
+  const ringingAtGw = sip(events, callId, (e) => e.status === 180 && e.cseq === 'INVITE' && e.dst === GW_SIP_PORT);
+  const ringing = events.find((e) => e.kind === 'ws' && !e.toGateway && e.type === 'ringing' && e.callId === callId);
   return {
     steps_ms: {
       'ws-call-to-ng-offer': ms(call, offer), 'ng-offer': ms(offer, offerReply), 'ng-offer-to-invite': ms(offerReply, inviteOut),
@@ -103,6 +106,9 @@ function moTimeline(events, callId) {
     owners: { gateway: ['ws-call-to-ng-offer', 'ng-offer-to-invite', '200-to-ng-answer', 'ng-answer-to-answered'], rtpengine: ['ng-offer', 'ng-answer'],
       kamailio: ['kamailio-invite-to-ue', 'kamailio-200-to-gateway'], ue: ['ue-invite-to-200'] },
     wire_ms: ms(call, answered),
+    // not a step of the sum: the 180 at the gateway -> `ringing` out, and how long the 200 had been waiting when it left
+    ringing_ms: { '180-to-ringing': ms(ringingAtGw, ringing), '200-waiting-behind-ringing': okAtGw && ringing ? Math.max(0, ms(okAtGw, ringing)) : null },
+    points: { call, answered },
   };
 }
 
@@ -132,12 +138,78 @@ function mtTimeline(events, callId) {
   };
 }
 
+// ICE and DTLS on the relay's ports (the scenario's RTP capture, same kernel clock): every STUN and DTLS datagram,
+// told from RTP/RTCP by its first byte (RFC 7983: 0-3 STUN, 20-63 DTLS), in time order:
+// {t, kind: 'stun'|'dtls', src, sport, dst, dport, stun: 'request'|'success'|..., hs: handshake type or null}.
+export async function iceDtlsEvents(file) {
+  const rows = await fields(file, ['-Y', 'udp.payload[0] < 64', '--disable-protocol', 'stun', '--disable-protocol', 'dtls'],
+    ['frame.time_epoch', 'ip.src', 'udp.srcport', 'ip.dst', 'udp.dstport', 'udp.payload']);
+  const out = [];
+  for (const [t, src, sport, dst, dport, hex] of rows) {
+    const b = Buffer.from((hex ?? '').replace(/:/g, ''), 'hex');
+    if (b.length < 1) continue;
+    const e = { t: Number(t) * 1000, src, sport: Number(sport), dst, dport: Number(dport) };
+    if (b[0] <= 3 && b.length >= 2) {
+      const type = b.readUInt16BE(0);
+      out.push({ ...e, kind: 'stun', stun: type === 0x0001 ? 'request' : type === 0x0101 ? 'success' : type === 0x0111 ? 'error' : 'other' });
+    } else if (b[0] >= 20 && b[0] <= 63) {
+      // a DTLS 1.2 record: content type (22 = handshake), then at byte 13 the first handshake message's type
+      out.push({ ...e, kind: 'dtls', hs: b[0] === 22 && b.length > 13 ? b[13] : null });
+    }
+  }
+  return out.sort((a, b) => a.t - b.t);
+}
+
+// The browser-facing relay address of an SDP the page was given (its first audio m-line's port, the session or
+// media c= address): where the page's ICE checks and DTLS go.
+export function relayEndpoint(sdp) {
+  if (!sdp) return null;
+  const port = /^m=audio (\d+) /m.exec(sdp);
+  const addr = /^c=IN IP[46] ([^\s]+)/m.exec(sdp.slice(sdp.indexOf('m=audio')) || '') ?? /^c=IN IP[46] ([^\s]+)/m.exec(sdp);
+  return port && addr ? { addr: addr[1], port: Number(port[1]) } : null;
+}
+
+// After an MO answer: the page's `answered` on the wire -> the page has it -> setRemoteDescription done; the first ICE
+// check to the relay's port and its success response; the first and last DTLS datagram of the handshake (either
+// side) -> the page's DTLS transports 'connected'. Steps in ms (null when a point is missing); `wire` from the
+// ICE/DTLS capture, `page` from the page's epoch stamps (lab-client timing().at).
+function mediaUpTimeline(events, media, answered, at, relay) {
+  if (!relay || !media) return null;
+  const mine = media.filter((e) => (e.dst === relay.addr && e.dport === relay.port) || (e.src === relay.addr && e.sport === relay.port));
+  const after = (t) => mine.filter((e) => e.t >= t);
+  const start = answered?.t ?? at?.answerReceived;
+  if (start == null) return null;
+  const firstCheck = after(start).find((e) => e.kind === 'stun' && e.stun === 'request' && e.dport === relay.port);
+  const firstOk = firstCheck && after(firstCheck.t).find((e) => e.kind === 'stun' && e.stun === 'success' && e.sport === relay.port);
+  const dtls = after(start).filter((e) => e.kind === 'dtls' && e.hs != null);
+  const firstDtls = dtls[0] ?? null;
+  const lastDtls = dtls.length ? dtls[dtls.length - 1] : null;
+  const p = (k) => (at?.[k] == null ? null : { t: at[k] });
+  return {
+    'page-apply-answer': ms(p('answerReceived'), p('answerApplied')),
+    'answered-to-first-check': ms(answered, firstCheck), 'check-to-success': ms(firstCheck, firstOk),
+    'check-to-first-dtls': ms(firstCheck, firstDtls), 'dtls-handshake': ms(firstDtls, lastDtls),
+    'last-dtls-to-page-connected': ms(lastDtls, p('dtlsConnected')),
+    first_dtls_from: firstDtls ? (firstDtls.sport === relay.port ? 'relay' : 'browser') : null,
+    dtls_datagrams: dtls.length,
+  };
+}
+
 // Per call: {direction, steps_ms, owners, wire_ms, by_owner_ms} from the capture's events; null when the capture
 // holds no trace of that call. pageSetupMs (MO, the page's `call` sent -> answer applied) adds the browser's own share:
-// the page's time minus the wire's between its two frames (its JavaScript, its network stack, the link).
-export function wireTimeline(events, { callId, direction, pageSetupMs = null }) {
+// the page's time minus the wire's between its two frames (its JavaScript, its network stack, the link). pageAt (the
+// page's epoch stamps, lab-client timing().at) splits that share (MO): `call` sent -> its frame on the wire
+// ('page-call-to-wire') and `answered` on the wire -> the page has it ('wire-answered-to-page'); media (iceDtlsEvents)
+// with answerSdp adds `media_up_ms`: what happens after the answer until the page's DTLS is connected.
+export function wireTimeline(events, { callId, direction, pageSetupMs = null, pageAt = null, media = null, answerSdp = null }) {
   const tl = direction === 'mo' ? moTimeline(events, callId) : mtTimeline(events, callId);
   if (!tl) return null;
+  if (direction === 'mo' && pageAt?.offerSent != null) {
+    tl.steps_ms = { 'page-call-to-wire': ms({ t: pageAt.offerSent }, tl.points.call), ...tl.steps_ms,
+      'wire-answered-to-page': ms(tl.points.answered, pageAt.answerReceived == null ? null : { t: pageAt.answerReceived }) };
+  }
+  if (direction === 'mo') tl.media_up_ms = mediaUpTimeline(events, media, tl.points.answered, pageAt, relayEndpoint(answerSdp));
+  delete tl.points;
   const byOwner = Object.fromEntries(Object.entries(tl.owners).map(([o, steps]) => {
     const v = steps.map((s) => tl.steps_ms[s]);
     return [o, v.some((x) => x == null) ? null : Math.round(v.reduce((a, b) => a + b, 0) * 1000) / 1000];

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
-import { signallingEvents, startSignallingCapture, wireTimeline } from '../kit/setup-wire.mjs';
+import { iceDtlsEvents, signallingEvents, startSignallingCapture, wireTimeline } from '../kit/setup-wire.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { signal as signalProc, start } from '../kit/procs.mjs';
@@ -137,6 +137,13 @@ async function main(opts) {
   } catch (e) {
     sigError = `the signalling capture could not be read: ${e.message}`;
   }
+  // ICE checks and DTLS on the relay's ports (the RTP capture): the MO calls' steps after the answer
+  let mediaEvents = null;
+  try {
+    mediaEvents = await iceDtlsEvents(file);
+  } catch (e) {
+    sigError = `${sigError ? `${sigError}; ` : ''}the ICE/DTLS packets of the RTP capture could not be read: ${e.message}`;
+  }
   const linkCounters = link ? await link.stop() : null;
   const rateChanges = link?.changes ?? [];
   link = null;
@@ -154,7 +161,7 @@ async function main(opts) {
   await browser.close();
   browser = null;
 
-  const calls = results.map((r, i) => callEntry(r, pages[i], dm, t0, sigEvents));
+  const calls = results.map((r, i) => callEntry(r, pages[i], dm, t0, sigEvents, mediaEvents));
   const report = {
     tool: 'lab scenario',
     scenario: name,
@@ -296,7 +303,7 @@ function ssrcDelay(dm, ssrc) {
   return out;
 }
 
-function callEntry(r, page, dm, t0, sigEvents) {
+function callEntry(r, page, dm, t0, sigEvents, mediaEvents) {
   const { ok, problems } = judge(r);
   const b = r.browser ?? {};
   const series = r.samples.map((s) => ({
@@ -335,7 +342,8 @@ function callEntry(r, page, dm, t0, sigEvents) {
     // the gateway's clock, step by step (metrics/SetupTimeline via GET /api/v1/calls/{id})
     setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
     // the wire's clock, step by step and per party (kit/setup-wire.mjs: gateway, rtpengine, Kamailio, UE, browser)
-    wire_timeline: r.callId && sigEvents ? wireTimeline(sigEvents, { callId: r.callId, direction: r.direction, pageSetupMs: r.pageTiming?.setupMs ?? null }) : null,
+    wire_timeline: r.callId && sigEvents ? wireTimeline(sigEvents, { callId: r.callId, direction: r.direction, pageSetupMs: r.pageTiming?.setupMs ?? null,
+      pageAt: r.pageTiming?.at ?? null, media: mediaEvents, answerSdp: r.answerSdp ?? null }) : null,
     answered_at_s: round(answeredS, 2),
     duration_s: r.answeredAt && r.endedAt ? round((r.endedAt - r.answeredAt) / 1000, 1) : null,
     codec: b.codec ?? null,
@@ -398,8 +406,17 @@ function summarize(report) {
       if (!of.length) return [d, null];
       const m = (get) => round(median(of.map(get).filter((v) => typeof v === 'number')), 2);
       return [d, { calls: of.length, steps: Object.fromEntries(Object.keys(of[0].steps_ms).map((k) => [k, m((w) => w.steps_ms[k])])),
-        by_owner: Object.fromEntries(Object.keys(of[0].by_owner_ms).map((k) => [k, m((w) => w.by_owner_ms[k])])), wire: m((w) => w.wire_ms) }];
+        by_owner: Object.fromEntries(Object.keys(of[0].by_owner_ms).map((k) => [k, m((w) => w.by_owner_ms[k])])), wire: m((w) => w.wire_ms),
+        ...(of[0].ringing_ms ? { ringing: Object.fromEntries(Object.keys(of[0].ringing_ms).map((k) => [k, m((w) => w.ringing_ms?.[k])])) } : {}) }];
     })),
+    // after an MO answer, to the page's DTLS connected (kit/setup-wire.mjs media_up_ms): medians of each step
+    mo_media_up_median_ms: (() => {
+      const of = ok.map((c) => c.wire_timeline?.media_up_ms).filter(Boolean);
+      if (!of.length) return null;
+      const keys = Object.keys(of[0]).filter((k) => k !== 'first_dtls_from');
+      return { calls: of.length, ...Object.fromEntries(keys.map((k) => [k, round(median(of.map((x) => x[k]).filter((v) => typeof v === 'number')), 2)])),
+        first_dtls_from: [...new Set(of.map((x) => x.first_dtls_from))].join('/') };
+    })(),
     rtt_ms_median: med((c) => c.summary.rtt_ms), ice_rtt_ms_median: med((c) => c.summary.ice_rtt_ms), jitter_ms_median: med((c) => c.summary.jitter_ms),
     loss_pct_received_mean: round(mean(ok.map((c) => c.summary.loss_pct)), 2),
     link_loss_up_pct_mean: round(mean(ok.map((c) => c.link_loss.up_pct)), 2),
@@ -434,8 +451,11 @@ function printSummary(report) {
   for (const [d, w] of Object.entries(s.wire_timeline_median_ms ?? {})) {
     if (!w) continue;
     log(`${d} set-up on the wire, medians (${w.calls} calls, ms): ${Object.entries(w.steps).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);
-    log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`);
+    log(`${d} ... per party: ${Object.entries(w.by_owner).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}; wire total ${w.wire ?? '-'}`
+      + `${w.ringing ? `; the 180 -> ringing ${w.ringing['180-to-ringing'] ?? '-'}, the 200 waiting behind it ${w.ringing['200-waiting-behind-ringing'] ?? '-'}` : ''}`);
   }
+  const mu = s.mo_media_up_median_ms;
+  if (mu) log(`mo after the answer, medians (${mu.calls} calls, ms): ${Object.entries(mu).filter(([k]) => k !== 'calls').map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}`);
   const up = report.media_up_at_rtpengine;
   log(up?.error ? `mo media up at rtpengine: ${up.error}`
     : `mo media up at rtpengine (${up?.calls ?? 0} calls), ng answer reply at the gateway -> ICE negotiated p50 ${up?.ice?.p50 ?? '-'} ms, -> DTLS-SRTP negotiated p50 ${up?.dtls?.p50 ?? '-'} ms (max ${up?.dtls?.max ?? '-'})`);

@@ -59,3 +59,42 @@ test('MT: from the caller\'s INVITE to its 200, the page\'s answer time as the b
   assert.deepEqual(w.by_owner_ms, { gateway: 5, rtpengine: 2, kamailio: 1.5, browser: 100 }, `MT per-party sums wrong: ${JSON.stringify(w.by_owner_ms)}`);
   assert.equal(w.wire_ms, 108.5, 'MT wire time must run from the caller\'s INVITE to the 200 at the caller');
 });
+
+test('MO: the page\'s epoch stamps split its share into sending the call and taking the answer', () => {
+  const at = { offerSent: -0.5, answerReceived: 14 };
+  const w = wireTimeline(mo, { callId: ID, direction: 'mo', pageSetupMs: 14.5, pageAt: at });
+  assert.equal(w.steps_ms['page-call-to-wire'], 0.5, `the page's \`call\` sent at -0.5 and on the wire at 0: ${JSON.stringify(w.steps_ms)}`);
+  assert.equal(w.steps_ms['wire-answered-to-page'], 2, `\`answered\` on the wire at 12 and at the page at 14: ${JSON.stringify(w.steps_ms)}`);
+  assert.equal(w.by_owner_ms.gateway, 4.5, 'the page\'s steps must not count as the gateway\'s');
+});
+
+test('MO after the answer: setRemoteDescription, the first ICE check, DTLS on the answer\'s relay port, the page\'s connected', () => {
+  const answerSdp = 'v=0\r\nc=IN IP4 198.18.0.1\r\nm=audio 30100 UDP/TLS/RTP/SAVPF 111\r\na=rtcp-mux\r\n';
+  const page = { addr: '198.18.1.2', port: 50000 };
+  const relay = { addr: '198.18.0.1', port: 30100 };
+  const pkt = (t, from, to, extra) => ({ t, src: from.addr, sport: from.port, dst: to.addr, dport: to.port, ...extra });
+  const media = [
+    pkt(12.5, page, { addr: '198.18.0.1', port: 30200 }, { kind: 'stun', stun: 'request' }), // another call's relay port
+    pkt(15, page, relay, { kind: 'stun', stun: 'request' }), pkt(15.5, relay, page, { kind: 'stun', stun: 'success' }),
+    pkt(17, page, relay, { kind: 'dtls', hs: 1 }), pkt(18, relay, page, { kind: 'dtls', hs: 2 }), pkt(20, page, relay, { kind: 'dtls', hs: 16 }),
+    pkt(21, relay, page, { kind: 'dtls', hs: 20 }),
+  ];
+  const at = { offerSent: 0, answerReceived: 13, answerApplied: 25, dtlsConnected: 26 };
+  const m = wireTimeline(mo, { callId: ID, direction: 'mo', pageAt: at, media, answerSdp }).media_up_ms;
+  assert.deepEqual(m, {
+    'page-apply-answer': 12, 'answered-to-first-check': 3, 'check-to-success': 0.5, 'check-to-first-dtls': 2, 'dtls-handshake': 4,
+    'last-dtls-to-page-connected': 5, first_dtls_from: 'browser', dtls_datagrams: 4,
+  }, `steps after the answer taken from the wrong packets (the answer's relay port is 30100): ${JSON.stringify(m)}`);
+  assert.equal(wireTimeline(mo, { callId: ID, direction: 'mo', pageAt: at, media, answerSdp: null }).media_up_ms, null,
+    'without the answer SDP the relay port is unknown: no steps after the answer, not another call\'s');
+});
+
+test('MO: the 180\'s `ringing` and how long the 200 waited behind it on the gateway\'s SIP thread', () => {
+  const base = mo.filter((e) => !(e.kind === 'sip' && e.status === 180));
+  const slow = [...base, sip(6.1, 5060, GW, null, 180), ws(9.8, false, 'ringing', ID)].sort((a, b) => a.t - b.t);
+  assert.deepEqual(wireTimeline(slow, { callId: ID, direction: 'mo' }).ringing_ms, { '180-to-ringing': 3.7, '200-waiting-behind-ringing': 0.3 },
+    'the 180 at the gateway at 6.1, `ringing` out at 9.8, the 200 in at 9.5: it waited 0.3 ms');
+  const quick = [...base, sip(6.1, 5060, GW, null, 180), ws(6.5, false, 'ringing', ID)].sort((a, b) => a.t - b.t);
+  assert.deepEqual(wireTimeline(quick, { callId: ID, direction: 'mo' }).ringing_ms, { '180-to-ringing': 0.4, '200-waiting-behind-ringing': 0 },
+    '`ringing` out before the 200 came in: the 200 waited for nothing');
+});

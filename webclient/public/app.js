@@ -460,7 +460,21 @@ client.addEventListener('message', (e) => {
 });
 
 client.addEventListener('failure', (e) => showError(e.detail));
-client.addEventListener('change', render);
+// The client's changes render once per burst, at background priority (the Prioritized Task Scheduling API where the
+// browser has it): after the browser's own work queued meanwhile (a call's setRemoteDescription, its ICE and DTLS
+// events). Rendered on the task of each change, Chromium's answer handling waited 9-21 ms behind the UI on this
+// lab's host (docs/benchmarks.md "The page's own share", 2026-11-28). A hidden page renders at once, as before (its
+// ring tone must not wait on a throttled task).
+let renderQueued = false;
+function renderSoon() {
+  if (document.hidden) { render(); return; }
+  if (renderQueued) return;
+  renderQueued = true;
+  const run = () => { renderQueued = false; render(); };
+  if (globalThis.scheduler?.postTask) globalThis.scheduler.postTask(run, { priority: 'background' });
+  else setTimeout(run, 0);
+}
+client.addEventListener('change', renderSoon);
 client.addEventListener('track', (e) => {
   const { track, streams } = e.detail;
   const stream = streams[0] ?? new MediaStream([track]);

@@ -449,10 +449,15 @@ export class LabClient extends EventTarget {
     const connected = t.dtlsConnected ?? t.connected;
     return {
       setupMs: since(t.offerSent, t.answerReceived), answerMs: since(t.offerReceived, t.answerSent),
-      offerToAnswerAppliedMs: since(t.offerSent, t.answerApplied),
+      offerToAnswerAppliedMs: since(t.offerSent, t.answerApplied), answerHandledMs: since(t.answerReceived, t.answerHandled),
+      answerToTrackMs: since(t.answerReceived, t.track),
       offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, connected),
       answerToConnectedMs: since(answer, connected),
       offerToPcConnectedMs: since(start, t.connected), answerToPcConnectedMs: since(answer, t.connected),
+      // the same points on the epoch clock (ms, performance.timeOrigin + now), for the wire timeline to place the
+      // page's own steps between the capture's frames: `call` sent -> on the wire, `answered` on the wire -> here
+      at: Object.fromEntries(['offerSent', 'answerReceived', 'answerApplied', 'dtlsConnected', 'offerReceived', 'answerSent']
+        .map((k) => [k, t[k] == null ? null : Math.round((performance.timeOrigin + t[k]) * 1000) / 1000])),
     };
   }
 
@@ -512,6 +517,8 @@ export class LabClient extends EventTarget {
     }
     this.dispatchEvent(new CustomEvent('message', { detail: msg }));
     this.#changed();
+    // the page's own handling of the answer (its listeners and the UI's render) ends here: timing().answerHandledMs
+    if (msg.type === 'answered') { const c = this.#calls.get(msg.callId); if (c?.timing) c.timing.answerHandled ??= performance.now(); }
   }
 
   #handle(msg) {
@@ -759,6 +766,7 @@ export class LabClient extends EventTarget {
     };
     log({ iceServers: (pc.getConfiguration().iceServers ?? []).flatMap((x) => [x.urls].flat()) });
     pc.ontrack = (e) => {
+      call.timing.track ??= performance.now();
       if (e.track.kind === 'audio') call.remoteStream = e.streams[0] ?? new MediaStream([e.track]);
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
     };
