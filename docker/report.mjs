@@ -2,7 +2,9 @@
 // (alice -> ue1) and the MT call (ue2 -> carol) through the containers, and each gateway container's JVM command
 // line (RUN_DIR/jvm-gw<i>.txt, one argument a line). Exit 1 unless both calls were set up, carried media both ways
 // (packets sent and received back) and ended normally, and every gateway container's JVM has ./lab's JIT options
-// (JIT_OPTIONS, space-separated: harness/lib/build.sh gateway_jit, C1 only by default).
+// (JIT_OPTIONS, space-separated: harness/lib/build.sh gateway_jit, C1 only by default) and runs with the gateway's
+// class-data sharing archive (gateway_java's -XX:SharedArchiveFile, and that file mapped into the JVM: RUN_DIR/
+// jsa-gw<i>.txt, the .jsa files of its /proc/PID/maps; an archive the JVM cannot use is silently not mapped).
 //   node docker/report.mjs RUN_DIR "name: status;name: status;..." "JIT_OPTIONS"
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,12 +29,19 @@ report.gateways = [1, 2].map((i) => {
   let args = [];
   try { args = fs.readFileSync(path.join(dir, `jvm-gw${i}.txt`), 'utf8').split('\n').filter(Boolean); } catch { /* none: reported below */ }
   const jvm = args.slice(0, Math.max(0, args.indexOf('-jar'))).filter((a) => a.startsWith('-'));
+  let mapped = [];
+  try { mapped = fs.readFileSync(path.join(dir, `jsa-gw${i}.txt`), 'utf8').split('\n').filter(Boolean); } catch { /* none: reported below */ }
   const missing = jit.filter((o) => !args.includes(o));
-  const why = args.length === 0 ? `no JVM command line read from container gw${i}` : missing.length ? `the JVM lacks ./lab's JIT option(s) ${missing.join(' ')}` : null;
-  return { name: `gw${i}`, ok: why == null, jvm_options: jvm, jit_wanted: jit, why };
+  const archive = jvm.find((a) => a.startsWith('-XX:SharedArchiveFile='))?.slice('-XX:SharedArchiveFile='.length) ?? null;
+  const why = args.length === 0 ? `no JVM command line read from container gw${i}`
+    : missing.length ? `the JVM lacks ./lab's JIT option(s) ${missing.join(' ')}`
+      : !archive ? 'the JVM runs without the class-data sharing archive (no -XX:SharedArchiveFile: gateway_java found no current archive for the container; see gateway-cds-container.log)'
+        : !mapped.includes(archive) ? `the JVM did not map its class-data sharing archive ${archive} (mapped: ${mapped.join(' ') || 'none'}): made for another JVM or class path?`
+          : null;
+  return { name: `gw${i}`, ok: why == null, jvm_options: jvm, jit_wanted: jit, cds_archive: archive, cds_mapped: archive != null && mapped.includes(archive), why };
 });
 report.ok = report.calls.every((c) => c.ok) && report.gateways.every((g) => g.ok);
 fs.writeFileSync(path.join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
 for (const c of report.calls) console.log(`${c.name}: ${c.ok ? 'ok' : 'FAILED'}, setup ${c.setup_ms} ms, ${c.packets_received}/${c.packets_sent} packets back${c.why ? ` (${c.why})` : ''}`);
-for (const g of report.gateways) console.log(`${g.name} JVM: ${g.ok ? 'ok' : 'FAILED'}, ${g.jvm_options.join(' ') || '(no options)'}${g.why ? ` (${g.why})` : ''}`);
+for (const g of report.gateways) console.log(`${g.name} JVM: ${g.ok ? 'ok' : 'FAILED'}, ${g.jvm_options.join(' ') || '(no options)'}${g.cds_mapped ? ', archive mapped' : ''}${g.why ? ` (${g.why})` : ''}`);
 process.exit(report.ok ? 0 : 1);

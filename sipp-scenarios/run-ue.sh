@@ -79,6 +79,10 @@ LOGDIR="${LAB_LOGDIR:-/tmp}"
 # the UEs' SIP and media address: ./lab --ipv6 gives the core's IPv6 address (then KAMAILIO is [ADDR]:PORT);
 # ./lab up --gateways/--relays the IMS host's address (harness/lib/scaleout.sh)
 UE_IP="${UE_IP:-127.0.0.1}"
+# SIPp's remote-control socket (UDP 8888 and up: keys and commands that can stop or steer the run, no authentication)
+# listens on every address unless told: on this namespace's loopback only, whatever UE_IP is (SIPp 3.6 opens it as
+# IPv4 only, so not on an IPv6 UE_IP either). Nothing of the lab drives SIPp through it.
+SIPP_CTRL=(-ci "$LAB_LOOPBACK")
 
 die() { echo "run-ue: $*" >&2; exit 2; }
 usage() { die "usage: run-ue.sh uas | uas-bye [bye_after_ms] | uas-noanswer | uas-dtmf [digits] | uas-video | uas-reinvite | uas-timer | uas-early | uas-fork-a | uas-fork-b | uas-fork-late-2xx | uas-fork-2xx-b | uas-timer-422 | uac-timer|uac-timer-gw|uac-timer-422|uac-offerless <user> | uac <user> [hold_ms] | video-uac <user> [hold_ms] | uac-reinvite <user> [pause_ms] | uac-wait <user> [timeout_ms] | uac-reinvited <user> [timeout_ms] | volte-uas [bye_after_ms] | volte-uac <user> [hold_ms] | volte-uac-cancel <user> | load-uac <user> <cps> <calls> <hold_ms> | load-calls <callees.csv> <cps> <calls> <hold_ms> | deregister"; }
@@ -143,7 +147,7 @@ password_of() {
 # UE_QUIET=1 (load runs): no message log, which would cost SIPp more than the calls themselves.
 common_opts() {
   local prefix="$LOGDIR/$1"
-  printf '%s\n' -i "$UE_IP" -nostdin \
+  printf '%s\n' -i "$UE_IP" "${SIPP_CTRL[@]}" -nostdin \
     -trace_err -error_file "$prefix-errors.log" \
     -trace_stat -stf "$prefix-stat.csv" \
     -trace_screen -screen_file "$prefix-screen.log"
@@ -312,7 +316,7 @@ load_calls() {
   inf="$LOGDIR/load-caller-$me.csv"
   ( umask 077; printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$me" "$me" "$pass" >"$inf" ) || die "cannot write $inf"
   sipp -sf "$HERE/load-register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -p "$port" -recv_timeout 5000 \
-    -i "$UE_IP" -nostdin -trace_err -error_file "$LOGDIR/sipp-register-$me-errors.log" \
+    -i "$UE_IP" "${SIPP_CTRL[@]}" -nostdin -trace_err -error_file "$LOGDIR/sipp-register-$me-errors.log" \
     -trace_msg -message_file "$LOGDIR/sipp-register-$me-messages.log" "$KAMAILIO" >/dev/null 2>"$LOGDIR/sipp-register-$me.stderr"
   rc=$?
   rm -f "$inf"
@@ -323,7 +327,7 @@ load_calls() {
     [ "${VOLTE_REQUIRE:-0}" != 1 ] || extra+=(-set require 1)
   fi
   echo "run-ue: load-calls $me registered; $calls calls at $cps/s, hold $hold ms ($scen)"
-  sipp -sf "$HERE/$scen" -inf "$callees" -set me "$me" -set hold "$hold" "${extra[@]}" -p "$port" -i "$UE_IP" -mi "$UE_IP" \
+  sipp -sf "$HERE/$scen" -inf "$callees" -set me "$me" -set hold "$hold" "${extra[@]}" -p "$port" -i "$UE_IP" "${SIPP_CTRL[@]}" -mi "$UE_IP" \
     -mp "$mport" -rtp_echo -r "$cps" -m "$calls" -l $((cps * (hold / 1000 + 30))) -recv_timeout 30000 -nostdin \
     -trace_stat -stf "$LOGDIR/load-$kind-stat.csv" -fd 1 -trace_counts -trace_rtt -rtt_freq 1 \
     -trace_err -error_file "$LOGDIR/load-$kind-errors.log" -trace_screen -screen_file "$LOGDIR/load-$kind-screen.log" \

@@ -43,7 +43,12 @@ build_gateway() {
 # Spring context is refreshed. A gateway started from it reads those classes from the archive instead of parsing
 # and verifying them: about half the CPU of a start. The same code runs; without a current archive (a failed
 # training, another checkout's path, e.g. a container's /lab) the gateway starts from the jar as before.
+# The docker/ containers (LAB_IN_CONTAINER=1) have their own: the archive only maps into the JVM that made it and with
+# the class path it was made with, and theirs are the base image's java and the repo at /lab (./lab docker trains it in
+# the base image before the containers start: harness/lib/docker.sh docker_gateway_cds).
 GATEWAY_CDS_DIR="$ROOT/signaling-gw/target/cds"
+GATEWAY_CDS_CONTAINER_DIR="$ROOT/signaling-gw/target/cds-container"
+gateway_cds_dir() { if [[ ${LAB_IN_CONTAINER:-} == 1 ]]; then echo "$GATEWAY_CDS_CONTAINER_DIR"; else echo "$GATEWAY_CDS_DIR"; fi; }
 
 # gateway_cds_id — what the archive was made for: this checkout's jar (path, size, time) and this java.
 gateway_cds_id() {
@@ -51,8 +56,9 @@ gateway_cds_id() {
 }
 
 gateway_cds_current() {
-  [[ -s $GATEWAY_CDS_DIR/gw.jsa && -f $GATEWAY_CDS_DIR/signaling-gw.jar && -f $GATEWAY_CDS_DIR/made-for ]] &&
-    [[ $(<"$GATEWAY_CDS_DIR/made-for") == "$(gateway_cds_id)" ]]
+  local dir
+  dir=$(gateway_cds_dir)
+  [[ -s $dir/gw.jsa && -f $dir/signaling-gw.jar && -f $dir/made-for ]] && [[ $(<"$dir/made-for") == "$(gateway_cds_id)" ]]
 }
 
 # build_gateway_cds — extract the jar and train the archive when the jar (or java) changed. The training start runs
@@ -60,9 +66,11 @@ gateway_cds_current() {
 # NOTICE line; the gateway then starts from the jar).
 build_gateway_cds() {
   gateway_cds_current && return 0
-  local dir=$GATEWAY_CDS_DIR logf="$BUILD_LOGS/gateway-cds.log"
-  local -a netns=(unshare --net)
-  ((EUID == 0)) || netns=(unshare --user --map-root-user --net)
+  local dir logf="$BUILD_LOGS/gateway-cds${LAB_IN_CONTAINER:+-container}.log"
+  dir=$(gateway_cds_dir)
+  local -a netns=(unshare --net --)
+  ((EUID == 0)) || netns=(unshare --user --map-root-user --net --)
+  [[ ${LAB_IN_CONTAINER:-} == 1 ]] && netns=() # a container of its own without a network (docker_gateway_cds)
   mkdir -p "$BUILD_LOGS"
   log "gateway class-data sharing: extracting the jar and training the archive (log: $(rel "$logf"))"
   # Without the LAB_* variables (env -i): Spring reads e.g. LAB_IMS (exported by components.sh) as the property lab.ims,
@@ -71,7 +79,7 @@ build_gateway_cds() {
   # one maps none of its classes. -Xshare:on at the end checks that a start can use it (it refuses to start if not).
   rm -rf "$dir"
   if ! { java -Djarmode=tools -jar "$GATEWAY_JAR" extract --destination "$dir" &&
-    "${netns[@]}" -- bash -c 'ip link set lo up && exec "$@"' _ env -i PATH="$PATH" HOME="${HOME:-/root}" timeout 300 java -XX:ArchiveClassesAtExit="$dir/gw.jsa" \
+    "${netns[@]}" bash -c 'ip link set lo up && exec "$@"' _ env -i PATH="$PATH" HOME="${HOME:-/root}" timeout 300 java -XX:ArchiveClassesAtExit="$dir/gw.jsa" \
       -Dspring.context.exit=onRefresh -jar "$dir/signaling-gw.jar" --lab.webclient.dir="$ROOT/webclient/public" &&
     [[ -s $dir/gw.jsa ]] && java -Xshare:on -XX:SharedArchiveFile="$dir/gw.jsa" -cp "$dir/signaling-gw.jar" -version; } >"$logf" 2>&1; then
     rm -rf "$dir"
@@ -95,9 +103,11 @@ gateway_jit() {
 }
 
 gateway_java() {
+  local dir
+  dir=$(gateway_cds_dir)
   gateway_jit
   if gateway_cds_current; then
-    printf '%s\n' "-XX:SharedArchiveFile=$GATEWAY_CDS_DIR/gw.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -jar "$GATEWAY_CDS_DIR/signaling-gw.jar"
+    printf '%s\n' "-XX:SharedArchiveFile=$dir/gw.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -jar "$dir/signaling-gw.jar"
   else
     printf '%s\n' -jar "$GATEWAY_JAR"
   fi

@@ -20,6 +20,21 @@ docker_base_image() {
   log "docker: imported $LAB_DOCKER_IMAGE"
 }
 
+# docker_gateway_cds — the gateway containers' class-data sharing archive (harness/lib/build.sh build_gateway_cds, the
+# same training start as on the machine), made in a container of the base image with the repo at /lab: an archive maps
+# only into the JVM that made it and with the class path it was made with, so the machine's own (another java build,
+# the checkout's path) is of no use there. It goes to signaling-gw/target/cds-container (gateway_cds_dir with
+# LAB_IN_CONTAINER=1), where gateway_java in the gateway containers finds it; trained again only when the jar or the
+# image's java changed. A failed training costs only the speed-up, and report.mjs then says the containers lack it.
+docker_gateway_cds() {
+  local logf="$LAB_LOGDIR/gateway-cds-container.log"
+  log "docker: the gateway containers' class-data sharing archive (made in $LAB_DOCKER_IMAGE; log $(rel "$logf"))"
+  podman run --rm --network none --cap-add NET_ADMIN --ulimit nofile=16384 --ulimit nproc=32768 -v "$ROOT:/lab" "$LAB_DOCKER_IMAGE" \
+    bash -c 'ROOT=/lab LAB_IN_CONTAINER=1 && for f in log build; do source "$ROOT/harness/lib/$f.sh" || exit 1; done && build_gateway_cds' \
+    >"$logf" 2>&1 || { show_tail "$logf"; fail "docker: the class-data sharing training in $LAB_DOCKER_IMAGE failed (log $(rel "$logf"))"; return 1; }
+  sed 's/^/  /' "$logf"
+}
+
 docker_compose() { podman-compose -f "$ROOT/docker/compose.yaml" -p "$LAB_DOCKER_PROJECT" "$@"; }
 
 # docker_down — the containers, their pod and the network; podman stops only what this project started
@@ -64,6 +79,7 @@ docker_in_netns() {
   if mountpoint -q /sys/fs/cgroup/unified && [[ -n $(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null) || -d /sys/fs/cgroup/memory ]]; then
     umount /sys/fs/cgroup/unified || die "cannot unmount the cgroup2 mount in ./lab's mount namespace (crun needs one cgroup layout)"
   fi
+  docker_gateway_cds || exit 1
   local entry="http://$LAB_HOSTS_HAPROXY_ADDR:$LAB_GW_PORT" plen=${LAB_HOSTS_NET#*/} end rc=0 users="$LAB_RUN_DIR/users.txt"
   # the network's gateway address is the client host's: this namespace is where browsers and loadgen sit
   # (podman gives each container an address of its own from --ip-range; host.sh adds the host's lab address)
@@ -106,16 +122,19 @@ docker_in_netns() {
     UE_IP="$LAB_HOSTS_IMS_ADDR" IMS_USERS=/lab/ims-sim/users.txt bash /lab/sipp-scenarios/run-ue.sh load-uac carol 1 1 7000 \
     >"$LAB_LOGDIR/sipp-mt.log" 2>&1 || rc=1
   wait "$mtpid" || rc=1
-  # each gateway container's JVM command line (its pid from the container's /run/lab/pids): report.mjs checks that the
-  # JIT options are ./lab's own (harness/lib/build.sh gateway_jit, default: C1 only)
+  # each gateway container's JVM command line (its pid from the container's /run/lab/pids) and the class-data sharing
+  # archives mapped into it (/proc/PID/maps): report.mjs checks that the JIT options are ./lab's own
+  # (harness/lib/build.sh gateway_jit, default: C1 only) and that the archive -XX:SharedArchiveFile names is mapped
   local i name
   for i in 1 2; do
     name=$(gateway_name "$i")
     podman exec "${LAB_DOCKER_PROJECT}_gw${i}_1" bash -c 'p=$(awk -v n="$1" '"'"'$1 == n {print $2}'"'"' /run/lab/pids | tail -1) && tr "\0" "\n" <"/proc/$p/cmdline"' _ "$name" \
       >"$LAB_RUN_DIR/jvm-gw$i.txt" 2>>"$LAB_LOGDIR/podman-compose.log" || : >"$LAB_RUN_DIR/jvm-gw$i.txt"
+    podman exec "${LAB_DOCKER_PROJECT}_gw${i}_1" bash -c 'p=$(awk -v n="$1" '"'"'$1 == n {print $2}'"'"' /run/lab/pids | tail -1) && awk '"'"'$6 ~ /\.jsa$/ {print $6}'"'"' "/proc/$p/maps" | sort -u' _ "$name" \
+      >"$LAB_RUN_DIR/jsa-gw$i.txt" 2>>"$LAB_LOGDIR/podman-compose.log" || : >"$LAB_RUN_DIR/jsa-gw$i.txt"
   done
   node "$ROOT/docker/report.mjs" "$LAB_RUN_DIR" "$(docker_container_states | tr '\n' ';')" "$(LAB_GW_JIT='' gateway_jit | tr '\n' ' ')" || rc=1
   ((rc == 0)) && log "docker: MO and MT calls carried through the containers (report: $(rel "$LAB_RUN_DIR")/report.json)" ||
-    fail "docker: a call failed or a gateway container's JVM lacks ./lab's JIT options (report: $(rel "$LAB_RUN_DIR")/report.json; logs: $(rel "$LAB_LOGDIR")/loadgen-mo.log, loadgen-mt.log, sipp-mt.log)"
+    fail "docker: a call failed or a gateway container's JVM lacks ./lab's JIT options or its class-data sharing archive (report: $(rel "$LAB_RUN_DIR")/report.json; logs: $(rel "$LAB_LOGDIR")/loadgen-mo.log, loadgen-mt.log, sipp-mt.log)"
   exit "$rc"
 }

@@ -55,7 +55,7 @@ PY
 variant_call() {
   local name="$1" expr="$2"; shift 2
   sed -e "$expr" "$S/uac.xml" > "$LAB_LOGDIR/uac-$name.xml"
-  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -p "${VARIANT_PORT:-$LAB_IMSSIM_TEST_VARIANT_PORT}" -mi 127.0.0.1 -mp "$LAB_IMSSIM_TEST_VARIANT_RTP_PORT" -nostdin \
+  sipp -sf "$LAB_LOGDIR/uac-$name.xml" -i 127.0.0.1 -ci "$LAB_LOOPBACK" -p "${VARIANT_PORT:-$LAB_IMSSIM_TEST_VARIANT_PORT}" -mi 127.0.0.1 -mp "$LAB_IMSSIM_TEST_VARIANT_RTP_PORT" -nostdin \
     -recv_timeout 10000 -set hold 300 -trace_msg -message_file "$LAB_LOGDIR/uac-$name-messages.log" \
     -trace_err -error_file "$LAB_LOGDIR/uac-$name-errors.log" "$@" "$LAB_PCSCF" >/dev/null
 }
@@ -69,7 +69,7 @@ register_from() {  # user port
   [ -n "$pass" ] || { echo "register_from: user '$user' is not in ims-sim/users.txt"; return 1; }
   inf="$(umask 077 && mktemp "$LAB_LOGDIR/.sipp-auth-$user.XXXXXX")" || { echo "register_from: cannot create a credentials file in $LAB_LOGDIR"; return 1; }
   printf 'SEQUENTIAL\n%s;[authentication username=%s password=%s];\n' "$user" "$user" "$pass" >"$inf"
-  sipp -sf "$S/register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -i 127.0.0.1 -p "$port" \
+  sipp -sf "$S/register.xml" -inf "$inf" -m 1 -default_behaviors abortunexp -s "$user" -i 127.0.0.1 -ci "$LAB_LOOPBACK" -p "$port" \
     -recv_timeout 5000 -nostdin -trace_msg -message_file "$LAB_LOGDIR/sipp-register-$port-messages.log" "$LAB_PCSCF"
   rc=$?
   rm -f "$inf"

@@ -3,8 +3,8 @@
 // pcscf-wic.cfg), registers by IMS-AKA over the WebSocket (the page's Milenage, webclient/public/ims-aka.js; its K/OPc
 // given as login input) with the gateway's access token on every request (RFC 8898); media through rtpengine driven
 // by the P-CSCF. Checked: the REGISTER flow (401 AKAv1-MD5 without CK/IK, the answer, 200), a request without a valid
-// token refused, one MO and one MT call with media both ways relayed without transcoding, and the token on every
-// request the page sent. Needs LAB_IMS=3gpp (run only by --ims 3gpp).
+// token refused, one MO and one MT call with media both ways relayed without transcoding, a call to ue8 held and
+// resumed (fixtures/wic-hold.mjs), and the token on every request the page sent. Needs LAB_IMS=3gpp (run only by --ims 3gpp).
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import { inviteSdpSeenByUe, titled, waitReceiving } from '../runner/testkit.mjs'
 import { startUe } from '../runner/ue.mjs';
 import { bearerOnEveryRequest, recordWicWire, registerFlow, simSettings, wicWire } from '../runner/wic-wire.mjs';
 import { assertFarUeAssertedIdentity } from './fixtures/asserted-identity.mjs';
+import { holdAndResumeAtUe8 } from './fixtures/wic-hold.mjs';
 
 const USER = 'ivan';                  // the WIC subscriber of ims-sim/3gpp/subscribers.txt (only this file uses him here)
 const DOMAIN = LAB.LAB_IMS_DOMAIN;
@@ -148,6 +149,17 @@ test(titled('MT call from ue2 to the WIC through the 3GPP core: audio both ways,
     assert.equal(u.code, 0, `SIPp ue2 exit ${u.code}: ${u.output}`);
   } finally {
     ue.kill();
+  }
+  await assertNoRelayCall();
+});
+
+test(titled('the WIC holds and resumes a call to ue8 by re-INVITE through the 3GPP eP-CSCF: no red, rtx or CN/48000 toward IMS, audio after the resume'), { timeout: 40000 }, async () => {
+  const callId = await client.call('ue8');
+  try {
+    await holdAndResumeAtUe8(client, callId);
+  } finally {
+    client.hangup(callId);
+    await client.waitFor('ended', callId, 5000).catch(() => {});
   }
   await assertNoRelayCall();
 });

@@ -103,7 +103,15 @@ test('hosts, not ports: every component in a namespace of its own, on its host a
   for (const [node, port] of Object.entries(core)) {
     assert.ok(ims.includes(`${IMS}:${port}`), `the 3GPP core's ${node} is not on the IMS host's address ${IMS}:${port}: ${ims.join(' ')}`);
   }
-  assert.deepEqual(onLoopback(ims), [], `something on the IMS host listens on loopback: ${ims.join(' ')}`);
+  // the SIPp UEs' remote-control sockets (keys and commands that stop or steer a UE, no authentication) are the one
+  // exception: on the IMS host's loopback, never on a wildcard address (run-ue.sh -ci), so no other host reaches them
+  const imsOwners = inNs(NS('ims'), 'ss', ['-H', '-lntup']).trim().split('\n').filter(Boolean)
+    .map((l) => ({ net: l.split(/\s+/)[0], sock: l.split(/\s+/)[4], proc: /users:\(\("([^"]+)"/.exec(l)?.[1] ?? '?' }));
+  const wildcard = imsOwners.filter((o) => /^(0\.0\.0\.0|\*|\[::\]):/.test(o.sock));
+  assert.deepEqual(wildcard, [], `something on the IMS host listens on every address (reachable from the other hosts): ${JSON.stringify(wildcard)}`);
+  const loopback = imsOwners.filter((o) => onLoopback([o.sock]).length);
+  assert.ok(loopback.every((o) => o.net === 'udp' && o.proc === 'sipp'), `something on the IMS host other than SIPp's remote control listens on loopback: ${JSON.stringify(loopback)}`);
+  assert.ok(loopback.length > 0, `no SIPp remote-control socket on the IMS host's loopback (the UEs run there): ${JSON.stringify(imsOwners)}`);
 });
 
 test('a browser through HAProxy\'s host on the 3GPP core: one user on each gateway host, MO to ue1 and MT from ue2 on the IMS host, audio back on both', { timeout: 90000 }, async () => {
