@@ -69,12 +69,12 @@ test('MO: the page\'s epoch stamps split its share into sending the call and tak
 });
 
 test('MO after the answer: setRemoteDescription, the first ICE check, DTLS on the answer\'s relay port, the page\'s connected', () => {
-  const answerSdp = 'v=0\r\nc=IN IP4 198.18.0.1\r\nm=audio 30100 UDP/TLS/RTP/SAVPF 111\r\na=rtcp-mux\r\n';
-  const page = { addr: '198.18.1.2', port: 50000 };
-  const relay = { addr: '198.18.0.1', port: 30100 };
+  const answerSdp = `v=0\r\nc=IN IP4 ${LAB.LAB_PUB_ADDR}\r\nm=audio 30100 UDP/TLS/RTP/SAVPF 111\r\na=rtcp-mux\r\n`;
+  const page = { addr: LAB.LAB_NAT_OUT_ADDR, port: 50000 };
+  const relay = { addr: LAB.LAB_PUB_ADDR, port: 30100 };
   const pkt = (t, from, to, extra) => ({ t, src: from.addr, sport: from.port, dst: to.addr, dport: to.port, ...extra });
   const media = [
-    pkt(12.5, page, { addr: '198.18.0.1', port: 30200 }, { kind: 'stun', stun: 'request' }), // another call's relay port
+    pkt(12.5, page, { addr: LAB.LAB_PUB_ADDR, port: 30200 }, { kind: 'stun', stun: 'request' }), // another call's relay port
     pkt(15, page, relay, { kind: 'stun', stun: 'request' }), pkt(15.5, relay, page, { kind: 'stun', stun: 'success' }),
     pkt(17, page, relay, { kind: 'dtls', hs: 1 }), pkt(18, relay, page, { kind: 'dtls', hs: 2 }), pkt(20, page, relay, { kind: 'dtls', hs: 16 }),
     pkt(21, relay, page, { kind: 'dtls', hs: 20 }),
