@@ -16,6 +16,7 @@ function settledStats(pc, fallback) {
 }
 
 const GATHER_TIMEOUT_MS = 5000;   // loopback-only gathering finishes in well under a second
+const ICE_SERVER_WAIT_MS = 1000;  // an MT answer's ICE checks wait this long at most for a STUN/TURN server's answer
 const REPLY_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
 const MAX_SAMPLES = 3600;
@@ -181,15 +182,27 @@ export class LabClient extends EventTarget {
       call.stream = await navigator.mediaDevices.getUserMedia(constraints(video, this.audioConstraints));
       this.dispatchEvent(new CustomEvent('local-media', { detail: { stream: call.stream } }));
       call.pc = this.#newPc(call, call.bundlePolicy);
-      // remote offer first, so addTrack reuses the offered transceivers (one m-line each, sendrecv)
-      await call.pc.setRemoteDescription({ type: 'offer', sdp: call.offerSdp });
+      // remote offer first, so addTrack reuses the offered transceivers (one m-line each, sendrecv); its candidates
+      // only once our ICE servers have answered (withoutCandidates)
+      const offer = withoutCandidates(call.offerSdp);
+      await call.pc.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
       for (const track of call.stream.getTracks()) call.pc.addTrack(track, call.stream);
       preferVideoCodec(call.pc, call.videoCodec);
       // the offer's application data channels (a=dcmap): the same channels here, accepted in the answer
       const offered = channelsOf(call.offerSdp);
       if (offered.length) this.#openDataChannels(call, offered);
+      let added = false;
+      const addRemote = () => {
+        if (added || call.pc.signalingState === 'closed') return;
+        added = true;
+        for (const c of offer.candidates) {
+          call.pc.addIceCandidate(c).catch((e) => { if (call.pc.signalingState !== 'closed') this.#fail(`call ${call.callId}: remote candidate refused: ${e.message}`); });
+        }
+      };
+      iceServersAnswered(call.pc).then(addRemote);
       await call.pc.setLocalDescription(await call.pc.createAnswer());
       await gatherComplete(call.pc);
+      addRemote();
       return call.dc ? withDcmap(call.pc.localDescription.sdp, call.dc.wanted()) : call.pc.localDescription.sdp;
     } catch (e) {
       this.#closeMedia(call);
@@ -752,8 +765,8 @@ export class LabClient extends EventTarget {
     // iceServers: none unless set (above). Default bundlePolicy 'balanced': rtpengine 10.5
     // cannot bundle, the gateway refuses a max-bundle offer (docs/media.md "BUNDLE").
     const pc = new RTCPeerConnection({ iceServers: this.iceServers, ...(bundlePolicy ? { bundlePolicy } : {}) });
-    // What ICE gathering did, for diagnostics (gathering() below): each candidate's type and each STUN/TURN
-    // error, ms after the RTCPeerConnection was made.
+    // What ICE gathering did, for diagnostics (gathering() below): each candidate's type, each STUN/TURN
+    // error and each ICE connection state, ms after the RTCPeerConnection was made.
     const born = performance.now();
     const log = (e) => (call.gathering ??= []).push({ ms: Math.round(performance.now() - born), ...e });
     pc.onicecandidate = (e) => log(e.candidate ? { candidate: e.candidate.type ?? 'unknown', address: e.candidate.address ?? null, port: e.candidate.port ?? null } : { candidate: 'end' });
@@ -771,6 +784,7 @@ export class LabClient extends EventTarget {
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
     };
     pc.oniceconnectionstatechange = () => {
+      log({ ice: pc.iceConnectionState });
       if (pc.iceConnectionState === 'connected' || pc.iceConnectionState === 'completed') call.timing.iceConnected ??= performance.now();
       if (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') this.#recoverIce(call);
       this.#changed();
@@ -872,6 +886,60 @@ function watchDtls(pc, call) {
     dtls.addEventListener('statechange', check);
   }
   check();
+}
+
+// An offer's SDP without its candidates, and those candidates ({candidate, sdpMid, sdpMLineIndex}) to add once our ICE
+// servers have answered (iceServersAnswered). Our answer should carry the server-reflexive candidate a STUN server gives,
+// but Chromium stops gathering as soon as one candidate pair is connected (WebRTC P2PTransportChannel: a strongly
+// connected pair stops the port allocator): with the offer's candidates known while it gathers, its first check to the
+// ICE-lite rtpengine (a millisecond away) can connect the host pair before the STUN answer is in, and the
+// server-reflexive candidate is dropped (browser-nat.test.mjs, MT with a STUN server; docs/media.md "Topology").
+function withoutCandidates(sdp) {
+  const candidates = [];
+  let index = -1;
+  const kept = [];
+  for (const line of sdp.split(/\r?\n/)) {
+    if (line.startsWith('m=')) index += 1;
+    if (index >= 0 && line.startsWith('a=candidate:')) {
+      candidates.push({ line, index });
+      continue;
+    }
+    if (index >= 0 && line === 'a=end-of-candidates') continue;
+    kept.push(line);
+  }
+  // a section's a=mid may come after its candidates: look each section's up once the whole SDP is read
+  const mids = [];
+  index = -1;
+  for (const line of kept) {
+    if (line.startsWith('m=')) index += 1;
+    else if (index >= 0 && line.startsWith('a=mid:')) mids[index] = line.slice(6);
+  }
+  return {
+    sdp: kept.join('\r\n'),
+    candidates: candidates.map(({ line, index: i }) => ({ candidate: line.slice(2), sdpMLineIndex: i, ...(mids[i] != null ? { sdpMid: mids[i] } : {}) })),
+  };
+}
+
+// Resolves once the ICE servers the peer connection was given have answered: its first server-reflexive or relayed
+// candidate, an ICE server error, the end of gathering, or ICE_SERVER_WAIT_MS (a server that never answers); at once
+// without ICE servers (the lab's default: nothing to wait for, ICE may start while the rest is gathered).
+function iceServersAnswered(pc) {
+  if (!(pc.getConfiguration().iceServers ?? []).length) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onCandidate = (e) => { if (!e.candidate || e.candidate.type === 'srflx' || e.candidate.type === 'relay') done(); };
+    const onState = () => { if (pc.iceGatheringState === 'complete') done(); };
+    const timer = setTimeout(() => done(), ICE_SERVER_WAIT_MS);
+    function done() {
+      clearTimeout(timer);
+      pc.removeEventListener('icecandidate', onCandidate);
+      pc.removeEventListener('icecandidateerror', done);
+      pc.removeEventListener('icegatheringstatechange', onState);
+      resolve();
+    }
+    pc.addEventListener('icecandidate', onCandidate);
+    pc.addEventListener('icecandidateerror', done);
+    pc.addEventListener('icegatheringstatechange', onState);
+  });
 }
 
 // Non-trickle: the gateway/rtpengine want one SDP with all candidates. After an ICE restart the state
