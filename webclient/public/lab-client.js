@@ -893,7 +893,7 @@ function watchDtls(pc, call) {
 // but Chromium stops gathering as soon as one candidate pair is connected (WebRTC P2PTransportChannel: a strongly
 // connected pair stops the port allocator): with the offer's candidates known while it gathers, its first check to the
 // ICE-lite rtpengine (a millisecond away) can connect the host pair before the STUN answer is in, and the
-// server-reflexive candidate is dropped (browser-nat.test.mjs, MT with a STUN server; docs/media.md "Topology").
+// server-reflexive candidate is dropped (browser-nat.test.mjs, MT with a STUN server; docs/media.md "ICE role").
 function withoutCandidates(sdp) {
   const candidates = [];
   let index = -1;
