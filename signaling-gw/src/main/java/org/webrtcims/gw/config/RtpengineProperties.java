@@ -32,6 +32,14 @@ public class RtpengineProperties {
     public String getIceLite() { return iceLite; }
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
+     * Whether rtpengine's answer to the offer of a browser that opened the call says `a=ice-lite` (media/RtpEngineLegs
+     * #answerToBrowser): `false` (the default) leaves it out, so that Chromium nominates with its first check and the
+     * DTLS handshake starts ~50 ms sooner; offers to the browser always say it. docs/media.md "ICE role".
+     */
+    private boolean iceLiteInAnswers = false;
+    public boolean isIceLiteInAnswers() { return iceLiteInAnswers; }
+    public void setIceLiteInAnswers(boolean v) { this.iceLiteInAnswers = v; }
+    /**
      * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
      * default: rtpengine sends the ClientHello, and a lost last flight of the handshake is the browser's to resend),
      * `passive` (the browser does, as soon as its ICE check succeeds) or `auto` (`passive` where rtpengine is ICE-lite

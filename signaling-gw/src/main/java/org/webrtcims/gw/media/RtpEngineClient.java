@@ -15,6 +15,7 @@ import org.webrtcims.gw.sdp.SdpCodec;
 public class RtpEngineClient {
     private final RtpEngineRelays relays;
     private final NgCommands commands;
+    private final RtpEngineLegs legs;
     private final NegotiatedCodecs negotiated = new NegotiatedCodecs();
     /** Calls whose first offer came from the browser (MO, offerless MT): their ICE mode (RtpEngineLegs.IceLite). */
     private final java.util.Set<String> browserOpened = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -25,6 +26,7 @@ public class RtpEngineClient {
      */
     public RtpEngineClient(RtpEngineRelays relays, RtpEngineLegs legs, String sessionPrefix) {
         this.commands = new NgCommands(legs, sessionPrefix);
+        this.legs = legs;
         this.relays = Objects.requireNonNull(relays, "relays");
     }
 
@@ -70,11 +72,12 @@ public class RtpEngineClient {
      * browser (`active` for a first answer, lab-notes: passive failed 4/6; in a re-offer the role the association
      * already has, RFC 5763 §5, since the browser rejects an answer that flips it). injectDtmf: the call takes
      * `play DTMF` from the browser's tag (the browser made this offer, so the flag on the answer marks its stream).
+     * Without `a=ice-lite` on a call the browser opened (RtpEngineLegs#answerToBrowser).
      */
     public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole,
                                 boolean injectDtmf) throws NgException {
-        String browserSdp = sdpOf(relays.send(callId, false,
-                commands.answerFromIms(callId, fromTag, toTag, imsSdp, dtlsRole, injectDtmf)));
+        String browserSdp = legs.answerToBrowser(sdpOf(relays.send(callId, false,
+                commands.answerFromIms(callId, fromTag, toTag, imsSdp, dtlsRole, injectDtmf))), browserOpened.contains(callId));
         negotiated.remember(callId, browserSdp, imsSdp);
         return browserSdp;
     }

@@ -3,6 +3,7 @@ package org.webrtcims.gw.media;
 import java.util.List;
 import java.util.Map;
 import org.webrtcims.gw.sdp.DtlsRole;
+import org.webrtcims.gw.sdp.IceLiteAttribute;
 
 /**
  * How rtpengine's two legs are set up (issue #17): its named interfaces (its `--interface=NAME/ADDR`) for the
@@ -16,9 +17,12 @@ import org.webrtcims.gw.sdp.DtlsRole;
  * is ICE-lite on the call, so the browser is the DTLS client and starts the handshake on its first successful check
  * (~50 ms sooner in Chromium), and `active` where rtpengine runs full ICE. `active` is the default because rtpengine
  * 10.5 as DTLS server never resends the handshake's last flight: one lost datagram and the call has no media
- * (docs/media.md "Which role toward an actpass browser", "A lost last DTLS flight").
+ * (docs/media.md "Which role toward an actpass browser", "A lost last DTLS flight"). liteInAnswers: whether rtpengine's
+ * answer to the offer of a browser that opened the call keeps its `a=ice-lite` (false, the default: only offers to the
+ * browser say it; {@link #answerToBrowser}).
  */
-public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
+public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass,
+                            boolean liteInAnswers) {
     /** One unnamed interface, full ICE. */
     public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, IceLite.OFF);
     static final String IP4 = "IP4";
@@ -63,6 +67,11 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
             case "passive" -> "passive";
             default -> throw new IllegalArgumentException("lab.rtpengine.dtls-on-actpass must be auto, active or passive, not '" + v + "'");
         };
+    }
+
+    /** As given; rtpengine's answers to a browser that opened the call do not say `a=ice-lite` (the default). */
+    public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
+        this(browserInterface, imsInterface, iceLite, imsIpv6, dtlsOnActpass, false);
     }
 
     /** Both legs as given, rtpengine's role toward an `actpass` browser the default (`active`). */
@@ -118,5 +127,21 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
 
     private void iceLite(Map<String, Object> cmd, String side) {
         if (iceLite != IceLite.OFF && side != null) cmd.put(NgFlags.ICE_LITE, side);
+    }
+
+    /**
+     * rtpengine's SDP answer to an offer of the browser, as the browser gets it. On a call the browser opened (MO, an
+     * offerless MT call) where rtpengine is ICE-lite, the answer's `a=ice-lite` is left out unless liteInAnswers: the
+     * browser made the offer, so it is the controlling agent whether or not it takes rtpengine for a lite agent (RFC
+     * 8445 §6.1.1), but toward a lite agent Chromium nominates (USE-CANDIDATE) only a pair it already found working, one
+     * check interval (~50 ms) after its first check, while toward a full one its first check nominates; and rtpengine,
+     * lite either way (it answers checks and sends none), takes the pair and, as the DTLS client (`active`), starts the
+     * handshake only on the nominating check. Offers to the browser keep the attribute (there it is what makes the
+     * answering browser controlling), and so do answers on calls IMS opened (their first offer said it). docs/media.md
+     * "ICE role".
+     */
+    String answerToBrowser(String rtpengineSdp, boolean browserOpened) {
+        if (liteInAnswers || !browserOpened || !liteOnBrowserOffer(true)) return rtpengineSdp;
+        return IceLiteAttribute.removed(rtpengineSdp);
     }
 }

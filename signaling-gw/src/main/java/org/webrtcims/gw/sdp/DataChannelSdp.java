@@ -132,7 +132,7 @@ public final class DataChannelSdp {
         }
         if (toBrowser == null) return noted(browserRest);
         String out = towardBrowser(DataChannelSections.merge(browserRest, toBrowser, index));
-        return live ? DataChannelSections.withSessionIceLite(out) : out;
+        return live ? IceLiteAttribute.added(out) : out;
     }
 
     /** The browser's answer to an IMS offer: {@code imsRest}, the relay's answer, with the section for IMS. */
@@ -236,6 +236,6 @@ public final class DataChannelSdp {
     private String toIms(String imsRest) {
         if (toIms == null) return text.toIms(imsRest);
         String out = text.toIms(DataChannelSections.merge(imsRest, toIms, index));
-        return live ? DataChannelSections.withSessionIceLite(out) : out;
+        return live ? IceLiteAttribute.added(out) : out;
     }
 }

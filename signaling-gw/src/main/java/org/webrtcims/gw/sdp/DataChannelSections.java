@@ -73,15 +73,6 @@ public final class DataChannelSections {
         return SdpLines.join(out);
     }
 
-    /** Whether the endpoint's SDP declares itself ICE-lite (a session-level `a=ice-lite`). */
-    public static boolean iceLite(String sdp) {
-        for (String l : SdpLines.stripped(sdp)) {
-            if (l.startsWith("m=")) return false;
-            if (l.equals("a=ice-lite")) return true;
-        }
-        return false;
-    }
-
     /** The SDP with `section` inserted as its m-line number {@code index} (appended when it has fewer m-lines). */
     public static String merge(String sdp, String section, int index) {
         SdpLines.Sections all = SdpLines.sections(SdpLines.stripped(sdp));
@@ -91,23 +82,6 @@ public final class DataChannelSections {
             out.addAll(all.media().get(i));
         }
         if (index < 0 || index >= all.media().size()) out.addAll(SdpLines.stripped(section));
-        return SdpLines.join(out);
-    }
-
-    /** The SDP with a session-level `a=ice-lite` (RFC 8839 §5.3), added before the first m= line when missing. */
-    public static String withSessionIceLite(String sdp) {
-        List<String> out = new ArrayList<>();
-        boolean session = true;
-        boolean has = false;
-        for (String l : SdpLines.stripped(sdp)) {
-            if (session && l.startsWith("m=")) {
-                if (!has) out.add("a=ice-lite");
-                session = false;
-            }
-            if (session && l.equals("a=ice-lite")) has = true;
-            out.add(l);
-        }
-        if (session && !has) out.add("a=ice-lite");
         return SdpLines.join(out);
     }
 

@@ -85,4 +85,18 @@ class RtpEngineLegsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RtpEngineLegs.dtlsOnActpass("holdconn"));
         assertEquals("lab.rtpengine.dtls-on-actpass must be auto, active or passive, not 'holdconn'", e.getMessage());
     }
+
+    @Test
+    void answersToABrowserThatOpenedTheCallDoNotSayIceLite() {
+        String lite = "v=0\r\ns=-\r\na=ice-lite\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
+        String without = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
+        RtpEngineLegs byDefault = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active");
+        assertEquals(without, byDefault.answerToBrowser(lite, true), "MO: the browser offered, so it controls ICE; no a=ice-lite");
+        assertEquals(lite, byDefault.answerToBrowser(lite, false), "a call IMS opened: its first offer said a=ice-lite, so do its answers");
+        RtpEngineLegs declared = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", true);
+        assertEquals(lite, declared.answerToBrowser(lite, true), "ice-lite-in-answers=true: as rtpengine wrote it");
+        RtpEngineLegs mt = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.MT, false, "active");
+        assertEquals(without, mt.answerToBrowser(without, true), "ice-lite=mt runs full ICE on MO calls: nothing to take out");
+        assertEquals(lite, mt.answerToBrowser(lite, false), "ice-lite=mt, a call IMS opened: kept");
+    }
 }

@@ -62,16 +62,6 @@ class DataChannelSectionsTest {
     }
 
     @Test
-    void iceLiteGoesToTheSessionLevelOnce() {
-        String sdp = "v=0\r\ns=-\r\nm=audio 1 RTP/AVP 0\r\n";
-        String lite = DataChannelSections.withSessionIceLite(sdp);
-        assertEquals("v=0\r\ns=-\r\na=ice-lite\r\nm=audio 1 RTP/AVP 0\r\n", lite);
-        assertEquals(lite, DataChannelSections.withSessionIceLite(lite), "not twice");
-        assertTrue(DataChannelSections.iceLite(ENDPOINT_SDP));
-        assertFalse(DataChannelSections.iceLite(sdp));
-    }
-
-    @Test
     void withoutBundleDropsOnlyTheGroupLines() {
         assertEquals("v=0\r\ns=-\r\nm=audio 1 RTP/AVP 0\r\na=mid:0\r\n",
                 DataChannelSections.withoutBundle("v=0\r\ns=-\r\na=group:BUNDLE 0\r\nm=audio 1 RTP/AVP 0\r\na=mid:0\r\n"));
