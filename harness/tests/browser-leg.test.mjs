@@ -62,6 +62,9 @@ test('MO: rtpengine answers with DTLS-SRTP only, rtcp-mux, a=mid; consent checks
     const answered = await client.waitFor('answered', callId, 15000, mark);
     // `dtls-on-actpass` active (the default) makes rtpengine the DTLS client (docs/media.md "DTLS setup roles")
     assertWebRtcSdp(answered.sdp, 'active');
+    // rtpengine is ICE-lite, but its answer to the browser's offer does not say so: the browser controls ICE either
+    // way, and toward a full agent Chromium's first check nominates (docs/media.md "What the browser is told")
+    assert.doesNotMatch(answered.sdp, /^a=ice-lite/m, 'the MO answer says a=ice-lite: Chromium would nominate ~50 ms late (lab.rtpengine.ice-lite-in-answers)');
     await sleep(2000);
     // rtpengine is the DTLS client; Chrome, the server, picks the first of its list: AES-CM SHA1_80
     assertDtlsSrtpRunning(await client.stats(callId), 'SRTP_AES128_CM_HMAC_SHA1_80');
@@ -82,6 +85,7 @@ test('MT: rtpengine offers the browser DTLS-SRTP only (actpass), rtcp-mux, a=mid
   const { callId } = incoming;
   try {
     assertWebRtcSdp(incoming.sdp, 'actpass');
+    assert.match(incoming.sdp, /^a=ice-lite\r?$/m, 'the MT offer does not say a=ice-lite: the answering browser would be the controlled agent, and lite rtpengine never nominates');
     await client.answer(callId);
     await sleep(2500);
     // Chrome is the DTLS client; rtpengine 10.5, the server, picks AES-256-GCM (RFC 7714) from its list
