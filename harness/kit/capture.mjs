@@ -256,18 +256,22 @@ export async function relayDelay(file, { relayAddr = '127.0.0.1', aliases = [], 
 
 // rtpengine's two RTP ports of the one call in a capture, [[browserPort, imsPort]] (or [] when a leg is
 // missing): the relay port the browser sends to on `pub`, and the one that sends from `ims` to a port in
-// `imsPorts` (RTP ports are even; the odd one above is RTCP).
+// `imsPorts`, each the port with the most datagrams on its side. Not "the even one": rtpengine 10.5 gives an
+// rtcp-mux leg a single port, odd as often as even, and the IMS leg's RTCP port (its RTP port + 1) carries a
+// datagram every few seconds against RTP's 50 a second.
 export async function oneCallPorts(file, { pub, ims = '127.0.0.1', relayPorts = '30000-30999', imsPorts = LAB.LAB_UE_RTP_PORTS }) {
   const range = (r) => r.split('-').map(Number);
   const [lo, hi] = range(relayPorts);
   const [ilo, ihi] = range(imsPorts);
-  const browser = new Set();
-  const imsSide = new Set();
+  const browser = new Map();
+  const imsSide = new Map();
+  const count = (m, port) => m.set(port, (m.get(port) ?? 0) + 1);
   for (const { src, dst } of await udpDatagrams(file)) {
     const [sa, sp] = src.split(':');
     const [da, dp] = dst.split(':');
-    if (da === pub && +dp >= lo && +dp <= hi && +dp % 2 === 0) browser.add(+dp);
-    if (sa === ims && +sp >= lo && +sp <= hi && +sp % 2 === 0 && +dp >= ilo && +dp <= ihi) imsSide.add(+sp);
+    if (da === pub && +dp >= lo && +dp <= hi) count(browser, +dp);
+    if (sa === ims && +sp >= lo && +sp <= hi && +dp >= ilo && +dp <= ihi) count(imsSide, +sp);
   }
-  return browser.size === 1 && imsSide.size === 1 ? [[[...browser][0], [...imsSide][0]]] : [];
+  const busiest = (m) => [...m.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return browser.size && imsSide.size ? [[busiest(browser), busiest(imsSide)]] : [];
 }
