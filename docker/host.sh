@@ -9,7 +9,6 @@
 # log; exits (and the container with it) when the component does, and stops it on SIGTERM.
 set -u -o pipefail
 ROOT=${LAB_ROOT:-/lab}
-LAB_SELF="$ROOT/lab"
 role=${1:?usage: host.sh redis|relay<i>|ims|gw<i>|haproxy}
 for f in log addresses deps build procs netns components ims3gpp imsext scaleout; do
   # shellcheck source=/dev/null
