@@ -33,10 +33,12 @@ public class RtpengineProperties {
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
      * Whether rtpengine's answer to the offer of a browser that opened the call says `a=ice-lite` (media/RtpEngineLegs
-     * #answerToBrowser): `false` (the default) leaves it out, so that Chromium nominates with its first check and the
-     * DTLS handshake starts ~50 ms sooner; offers to the browser always say it. docs/media.md "ICE role".
+     * #answerToBrowser): `true` (the default) as rtpengine writes it; `false` leaves it out, so that Chromium nominates
+     * with its first check and the DTLS handshake starts ~50 ms sooner, but a browser with a candidate rtpengine cannot
+     * answer (a second interface, a VPN) may then nominate that pair, and the call has no media. Offers to the browser
+     * always say it. docs/media.md "What the browser is told".
      */
-    private boolean iceLiteInAnswers = false;
+    private boolean iceLiteInAnswers = true;
     public boolean isIceLiteInAnswers() { return iceLiteInAnswers; }
     public void setIceLiteInAnswers(boolean v) { this.iceLiteInAnswers = v; }
     /**

@@ -18,8 +18,8 @@ import org.webrtcims.gw.sdp.IceLiteAttribute;
  * (~50 ms sooner in Chromium), and `active` where rtpengine runs full ICE. `active` is the default because rtpengine
  * 10.5 as DTLS server never resends the handshake's last flight: one lost datagram and the call has no media
  * (docs/media.md "Which role toward an actpass browser", "A lost last DTLS flight"). liteInAnswers: whether rtpengine's
- * answer to the offer of a browser that opened the call keeps its `a=ice-lite` (false, the default: only offers to the
- * browser say it; {@link #answerToBrowser}).
+ * answer to the offer of a browser that opened the call keeps its `a=ice-lite` (true, the default; false: only offers
+ * to the browser say it, {@link #answerToBrowser}).
  */
 public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass,
                             boolean liteInAnswers) {
@@ -69,9 +69,9 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         };
     }
 
-    /** As given; rtpengine's answers to a browser that opened the call do not say `a=ice-lite` (the default). */
+    /** As given; rtpengine's answers say `a=ice-lite` as it writes them (the default). */
     public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
-        this(browserInterface, imsInterface, iceLite, imsIpv6, dtlsOnActpass, false);
+        this(browserInterface, imsInterface, iceLite, imsIpv6, dtlsOnActpass, true);
     }
 
     /** Both legs as given, rtpengine's role toward an `actpass` browser the default (`active`). */
@@ -130,15 +130,17 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
     }
 
     /**
-     * rtpengine's SDP answer to an offer of the browser, as the browser gets it. On a call the browser opened (MO, an
-     * offerless MT call) where rtpengine is ICE-lite, the answer's `a=ice-lite` is left out unless liteInAnswers: the
-     * browser made the offer, so it is the controlling agent whether or not it takes rtpengine for a lite agent (RFC
-     * 8445 §6.1.1), but toward a lite agent Chromium nominates (USE-CANDIDATE) only a pair it already found working, one
-     * check interval (~50 ms) after its first check, while toward a full one its first check nominates; and rtpengine,
-     * lite either way (it answers checks and sends none), takes the pair and, as the DTLS client (`active`), starts the
-     * handshake only on the nominating check. Offers to the browser keep the attribute (there it is what makes the
-     * answering browser controlling), and so do answers on calls IMS opened (their first offer said it). docs/media.md
-     * "ICE role".
+     * rtpengine's SDP answer to an offer of the browser, as the browser gets it. With liteInAnswers false (opt-in), on a
+     * call the browser opened (MO, an offerless MT call) where rtpengine is ICE-lite, the answer's `a=ice-lite` is left
+     * out: the browser made the offer, so it is the controlling agent whether or not it takes rtpengine for a lite agent
+     * (RFC 8445 §6.1.1), but toward a lite agent Chromium nominates (USE-CANDIDATE) only a pair it already found
+     * working, one check interval (~50 ms) after its first check, while toward a full one its checks nominate at once;
+     * and rtpengine, lite either way (it answers checks and sends none), takes the pair and, as the DTLS client
+     * (`active`), starts the handshake only on the nominating check. Not the default: a lite agent takes a nominated
+     * pair whether or not its answer got through, so a browser with a candidate rtpengine cannot answer (a second
+     * interface, a VPN) had its call's media sent there and lost (the hosts layout's browser, four addresses: no audio).
+     * Offers to the browser keep the attribute (there it is what makes the answering browser controlling), and so do
+     * answers on calls IMS opened. docs/media.md "What the browser is told".
      */
     String answerToBrowser(String rtpengineSdp, boolean browserOpened) {
         if (liteInAnswers || !browserOpened || !liteOnBrowserOffer(true)) return rtpengineSdp;

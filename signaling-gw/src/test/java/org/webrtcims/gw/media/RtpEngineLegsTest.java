@@ -87,15 +87,15 @@ class RtpEngineLegsTest {
     }
 
     @Test
-    void answersToABrowserThatOpenedTheCallDoNotSayIceLite() {
+    void answersSayIceLiteUnlessTurnedOffAndThenOnlyOnCallsTheBrowserOpened() {
         String lite = "v=0\r\ns=-\r\na=ice-lite\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
         String without = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
         RtpEngineLegs byDefault = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active");
-        assertEquals(without, byDefault.answerToBrowser(lite, true), "MO: the browser offered, so it controls ICE; no a=ice-lite");
-        assertEquals(lite, byDefault.answerToBrowser(lite, false), "a call IMS opened: its first offer said a=ice-lite, so do its answers");
-        RtpEngineLegs declared = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", true);
-        assertEquals(lite, declared.answerToBrowser(lite, true), "ice-lite-in-answers=true: as rtpengine wrote it");
-        RtpEngineLegs mt = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.MT, false, "active");
+        assertEquals(lite, byDefault.answerToBrowser(lite, true), "the default: rtpengine's answer as it wrote it");
+        RtpEngineLegs hidden = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", false);
+        assertEquals(without, hidden.answerToBrowser(lite, true), "ice-lite-in-answers=false, MO: no a=ice-lite");
+        assertEquals(lite, hidden.answerToBrowser(lite, false), "ice-lite-in-answers=false, a call IMS opened: its first offer said a=ice-lite, so do its answers");
+        RtpEngineLegs mt = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.MT, false, "active", false);
         assertEquals(without, mt.answerToBrowser(without, true), "ice-lite=mt runs full ICE on MO calls: nothing to take out");
         assertEquals(lite, mt.answerToBrowser(lite, false), "ice-lite=mt, a call IMS opened: kept");
     }
