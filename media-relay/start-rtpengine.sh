@@ -22,10 +22,15 @@ if ! command -v "$RTPENGINE_BIN" >/dev/null 2>&1; then
   exit 2
 fi
 
+# More rtpengine options for a measurement (e.g. "--num-threads=1"), split at spaces; empty = none.
+RTPENGINE_EXTRA_ARGS="${RTPENGINE_EXTRA_ARGS:-}"
+extra=()
+[ -z "$RTPENGINE_EXTRA_ARGS" ] || read -r -a extra <<<"$RTPENGINE_EXTRA_ARGS"
+
 dtmf_log=()
 [ -z "$RTPENGINE_DTMF_LOG" ] || dtmf_log=(--dtmf-log-dest="$RTPENGINE_DTMF_LOG")
 
 # Never --no-fallback: without the kernel module it would refuse to start.
 exec "$RTPENGINE_BIN" --config-file=none --foreground --log-stderr --table=-1 \
   --interface="$RTPENGINE_IFACE" --listen-ng="$RTPENGINE_NG" \
-  --port-min="$RTPENGINE_PORT_MIN" --port-max="$RTPENGINE_PORT_MAX" "${dtmf_log[@]}" "$@"
+  --port-min="$RTPENGINE_PORT_MIN" --port-max="$RTPENGINE_PORT_MAX" "${dtmf_log[@]}" "${extra[@]}" "$@"

@@ -70,8 +70,13 @@ export function bin(root, name) {
   return path.join(process.env.LAB_MEDIA_RELAY_BUILD || path.join(root, 'media-relay', 'build'), name, name);
 }
 
+// The capture's kernel buffer (KiB) and immediate mode; BENCH_TCPDUMP_BUFFER_KB / BENCH_TCPDUMP_IMMEDIATE=0 change
+// them for a measurement of the capture itself (docs/benchmarks.md "The to-IMS p99 tail").
+const CAPTURE_BUFFER_KB = String(Number(process.env.BENCH_TCPDUMP_BUFFER_KB) || 16384);
+const CAPTURE_IMMEDIATE = process.env.BENCH_TCPDUMP_IMMEDIATE !== '0';
+
 async function startCapture(file, log, relayPorts = RELAY_PORTS) {
-  const td = start('tcpdump', 'tcpdump', ['-i', 'lo', '-B', '16384', '--time-stamp-precision=nano', '--immediate-mode',
+  const td = start('tcpdump', 'tcpdump', ['-i', 'lo', '-B', CAPTURE_BUFFER_KB, '--time-stamp-precision=nano', ...(CAPTURE_IMMEDIATE ? ['--immediate-mode'] : []),
     '-s', '128', '-w', file, `udp portrange ${relayPorts}`], { log });
   for (let i = 0; i < 50; i += 1) {
     if (/listening on/.test(td.tail())) return td;
@@ -200,7 +205,9 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   traffic.slice(1).forEach((p, i) => { if (exits[i + 1] !== 0) errors.push(`${p.name} exited ${exits[i + 1]}: ${lastLine(p.tail())}`); });
   sampler.stop();
   const hostPct = hostBusyPct(host0, hostCpu());
-  await sleep(500); // immediate mode: the last packets are in the file within a few ms; keep a margin
+  // immediate mode: the last packets are in the file within a few ms; keep a margin. Without it the kernel
+  // ring is read in blocks retired every second (docs/delaymeter.md "Capturing"): wait them out.
+  await sleep(CAPTURE_IMMEDIATE ? 500 : 2000);
   await stop(td, 'SIGINT', 5000);
   const dropped = Number((td.tail().match(/(\d+) packets? dropped by kernel/) ?? [])[1] ?? NaN);
   const captured = Number((td.tail().match(/(\d+) packets? captured/) ?? [])[1] ?? NaN);
