@@ -72,7 +72,7 @@ public class RtpEngineClient {
      * browser (`active` for a first answer, lab-notes: passive failed 4/6; in a re-offer the role the association
      * already has, RFC 5763 §5, since the browser rejects an answer that flips it). injectDtmf: the call takes
      * `play DTMF` from the browser's tag (the browser made this offer, so the flag on the answer marks its stream).
-     * Without `a=ice-lite` on a call the browser opened (RtpEngineLegs#answerToBrowser).
+     * Its `a=ice-lite` kept unless lab.rtpengine.ice-lite-in-answers is false (RtpEngineLegs#answerToBrowser).
      */
     public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole,
                                 boolean injectDtmf) throws NgException {
