@@ -108,6 +108,6 @@ public class MediaConfig {
         String ims = r.getImsInterface().isBlank() ? null : r.getImsInterface();
         String prefix = r.getSessionPrefix().isBlank() ? "gw" + props.getSip().getPort() + "-" : r.getSessionPrefix();
         return new RtpEngineClient(relays, new RtpEngineLegs(browser, ims, RtpEngineLegs.IceLite.parse(r.getIceLite()), imsIpv6(props),
-                RtpEngineLegs.dtlsOnActpass(r.getDtlsOnActpass()), r.isIceLiteInAnswers()), prefix);
+                RtpEngineLegs.dtlsOnActpass(r.getDtlsOnActpass()), RtpEngineLegs.LiteInAnswers.parse(r.getIceLiteInAnswers())), prefix);
     }
 }

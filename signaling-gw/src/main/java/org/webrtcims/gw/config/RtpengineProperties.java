@@ -33,14 +33,15 @@ public class RtpengineProperties {
     public void setIceLite(String iceLite) { this.iceLite = iceLite; }
     /**
      * Whether rtpengine's answer to the offer of a browser that opened the call says `a=ice-lite` (media/RtpEngineLegs
-     * #answerToBrowser): `true` (the default) as rtpengine writes it; `false` leaves it out, so that Chromium nominates
-     * with its first check and the DTLS handshake starts ~50 ms sooner, but a browser with a candidate rtpengine cannot
-     * answer (a second interface, a VPN) may then nominate that pair, and the call has no media. Offers to the browser
-     * always say it. docs/media.md "What the browser is told".
+     * #hidesLiteInAnswer): `auto` (the default) leaves it out when the offer's host candidates name one address, so
+     * that Chromium nominates with its first check and the DTLS handshake starts ~50 ms sooner, and keeps it for a
+     * browser with several (a second interface, a VPN: without it such a browser may nominate a pair rtpengine cannot
+     * answer, and the call has no media); `true` keeps it always, as rtpengine writes it; `false` leaves it out always.
+     * Offers to the browser always say it. docs/media.md "What the browser is told".
      */
-    private boolean iceLiteInAnswers = true;
-    public boolean isIceLiteInAnswers() { return iceLiteInAnswers; }
-    public void setIceLiteInAnswers(boolean v) { this.iceLiteInAnswers = v; }
+    private String iceLiteInAnswers = "auto";
+    public String getIceLiteInAnswers() { return iceLiteInAnswers; }
+    public void setIceLiteInAnswers(String v) { this.iceLiteInAnswers = v; }
     /**
      * rtpengine's DTLS role toward a browser whose offer says `a=setup:actpass` (every browser's): `active` (the
      * default: rtpengine sends the ClientHello, and a lost last flight of the handshake is the browser's to resend),

@@ -18,7 +18,8 @@ public class RtpEngineClient {
     private final RtpEngineLegs legs;
     private final NegotiatedCodecs negotiated = new NegotiatedCodecs();
     /** Calls whose first offer came from the browser (MO, offerless MT): their ICE mode (RtpEngineLegs.IceLite). */
-    private final java.util.Set<String> browserOpened = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The calls the browser opened (its offer came first), each with whether rtpengine's answer leaves `a=ice-lite` out (RtpEngineLegs#hidesLiteInAnswer). */
+    private final java.util.Map<String, Boolean> browserOpened = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * sessionPrefix: put before every call-id this client sends (and required of every id `list` returns), so
@@ -55,9 +56,9 @@ public class RtpEngineClient {
                                    boolean injectDtmf) throws NgException {
         Map<String, Object> codec = imsCodec == null ? CodecPolicy.moPassThrough(browserSdp, injectDtmf)
                 : CodecPolicy.moForced(imsCodec, browserSdp);
-        if (toTag == null) browserOpened.add(callId);
+        if (toTag == null) browserOpened.put(callId, legs.hidesLiteInAnswer(browserSdp));
         String imsSdp = sdpOf(relays.send(callId, toTag == null,
-                commands.offerFromBrowser(callId, fromTag, toTag, browserSdp, codec, browserOpened.contains(callId))));
+                commands.offerFromBrowser(callId, fromTag, toTag, browserSdp, codec, browserOpened.containsKey(callId))));
         // rtpengine silently leaves out a codec it cannot encode (AMR/AMR-WB without libavcodec-extra).
         if (imsCodec != null && !SdpCodec.audioEncodings(imsSdp).contains(imsCodec.wire)) {
             if (toTag == null) delete(callId, null); // a failed re-offer must not end the call
@@ -72,12 +73,13 @@ public class RtpEngineClient {
      * browser (`active` for a first answer, lab-notes: passive failed 4/6; in a re-offer the role the association
      * already has, RFC 5763 §5, since the browser rejects an answer that flips it). injectDtmf: the call takes
      * `play DTMF` from the browser's tag (the browser made this offer, so the flag on the answer marks its stream).
-     * Its `a=ice-lite` kept unless lab.rtpengine.ice-lite-in-answers is false (RtpEngineLegs#answerToBrowser).
+     * Its `a=ice-lite` left out on a call the browser opened as lab.rtpengine.ice-lite-in-answers says (RtpEngineLegs#hidesLiteInAnswer).
      */
     public String answerFromIms(String callId, String fromTag, String toTag, String imsSdp, String dtlsRole,
                                 boolean injectDtmf) throws NgException {
         String browserSdp = legs.answerToBrowser(sdpOf(relays.send(callId, false,
-                commands.answerFromIms(callId, fromTag, toTag, imsSdp, dtlsRole, injectDtmf))), browserOpened.contains(callId));
+                commands.answerFromIms(callId, fromTag, toTag, imsSdp, dtlsRole, injectDtmf))),
+                browserOpened.getOrDefault(callId, false));
         negotiated.remember(callId, browserSdp, imsSdp);
         return browserSdp;
     }

@@ -3,6 +3,7 @@ package org.webrtcims.gw.media;
 import java.util.List;
 import java.util.Map;
 import org.webrtcims.gw.sdp.DtlsRole;
+import org.webrtcims.gw.sdp.HostCandidates;
 import org.webrtcims.gw.sdp.IceLiteAttribute;
 
 /**
@@ -18,11 +19,11 @@ import org.webrtcims.gw.sdp.IceLiteAttribute;
  * (~50 ms sooner in Chromium), and `active` where rtpengine runs full ICE. `active` is the default because rtpengine
  * 10.5 as DTLS server never resends the handshake's last flight: one lost datagram and the call has no media
  * (docs/media.md "Which role toward an actpass browser", "A lost last DTLS flight"). liteInAnswers: whether rtpengine's
- * answer to the offer of a browser that opened the call keeps its `a=ice-lite` (true, the default; false: only offers
- * to the browser say it, {@link #answerToBrowser}).
+ * answer to the offer of a browser that opened the call keeps its `a=ice-lite` ({@link LiteInAnswers}, {@link
+ * #answerToBrowser}).
  */
 public record RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass,
-                            boolean liteInAnswers) {
+                            LiteInAnswers liteInAnswers) {
     /** One unnamed interface, full ICE. */
     public static final RtpEngineLegs DEFAULT = new RtpEngineLegs(null, null, IceLite.OFF);
     static final String IP4 = "IP4";
@@ -50,7 +51,27 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         }
     }
 
+    /**
+     * `lab.rtpengine.ice-lite-in-answers`: whether rtpengine's answer to the offer of a browser that opened the call says
+     * `a=ice-lite` ({@link #answerToBrowser}): `true` always, as rtpengine writes it; `false` never; `auto` (the
+     * default) not when the browser's offer has host candidates of one address, and as rtpengine writes it otherwise.
+     */
+    public enum LiteInAnswers {
+        TRUE, FALSE, AUTO;
+
+        public static LiteInAnswers parse(String v) {
+            String s = v == null ? "" : v.trim().toLowerCase(java.util.Locale.ROOT);
+            return switch (s) {
+                case "", "auto" -> AUTO;
+                case "true" -> TRUE;
+                case "false" -> FALSE;
+                default -> throw new IllegalArgumentException("lab.rtpengine.ice-lite-in-answers must be auto, true or false, not '" + v + "'");
+            };
+        }
+    }
+
     public RtpEngineLegs {
+        java.util.Objects.requireNonNull(liteInAnswers, "liteInAnswers");
         if ((browserInterface == null) != (imsInterface == null)) {
             throw new IllegalArgumentException("name both rtpengine interfaces (browser and IMS) or neither");
         }
@@ -69,9 +90,9 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
         };
     }
 
-    /** As given; rtpengine's answers say `a=ice-lite` as it writes them (the default). */
+    /** As given; rtpengine's answers say `a=ice-lite` as it writes them ({@link LiteInAnswers#TRUE}). */
     public RtpEngineLegs(String browserInterface, String imsInterface, IceLite iceLite, boolean imsIpv6, String dtlsOnActpass) {
-        this(browserInterface, imsInterface, iceLite, imsIpv6, dtlsOnActpass, true);
+        this(browserInterface, imsInterface, iceLite, imsIpv6, dtlsOnActpass, LiteInAnswers.TRUE);
     }
 
     /** Both legs as given, rtpengine's role toward an `actpass` browser the default (`active`). */
@@ -130,20 +151,32 @@ public record RtpEngineLegs(String browserInterface, String imsInterface, IceLit
     }
 
     /**
-     * rtpengine's SDP answer to an offer of the browser, as the browser gets it. With liteInAnswers false (opt-in), on a
-     * call the browser opened (MO, an offerless MT call) where rtpengine is ICE-lite, the answer's `a=ice-lite` is left
-     * out: the browser made the offer, so it is the controlling agent whether or not it takes rtpengine for a lite agent
-     * (RFC 8445 §6.1.1), but toward a lite agent Chromium nominates (USE-CANDIDATE) only a pair it already found
-     * working, one check interval (~50 ms) after its first check, while toward a full one its checks nominate at once;
-     * and rtpengine, lite either way (it answers checks and sends none), takes the pair and, as the DTLS client
-     * (`active`), starts the handshake only on the nominating check. Not the default: a lite agent takes a nominated
-     * pair whether or not its answer got through, so a browser with a candidate rtpengine cannot answer (a second
-     * interface, a VPN) had its call's media sent there and lost (the hosts layout's browser, four addresses: no audio).
-     * Offers to the browser keep the attribute (there it is what makes the answering browser controlling), and so do
-     * answers on calls IMS opened. docs/media.md "What the browser is told".
+     * Whether rtpengine's answer to the browser's offer that opened a call ({@code browserOffer}, as rtpengine got it)
+     * leaves `a=ice-lite` out, where rtpengine is lite on that call. The browser made the offer, so it is the
+     * controlling agent whether or not it takes rtpengine for a lite agent (RFC 8445 §6.1.1), but toward a lite agent
+     * Chromium nominates (USE-CANDIDATE) only a pair it already found working, one check interval (~50 ms) after its
+     * first check, while toward a full one its checks nominate at once; and rtpengine, lite either way (it answers
+     * checks and sends none), takes the pair and, as the DTLS client (`active`), starts the handshake only on the
+     * nominating check. A lite agent takes a nominated pair whether or not its answer got through, so a browser that
+     * checks from an address rtpengine cannot answer (a second interface, a VPN: the hosts layout's browser, four
+     * addresses, had no audio) must be told: under `auto` the attribute goes only when the offer's host candidates
+     * name one address ({@link HostCandidates}); none or several, it stays. docs/media.md "What the browser is told".
      */
-    String answerToBrowser(String rtpengineSdp, boolean browserOpened) {
-        if (liteInAnswers || !browserOpened || !liteOnBrowserOffer(true)) return rtpengineSdp;
-        return IceLiteAttribute.removed(rtpengineSdp);
+    boolean hidesLiteInAnswer(String browserOffer) {
+        if (!liteOnBrowserOffer(true)) return false;
+        return switch (liteInAnswers) {
+            case TRUE -> false;
+            case FALSE -> true;
+            case AUTO -> HostCandidates.addresses(browserOffer).size() == 1;
+        };
+    }
+
+    /**
+     * rtpengine's SDP answer to an offer of the browser, as the browser gets it: without `a=ice-lite` when
+     * {@code hideLite} ({@link #hidesLiteInAnswer} of the offer that opened the call; false on calls IMS opened, whose
+     * first offer said `a=ice-lite`, which is what makes the answering browser controlling).
+     */
+    String answerToBrowser(String rtpengineSdp, boolean hideLite) {
+        return hideLite ? IceLiteAttribute.removed(rtpengineSdp) : rtpengineSdp;
     }
 }

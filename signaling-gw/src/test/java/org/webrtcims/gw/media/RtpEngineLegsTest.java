@@ -1,7 +1,9 @@
 package org.webrtcims.gw.media;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,16 +89,33 @@ class RtpEngineLegsTest {
     }
 
     @Test
-    void answersSayIceLiteUnlessTurnedOffAndThenOnlyOnCallsTheBrowserOpened() {
+    void answersLeaveIceLiteOutForABrowserOfOneAddressUnderAutoAlwaysUnderFalseNeverUnderTrue() {
         String lite = "v=0\r\ns=-\r\na=ice-lite\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
         String without = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
-        RtpEngineLegs byDefault = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active");
-        assertEquals(lite, byDefault.answerToBrowser(lite, true), "the default: rtpengine's answer as it wrote it");
-        RtpEngineLegs hidden = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", false);
-        assertEquals(without, hidden.answerToBrowser(lite, true), "ice-lite-in-answers=false, MO: no a=ice-lite");
-        assertEquals(lite, hidden.answerToBrowser(lite, false), "ice-lite-in-answers=false, a call IMS opened: its first offer said a=ice-lite, so do its answers");
-        RtpEngineLegs mt = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.MT, false, "active", false);
-        assertEquals(without, mt.answerToBrowser(without, true), "ice-lite=mt runs full ICE on MO calls: nothing to take out");
-        assertEquals(lite, mt.answerToBrowser(lite, false), "ice-lite=mt, a call IMS opened: kept");
+        String oneAddress = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n"
+                + "a=candidate:1 1 udp 2122260223 198.18.0.2 40000 typ host\r\n"
+                + "a=candidate:2 1 tcp 1518280447 198.18.0.2 9 typ host tcptype active\r\n"
+                + "a=candidate:3 1 udp 1686052607 203.0.113.7 40000 typ srflx raddr 198.18.0.2 rport 40000\r\n";
+        String twoAddresses = oneAddress + "a=candidate:4 1 udp 2122194687 198.18.16.1 40001 typ host\r\n";
+        String noHost = "v=0\r\ns=-\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n";
+
+        RtpEngineLegs auto = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", RtpEngineLegs.LiteInAnswers.AUTO);
+        assertTrue(auto.hidesLiteInAnswer(oneAddress), "auto, host candidates of one address: a=ice-lite left out");
+        assertFalse(auto.hidesLiteInAnswer(twoAddresses), "auto, two host addresses: a browser that may check from one rtpengine cannot answer is told");
+        assertFalse(auto.hidesLiteInAnswer(noHost), "auto, no host candidate: kept");
+        RtpEngineLegs always = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active", RtpEngineLegs.LiteInAnswers.FALSE);
+        assertTrue(always.hidesLiteInAnswer(twoAddresses), "ice-lite-in-answers=false: left out whatever the offer");
+        RtpEngineLegs kept = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.ALL, false, "active");
+        assertFalse(kept.hidesLiteInAnswer(oneAddress), "ice-lite-in-answers=true: as rtpengine wrote it");
+        RtpEngineLegs mt = new RtpEngineLegs(null, null, RtpEngineLegs.IceLite.MT, false, "active", RtpEngineLegs.LiteInAnswers.FALSE);
+        assertFalse(mt.hidesLiteInAnswer(oneAddress), "ice-lite=mt runs full ICE on calls the browser opens: nothing to take out");
+
+        assertEquals(without, auto.answerToBrowser(lite, true));
+        assertEquals(lite, auto.answerToBrowser(lite, false));
+        assertEquals(RtpEngineLegs.LiteInAnswers.AUTO, RtpEngineLegs.LiteInAnswers.parse(" Auto "));
+        assertEquals(RtpEngineLegs.LiteInAnswers.AUTO, RtpEngineLegs.LiteInAnswers.parse(""));
+        assertEquals(RtpEngineLegs.LiteInAnswers.FALSE, RtpEngineLegs.LiteInAnswers.parse("false"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RtpEngineLegs.LiteInAnswers.parse("maybe"));
+        assertEquals("lab.rtpengine.ice-lite-in-answers must be auto, true or false, not 'maybe'", e.getMessage());
     }
 }
