@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class CallRegistry {
     private static final int HISTORY = 500;
     /** A line break of an SDP, compiled once: String.split compiles its regex on every call (issue #26). */
-    private static final java.util.regex.Pattern EOL = java.util.regex.Pattern.compile("\r?\n");
 
     private final Map<String, Call> calls = new ConcurrentHashMap<>();
     private final Deque<String> ended = new ArrayDeque<>();
@@ -75,11 +74,16 @@ public class CallRegistry {
     /** Any SDP the gateway is about to hand to rtpengine, from the browser or from IMS: refused over the m-line or candidate quota. */
     void admitSdp(String sdp) {
         if (sdp == null) return;
+        // counted in place, without cutting the SDP into lines (the regex split was ~0.15 ms of every MO set-up's CPU:
+        // the set-up-rate bench's JFR, issue #26)
         int mlines = 0;
         int candidates = 0;
-        for (String line : EOL.split(sdp)) {
-            if (line.startsWith("m=")) mlines++;
-            else if (line.startsWith("a=candidate:")) candidates++;
+        for (int at = 0; at < sdp.length(); ) {
+            if (sdp.startsWith("m=", at)) mlines++;
+            else if (sdp.startsWith("a=candidate:", at)) candidates++;
+            int eol = sdp.indexOf('\n', at);
+            if (eol < 0) break;
+            at = eol + 1;
         }
         if (mlines > limits.getMlinesPerSdp()) {
             throw new CallFailure("too-many-mlines", "the SDP has " + mlines + " m-lines (lab.limits.mlines-per-sdp="

@@ -42,5 +42,11 @@ class CallRegistryQuotasTest {
         assertEquals("too-many-mlines", assertThrows(CallFailure.class, () -> registry.admitSdp(two + "m=audio 3 RTP/AVP 0\r\n")).code());
         assertEquals("too-many-candidates", assertThrows(CallFailure.class,
                 () -> registry.admitSdp(two + "a=candidate:3 1 udp 1 127.0.0.1 3 typ host\r\n")).code());
+        // LF alone (RFC 8866 §5 asks parsers to take it), a last line without its break, a line that only contains the prefix
+        String lf = two.replace("\r\n", "\n");
+        registry.admitSdp(lf + "a=x m=audio a=candidate:9");
+        assertEquals("too-many-mlines", assertThrows(CallFailure.class, () -> registry.admitSdp(lf + "m=audio 3 RTP/AVP 0")).code());
+        assertEquals("too-many-candidates", assertThrows(CallFailure.class,
+                () -> registry.admitSdp("a=candidate:0 1 udp 1 127.0.0.1 3 typ host\n" + lf)).code());
     }
 }
