@@ -115,8 +115,10 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
     log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
     r.callId = await client.call(to, { ...(imsCodec ? { imsCodec } : {}), ...callOptions });
     log(`calling ${r.callId}`);
-    r.offerSdp = (await client.sdp(r.callId).catch(() => null))?.local ?? null;
     r.answerSdp = (await client.waitFor('answered', r.callId, 15000)).sdp;
+    // the offer as applied, read once the answer is in: a page call of the harness's while the answer is on its way
+    // would share the page's main thread with it (the page's own set-up figure)
+    r.offerSdp = (await client.sdp(r.callId).catch(() => null))?.local ?? null;
     r.answered = true;
     r.answeredAt = Date.now();
     log(`answered ${r.callId}`);
