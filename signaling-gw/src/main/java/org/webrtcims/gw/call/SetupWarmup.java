@@ -141,6 +141,7 @@ class SetupWarmup implements SmartLifecycle {
         }
         worker.run();
         for (Thread o : others) o.join();
+        warmed = done.get(); // the threads' last writes may have come in either order
     }
 
     /** One warm-up call, its media deleted at the end; false (logged) when it failed and the warm-up should stop. */
