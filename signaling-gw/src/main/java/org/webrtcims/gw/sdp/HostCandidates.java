@@ -3,6 +3,8 @@ package org.webrtcims.gw.sdp;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The addresses an agent's host candidates name (RFC 8839 §5.1: `a=candidate:<foundation> <component-id> <transport>
@@ -12,6 +14,12 @@ import java.util.Set;
  * interface, a VPN) may send them from an address the far end cannot answer. Pure text work, no state.
  */
 public final class HostCandidates {
+    /**
+     * A candidate line of any type (RFC 8839 §5.1), the grammar sdp/ reads candidates by: group 1 the
+     * connection-address, group 2 the candidate type. {@link MdnsSdp} reads its addresses with it too.
+     */
+    static final Pattern CANDIDATE = Pattern.compile("^a=candidate:\\S+ \\d+ \\S+ \\d+ (\\S+) \\d+ typ (\\S*).*$");
+
     private HostCandidates() { }
 
     /** The distinct connection-addresses of the SDP's host candidates, in order (names lower-cased); empty for none or null. */
@@ -19,9 +27,8 @@ public final class HostCandidates {
         Set<String> out = new LinkedHashSet<>();
         for (String l : SdpLines.stripped(sdp)) {
             if (!l.startsWith("a=candidate:")) continue;
-            String[] f = l.split(" ");
-            // foundation component transport priority address port "typ" type
-            if (f.length >= 8 && f[6].equals("typ") && f[7].equalsIgnoreCase("host")) out.add(f[4].toLowerCase(Locale.ROOT));
+            Matcher c = CANDIDATE.matcher(l);
+            if (c.matches() && c.group(2).equalsIgnoreCase("host")) out.add(c.group(1).toLowerCase(Locale.ROOT));
         }
         return out;
     }

@@ -18,7 +18,6 @@ import java.util.regex.Pattern;
 public final class MdnsSdp {
     private static final Pattern ZERO_C = Pattern.compile("^c=IN IP4 0\\.0\\.0\\.0$");
     private static final Pattern RTCP_HOST = Pattern.compile("^a=rtcp:\\d+ IN IP[46] (\\S+)$");
-    private static final Pattern CANDIDATE = Pattern.compile("^a=candidate:\\S+ \\d+ \\S+ \\d+ (\\S+) \\d+ typ .*$");
     private static final Pattern IPV4 = Pattern.compile("^\\d{1,3}(\\.\\d{1,3}){3}$");
 
     private MdnsSdp() { }
@@ -56,7 +55,7 @@ public final class MdnsSdp {
         for (int i = from; i < lines.size(); i++) {
             String l = lines.get(i);
             if (!wholeSdp && i > from && l.startsWith("m=")) break;
-            Matcher c = CANDIDATE.matcher(l);
+            Matcher c = HostCandidates.CANDIDATE.matcher(l);
             if (c.matches() && IPV4.matcher(c.group(1)).matches() && !c.group(1).equals("0.0.0.0")) return c.group(1);
         }
         return null;
