@@ -214,6 +214,21 @@ export async function openClient(browser, { name = 'browser', url = `${gatewayUr
     dtmf: (callId, digits, durationMs) => invoke('dtmf', callId, digits, durationMs),
     insertDtmf: (callId, tones, durationMs, gapMs) => invoke('insertDtmf', callId, tones, durationMs, gapMs),
     waitFor: (type, callId = null, timeoutMs = 10000, fromIndex = 0) => invoke('waitFor', type, callId, timeoutMs, fromIndex),
+    // An MO call up to its answer in one page call: { callId, sdp } of `answered`. No harness round trip (a CDP or
+    // BiDi evaluate, run on the page's main thread) falls between the offer and the answer, where it would delay the
+    // page's handling of the answer and count in the page's own set-up figure (docs/benchmarks.md). A failure
+    // carries the call's id once the gateway gave one (err.callId), for the hang-up.
+    callAnswered: (to, opts = {}, timeoutMs = 15000) => page.evaluate(async ([t, o, ms]) => {
+      window.__harnessCallId = null;
+      const id = await window.labClient.call(t, o);
+      window.__harnessCallId = id;
+      const answered = await window.labClient.waitFor('answered', id, ms);
+      return { callId: id, sdp: answered.sdp };
+    }, [to, opts, timeoutMs]).catch(async (e) => {
+      const err = new Error(cleanError(e.message));
+      err.callId = await page.evaluate(() => window.__harnessCallId ?? null).catch(() => null);
+      throw err;
+    }),
     mark: () => invoke('mark'),
     stats: (callId = null) => invoke('stats', callId),
     samples: (callId) => invoke('samples', callId),

@@ -113,9 +113,11 @@ export async function moCall(client, { token, from, to, hangup = 'browser', medi
   const r = newResult('mo', from, to);
   try {
     log(`MO ${from} -> ${to}: offering${imsCodec ? ` (IMS leg forced to ${imsCodec})` : ''}`);
-    r.callId = await client.call(to, { ...(imsCodec ? { imsCodec } : {}), ...callOptions });
-    log(`calling ${r.callId}`);
-    r.answerSdp = (await client.waitFor('answered', r.callId, 15000)).sdp;
+    // the offer and the wait for its answer in one page call (runner/browser.mjs callAnswered)
+    const answered = await client.callAnswered(to, { ...(imsCodec ? { imsCodec } : {}), ...callOptions }, 15000)
+      .catch((e) => { r.callId = e.callId ?? null; throw e; });
+    r.callId = answered.callId;
+    r.answerSdp = answered.sdp;
     // the offer as applied, read once the answer is in: a page call of the harness's while the answer is on its way
     // would share the page's main thread with it (the page's own set-up figure)
     r.offerSdp = (await client.sdp(r.callId).catch(() => null))?.local ?? null;

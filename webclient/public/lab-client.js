@@ -477,14 +477,16 @@ export class LabClient extends EventTarget {
   calls() {
     // startedAt/answeredAt/endedAt: epoch ms (null until then); video: the call sends/receives video (MO asked
     // for it, MT answered it); offersVideo: an incoming offer has a video m-line; held: our side put it on hold.
+    // mediaUp: the call's ICE and DTLS have been connected (once; it stays true through a later ICE restart).
     return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived,
-      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc, text, iceRestarts }) =>
+      startedAt, answeredAt, endedAt, video, offerSdp, muted, pc, dc, text, iceRestarts, timing }) =>
       ({ callId, direction, peer, state, reason, sipCode, preconditions, alerted, dtmfReceived: dtmfReceived ?? '',
         startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
         offersVideo: /^m=video [1-9]/m.test(offerSdp ?? ''), muted: Boolean(muted), dataChannels: dc ? dc.summary() : null,
         realTimeText: text ? text.summary() : null,
         held: Boolean(pc && pc.signalingState !== 'closed' && pc.getTransceivers().some((t) => t.currentDirection === 'sendonly' || t.currentDirection === 'inactive')),
-        iceRestarts: iceRestarts ?? 0, iceConnectionState: pc?.iceConnectionState ?? null }));
+        iceRestarts: iceRestarts ?? 0, iceConnectionState: pc?.iceConnectionState ?? null,
+        mediaUp: timing?.connected != null }));
   }
 
   // ---- internals ----
@@ -793,7 +795,10 @@ export class LabClient extends EventTarget {
     // The DTLS transports' own 'connected' (RTCDtlsTransport, watched from the end of gathering on, watchDtls): the
     // handshake's end as the page sees it, beside the peer connection's aggregate state here (timing()).
     pc.onconnectionstatechange = () => {
-      if (pc.connectionState === 'connected') call.timing.connected ??= performance.now();
+      if (pc.connectionState === 'connected' && call.timing.connected == null) {
+        call.timing.connected = performance.now();
+        this.#changed(); // mediaUp (calls()): the call screen shows its live charts from now on
+      }
     };
     return pc;
   }
