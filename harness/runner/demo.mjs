@@ -161,7 +161,7 @@ async function main() {
     const cpuMs = c.setup_timeline_cpu_ms;
     if (cpuMs && Object.keys(cpuMs).length) log(`set-up ${c.direction}, CPU of the gateway's thread in those steps (ms): ${Object.entries(cpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     const p = c.page_timing_ms;
-    log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([, v]) => v != null).map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
+    log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([k, v]) => v != null && k !== 'at').map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
   }
   for (const c of calls) log(`ICE ${c.direction}: browser ${c.browser?.local_candidate ?? '?'} <-> rtpengine ${c.browser?.remote_candidate ?? '?'}`);
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);

@@ -181,9 +181,11 @@ public class OutgoingCalls {
                     return;
                 }
             }
-            confirmed.mo(c, r); // CONFIRMED, the media-start watch, the maximum length, the session timer
-            registry.answered(c);
+            confirmed.mo(c); // CONFIRMED, the set-up time
             sink.toBrowser(c.owner, CallMessages.of("answered", c.id, "sdp", c.media().browserAnswer()));
+            // after the answer went (issue #26): the media-start watch, the maximum length, the session timer, the meters
+            confirmed.moTimers(c, r);
+            registry.answered(c);
         }
 
         private void failure(int code, String phrase) {

@@ -7,6 +7,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import org.webrtcims.gw.config.GatewayProperties;
+import org.webrtcims.gw.config.HostPort;
 import org.webrtcims.gw.media.RtpEngineClient;
 import org.webrtcims.gw.metrics.WarmupCalls;
 import org.webrtcims.gw.sip.LoopbackUas;
@@ -49,6 +50,8 @@ class SetupWarmup implements SmartLifecycle {
     private final SipUserAgent ua;
     private final SipRequests requests;
     private final CallMedia media;
+    /** The SIP extensions of the call's dialog: their SDP status lines and INVITE headers, as on a real MO call. */
+    private final DialogExtensions extensions;
     private final RtpEngineClient rtp;
     private final ObjectMapper json;
     /** The warm-up's call-ids while they run: the timeline, the ng meters and the reconciler leave them out. */
@@ -61,7 +64,8 @@ class SetupWarmup implements SmartLifecycle {
     private volatile double lastMs;
 
     SetupWarmup(@Value("${lab.warmup.calls:200}") int calls, SipUserAgent ua, SipRequests requests, CallMedia media,
-                RtpEngineClient rtp, ObjectMapper json, GatewayProperties props, WarmupCalls warmups) {
+                DialogExtensions extensions, RtpEngineClient rtp, ObjectMapper json, GatewayProperties props, WarmupCalls warmups) {
+        this.extensions = extensions;
         this.calls = calls;
         this.warmups = warmups;
         this.ua = ua;
@@ -160,14 +164,17 @@ class SetupWarmup implements SmartLifecycle {
             String offer = json.readTree(json.writeValueAsString(CallMessages.of("call", null, "to", "warmup",
                     "sdp", browserOffer(n)))).get("sdp").asText();
             String imsSdp;
-            synchronized (mo) {
-                imsSdp = mo.media().bridgeBrowserOffer(offer, null);
+            synchronized (mo) { // as OutgoingCalls.place: the status lines the extensions offer (preconditions)
+                imsSdp = mo.media().bridgeBrowserOffer(offer, extensions.offering(mo));
             }
-            Request invite = requests.newRequest(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" + 
-                    org.webrtcims.gw.config.HostPort.uriHost(host)), mo.fromTag, ua.addresses().createAddress(uas.uri("warmup")),
+            Request invite = requests.newRequest(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" +
+                    HostPort.uriHost(host)), mo.fromTag, ua.addresses().createAddress(uas.uri("warmup")),
                     id, 1, "warmup");
             invite.removeHeader(RouteHeader.NAME); // straight to the UAS, not the P-CSCF
+            // the headers OutgoingCalls.sendInvite adds (its INVITE's classes and code, before a real call needs them)
+            invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<sip:warmup@" + HostPort.uriHost(host) + ">"));
             requests.setSdpBody(invite, imsSdp);
+            extensions.initialInvite(mo, invite); // 100rel, precondition, session timer: Supported, Session-Expires, Min-SE
             CompletableFuture<Void> done = new CompletableFuture<>();
             synchronized (mo) { // as OutgoingCalls: the responses wait for the call's lock
                 mo.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(mo, done)));

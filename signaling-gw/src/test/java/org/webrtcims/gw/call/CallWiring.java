@@ -15,7 +15,7 @@ import static org.mockito.Mockito.when;
 /** The call layer wired as Spring wires it, around the (usually mocked) SIP stack, rtpengine, timers and watch. */
 record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOffers midCall,
                   IncomingCalls incoming, OutgoingCalls outgoing, DialogRequests sip, RegistrationClient registration,
-                  ContactUsers contactUsers, MediaStartWatch mediaStart) {
+                  ContactUsers contactUsers, MediaStartWatch mediaStart, DialogExtensions extensions) {
 
     static CallWiring of(SipUserAgent ua, SipRequests requests, CallMedia media, CallEventSink sink, CallRegistry registry,
                          UserDirectory users, LocalMediaWatch watch, CallTimers timers, GatewayProperties props) {
@@ -44,6 +44,7 @@ record CallWiring(CallTeardown teardown, Preconditions preconditions, MidCallOff
                 extensions, confirmed, new InviteTimeout(teardown, timers, props));
         DialogRequests sip = new DialogRequests(ua, sipReplies, replies, teardown, registry, incoming, inviteServer,
                 extensions);
-        return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart);
+        return new CallWiring(teardown, preconditions, midCall, incoming, outgoing, sip, registration, contactUsers, mediaStart,
+                extensions);
     }
 }

@@ -22,9 +22,12 @@ class ConfirmedCallsTest {
     void anMoCallsTwoHundredStartsTheWatchesAndTheSessionTimerFromIt() {
         Call c = new Call("mo-1", Direction.MO, "tok", "alice", "ue1@ims.lab", "ft", CallState.EARLY);
         Response ok = mock(Response.class);
-        confirmed.mo(c, ok);
+        confirmed.mo(c);
         assertEquals(CallState.CONFIRMED, c.state(), "the 2xx confirms the call");
         assertNotNull(c.setupMs(), "its set-up time is taken");
+        // issue #26: nothing is started before the answer went to the browser (OutgoingCalls), only then moTimers
+        verifyNoMoreInteractions(mediaStart, maxLength, sessionTimers);
+        confirmed.moTimers(c, ok);
         InOrder order = inOrder(mediaStart, maxLength, sessionTimers);
         order.verify(mediaStart).start(c);
         order.verify(maxLength).start(c);

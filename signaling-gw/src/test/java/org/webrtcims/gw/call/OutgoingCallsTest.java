@@ -29,6 +29,7 @@ class OutgoingCallsTest {
     /** Each call\'s SDP exchanges (its media leg, ScriptedLegs). */
     ScriptedLegs.Exchanges legs = mock(ScriptedLegs.Exchanges.class);
     List<Map<String, Object>> toBrowser = Collections.synchronizedList(new ArrayList<>());
+    List<String> atAnswered = Collections.synchronizedList(new ArrayList<>());
     org.webrtcims.gw.metrics.GatewayMetrics metrics = org.webrtcims.gw.metrics.GatewayMetrics.none();
     CallTeardown teardown;
     OutgoingCalls outgoing;
@@ -44,7 +45,13 @@ class OutgoingCallsTest {
     @BeforeEach
     void setUp() throws Exception {
         ScriptedLegs.install(media, legs);
-        CallEventSink sink = (token, msg) -> toBrowser.add(msg);
+        CallEventSink sink = (token, msg) -> {
+            toBrowser.add(msg);
+            if ("answered".equals(msg.get("type"))) { // what had happened when the answer left (issue #26)
+                var answers = metrics.registry().find("gw.call.answers").tag("direction", "mo").counter();
+                atAnswered.add(call().state() + " answers=" + (answers == null ? 0 : (long) answers.count()));
+            }
+        };
         props.getIms().setPreconditions(false);
         CallWiring w = CallWiring.of(ua, requests, media, sink, registry, u -> Optional.empty(), watch, timers, props);
         teardown = w.teardown();
@@ -119,6 +126,8 @@ class OutgoingCallsTest {
         assertEquals(1, m.find("gw.call.answers").tag("direction", "mo").counter().count());
         assertEquals(1, m.find("gw.call.setup").tag("direction", "mo").timer().count());
         assertEquals(1, m.find("gw.calls.active").tag("direction", "mo").gauge().value());
+        // the answer leaves with the call CONFIRMED, before its timers and meters (they are no step of the set-up)
+        assertEquals(List.of("CONFIRMED answers=0"), atAnswered, "the call's state and the answers counted when `answered` left");
     }
 
     @Test
