@@ -325,9 +325,9 @@ function render() {
     $('keypad-btn').setAttribute('aria-pressed', 'false');
     $('videos').hidden = true;
   }
-  // the live charts once the media is up: shown at `answered`, their canvases' first layout and draw ran on the page's
-  // main thread while the browser set up ICE and DTLS, and delayed its DTLS `connected` by up to 20 ms (issue #26,
-  // docs/benchmarks.md "The page's own share"); there is nothing to chart before that
+  // the live charts once the media is up, not at `answered`: there is nothing to chart before, and their canvases'
+  // first layout and draw would run on the page's main thread while the browser sets up ICE and DTLS (issue #26,
+  // docs/benchmarks.md "Session 18")
   $('stats').hidden = !live || shownState(live) !== 'answered' || !live.mediaUp;
   renderTimer();
   renderLog(calls);

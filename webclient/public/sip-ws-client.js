@@ -255,10 +255,11 @@ export class SipWsClient extends EventTarget {
   samples(callId) { return this.#calls.get(callId)?.samples ?? []; }
 
   calls() {
-    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, startedAt, answeredAt, endedAt, video, muted, session }) =>
+    return [...this.#calls.values()].map(({ callId, direction, peer, state, reason, sipCode, startedAt, answeredAt, endedAt, video, muted, session, mediaUp }) =>
       ({ callId, direction, peer, state, reason, sipCode, preconditions: false, alerted: true, dtmfReceived: '',
         startedAt: startedAt ?? null, answeredAt: answeredAt ?? null, endedAt: endedAt ?? null, video: Boolean(video),
-        offersVideo: false, muted: Boolean(muted), held: Boolean(state !== 'ended' && session?.isOnHold().local) }));
+        offersVideo: false, muted: Boolean(muted), held: Boolean(state !== 'ended' && session?.isOnHold().local),
+        mediaUp: Boolean(mediaUp) }));
   }
 
   // the access token in force (for tests: what the eP-CSCF must see on every request)
@@ -356,6 +357,13 @@ export class SipWsClient extends EventTarget {
       this.dispatchEvent(new CustomEvent('track', { detail: { call: call.callId, track: e.track, streams: e.streams } }));
     });
     pc.addEventListener('iceconnectionstatechange', () => this.#changed());
+    // mediaUp (calls()): ICE and DTLS connected, once (as LabClient's)
+    pc.addEventListener('connectionstatechange', () => {
+      if (pc.connectionState === 'connected' && !call.mediaUp) {
+        call.mediaUp = true;
+        this.#changed();
+      }
+    });
   }
 
   async #ended(call, reason, sipCode) {

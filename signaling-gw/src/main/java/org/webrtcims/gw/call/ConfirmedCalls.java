@@ -37,8 +37,9 @@ public class ConfirmedCalls {
 
     /**
      * MO, after the answer went to the browser: the media-start watch, the maximum length and the session timer (its
-     * interval from {@code ok}). None is a step of the set-up (issue #26): run before the `answered` frame, they were
-     * 10 of the gateway's 15.5 ms from ng answer to browser on a fresh gateway's first call (docs/benchmarks.md).
+     * interval from {@code ok}). None is a step of the set-up (issue #26): run before the `answered` frame, they took
+     * about 10 of the gateway's 15.5 ms from ng answer to browser on a fresh gateway's first call (one JFR recording,
+     * docs/benchmarks.md "Session 18").
      */
     void moTimers(Call c, Response ok) {
         timers(c);

@@ -31,10 +31,11 @@ import java.util.concurrent.TimeUnit;
  * per set-up step where a warm gateway needs under one. Before the web server opens (so before the gateway answers
  * its health check), this runs {@code lab.warmup.calls} (200 by default: the lab's gateway JIT is C1 alone, which compiles a
  * method after about 200 invocations) MO set-ups through the gateway's own code over real sockets, two at a time:
- * the browser's offer (Chromium's and Firefox's shapes in turn) through the call's media leg (sdp/BrowserSdp, a real
- * ng `offer` on rtpengine), an INVITE from the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on
- * its SIP host (180, 200 with SDP), the ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS; the JSON of the
- * browser's `call` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
+ * the browser's offer (Chromium's and Firefox's shapes in turn) through the call's media leg (sdp/BrowserSdp, with
+ * the status lines the call's SIP extensions offer; a real ng `offer` on rtpengine), an INVITE with a real MO call's
+ * headers from the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on its SIP host (180, 200
+ * with SDP), the ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS; the
+ * JSON of the browser's `call` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
  * registry, no CDR, no browser; {@link WarmupCalls} keeps them out of the set-up timeline, the ng meters and the
  * media reconciler. Skipped when rtpengine does not answer a ping or SIP toward IMS is not UDP; 0 turns it off.
  */
@@ -259,7 +260,7 @@ class SetupWarmup implements SmartLifecycle {
      * offers take different code in the gateway (Firefox's mDNS host names and zero address, sdp/MdnsSdp; its codec
      * list and attribute order), and code a warm-up never ran is still interpreted at a real call: the second MO call
      * of a Firefox run spent 2.3-4.4 ms from the WebSocket to the ng offer against Chromium's 1.2-1.6 while the
-     * warm-up sent Chromium's offer alone (docs/benchmarks.md "A start-up warm-up").
+     * warm-up sent Chromium's offer alone (docs/benchmarks.md "Session 18").
      */
     private String browserOffer(int n) {
         return n % 2 == 0 ? chromiumOffer() : firefoxOffer();
