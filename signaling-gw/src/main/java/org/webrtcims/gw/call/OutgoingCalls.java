@@ -101,6 +101,18 @@ public class OutgoingCalls {
 
     /** The INVITE (CSeq {@code cseq}: 1, or the next after a 422) with the call's SDP toward IMS; the caller holds the lock. */
     private void sendInvite(Call c, SipURI target, long cseq) throws Exception {
+        Request invite = initialInvite(c, target, cseq);
+        c.flow(Request.INVITE);
+        c.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(c)));
+    }
+
+    /**
+     * Call {@code c}'s initial INVITE to {@code target} (CSeq {@code cseq}), built, not sent: its caller identity and
+     * contact user (c.dialog()), the registration's Service-Route, P-Preferred-Identity, the SDP toward IMS
+     * (c.media()) and the extensions' headers. The start-up warm-up builds its INVITEs here too (SetupWarmup). The
+     * caller holds the lock.
+     */
+    Request initialInvite(Call c, SipURI target, long cseq) throws Exception {
         // TS 24.229 §5.1.2A.1.1: From is the public user identity the call goes out as (the login name is no identity)
         javax.sip.address.Address caller = ua.addresses().createAddress(c.dialog().callerIdentity());
         Request invite = requests.newRequest(Request.INVITE, target, caller, c.fromTag,
@@ -113,8 +125,7 @@ public class OutgoingCalls {
         invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<" + c.dialog().callerIdentity() + ">"));
         requests.setSdpBody(invite, c.media().imsSdp());
         extensions.initialInvite(c, invite); // 100rel, precondition, session timer
-        c.flow(Request.INVITE);
-        c.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(c)));
+        return invite;
     }
 
     private final class InviteResponses extends CallResponses {

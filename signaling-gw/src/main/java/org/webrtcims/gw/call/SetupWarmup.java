@@ -13,7 +13,6 @@ import org.webrtcims.gw.metrics.WarmupCalls;
 import org.webrtcims.gw.sip.LoopbackUas;
 import org.webrtcims.gw.sip.ResponseHandler;
 import org.webrtcims.gw.sip.SipHeaders;
-import org.webrtcims.gw.sip.SipRequests;
 import org.webrtcims.gw.sip.SipUserAgent;
 
 import javax.sip.ResponseEvent;
@@ -32,8 +31,8 @@ import java.util.concurrent.TimeUnit;
  * its health check), this runs {@code lab.warmup.calls} (200 by default: the lab's gateway JIT is C1 alone, which compiles a
  * method after about 200 invocations) MO set-ups through the gateway's own code over real sockets, two at a time:
  * the browser's offer (Chromium's and Firefox's shapes in turn) through the call's media leg (sdp/BrowserSdp, with
- * the status lines the call's SIP extensions offer; a real ng `offer` on rtpengine), an INVITE with a real MO call's
- * headers from the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on its SIP host (180, 200
+ * the status lines the call's SIP extensions offer; a real ng `offer` on rtpengine), an INVITE built as a real MO
+ * call's ({@link OutgoingCalls#initialInvite}, its Route dropped) from the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on its SIP host (180, 200
  * with SDP), the ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS; the
  * JSON of the browser's `call` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
  * registry, no CDR, no browser; {@link WarmupCalls} keeps them out of the set-up timeline, the ng meters and the
@@ -49,10 +48,11 @@ class SetupWarmup implements SmartLifecycle {
 
     private final int calls;
     private final SipUserAgent ua;
-    private final SipRequests requests;
     private final CallMedia media;
-    /** The SIP extensions of the call's dialog: their SDP status lines and INVITE headers, as on a real MO call. */
+    /** The SIP extensions of the call's dialog: the SDP status lines they offer, as on a real MO call. */
     private final DialogExtensions extensions;
+    /** Builds the warm-up's INVITEs as a real MO call's ({@link OutgoingCalls#initialInvite}). */
+    private final OutgoingCalls outgoing;
     private final RtpEngineClient rtp;
     private final ObjectMapper json;
     /** The warm-up's call-ids while they run: the timeline, the ng meters and the reconciler leave them out. */
@@ -64,13 +64,14 @@ class SetupWarmup implements SmartLifecycle {
     /** How long the last warm-up call took (ms), for the log line. */
     private volatile double lastMs;
 
-    SetupWarmup(@Value("${lab.warmup.calls:200}") int calls, SipUserAgent ua, SipRequests requests, CallMedia media,
-                DialogExtensions extensions, RtpEngineClient rtp, ObjectMapper json, GatewayProperties props, WarmupCalls warmups) {
+    SetupWarmup(@Value("${lab.warmup.calls:200}") int calls, SipUserAgent ua, CallMedia media,
+                DialogExtensions extensions, OutgoingCalls outgoing, RtpEngineClient rtp, ObjectMapper json, GatewayProperties props,
+                WarmupCalls warmups) {
         this.extensions = extensions;
+        this.outgoing = outgoing;
         this.calls = calls;
         this.warmups = warmups;
         this.ua = ua;
-        this.requests = requests;
         this.media = media;
         this.rtp = rtp;
         this.json = json;
@@ -165,19 +166,15 @@ class SetupWarmup implements SmartLifecycle {
             String offer = json.readTree(json.writeValueAsString(CallMessages.of("call", null, "to", "warmup",
                     "sdp", browserOffer(n)))).get("sdp").asText();
             String imsSdp;
-            synchronized (mo) { // as OutgoingCalls.place: the status lines the extensions offer (preconditions)
-                imsSdp = mo.media().bridgeBrowserOffer(offer, extensions.offering(mo));
-            }
-            Request invite = requests.newRequest(Request.INVITE, uas.uri("warmup"), ua.addresses().createAddress("sip:warmup@" +
-                    HostPort.uriHost(host)), mo.fromTag, ua.addresses().createAddress(uas.uri("warmup")),
-                    id, 1, "warmup");
-            invite.removeHeader(RouteHeader.NAME); // straight to the UAS, not the P-CSCF
-            // the headers OutgoingCalls.sendInvite adds (its INVITE's classes and code, before a real call needs them)
-            invite.setHeader(ua.headers().createHeader("P-Preferred-Identity", "<sip:warmup@" + HostPort.uriHost(host) + ">"));
-            requests.setSdpBody(invite, imsSdp);
-            extensions.initialInvite(mo, invite); // 100rel, precondition, session timer: Supported, Session-Expires, Min-SE
             CompletableFuture<Void> done = new CompletableFuture<>();
-            synchronized (mo) { // as OutgoingCalls: the responses wait for the call's lock
+            synchronized (mo) { // as OutgoingCalls.place; the responses wait for the call's lock
+                mo.dialog().caller("sip:warmup@" + HostPort.uriHost(host), "warmup");
+                MediaLeg leg = mo.media();
+                imsSdp = leg.bridgeBrowserOffer(offer, extensions.offering(mo)); // the extensions' status lines (preconditions)
+                leg.sentToIms(imsSdp);
+                // the real MO INVITE's builder (its headers' classes and code, before a real call needs them)
+                Request invite = outgoing.initialInvite(mo, uas.uri("warmup"), 1);
+                invite.removeHeader(RouteHeader.NAME); // straight to the UAS, not the P-CSCF
                 mo.dialog().inviteSent(ua.sendRequest(invite, new InviteResponses(mo, done)));
             }
             try {
@@ -263,7 +260,7 @@ class SetupWarmup implements SmartLifecycle {
      * warm-up sent Chromium's offer alone (docs/benchmarks.md "Session 18").
      */
     private String browserOffer(int n) {
-        return n % 2 == 0 ? chromiumOffer() : firefoxOffer();
+        return n % 2 == 0 ? chromiumOffer() : FIREFOX_OFFER;
     }
 
     /** A browser's audio offer as Chromium makes it (BUNDLE, ICE, DTLS, Opus with RED and telephone-event), on the SIP host. */
@@ -284,22 +281,23 @@ class SetupWarmup implements SmartLifecycle {
                 + "a=rtpmap:126 telephone-event/8000\r\na=ssrc:1001 cname:warmup\r\n";
     }
 
+    /** The host name of {@link #FIREFOX_OFFER}'s candidates, an mDNS name as Firefox makes them. */
+    private static final String MDNS = "a0c1e2f3-4455-4677-8899-aabbccddeeff.local";
+
     /**
      * A browser's audio offer as Firefox makes it at its defaults: the host candidates behind an mDNS name (UDP and
      * TCP, both components), `c=IN IP4 0.0.0.0`, `a=rtcp` naming the mDNS host, Opus, G722, PCMU, PCMA and
      * telephone-event.
      */
-    private static String firefoxOffer() {
-        String mdns = "a0c1e2f3-4455-4677-8899-aabbccddeeff.local";
-        return "v=0\r\no=mozilla...THIS_IS_SDPARTA-99.0 2362916255615792538 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+    private static final String FIREFOX_OFFER = "v=0\r\no=mozilla...THIS_IS_SDPARTA-99.0 2362916255615792538 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
                 + "a=sendrecv\r\n"
                 + "a=fingerprint:sha-256 40:2A:AA:B1:E9:FC:70:F8:68:2C:01:05:F3:45:2F:66:75:E7:88:34:BE:22:52:44:D7:9F:D1:BF:7A:40:D4:3F\r\n"
                 + "a=group:BUNDLE 0\r\na=ice-options:trickle\r\na=msid-semantic:WMS *\r\n"
                 + "m=audio 9 UDP/TLS/RTP/SAVPF 109 9 0 8 101\r\nc=IN IP4 0.0.0.0\r\n"
-                + "a=candidate:0 1 UDP 2122252543 " + mdns + " 49527 typ host\r\n"
-                + "a=candidate:1 1 TCP 2105524479 " + mdns + " 9 typ host tcptype active\r\n"
-                + "a=candidate:0 2 UDP 2122252542 " + mdns + " 53821 typ host\r\n"
-                + "a=candidate:1 2 TCP 2105524478 " + mdns + " 9 typ host tcptype active\r\n"
+                + "a=candidate:0 1 UDP 2122252543 " + MDNS + " 49527 typ host\r\n"
+                + "a=candidate:1 1 TCP 2105524479 " + MDNS + " 9 typ host tcptype active\r\n"
+                + "a=candidate:0 2 UDP 2122252542 " + MDNS + " 53821 typ host\r\n"
+                + "a=candidate:1 2 TCP 2105524478 " + MDNS + " 9 typ host tcptype active\r\n"
                 + "a=sendrecv\r\na=end-of-candidates\r\n"
                 + "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level\r\n"
                 + "a=extmap:2/recvonly urn:ietf:params:rtp-hdrext:csrc-audio-level\r\n"
@@ -308,12 +306,11 @@ class SetupWarmup implements SmartLifecycle {
                 + "a=extmap-allow-mixed\r\na=fmtp:109 maxplaybackrate=48000;stereo=1;useinbandfec=1\r\na=fmtp:101 0-15\r\n"
                 + "a=ice-pwd:6e4725417ded6f1f3728c05c8660a195\r\na=ice-ufrag:68cf17ea\r\na=mid:0\r\n"
                 + "a=msid:{b927ad8f-6499-42a0-9396-3c28f893e3b3} {7369b4f4-e01a-4790-9029-699e6588448c}\r\n"
-                + "a=rtcp:53821 IN IP4 " + mdns + "\r\n"
+                + "a=rtcp:53821 IN IP4 " + MDNS + "\r\n"
                 + "a=rtcp-fb:109 transport-cc\r\na=rtcp-fb:9 transport-cc\r\na=rtcp-fb:0 transport-cc\r\na=rtcp-fb:8 transport-cc\r\n"
                 + "a=rtcp-mux\r\na=rtpmap:109 opus/48000/2\r\na=rtpmap:9 G722/8000/1\r\na=rtpmap:0 PCMU/8000\r\n"
                 + "a=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\na=setup:actpass\r\n"
                 + "a=ssrc:629827391 cname:{fd0f8810-be18-4186-a459-1fb744cfeb2a}\r\n";
-    }
 
     /** Warm-up calls that went through at start. */
     int warmed() { return warmed; }

@@ -68,10 +68,10 @@ class SetupWarmupTest {
                 new RtpEngineBreaker(String.valueOf(ng), Duration.ofSeconds(1)))), timeline), RtpEngineLegs.DEFAULT, "");
         SipRequests requests = new SipRequests(ua, props);
         CallMedia media = new CallMedia(rtp);
-        // the call layer's SIP extensions as Spring wires them (preconditions on: the lab's default)
-        DialogExtensions extensions = CallWiring.of(ua, requests, media, (token, msg) -> { }, new CallRegistry(GatewayMetrics.none(), props),
-                u -> java.util.Optional.empty(), org.mockito.Mockito.mock(LocalMediaWatch.class), new CallTimers(), props).extensions();
-        SetupWarmup w = new SetupWarmup(calls, ua, requests, media, extensions, rtp, new ObjectMapper(), props, warmups);
+        // the call layer as Spring wires it (preconditions on: the lab's default): its extensions and its INVITE builder
+        CallWiring call = CallWiring.of(ua, requests, media, (token, msg) -> { }, new CallRegistry(GatewayMetrics.none(), props),
+                u -> java.util.Optional.empty(), org.mockito.Mockito.mock(LocalMediaWatch.class), new CallTimers(), props);
+        SetupWarmup w = new SetupWarmup(calls, ua, media, call.extensions(), call.outgoing(), rtp, new ObjectMapper(), props, warmups);
         return new Gateway(w, ua, rtp, meters, timeline);
     }
 
