@@ -31,8 +31,7 @@ public class ConfirmedCalls {
      * {@link #moTimers} once the answer went to the browser.
      */
     void mo(Call c) {
-        c.transition(CallState.CONFIRMED);
-        c.markSetupDone();
+        confirm(c);
     }
 
     /**
@@ -53,9 +52,14 @@ public class ConfirmedCalls {
     }
 
     private void confirmed(Call c) {
+        confirm(c);
+        timers(c);
+    }
+
+    /** CONFIRMED, with the call's set-up time. */
+    private static void confirm(Call c) {
         c.transition(CallState.CONFIRMED);
         c.markSetupDone();
-        timers(c);
     }
 
     private void timers(Call c) {
