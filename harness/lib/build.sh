@@ -142,6 +142,7 @@ build_media_relay() {
   quiet_run "$logf" bash -c 'cmake -S media-relay -B media-relay/build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
     cmake --build media-relay/build -j 2' ||
     { fail "media-relay build failed (log: $(rel "$logf"))"; return 1; }
+  log "media-relay built: media-relay/build (loadgen, delaymeter, datachannel and their tests)"
   # loadgen falls back to the system libsrtp2 when its OpenSSL build's source cannot be fetched.
   if grep -q 'loadgen: NOTICE' "$logf"; then
     log "NOTICE: loadgen uses the system libsrtp2 (NSS): its OpenSSL build's source could not be fetched (log: $(rel "$logf"))"

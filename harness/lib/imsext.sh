@@ -225,12 +225,13 @@ ext_test_pass() {
   ext_test_verdict
 }
 
-# ext_test_pass_start — the external pass in the background, beside the 3GPP pass (the full ./lab test): it shares
-# nothing with it (its own network and mount namespaces, its own core, out/ims-external/ and out/compliance/), so the
-# two last passes take the time of the longer one. Its output goes to its log; ext_test_pass_finish prints it.
+# ext_test_pass_start — the external pass in the background (the full ./lab test starts it with the second browser's
+# pass, and the 3GPP pass follows that): it shares nothing with them (its own network and mount namespaces, its own
+# core, out/ims-external/ and out/compliance/), so it adds no time of its own. Its output goes to its log;
+# ext_test_pass_finish prints it.
 ext_test_pass_start() {
   local logf="$LAB_LOGDIR/ims-external.log"
-  log "the external pass, beside the 3GPP pass: harness/tests/ims-external.sh (the 3GPP core as an outsider over a veth, ./lab compliance --ims external toward it over IPv4, then IPv6); its output follows when it ends; logs: out/ims-external/"
+  log "the external pass, in the background: harness/tests/ims-external.sh (the 3GPP core as an outsider over a veth, ./lab compliance --ims external toward it over IPv4, then IPv6); its output follows when it ends; logs: out/ims-external/"
   : >"$logf"
   proc_spawn ims-external "$logf" timeout --kill-after=10 1200 env -i PATH="$PATH" HOME="${HOME:-/root}" bash "$ROOT/harness/tests/ims-external.sh"
   LAB_EXT_PID=$LAB_LAST_PID
@@ -242,7 +243,7 @@ ext_test_pass_finish() {
   local rc
   wait "$LAB_EXT_PID"
   rc=$?
-  log "the external pass's output (it ran beside the 3GPP pass; log: $(rel "$LAB_LOGDIR")/ims-external.log):"
+  log "the external pass's output (it ran in the background; log: $(rel "$LAB_LOGDIR")/ims-external.log):"
   cat "$LAB_LOGDIR/ims-external.log"
   ((rc == 124)) && fail "ims-external did not finish within 1200s"
   ext_test_verdict

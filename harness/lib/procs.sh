@@ -31,6 +31,14 @@ proc_spawn() {
   LAB_STARTED+=("$name $LAB_LAST_PID")
 }
 
+# procs_forget "NAME PID" — take one entry out of LAB_STARTED: procs_cleanup then leaves that process running (its
+# caller stops it later, e.g. the external pass of ./lab test that outlives the light core's pass).
+procs_forget() {
+  local kept=() e
+  for e in "${LAB_STARTED[@]}"; do [[ $e == "$1" ]] || kept+=("$e"); done
+  LAB_STARTED=("${kept[@]}")
+}
+
 # proc_start NAME CMD... — start a lab component: log in $LAB_LOGDIR/NAME.log, "NAME PID" in $LAB_PIDS. With
 # LAB_PROC_NETNS set, in that network namespace (`ip netns exec` execs CMD: the pid is CMD's, as without).
 proc_start() {

@@ -179,3 +179,23 @@ test('./lab down knows every component ./lab starts: up_cmd_pattern names the co
   });
   assert.deepEqual(unknown, [], `./lab down would leave these running (up_cmd_pattern in harness/lib/updown.sh has no command for them): ${unknown}`);
 });
+
+test('procs_forget takes one process out of the cleanup: procs_cleanup stops the others and leaves it running', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  fs.writeFileSync(path.join(dir, 'pids'), '');
+  let kept = null;
+  try {
+    // two sleepers started as ./lab starts its components; the second is forgotten before the cleanup
+    const out = supervisor(dir, `LAB_STARTED=(); LAB_KEEP_RUNNING=0; proc_spawn one ${JSON.stringify(path.join(dir, 'one.log'))} sleep 30; one=$LAB_LAST_PID; `
+      + `proc_spawn two ${JSON.stringify(path.join(dir, 'two.log'))} sleep 31; two=$LAB_LAST_PID; procs_forget "two $two"; `
+      + 'echo "left: ${LAB_STARTED[*]}"; procs_cleanup >/dev/null 2>&1; '
+      + 'kill -0 "$one" 2>/dev/null && echo "one alive" || echo "one stopped"; kill -0 "$two" 2>/dev/null && echo "two alive $two" || echo "two stopped"');
+    kept = Number(out.match(/two alive (\d+)/)?.[1]) || null;
+    assert.match(out, /^left: one \d+$/m, `procs_forget left other than the first process in LAB_STARTED: ${out}`);
+    assert.match(out, /^one stopped$/m, `procs_cleanup did not stop the process it still listed: ${out}`);
+    assert.ok(kept, `procs_cleanup stopped the forgotten process too: ${out}`);
+  } finally {
+    if (kept) try { process.kill(kept, 'SIGKILL'); } catch { /* already gone */ }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
