@@ -1,6 +1,7 @@
 // report.html of `./lab scenario`: self-contained (Chart.js inlined, kit/report.mjs), a summary table,
 // the link and the relay, one row per call, then per call its getStats time series (RTT/jitter, loss and
 // concealment, bitrate each way with the link's capacity when it changes, video size and frame rate).
+import { hostSpeedText } from '../kit/host-speed.mjs';
 import { esc, htmlHead, scriptSafe } from '../kit/report.mjs';
 
 const fmt = (v) => (v == null ? '–' : typeof v === 'number' ? String(v) : esc(v));
@@ -76,6 +77,9 @@ ${table(['user', 'dir', 'ok', 'setup ms', 'RTT ms', 'jitter ms', 'loss %', 'link
 <p>Per-call figures: medians (loss, concealment: means) from 3 s after the answer on.</p>
 <h2>CPU (average % of one core over the run)</h2>
 ${table(['process', '% of a core'], cpuRows)}
+<h2>Host</h2>
+<p>${esc(report.host ? hostSpeedText(report.host).replace(/^host: /, '') : 'not measured')}. The same host on a quiet hour gives the same
+calibration; set-up and media-up figures of a run with a larger one, or with steal, are the host's as much as the code's.</p>
 ${sections}
 <script type="application/json" id="charts">${scriptSafe(JSON.stringify(charts))}</script>
 <script>

@@ -11,6 +11,7 @@ import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { relayDelay, startCapture } from '../kit/capture.mjs';
 import { iceDtlsEvents, signallingEvents, startSignallingCapture, wireTimeline } from '../kit/setup-wire.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
+import { hostSpeed, hostSpeedText } from '../kit/host-speed.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import { signal as signalProc, start } from '../kit/procs.mjs';
 import { applyLink, resolveImpairment } from '../kit/link.mjs';
@@ -80,6 +81,9 @@ let sigCap = null;
 async function main(opts) {
   const { name, scenario: sc, browsers: n, duration, impairment } = opts;
   const started = new Date().toISOString();
+  // the host's speed before and after, and the hypervisor's steal between (kit/host-speed.mjs): the set-up figures
+  // of a slow hour are not the code's
+  const speed = hostSpeed();
   log(`${name}: ${sc.about}`);
   log(`${n} page(s), ${duration} s per call, link: ${impairment ? impairment.text : 'not impaired'}${impairment?.schedule_kbit ? `, capacity steps ${impairment.schedule_kbit.join(', ')} kbit/s` : ''}`);
   const health = await gw.waitHealthy(15000);
@@ -162,6 +166,7 @@ async function main(opts) {
   browser = null;
 
   const calls = results.map((r, i) => callEntry(r, pages[i], dm, t0, sigEvents, mediaEvents));
+  const host = speed.stop();
   const report = {
     tool: 'lab scenario',
     scenario: name,
@@ -183,6 +188,7 @@ async function main(opts) {
     calls,
     summary: null,
     cpu: cpuOut,
+    host,
     rtpengine_sessions_left: left.count,
     gateway: gatewayUrl(),
     media_up_at_rtpengine: await mediaUpAtRtpengine(Date.parse(started)),
@@ -459,6 +465,7 @@ function printSummary(report) {
   const up = report.media_up_at_rtpengine;
   log(up?.error ? `mo media up at rtpengine: ${up.error}`
     : `mo media up at rtpengine (${up?.calls ?? 0} calls), ng answer reply at the gateway -> ICE negotiated p50 ${up?.ice?.p50 ?? '-'} ms, -> DTLS-SRTP negotiated p50 ${up?.dtls?.p50 ?? '-'} ms (max ${up?.dtls?.max ?? '-'})`);
+  log(hostSpeedText(report.host));
   log(`relay delay (all calls): to_ims ${d('to_ims')}, to_browser ${d('to_browser')}; cpu % of a core: rtpengine ${report.cpu.rtpengine_pct}, gateway ${report.cpu.gateway_pct}, browser ${report.cpu.browser_pct ?? 'n/a'}`);
 }
 
