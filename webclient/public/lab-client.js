@@ -30,6 +30,7 @@ export class LabClient extends EventTarget {
   token = null;
   ws = null;
   events = [];              // every gateway message: {t (epoch ms), msg}
+  wsRttMs = null;           // the WebSocket's round trip at login (`ping` → `pong`), ms
   #consumed = new Set();    // indexes of events already handed out by waitFor
   #waiters = [];
   #calls = new Map();       // callId -> call record
@@ -61,6 +62,10 @@ export class LabClient extends EventTarget {
     this.identity = body.identity ?? null;
     if (Array.isArray(body.iceServers)) this.iceServers = body.iceServers;
     await this.#openWs(body.wsUrl, body.wsProtocols);
+    // one `ping` over the new socket before the login resolves: its round trip is wsRttMs (null when no `pong` came in
+    // 2 s: the login stands). It also runs the gateway's WebSocket receive and send code once before a call needs it:
+    // on a fresh gateway the first call's `calling` took ~12 ms to send and held its `ringing` behind it (issue #26).
+    this.wsRttMs = await this.#ping(2000);
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();
     return { user: this.user, token: this.token };
@@ -512,6 +517,18 @@ export class LabClient extends EventTarget {
         }
       };
     });
+  }
+
+  async #ping(timeoutMs) {
+    const t0 = performance.now();
+    const pong = this.waitFor('pong', null, timeoutMs, this.events.length);
+    this.#send({ type: 'ping' });
+    try {
+      await pong;
+      return Math.round((performance.now() - t0) * 10) / 10;
+    } catch {
+      return null;
+    }
   }
 
   #onMessage(data) {
