@@ -56,6 +56,7 @@ public class CallRegistry {
         this.limits = props.getLimits();
         for (Direction d : Direction.values()) liveByDirection.put(d, new AtomicInteger());
         for (Direction d : Direction.values()) metrics.activeCalls(d.wire(), () -> liveCount(d));
+        for (CallState from : CallState.values()) for (CallState to : from.next()) metrics.callTransitionKnown(from.wire(), to.wire());
     }
 
     /** A new call of browser session `token` (MO or MT) may start: refused over the session's or the gateway's quota. */

@@ -83,6 +83,7 @@ public class NgClient implements AutoCloseable {
         try {
             Map<String, Object> reply = exchange(command);
             if (counted) metrics.ngCommand(name, System.nanoTime() - start, null);
+            else metrics.ngWarmup(name, System.nanoTime() - start);
             return reply;
         } catch (NgException e) {
             if (counted) metrics.ngCommand(name, System.nanoTime() - start, e.kind().name().toLowerCase().replace('_', '-'));

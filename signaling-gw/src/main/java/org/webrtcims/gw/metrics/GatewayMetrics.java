@@ -31,6 +31,8 @@ public class GatewayMetrics {
             "sip-failed", "bad-sdp", "no-usable-address", "rejected", "pcscf-unreachable");
 
     private final MeterRegistry registry;
+    /** The start-up warm-up's ng round trips (call/SetupWarmup): the same meter code runs, no published figure moves. */
+    private final MeterRegistry warmupRegistry = new SimpleMeterRegistry();
     private final AtomicInteger webSockets = new AtomicInteger();
     /** The counters and timers used so far, by name and tags (name, key, value, key, value ...). */
     private final ConcurrentHashMap<List<String>, Counter> counters = new ConcurrentHashMap<>();
@@ -52,11 +54,21 @@ public class GatewayMetrics {
         for (String direction : List.of("mo", "mt")) setupTimer(direction);
         // and the ng round trips of a call's set-up and end (a time-window percentile histogram each)
         for (String command : List.of("offer", "answer", "query", "delete")) ngTimer(command);
+        // and a call's counters: registered on a call's set-up thread at its first use, each cost the first call
+        // ~0.5-2 ms (issue #26); here they start at 0, as Prometheus has it for known label sets
+        for (String direction : List.of("mo", "mt")) {
+            counter("gw.call.attempts", "direction", direction);
+            counter("gw.call.answers", "direction", direction);
+        }
     }
 
     private Timer ngTimer(String command) {
-        return timers.computeIfAbsent(key("gw.ng.latency", "command", command), k -> Timer.builder("gw.ng.latency").tag("command", command)
-                .description("rtpengine ng command round trip").publishPercentiles(0.5, 0.99).register(registry));
+        return timers.computeIfAbsent(key("gw.ng.latency", "command", command), k -> ngTimerOn(registry, command));
+    }
+
+    private static Timer ngTimerOn(MeterRegistry on, String command) {
+        return Timer.builder("gw.ng.latency").tag("command", command)
+                .description("rtpengine ng command round trip").publishPercentiles(0.5, 0.99).register(on);
     }
 
     private Timer setupTimer(String direction) {
@@ -110,6 +122,11 @@ public class GatewayMetrics {
         setupTimer(direction).record(setupNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** A move a call may make (call/CallState): its counter starts at 0, before a call's set-up thread needs it. */
+    public void callTransitionKnown(String from, String to) {
+        counter("gw.call.transitions", "from", from, "to", to);
+    }
+
     /** A call moved from state {@code from} to {@code to} (call/Call.transition; the states' wire names). */
     public void callTransition(String from, String to) {
         counter("gw.call.transitions", "from", from, "to", to).increment();
@@ -143,6 +160,14 @@ public class GatewayMetrics {
     /** A registration (its REGISTERs until the final answer) ended; ok false: refused, timed out or not sent. */
     public void registerDone(String kind, boolean ok) {
         counter("gw.registrations.completed", "kind", kind, "result", ok ? "ok" : "failed").increment();
+    }
+
+    /**
+     * One ng round trip of the start-up warm-up's calls: recorded on a private registry, so the percentile histogram's
+     * code (its first records resize it) has run before a call's first ng command records on the published one.
+     */
+    public void ngWarmup(String command, long nanos) {
+        ngTimerOn(warmupRegistry, command == null ? "unknown" : command).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** One ng command's round trip (retries included); error: its kind (`timeout`, `error-result`, `protocol`), else null. */

@@ -90,4 +90,27 @@ class GatewayMetricsTest {
         assertEquals(2, r.find("gw.ng.latency").tag("command", "offer").timer().count());
         assertEquals(1, count("gw.ng.errors", "command", "offer", "kind", "timeout"));
     }
+
+    @Test
+    void theWarmupsNgRoundTripsMoveNoPublishedFigure() {
+        metrics.ngWarmup("offer", 3_000_000);
+        metrics.ngWarmup("answer", 40_000_000);
+        assertEquals(0, r.find("gw.ng.latency").tag("command", "offer").timer().count(), "a warm-up offer counted on the published registry");
+        assertEquals(0, r.find("gw.ng.latency").tag("command", "answer").timer().count());
+        metrics.ngCommand("offer", 2_000_000, null);
+        assertEquals(1, r.find("gw.ng.latency").tag("command", "offer").timer().count());
+    }
+
+    @Test
+    void aCallsCountersAndKnownMovesAreScrapedAtZeroBeforeTheFirstCall() {
+        metrics.callTransitionKnown("calling", "early");
+        String text = prometheus.scrape();
+        for (String d : new String[] {"mo", "mt"}) {
+            assertTrue(text.contains("gw_call_attempts_total{direction=\"" + d + "\"} 0.0"), text);
+            assertTrue(text.contains("gw_call_answers_total{direction=\"" + d + "\"} 0.0"), text);
+        }
+        assertTrue(text.contains("gw_call_transitions_total{from=\"calling\",to=\"early\"} 0.0"), text);
+        metrics.callTransition("calling", "early");
+        assertEquals(1, count("gw.call.transitions", "from", "calling", "to", "early"));
+    }
 }
