@@ -24,6 +24,7 @@ import { launchBrowser, openClient } from './browser.mjs';
 import { ADDRESSES, LAB } from '../kit/addresses.mjs';
 import { oneCallPorts, relayDelay, startCapture } from '../kit/capture.mjs';
 import { startCpuSampler } from '../kit/cpu.mjs';
+import { hostSpeed, hostSpeedText } from '../kit/host-speed.mjs';
 import { gatewayUrl, labRoot, logDir, outDir, passwordOf } from '../kit/env.mjs';
 import * as gw from './gateway.mjs';
 import { callEntry, writeDemoReport } from './report.mjs';
@@ -56,6 +57,7 @@ let cpu = null;
 
 async function main() {
   const started = new Date().toISOString();
+  const speed = hostSpeed(); // the host's speed before and after, the hypervisor's steal between (kit/host-speed.mjs)
   log(`gateway ${gatewayUrl()}`);
   const health = await gw.waitHealthy(15000);
   log(`gateway healthy (sip ${health.sip}, rtpengine ${health.rtpengine})`);
@@ -148,6 +150,7 @@ async function main() {
     registration,
     calls,
     cpu: cpu.stop(),
+    host: speed.stop(),
     rtpengine_sessions_left: left.count,
     gateway: gatewayUrl(),
   };
@@ -164,6 +167,7 @@ async function main() {
     log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([k, v]) => v != null && k !== 'at').map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
   }
   for (const c of calls) log(`ICE ${c.direction}: browser ${c.browser?.local_candidate ?? '?'} <-> rtpengine ${c.browser?.remote_candidate ?? '?'}`);
+  log(hostSpeedText(report.host));
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
   log(`report: ${jsonFile}, ${htmlFile}`);
   if (!ok) {
