@@ -199,32 +199,34 @@ class SetupWarmup implements SmartLifecycle {
         }
     }
 
-    /** The INVITE's responses as OutgoingCalls takes them: 180 → `ringing`, 200 → ng answer, ACK, `answered`, then BYE. */
-    private final class InviteResponses implements ResponseHandler {
-        private final Call c;
+    /**
+     * The INVITE's responses as OutgoingCalls takes them, on the same base (CallResponses: the call's SIP flow, its
+     * lock): 180 → EARLY, `ringing`; 200 → ng answer, ACK, CONFIRMED, `answered`; then BYE.
+     */
+    private final class InviteResponses extends CallResponses {
         private final CompletableFuture<Void> done;
 
         InviteResponses(Call c, CompletableFuture<Void> done) {
-            this.c = c;
+            super(c);
             this.done = done;
         }
 
         @Override
-        public void onResponse(ResponseEvent event) {
-            Response r = event.getResponse();
-            int code = r.getStatusCode();
+        void response(ResponseEvent event, Response r, int code) { // the call's lock is held
             try {
-                synchronized (c) {
-                    if (code < 200) {
-                        if (code > 100) json.writeValueAsString(CallMessages.of("ringing", c.id));
-                        return;
-                    }
-                    if (code >= 300) throw new IllegalStateException("the loopback UAS answered " + code);
-                    c.dialog().follow(event.getDialog(), ((ToHeader) r.getHeader(ToHeader.NAME)).getTag());
-                    c.ack(r, "the warm-up INVITE");
-                    String answer = c.media().bridgeImsAnswer(SipHeaders.sdp(r));
-                    json.writeValueAsString(CallMessages.of("answered", c.id, "sdp", answer));
+                String tag = ((ToHeader) r.getHeader(ToHeader.NAME)).getTag();
+                if (code < 200) {
+                    c.dialog().followFirstFork(event.getDialog(), tag, c.outgoingEarly());
+                    if (code > 100 && c.transition(CallState.EARLY)) json.writeValueAsString(CallMessages.of("ringing", c.id));
+                    return;
                 }
+                if (code >= 300) throw new IllegalStateException("the loopback UAS answered " + code);
+                c.dialog().follow(event.getDialog(), tag);
+                c.ack(r, "the warm-up INVITE");
+                c.finalStatus(code);
+                String answer = c.media().bridgeImsAnswer(SipHeaders.sdp(r));
+                c.transition(CallState.CONFIRMED);
+                json.writeValueAsString(CallMessages.of("answered", c.id, "sdp", answer));
                 javax.sip.Dialog d = event.getDialog();
                 ua.sendInDialog(d, d.createRequest(Request.BYE), new ByeResponse(done));
             } catch (Exception e) {
@@ -233,7 +235,7 @@ class SetupWarmup implements SmartLifecycle {
         }
 
         @Override
-        public void onTimeout() { done.completeExceptionally(new IllegalStateException("no answer from the loopback UAS")); }
+        void timeout() { done.completeExceptionally(new IllegalStateException("no answer from the loopback UAS")); }
     }
 
     private static final class ByeResponse implements ResponseHandler {
