@@ -13,7 +13,7 @@ import fs from 'node:fs';
 
 const BYTES = Buffer.alloc(4 << 20, 0x5a);
 const RECORDS = { calls: Array.from({ length: 200 }, (_, i) => ({ id: `call-${i}`, n: i, ok: i % 3 === 0,
-  sdp: 'v=0\r\no=- 1 2 IN IP4 198.18.0.1\r\ns=-\r\nc=IN IP4 198.18.0.1\r\nm=audio 30000 UDP/TLS/RTP/SAVPF 111\r\n'.repeat(4) })) };
+  sdp: 'v=0\r\no=- 1 2 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1\r\nm=audio 30000 UDP/TLS/RTP/SAVPF 111\r\n'.repeat(4) })) };
 
 function work() {
   for (let i = 0; i < 8; i++) crypto.createHash('sha256').update(BYTES).digest();
