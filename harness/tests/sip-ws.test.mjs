@@ -200,6 +200,17 @@ test(titled('MO call from the WIC to ue1 through the eP-CSCF: audio both ways, r
   const s = await client.stats(callId);
   assert.ok(s.packetsSent > 0 && s.packetsReceived > 0, `the browser should send and receive audio: ${JSON.stringify(s)}`);
   assert.match(s.remoteCandidate ?? '', new RegExp(`^${LAB.LAB_PUB_ADDR.replaceAll('.', '\\.')}:`), `ICE should reach rtpengine's browser-facing address: ${s.remoteCandidate}`);
+  // the web phone's call screen shows the WIC's connected call as connected: mute, keypad and hold usable, the live
+  // charts once the media is up
+  const screenOf = () => client.page.evaluate(() => {
+    const q = (sel) => document.querySelector(sel);
+    return { state: q('#active-state')?.textContent, muteDisabled: q('#mute-btn')?.disabled, keypadDisabled: q('#keypad-btn')?.disabled,
+      holdDisabled: q('#hold-btn')?.disabled, chartsHidden: q('#stats')?.hidden };
+  });
+  const shown = (x) => x.state === 'Connected' && !x.muteDisabled && !x.keypadDisabled && !x.holdDisabled && !x.chartsHidden;
+  let screen = await screenOf();
+  for (const until = Date.now() + 5000; !shown(screen) && Date.now() < until; screen = await screenOf()) await sleep(100);
+  assert.ok(shown(screen), `the web phone's call screen for the WIC's connected call must read Connected with mute, keypad and hold usable and the charts shown: ${JSON.stringify(screen)}`);
   await sleep(MEDIA_MS);
   await assertRelayedWithoutTranscoding(callId, 'MO');
   const sdp = inviteSdpSeenByUe(path.join(logDir(), 'sipp-uas-ue1-messages.log'), callId);

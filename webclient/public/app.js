@@ -246,8 +246,8 @@ const STATE_TEXT = {
 };
 
 // The state shown: an incoming call is connected once our answer went out (the gateway sends no `answered`
-// to the callee; the SIP 200 is its answer).
-const shownState = (c) => (c.direction === 'mt' && c.state === 'answering' && c.answeredAt ? 'answered' : c.state);
+// to the callee; the SIP 200 is its answer); the WIC's (?client=sip-ws, sip-ws-client.js) connected call is `active`.
+const shownState = (c) => (c.state === 'active' || (c.direction === 'mt' && c.state === 'answering' && c.answeredAt) ? 'answered' : c.state);
 
 const pad2 = (n) => String(n).padStart(2, '0');
 function duration(ms) {
