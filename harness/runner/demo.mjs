@@ -167,7 +167,7 @@ async function main() {
     log(`set-up ${c.direction}, page's clock (ms): ${p ? Object.entries(p).filter(([k, v]) => v != null && k !== 'at').map(([k, v]) => `${k} ${v}`).join(', ') : 'n/a'}`);
   }
   for (const c of calls) log(`ICE ${c.direction}: browser ${c.browser?.local_candidate ?? '?'} <-> rtpengine ${c.browser?.remote_candidate ?? '?'}`);
-  log(hostSpeedText(report.host));
+  log(`host: ${hostSpeedText(report.host)}`);
   log(`cpu (avg % of one core): rtpengine ${report.cpu.rtpengine_pct ?? 'n/a'}, gateway ${report.cpu.gateway_pct ?? 'n/a'}, kamailio ${report.cpu.kamailio_pct ?? 'n/a'}`);
   log(`report: ${jsonFile}, ${htmlFile}`);
   if (!ok) {

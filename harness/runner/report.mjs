@@ -129,7 +129,7 @@ export function renderHtml(report) {
   return `${htmlHead(`${report.tool} report`)}
 <h1>${esc(report.tool)}: <span class="${report.ok ? 'ok' : 'bad'}">${report.ok ? 'OK' : 'FAILED'}</span></h1>
 <p>started ${esc(report.started)} · CPU (average, % of one core): ${cpu || 'not sampled'}</p>
-<p>${esc(report.host ? hostSpeedText(report.host) : 'host: not measured')}</p>
+<p>host: ${esc(hostSpeedText(report.host))}</p>
 <table><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}
 </tbody></table>

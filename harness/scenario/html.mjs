@@ -78,7 +78,7 @@ ${table(['user', 'dir', 'ok', 'setup ms', 'RTT ms', 'jitter ms', 'loss %', 'link
 <h2>CPU (average % of one core over the run)</h2>
 ${table(['process', '% of a core'], cpuRows)}
 <h2>Host</h2>
-<p>${esc(report.host ? hostSpeedText(report.host).replace(/^host: /, '') : 'not measured')}. The same host on a quiet hour gives the same
+<p>${esc(hostSpeedText(report.host))}. The same host on a quiet hour gives the same
 calibration; set-up and media-up figures of a run with a larger one, or with steal, are the host's as much as the code's.</p>
 ${sections}
 <script type="application/json" id="charts">${scriptSafe(JSON.stringify(charts))}</script>

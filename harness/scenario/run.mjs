@@ -465,7 +465,7 @@ function printSummary(report) {
   const up = report.media_up_at_rtpengine;
   log(up?.error ? `mo media up at rtpengine: ${up.error}`
     : `mo media up at rtpengine (${up?.calls ?? 0} calls), ng answer reply at the gateway -> ICE negotiated p50 ${up?.ice?.p50 ?? '-'} ms, -> DTLS-SRTP negotiated p50 ${up?.dtls?.p50 ?? '-'} ms (max ${up?.dtls?.max ?? '-'})`);
-  log(hostSpeedText(report.host));
+  log(`host: ${hostSpeedText(report.host)}`);
   log(`relay delay (all calls): to_ims ${d('to_ims')}, to_browser ${d('to_browser')}; cpu % of a core: rtpengine ${report.cpu.rtpengine_pct}, gateway ${report.cpu.gateway_pct}, browser ${report.cpu.browser_pct ?? 'n/a'}`);
 }
 
