@@ -6,7 +6,7 @@
 # ledger `children` beside $LAB_PIDS with its start time; cleanup stops what of it still runs, too.
 # Nothing that the lab did not start is ever signalled.
 
-LAB_STARTED=()        # "name pid" in start order: what cleanup stops
+LAB_STARTED=()        # "name pid [grace_s]" in start order: what cleanup stops (proc_stop's grace, default 5 s)
 LAB_KEEP_RUNNING=0    # set by `up` once everything is ready: leave the processes running
 LAB_LAST_PID=
 
@@ -82,20 +82,20 @@ proc_wait_ready() {
   done
 }
 
-# proc_stop NAME PID — TERM the process group, KILL it if still there after a grace period. A pid that
+# proc_stop NAME PID [GRACE_S] — TERM the process group, KILL it if still there after GRACE_S (default 5). A pid that
 # is alive but no longer leads its own group (a component `./lab up` started in an earlier shell) gets
 # the same, to itself only.
 proc_stop() {
-  local name=$1 pid=$2 target=-$2 alive=group_alive i
+  local name=$1 pid=$2 grace=${3:-5} target=-$2 alive=group_alive i
   if proc_alive "$pid" && [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') != "$pid" ]]; then
     target=$pid alive=proc_alive
   fi
   if $alive "$pid"; then
     kill -TERM -- "$target" 2>/dev/null
-    for ((i = 0; i < 25; i++)); do $alive "$pid" || break; sleep 0.2; done
+    for ((i = 0; i < grace * 5; i++)); do $alive "$pid" || break; sleep 0.2; done
     if $alive "$pid"; then
       kill -KILL -- "$target" 2>/dev/null
-      log "killed $name (pid $pid): it ignored SIGTERM for 5s"
+      log "killed $name (pid $pid): it ignored SIGTERM for ${grace}s"
     else
       log "stopped $name (pid $pid)"
     fi
@@ -135,7 +135,7 @@ procs_children() {
 procs_cleanup() {
   ((LAB_KEEP_RUNNING)) && return 0
   trap '' INT TERM HUP   # a second Ctrl-C must not cut the cleanup short
-  local i name pid
+  local i name pid grace
   while read -r name pid; do
     [[ -n $pid ]] && proc_stop "$name" "$pid"
   done < <(procs_restarted)
@@ -146,8 +146,8 @@ procs_cleanup() {
     proc_stop "$name" "$pid"
   done < <(procs_children)
   for ((i = ${#LAB_STARTED[@]} - 1; i >= 0; i--)); do
-    read -r name pid <<<"${LAB_STARTED[i]}"
-    proc_stop "$name" "$pid"
+    read -r name pid grace <<<"${LAB_STARTED[i]}"
+    proc_stop "$name" "$pid" "${grace:-5}"
   done
   LAB_STARTED=()
   declare -F hosts_teardown >/dev/null && hosts_teardown # the scale-out hosts' namespaces (scaleout.sh)

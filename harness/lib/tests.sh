@@ -68,55 +68,85 @@ test_only_files() {
 # other files run in the first browser only (docs/media.md "Browser matrix").
 LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns dtmf phone dialog turn sip-ws scale-failover)
 
-# run_node_tests — the integration tests against the running lab; sets LAB_T_INTEG. Every file runs
-# with the first browser of LAB_BROWSERS (default chromium,firefox), the media files again with each
-# other one (LAB_BROWSER set for the run; the tests put the browser in their titles).
-run_node_tests() {
-  local envs pass=0 fail=0 rc=0 kind n f first='' ran=() broken=''
-  local -a targets=("$ROOT/harness/tests/") media kinds
-  mapfile -t envs < <(lab_run_env)
-  # ims3gpp*.test.mjs need the 3GPP core (--ims 3gpp), ims-external.test.mjs an outside IMS (./lab compliance
-  # --ims external), the other files the light core's UEs
+# node_test_targets — the integration files of this pass, one per line: ims3gpp*.test.mjs need the 3GPP core
+# (--ims 3gpp), ims-external.test.mjs an outside IMS (./lab compliance --ims external), the other files the light
+# core's UEs; with --only the named ones of this pass's core (LAB_TEST_PASS_CORE).
+node_test_targets() {
   if [[ -n ${LAB_TEST_ONLY:-} ]]; then
-    mapfile -t targets < <(test_only_files "${LAB_TEST_PASS_CORE:-}")
+    test_only_files "${LAB_TEST_PASS_CORE:-}"
   elif [[ ${LAB_IMS:-} == 3gpp ]]; then
-    targets=("$ROOT"/harness/tests/ims3gpp*.test.mjs)
+    printf '%s\n' "$ROOT"/harness/tests/ims3gpp*.test.mjs
   else
-    mapfile -t targets < <(printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -Ev '/(ims3gpp[^/]*|ims-external)\.test\.mjs$')
+    printf '%s\n' "$ROOT"/harness/tests/*.test.mjs | grep -Ev '/(ims3gpp[^/]*|ims-external)\.test\.mjs$'
   fi
+}
+
+# node_media_targets FILE... — the media files (LAB_MEDIA_TESTS) among FILE..., one per line.
+node_media_targets() {
+  local n f
+  for n in "${LAB_MEDIA_TESTS[@]}"; do
+    f="$ROOT/harness/tests/$n.test.mjs"
+    [[ -f $f ]] || continue
+    printf '%s\n' "$@" | grep -qxF "$f" && echo "$f"
+  done
+  return 0
+}
+
+# node_other_browsers_wanted — some browser after the first of LAB_BROWSERS has media files to run in this pass.
+node_other_browsers_wanted() {
+  local -a kinds targets
+  IFS=, read -r -a kinds <<<"${LAB_BROWSERS:-chromium,firefox}"
+  ((${#kinds[@]} > 1)) || return 1
+  mapfile -t targets < <(node_test_targets 2>/dev/null)
+  [[ -n $(node_media_targets "${targets[@]}") ]]
+}
+
+# run_node_tests [WHICH] — the integration tests against the running lab; sets LAB_T_INTEG. Every file runs
+# with the first browser of LAB_BROWSERS (default chromium,firefox), the media files again with each
+# other one (LAB_BROWSER set for the run; the tests put the browser in their titles). WHICH: all (default);
+# first, the first browser's pass alone; others, the other browsers' passes alone (the side namespace's,
+# test_side_in_netns). The passes' counts are in LAB_T_N* (node_tests_add).
+run_node_tests() {
+  local which=${1:-all} kind first=1
+  local -a targets media kinds
+  mapfile -t targets < <(node_test_targets)
+  node_tests_reset
   IFS=, read -r -a kinds <<<"${LAB_BROWSERS:-chromium,firefox}"
   for kind in "${kinds[@]}"; do
-    if [[ -z $first ]]; then
-      first=$kind
-      run_node_pass "$kind" "integration" "${targets[@]}" || rc=1
+    if ((first)); then
+      first=0
+      [[ $which == others ]] && continue
+      run_node_pass "$kind" "integration" "${targets[@]}" || LAB_T_NRC=1
     else
-      media=()
-      for n in "${LAB_MEDIA_TESTS[@]}"; do
-        f="$ROOT/harness/tests/$n.test.mjs"
-        [[ -f $f ]] || continue
-        printf '%s\n' "${targets[@]}" | grep -qxF "$f" || continue
-        media+=("$f")
-      done
+      [[ $which == first ]] && break
+      mapfile -t media < <(node_media_targets "${targets[@]}")
       ((${#media[@]})) || continue
-      # the full run's external pass shares nothing with this lab (imsext.sh ext_test_pass_start): it runs beside
-      # the second browser's pass and the 3GPP pass after it, instead of adding its ~2 min at the end
-      [[ ${LAB_TEST_3GPP_PASS:-} == 1 && ${LAB_TEST_EXT_PASS:-} == 1 && -z ${LAB_EXT_PID:-} ]] && ext_test_pass_start
-      run_node_pass "$kind" "integration-$kind" "${media[@]}" || rc=1
+      run_node_pass "$kind" "integration-$kind" "${media[@]}" || LAB_T_NRC=1
     fi
-    pass=$((pass + LAB_T_PASS)); fail=$((fail + LAB_T_FAIL))
-    [[ -n $LAB_T_BROKEN ]] && broken+=" $LAB_T_BROKEN"
-    local skipped=''
-    ((${LAB_T_SKIP:-0} > 0)) && skipped=" +$LAB_T_SKIP skipped"
-    ran+=("$kind $LAB_T_PASS/$((LAB_T_PASS + LAB_T_FAIL))$skipped")
+    node_tests_add "$kind"
   done
-  local per
-  per=$(printf '%s, ' "${ran[@]}")
-  if ((rc == 0)); then
-    LAB_T_INTEG="integration ok ($pass passed, $fail failed; ${per%, })"
-  elif [[ -z $broken ]]; then
-    LAB_T_INTEG="integration FAILED ($pass passed, $fail failed; ${per%, })"
+  node_tests_verdict
+}
+
+# node_tests_reset / node_tests_add BROWSER / node_tests_verdict — the integration passes' totals: LAB_T_NPASS,
+# LAB_T_NFAIL, LAB_T_NRC (1 when a pass failed), LAB_T_NRAN ("chromium 332/332, firefox 80/80 +3 skipped"),
+# LAB_T_NBROKEN (passes that printed no totals); node_tests_add adds run_node_pass's LAB_T_* of BROWSER's pass,
+# node_tests_verdict sets LAB_T_INTEG from the totals.
+node_tests_reset() { LAB_T_NPASS=0 LAB_T_NFAIL=0 LAB_T_NRC=0 LAB_T_NRAN='' LAB_T_NBROKEN=''; }
+node_tests_add() {
+  local skipped=''
+  LAB_T_NPASS=$((LAB_T_NPASS + LAB_T_PASS)) LAB_T_NFAIL=$((LAB_T_NFAIL + LAB_T_FAIL))
+  [[ -n $LAB_T_BROKEN ]] && LAB_T_NBROKEN+="${LAB_T_NBROKEN:+; }$LAB_T_BROKEN"
+  ((${LAB_T_SKIP:-0} > 0)) && skipped=" +$LAB_T_SKIP skipped"
+  LAB_T_NRAN+="${LAB_T_NRAN:+, }$1 $LAB_T_PASS/$((LAB_T_PASS + LAB_T_FAIL))$skipped"
+}
+node_tests_verdict() {
+  if ((LAB_T_NRC == 0)); then
+    LAB_T_INTEG="integration ok ($LAB_T_NPASS passed, $LAB_T_NFAIL failed; $LAB_T_NRAN)"
+  elif [[ -z $LAB_T_NBROKEN ]]; then
+    LAB_T_INTEG="integration FAILED ($LAB_T_NPASS passed, $LAB_T_NFAIL failed; $LAB_T_NRAN)"
   else
-    LAB_T_INTEG="integration FAILED (${broken# }; $pass passed, $fail failed)"
+    LAB_T_INTEG="integration FAILED ($LAB_T_NBROKEN; $LAB_T_NPASS passed, $LAB_T_NFAIL failed)"
   fi
 }
 
@@ -169,6 +199,7 @@ cmd_test() {
   ims3_lab_packages
   ensure_packages
   ims3_lab_build || exit 1
+  test_side_reap
   lab_prepare_run test
   if [[ -n ${LAB_TEST_ONLY:-} ]]; then
     test_only_files >/dev/null || exit 2
@@ -205,22 +236,29 @@ cmd_test() {
 
 # test_in_netns — the namespace phase of `./lab test` (in-netns.sh; what the host phase chose and built reaches it
 # as the exported LAB_TEST_* and LAB_T_*): the browser topology, the lab, CTest and the Node passes, the summary.
+# With a side namespace (test_side_wanted) this one runs CTest and the first browser's pass, the side the rest.
 test_in_netns() {
   netns_topology
   lab_use_run test
   procs_install_traps
+  node_tests_reset
   if [[ -z ${LAB_T_INTEG:-} && ${LAB_TEST_PASS_CORE:-} == light && -z $(test_only_files light) ]]; then
     LAB_T_INTEG="integration: no file of the light core named" # --only named files of the other passes only
     LAB_T_SKIP_LIGHT=1
   fi
+  local side=0
   if [[ -z ${LAB_T_INTEG:-} ]]; then
     ims3_lab_wanted || export LAB_WITH_TCP_GW=1 # the integration tests also cover SIP over TCP (light core)
     export LAB_GW_MIN_SE=2 # RFC 4028 tests with 4 s session intervals (harness/lib/components.sh)
     export LAB_SIP_TEST_PEER=1 # raw SIP from the harness's peer address is trusted (harness/lib/scaleout.sh)
+    if test_side_wanted; then
+      test_side_start
+      side=1
+    fi
     if lab_start_all; then
       # CTest with the lab up: the load generator's integration run needs the real rtpengine.
       [[ ${LAB_T_RELAY:-} == built ]] && run_ctest
-      run_node_tests
+      if ((side)); then run_node_tests first; else run_node_tests; fi
     else
       LAB_T_INTEG="integration FAILED (the lab did not start, see $(rel "$LAB_LOGDIR")/)"
       [[ ${LAB_T_RELAY:-} == built ]] && run_ctest
@@ -228,32 +266,19 @@ test_in_netns() {
   elif [[ ${LAB_T_RELAY:-} == built ]]; then
     run_ctest
   fi
-  # the external pass, when it started beside the second browser's pass, outlives this pass's cleanup
-  local ext_entry=''
-  if [[ -n ${LAB_EXT_PID:-} ]]; then
-    ext_entry="ims-external $LAB_EXT_PID"
-    procs_forget "$ext_entry"
-  fi
-  procs_cleanup
-  local built=1
-  [[ $LAB_T_INTEG == *"(build)"* || $LAB_T_INTEG == *"(no harness/tests)"* ]] && built=0
-  if ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 && ${LAB_TEST_EXT_PASS:-} == 1 ]]; then
-    # the two last passes side by side: the external one in the background (its own namespaces and core, nothing of
-    # this run's: imsext.sh ext_test_pass_start), the 3GPP one in a subshell whose cleanup stops its own lab only
-    procs_install_traps # the cleanup above reset them; a Ctrl-C now also stops the external pass
-    if [[ -n $ext_entry ]]; then LAB_STARTED+=("$ext_entry"); else ext_test_pass_start; fi
-    (
-      LAB_STARTED=()
-      ims3_test_pass
-      printf '%s\n' "$LAB_T_INTEG_3GPP" >"$LAB_RUN_DIR/3gpp-pass.result"
-    )
-    LAB_T_INTEG_3GPP=$(cat "$LAB_RUN_DIR/3gpp-pass.result" 2>/dev/null) ||
-      LAB_T_INTEG_3GPP="3gpp integration FAILED (the pass ended without a result, see $(rel "$LAB_LOGDIR")/ims3gpp-pass/)"
-    ext_test_pass_finish
+  if ((side)); then
+    # the side namespace outlives this lab's cleanup: this lab's processes stop first, then its result is waited for
+    procs_forget "$LAB_SIDE_ENTRY"
+    procs_cleanup
+    procs_install_traps # the cleanup above reset them; a Ctrl-C now also stops the side namespace
+    LAB_STARTED+=("$LAB_SIDE_ENTRY")
+    test_side_finish
     procs_cleanup
   else
-    ((built)) && [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && ims3_test_pass
-    ((built)) && [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && ext_test_pass
+    procs_cleanup
+    local built=1
+    [[ $LAB_T_INTEG == *"(build)"* || $LAB_T_INTEG == *"(no harness/tests)"* ]] && built=0
+    ((built)) && test_tail_passes
   fi
   local parts=("${LAB_T_UNIT:-unit FAILED (not run)}") summary status=0
   [[ -n ${LAB_T_RELAY:-} ]] && parts+=("$LAB_T_RELAY")
@@ -266,4 +291,129 @@ test_in_netns() {
   log "unit totals: ${LAB_T_SUREFIRE:-none}; logs: $(rel "$LAB_LOGDIR")/"
   echo "lab test: $summary"
   exit "$status"
+}
+
+# test_tail_passes — the passes after the light core's: the 3GPP core's (ims3gpp.sh ims3_test_pass) and the external
+# one (imsext.sh), as the run wants them (LAB_TEST_3GPP_PASS, LAB_TEST_EXT_PASS). Both: side by side, the external one
+# in the background (its own namespaces and core, nothing of this run's), the 3GPP one in a subshell whose cleanup
+# stops its own lab only. Sets LAB_T_INTEG_3GPP, LAB_T_INTEG_EXT.
+test_tail_passes() {
+  procs_install_traps # a cleanup before reset them; a Ctrl-C now also stops these passes
+  if [[ ${LAB_TEST_3GPP_PASS:-} == 1 && ${LAB_TEST_EXT_PASS:-} == 1 ]]; then
+    ext_test_pass_start
+    (
+      LAB_STARTED=()
+      ims3_test_pass
+      printf '%s\n' "$LAB_T_INTEG_3GPP" >"$LAB_RUN_DIR/3gpp-pass.result"
+    )
+    LAB_T_INTEG_3GPP=$(cat "$LAB_RUN_DIR/3gpp-pass.result" 2>/dev/null) ||
+      LAB_T_INTEG_3GPP="3gpp integration FAILED (the pass ended without a result, see $(rel "$LAB_LOGDIR")/ims3gpp-pass/)"
+    ext_test_pass_finish
+    procs_cleanup
+  else
+    [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && ims3_test_pass
+    [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && ext_test_pass
+  fi
+  return 0
+}
+
+# The side namespace of `./lab test`: the first browser's pass (every light-core file; Chromium: ~18 minutes) keeps
+# the two cores ~30 % busy, mostly waiting on calls, timers and restarts. So the rest runs beside it, in private
+# network and mount namespaces of its own (its own browser namespaces, light lab, ports and out/test/side/): each
+# other browser's pass over the media files, then test_tail_passes. The side shares nothing with this namespace
+# (each file still asserts that its own rtpengine holds no session after its calls).
+
+# test_side_wanted — a side namespace has work: another browser's media files, the 3GPP or the external pass.
+test_side_wanted() {
+  [[ ${LAB_IMS:-} != 3gpp ]] || return 1
+  [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 ]] || node_other_browsers_wanted
+}
+
+# test_side_start — the side namespace in the background (test_side_in_netns); its output goes to its log and
+# test_side_finish prints it. Sets LAB_SIDE_PID.
+test_side_start() {
+  local logf="$LAB_LOGDIR/side.log" what=()
+  local browsers=${LAB_BROWSERS:-chromium,firefox}
+  node_other_browsers_wanted && what+=("the media files in ${browsers#*,}")
+  [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && what+=("the 3GPP pass")
+  [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && what+=("the external pass")
+  log "the side namespace, in the background beside this pass: $(printf '%s, ' "${what[@]}" | sed 's/, $//') (its own lab, nothing shared); its output follows when it ends; logs: out/test/side/logs/"
+  mkdir -p "$ROOT/out/test/side"
+  : >"$logf"
+  proc_spawn test-side "$logf" bash -c 'ROOT=$1 && source "$ROOT/harness/lib/all.sh" && netns_run test_side_in_netns' _ "$ROOT"
+  LAB_SIDE_PID=$LAB_LAST_PID
+  # stopped (a Ctrl-C) it stops its own lab first: up to a minute before it is killed
+  procs_forget "test-side $LAB_SIDE_PID"
+  LAB_SIDE_ENTRY="test-side $LAB_SIDE_PID 60"
+  LAB_STARTED+=("$LAB_SIDE_ENTRY")
+  echo "test-side $LAB_SIDE_PID" >>"$LAB_RUN_DIR/runners" # for lab_reap_leftovers
+}
+
+# test_side_finish — wait for the side namespace, print its output, add its results to this run's (LAB_T_INTEG,
+# LAB_T_INTEG_3GPP, LAB_T_INTEG_EXT).
+test_side_finish() {
+  local rc result="$ROOT/out/test/side/result" np=$LAB_T_NPASS nf=$LAB_T_NFAIL nrc=$LAB_T_NRC nran=$LAB_T_NRAN nbroken=$LAB_T_NBROKEN
+  log "waiting for the side namespace (log: out/test/logs/side.log)"
+  wait "$LAB_SIDE_PID"
+  rc=$?
+  log "the side namespace's output (it ran in the background, exit $rc; logs: out/test/side/logs/):"
+  cat "$LAB_LOGDIR/side.log"
+  if [[ -f $result ]]; then
+    # shellcheck source=/dev/null
+    source "$result"
+  else
+    LAB_T_NRC=1 LAB_T_NBROKEN="the side namespace ended without a result (exit $rc), see out/test/logs/side.log"
+    LAB_T_NPASS=0 LAB_T_NFAIL=0 LAB_T_NRAN='' LAB_T_SIDE_NODE=
+    node_other_browsers_wanted && LAB_T_SIDE_NODE=1
+  fi
+  if [[ ${LAB_T_SKIP_LIGHT:-0} != 1 && -n ${LAB_T_SIDE_NODE:-} ]]; then
+    LAB_T_NPASS=$((np + LAB_T_NPASS)) LAB_T_NFAIL=$((nf + LAB_T_NFAIL)) LAB_T_NRC=$((nrc || LAB_T_NRC))
+    LAB_T_NRAN="$nran${LAB_T_NRAN:+, $LAB_T_NRAN}" LAB_T_NBROKEN="$nbroken${LAB_T_NBROKEN:+${nbroken:+; }$LAB_T_NBROKEN}"
+    # this namespace's lab did not start: its verdict stays
+    [[ $LAB_T_INTEG == *"did not start"* ]] || node_tests_verdict
+  fi
+  if [[ ! -f $result ]]; then
+    [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && LAB_T_INTEG_3GPP="3gpp integration FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
+    [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && LAB_T_INTEG_EXT="external FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
+  fi
+  return 0
+}
+
+# test_side_reap — what the side namespace of an interrupted ./lab test left running (its ./lab gone): the side's
+# supervisor stopped (its traps stop its lab), then its components (lab_reap_leftovers).
+test_side_reap() {
+  local dir="$ROOT/out/test" main side
+  [[ -f $dir/side/supervisor ]] || return 0
+  main=$(<"$dir/supervisor") side=$(<"$dir/side/supervisor")
+  if [[ $side =~ ^[0-9]+$ && $main =~ ^[0-9]+$ ]] && ! lab_supervisor_alive "$main" && lab_supervisor_alive "$side"; then
+    log "test-side (pid $side) was left running by an interrupted run in out/test: stopping it"
+    proc_stop test-side "$side"
+  fi
+  lab_reap_leftovers "$dir/side"
+}
+
+# test_side_in_netns — the side namespace's phase (in-netns.sh, started by test_side_start): its browser topology, a
+# light lab for the other browsers' media files, then test_tail_passes; its results in out/test/side/result.
+test_side_in_netns() {
+  netns_topology
+  lab_use_run test/side
+  : >"$LAB_PIDS"
+  echo "$$" >"$LAB_RUN_DIR/supervisor"
+  procs_install_traps
+  local result="$LAB_RUN_DIR/result"
+  rm -f "$result"
+  node_tests_reset
+  LAB_T_SIDE_NODE=
+  if node_other_browsers_wanted; then
+    LAB_T_SIDE_NODE=1
+    if lab_start_all; then
+      run_node_tests others
+    else
+      LAB_T_NRC=1 LAB_T_NBROKEN="the side namespace's lab did not start, see $(rel "$LAB_LOGDIR")/"
+    fi
+    procs_cleanup
+  fi
+  test_tail_passes
+  declare -p LAB_T_SIDE_NODE LAB_T_NPASS LAB_T_NFAIL LAB_T_NRC LAB_T_NRAN LAB_T_NBROKEN LAB_T_INTEG_3GPP LAB_T_INTEG_EXT 2>/dev/null |
+    sed 's/^declare -[-a-z]* /declare -g /' >"$result.tmp" && mv "$result.tmp" "$result"
 }

@@ -199,3 +199,21 @@ test('procs_forget takes one process out of the cleanup: procs_cleanup stops the
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an entry of LAB_STARTED may carry its grace: procs_cleanup gives it that long after SIGTERM before SIGKILL (./lab test\'s side namespace stops its own lab first)', { timeout: 30000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-procs-'));
+  fs.writeFileSync(path.join(dir, 'pids'), '');
+  try {
+    // two processes that take 2 s to end after a SIGTERM: one listed with a grace of 1 s (killed), one with 5 s (stopped)
+    const slow = `bash -c 'trap "sleep 2; exit 0" TERM; while :; do sleep 0.1; done'`;
+    const out = supervisor(dir, `LAB_STARTED=(); LAB_KEEP_RUNNING=0; proc_spawn short ${JSON.stringify(path.join(dir, 'short.log'))} ${slow}; `
+      + `short=$LAB_LAST_PID; procs_forget "short $short"; LAB_STARTED+=("short $short 1"); `
+      + `proc_spawn long ${JSON.stringify(path.join(dir, 'long.log'))} ${slow}; long=$LAB_LAST_PID; procs_forget "long $long"; LAB_STARTED+=("long $long 5"); `
+      + 'sleep 0.3; procs_cleanup 2>&1');
+    assert.match(out, /killed short \(pid \d+\): it ignored SIGTERM for 1s/, `the entry with a 1 s grace was not killed after 1 s: ${out}`);
+    assert.match(out, /stopped long \(pid \d+\)/, `the entry with a 5 s grace was not left the 2 s it needs to end: ${out}`);
+    assert.doesNotMatch(out, /killed long/, `the entry with a 5 s grace was killed: ${out}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
