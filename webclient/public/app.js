@@ -331,6 +331,7 @@ function render() {
   $('stats').hidden = !live || shownState(live) !== 'answered' || !live.mediaUp;
   renderTimer();
   renderLog(calls);
+  flushLog();
 }
 
 // ---- data channel (chat): the call's application channels (data-channels.js) ----
@@ -450,17 +451,26 @@ function describe(m) {
     default: return `Gateway: ${m.type}`;
   }
 }
+// The event log's lines wait for the next render (renderSoon): a DOM change on the message's own task would give the
+// browser a layout and paint to do while the call's next message may be on its way.
+const pendingLog = [];
 client.addEventListener('message', (e) => {
   const text = describe(e.detail);
   if (!text) return;
-  const li = document.createElement('li');
-  li.dataset.type = e.detail.type;
-  const time = document.createElement('time');
-  time.textContent = clock(Date.now());
-  li.append(time, ` ${text}`);
-  $('event-log').prepend(li);
-  while ($('event-log').children.length > 40) $('event-log').lastElementChild.remove();
+  pendingLog.push({ type: e.detail.type, at: Date.now(), text });
+  renderSoon();
 });
+function flushLog() {
+  for (const { type, at, text } of pendingLog.splice(0)) {
+    const li = document.createElement('li');
+    li.dataset.type = type;
+    const time = document.createElement('time');
+    time.textContent = clock(at);
+    li.append(time, ` ${text}`);
+    $('event-log').prepend(li);
+  }
+  while ($('event-log').children.length > 40) $('event-log').lastElementChild.remove();
+}
 
 client.addEventListener('failure', (e) => showError(e.detail));
 // The client's changes render once per burst, at background priority (the Prioritized Task Scheduling API where the
@@ -468,14 +478,20 @@ client.addEventListener('failure', (e) => showError(e.detail));
 // events). Rendered on the task of each change, Chromium's answer handling waited 9-21 ms behind the UI on this
 // lab's host (docs/benchmarks.md "The page's own share", 2026-11-28). A hidden page renders at once, as before (its
 // ring tone must not wait on a throttled task).
+// While an MO call waits for its answer (calling, ringing, early media) the render waits SETUP_RENDER_WAIT_MS more: a
+// callee that answers at once sends its 200 a few ms after its 180, and the answer must not queue behind the
+// render of `ringing` and the browser's layout and paint of it (issue #26). 50 ms is below what a user sees.
+const SETUP_RENDER_WAIT_MS = 50;
+const AWAITING_ANSWER = new Set(['starting', 'calling', 'ringing', 'progress']);
 let renderQueued = false;
 function renderSoon() {
   if (document.hidden) { render(); return; }
   if (renderQueued) return;
   renderQueued = true;
   const run = () => { renderQueued = false; render(); };
-  if (globalThis.scheduler?.postTask) globalThis.scheduler.postTask(run, { priority: 'background' });
-  else setTimeout(run, 0);
+  const queue = () => (globalThis.scheduler?.postTask ? globalThis.scheduler.postTask(run, { priority: 'background' }) : setTimeout(run, 0));
+  if (client.calls().some((c) => c.direction === 'mo' && AWAITING_ANSWER.has(c.state))) setTimeout(queue, SETUP_RENDER_WAIT_MS);
+  else queue();
 }
 client.addEventListener('change', renderSoon);
 client.addEventListener('track', (e) => {
