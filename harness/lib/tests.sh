@@ -387,7 +387,7 @@ test_side_reap() {
   main=$(<"$dir/supervisor") side=$(<"$dir/side/supervisor")
   if [[ $side =~ ^[0-9]+$ && $main =~ ^[0-9]+$ ]] && ! lab_supervisor_alive "$main" && lab_supervisor_alive "$side"; then
     log "test-side (pid $side) was left running by an interrupted run in out/test: stopping it"
-    proc_stop test-side "$side"
+    proc_stop test-side "$side" 60
   fi
   lab_reap_leftovers "$dir/side"
 }
