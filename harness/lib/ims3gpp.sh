@@ -119,7 +119,7 @@ ims3_print_access() {
 # harness/tests/ims3gpp*.test.mjs (about a minute). Logs in out/test/logs/ims3gpp-pass/; sets LAB_T_INTEG_3GPP.
 ims3_test_pass() {
   local main_logdir=$LAB_LOGDIR main_integ=${LAB_T_INTEG:-} main_counts
-  main_counts=$(declare -p LAB_T_NPASS LAB_T_NFAIL LAB_T_NRC LAB_T_NRAN LAB_T_NBROKEN 2>/dev/null) # run_node_tests' totals
+  main_counts=$(vars_as_globals LAB_T_NPASS LAB_T_NFAIL LAB_T_NRC LAB_T_NRAN LAB_T_NBROKEN) # run_node_tests' totals (tests.sh)
   LAB_IMS=3gpp LAB_TEST_PASS_CORE=3gpp
   export LAB_IMS LAB_TEST_PASS_CORE
   unset LAB_WITH_TCP_GW
@@ -135,6 +135,6 @@ ims3_test_pass() {
   procs_cleanup
   LAB_T_INTEG_3GPP="3gpp ${LAB_T_INTEG}"
   LAB_T_INTEG=$main_integ
-  eval "$(sed 's/^declare -[-a-zA-Z]* /declare -g /' <<<"$main_counts")"
+  eval "$main_counts"
   LAB_LOGDIR=$main_logdir
 }

@@ -140,6 +140,11 @@ node_tests_add() {
   ((${LAB_T_SKIP:-0} > 0)) && skipped=" +$LAB_T_SKIP skipped"
   LAB_T_NRAN+="${LAB_T_NRAN:+, }$1 $LAB_T_PASS/$((LAB_T_PASS + LAB_T_FAIL))$skipped"
 }
+# vars_as_globals VAR... — the set ones of VAR... as `declare -g` lines: sourced or eval'd inside a function they set
+# the globals again (the side namespace's result file, ims3_test_pass keeping the run's totals); an unset one is left out.
+vars_as_globals() {
+  { declare -p "$@" 2>/dev/null || :; } | sed 's/^declare -[-a-zA-Z]* /declare -g /'
+}
 node_tests_verdict() {
   if ((LAB_T_NRC == 0)); then
     LAB_T_INTEG="integration ok ($LAB_T_NPASS passed, $LAB_T_NFAIL failed; $LAB_T_NRAN)"
@@ -345,8 +350,7 @@ test_side_start() {
   # stopped (a Ctrl-C) it stops its own lab first: up to a minute before it is killed
   procs_forget "test-side $LAB_SIDE_PID"
   LAB_SIDE_ENTRY="test-side $LAB_SIDE_PID 60"
-  LAB_STARTED+=("$LAB_SIDE_ENTRY")
-  echo "test-side $LAB_SIDE_PID" >>"$LAB_RUN_DIR/runners" # for lab_reap_leftovers
+  LAB_STARTED+=("$LAB_SIDE_ENTRY") # a run killed outright: test_side_reap
 }
 
 # test_side_finish — wait for the side namespace, print its output, add its results to this run's (LAB_T_INTEG,
@@ -365,16 +369,14 @@ test_side_finish() {
     LAB_T_NRC=1 LAB_T_NBROKEN="the side namespace ended without a result (exit $rc), see out/test/logs/side.log"
     LAB_T_NPASS=0 LAB_T_NFAIL=0 LAB_T_NRAN='' LAB_T_SIDE_NODE=
     node_other_browsers_wanted && LAB_T_SIDE_NODE=1
+    [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && LAB_T_INTEG_3GPP="3gpp integration FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
+    [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && LAB_T_INTEG_EXT="external FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
   fi
-  if [[ ${LAB_T_SKIP_LIGHT:-0} != 1 && -n ${LAB_T_SIDE_NODE:-} ]]; then
+  if [[ -n ${LAB_T_SIDE_NODE:-} ]]; then
     LAB_T_NPASS=$((np + LAB_T_NPASS)) LAB_T_NFAIL=$((nf + LAB_T_NFAIL)) LAB_T_NRC=$((nrc || LAB_T_NRC))
     LAB_T_NRAN="$nran${LAB_T_NRAN:+, $LAB_T_NRAN}" LAB_T_NBROKEN="$nbroken${LAB_T_NBROKEN:+${nbroken:+; }$LAB_T_NBROKEN}"
     # this namespace's lab did not start: its verdict stays
     [[ $LAB_T_INTEG == *"did not start"* ]] || node_tests_verdict
-  fi
-  if [[ ! -f $result ]]; then
-    [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && LAB_T_INTEG_3GPP="3gpp integration FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
-    [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && LAB_T_INTEG_EXT="external FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
   fi
   return 0
 }
@@ -414,7 +416,6 @@ test_side_in_netns() {
     procs_cleanup
   fi
   test_tail_passes
-  # (declare -p fails for a pass that did not run: its variable is unset, and so left out)
-  { declare -p LAB_T_SIDE_NODE LAB_T_NPASS LAB_T_NFAIL LAB_T_NRC LAB_T_NRAN LAB_T_NBROKEN LAB_T_INTEG_3GPP LAB_T_INTEG_EXT 2>/dev/null || :; } |
-    sed 's/^declare -[-a-z]* /declare -g /' >"$result.tmp" && mv "$result.tmp" "$result"
+  vars_as_globals LAB_T_SIDE_NODE LAB_T_NPASS LAB_T_NFAIL LAB_T_NRC LAB_T_NRAN LAB_T_NBROKEN LAB_T_INTEG_3GPP LAB_T_INTEG_EXT \
+    >"$result.tmp" && mv "$result.tmp" "$result"
 }
