@@ -347,6 +347,9 @@ function callEntry(r, page, dm, t0, sigEvents, mediaEvents) {
     page_timing_ms: r.pageTiming ?? null,
     // the gateway's clock, step by step (metrics/SetupTimeline via GET /api/v1/calls/{id})
     setup_timeline_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsMs ?? null,
+    // the CPU time the gateway's thread spent in each of those steps (where one thread ran it): wall above CPU here is
+    // waiting (a lock, the scheduler, a round trip), not the gateway's work
+    setup_timeline_cpu_ms: (r.info?.setupTimeline ?? r.infoDuring?.setupTimeline)?.stepsCpuMs ?? null,
     // the wire's clock, step by step and per party (kit/setup-wire.mjs: gateway, rtpengine, Kamailio, UE, browser)
     wire_timeline: r.callId && sigEvents ? wireTimeline(sigEvents, { callId: r.callId, direction: r.direction, pageSetupMs: r.pageTiming?.setupMs ?? null,
       pageAt: r.pageTiming?.at ?? null, media: mediaEvents, answerSdp: r.answerSdp ?? null }) : null,

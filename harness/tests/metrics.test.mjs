@@ -1,6 +1,7 @@
 // Integration: the gateway's Prometheus metrics (docs/architecture.md "Metrics") move when real calls run:
 // an MO call, an MT call and a call to an unknown user through Kamailio + rtpengine + SIPp, then the scrape
-// of /actuator/prometheus shows the attempts, answers, failures by reason, ends and the setup histogram.
+// of /actuator/prometheus shows the attempts, answers, failures by reason, ends and the setup histogram; the MO
+// call's info carries its set-up timeline (wall and CPU per step).
 // Deltas between two scrapes, so what other files did before does not matter.
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -64,6 +65,13 @@ test('a call, then the scrape shows attempts, answers, failures by reason and th
   assert.ok(moves[0]?.startsWith('calling>') && moves.at(-1) === 'confirmed>ended'
     && mo.info.transitions.every((t) => Number.isFinite(t.atMillis)),
   `the MO call's info lists its state changes from calling to ended, each with its time: ${JSON.stringify(mo.info?.transitions)}`);
+  // the call's own set-up timeline (GET /api/v1/calls/{id}, metrics/SetupTimeline): each MO step's wall time, and the
+  // CPU time of the gateway's thread in the steps one thread ran (browser-to-ng-offer: the `call` message's thread)
+  const tl = mo.info?.setupTimeline;
+  const wall = tl?.stepsMs?.['browser-to-ng-offer'];
+  const cpu = tl?.stepsCpuMs?.['browser-to-ng-offer'];
+  assert.ok(Number.isFinite(wall) && Number.isFinite(cpu) && cpu >= 0 && cpu <= wall + 0.5,
+    `the MO call's info has its set-up timeline with browser-to-ng-offer's wall and CPU ms (CPU at most the wall): ${JSON.stringify(tl)}`);
   const mt = await mtCall(page.client, { token: page.token, user: USER, ue: { mode: 'uac', arg: 1500 }, hangup: 'ue', maxMs: 15000 });
   assert.equal(mt.error, null, mt.error);
   assert.ok(mt.answered, 'MT call answered');

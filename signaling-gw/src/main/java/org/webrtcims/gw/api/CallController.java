@@ -26,9 +26,11 @@ public class CallController {
         BrowserSession s = Bearer.session(sessions, auth);
         try {
             Map<String, Object> info = new java.util.LinkedHashMap<>(calls.info(s.token(), callId));
-            // where the call's set-up time went, by the gateway's clock (metrics/SetupTimeline); null once dropped
+            // where the call's set-up time went, by the gateway's clock, and its thread's CPU time per step (metrics/SetupTimeline);
+            // null once dropped
             Map<String, Object> t = timeline.of(callId);
-            info.put("setupTimeline", t == null ? null : Map.of("marksMs", t.get("marksMs"), "stepsMs", t.get("stepsMs")));
+            info.put("setupTimeline", t == null ? null : Map.of("marksMs", t.get("marksMs"), "stepsMs", t.get("stepsMs"),
+                    "stepsCpuMs", t.get("stepsCpuMs")));
             return info;
         } catch (CallFailure f) {
             throw new ApiException(HttpStatus.NOT_FOUND, f.code(), f.getMessage());
