@@ -36,5 +36,8 @@ public class SessionStore implements UserDirectory {
     }
 
     @Override
-    public Optional<String> sessionOf(String user) { return ofUser(user).map(BrowserSession::token); }
+    public Optional<String> sessionOf(String user) {
+        BrowserSession s = byUser.get(user); // no lambda: an MT call's set-up path (docs/architecture.md "Starting the gateway")
+        return s == null ? Optional.empty() : Optional.ofNullable(s.token());
+    }
 }

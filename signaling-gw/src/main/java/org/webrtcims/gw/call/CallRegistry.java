@@ -34,6 +34,9 @@ public class CallRegistry {
     private final AtomicInteger live = new AtomicInteger();
     private final Map<String, AtomicInteger> liveBySession = new ConcurrentHashMap<>();
     private final Map<Direction, AtomicInteger> liveByDirection = new EnumMap<>(Direction.class);
+    /** A session's first live count; and each call's transitions to the meters: made once (docs/architecture.md "Starting the gateway"). */
+    private static final java.util.function.Function<String, AtomicInteger> NEW_COUNT = k -> new AtomicInteger();
+    private final Call.TransitionListener transitionMeter;
 
     /** With meters of its own and the default limits (unit tests). */
     public CallRegistry() {
@@ -54,6 +57,7 @@ public class CallRegistry {
     public CallRegistry(GatewayMetrics metrics, GatewayProperties props) {
         this.metrics = metrics;
         this.limits = props.getLimits();
+        this.transitionMeter = (from, to) -> metrics.callTransition(from.wire(), to.wire());
         for (Direction d : Direction.values()) liveByDirection.put(d, new AtomicInteger());
         for (Direction d : Direction.values()) metrics.activeCalls(d.wire(), () -> liveCount(d));
         for (CallState from : CallState.values()) for (CallState to : from.next()) metrics.callTransitionKnown(from.wire(), to.wire());
@@ -99,10 +103,10 @@ public class CallRegistry {
     void add(Call call) {
         calls.put(call.id, call);
         live.incrementAndGet();
-        liveBySession.computeIfAbsent(call.owner, k -> new AtomicInteger()).incrementAndGet();
+        liveBySession.computeIfAbsent(call.owner, NEW_COUNT).incrementAndGet();
         liveByDirection.get(call.direction).incrementAndGet();
         metrics.callAttempt(call.direction.wire());
-        call.reportTransitionsTo((from, to) -> metrics.callTransition(from.wire(), to.wire()));
+        call.reportTransitionsTo(transitionMeter);
     }
 
     /** The call was answered (MO: the 200 from IMS, MT: the gateway's 200): counts it and its setup time. */

@@ -55,7 +55,7 @@ public class DialogRequests implements InboundRequestHandler {
         String callId = ((CallIdHeader) req.getHeader(CallIdHeader.NAME)).getCallId();
         Optional<Call> byId = registry.find(callId);
         // A dialog is Call-ID + both tags (RFC 3261 §12): a request with the right Call-ID but foreign tags is not in it.
-        Optional<Call> call = byId.filter(c -> inDialogOf(c, req));
+        Optional<Call> call = byId.isPresent() && inDialogOf(byId.get(), req) ? byId : Optional.empty(); // no lambda: docs/architecture.md "Starting the gateway"
         try {
             switch (req.getMethod()) {
                 case Request.INVITE -> {

@@ -28,6 +28,8 @@ public class IncomingCalls {
     private final CallRegistry registry;
     private final UserDirectory users;
     private final ContactUsers contactUsers;
+    /** The SIP stack's in-dialog send for each call, made once (no lambda linked at a call: docs/architecture.md "Starting the gateway"). */
+    private final InDialogSender inDialog;
     private final InviteServer inviteServer;
     private final DialogExtensions extensions;
 
@@ -42,6 +44,7 @@ public class IncomingCalls {
         this.registry = registry;
         this.users = users;
         this.inviteServer = inviteServer;
+        this.inDialog = ua::sendInDialog;
     }
 
     /** An INVITE that starts a call: 100, then `incoming` to the browser (and 180 without preconditions). */
@@ -83,7 +86,7 @@ public class IncomingCalls {
                 ? (fromUri.getUser() == null ? fromUri.getHost() : fromUri.getUser() + "@" + fromUri.getHost())
                 : from.getAddress().getURI().toString();
         Call c = new Call(callId, Direction.MT, session.get(), user, remote,
-                from.getTag(), CallState.INCOMING, media, ua::sendInDialog);
+                from.getTag(), CallState.INCOMING, media, inDialog);
         synchronized (c) {
             c.dialog().invitedBy(st, SipUserAgent.newTag(), contactUser);
             c.flow(Request.INVITE);

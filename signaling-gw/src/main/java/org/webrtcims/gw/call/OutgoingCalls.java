@@ -34,6 +34,8 @@ public class OutgoingCalls {
     private final RegistrationClient registration;
     private final DialogExtensions extensions;
     private final ConfirmedCalls confirmed;
+    /** The SIP stack's in-dialog send for each call, made once (no lambda linked at a call: docs/architecture.md "Starting the gateway"). */
+    private final InDialogSender inDialog;
 
     public OutgoingCalls(SipUserAgent ua, SipRequests requests, CallMedia media, CallTeardown teardown,
                          CallEventSink sink, CallRegistry registry, RegistrationClient registration,
@@ -48,6 +50,7 @@ public class OutgoingCalls {
         this.sink = sink;
         this.registry = registry;
         this.registration = registration;
+        this.inDialog = ua::sendInDialog;
     }
 
     /**
@@ -65,8 +68,8 @@ public class OutgoingCalls {
         } catch (org.webrtcims.gw.sip.RegisteredIdentities.NotRegistered e) {
             throw new CallFailure("bad-identity", e.getMessage());
         }
-        String contactUser = registration.contactUser(user).orElseThrow(() ->
-                new CallFailure("bad-identity", user + " has no IMS registration to call from"));
+        String contactUser = registration.contactUser(user).orElse(null);
+        if (contactUser == null) throw new CallFailure("bad-identity", user + " has no IMS registration to call from");
         SipURI callee;
         try {
             callee = requests.targetUri(to);
@@ -76,7 +79,7 @@ public class OutgoingCalls {
             throw new CallFailure("forbidden-target", e.getMessage());
         }
         Call c = new Call(ua.newCallId(), Direction.MO, token, user, callee.getUser() + "@" + callee.getHost(),
-                SipUserAgent.newTag(), CallState.CALLING, media, ua::sendInDialog);
+                SipUserAgent.newTag(), CallState.CALLING, media, inDialog);
         synchronized (c) {
             c.dialog().caller(caller, contactUser);
             MediaLeg leg = c.media();

@@ -165,7 +165,8 @@ public class RegistrationClient {
 
     /** The user's registered identities (empty when the user is not registered). */
     public Optional<RegisteredIdentities> identities(String user) {
-        return lifecycle.of(user).map(Registration::identities);
+        Registration r = lifecycle.of(user).orElse(null); // no lambda: the call set-up path (docs/architecture.md "Starting the gateway")
+        return r == null ? Optional.empty() : Optional.ofNullable(r.identities());
     }
 
     /**
@@ -174,8 +175,8 @@ public class RegistrationClient {
      * {@link RegisteredIdentities.NotRegistered} for another one, and when the user has no registration.
      */
     public String callerIdentity(String user, String requested) {
-        RegisteredIdentities ids = identities(user).orElseThrow(() ->
-                new RegisteredIdentities.NotRegistered(user + " has no IMS registration to call from"));
+        RegisteredIdentities ids = identities(user).orElse(null);
+        if (ids == null) throw new RegisteredIdentities.NotRegistered(user + " has no IMS registration to call from");
         return ids.choose(requested);
     }
 
@@ -184,7 +185,8 @@ public class RegistrationClient {
      * (TS 24.229 §5.1.2A.1.1: the contact address the UE registered); empty when the user is not registered.
      */
     public Optional<String> contactUser(String user) {
-        return lifecycle.of(user).map(r -> r.contactUser);
+        Registration r = lifecycle.of(user).orElse(null); // no lambda: the call set-up path (docs/architecture.md "Starting the gateway")
+        return r == null ? Optional.empty() : Optional.ofNullable(r.contactUser);
     }
 
     /** The Service-Route of the user's registration (empty when none was given). */

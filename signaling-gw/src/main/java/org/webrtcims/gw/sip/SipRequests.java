@@ -63,9 +63,18 @@ public class SipRequests {
      * domain (without a port) and tel: URIs are callable, other hosts only when lab.ims.call-allowlist names
      * them: a raw host or address would bypass the IMS's routing ({@link TargetRefused}).
      */
+    /** A space, control character, angle bracket or double quote in {@code t}: no SIP URI a user name may become. */
+    private static boolean hasDelimiter(String t) {
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c <= ' ' || c == '<' || c == '>' || c == '"') return true;
+        }
+        return false;
+    }
+
     public SipURI targetUri(String to) throws ParseException, TargetRefused {
         String t = to == null ? "" : to.trim();
-        if (t.isEmpty() || t.chars().anyMatch(c -> c <= ' ' || c == '<' || c == '>' || c == '"')) {
+        if (t.isEmpty() || hasDelimiter(t)) {
             throw new ParseException("bad target '" + to + "'", 0);
         }
         boolean tel = t.regionMatches(true, 0, "tel:", 0, 4);

@@ -196,14 +196,14 @@ public class StrictMessageParserFactory implements MessageParserFactory {
         if (first >= lines.length || lines[first].startsWith("SIP/")) return null;
         String[] requestLine = lines[first].trim().split("\\s+");
         if (requestLine.length == 3 && !requestLine[2].equalsIgnoreCase("SIP/2.0")) return "505 SIP version " + requestLine[2];
-        Map<String, Integer> seen = new HashMap<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (int i = first + 1; i < lines.length; i++) {
             String line = lines[i];
             if (line.startsWith(" ") || line.startsWith("\t")) continue; // folded continuation
             int colon = line.indexOf(':');
             if (colon <= 0) continue;
             String canonical = SINGLE.get(line.substring(0, colon).trim().toLowerCase(Locale.ROOT));
-            if (canonical != null && seen.merge(canonical, 1, Integer::sum) > 1) return "400 more than one " + canonical + " header";
+            if (canonical != null && !seen.add(canonical)) return "400 more than one " + canonical + " header";
         }
         return null;
     }
