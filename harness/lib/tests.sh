@@ -68,6 +68,25 @@ test_only_files() {
 # other files run in the first browser only (docs/media.md "Browser matrix").
 LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns dtmf phone dialog turn sip-ws scale-failover)
 
+# The first browser's files (harness/tests/NAME.test.mjs, none of them a media file) that a full run (no --only) with a
+# side namespace runs there, in its light lab after the other browsers' media files, instead of in this namespace's
+# pass: this one's first-browser pass is the run's longest part (about 20 minutes against the side's 13 in the
+# clean-clone replicas of sessions 19-21), and these three (about 4.6 minutes together) each start components of their
+# own (their own gateways, Kamailio, relays, Redis) and need nothing of this namespace.
+LAB_SIDE_FIRST_TESTS=(faults ipv6 scale-out)
+
+# node_side_first_targets FILE... — the files of LAB_SIDE_FIRST_TESTS among FILE..., one per line; none with --only.
+node_side_first_targets() {
+  [[ -z ${LAB_TEST_ONLY:-} ]] || return 0
+  local n f
+  for n in "${LAB_SIDE_FIRST_TESTS[@]}"; do
+    f="$ROOT/harness/tests/$n.test.mjs"
+    [[ -f $f ]] || continue
+    printf '%s\n' "$@" | grep -qxF "$f" && echo "$f"
+  done
+  return 0
+}
+
 # node_test_targets — the integration files of this pass, one per line: ims3gpp*.test.mjs need the 3GPP core
 # (--ims 3gpp), ims-external.test.mjs an outside IMS (./lab compliance --ims external), the other files the light
 # core's UEs; with --only the named ones of this pass's core (LAB_TEST_PASS_CORE).
@@ -104,18 +123,23 @@ node_other_browsers_wanted() {
 # run_node_tests [WHICH] — the integration tests against the running lab; sets LAB_T_INTEG. Every file runs
 # with the first browser of LAB_BROWSERS (default chromium,firefox), the media files again with each
 # other one (LAB_BROWSER set for the run; the tests put the browser in their titles). WHICH: all (default);
-# first, the first browser's pass alone; others, the other browsers' passes alone (the side namespace's,
-# test_side_in_netns). The passes' counts are in LAB_T_N* (node_tests_add).
+# first, the first browser's pass alone, without the side's files (node_side_first_targets); others, the other
+# browsers' passes, then the first browser's pass over the side's files (the side namespace's, test_side_in_netns).
+# The passes' counts are in LAB_T_N* (node_tests_add).
 run_node_tests() {
-  local which=${1:-all} kind first=1
-  local -a targets media kinds
+  local which=${1:-all} kind first=1 firstkind
+  local -a targets media kinds sidefiles=()
   mapfile -t targets < <(node_test_targets)
+  [[ $which == all ]] || mapfile -t sidefiles < <(node_side_first_targets "${targets[@]}")
   node_tests_reset
   IFS=, read -r -a kinds <<<"${LAB_BROWSERS:-chromium,firefox}"
   for kind in "${kinds[@]}"; do
     if ((first)); then
-      first=0
+      first=0 firstkind=$kind
       [[ $which == others ]] && continue
+      if ((${#sidefiles[@]})); then
+        mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vxF -f <(printf '%s\n' "${sidefiles[@]}"))
+      fi
       run_node_pass "$kind" "integration" "${targets[@]}" || LAB_T_NRC=1
     else
       [[ $which == first ]] && break
@@ -125,6 +149,10 @@ run_node_tests() {
     fi
     node_tests_add "$kind"
   done
+  if [[ $which == others ]] && ((${#sidefiles[@]})); then
+    run_node_pass "$firstkind" "integration-side-$firstkind" "${sidefiles[@]}" || LAB_T_NRC=1
+    node_tests_add "$firstkind in the side namespace"
+  fi
   node_tests_verdict
 }
 
@@ -327,13 +355,22 @@ test_tail_passes() {
 # The side namespace of `./lab test`: the first browser's pass (every light-core file; Chromium: ~18 minutes) keeps
 # the two cores ~30 % busy, mostly waiting on calls, timers and restarts. So the rest runs beside it, in private
 # network and mount namespaces of its own (its own browser namespaces, light lab, ports and out/test/side/): each
-# other browser's pass over the media files, then test_tail_passes. The side shares nothing with this namespace
+# other browser's pass over the media files, the first browser's over LAB_SIDE_FIRST_TESTS, then test_tail_passes. The side shares nothing with this namespace
 # (each file still asserts that its own rtpengine holds no session after its calls).
 
-# test_side_wanted — a side namespace has work: another browser's media files, the 3GPP or the external pass.
+# test_side_wanted — a side namespace has work: light-core files (test_side_node_wanted), the 3GPP or the external pass.
 test_side_wanted() {
   [[ ${LAB_IMS:-} != 3gpp ]] || return 1
-  [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 ]] || node_other_browsers_wanted
+  [[ ${LAB_TEST_3GPP_PASS:-} == 1 || ${LAB_TEST_EXT_PASS:-} == 1 ]] || test_side_node_wanted
+}
+
+# test_side_node_wanted — the side namespace has light-core files to run: another browser's media files, or the
+# first browser's files of LAB_SIDE_FIRST_TESTS.
+test_side_node_wanted() {
+  local -a targets
+  node_other_browsers_wanted && return 0
+  mapfile -t targets < <(node_test_targets 2>/dev/null)
+  [[ -n $(node_side_first_targets "${targets[@]}") ]]
 }
 
 # test_side_start — the side namespace in the background (test_side_in_netns); its output goes to its log and
@@ -341,7 +378,11 @@ test_side_wanted() {
 test_side_start() {
   local logf="$LAB_LOGDIR/side.log" what=()
   local browsers=${LAB_BROWSERS:-chromium,firefox}
+  local -a targets sidefiles
   node_other_browsers_wanted && what+=("the media files in ${browsers#*,}")
+  mapfile -t targets < <(node_test_targets 2>/dev/null)
+  mapfile -t sidefiles < <(node_side_first_targets "${targets[@]}")
+  ((${#sidefiles[@]})) && what+=("$(basename -a "${sidefiles[@]}" | sed 's/\.test\.mjs$//' | paste -sd, | sed 's/,/, /g') in ${browsers%%,*}")
   [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && what+=("the 3GPP pass")
   [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && what+=("the external pass")
   log "the side namespace, in the background beside this pass: $(printf '%s, ' "${what[@]}" | sed 's/, $//') (its own lab, nothing shared); its output follows when it ends; logs: out/test/side/logs/"
@@ -370,7 +411,7 @@ test_side_finish() {
   else
     LAB_T_NRC=1 LAB_T_NBROKEN="the side namespace ended without a result (exit $rc), see out/test/logs/side.log"
     LAB_T_NPASS=0 LAB_T_NFAIL=0 LAB_T_NRAN='' LAB_T_SIDE_NODE=
-    node_other_browsers_wanted && LAB_T_SIDE_NODE=1
+    test_side_node_wanted && LAB_T_SIDE_NODE=1
     [[ ${LAB_TEST_3GPP_PASS:-} == 1 ]] && LAB_T_INTEG_3GPP="3gpp integration FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
     [[ ${LAB_TEST_EXT_PASS:-} == 1 ]] && LAB_T_INTEG_EXT="external FAILED (the side namespace ended without a result, see out/test/logs/side.log)"
   fi
@@ -408,7 +449,7 @@ test_side_in_netns() {
   rm -f "$result"
   node_tests_reset
   LAB_T_SIDE_NODE=
-  if node_other_browsers_wanted; then
+  if test_side_node_wanted; then
     LAB_T_SIDE_NODE=1
     if lab_start_all; then
       run_node_tests others

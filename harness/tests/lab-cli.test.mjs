@@ -131,3 +131,34 @@ test('Node runs the lab\'s bash scripts, never sources its libraries (but in the
   const found = files.flatMap((f) => sources(fs.readFileSync(f, 'utf8')).map((m) => `${path.relative(root, f)}: ${m}`));
   assert.deepEqual(found, [], `these Node files source bash libraries of harness/lib instead of running a script with arguments: ${found.join('; ')}`);
 });
+
+// ./lab test's split of the integration files between this namespace and the side one (harness/lib/tests.sh
+// run_node_tests): each file runs once per browser it is meant for, in one namespace only. run_node_pass is replaced
+// by a recorder; the real one starts node --test.
+const splitRun = (which, env = {}) => {
+  const r = spawnSync('bash', ['-c', `set -u
+ROOT=${JSON.stringify(root)}; source "$ROOT/harness/lib/all.sh"
+run_node_pass() { local kind=$1 name=$2; shift 2; printf 'pass %s %s:' "$kind" "$name"; printf ' %s' "\${@##*/}"; echo; LAB_T_PASS=$#; LAB_T_FAIL=0; LAB_T_SKIP=0; LAB_T_BROKEN=; }
+run_node_tests "$1"; echo "verdict: $LAB_T_INTEG"`, 'split', which], { cwd: root, encoding: 'utf8', timeout: 20000, env: { ...process.env, LAB_TEST_ONLY: '', LAB_IMS: '', ...env } });
+  assert.equal(r.status, 0, `run_node_tests ${which} exited ${r.status}: ${r.stderr.slice(0, 400)}`);
+  return Object.fromEntries(r.stdout.split('\n').filter((l) => l.startsWith('pass ')).map((l) => {
+    const [head, files] = l.split(':');
+    return [head.slice(5), files.trim().split(' ').filter(Boolean)];
+  }));
+};
+test('./lab test: every file runs in the first browser once, in this namespace or the side one; media files again in the others', () => {
+  const all = splitRun('all')['chromium integration'];
+  const first = splitRun('first');
+  const others = splitRun('others');
+  assert.ok(all.length > 40, `the whole pass has only ${all.length} files: ${all.join(' ')}`);
+  const side = others['chromium integration-side-chromium'] ?? [];
+  assert.deepEqual(side, ['faults.test.mjs', 'ipv6.test.mjs', 'scale-out.test.mjs'], `the side namespace's Chromium files are not LAB_SIDE_FIRST_TESTS: ${side.join(' ')}`);
+  const here = first['chromium integration'];
+  assert.deepEqual([...here, ...side].sort(), [...all].sort(), 'the two namespaces together do not run each file of the whole pass exactly once in Chromium');
+  assert.ok(side.every((f) => !here.includes(f)), `a side file also runs in this namespace: ${side.filter((f) => here.includes(f))}`);
+  assert.deepEqual(Object.keys(first), ['chromium integration'], `the first pass ran other browsers: ${Object.keys(first)}`);
+  assert.ok((others['firefox integration-firefox'] ?? []).includes('calls.test.mjs'), `Firefox's media pass is not in the side: ${JSON.stringify(others)}`);
+  // --only keeps every named file in its own browser's pass here: no file moves
+  const only = splitRun('others', { LAB_TEST_ONLY: 'calls,faults' });
+  assert.equal(only['chromium integration-side-chromium'], undefined, `--only moved a file to the side: ${JSON.stringify(only)}`);
+});
