@@ -103,6 +103,19 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         if (old != null && old.isOpen()) old.close(CloseStatus.NORMAL.withReason("replaced by a new connection"));
     }
 
+    /**
+     * The socket's message rate, made at its first message (its messages come one at a time). No lambda: the first
+     * message of a fresh gateway is loadgen's first call (docs/architecture.md "Starting the gateway").
+     */
+    private MessageRate rateOf(WebSocketSession ws) {
+        MessageRate rate = (MessageRate) ws.getAttributes().get(RATE_ATTR);
+        if (rate == null) {
+            rate = new MessageRate(perSecond, System.nanoTime());
+            ws.getAttributes().put(RATE_ATTR, rate);
+        }
+        return rate;
+    }
+
     @Override
     protected void handlePongMessage(WebSocketSession ws, org.springframework.web.socket.PongMessage message) {
         keepalive.seen(ws);
@@ -114,7 +127,7 @@ public class BrowserSocketHandler extends TextWebSocketHandler implements SubPro
         long receivedCpu = SetupTimeline.cpuNow();
         keepalive.seen(ws);
         BrowserSession s = (BrowserSession) ws.getAttributes().get(SESSION_ATTR);
-        MessageRate rate = (MessageRate) ws.getAttributes().computeIfAbsent(RATE_ATTR, k -> new MessageRate(perSecond, System.nanoTime()));
+        MessageRate rate = rateOf(ws);
         if (!rate.take(System.nanoTime())) {
             error(ws, null, "rate-limited", "more than " + perSecond + " messages per second; this one was dropped");
             return;

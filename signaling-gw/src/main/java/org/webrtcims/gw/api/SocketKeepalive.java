@@ -58,7 +58,7 @@ public class SocketKeepalive {
     void opened(WebSocketSession ws) { lastSeen.put(ws, clock.getAsLong()); }
 
     /** A message or a pong came in on the socket. */
-    void seen(WebSocketSession ws) { lastSeen.computeIfPresent(ws, (k, v) -> clock.getAsLong()); }
+    void seen(WebSocketSession ws) { lastSeen.replace(ws, clock.getAsLong()); } // only a socket still open; no lambda at a message
 
     void closed(WebSocketSession ws) { lastSeen.remove(ws); }
 

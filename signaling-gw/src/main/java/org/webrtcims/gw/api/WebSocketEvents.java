@@ -35,7 +35,10 @@ public class WebSocketEvents implements CallEventSink {
 
     @Override
     public void toBrowser(String sessionToken, Map<String, Object> message) {
-        sessions.byToken(sessionToken).map(BrowserSession::socket).ifPresent(ws -> send(ws, message));
+        // no lambda: the first call's `calling` goes under the call's lock (docs/architecture.md "Starting the gateway")
+        BrowserSession s = sessions.byToken(sessionToken).orElse(null);
+        WebSocketSession ws = s == null ? null : s.socket();
+        if (ws != null) send(ws, message);
         // the set-up timeline: the SDP the call's set-up waited for went to the browser (MT: the IMS offer; MO: the answer)
         if (message.get("sdp") != null && message.get("callId") instanceof String id) {
             Object type = message.get("type");

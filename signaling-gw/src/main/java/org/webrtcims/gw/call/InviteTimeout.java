@@ -23,7 +23,20 @@ public class InviteTimeout {
 
     /** The INVITE of {@code c} went: give up on it after the timeout unless it has its final answer by then. */
     void start(Call c) {
-        timers.after(timeoutMs, () -> giveUp(c));
+        timers.after(timeoutMs, new GiveUp(c));
+    }
+
+    /**
+     * The timer's task: a class, not a lambda, as it is made under the call's lock right after the INVITE (a lambda
+     * site links at a fresh gateway's first call: docs/architecture.md "Starting the gateway").
+     */
+    private final class GiveUp implements Runnable {
+        private final Call c;
+
+        GiveUp(Call c) { this.c = c; }
+
+        @Override
+        public void run() { giveUp(c); }
     }
 
     private void giveUp(Call c) {

@@ -33,8 +33,9 @@ import java.util.concurrent.TimeUnit;
  * the browser's offer (Chromium's and Firefox's shapes in turn) through the call's media leg (sdp/BrowserSdp, with
  * the status lines the call's SIP extensions offer; a real ng `offer` on rtpengine), an INVITE built as a real MO
  * call's ({@link OutgoingCalls#initialInvite}, its Route dropped) from the gateway's SIP stack in a client transaction to a {@link LoopbackUas} on its SIP host (180, 200
- * with SDP), the ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS; the
- * JSON of the browser's `call` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
+ * with SDP), the ng `answer`, ACK and BYE in the dialog, rtpengine's `delete`; an MT leg's ng `offer` from IMS and its
+ * ng `answer` from a browser's answer ({@link MediaLeg#bridgeBrowserAnswer}); the JSON of the browser's `call` and
+ * `answer` and of the gateway's `ringing`, `answered` and `incoming`. Warm-up calls are no calls: not in the
  * registry, no CDR, no browser; {@link WarmupCalls} keeps them out of the set-up timeline, the ng meters and the
  * media reconciler. Skipped when rtpengine does not answer a ping or SIP toward IMS is not UDP; 0 turns it off.
  */
@@ -182,9 +183,13 @@ class SetupWarmup implements SmartLifecycle {
             } catch (java.util.concurrent.TimeoutException e) {
                 throw new IllegalStateException("the INVITE and BYE took over " + CALL_TIMEOUT_MS + " ms");
             }
-            synchronized (mt) {
+            synchronized (mt) { // as IncomingCalls: the IMS offer to the browser, then the browser's answer to IMS
                 String toBrowser = mt.media().bridgeImsOffer(imsSdp);
                 json.writeValueAsString(CallMessages.of("incoming", mt.id, "from", "warmup", "sdp", toBrowser));
+                mt.dialog().localTag(SipUserAgent.newTag()); // the 200's To tag: rtpengine's answer names it
+                String answer = json.readTree(json.writeValueAsString(CallMessages.of("answer", mt.id,
+                        "sdp", browserAnswer(toBrowser)))).get("sdp").asText();
+                mt.media().bridgeBrowserAnswer(answer);
             }
             return true;
         } catch (Exception e) {
@@ -281,6 +286,39 @@ class SetupWarmup implements SmartLifecycle {
                 + "a=rtpmap:63 red/48000/2\r\na=fmtp:63 111/111\r\na=rtpmap:9 G722/8000\r\na=rtpmap:0 PCMU/8000\r\n"
                 + "a=rtpmap:8 PCMA/8000\r\na=rtpmap:13 CN/8000\r\na=rtpmap:110 telephone-event/48000\r\n"
                 + "a=rtpmap:126 telephone-event/8000\r\na=ssrc:1001 cname:warmup\r\n";
+    }
+
+    private static final java.util.regex.Pattern OFFER_MID = java.util.regex.Pattern.compile("(?m)^a=mid:(\\S+)\r?$");
+    private static final java.util.regex.Pattern OFFER_AUDIO = java.util.regex.Pattern.compile("(?m)^m=audio \\d+ \\S+ (\\d+)");
+    private static final java.util.regex.Pattern TELEPHONE_EVENT = java.util.regex.Pattern.compile("(?m)^a=rtpmap:(\\d+) telephone-event/8000\r?$");
+
+    /**
+     * The browser's answer to the MT leg's offer {@code offer} (rtpengine's, to the browser) as Chromium makes it: the
+     * offer's mid in one BUNDLE group, its first audio codec and telephone-event, ICE, DTLS as the active side, a host
+     * candidate on the SIP host. rtpengine takes it as a real MT call's answer (MediaLeg.bridgeBrowserAnswer).
+     */
+    private String browserAnswer(String offer) {
+        java.util.regex.Matcher mid = OFFER_MID.matcher(offer);
+        java.util.regex.Matcher audio = OFFER_AUDIO.matcher(offer);
+        if (!audio.find()) throw new IllegalStateException("the MT leg's offer to the browser has no audio m-line");
+        String m = mid.find() ? mid.group(1) : "0";
+        String pt = audio.group(1);
+        java.util.regex.Matcher rtpmap = java.util.regex.Pattern.compile("(?m)^a=rtpmap:" + pt + " (\\S+)\r?$").matcher(offer);
+        if (!rtpmap.find()) throw new IllegalStateException("the MT leg's offer to the browser has no rtpmap for " + pt);
+        java.util.regex.Matcher te = TELEPHONE_EVENT.matcher(offer);
+        String ev = te.find() ? te.group(1) : null;
+        String ip = host.contains(":") ? "IP6" : "IP4";
+        return "v=0\r\no=- 5123873922174441530 2 IN " + ip + " " + host + "\r\ns=-\r\nt=0 0\r\na=group:BUNDLE " + m + "\r\n"
+                + "a=extmap-allow-mixed\r\na=msid-semantic: WMS warmup\r\n"
+                + "m=audio 9 UDP/TLS/RTP/SAVPF " + pt + (ev == null ? "" : " " + ev) + "\r\nc=IN " + ip + " " + host + "\r\n"
+                + "a=rtcp:9 IN " + ip + " " + host + "\r\n"
+                + "a=candidate:2 1 udp 2122260223 " + host + " 9 typ host generation 0 network-id 1\r\n"
+                + "a=ice-ufrag:wUpr\r\na=ice-pwd:warmupanswerwarmupanswer\r\na=ice-options:trickle\r\n"
+                + "a=fingerprint:sha-256 5D:2E:8A:36:B1:5F:77:E3:92:6C:D4:1B:05:23:8E:FA:69:C7:31:5D:A4:BE:20:F8:76:1C:E9:4B:83:D2:AF:55\r\n"
+                + "a=setup:active\r\na=mid:" + m + "\r\na=sendrecv\r\na=msid:warmup warmup-audio\r\na=rtcp-mux\r\n"
+                + "a=rtpmap:" + pt + " " + rtpmap.group(1) + "\r\n"
+                + (ev == null ? "" : "a=rtpmap:" + ev + " telephone-event/8000\r\n")
+                + "a=ssrc:2002 cname:warmup\r\n";
     }
 
     /** The host name of {@link #FIREFOX_OFFER}'s candidates, an mDNS name as Firefox makes them. */
