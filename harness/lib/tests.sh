@@ -78,8 +78,16 @@ LAB_SIDE_FIRST_TESTS=(faults ipv6 scale-out)
 # node_side_first_targets FILE... — the files of LAB_SIDE_FIRST_TESTS among FILE..., one per line; none with --only.
 node_side_first_targets() {
   [[ -z ${LAB_TEST_ONLY:-} ]] || return 0
+  node_named_targets LAB_SIDE_FIRST_TESTS "$@"
+}
+
+# node_named_targets ARRAY FILE... — the files harness/tests/NAME.test.mjs of the NAMEs in the array ARRAY (in its
+# order) that are among FILE..., one per line.
+node_named_targets() {
+  local -n names=$1
   local n f
-  for n in "${LAB_SIDE_FIRST_TESTS[@]}"; do
+  shift
+  for n in "${names[@]}"; do
     f="$ROOT/harness/tests/$n.test.mjs"
     [[ -f $f ]] || continue
     printf '%s\n' "$@" | grep -qxF "$f" && echo "$f"
@@ -101,15 +109,7 @@ node_test_targets() {
 }
 
 # node_media_targets FILE... — the media files (LAB_MEDIA_TESTS) among FILE..., one per line.
-node_media_targets() {
-  local n f
-  for n in "${LAB_MEDIA_TESTS[@]}"; do
-    f="$ROOT/harness/tests/$n.test.mjs"
-    [[ -f $f ]] || continue
-    printf '%s\n' "$@" | grep -qxF "$f" && echo "$f"
-  done
-  return 0
-}
+node_media_targets() { node_named_targets LAB_MEDIA_TESTS "$@"; }
 
 # node_other_browsers_wanted — some browser after the first of LAB_BROWSERS has media files to run in this pass.
 node_other_browsers_wanted() {
