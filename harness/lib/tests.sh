@@ -70,9 +70,9 @@ LAB_MEDIA_TESTS=(calls midcall transcoding video audio browser-nat browser-mdns 
 
 # The first browser's files (harness/tests/NAME.test.mjs, none of them a media file) that a full run (no --only) with a
 # side namespace runs there, in its light lab after the other browsers' media files, instead of in this namespace's
-# pass: this one's first-browser pass is the run's longest part (about 20 minutes against the side's 13 in the
-# clean-clone replicas of sessions 19-21), and these three (about 4.6 minutes together) each start components of their
-# own (their own gateways, Kamailio, relays, Redis) and need nothing of this namespace.
+# pass: with them, this one's first-browser pass was the run's longest part (18.6-22.8 minutes against the side's
+# 10-13 in the clean-clone replicas of sessions 19-21), and these three (about 4.6 minutes together) each start
+# components of their own (their own gateways, Kamailio, relays, Redis) and need nothing of this namespace.
 LAB_SIDE_FIRST_TESTS=(faults ipv6 scale-out)
 
 # node_side_first_targets FILE... — the files of LAB_SIDE_FIRST_TESTS among FILE..., one per line; none with --only.
@@ -352,11 +352,12 @@ test_tail_passes() {
   return 0
 }
 
-# The side namespace of `./lab test`: the first browser's pass (every light-core file; Chromium: ~18 minutes) keeps
-# the two cores ~30 % busy, mostly waiting on calls, timers and restarts. So the rest runs beside it, in private
-# network and mount namespaces of its own (its own browser namespaces, light lab, ports and out/test/side/): each
-# other browser's pass over the media files, the first browser's over LAB_SIDE_FIRST_TESTS, then test_tail_passes. The side shares nothing with this namespace
-# (each file still asserts that its own rtpengine holds no session after its calls).
+# The side namespace of `./lab test`: the first browser's pass (every light-core file but LAB_SIDE_FIRST_TESTS;
+# Chromium: 15-20 minutes) keeps the two cores ~30 % busy, mostly waiting on calls, timers and restarts. So the rest
+# runs beside it, in private network and mount namespaces of its own (its own browser namespaces, light lab, ports and
+# out/test/side/): each other browser's pass over the media files, the first browser's over LAB_SIDE_FIRST_TESTS, then
+# test_tail_passes. The side shares nothing with this namespace (each file still asserts that its own rtpengine holds
+# no session after its calls).
 
 # test_side_wanted — a side namespace has work: light-core files (test_side_node_wanted), the 3GPP or the external pass.
 test_side_wanted() {
