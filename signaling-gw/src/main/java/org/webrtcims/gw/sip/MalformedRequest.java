@@ -65,7 +65,11 @@ final class MalformedRequest {
      * than Content-Length is then an error, RFC 3261 §18.3; on a stream the parser waits for the rest).
      */
     static String diagnose(byte[] bytes, boolean datagram) {
-        Head h = head(bytes);
+        return diagnose(head(bytes), bytes, datagram);
+    }
+
+    /** {@link #diagnose(byte[], boolean)} with the request's head {@code h} already read ({@link #head}). */
+    static String diagnose(Head h, byte[] bytes, boolean datagram) {
         String rl = h.requestLine();
         if (rl.endsWith(" ") || rl.endsWith("\t")) return "space after the SIP version in the Request-Line";
         if (rl.contains("  ") || rl.contains("\t")) return "more than one space between the parts of the Request-Line";

@@ -58,12 +58,16 @@ public class StrictMessageParserFactory implements MessageParserFactory {
         StringMsgParser delegate = new StringMsgParser();
         return (byte[] bytes, boolean readBody, boolean strict, ParseExceptionListener listener) -> {
             boolean stream = listener instanceof ConnectionOrientedMessageChannel;
-            String violation = violation(bytes);
-            if (violation == null && isRequest(bytes)) {
-                String why = MalformedRequest.diagnose(bytes, !stream);
+            // a response (the 100, 180 and 200 of every call the gateway places) has none of a request's checks: the
+            // request's head is read once, for both of them (issue #26: CPU per call set-up)
+            boolean request = isRequest(bytes);
+            String violation = request ? violation(bytes) : null;
+            MalformedRequest.Head head = request && violation == null ? MalformedRequest.head(bytes) : null;
+            if (head != null) {
+                String why = MalformedRequest.diagnose(head, bytes, !stream);
                 if (why != null) violation = "400 " + why;
             }
-            Filled filled = violation == null ? fillMissing(bytes) : null;
+            Filled filled = violation == null && head != null ? fillMissing(head, bytes) : null;
             if (filled != null) violation = "400 missing " + filled.missing;
             if (stream && violation != null && violation.contains("Content-Length")) {
                 // RFC 4475 §3.1.2.3, §3.3.9: on a stream the framing is lost; the connection is closed
@@ -73,7 +77,7 @@ public class StrictMessageParserFactory implements MessageParserFactory {
             try {
                 m = delegate.parseSIPMessage(filled != null ? filled.bytes : bytes, readBody, strict, MANDATORY_THROWS);
             } catch (ParseException e) {
-                if (!isRequest(bytes)) throw e;
+                if (!request) throw e;
                 // JAIN-SIP drops it (TCP: and closes the connection; UDP: answers 400 with the exception's text):
                 // a stand-in with the request's Via, Call-ID, From, To and CSeq gets the 400 with a reason instead
                 byte[] standIn = MalformedRequest.standIn(bytes, stream);
@@ -158,7 +162,11 @@ public class StrictMessageParserFactory implements MessageParserFactory {
      * request without Via, and for every response.
      */
     static Filled fillMissing(byte[] bytes) {
-        MalformedRequest.Head h = MalformedRequest.head(bytes);
+        return fillMissing(MalformedRequest.head(bytes), bytes);
+    }
+
+    /** {@link #fillMissing(byte[])} with the request's head already read ({@link MalformedRequest#head}). */
+    static Filled fillMissing(MalformedRequest.Head h, byte[] bytes) {
         String text = new String(bytes, StandardCharsets.ISO_8859_1);
         if (h.requestLine().isBlank() || h.requestLine().startsWith("SIP/")) return null;
         String[] requestLine = h.requestLine().trim().split("\\s+");
