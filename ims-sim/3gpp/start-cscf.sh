@@ -2,6 +2,7 @@
 # start-cscf.sh pcscf|icscf|scscf <rundir> — writes <rundir>/kamailio.cfg (and cdp.xml for the
 # I-/S-CSCF) from kamailio/, checks it with `kamailio -c`, then execs Kamailio in the foreground
 # (logs on stderr; $! of the caller is Kamailio's main PID; SIGTERM stops it and its children).
+# IMS3_CHECK_ONLY=1: write and check the configuration, exit 0 when Kamailio takes it (no Kamailio started).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=env.sh
@@ -99,4 +100,5 @@ if ! out="$("$KAMAILIO_BIN" -c "${defines[@]}" -f "$rundir/kamailio.cfg" 2>&1)";
   grep -E 'ERROR|CRITICAL|error' <<<"$out" | head -20 >&2
   exit 2
 fi
+[[ ${IMS3_CHECK_ONLY:-0} != 1 ]] || exit 0
 exec "$KAMAILIO_BIN" -DD -E "${defines[@]}" -f "$rundir/kamailio.cfg" -Y "$rundir" -P "$rundir/kamailio.pid" -m 64 -M 8

@@ -11,6 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Seconds the shutdown may wait for the Diameter peers' disconnect answers (DPA) before the HSS exits anyway. */
+#define SHUTDOWN_GRACE_S 2
+
+static void *shutdown_watchdog(void *arg)
+{
+	(void)arg;
+	sleep(SHUTDOWN_GRACE_S);
+	fprintf(stderr, "hss: the Diameter peers did not close within %d s (stopped with the core); exiting\n", SHUTDOWN_GRACE_S);
+	fflush(stderr);
+	_exit(0);
+	return NULL;
+}
 
 /* The control FIFO: one command per line (opened read-write, so it never sees end of file). */
 static void *control_loop(void *arg)
@@ -127,6 +141,11 @@ int main(int argc, char **argv)
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	fprintf(stderr, "hss: signal %d, shutting down\n", sig);
+	/* freeDiameter closes each peer with DPR/DPA and waits up to 16 s for the answers; the core's
+	 * CSCFs get the same SIGTERM and are gone by then, so the wait is bounded here */
+	pthread_t watchdog;
+	if (pthread_create(&watchdog, NULL, shutdown_watchdog, NULL) == 0)
+		pthread_detach(watchdog);
 	fd_core_shutdown();
 	fd_core_wait_shutdown_complete();
 	hss_db_free(&db);
