@@ -291,6 +291,8 @@ class SetupWarmup implements SmartLifecycle {
     private static final java.util.regex.Pattern OFFER_MID = java.util.regex.Pattern.compile("(?m)^a=mid:(\\S+)\r?$");
     private static final java.util.regex.Pattern OFFER_AUDIO = java.util.regex.Pattern.compile("(?m)^m=audio \\d+ \\S+ (\\d+)");
     private static final java.util.regex.Pattern TELEPHONE_EVENT = java.util.regex.Pattern.compile("(?m)^a=rtpmap:(\\d+) telephone-event/8000\r?$");
+    /** Any rtpmap line: payload type, encoding (one pattern for every warm-up call, not one compiled per call). */
+    private static final java.util.regex.Pattern RTPMAP = java.util.regex.Pattern.compile("(?m)^a=rtpmap:(\\d+) (\\S+)\r?$");
 
     /**
      * The browser's answer to the MT leg's offer {@code offer} (rtpengine's, to the browser) as Chromium makes it: the
@@ -303,8 +305,11 @@ class SetupWarmup implements SmartLifecycle {
         if (!audio.find()) throw new IllegalStateException("the MT leg's offer to the browser has no audio m-line");
         String m = mid.find() ? mid.group(1) : "0";
         String pt = audio.group(1);
-        java.util.regex.Matcher rtpmap = java.util.regex.Pattern.compile("(?m)^a=rtpmap:" + pt + " (\\S+)\r?$").matcher(offer);
-        if (!rtpmap.find()) throw new IllegalStateException("the MT leg's offer to the browser has no rtpmap for " + pt);
+        String encoding = null;
+        for (java.util.regex.Matcher r = RTPMAP.matcher(offer); encoding == null && r.find(); ) {
+            if (r.group(1).equals(pt)) encoding = r.group(2);
+        }
+        if (encoding == null) throw new IllegalStateException("the MT leg's offer to the browser has no rtpmap for " + pt);
         java.util.regex.Matcher te = TELEPHONE_EVENT.matcher(offer);
         String ev = te.find() ? te.group(1) : null;
         String ip = host.contains(":") ? "IP6" : "IP4";
@@ -316,7 +321,7 @@ class SetupWarmup implements SmartLifecycle {
                 + "a=ice-ufrag:wUpr\r\na=ice-pwd:warmupanswerwarmupanswer\r\na=ice-options:trickle\r\n"
                 + "a=fingerprint:sha-256 5D:2E:8A:36:B1:5F:77:E3:92:6C:D4:1B:05:23:8E:FA:69:C7:31:5D:A4:BE:20:F8:76:1C:E9:4B:83:D2:AF:55\r\n"
                 + "a=setup:active\r\na=mid:" + m + "\r\na=sendrecv\r\na=msid:warmup warmup-audio\r\na=rtcp-mux\r\n"
-                + "a=rtpmap:" + pt + " " + rtpmap.group(1) + "\r\n"
+                + "a=rtpmap:" + pt + " " + encoding + "\r\n"
                 + (ev == null ? "" : "a=rtpmap:" + ev + " telephone-event/8000\r\n")
                 + "a=ssrc:2002 cname:warmup\r\n";
     }
