@@ -1,6 +1,7 @@
 // report.html of a bench run: self-contained (Chart.js inlined like the demo report), a table of
 // the figures, ours vs the thesis as ratios, and the plots that fit the kind of run.
 import { esc, htmlHead, scriptSafe } from '../kit/report.mjs';
+import { kneeLine } from './knee.mjs';
 
 const fmt = (v) => (v == null ? 'n/a' : typeof v === 'number' ? String(v) : esc(v));
 
@@ -146,7 +147,7 @@ function sustainedBody(r) {
   const b = r.bottleneck;
   const gw = r.steps ?? [], sip = r.sip_only ?? [];
   return `<p>${r.step_seconds} s per step at a constant rate, calls held ${r.hold_s} s, loadgen ${fmt(r.loadgen_threads ?? 1)} engine thread(s); criterion: ${esc(r.criterion)}; gateway arguments: ${esc(r.gateway_args)}</p>
-<p>knee: gateway <b>${fmt(r.knee_cps)}</b> calls/s, SIP only ${r.sip_only_knee_is_lower_bound ? '&ge; ' : ''}<b>${fmt(r.sip_only_knee_cps)}</b> calls/s; gateway / SIP only = <b>${fmt(r.gateway_vs_sip_only)}</b></p>
+<p>${esc(kneeLine(r))}</p>
 ${b ? `<p>bottleneck at ${b.at_cps} calls/s (${esc(b.step)}): <b>${esc(b.process)}</b> ${fmt(b.pct)} % of one core; whole host ${fmt(b.host_busy_pct)} %, other jobs ${fmt(b.other_pct)} %${b.note ? `; ${esc(b.note)}` : ''}</p>` : ''}
 <h2>CPU-ms per call set up</h2>
 <p>Each process's CPU over the whole step divided by the calls set up in it; on the gateway side each call also held ${r.hold_s} s of SRTP (rtpengine's and loadgen's share), the gateway and Kamailio pay signalling only.${r.cost_per_setup ? ` At ${r.cost_per_setup.at_cps} calls/s: gateway <b>${fmt(r.cost_per_setup.gateway_side_ms?.gateway)}</b> ms, SIP-only Kamailio <b>${fmt(r.cost_per_setup.sip_only_ms?.kamailio)}</b> ms, gateway / SIP-only Kamailio <b>${fmt(r.cost_per_setup.ratios?.gateway_vs_sip_only_kamailio)}</b>.` : ''}</p>

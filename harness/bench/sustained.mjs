@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sleep } from '../kit/procs.mjs';
 import { javaPid, jfrStart, jfrStop, summarizeJfr } from './jfr.mjs';
 import { summarizePerf } from './perf.mjs';
+import { kneeLine, kneeSummary } from './knee.mjs';
 import { SETUP_PROCS, setupStep, sipOnlyStep } from './setup-rate.mjs';
 
 export const SUSTAINED_P95_MS = 300;
@@ -33,8 +34,8 @@ export function judge(s) {
   return why;
 }
 
-// the knee: the highest passing rate (the sweep stops at the first failing step)
-export const kneeOf = (steps) => steps.filter((s) => s.pass).reduce((m, s) => Math.max(m, s.cps), 0);
+export { kneeOf } from './knee.mjs';
+
 
 // CPU-ms per call set up, per process: the process's CPU over the whole step (cpu.<n>_pct of one core averaged
 // over cpu.wall_s: the calls' set-up, their hold and their teardown) / the calls set up in it. On the gateway side
@@ -122,11 +123,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
       await sleep(PAUSE_S * 1000);
     }
   }
-  report.knee_cps = kneeOf(report.steps);
-  report.sip_only_knee_cps = kneeOf(report.sip_only);
-  const lastSip = report.sip_only[report.sip_only.length - 1];
-  report.sip_only_knee_is_lower_bound = Boolean(lastSip?.pass); // SIP alone never failed within the steps
-  report.gateway_vs_sip_only = report.sip_only_knee_cps > 0 ? Math.round((report.knee_cps / report.sip_only_knee_cps) * 100) / 100 : null;
+  Object.assign(report, kneeSummary(report.steps, report.sip_only));
   const failing = report.steps.find((s) => !s.pass) ?? null;
   const knee = report.steps.find((s) => s.cps === report.knee_cps) ?? null;
   // the headline cost: at the knee (else the first step), the gateway's CPU-ms per set-up against SIP only's
@@ -173,7 +170,7 @@ export async function runSustained(run, ctx, { root, profilesFile, progress, fin
         + `${col(s.cost_vs_sip_only?.gateway_vs_sip_only_kamailio, 26)}  ${col(s.cost_vs_sip_only?.signalling_vs_sip_only, 36)}`);
     }
   }
-  console.log(`  knee: gateway ${report.knee_cps} calls/s, SIP only ${report.sip_only_knee_is_lower_bound ? '>= ' : ''}${report.sip_only_knee_cps} calls/s -> gateway / SIP only = ${report.gateway_vs_sip_only ?? 'n/a'}`);
+  console.log(`  ${kneeLine(report)}`);
   if (report.bottleneck) console.log(`  bottleneck at ${report.bottleneck.at_cps} calls/s (${report.bottleneck.step}): ${report.bottleneck.process} ${report.bottleneck.pct} % of one core; whole host ${report.bottleneck.host_busy_pct} %`);
   for (const [label, p] of Object.entries(report.profiles)) {
     if (p.error) { console.log(`  JFR ${label}: ${p.error}`); continue; }
