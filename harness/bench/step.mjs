@@ -243,13 +243,13 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
   if (!keepCapture) { fs.rmSync(pcap, { force: true }); fs.rmSync(csvFile, { force: true }); }
 
   const d = dmJson.directions ?? {};
-  const delay = {}, loss = {}, matched = {}, lost = {}, reordered = {}, dups = {}, held = {}, tsMismatch = {}, seqShift = {};
+  const delay = {}, loss = {}, matched = {}, lost = {}, reordered = {}, dups = {}, held = {}, inFlight = {}, tsMismatch = {}, seqShift = {};
   for (const k of DIRS) {
     const x = d[k] ?? {};
     delay[k] = x.delay_ms ? { p50: x.delay_ms.p50, p95: x.delay_ms.p95, p99: x.delay_ms.p99, max: x.delay_ms.max, mean: x.delay_ms.mean } : null;
     loss[k] = x.matched || x.lost ? x.loss_pct : null;
     matched[k] = x.matched ?? 0; lost[k] = x.lost ?? 0; reordered[k] = x.reordered ?? 0; dups[k] = x.duplicates ?? 0;
-    held[k] = x.held_at_end ?? 0; tsMismatch[k] = x.ts_mismatch ?? 0; seqShift[k] = x.seq_shift ?? 0;
+    held[k] = x.held_at_end ?? 0; inFlight[k] = x.in_flight_at_end ?? 0; tsMismatch[k] = x.ts_mismatch ?? 0; seqShift[k] = x.seq_shift ?? 0;
     if (!x.matched) errors.push(`no ${k} packets were matched in the capture`);
     // seq pairing of a re-encoded stream is only right if the pairs carry the same media time
     if (x.ts_mismatch > 0) errors.push(`${x.ts_mismatch} ${k} pairs do not carry the same media time (RTP timestamps): the relay renumbered packets`);
@@ -260,7 +260,7 @@ export async function measureStep({ root, dir, logDir, profile, calls, durationS
     ok: errors.length === 0,
     errors,
     delay_ms: delay, loss_pct: loss,
-    packets: { matched, lost, reordered, duplicates: dups, held_at_end: held, ts_mismatch: tsMismatch, seq_shift: seqShift, capture: dmJson.packets, tcpdump_captured: captured, tcpdump_dropped: dropped },
+    packets: { matched, lost, reordered, duplicates: dups, held_at_end: held, in_flight_at_end: inFlight, ts_mismatch: tsMismatch, seq_shift: seqShift, capture: dmJson.packets, tcpdump_captured: captured, tcpdump_dropped: dropped },
     media: mediaSummary(lg, dmJson),
     cpu: {
       rtpengine_pct: rtpPct, loadgen_pct: full.loadgen, tcpdump_pct: full.tcpdump,

@@ -304,7 +304,7 @@ function ssrcDelay(dm, ssrc) {
   const out = {};
   for (const k of ['to_ims', 'to_browser']) {
     const s = (dm?.directions?.[k]?.ssrcs ?? []).find((e) => e.ssrc?.toLowerCase() === ssrc);
-    out[k] = s ? { matched: s.matched, lost: s.lost, unmatched_out: s.unmatched_out ?? 0, loss_pct: s.loss_pct, delay_ms: s.matched ? s.delay_ms : null } : null;
+    out[k] = s ? { matched: s.matched, lost: s.lost, in_flight_at_end: s.in_flight_at_end ?? 0, unmatched_out: s.unmatched_out ?? 0, loss_pct: s.loss_pct, delay_ms: s.matched ? s.delay_ms : null } : null;
   }
   return out;
 }
@@ -328,11 +328,14 @@ function callEntry(r, page, dm, t0, sigEvents, mediaEvents) {
   const video = b.videoSsrc != null ? ssrcDelay(dm, hex(b.videoSsrc)) : null;
   // link loss per direction, from both ends of the link: what the browser sent vs what reached the relay
   // (delaymeter's in copies), what the relay sent on vs what the browser received
-  const inRelay = audio.to_ims ? audio.to_ims.matched + audio.to_ims.lost : null;
+  const inRelay = audio.to_ims ? audio.to_ims.matched + audio.to_ims.lost + audio.to_ims.in_flight_at_end : null;
   const outRelay = audio.to_browser ? audio.to_browser.matched + audio.to_browser.unmatched_out : null;
+  // The browser's counters are its last getStats before the hang-up: the packets it sent after that read reach the
+  // relay all the same, so more at the relay than the browser counted is no loss (0), not a negative one.
+  const lossPct = (arrived, sent) => round(Math.max(0, 100 * (1 - arrived / sent)), 2);
   const linkLoss = {
-    up_pct: inRelay != null && b.packetsSent > 0 ? round(100 * (1 - inRelay / b.packetsSent), 2) : null,
-    down_pct: outRelay > 0 && b.packetsReceived != null ? round(100 * (1 - b.packetsReceived / outRelay), 2) : null,
+    up_pct: inRelay != null && b.packetsSent > 0 ? lossPct(inRelay, b.packetsSent) : null,
+    down_pct: outRelay > 0 && b.packetsReceived != null ? lossPct(b.packetsReceived, outRelay) : null,
   };
   return {
     user: page.user,

@@ -117,7 +117,7 @@ async function measuredCall(label) {
   const toBrowser = dir('to_browser');
   assert.ok(toIms?.matched > 100 && toBrowser?.matched > 100, `delaymeter paired too few packets of ${ssrc}: ${JSON.stringify(dm.directions)}`);
   assert.ok(r.hungUpAt, 'the browser did not hang up');
-  return { r, rtt, toIms, toBrowser, edges: await edgePackets(cap.file, r.hungUpAt, Number(r.browser.audioSsrc) >>> 0), upLossPct: 100 * (1 - (toIms.matched + toIms.lost) / r.browser.packetsSent) };
+  return { r, rtt, toIms, toBrowser, edges: await edgePackets(cap.file, r.hungUpAt, Number(r.browser.audioSsrc) >>> 0), upLossPct: 100 * (1 - (toIms.matched + toIms.lost + (toIms.in_flight_at_end ?? 0)) / r.browser.packetsSent) };
 }
 
 test(titled('a delayed, lossy browser link: browser RTT +~200 ms, ~10 % lost on the way up, relay delay unchanged'), { timeout: 85000 }, async () => {

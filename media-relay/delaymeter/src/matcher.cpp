@@ -79,6 +79,7 @@ void StreamStats::add(const StreamStats& o) {
   unmatched_out += o.unmatched_out;
   ts_mismatch += o.ts_mismatch;
   held_at_end += o.held_at_end;
+  in_flight_at_end += o.in_flight_at_end;
   seq_shift += o.seq_shift;
   delays_ns.insert(delays_ns.end(), o.delays_ns.begin(), o.delays_ns.end());
 }
@@ -168,16 +169,18 @@ MatchResult Matcher::finish() {
       r.streams[sk].unmatched_out++;
     }
   }
-  // Never paired: lost, except a transcoded stream's last in copies that the relay still held when the
-  // call was deleted: the codec's one queued frame (+1 margin) plus one per frame the stream had
-  // fallen behind (its final out seq - in seq offset). See held_at_end.
-  std::map<StreamKey, std::vector<int64_t>> trailing;
+  // Never paired: lost, except the last in copies after a stream's last paired one (trailing): a
+  // transcoded stream's that the relay still held when the call was deleted (the codec's one queued
+  // frame (+1 margin) plus one per frame the stream had fallen behind, its final out seq - in seq
+  // offset; held_at_end), a forwarded stream's that reached the relay as the call ended
+  // (in_flight_at_end). Beyond those caps they are lost.
+  std::map<StreamKey, std::vector<int64_t>> trailing, trailing_fwd;
   auto leftovers = [&](const Table& t, bool ts_keyed) {
     for (const auto& [key, q] : t.pending)
       for (const Pending& p : q) {
         StreamKey sk{p.dir, uint32_t(key >> (ts_keyed ? 32 : 16))};
         auto lp = last_paired_in.find(sk);
-        if (ts_keyed && lp != last_paired_in.end() && p.t_in > lp->second) trailing[sk].push_back(p.t_in);
+        if (lp != last_paired_in.end() && p.t_in > lp->second) (ts_keyed ? trailing : trailing_fwd)[sk].push_back(p.t_in);
         else r.streams[sk].lost++;
       }
   };
@@ -188,6 +191,11 @@ MatchResult Matcher::finish() {
     uint64_t held = std::min<uint64_t>(times.size(), cap);
     r.streams[sk].held_at_end += held;
     r.streams[sk].lost += times.size() - held;
+  }
+  for (auto& [sk, times] : trailing_fwd) {
+    uint64_t in_flight = std::min<uint64_t>(times.size(), kMaxInFlightAtEnd);
+    r.streams[sk].in_flight_at_end += in_flight;
+    r.streams[sk].lost += times.size() - in_flight;
   }
   return r;
 }

@@ -48,11 +48,16 @@ struct StreamStats {
   // queue on closing", plus one per frame it had fallen behind). At most kMaxHeldAtEnd + the final
   // out-in seq offset; not loss, counted apart.
   uint64_t held_at_end = 0;
+  // Forwarded streams (paired by seq): the last in copies after the stream's last paired one, at most
+  // kMaxInFlightAtEnd: they reached the relay as the call ended (the BYE's delete raced them), or the
+  // capture stopped before their out copies. Not loss, counted apart; any more are lost.
+  uint64_t in_flight_at_end = 0;
   std::vector<int64_t> delays_ns;
   void add(const StreamStats& o);
 };
 
 constexpr uint64_t kMaxHeldAtEnd = 2;
+constexpr uint64_t kMaxInFlightAtEnd = 2;
 
 struct PacketDelay {
   int64_t t_in_ns;

@@ -54,7 +54,7 @@ void jsonStats(std::ostream& os, const StreamStats& s, const std::string& indent
   os << indent << "\"matched\": " << s.matched << ", \"lost\": " << s.lost << ", \"loss_pct\": " << lossPct(s)
      << ", \"duplicates\": " << s.duplicates << ", \"reordered\": " << s.reordered
      << ", \"reordered_in\": " << s.reordered_in << ", \"unmatched_out\": " << s.unmatched_out
-     << ", \"ts_mismatch\": " << s.ts_mismatch << ", \"seq_shift\": " << s.seq_shift << ", \"held_at_end\": " << s.held_at_end << ",\n";
+     << ", \"ts_mismatch\": " << s.ts_mismatch << ", \"seq_shift\": " << s.seq_shift << ", \"held_at_end\": " << s.held_at_end << ", \"in_flight_at_end\": " << s.in_flight_at_end << ",\n";
   os << indent << "\"delay_ms\": ";
   if (d.count == 0) {
     os << "{\"p50\": null, \"p95\": null, \"p99\": null, \"max\": null, \"mean\": null, \"min\": null}";

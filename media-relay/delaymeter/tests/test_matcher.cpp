@@ -55,14 +55,53 @@ TEST(Matcher, CountsLossDuplicateAndUnmatched) {
   m.add(in(0, Direction::ToIms, 1, 1));
   m.add(out(50, Direction::ToIms, 1, 1));
   m.add(out(60, Direction::ToIms, 1, 1));  // duplicate
-  m.add(in(20000, Direction::ToIms, 1, 2));  // lost
+  m.add(in(20000, Direction::ToIms, 1, 2));  // lost (a later packet went through)
   m.add(out(30000, Direction::ToIms, 1, 7));  // no in copy at all
+  m.add(in(40000, Direction::ToIms, 1, 3));
+  m.add(out(40050, Direction::ToIms, 1, 3));
+  dm::MatchResult r = m.finish();
+  const auto& s = stream(r, Direction::ToIms, 1);
+  EXPECT_EQ(s.matched, 2u);
+  EXPECT_EQ(s.duplicates, 1u);
+  EXPECT_EQ(s.lost, 1u);
+  EXPECT_EQ(s.in_flight_at_end, 0u);
+  EXPECT_EQ(s.unmatched_out, 1u);
+}
+
+TEST(Matcher, LastPacketsAfterTheLastForwardedAreInFlightAtEndNotLoss) {
+  // the browser's last packets reach the relay as the BYE's delete ends the call: no out copy
+  dm::Matcher m({});
+  m.add(in(0, Direction::ToIms, 1, 1));
+  m.add(out(60, Direction::ToIms, 1, 1));
+  m.add(in(20000, Direction::ToIms, 1, 2));
+  m.add(in(40000, Direction::ToIms, 1, 3));
   dm::MatchResult r = m.finish();
   const auto& s = stream(r, Direction::ToIms, 1);
   EXPECT_EQ(s.matched, 1u);
-  EXPECT_EQ(s.duplicates, 1u);
-  EXPECT_EQ(s.lost, 1u);
-  EXPECT_EQ(s.unmatched_out, 1u);
+  EXPECT_EQ(s.lost, 0u);
+  EXPECT_EQ(s.in_flight_at_end, 2u);
+}
+
+TEST(Matcher, MoreThanTwoTrailingInCopiesAreLoss) {
+  // a relay that stopped forwarding before the end: beyond kMaxInFlightAtEnd the trailing copies are lost
+  dm::Matcher m({});
+  m.add(in(0, Direction::ToBrowser, 9, 100));
+  m.add(out(50, Direction::ToBrowser, 9, 100));
+  for (uint16_t i = 1; i <= 5; i++) m.add(in(20000 * i, Direction::ToBrowser, 9, uint16_t(100 + i)));
+  dm::MatchResult r = m.finish();
+  const auto& s = stream(r, Direction::ToBrowser, 9);
+  EXPECT_EQ(s.in_flight_at_end, dm::kMaxInFlightAtEnd);
+  EXPECT_EQ(s.lost, 5u - dm::kMaxInFlightAtEnd);
+}
+
+TEST(Matcher, AStreamNeverForwardedIsAllLoss) {
+  dm::Matcher m({});
+  m.add(in(0, Direction::ToIms, 3, 1));
+  m.add(in(20000, Direction::ToIms, 3, 2));
+  dm::MatchResult r = m.finish();
+  const auto& s = stream(r, Direction::ToIms, 3);
+  EXPECT_EQ(s.lost, 2u);
+  EXPECT_EQ(s.in_flight_at_end, 0u);
 }
 
 TEST(Matcher, InCopyOlderThanWindowIsLost) {
