@@ -63,13 +63,13 @@ lab_down() {
 }
 
 cmd_up() {
-  local running users=''
+  local running users='' bind_given=''
   while (($#)); do
     case $1 in
       --users) [[ ${2:-} =~ ^[0-9]+$ ]] || usage_error "--users needs a number of users"; users=$2; shift 2 ;;
       --users=*) users=${1#--users=}; [[ $users =~ ^[0-9]+$ ]] || usage_error "--users needs a number of users"; shift ;;
-      --bind) [[ -n ${2:-} ]] || usage_error "--bind needs an address"; LAB_BIND=$2; shift 2 ;;
-      --bind=*) LAB_BIND=${1#--bind=}; shift ;;
+      --bind) [[ -n ${2:-} ]] || usage_error "--bind needs an address"; LAB_BIND=$2 bind_given=1; shift 2 ;;
+      --bind=*) LAB_BIND=${1#--bind=} bind_given=1; shift ;;
       --ims) [[ ${2:-} == 3gpp || ${2:-} == external ]] || usage_error "up --ims takes 3gpp or external"; LAB_IMS=$2; shift 2 ;;
       --ims=3gpp | --ims=external) LAB_IMS=${1#--ims=}; shift ;;
       --tls-cert) [[ -n ${2:-} ]] || usage_error "--tls-cert needs a PEM certificate file"; LAB_TLS_CERT=$2; shift 2 ;;
@@ -107,6 +107,8 @@ cmd_up() {
   fi
   # beyond loopback the browser side is HTTPS/WSS only (docs/security.md "TLS")
   [[ $LAB_BIND == 127.* ]] || LAB_TLS=1
+  [[ $LAB_BIND != 127.* || ${LAB_TLS:-0} == 1 || -z $bind_given ]] ||
+    log "--bind $LAB_BIND is a loopback address: plain http:// and ws:// as without --bind (https:// and wss:// come with a non-loopback address, or --tls-cert/--tls-key)"
   [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
   [[ -z ${LAB_EXT_CALL_TO:-} ]] || usage_error "--call-to is an option of compliance, not up"
   # the hosts layout carries the light core or the 3GPP core on its IMS host; an outside IMS is not on the lab bridge

@@ -79,8 +79,9 @@ async function main() {
   const registration = SIP_WS ? { user: USER, auth: sim ? 'AKAv1-MD5' : 'web (access token, TS 24.371 §6)', impi: sim?.impi ?? null,
     impu: `sip:${USER}@${LAB.LAB_IMS_DOMAIN}`, sip_flow: sim ? registerFlow(await wicWire(client)) : [] }
     : reg && { user: USER, auth: reg.auth, impi: reg.impi ?? null, impu: reg.impu ?? null, sip_flow: reg.sipFlow ?? [] };
-  const callInfo = SIP_WS ? (id) => relayCallInfo(id) : (id) => gw.callInfo(token, id);
-  log(`registration (${registration?.auth ?? '?'}): ${(registration?.sip_flow ?? []).join(', ')}`);
+  // rtpengine forgets a WIC's call at its delete (the BYE): scenario.mjs then reads it every second while it is up
+  const callInfo = SIP_WS ? Object.assign((id) => relayCallInfo(id), { forgetsEnded: true }) : (id) => gw.callInfo(token, id);
+  log(`registration (${registration?.auth ?? '?'}): ${(registration?.sip_flow ?? []).join(', ') || 'no SIP flow recorded (the page registered itself over its WebSocket)'}`);
 
   const results = [];
   if (!ims) throw new Error(`unknown LAB_IMS '${process.env.LAB_IMS}' (plain, volte or 3gpp)`);
@@ -92,7 +93,7 @@ async function main() {
   results.push(await captured('mo', () => moCall(client, { token, from: USER, to: ims.callee, hangup: 'browser', mediaMs: MEDIA_MS, log, imsCodec: codec, audio, callInfo })));
   results.push(await captured('mt', () => mtCall(client, { token, user: USER, ue: { ...ims.caller, arg: MEDIA_MS, env: ueEnv }, hangup: 'ue', mediaMs: MEDIA_MS, log, audio, callInfo })));
   for (const r of results) saveRecording(r);
-  for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ')}`);
+  for (const r of results) log(`${r.direction} SIP flow: ${(r.info?.sipFlow ?? []).join(', ') || (SIP_WS ? 'n/a (the page is the SIP UA; the gateway has no flow of its calls)' : 'none recorded')}`);
 
   const left = SIP_WS ? await relayLeft(5000) : await gw.waitNoSessions(5000);
   log(`rtpengine sessions left: ${left.count}`);

@@ -22,6 +22,8 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
   for (;;) {
     const elapsed = Date.now() - t0;
     if (hangupAfterMs != null && !hungUp && elapsed >= hangupAfterMs) {
+      // the last counters of a call its info source forgets at the end (below)
+      if (callInfo.forgetsEnded) r.infoDuring = await callInfo(r.callId).catch(() => r.infoDuring);
       log(`browser hangs up ${r.callId}`);
       r.hungUpAt = Date.now();
       await client.hangup(r.callId);
@@ -45,9 +47,11 @@ async function mediaUntilEnded(client, r, { mediaMs, hangupAfterMs, maxMs, log, 
     }
     log(`  t=${(elapsed / 1000 + 1).toFixed(0)}s ${s.codec ?? '?'} ice=${s.iceState} dtls=${s.dtlsState} `
       + `sent=${s.packetsSent} recv=${s.packetsReceived} jitter=${fmt(s.jitter)}ms rtt=${fmt(s.rtt)}ms`);
-    // counters while the call is up (the gateway may forget ended calls)
-    if (!r.infoDuring && Date.now() - t0 >= Math.min(mediaMs, 2000)) {
-      r.infoDuring = await callInfo(r.callId).catch(() => null);
+    // counters while the call is up (the gateway may forget ended calls). A source that forgets a call at its end
+    // (callInfo.forgetsEnded: rtpengine's own view, relay-info.mjs, which deletes the call at the BYE) is read every
+    // second, so that what is kept is at most a second short of the call's totals, not its first 2 s.
+    if ((callInfo.forgetsEnded || !r.infoDuring) && Date.now() - t0 >= Math.min(mediaMs, 2000)) {
+      r.infoDuring = await callInfo(r.callId).catch(() => r.infoDuring);
     }
   }
 }
