@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { LAB } from '../kit/addresses.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const script = path.join(root, 'ims-sim/3gpp/start-cscf.sh');
@@ -28,7 +29,7 @@ const check = (role, env = {}) => {
   const r = spawnSync('bash', [script, role, path.join(dir, name)], { encoding: 'utf8', env: { ...base, IMS3_CHECK_ONLY: '1', ...env } });
   return { ok: r.status === 0, why: `start-cscf.sh ${role} exit ${r.status}: ${(r.stderr || r.stdout || '').trim().slice(0, 600)}` };
 };
-const wic = { IMS3_WIC_KEY_FILE: key, IMS3_WS_PORT: '5066', IMS3_WSS_PORT: '5067', IMS3_RTPENGINE_NG: '127.0.0.1:2223' };
+const wic = { IMS3_WIC_KEY_FILE: key, IMS3_WS_PORT: LAB.LAB_PCSCF_WS_PORT, IMS3_WSS_PORT: LAB.LAB_PCSCF_WSS_PORT, IMS3_RTPENGINE_NG: LAB.LAB_RTPENGINE_NG };
 
 test('Kamailio takes the 3GPP core\'s I-CSCF, S-CSCF and plain P-CSCF configurations', () => {
   for (const role of ['icscf', 'scscf', 'pcscf']) {
@@ -41,7 +42,7 @@ test('Kamailio takes the P-CSCF as eP-CSCF for WICs: ws only (./lab up --ims 3gp
   assert.equal(gen.status, 0, `openssl could not make the test certificate: ${gen.stderr}`);
   const wsOnly = check('pcscf', wic);
   assert.ok(wsOnly.ok, `ws only: ${wsOnly.why}`);
-  const withWss = check('pcscf', { ...wic, IMS3_WSS_ADDR: '127.0.0.1', IMS3_TLS_CERT: cert, IMS3_TLS_KEY: pkey, IMS3_RTPENGINE_IFACES: 'pub ims' });
+  const withWss = check('pcscf', { ...wic, IMS3_WSS_ADDR: LAB.LAB_LOOPBACK, IMS3_TLS_CERT: cert, IMS3_TLS_KEY: pkey, IMS3_RTPENGINE_IFACES: 'pub ims' });
   assert.ok(withWss.ok, `ws + wss: ${withWss.why}`);
 });
 
