@@ -103,7 +103,7 @@ function assertEventsToUe(r, { pt, clock }, digits, durationMs) {
   const events = rfc4733Events(r.toUe, pt);
   assert.equal(events.map((e) => e.digit).join(''), digits, `RFC 4733 events toward the UE (pt ${pt}): ${JSON.stringify(events)}`);
   for (const e of events) {
-    assert.ok(e.endSeen, `event ${e.digit} has its end packet`);
+    assert.ok(e.endSeen, `event ${e.digit} has its end packet (E bit) toward the UE; events seen: ${JSON.stringify(events)}; ${r.toUe.length} packets to the UE's port in the capture`);
     // duration in units of the event's clock (rtpengine rounds up to whole 20 ms packets)
     const perMs = clock / 1000;
     assert.ok(e.duration >= durationMs * perMs * 0.8 && e.duration <= (durationMs + 60) * perMs,
