@@ -1,5 +1,6 @@
 // setup-rate --sustained's knees (harness/bench/sustained.mjs): the highest passing rate of each side, whether it is
 // only a lower bound, and the gateway / SIP-only ratio with the bound that follows (docs/benchmarks.md).
+
 // the knee: the highest passing rate (the sweep stops at the first failing step)
 export const kneeOf = (steps) => steps.filter((s) => s.pass).reduce((m, s) => Math.max(m, s.cps), 0);
 

@@ -1,9 +1,10 @@
 // bench scale-out's capacity sweep (docs/scale-out.md "Capacity"): the pure part, unit-tested in
 // harness/tests/scale-capacity.test.mjs. A step passes by setup-rate --sustained's criterion (sustained.mjs
 // `judge`: every call set up, loadgen clean — every call with media back and its end confirmed — and setup
-// p95 <= SUSTAINED_P95_MS); the capacity of a topology is its knee (sustained.mjs `kneeOf`: the highest passing
+// p95 <= SUSTAINED_P95_MS); the capacity of a topology is its knee (knee.mjs `kneeOf`: the highest passing
 // rate; the sweep stops at the first failing step).
-import { judge, kneeOf, SUSTAINED_P95_MS } from './sustained.mjs';
+import { kneeOf } from './knee.mjs';
+import { judge, SUSTAINED_P95_MS } from './sustained.mjs';
 
 export { SUSTAINED_P95_MS };
 

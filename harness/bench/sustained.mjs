@@ -34,8 +34,6 @@ export function judge(s) {
   return why;
 }
 
-export { kneeOf } from './knee.mjs';
-
 
 // CPU-ms per call set up, per process: the process's CPU over the whole step (cpu.<n>_pct of one core averaged
 // over cpu.wall_s: the calls' set-up, their hold and their teardown) / the calls set up in it. On the gateway side

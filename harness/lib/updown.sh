@@ -107,8 +107,9 @@ cmd_up() {
   fi
   # beyond loopback the browser side is HTTPS/WSS only (docs/security.md "TLS")
   [[ $LAB_BIND == 127.* ]] || LAB_TLS=1
-  [[ $LAB_BIND != 127.* || ${LAB_TLS:-0} == 1 || -z $bind_given ]] ||
+  if [[ -n $bind_given && $LAB_BIND == 127.* && ${LAB_TLS:-0} != 1 ]]; then
     log "--bind $LAB_BIND is a loopback address: plain http:// and ws:// as without --bind (https:// and wss:// come with a non-loopback address, or --tls-cert/--tls-key)"
+  fi
   [[ -z $users || $LAB_IMS == plain ]] || usage_error "--users works with the light core only (not --ims $LAB_IMS)"
   [[ -z ${LAB_EXT_CALL_TO:-} ]] || usage_error "--call-to is an option of compliance, not up"
   # the hosts layout carries the light core or the 3GPP core on its IMS host; an outside IMS is not on the lab bridge

@@ -22,13 +22,15 @@ const pkey = path.join(dir, 'k.pem');
 const gen = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', pkey,
   '-out', cert, '-days', '1', '-subj', '/CN=ims3-configs'], { encoding: 'utf8' });
 
-// the environment without the caller's IMS3_* (env.sh's defaults apply), plus `env`
-const check = (role, env = {}) => {
+// start-cscf.sh (`scriptPath`) in check-only mode in a run directory of its own, in the environment without the
+// caller's IMS3_* (env.sh's defaults apply) plus `env`
+let runs = 0;
+const checkWith = (scriptPath, role, env = {}) => {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IMS3_')));
-  const name = `${role}-${Object.keys(env).length ? Object.keys(env).filter((k) => k !== 'IMS3_CHECK_ONLY').length : 0}-${Math.random().toString(36).slice(2, 8)}`;
-  const r = spawnSync('bash', [script, role, path.join(dir, name)], { encoding: 'utf8', env: { ...base, IMS3_CHECK_ONLY: '1', ...env } });
-  return { ok: r.status === 0, why: `start-cscf.sh ${role} exit ${r.status}: ${(r.stderr || r.stdout || '').trim().slice(0, 600)}` };
+  const r = spawnSync('bash', [scriptPath, role, path.join(dir, `run-${++runs}-${role}`)], { encoding: 'utf8', env: { ...base, IMS3_CHECK_ONLY: '1', ...env } });
+  return { ok: r.status === 0, stderr: r.stderr, why: `start-cscf.sh ${role} exit ${r.status}: ${(r.stderr || r.stdout || '').trim().slice(0, 600)}` };
 };
+const check = (role, env) => checkWith(script, role, env);
 const wic = { IMS3_WIC_KEY_FILE: key, IMS3_WS_PORT: LAB.LAB_PCSCF_WS_PORT, IMS3_WSS_PORT: LAB.LAB_PCSCF_WSS_PORT, IMS3_RTPENGINE_NG: LAB.LAB_RTPENGINE_NG };
 
 test('Kamailio takes the 3GPP core\'s I-CSCF, S-CSCF and plain P-CSCF configurations', () => {
@@ -59,9 +61,8 @@ test('the check fails on a configuration Kamailio refuses, with its reason: the 
   const broken = text.replace(/\t\t}\n#!ifdef WITH_WSS\n\t\telse {\n(\t\t\t\$fs = "tls:[^\n]*\n)\t\t}\n#!endif\n/, '\t\t} else {\n#!ifdef WITH_WSS\n$1#!endif\n\t\t}\n');
   assert.notEqual(broken, text, 'pcscf-wic.cfg no longer has the wss branch this test breaks on purpose');
   fs.writeFileSync(cfg, broken);
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('IMS3_')));
-  const r = spawnSync('bash', [path.join(copy, 'start-cscf.sh'), 'pcscf', path.join(dir, 'broken-run')], { encoding: 'utf8', env: { ...base, IMS3_CHECK_ONLY: '1', ...wic } });
-  assert.notEqual(r.status, 0, 'Kamailio took an empty else block');
+  const r = checkWith(path.join(copy, 'start-cscf.sh'), 'pcscf', wic);
+  assert.equal(r.ok, false, 'Kamailio took an empty else block');
   assert.match(r.stderr, /configuration check failed[\s\S]*parse error/, `no reason given: ${r.stderr}`);
 });
 

@@ -467,7 +467,8 @@ export class LabClient extends EventTarget {
     const connected = t.dtlsConnected ?? t.connected;
     // MT: media can be up before the page's answer goes out (preconditions: early media; or ICE and DTLS done while
     // the answer was prepared). Then there is no "answer -> connected" step, not a negative one.
-    const afterAnswer = (c) => (answer != null && c != null && c < answer ? null : since(answer, c));
+    const beforeAnswer = (c) => answer != null && c != null && c < answer;
+    const afterAnswer = (c) => (beforeAnswer(c) ? null : since(answer, c));
     return {
       setupMs: since(t.offerSent, t.answerReceived), answerMs: since(t.offerReceived, t.answerSent),
       offerToAnswerAppliedMs: since(t.offerSent, t.answerApplied), answerHandledMs: since(t.answerReceived, t.answerHandled),
@@ -475,7 +476,7 @@ export class LabClient extends EventTarget {
       offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, connected),
       answerToConnectedMs: afterAnswer(connected),
       offerToPcConnectedMs: since(start, t.connected), answerToPcConnectedMs: afterAnswer(t.connected),
-      ...(answer != null && connected != null && connected < answer ? { mediaUpBeforeAnswer: true } : {}),
+      ...(beforeAnswer(connected) ? { mediaUpBeforeAnswer: true } : {}),
       // the same points on the epoch clock (ms, performance.timeOrigin + now), for the wire timeline to place the
       // page's own steps between the capture's frames: `call` sent -> on the wire, `answered` on the wire -> here
       at: Object.fromEntries(['offerSent', 'answerReceived', 'answerApplied', 'dtlsConnected', 'offerReceived', 'answerSent']
