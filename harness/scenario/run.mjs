@@ -408,7 +408,8 @@ function summarize(report) {
     page_timing_median_ms: Object.fromEntries(['mo', 'mt'].map((d) => {
       const of = ok.filter((c) => c.direction === d);
       const m = (k) => round(median(of.map((c) => c.page_timing_ms?.[k]).filter((v) => typeof v === 'number')), 1);
-      return [d, of.length ? { calls: of.length, setup: m('setupMs'), answer: m('answerMs'), offer_to_ice_connected: m('offerToIceConnectedMs'),
+      return [d, of.length ? { calls: of.length, setup: m('setupMs'), answer: m('answerMs'),
+        incoming_to_answer_call: m('incomingToAnswerCallMs'), answer_prepare: m('answerPrepareMs'), offer_to_ice_connected: m('offerToIceConnectedMs'),
         offer_to_connected: m('offerToConnectedMs'), answer_to_connected: m('answerToConnectedMs'),
         offer_to_pc_connected: m('offerToPcConnectedMs'), answer_to_pc_connected: m('answerToPcConnectedMs') } : null];
     })),
@@ -456,7 +457,8 @@ function printSummary(report) {
   const d = (k) => (report.relay[k]?.delay_ms ? `p50 ${report.relay[k].delay_ms.p50} p99 ${report.relay[k].delay_ms.p99} ms` : 'n/a');
   log(`calls ${s.ok}/${s.calls} ok; setup median ${s.setup_ms_median} ms; RTT median ${s.rtt_ms_median} ms; loss received ${s.loss_pct_received_mean} %, link up ${s.link_loss_up_pct_mean} % down ${s.link_loss_down_pct_mean} %`);
   for (const [d, t] of Object.entries(s.page_timing_median_ms ?? {})) {
-    if (t) log(`${d} page timing medians (${t.calls} calls): ${d === 'mo' ? `call -> answer ${t.setup ?? '-'} ms, ` : `incoming -> answer sent ${t.answer ?? '-'} ms, `}`
+    if (t) log(`${d} page timing medians (${t.calls} calls): ${d === 'mo' ? `call -> answer ${t.setup ?? '-'} ms, ` : `incoming -> answer sent ${t.answer ?? '-'} ms (answer() called after ${t.incoming_to_answer_call ?? '-'}, `
+        + `the page's answer work ${t.answer_prepare ?? '-'}), `}`
       + `offer -> ICE connected ${t.offer_to_ice_connected ?? '-'} ms, offer -> DTLS connected ${t.offer_to_connected ?? '-'} ms (answer -> connected ${t.answer_to_connected ?? '-'} ms)`
       + `; connectionState 'connected': offer -> ${t.offer_to_pc_connected ?? '-'} ms (answer -> ${t.answer_to_pc_connected ?? '-'} ms)`);
   }

@@ -151,6 +151,7 @@ export class LabClient extends EventTarget {
     const call = this.#calls.get(callId);
     if (!call || call.direction !== 'mt' || call.state !== 'incoming') throw this.#fail(`no incoming call ${callId} to answer`);
     call.state = 'answering';
+    call.timing.answerCalled ??= performance.now();
     call.video = video;
     call.videoCodec = videoCodec;
     call.bundlePolicy = bundlePolicy;
@@ -455,10 +456,12 @@ export class LabClient extends EventTarget {
 
   // The page's view of a call's set-up (ms, performance.now() differences; null until it happened). MO: `call`
   // sent -> answer SDP received (setupMs) -> applied (setRemoteDescription done) -> ICE connected -> DTLS connected
-  // (offerToConnectedMs). MT: the `incoming` offer received -> our `answer` sent (answerMs: getUserMedia, createAnswer,
-  // gathering) -> connected. DTLS connected is the DTLS transport's own 'connected' (RTCDtlsTransport; the peer
-  // connection's where a browser has none): Chromium's aggregate connectionState 'connected' (offerToPcConnectedMs)
-  // trails it by tens of ms on this lab's host, while its media already flows (docs/media.md "The page's clock").
+  // (offerToConnectedMs). MT: the `incoming` offer received -> our `answer` sent (answerMs) -> connected; answerMs is
+  // the user's (or the harness's) wait before answer() (incomingToAnswerCallMs) plus the page's own work in it
+  // (answerPrepareMs: getUserMedia, setRemoteDescription, createAnswer, gathering). DTLS connected is the DTLS
+  // transport's own 'connected' (RTCDtlsTransport; the peer connection's where a browser has none): Chromium's
+  // aggregate connectionState 'connected' (offerToPcConnectedMs) trails it by tens of ms on this lab's host, while its
+  // media already flows (docs/media.md "The page's clock").
   timing(callId) {
     const t = this.#calls.get(callId)?.timing ?? {};
     const since = (a, b) => (a == null || b == null ? null : Math.round((b - a) * 10) / 10);
@@ -471,6 +474,7 @@ export class LabClient extends EventTarget {
     const afterAnswer = (c) => (beforeAnswer(c) ? null : since(answer, c));
     return {
       setupMs: since(t.offerSent, t.answerReceived), answerMs: since(t.offerReceived, t.answerSent),
+      incomingToAnswerCallMs: since(t.offerReceived, t.answerCalled), answerPrepareMs: since(t.answerCalled, t.answerSent),
       offerToAnswerAppliedMs: since(t.offerSent, t.answerApplied), answerHandledMs: since(t.answerReceived, t.answerHandled),
       answerToTrackMs: since(t.answerReceived, t.track),
       offerToIceConnectedMs: since(start, t.iceConnected), offerToConnectedMs: since(start, connected),
