@@ -72,7 +72,9 @@ async function main() {
   // the 3GPP core challenges the WIC with IMS-AKA: the page is given the subscriber's SIM settings, as a softphone's
   const sim = SIP_WS && ims.aka ? simSettings(labRoot(), `${USER}@${LAB.LAB_IMS_DOMAIN}`) : null;
   if (SIP_WS) await recordWicWire(client);
-  const { token } = await client.login(USER, passwordOf(USER), sim);
+  const { token, prewarmed } = await client.login(USER, passwordOf(USER), sim);
+  // the page's throw-away connection at login (webclient prewarm.js): its time, and whether it connected
+  if (prewarmed) log(`the page's warm-up connection at login: ${prewarmed.ms} ms, ${prewarmed.connected ? 'connected' : "did NOT connect (the first call pays the browser's first connection)"}`);
   log(SIP_WS ? `logged in ${USER}: the page registered itself over SIP over WebSocket with the gateway's access token${sim ? ' and IMS-AKA' : ''}`
     : `logged in ${USER} (registered with IMS)`);
   const reg = SIP_WS ? null : (await gw.currentSession(token).catch(() => null))?.registration ?? null;
@@ -103,7 +105,7 @@ async function main() {
     log(`requests the WIC sent: ${registration.bearer.requests} (${registration.bearer.methods.join(', ')}), without a Bearer token: ${registration.bearer.missing.length}`);
   }
   await client.logout().catch((e) => log(`logout: ${e.message}`));
-  const browserInfo = { kind: browser.kind, version: browser.version, netns: process.env.LAB_BROWSER_NS ?? null };
+  const browserInfo = { kind: browser.kind, version: browser.version, netns: process.env.LAB_BROWSER_NS ?? null, prewarmed: prewarmed ?? null };
   await browser.close();
   browser = null;
 

@@ -8,16 +8,17 @@ import { sleep } from '../kit/procs.mjs';
 import * as gw from './gateway.mjs';
 import { startUe } from './ue.mjs';
 
-// {browser, client, token, close()} for `user`, once the gateway is healthy.
+// {browser, client, token, prewarmed, close()} for `user`, once the gateway is healthy.
 export async function loggedInPage(user, name = `test-${user}`) {
   await gw.waitHealthy(15000);
   const browser = await launchBrowser();
   const client = await openClient(browser, { name });
-  const { token } = await client.login(user, passwordOf(user));
+  const { token, prewarmed } = await client.login(user, passwordOf(user));
   return {
     browser,
     client,
     token,
+    prewarmed,   // the page's warm-up connection at login (webclient prewarm.js)
     async close() {
       await client.logout().catch(() => {});
       await browser.close();

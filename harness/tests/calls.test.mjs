@@ -53,6 +53,14 @@ function assertGoodCall(r) {
   assert.ok(endedCleanly(r.ended), `ended cleanly: ${JSON.stringify(r.ended)}`);
 }
 
+// docs/media.md "A page's first connection": the login's throw-away connection of two local peer connections
+test(titled('the page\'s warm-up connection at login connected within its second'), () => {
+  const w = page.prewarmed;
+  assert.ok(w, 'login() returned no `prewarmed`: the page made no warm-up connection (labClient.prewarm is true by default)');
+  assert.equal(w.connected, true, `the warm-up pair did not connect (${w.ms} ms): the first call pays the browser's first connection`);
+  assert.ok(w.ms < 1000, `the warm-up took ${w.ms} ms`);
+});
+
 test(titled('MO call to ue1, browser hangs up'), { timeout: 40000 }, async () => {
   const r = await moCall(client, { token, from: USER, to: 'ue1', hangup: 'browser', mediaMs: MEDIA_MS });
   assertGoodCall(r);

@@ -8,6 +8,7 @@
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 import { AkaSocket } from './aka-socket.js';
 import { hexToBytes } from './ims-aka.js';
+import { warmUp } from './prewarm.js';
 
 const REGISTER_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
@@ -25,6 +26,8 @@ export class SipWsClient extends EventTarget {
   events = [];              // {t, msg}, as LabClient's
   audioConstraints = true;
   iceServers = [];
+  prewarm = true;           // as LabClient's: a throw-away local connection at login (prewarm.js); false: none
+  prewarmed = null;         // what it did: { ms, connected }
   #consumed = new Set();
   #waiters = [];
   #calls = new Map();       // SIP Call-ID -> call record
@@ -97,9 +100,11 @@ export class SipWsClient extends EventTarget {
       this.#teardown();
       throw this.#fail(`login failed: ${e.message}`);
     }
+    // the same throw-away connection as the gateway's page (lab-client.js `prewarm`), so the two access kinds compare
+    if (this.prewarm && !this.prewarmed) this.prewarmed = await warmUp();
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();
-    return { user, token: this.token };
+    return { user, token: this.token, prewarmed: this.prewarmed };
   }
 
   async logout() {
