@@ -4,7 +4,7 @@
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 import { CallDataChannels, DEFAULT_CHANNELS, channelsOf, dataSectionRemoved, withDataSectionRemoved, withDataSectionUnbundled, withDcmap } from './data-channels.js';
 import { CallText } from './rtt.js';
-import { warmUp } from './prewarm.js';
+import { warmUp, warmUpWanted } from './prewarm.js';
 
 // getStats, or `fallback` when it fails or does not settle within 2 s: Firefox never settles a
 // getStats() whose peer connection is closed while it runs (a call ending under a stats read).
@@ -33,8 +33,8 @@ export class LabClient extends EventTarget {
   events = [];              // every gateway message: {t (epoch ms), msg}
   wsRttMs = null;           // the WebSocket's round trip at login (`ping` → `pong`), ms
   // A throw-away connection of two local peer connections at login, so that the first call does not pay the browser's
-  // first-connection cost (prewarm.js; Firefox's first call 30-50 ms sooner to media). false: none.
-  prewarm = true;
+  // first-connection cost (prewarm.js; Firefox's first call 30-50 ms sooner to media): 'auto' (Firefox only), true, false.
+  prewarm = 'auto';
   prewarmed = null;         // what it did: { ms, connected }
   #consumed = new Set();    // indexes of events already handed out by waitFor
   #waiters = [];
@@ -71,7 +71,7 @@ export class LabClient extends EventTarget {
     // 2 s: the login stands). It also runs the gateway's WebSocket receive and send code once before a call needs it:
     // on a fresh gateway the first call's `calling` took ~12 ms to send and held its `ringing` behind it (issue #26).
     this.wsRttMs = await this.#ping(2000);
-    if (this.prewarm && !this.prewarmed) this.prewarmed = await warmUp();
+    if (warmUpWanted(this.prewarm) && !this.prewarmed) this.prewarmed = await warmUp();
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();
     return { user: this.user, token: this.token, prewarmed: this.prewarmed };

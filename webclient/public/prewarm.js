@@ -1,11 +1,15 @@
 // A page's first peer connection (issue #26, docs/media.md "A page's first connection"): Firefox ESR brings its
 // first connection's media up 30-50 ms later than the ones after it (the demo's MO call, offer -> DTLS connected:
-// 62-89 ms as the page's first connection, 32-42 ms after one throw-away connection at login; Chromium gains ~1 ms).
+// 62-89 ms as the page's first connection, 35-42 ms after one throw-away connection at login, which takes ~120 ms).
+// Chromium gains ~1 ms and its warm-up takes ~200 ms, so by default (`auto`) only Firefox makes one.
 // warmUp() connects two local RTCPeerConnections to each other (an audio transceiver without a track: no
 // microphone; no ICE servers: host candidates only, nothing leaves the host) and closes them. It never throws: a pair
 // that does not connect within timeoutMs is closed and reported as such.
 
 const since = (t0) => Math.round((performance.now() - t0) * 10) / 10;
+
+// setting: the page's `prewarm` property: true (always), false (never) or 'auto' (Firefox only: where it pays)
+export const warmUpWanted = (setting) => setting === true || (setting === 'auto' && /Firefox\//.test(navigator.userAgent));
 
 function gathered(pc) {
   return new Promise((resolve) => {
@@ -35,9 +39,11 @@ export async function warmUp(timeoutMs = 1000) {
     await a.setRemoteDescription(b.localDescription);
     return connected;
   })();
+  work.catch(() => {});   // after a timeout the closed pair rejects what is still pending: nothing to report then
   const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
   try {
-    return { ms: since(t0), connected: await Promise.race([work, late]) === true };
+    const connected = await Promise.race([work, late]) === true;
+    return { ms: since(t0), connected };
   } catch {
     return { ms: since(t0), connected: false };
   } finally {

@@ -8,7 +8,7 @@
 import { readStats, EMPTY_STATS } from './rtc-stats.js';
 import { AkaSocket } from './aka-socket.js';
 import { hexToBytes } from './ims-aka.js';
-import { warmUp } from './prewarm.js';
+import { warmUp, warmUpWanted } from './prewarm.js';
 
 const REGISTER_TIMEOUT_MS = 10000;
 const SAMPLE_EVERY_MS = 1000;
@@ -26,7 +26,7 @@ export class SipWsClient extends EventTarget {
   events = [];              // {t, msg}, as LabClient's
   audioConstraints = true;
   iceServers = [];
-  prewarm = true;           // as LabClient's: a throw-away local connection at login (prewarm.js); false: none
+  prewarm = 'auto';         // as LabClient's: a throw-away local connection at login (prewarm.js); 'auto', true, false
   prewarmed = null;         // what it did: { ms, connected }
   #consumed = new Set();
   #waiters = [];
@@ -101,7 +101,7 @@ export class SipWsClient extends EventTarget {
       throw this.#fail(`login failed: ${e.message}`);
     }
     // the same throw-away connection as the gateway's page (lab-client.js `prewarm`), so the two access kinds compare
-    if (this.prewarm && !this.prewarmed) this.prewarmed = await warmUp();
+    if (warmUpWanted(this.prewarm) && !this.prewarmed) this.prewarmed = await warmUp();
     this.#sampler = setInterval(() => this.#sampleAll(), SAMPLE_EVERY_MS);
     this.#changed();
     return { user, token: this.token, prewarmed: this.prewarmed };
